@@ -1,0 +1,9 @@
+import type { FerryConfig } from '../src/config';
+
+/**
+ * What activities are built from. Clients are injected so tests and the lab can point them at
+ * simulators; secrets live here, in the worker, and never in workflow inputs or results.
+ */
+export interface ActivityDeps {
+  config: FerryConfig;
+}

@@ -1,0 +1,44 @@
+import { getClient } from '@temporalio/activity';
+import type { ActivityDeps } from './deps';
+import type { EndpointRef, EndpointVerdict } from '../src/domain/doctor';
+import { checkTemporal } from '../src/doctor/temporal';
+
+export function createDoctorActivities(deps: ActivityDeps) {
+  const { config } = deps;
+  const notYet = (ref: EndpointRef): EndpointVerdict => ({
+    ...ref,
+    ok: false,
+    reachable: false,
+    authenticated: null,
+    tls: 'not-applicable',
+    detail: 'this version of ferry has no check for this endpoint',
+    latencyMs: 0,
+  });
+
+  return {
+    /** The endpoints this worker is configured for, by name and address (never credentials). */
+    async listEndpoints(): Promise<EndpointRef[]> {
+      const refs: EndpointRef[] = [{ endpoint: 'temporal', target: config.temporal.address }];
+      if (config.proxmox) refs.push({ endpoint: 'proxmox', target: `https://${config.proxmox.host}:${config.proxmox.port}` });
+      if (config.vsphere) refs.push({ endpoint: 'vsphere', target: `https://${config.vsphere.host}:${config.vsphere.port}/sdk` });
+      if (config.netbox) refs.push({ endpoint: 'netbox', target: config.netbox.url });
+      if (config.dns) refs.push({ endpoint: 'dns', target: `${config.dns.server}:${config.dns.port}` });
+      return refs;
+    },
+    async checkTemporal(): Promise<EndpointVerdict> {
+      return checkTemporal(getClient(), config.temporal);
+    },
+    async checkProxmox(): Promise<EndpointVerdict> {
+      return notYet({ endpoint: 'proxmox', target: config.proxmox?.host ?? '' });
+    },
+    async checkVsphere(): Promise<EndpointVerdict> {
+      return notYet({ endpoint: 'vsphere', target: config.vsphere?.host ?? '' });
+    },
+    async checkNetbox(): Promise<EndpointVerdict> {
+      return notYet({ endpoint: 'netbox', target: config.netbox?.url ?? '' });
+    },
+    async checkDns(): Promise<EndpointVerdict> {
+      return notYet({ endpoint: 'dns', target: config.dns?.server ?? '' });
+    },
+  };
+}

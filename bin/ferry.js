@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// The `ferry` command: the TypeScript CLI run through tsx, so a clone works without a build step.
+'use strict';
+require('tsx/cjs');
+require('../src/cli/main.ts')
+  .run(process.argv)
+  .catch((err) => {
+    console.error(err && err.message ? err.message : err);
+    process.exit(1);
+  });

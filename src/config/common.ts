@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** TLS settings every HTTPS endpoint carries: verification is on unless the config turns it off. */
+export const tlsFields = {
+  /** Verify the server certificate. Explicit per endpoint; there is no global insecure switch. */
+  validateCerts: z.boolean().default(true),
+  /** PEM file with the CA (or self-signed certificate) to trust for this endpoint. */
+  caFile: z.string().min(1).optional(),
+};
+
+export const hostName = z
+  .string()
+  .min(1)
+  .regex(/^[A-Za-z0-9.:[\]_-]+$/, 'a host name or IP address, without scheme or path');
+
+export const port = z.number().int().min(1).max(65535);
+
+/** Durations as Temporal writes them (`30s`, `5m`, `2h`, `1d`) or milliseconds. */
+export const duration = z.union([
+  z.number().int().nonnegative(),
+  z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/, 'a duration such as 500ms, 30s, 5m, 2h or 1d'),
+]);

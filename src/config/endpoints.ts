@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { hostName, port, tlsFields } from './common';
+
+/**
+ * Connection settings of the outside systems. Secrets (token secrets, passwords) are read from the
+ * environment only and stay in the worker: workflow inputs name endpoints, never carry credentials.
+ */
+export const proxmoxSection = z
+  .object({
+    host: hostName,
+    port: port.default(8006),
+    /** `user@realm`, e.g. `ferry@pve` or `root@pam`. */
+    user: z.string().regex(/^[^@\s]+@[^@\s!]+$/, 'user@realm, e.g. ferry@pve'),
+    /** `token` (default): PVEAPIToken with tokenId + PROXMOX_TOKEN_SECRET. `ticket`: PROXMOX_PASSWORD. */
+    auth: z.enum(['token', 'ticket']).default('token'),
+    tokenId: z.string().min(1).optional(),
+    tokenSecret: z.string().min(1).optional(),
+    password: z.string().min(1).optional(),
+    ...tlsFields,
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.auth === 'token' && !p.tokenId) ctx.addIssue({ code: 'custom', path: ['tokenId'], message: 'token auth needs tokenId (PROXMOX_TOKEN_ID)' });
+    if (p.auth === 'token' && !p.tokenSecret)
+      ctx.addIssue({ code: 'custom', path: ['tokenSecret'], message: 'token auth needs the secret in PROXMOX_TOKEN_SECRET' });
+    if (p.auth === 'ticket' && !p.password)
+      ctx.addIssue({ code: 'custom', path: ['password'], message: 'ticket auth needs the password in PROXMOX_PASSWORD' });
+  });
+
+export const vsphereSection = z
+  .object({
+    host: hostName,
+    port: port.default(443),
+    user: z.string().min(1),
+    password: z.string().min(1, 'set VMWARE_PASSWORD'),
+    ...tlsFields,
+  })
+  .strict();
+
+export const netboxSection = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'an http(s) URL such as https://netbox.example.com' }),
+    /** v1 (40 hex, sent as `Token …`) or v2 (`nbt_KEY.TOKEN`, sent as `Bearer …`); from NETBOX_TOKEN. */
+    token: z.string().min(1, 'set NETBOX_TOKEN'),
+    ...tlsFields,
+  })
+  .strict();
+
+export const dnsSection = z
+  .object({
+    /** Primary server that accepts RFC 2136 updates. */
+    server: hostName,
+    port: port.default(53),
+    tsigKeyName: z.string().min(1),
+    tsigAlgorithm: z.enum(['hmac-sha256', 'hmac-sha512']).default('hmac-sha256'),
+    /** Base64 TSIG secret, from FERRY_DNS_TSIG_SECRET. */
+    tsigSecret: z.string().min(1, 'set FERRY_DNS_TSIG_SECRET'),
+  })
+  .strict();

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { temporalSection, workerSection } from './temporal';
+import { dnsSection, netboxSection, proxmoxSection, vsphereSection } from './endpoints';
+
+/** The whole of `ferry.yaml` after environment overrides. Endpoint sections are optional: doctor reports what is set. */
+export const ferryConfigSchema = z
+  .object({
+    temporal: temporalSection.default(temporalSection.parse({})),
+    worker: workerSection.default(workerSection.parse({})),
+    proxmox: proxmoxSection.optional(),
+    vsphere: vsphereSection.optional(),
+    netbox: netboxSection.optional(),
+    dns: dnsSection.optional(),
+  })
+  .strict();
+
+export type FerryConfig = z.infer<typeof ferryConfigSchema>;
+export type ProxmoxConfig = NonNullable<FerryConfig['proxmox']>;
+export type VsphereConfig = NonNullable<FerryConfig['vsphere']>;
+export type NetboxConfig = NonNullable<FerryConfig['netbox']>;
+export type DnsConfig = NonNullable<FerryConfig['dns']>;

@@ -1,0 +1,16 @@
+import type { Client } from '@temporalio/client';
+import type { doctor } from '../../workflows/doctor';
+import { formatVerdict, type DoctorReport } from '../domain/doctor';
+import { TASK_QUEUES } from '../domain/task-queues';
+
+/** The lab's sample run: what a newcomer sees in the UI a minute after `npm run lab`. */
+export async function runSample(client: Client, log: (line: string) => void): Promise<{ doctor: DoctorReport }> {
+  const report = await client.workflow.execute<typeof doctor>('doctor', {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: `doctor-lab-${Date.now()}`,
+    staticSummary: 'lab sample: doctor',
+  });
+  log('lab: doctor');
+  for (const v of report.verdicts) log(`  ${formatVerdict(v)}`);
+  return { doctor: report };
+}

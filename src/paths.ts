@@ -1,0 +1,7 @@
+import path from 'node:path';
+
+/** The clone's root (this file is src/paths.ts). */
+export const REPO_ROOT = path.resolve(__dirname, '..');
+/** Git-ignored runtime state: lab databases, simulator folders, logs. */
+export const STATE_DIR = process.env.FERRY_STATE_DIR ?? path.join(REPO_ROOT, '.state');
+export const WORKFLOWS_PATH = path.join(REPO_ROOT, 'workflows', 'index.ts');

@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../../activities';
+import type { FerryConfig } from '../config';
+import { TASK_QUEUES } from '../domain/task-queues';
+import { REPO_ROOT, WORKFLOWS_PATH } from '../paths';
+
+export interface WorkerSetup {
+  config: FerryConfig;
+  connection: NativeConnection;
+  deps: ActivityDeps;
+  /** A prebuilt bundle (see `npm run build:bundle`), else the workflows are bundled at start. */
+  workflowBundlePath?: string;
+  /** Extra options for every worker (tests pass a tiny shutdown grace, say). */
+  overrides?: Partial<WorkerOptions>;
+}
+
+/** The default prebuilt bundle location, used by the container image. */
+export const PREBUILT_BUNDLE = path.join(REPO_ROOT, 'dist', 'workflow-bundle.js');
+
+/**
+ * One Worker per configured task queue. Workflows run on the main queue only; every queue serves the
+ * activities, and the workflow picks the queue per call, so heavy work lands on its own queue.
+ */
+export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
+  const { config, connection, deps } = setup;
+  const activities = createActivities(deps);
+  const bundlePath = setup.workflowBundlePath ?? (existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
+  const workers: Worker[] = [];
+  for (const [taskQueue, settings] of Object.entries(config.worker.taskQueues)) {
+    if (!settings) continue;
+    const workflowSource: Partial<WorkerOptions> =
+      taskQueue !== TASK_QUEUES.main
+        ? {}
+        : bundlePath
+          ? { workflowBundle: { codePath: bundlePath } }
+          : { workflowsPath: WORKFLOWS_PATH };
+    workers.push(
+      await Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue,
+        activities,
+        ...workflowSource,
+        maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
+        maxTaskQueueActivitiesPerSecond: settings.maxTaskQueueActivitiesPerSecond,
+        shutdownGraceTime: config.worker.shutdownGraceTime,
+        ...setup.overrides,
+      }),
+    );
+  }
+  if (workers.length === 0) throw new Error('worker.taskQueues is empty: this worker would serve nothing');
+  return workers;
+}
+
+/** Runs workers until they are shut down (SIGINT/SIGTERM by default), then resolves. */
+export async function runWorkers(workers: Worker[]): Promise<void> {
+  const results = await Promise.allSettled(workers.map((w) => w.run()));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+    throw failed.reason;
+  }
+}

@@ -1,0 +1,7 @@
+import type { ActivityDeps } from '../../activities';
+import type { FerryConfig } from '../config';
+
+/** Builds the outside-system clients activities use from the worker's configuration. */
+export async function createDependencies(config: FerryConfig): Promise<ActivityDeps> {
+  return { config };
+}

@@ -1,0 +1,68 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { toolPath } from '../../src/lab/tools';
+import { freePort } from '../../src/lab/free-port';
+import { run, spawnFerry, type Spawned } from '../helpers/processes';
+
+describe('ferry lab, as a user runs it', () => {
+  jest.setTimeout(240_000);
+  let lab: Spawned;
+  let port: number;
+  let uiPort: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    uiPort = await freePort();
+    lab = spawnFerry(['lab', '--port', String(port), '--ui-port', String(uiPort)], {
+      FERRY_STATE_DIR: mkdtempSync(path.join(tmpdir(), 'ferry-lab-')),
+    });
+    await lab.waitFor(/ferry lab is running/, 200_000);
+  });
+
+  afterAll(async () => {
+    if (lab.child.exitCode === null) {
+      lab.child.kill('SIGKILL');
+      await lab.exited;
+    }
+  });
+
+  it('ran the sample: doctor found Temporal healthy', () => {
+    expect(lab.output()).toMatch(new RegExp(`ok +temporal +127\\.0\\.0\\.1:${port} server \\d+\\.\\d+`));
+  });
+
+  it('serves the Temporal Web UI', async () => {
+    const response = await fetch(`http://127.0.0.1:${uiPort}/`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toMatch(/<html/i);
+  });
+
+  it('runs doctor started by the temporal CLI, as the README shows', async () => {
+    const result = await run(toolPath('temporal'), [
+      'workflow', 'execute', '--address', `127.0.0.1:${port}`,
+      '--type', 'doctor', '--task-queue', 'ferry', '--workflow-id', 'doctor-from-cli', '-o', 'json',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const { result: report } = JSON.parse(result.stdout) as { result: { ok: boolean; verdicts: Array<{ endpoint: string }> } };
+    expect(report.ok).toBe(true);
+    expect(report.verdicts.map((v) => v.endpoint)).toContain('temporal');
+
+    const listed = await run(toolPath('temporal'), [
+      'workflow', 'list', '--address', `127.0.0.1:${port}`, '--query', "FerryKind='doctor'", '-o', 'json',
+    ]);
+    expect(listed.stdout).toContain('doctor-from-cli');
+  });
+
+  it('answers `ferry doctor` from another terminal', async () => {
+    const doctor = spawnFerry(['doctor'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
+    expect(await doctor.exited).toBe(0);
+    expect(doctor.output()).toMatch(new RegExp(`^ok +temporal +127\\.0\\.0\\.1:${port}`, 'm'));
+  });
+
+  it('stops cleanly on Ctrl-C', async () => {
+    lab.child.kill('SIGINT');
+    expect(await lab.exited).toBe(0);
+    expect(lab.output()).toMatch(/lab: stopping/);
+  });
+});

@@ -1,0 +1,5 @@
+import type { DevServer } from '../../src/lab/temporal-dev-server';
+
+export default async function globalTeardown(): Promise<void> {
+  await (globalThis as { __ferryDevServer?: DevServer }).__ferryDevServer?.stop();
+}

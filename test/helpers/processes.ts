@@ -1,0 +1,71 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const ROOT = path.join(__dirname, '..', '..');
+
+export interface Spawned {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when `pattern` appears in stdout+stderr, rejects if the process exits first or time runs out. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+}
+
+/** Runs the `ferry` command as a user would (bin/ferry.js), collecting its output. */
+export function spawnFerry(args: string[], env: NodeJS.ProcessEnv = {}): Spawned {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ferry.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const l of listeners) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    exited,
+    output: () => output,
+    waitFor(pattern, timeoutMs = 120_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = output.match(pattern);
+          if (m) {
+            cleanup();
+            resolve(m);
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out waiting for ${pattern}; output:\n${output}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        void exited.then((code) => {
+          if (listeners.has(check)) {
+            cleanup();
+            reject(new Error(`process exited (${code}) before ${pattern}; output:\n${output}`));
+          }
+        });
+        check();
+      });
+    },
+  };
+}
+
+/** Runs a command to completion. */
+export function run(file: string, args: string[], options: { cwd?: string; timeoutMs?: number } = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(file, args, { cwd: options.cwd ?? ROOT, timeout: options.timeoutMs ?? 120_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}

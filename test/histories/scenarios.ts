@@ -1,0 +1,60 @@
+/**
+ * How each stored history under test/histories/ was made. `npm run record-histories` runs these
+ * against a real dev server and writes `<name>.json`; the replay test replays every file against the
+ * current workflow code, so a change that breaks running workflows fails the tests.
+ */
+import type { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { createPermitActivities } from '../../activities/permits';
+import { parseConfig } from '../../src/config';
+import { semaphoreWorkflowId } from '../../src/domain/permits';
+import type { doctor } from '../../workflows/doctor';
+import type { holdPermit } from '../workflows/permit-probes';
+import { createTestWorker, uniqueName } from '../helpers/temporal';
+
+export interface ScenarioContext {
+  client: Client;
+  connection: NativeConnection;
+  address: string;
+}
+
+export interface Scenario {
+  name: string;
+  /** Runs the scenario; returns the id of the workflow whose history is stored. */
+  run(ctx: ScenarioContext): Promise<string>;
+}
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'doctor',
+    async run({ client, connection, address }) {
+      const taskQueue = uniqueName('record-doctor');
+      const config = parseConfig({ temporal: { address } }, {});
+      const worker = await createTestWorker(connection, { taskQueue, activities: createActivities({ config }) });
+      const workflowId = uniqueName('doctor');
+      await worker.runUntil(client.workflow.execute<typeof doctor>('doctor', { taskQueue, workflowId }));
+      return workflowId;
+    },
+  },
+  {
+    name: 'semaphore',
+    async run({ client, connection }) {
+      const taskQueue = uniqueName('record-semaphore');
+      const key = uniqueName('limit');
+      const worker = await createTestWorker(connection, { taskQueue, activities: createPermitActivities() });
+      await worker.runUntil(
+        Promise.all(
+          [0, 1, 2].map((i) =>
+            client.workflow.execute<typeof holdPermit>('holdPermit', {
+              taskQueue,
+              workflowId: `${key}-${i}`,
+              args: [{ key, permits: 1, leaseMs: 60_000, holdMs: 100 }],
+            }),
+          ),
+        ),
+      );
+      return semaphoreWorkflowId(key);
+    },
+  },
+];

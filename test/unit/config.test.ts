@@ -1,0 +1,119 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig, parseConfig } from '../../src/config';
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config', () => {
+  it('gives working defaults with nothing configured', () => {
+    const config = parseConfig({}, {});
+    expect(config.temporal).toMatchObject({ address: '127.0.0.1:7233', namespace: 'default', tls: { enabled: false } });
+    expect(Object.keys(config.worker.taskQueues).sort()).toEqual(['ferry', 'ferry-import', 'ferry-sdn', 'ferry-vmotion']);
+    expect(config.worker.taskQueues['ferry-sdn']).toEqual({ maxConcurrentActivities: 1 });
+    expect(config.proxmox).toBeUndefined();
+  });
+
+  it('takes endpoints and secrets from the Ansible-style environment variables', () => {
+    const config = parseConfig(
+      { proxmox: { host: 'pve1.example.com' } },
+      {
+        PROXMOX_USER: 'ferry@pve',
+        PROXMOX_TOKEN_ID: 'ferry',
+        PROXMOX_TOKEN_SECRET: 's3cret',
+        PROXMOX_VALIDATE_CERTS: 'false',
+        TEMPORAL_ADDRESS: 'temporal.example.com:7233',
+        TEMPORAL_NAMESPACE: 'infra',
+      },
+    );
+    expect(config.proxmox).toMatchObject({
+      host: 'pve1.example.com',
+      port: 8006,
+      user: 'ferry@pve',
+      tokenId: 'ferry',
+      tokenSecret: 's3cret',
+      validateCerts: false,
+      auth: 'token',
+    });
+    expect(config.temporal).toMatchObject({ address: 'temporal.example.com:7233', namespace: 'infra' });
+  });
+
+  it('verifies TLS unless an endpoint says otherwise', () => {
+    const config = parseConfig(
+      { netbox: { url: 'https://netbox.example.com' }, vsphere: { host: 'vc.example.com', user: 'ferry' } },
+      { NETBOX_TOKEN: 'abc', VMWARE_PASSWORD: 'pw' },
+    );
+    expect(config.netbox!.validateCerts).toBe(true);
+    expect(config.vsphere!.validateCerts).toBe(true);
+  });
+
+  it('refuses secrets written in the file, naming the variable to use instead', () => {
+    const problems = problemsOf(() =>
+      parseConfig({ proxmox: { host: 'pve', user: 'a@pve', tokenId: 't', tokenSecret: 'oops' } }, {}, 'ferry.yaml'),
+    );
+    expect(problems).toContain(
+      "proxmox.tokenSecret (ferry.yaml): secrets are not read from files; set PROXMOX_TOKEN_SECRET in the worker's environment",
+    );
+  });
+
+  it('lists every problem with its key and its source', () => {
+    const problems = problemsOf(() =>
+      parseConfig(
+        { proxmox: { host: 'https://pve/', user: 'nouser', tokenId: 'x' }, worker: { taskQueues: { bogus: {} } }, extra: 1 },
+        { PROXMOX_PORT: 'eighty', PROXMOX_TOKEN_SECRET: 's' },
+        'site.yaml',
+      ),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'proxmox.port (environment PROXMOX_PORT): expected a whole number, got "eighty"',
+        expect.stringMatching(/^proxmox\.host \(site\.yaml\): a host name or IP address/),
+        expect.stringMatching(/^proxmox\.user \(site\.yaml\): user@realm/),
+        'worker.taskQueues (site.yaml): unknown key(s) "bogus"',
+        '(top level) (site.yaml): unknown key(s) "extra"',
+      ]),
+    );
+  });
+
+  it('requires the secret that the chosen auth method needs', () => {
+    expect(problemsOf(() => parseConfig({ proxmox: { host: 'pve', user: 'a@pve', tokenId: 't' } }, {}))).toEqual([
+      'proxmox.tokenSecret (ferry.yaml): token auth needs the secret in PROXMOX_TOKEN_SECRET',
+    ]);
+    expect(
+      problemsOf(() => parseConfig({ proxmox: { host: 'pve', user: 'root@pam', auth: 'ticket' } }, {})),
+    ).toEqual(['proxmox.password (ferry.yaml): ticket auth needs the password in PROXMOX_PASSWORD']);
+  });
+
+  it('loads ferry.yaml from a file and reports YAML syntax errors with the file name', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ferry-config-'));
+    const good = path.join(dir, 'good.yaml');
+    writeFileSync(good, 'temporal:\n  namespace: ops\nworker:\n  shutdownGraceTime: 2m\n');
+    expect(loadConfig(good, {}).temporal.namespace).toBe('ops');
+    const bad = path.join(dir, 'bad.yaml');
+    writeFileSync(bad, 'temporal: [unclosed\n');
+    expect(problemsOf(() => loadConfig(bad, {}))[0]).toMatch(/bad\.yaml: not valid YAML/);
+    expect(problemsOf(() => loadConfig(path.join(dir, 'missing.yaml'), {}))).toEqual([
+      `${path.join(dir, 'missing.yaml')}: no such file`,
+    ]);
+  });
+
+  it('rejects malformed durations and mTLS with half a key pair', () => {
+    const problems = problemsOf(() =>
+      parseConfig({ worker: { shutdownGraceTime: 'soon' }, temporal: { tls: { clientCertFile: '/c.pem' } } }, {}),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^worker\.shutdownGraceTime .*a duration such as/),
+        'temporal.tls (ferry.yaml): mTLS needs both clientCertFile and clientKeyFile',
+      ]),
+    );
+  });
+});

@@ -1,0 +1,58 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createPermitActivities } from '../../activities/permits';
+import { semaphoreWorkflowId } from '../../src/domain/permits';
+import { semaphoreStateQuery } from '../../workflows/messages';
+import type { holdPermit, holdPermitUntilKilled } from '../workflows/permit-probes';
+import { createTimeSkippingEnv, uniqueName, workflowBundlePath } from '../helpers/temporal';
+
+const HOUR = 3_600_000;
+
+describe('semaphore lease under time skipping', () => {
+  let env: TestWorkflowEnvironment;
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+  });
+  afterAll(() => env?.teardown());
+
+  it('takes the permit back from a vanished holder when its 2-hour lease runs out', async () => {
+    const taskQueue = uniqueName('lease');
+    const key = uniqueName('limit');
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: workflowBundlePath() },
+      activities: createPermitActivities(),
+    });
+    await worker.runUntil(async () => {
+      const vanishing = await env.client.workflow.start<typeof holdPermitUntilKilled>('holdPermitUntilKilled', {
+        taskQueue,
+        workflowId: `${key}-vanishing`,
+        args: [{ key, permits: 1, leaseMs: 2 * HOUR, holdMs: 0 }],
+      });
+      const semaphore = env.client.workflow.getHandle(semaphoreWorkflowId(key));
+      // Wait (in real time, briefly) until the first holder has the permit, then make it vanish.
+      for (let i = 0; i < 100; i++) {
+        const holders = await semaphore.query(semaphoreStateQuery).then((s) => s.holders, () => []);
+        if (holders.length === 1) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await vanishing.terminate('simulated crash: the holder never releases');
+
+      const startedAt = await env.currentTimeMs();
+      const next = await env.client.workflow.execute<typeof holdPermit>('holdPermit', {
+        taskQueue,
+        workflowId: `${key}-next`,
+        args: [{ key, permits: 1, leaseMs: HOUR, holdMs: 60_000 }],
+      });
+      const waitedWallClock = (await env.currentTimeMs()) - startedAt;
+
+      expect(next.waitedMs).toBeGreaterThanOrEqual(2 * HOUR - 60_000);
+      expect(next.waitedMs).toBeLessThan(2 * HOUR + 60_000);
+      expect(waitedWallClock).toBeGreaterThanOrEqual(2 * HOUR - 60_000);
+      const state = await semaphore.query(semaphoreStateQuery);
+      expect(state.expiredLeases).toBe(1);
+      expect(state.granted).toBe(2);
+    });
+  });
+});

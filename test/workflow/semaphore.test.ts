@@ -1,0 +1,79 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { createPermitActivities } from '../../activities/permits';
+import { semaphoreWorkflowId } from '../../src/domain/permits';
+import { semaphoreStateQuery, setPermitsUpdate } from '../../workflows/messages';
+import type { holdPermit } from '../workflows/permit-probes';
+import { NativeConnection } from '@temporalio/worker';
+import { connectTestTemporal, createTestWorker, devServerAddress, uniqueName, type TestTemporal } from '../helpers/temporal';
+
+/** Largest number of [start, end) intervals that overlap at one instant. */
+function peakOverlap(intervals: Array<{ grantedAt: number; releasedAt: number }>): number {
+  const events = intervals.flatMap((i) => [
+    { t: i.grantedAt, d: 1 },
+    { t: i.releasedAt, d: -1 },
+  ]);
+  events.sort((a, b) => a.t - b.t || a.d - b.d);
+  let current = 0;
+  let peak = 0;
+  for (const e of events) peak = Math.max(peak, (current += e.d));
+  return peak;
+}
+
+describe('semaphore workflow (global limits) on the real dev server', () => {
+  let temporal: TestTemporal;
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+  });
+  afterAll(() => temporal.close());
+
+  it('never lets more holders in than it has permits, and serves every waiter', async () => {
+    const taskQueue = uniqueName('semaphore');
+    const key = uniqueName('limit');
+    // Two workers (two connections) on one queue: the limit is held by the semaphore workflow, not by a worker.
+    const second = await NativeConnection.connect({ address: devServerAddress() });
+    const workers = await Promise.all(
+      [temporal.nativeConnection, second].map((connection) =>
+        createTestWorker(connection, { taskQueue, activities: createPermitActivities() }),
+      ),
+    );
+    const run = async () => {
+      const handles = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          temporal.client.workflow.start<typeof holdPermit>('holdPermit', {
+            taskQueue,
+            workflowId: `${key}-holder-${i}`,
+            args: [{ key, permits: 2, leaseMs: 60_000, holdMs: 400 }],
+          }),
+        ),
+      );
+      const done = await Promise.all(handles.map((h) => h.result()));
+      const semaphoreState = await temporal.client.workflow.getHandle(semaphoreWorkflowId(key)).query(semaphoreStateQuery);
+      return { done, semaphoreState };
+    };
+    const { done: results, semaphoreState: state } = await workers[0]!.runUntil(workers[1]!.runUntil(run()));
+    await second.close();
+
+    expect(results).toHaveLength(6);
+    expect(peakOverlap(results)).toBe(2);
+    expect(results.filter((r) => r.waitedMs > 300).length).toBeGreaterThanOrEqual(4);
+    expect(state).toMatchObject({ key, permits: 2, holders: [], waiting: [], granted: 6, expiredLeases: 0 });
+  });
+
+  it('changes its permits at run time through a validated update', async () => {
+    const taskQueue = uniqueName('semaphore');
+    const key = uniqueName('limit');
+    const worker = await createTestWorker(temporal.nativeConnection, { taskQueue, activities: createPermitActivities() });
+    await worker.runUntil(async () => {
+      await temporal.client.workflow.execute<typeof holdPermit>('holdPermit', {
+        taskQueue,
+        workflowId: `${key}-first`,
+        args: [{ key, permits: 1, leaseMs: 60_000, holdMs: 10 }],
+      });
+      const semaphore = temporal.client.workflow.getHandle(semaphoreWorkflowId(key));
+      await expect(semaphore.executeUpdate(setPermitsUpdate, { args: [-1] })).rejects.toThrow(WorkflowUpdateFailedError);
+      const state = await semaphore.executeUpdate(setPermitsUpdate, { args: [3] });
+      expect(state.permits).toBe(3);
+      expect((await semaphore.query(semaphoreStateQuery)).permits).toBe(3);
+    });
+  });
+});

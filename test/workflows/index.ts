@@ -1,0 +1,3 @@
+// The test bundle: every production workflow plus probes that exercise shared workflow helpers.
+export * from '../../workflows';
+export * from './permit-probes';

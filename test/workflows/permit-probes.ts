@@ -1,0 +1,30 @@
+import { condition, sleep } from '@temporalio/workflow';
+import { withPermit } from '../../workflows/permits';
+import { workflowNow } from '../../workflows/clock';
+
+export interface ProbeInput {
+  key: string;
+  permits: number;
+  leaseMs: number;
+  holdMs: number;
+}
+
+export interface ProbeResult {
+  waitedMs: number;
+  grantedAt: number;
+  releasedAt: number;
+}
+
+/** Holds one permit for `holdMs`, then releases it. */
+export async function holdPermit(input: ProbeInput): Promise<ProbeResult> {
+  return withPermit({ ...input, label: 'probe' }, async ({ waitedMs }) => {
+    const grantedAt = workflowNow();
+    await sleep(input.holdMs);
+    return { waitedMs, grantedAt, releasedAt: workflowNow() };
+  });
+}
+
+/** Takes a permit and never gives it back on its own: stands in for a holder that vanishes. */
+export async function holdPermitUntilKilled(input: ProbeInput): Promise<void> {
+  await withPermit({ ...input, label: 'vanishing holder' }, () => condition(() => false));
+}

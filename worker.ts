@@ -1,0 +1,40 @@
+/**
+ * ferry's worker: validates the configuration, connects to Temporal and serves the task queues
+ * `ferry`, `ferry-vmotion`, `ferry-import` and `ferry-sdn` until SIGINT/SIGTERM, letting in-flight
+ * activities finish within `worker.shutdownGraceTime`.
+ *
+ *   node --import tsx worker.ts [--config ferry.yaml]    (or: npm run worker)
+ */
+import { writeFileSync } from 'node:fs';
+import { Runtime } from '@temporalio/worker';
+import { ConfigError, loadConfig } from './src/config';
+import { connectWorker } from './src/temporal/connection';
+import { createDependencies } from './src/worker/dependencies';
+import { createWorkers, runWorkers } from './src/worker/create-workers';
+
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const configIndex = argv.indexOf('--config');
+  const config = loadConfig(configIndex >= 0 ? argv[configIndex + 1] : undefined);
+  Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+  const connection = await connectWorker(config.temporal);
+  try {
+    const workers = await createWorkers({ config, connection, deps: await createDependencies(config) });
+    console.log(
+      `ferry worker: ${config.temporal.address} namespace ${config.temporal.namespace}, queues ${workers
+        .map((w) => w.options.taskQueue)
+        .join(', ')}`,
+    );
+    // The container's health check looks for this file.
+    if (process.env.FERRY_READY_FILE) writeFileSync(process.env.FERRY_READY_FILE, new Date().toISOString());
+    await runWorkers(workers);
+  } finally {
+    await connection.close();
+  }
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof ConfigError ? err.message : err);
+    process.exit(1);
+  });
+}
