@@ -1,0 +1,109 @@
+/**
+ * What vCenter discovery returns: typed records of VMs and distributed portgroups. Produced by
+ * src/vsphere (discovery), consumed by the migration rules in src/domain. Plain data, no I/O.
+ */
+
+export interface ManagedRef {
+  /** vCenter managed object id, e.g. `vm-42`, `host-12`, `domain-c7`. Never assume a pattern. */
+  moid: string;
+  name: string;
+}
+
+/** How a NIC is connected on the VMware side. */
+export type NicBacking =
+  | { kind: 'dvportgroup'; portgroupKey: string; switchUuid?: string }
+  | { kind: 'network'; networkName: string; networkMoid?: string }
+  | { kind: 'opaque'; opaqueNetworkId: string; opaqueNetworkType: string }
+  | { kind: 'other'; backingType: string };
+
+export interface VmNic {
+  /** Device key within the VM (e.g. 4000). */
+  key: number;
+  /** Device label, e.g. `Network adapter 1`. */
+  label: string;
+  /** vSphere device type without the `Virtual` prefix, lower case: `vmxnet3`, `e1000`, `e1000e`, `vmxnet2`, `pcnet32`, … */
+  deviceType: string;
+  /** As vCenter reports it (lower case, colon separated). */
+  macAddress: string;
+  backing: NicBacking;
+}
+
+export type DiskMode =
+  | 'persistent'
+  | 'nonpersistent'
+  | 'undoable'
+  | 'independent_persistent'
+  | 'independent_nonpersistent'
+  | 'append';
+
+export interface VmDisk {
+  key: number;
+  label: string;
+  /** Controller type without the `Virtual` prefix, lower case: `pvscsi`, `lsilogic`, `lsilogicsas`, `buslogic`, `nvme`, `ahci`, `ide`. */
+  controllerType: string;
+  controllerKey: number;
+  controllerBusNumber: number;
+  unitNumber: number;
+  capacityBytes: number;
+  /** Backing file as vCenter writes it: `[datastore] dir/file.vmdk`. */
+  fileName: string;
+  datastore?: ManagedRef;
+  thinProvisioned?: boolean;
+  diskMode: DiskMode | string;
+  /** Present for raw device mappings. */
+  rdm?: { compatibilityMode: 'physicalMode' | 'virtualMode' | string; deviceName?: string };
+}
+
+export type PowerState = 'poweredOn' | 'poweredOff' | 'suspended';
+
+export interface VmRecord {
+  moid: string;
+  name: string;
+  instanceUuid?: string;
+  guestId: string;
+  firmware: 'bios' | 'efi';
+  template: boolean;
+  numCpu: number;
+  numCoresPerSocket: number;
+  memoryMb: number;
+  powerState: PowerState;
+  host?: ManagedRef;
+  cluster?: ManagedRef;
+  /** Inventory path of the VM's folder, e.g. `/DC0/vm/apps`. */
+  folder?: string;
+  hasSnapshot: boolean;
+  nics: VmNic[];
+  disks: VmDisk[];
+}
+
+/** A distributed portgroup's VLAN setting, classified. */
+export type Vlan =
+  | { kind: 'access'; vlanId: number }
+  | { kind: 'trunk'; ranges: Array<{ start: number; end: number }> }
+  | { kind: 'pvlan'; pvlanId: number }
+  | { kind: 'none' };
+
+export interface PortgroupRecord {
+  /** Portgroup key (moid), matched by `NicBacking.portgroupKey`. */
+  key: string;
+  name: string;
+  switchName: string;
+  switchUuid?: string;
+  vlan: Vlan;
+  /** The DVS uplink portgroup (carries no VMs). */
+  uplink: boolean;
+}
+
+export interface DatastoreRecord extends ManagedRef {
+  /** `vmfs`, `NFS`, `NFS41`, `vsan`, … */
+  type?: string;
+  url?: string;
+}
+
+export interface Inventory {
+  /** The vCenter this came from (host name), used in workflow ids. */
+  vcenter: string;
+  vms: VmRecord[];
+  portgroups: PortgroupRecord[];
+  datastores: DatastoreRecord[];
+}
