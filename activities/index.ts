@@ -1,15 +1,16 @@
 import type { ActivityDeps } from './deps';
 import { createDoctorActivities } from './doctor';
 import { createPermitActivities } from './permits';
+import { withFailureMapping } from './failures';
 
 export type { ActivityDeps } from './deps';
 
 /** Every activity, bound to its dependencies. Workflows see only the type. */
 export function createActivities(deps: ActivityDeps) {
-  return {
+  return withFailureMapping({
     ...createDoctorActivities(deps),
     ...createPermitActivities(),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

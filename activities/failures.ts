@@ -1,0 +1,41 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { FerryError } from '../src/errors';
+
+/**
+ * The one place where outside errors become Temporal failures: transient, locked and conflict errors
+ * are retried with the activity's backoff; invalid input, permission and policy refusals fail at once
+ * as non-retryable, with the message a person needs. The failure type is the error class name, so
+ * workflows and `retry.nonRetryableErrorTypes` can tell them apart.
+ */
+export function toActivityFailure(err: unknown): unknown {
+  if (err instanceof ApplicationFailure) return err;
+  if (!(err instanceof FerryError)) return err; // unknown errors: Temporal retries them by default
+  return ApplicationFailure.create({
+    type: err.name,
+    message: err.message,
+    nonRetryable: !err.retryable,
+    details: [{ category: err.category, ...(err.details ?? {}) }],
+    nextRetryDelay: err.retryAfterMs,
+    cause: err.cause instanceof Error ? err.cause : undefined,
+  });
+}
+
+type AnyFunction = (...args: never[]) => Promise<unknown>;
+
+/** Wraps every activity so errors leave it through `toActivityFailure`. */
+export function withFailureMapping<T extends Record<string, AnyFunction>>(activities: T): T {
+  const wrapped: Record<string, AnyFunction> = {};
+  for (const [name, fn] of Object.entries(activities)) {
+    const named = {
+      async [name](...args: never[]) {
+        try {
+          return await fn(...args);
+        } catch (err) {
+          throw toActivityFailure(err);
+        }
+      },
+    };
+    wrapped[name] = named[name]!;
+  }
+  return wrapped as T;
+}
