@@ -3,10 +3,24 @@ import { Worker } from '@temporalio/worker';
 import { createPermitActivities } from '../../activities/permits';
 import { semaphoreWorkflowId } from '../../src/domain/permits';
 import { semaphoreStateQuery } from '../../workflows/messages';
-import type { holdPermit, holdPermitUntilKilled } from '../workflows/permit-probes';
+import { permitHeldQuery, type holdPermit, type holdPermitUntilKilled } from '../workflows/permit-probes';
 import { createTimeSkippingEnv, uniqueName, workflowBundlePath } from '../helpers/temporal';
 
 const HOUR = 3_600_000;
+
+async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      if (await probe()) return;
+    } catch (err) {
+      last = err; // the workflow may not have run its first task yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms (last error: ${String(last)})`);
+}
 
 describe('semaphore lease under time skipping', () => {
   let env: TestWorkflowEnvironment;
@@ -31,12 +45,8 @@ describe('semaphore lease under time skipping', () => {
         args: [{ key, permits: 1, leaseMs: 2 * HOUR, holdMs: 0 }],
       });
       const semaphore = env.client.workflow.getHandle(semaphoreWorkflowId(key));
-      // Wait (in real time, briefly) until the first holder has the permit, then make it vanish.
-      for (let i = 0; i < 100; i++) {
-        const holders = await semaphore.query(semaphoreStateQuery).then((s) => s.holders, () => []);
-        if (holders.length === 1) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      // Wait (in real time) until the first holder has the permit, then make it vanish.
+      await waitUntil(() => vanishing.query(permitHeldQuery), 30_000);
       await vanishing.terminate('simulated crash: the holder never releases');
 
       const startedAt = await env.currentTimeMs();

@@ -1,4 +1,4 @@
-import { condition, sleep } from '@temporalio/workflow';
+import { condition, defineQuery, setHandler, sleep } from '@temporalio/workflow';
 import { withPermit } from '../../workflows/permits';
 import { workflowNow } from '../../workflows/clock';
 
@@ -24,7 +24,14 @@ export async function holdPermit(input: ProbeInput): Promise<ProbeResult> {
   });
 }
 
+export const permitHeldQuery = defineQuery<boolean>('permitHeld');
+
 /** Takes a permit and never gives it back on its own: stands in for a holder that vanishes. */
 export async function holdPermitUntilKilled(input: ProbeInput): Promise<void> {
-  await withPermit({ ...input, label: 'vanishing holder' }, () => condition(() => false));
+  let held = false;
+  setHandler(permitHeldQuery, () => held);
+  await withPermit({ ...input, label: 'vanishing holder' }, async () => {
+    held = true;
+    await condition(() => false);
+  });
 }
