@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { temporalSection, workerSection } from './temporal';
 import { dnsSection, netboxSection, proxmoxSection, vsphereSection } from './endpoints';
+import { limitsSection, migrationSection } from './migration';
 
 /** The whole of `ferry.yaml` after environment overrides. Endpoint sections are optional: doctor reports what is set. */
 export const ferryConfigSchema = z
@@ -11,6 +12,8 @@ export const ferryConfigSchema = z
     vsphere: vsphereSection.optional(),
     netbox: netboxSection.optional(),
     dns: dnsSection.optional(),
+    limits: limitsSection.default(limitsSection.parse({})),
+    migration: migrationSection.optional(),
   })
   .strict();
 
@@ -19,3 +22,4 @@ export type ProxmoxConfig = NonNullable<FerryConfig['proxmox']>;
 export type VsphereConfig = NonNullable<FerryConfig['vsphere']>;
 export type NetboxConfig = NonNullable<FerryConfig['netbox']>;
 export type DnsConfig = NonNullable<FerryConfig['dns']>;
+export type MigrationConfig = NonNullable<FerryConfig['migration']>;
