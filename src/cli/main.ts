@@ -1,6 +1,11 @@
 import { Command } from 'commander';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
+import { registerList } from './commands/list';
+import { registerMigrate } from './commands/migrate';
+import { registerPlan } from './commands/plan';
+import { registerStatus } from './commands/status';
+import { registerDecisions } from './commands/decide';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -9,6 +14,11 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerLab(program);
   registerDoctor(program);
+  registerPlan(program);
+  registerMigrate(program);
+  registerDecisions(program);
+  registerStatus(program);
+  registerList(program);
   return program;
 }
 
