@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
+import { registerList } from './commands/list';
+import { registerStatus } from './commands/status';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -9,6 +11,8 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerLab(program);
   registerDoctor(program);
+  registerStatus(program);
+  registerList(program);
   return program;
 }
 
