@@ -1,5 +1,5 @@
 import { ApplicationFailure, sleep } from '@temporalio/workflow';
-import type { WaitRecord } from '../src/domain/migration';
+import type { WaitRecord } from '../src/domain/waits';
 import { workflowNow } from './clock';
 
 export interface PollOptions {

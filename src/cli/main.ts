@@ -1,11 +1,11 @@
 import { Command } from 'commander';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
+import { registerDecisions } from './commands/decide';
 import { registerList } from './commands/list';
 import { registerMigrate } from './commands/migrate';
 import { registerPlan } from './commands/plan';
 import { registerStatus } from './commands/status';
-import { registerDecisions } from './commands/decide';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')

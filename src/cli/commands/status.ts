@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { formatVerdict, type EndpointVerdict } from '../../domain/doctor';
 import { describeAction, type MigrationAction } from '../../domain/migration';
 import { withClient, type GlobalOptions } from '../client';
 import { resolveTarget } from '../targets';
@@ -68,6 +69,7 @@ export function renderStatus(view: StatusView): string {
   const s = view.status ?? {};
   if (typeof s.stage === 'string') lines.push(`  stage: ${s.stage}${typeof s.outcome === 'string' ? `, outcome ${s.outcome}` : ''}`);
   if (typeof s.error === 'string') lines.push(`  error: ${s.error}`);
+  if (Array.isArray(s.verdicts)) for (const v of s.verdicts as EndpointVerdict[]) lines.push(`  ${formatVerdict(v)}`);
   if (Array.isArray(s.vms)) {
     lines.push('  VMs:');
     for (const vm of s.vms as Array<Record<string, unknown>>) {

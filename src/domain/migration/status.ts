@@ -1,3 +1,4 @@
+import type { WaitRecord } from '../waits';
 import type { MigrationAction } from './actions';
 import type { CutoverDecision } from './approval';
 import type { Refusal } from './refusal';
@@ -30,11 +31,6 @@ export interface StageTiming {
   endedAt?: number;
 }
 
-/** A wait on a condition (not a fixed pause): what for, and how long it took. */
-export interface WaitRecord {
-  for: string;
-  waitedMs: number;
-}
 
 export interface DecisionRecord extends CutoverDecision {
   at: number;
@@ -71,5 +67,7 @@ export interface MigrationStatus {
   /** The last failure, while a person decides what to do. */
   error?: string;
 }
+
+export type { WaitRecord };
 
 export type MigrateVmResult = MigrationStatus & { outcome: MigrationOutcome };
