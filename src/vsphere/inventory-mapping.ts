@@ -213,6 +213,7 @@ function diskRecord(disk: Fields, controllers: Map<number, { type: string; bus: 
   const capacityBytes = disk.int('capacityInBytes') ?? (disk.int('capacityInKB') ?? 0) * 1024;
   const datastoreRef = backing?.moRef('datastore');
   const rdm = backingType === 'VirtualDiskRawDiskMappingVer1BackingInfo';
+  const fileName = backing?.string('fileName') ?? backing?.string('descriptorFileName') ?? '';
   return {
     key,
     label: disk.object('deviceInfo')?.string('label') ?? `disk ${key}`,
@@ -221,8 +222,9 @@ function diskRecord(disk: Fields, controllers: Map<number, { type: string; bus: 
     controllerBusNumber: controller.bus,
     unitNumber: disk.int('unitNumber') ?? 0,
     capacityBytes,
-    fileName: backing?.string('fileName') ?? backing?.string('descriptorFileName') ?? '',
-    datastore: managedRef(index, datastoreRef),
+    fileName,
+    // The datastore's name from the retrieval, else from the file name (`[name] path`).
+    datastore: datastoreRef ? { moid: datastoreRef.value, name: index.nameOf(datastoreRef) ?? /^\[([^\]]+)\]/.exec(fileName)?.[1] ?? datastoreRef.value } : undefined,
     thinProvisioned: backing?.bool('thinProvisioned'),
     diskMode: backing?.string('diskMode') ?? 'persistent',
     rdm: rdm ? { compatibilityMode: backing!.string('compatibilityMode') ?? 'unknown', deviceName: backing!.string('deviceName') } : undefined,

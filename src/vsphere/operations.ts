@@ -1,9 +1,9 @@
 import type { DatastoreRecord, PowerState, VmRecord } from '../domain/inventory';
 import { FerryError } from '../errors';
-import { element, moRef, type MoRef } from './envelope';
+import { element, moRef, type MoRef, type Xml } from './envelope';
 import { GuestShutdownTimeout, VsphereFault } from './faults';
 import { datastoreRecord, INFRA_PATHS, ObjectIndex, VM_PATHS, vmRecord } from './inventory-mapping';
-import { retrieveProperties, selectionByName, traversalSpec } from './property-collector';
+import { retrieveProperties, selectionByName, traversalSpec, type FilterSpec, type ObjectContent } from './property-collector';
 import { asMoRef, badAnswer } from './read';
 import type { VimSession } from './session';
 import { sleep, waitForTask, type WaitOptions } from './tasks';
@@ -15,6 +15,18 @@ export function vmRef(moid: string): MoRef {
 
 function target(moid: string): string {
   return `VirtualMachine:${moid}`;
+}
+
+/** Reads properties of one VM; a VM that does not exist is a plain not-found error naming it. */
+async function readVmProperties(session: VimSession, moid: string, spec: Omit<FilterSpec, 'objectSet'> & { selectSet?: Xml[] }): Promise<ObjectContent[]> {
+  try {
+    return await retrieveProperties(session, { propSet: spec.propSet, objectSet: [{ obj: vmRef(moid), selectSet: spec.selectSet }] });
+  } catch (err) {
+    if (err instanceof VsphereFault && err.faultType === 'ManagedObjectNotFound') {
+      throw new FerryError(`VM ${moid} was not found in vCenter`, 'not-found', { cause: err, details: { moid } });
+    }
+    throw err;
+  }
 }
 
 export interface VmDetail {
@@ -31,28 +43,23 @@ export interface VmDetail {
  */
 export async function readVmDetail(session: VimSession, moid: string): Promise<VmDetail> {
   const { rootFolder } = await session.serviceContent();
-  const objects = await retrieveProperties(session, {
+  const objects = await readVmProperties(session, moid, {
     propSet: [
       { type: 'VirtualMachine', pathSet: [...VM_PATHS, 'config.files.vmPathName'] },
-      { type: 'HostSystem', pathSet: INFRA_PATHS.HostSystem! },
+      { type: 'HostSystem', pathSet: [...INFRA_PATHS.HostSystem!, 'datastore'] },
       { type: 'ComputeResource', pathSet: INFRA_PATHS.ComputeResource! },
       { type: 'Datastore', pathSet: INFRA_PATHS.Datastore! },
       { type: 'Folder', pathSet: INFRA_PATHS.Folder! },
       { type: 'Datacenter', pathSet: INFRA_PATHS.Datacenter! },
     ],
-    objectSet: [
-      {
-        obj: vmRef(moid),
-        selectSet: [
-          traversalSpec('vmHost', 'VirtualMachine', 'runtime.host', [
-            traversalSpec('hostParent', 'HostSystem', 'parent'),
-            traversalSpec('hostDatastores', 'HostSystem', 'datastore'),
-          ]),
-          traversalSpec('dcParent', 'Datacenter', 'parent', [selectionByName('folderParent')]),
-          traversalSpec('folderParent', 'Folder', 'parent', [selectionByName('folderParent'), selectionByName('dcParent')]),
-          traversalSpec('vmParent', 'VirtualMachine', 'parent', [selectionByName('folderParent')]),
-        ],
-      },
+    selectSet: [
+      traversalSpec('vmHost', 'VirtualMachine', 'runtime.host', [
+        traversalSpec('hostParent', 'HostSystem', 'parent'),
+        traversalSpec('hostDatastores', 'HostSystem', 'datastore'),
+      ]),
+      traversalSpec('dcParent', 'Datacenter', 'parent', [selectionByName('folderParent')]),
+      traversalSpec('folderParent', 'Folder', 'parent', [selectionByName('folderParent'), selectionByName('dcParent')]),
+      traversalSpec('vmParent', 'VirtualMachine', 'parent', [selectionByName('folderParent')]),
     ],
   });
   const index = new ObjectIndex(objects);
@@ -108,10 +115,7 @@ export async function relocateVmStorage(session: VimSession, moid: string, datas
 }
 
 async function powerState(session: VimSession, moid: string): Promise<PowerState> {
-  const [content] = await retrieveProperties(session, {
-    propSet: [{ type: 'VirtualMachine', pathSet: ['runtime.powerState'] }],
-    objectSet: [{ obj: vmRef(moid) }],
-  });
+  const [content] = await readVmProperties(session, moid, { propSet: [{ type: 'VirtualMachine', pathSet: ['runtime.powerState'] }] });
   const state = content?.props.get('runtime.powerState')?.text;
   if (!state) throw badAnswer(target(moid), 'runtime.powerState is missing');
   return state as PowerState;

@@ -60,7 +60,8 @@ export function throwIfNotAuthenticated(response: XmlElement, method: string): v
   }
 }
 
-function readObjects(result: XmlElement | undefined): ObjectContent[] {
+/** `RetrieveResult` → its objects. */
+export function readObjects(result: XmlElement | undefined): ObjectContent[] {
   if (!result) return [];
   return children(result, 'objects').map((o) => {
     const objElement = child(o, 'obj');

@@ -67,6 +67,8 @@ export class VimSession {
   /** Increases with every login; a call that failed under an older generation just retries. */
   private generation = 0;
   private loggedIn = false;
+  /** Logins so far (the first, and each transparent re-login). */
+  logins = 0;
 
   constructor(
     readonly transport: SoapTransport,
@@ -104,6 +106,7 @@ export class VimSession {
           self,
         );
         this.generation++;
+        this.logins++;
         this.loggedIn = true;
       } finally {
         this.login = undefined;
