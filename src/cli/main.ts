@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerDiscover } from './commands/discover';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
 
@@ -9,6 +10,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerLab(program);
   registerDoctor(program);
+  registerDiscover(program);
   return program;
 }
 

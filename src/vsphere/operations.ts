@@ -187,10 +187,10 @@ export async function shutdownGuest(session: VimSession, moid: string, options: 
     if (performance.now() >= deadline) break;
     await sleep(Math.min(interval, Math.max(0, deadline - performance.now())), options.signal);
   }
-  const seconds = Math.round(options.timeoutMs / 1000);
-  if (options.force) return forceOff(`the guest did not shut down within ${seconds}s`);
+  const within = options.timeoutMs < 10_000 ? `${options.timeoutMs} ms` : `${Math.round(options.timeoutMs / 1000)} s`;
+  if (options.force) return forceOff(`the guest did not shut down within ${within}`);
   throw new GuestShutdownTimeout(
-    `VM ${moid}: the guest did not shut down within ${seconds}s and the shutdown policy does not allow a forced power-off`,
+    `VM ${moid}: the guest did not shut down within ${within} and the shutdown policy does not allow a forced power-off`,
     { moid, timeoutMs: options.timeoutMs },
   );
 }
