@@ -7,7 +7,7 @@ import { toolPath } from '../tools';
 import { buildEstate, replaceInTree, STATE_DIR_PLACEHOLDER, type EstateManifest } from './build-estate';
 
 /** Source files whose content decides what the builder makes: a change to any builds the estate anew. */
-const BUILDER_SOURCES = ['estate', 'build-estate', 'vm-spec'];
+const BUILDER_SOURCES = ['estate', 'build-estate', 'vm-spec', 'vcsim-gaps'];
 
 function cacheRoot(): string {
   return path.join(process.env.FERRY_CACHE ?? path.join(homedir(), '.cache', 'ferry'), 'vcsim-estates');

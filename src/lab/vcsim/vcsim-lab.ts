@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LabComponent } from '../components';
 import { ESTATE } from './estate';
@@ -68,16 +69,16 @@ export const vcsimLabComponent: LabComponent = {
     const extraVms = Number(process.env.FERRY_LAB_EXTRA_VMS ?? 10);
     if (!Number.isInteger(extraVms) || extraVms < 0) throw new Error(`FERRY_LAB_EXTRA_VMS must be a whole number, got ${process.env.FERRY_LAB_EXTRA_VMS}`);
     const lab = await startVcsimLab({ stateDir: context.stateDir, extraVms, log: context.log });
+    // For `ferry discover` from another shell: the lab's credentials, readable by this user only.
+    const envFile = path.join(context.stateDir, 'vcsim', 'lab.env');
+    const env = { VMWARE_HOST: lab.config.host, VMWARE_PORT: lab.config.port, VMWARE_USER: lab.config.user, VMWARE_PASSWORD: lab.password, VMWARE_CA_FILE: lab.config.caFile };
+    writeFileSync(envFile, Object.entries(env).map(([k, v]) => `export ${k}='${String(v).replace(/'/g, `'\\''`)}'\n`).join(''), { mode: 0o600 });
     return {
       name: 'vcsim',
-      summary: `vCenter simulator on ${lab.vcsim.url} (${ESTATE.datacenter}, ${lab.manifest.vmCount} VMs, datastore ${ESTATE.migrationDatastore} in ${path.join(context.stateDir, dirs(lab).nfs)})`,
+      summary: `vCenter simulator on ${lab.vcsim.url} (${ESTATE.datacenter}, ${lab.manifest.vmCount} VMs, datastore ${ESTATE.migrationDatastore} at ${path.join(context.stateDir, lab.manifest.datastoreDirs[ESTATE.migrationDatastore] ?? '')}); for ferry discover: . ${envFile}`,
       config: { vsphere: { ...lab.config, discovery: { datacenter: ESTATE.datacenter } } },
       env: { VMWARE_PASSWORD: lab.password },
       stop: () => lab.stop(),
     };
   },
 };
-
-function dirs(lab: VcsimLab): { nfs: string } {
-  return { nfs: lab.manifest.datastoreDirs[ESTATE.migrationDatastore] ?? '' };
-}
