@@ -46,7 +46,8 @@ export class ScopeError extends FerryError {
 
 const CONTAINER_TYPES = new Set(['Folder', 'Datacenter', 'ComputeResource', 'ClusterComputeResource', 'HostSystem', 'ResourcePool']);
 
-async function findByInventoryPath(session: VimSession, path: string): Promise<MoRef | undefined> {
+/** SearchIndex.FindByInventoryPath: `/DC0/vm/apps` → its MoRef, or undefined. */
+export async function findByInventoryPath(session: VimSession, path: string): Promise<MoRef | undefined> {
   const { searchIndex } = await session.serviceContent();
   const response = await session.call('FindByInventoryPath', searchIndex, [element('inventoryPath', path)]);
   const found = child(response, 'returnval');

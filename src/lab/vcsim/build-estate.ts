@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseConfig } from '../../config';
 import { VsphereClient } from '../../vsphere';
+import { findByInventoryPath } from '../../vsphere/discovery';
 import { element, moRef, typed, type MoRef, type XmlContent } from '../../vsphere/envelope';
 import { waitForTask } from '../../vsphere/tasks';
 import { asMoRef } from '../../vsphere/read';
@@ -54,18 +55,16 @@ interface BuildContext {
 }
 
 async function find(client: VsphereClient, inventoryPath: string): Promise<MoRef> {
-  const { searchIndex } = await client.session.serviceContent();
-  const response = await client.session.call('FindByInventoryPath', searchIndex, [element('inventoryPath', inventoryPath)]);
-  const found = child(response, 'returnval');
+  const found = await findByInventoryPath(client.session, inventoryPath);
   if (!found) throw new Error(`estate builder: ${inventoryPath} not found`);
-  return asMoRef(found, inventoryPath);
+  return found;
 }
 
-async function runTask(client: VsphereClient, method: string, self: MoRef, params: XmlContent[]): Promise<MoRef> {
+/** Calls a `…_Task` method and waits for the task to succeed. */
+async function runTask(client: VsphereClient, method: string, self: MoRef, params: XmlContent[]): Promise<void> {
   const response = await client.session.call(method, self, params);
-  const task = asMoRef(child(response, 'returnval')!, `${method} returnval`);
-  const result = await waitForTask(client.session, task, { step: method, method, object: `${self.type}:${self.value}` }, { pollIntervalMs: 20 });
-  return result ? asMoRef(result, `${method} result`) : task;
+  const task = asMoRef(child(response, 'returnval') ?? response, `${method} returnval`);
+  await waitForTask(client.session, task, { step: method, method, object: `${self.type}:${self.value}` }, { pollIntervalMs: 20 });
 }
 
 /** PVLAN portgroups have no govc flag: AddDVPortgroup_Task with a PvlanSpec (DVPortgroupConfigSpec in WSDL order). */
@@ -241,7 +240,12 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
     log(`estate: saved ${manifest.vmCount} VMs in ${Math.round(performance.now() - started)} ms`);
     return manifest;
   } catch (err) {
-    const tail = readFileSync(path.join(root, 'vcsim.log'), 'utf8').split('\n').slice(-15).join('\n');
+    let tail = '';
+    try {
+      tail = readFileSync(path.join(root, 'vcsim.log'), 'utf8').split('\n').slice(-15).join('\n');
+    } catch {
+      // no log to show
+    }
     throw new Error(`building the vcsim estate failed: ${(err as Error).message}\nvcsim log (last lines):\n${tail}`, { cause: err });
   } finally {
     await client.close().catch(() => undefined);
@@ -250,16 +254,9 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
   }
 }
 
-async function createVmAt(ctx: BuildContext, spec: VmCreateSpec, folder: string, host: string): Promise<void> {
-  const self = ctx.folder(folder);
-  // CreateVM_Task: _this (folder), config, pool, host.
-  const response = await ctx.client.session.call('CreateVM_Task', self, [
-    vmConfigSpec(spec),
-    moRef('pool', ctx.pool(host)),
-    moRef('host', ctx.host(host)),
-  ]);
-  const task = asMoRef(child(response, 'returnval')!, 'CreateVM_Task returnval');
-  await waitForTask(ctx.client.session, task, { step: 'create', method: 'CreateVM_Task', object: spec.name }, { pollIntervalMs: 20 });
+/** CreateVM_Task: _this (the folder), config, pool, host. */
+function createVmAt(ctx: BuildContext, spec: VmCreateSpec, folder: string, host: string): Promise<void> {
+  return runTask(ctx.client, 'CreateVM_Task', ctx.folder(folder), [vmConfigSpec(spec), moRef('pool', ctx.pool(host)), moRef('host', ctx.host(host))]);
 }
 
 /** Replaces a literal string in every file under `dir` (the build's state folder in saved paths). */
