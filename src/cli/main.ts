@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { registerDiscover } from './commands/discover';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
+import { registerList } from './commands/list';
+import { registerStatus } from './commands/status';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -11,6 +13,8 @@ export function buildProgram(): Command {
   registerLab(program);
   registerDoctor(program);
   registerDiscover(program);
+  registerStatus(program);
+  registerList(program);
   return program;
 }
 

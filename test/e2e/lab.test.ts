@@ -64,6 +64,15 @@ describe('ferry lab, as a user runs it', () => {
     expect(doctor.output()).toMatch(new RegExp(`^ok +temporal +127\\.0\\.0\\.1:${port}`, 'm'));
   });
 
+  it('lists ferry workflows and shows a workflow’s status', async () => {
+    const list = spawnFerry(['list', '--kind', 'doctor'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
+    expect(await list.exited).toBe(0);
+    expect(list.output()).toMatch(/COMPLETED +doctor .*doctor-from-cli/);
+    const status = spawnFerry(['status', 'doctor-from-cli'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
+    expect(await status.exited).toBe(0);
+    expect(status.output()).toMatch(/^doctor-from-cli \(doctor\): COMPLETED\n {2}ok +temporal/m);
+  });
+
   it('stops cleanly on Ctrl-C', async () => {
     lab.child.kill('SIGINT');
     expect(await lab.exited).toBe(0);

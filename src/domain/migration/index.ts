@@ -1,3 +1,4 @@
+export * from './actions';
 export * from './assess';
 export * from './cpu';
 export * from './disks';
