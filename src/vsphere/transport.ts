@@ -80,10 +80,6 @@ export class SoapTransport {
     return this.options.validateCerts ? 'verified' : 'not-verified';
   }
 
-  hasSession(): boolean {
-    return this.cookie !== undefined;
-  }
-
   dropSession(): void {
     this.cookie = undefined;
   }
