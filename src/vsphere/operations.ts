@@ -6,7 +6,7 @@ import { datastoreRecord, INFRA_PATHS, ObjectIndex, VM_PATHS, vmRecord } from '.
 import { retrieveProperties, selectionByName, traversalSpec, type FilterSpec, type ObjectContent } from './property-collector';
 import { asMoRef, badAnswer } from './read';
 import type { VimSession } from './session';
-import { sleep, waitForTask, type WaitOptions } from './tasks';
+import { cancellation, sleep, waitForTask, type WaitOptions } from './tasks';
 import { child } from './xml';
 
 export function vmRef(moid: string): MoRef {
@@ -104,6 +104,7 @@ export async function relocateVmStorage(session: VimSession, moid: string, datas
     );
   }
   if (onDatastore(detail, datastore)) return { moved: false, datastore, durationMs: Math.round(performance.now() - started) };
+  if (options.signal?.aborted) throw cancellation(options.signal);
 
   // VirtualMachineRelocateSpec: service, folder, datastore, … (WSDL order); the datastore moves home and disks.
   const response = await session.call('RelocateVM_Task', vmRef(moid), [
@@ -122,6 +123,7 @@ async function powerState(session: VimSession, moid: string): Promise<PowerState
 }
 
 async function runTask(session: VimSession, moid: string, method: string, step: string, options: WaitOptions): Promise<void> {
+  if (options.signal?.aborted) throw cancellation(options.signal);
   const response = await session.call(method, vmRef(moid));
   const task = asMoRef(child(response, 'returnval') ?? response, `${method} returnval`);
   await waitForTask(session, task, { step, method, object: target(moid) }, options);
@@ -167,6 +169,7 @@ export async function shutdownGuest(session: VimSession, moid: string, options: 
     });
   }
 
+  if (options.signal?.aborted) throw cancellation(options.signal);
   try {
     await session.call('ShutdownGuest', vmRef(moid));
   } catch (err) {

@@ -83,6 +83,13 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
     expect(await outcome).toBe(reason);
     expect(performance.now() - started).toBeLessThan(RELOCATE_MS);
     expect((await taskInfo(task!)).cancelled).toBe('true');
+
+    // Cancelled before it starts: nothing is started in vCenter (one read, no RelocateVM_Task).
+    const before = client.stats.roundTrips;
+    const early = new AbortController();
+    early.abort(reason);
+    await expect(client.relocateVmStorage(moids['mig-legacy01']!, ESTATE.migrationDatastore, { signal: early.signal })).rejects.toBe(reason);
+    expect(client.stats.roundTrips - before).toBe(1);
   });
 
   it('refuses a datastore the VM\'s host does not mount, naming the ones it does', async () => {
