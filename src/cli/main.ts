@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerDiscover } from './commands/discover';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
 import { registerList } from './commands/list';
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerLab(program);
   registerDoctor(program);
+  registerDiscover(program);
   registerStatus(program);
   registerList(program);
   return program;
