@@ -1,4 +1,5 @@
 import type { FerryConfig } from '../src/config';
+import type { VsphereClient } from '../src/vsphere';
 
 /**
  * What activities are built from. Clients are injected so tests and the lab can point them at
@@ -6,4 +7,6 @@ import type { FerryConfig } from '../src/config';
  */
 export interface ActivityDeps {
   config: FerryConfig;
+  /** vCenter (vim25 SOAP), when `vsphere` is configured; logs in on first use. */
+  vsphere?: VsphereClient;
 }

@@ -2,6 +2,7 @@ import { getClient } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import type { EndpointRef, EndpointVerdict } from '../src/domain/doctor';
 import { checkTemporal } from '../src/doctor/temporal';
+import { checkVsphere } from '../src/doctor/vsphere';
 
 export function createDoctorActivities(deps: ActivityDeps) {
   const { config } = deps;
@@ -32,7 +33,8 @@ export function createDoctorActivities(deps: ActivityDeps) {
       return notYet({ endpoint: 'proxmox', target: config.proxmox?.host ?? '' });
     },
     async checkVsphere(): Promise<EndpointVerdict> {
-      return notYet({ endpoint: 'vsphere', target: config.vsphere?.host ?? '' });
+      if (!config.vsphere) return notYet({ endpoint: 'vsphere', target: '' });
+      return checkVsphere(config.vsphere);
     },
     async checkNetbox(): Promise<EndpointVerdict> {
       return notYet({ endpoint: 'netbox', target: config.netbox?.url ?? '' });

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerDiscover } from './commands/discover';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
 import { registerDecisions } from './commands/decide';
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerLab(program);
   registerDoctor(program);
+  registerDiscover(program);
   registerPlan(program);
   registerMigrate(program);
   registerDecisions(program);

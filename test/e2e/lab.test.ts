@@ -31,6 +31,10 @@ describe('ferry lab, as a user runs it', () => {
     expect(lab.output()).toMatch(new RegExp(`ok +temporal +127\\.0\\.0\\.1:${port} server \\d+\\.\\d+`));
   });
 
+  it('ran the sample: doctor found the lab vCenter (vcsim) healthy over verified TLS', () => {
+    expect(lab.output()).toMatch(/ok +vsphere +https:\/\/127\.0\.0\.1:\d+\/sdk VMware vCenter Server .*\(API 8\.0\.3\.0\) \[tls: verified\] logged in as ferry/);
+  });
+
   it('serves the Temporal Web UI', async () => {
     const response = await fetch(`http://127.0.0.1:${uiPort}/`);
     expect(response.status).toBe(200);

@@ -156,4 +156,22 @@ describe('config', () => {
       ]),
     );
   });
+
+  it('scopes vSphere discovery by datacenter, folders and clusters, with a page size', () => {
+    const env = { VMWARE_PASSWORD: 'pw' };
+    const config = parseConfig({ vsphere: { host: 'vc', user: 'ferry' } }, env);
+    expect(config.vsphere!.discovery).toEqual({ folders: [], clusters: [], pageSize: 500 });
+    const scoped = parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { datacenter: 'DC0', folders: ['apps'], pageSize: 50 } } }, env);
+    expect(scoped.vsphere!.discovery).toEqual({ datacenter: 'DC0', folders: ['apps'], clusters: [], pageSize: 50 });
+    const problems = problemsOf(() =>
+      parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { clusters: ['Prod'], pageSize: 0 } } }, env, 'site.yaml'),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^vsphere\.discovery\.pageSize \(site\.yaml\): /),
+      ]),
+    );
+    const unscoped = problemsOf(() => parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { clusters: ['Prod'] } } }, env, 'site.yaml'));
+    expect(unscoped).toEqual([expect.stringMatching(/^vsphere\.discovery \(site\.yaml\): folders and clusters are paths inside a datacenter/)]);
+  });
 });
