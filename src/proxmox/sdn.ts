@@ -1,5 +1,5 @@
 import { type ProxmoxApi } from './api';
-import { ProxmoxError } from './errors';
+import { ProxmoxError, ProxmoxLockedError } from './errors';
 import { nullSchema, sdnLockTokenSchema, sdnVnetsSchema, sdnZonesSchema } from './schemas';
 import type { TaskResult, WaitOptions } from './tasks';
 
@@ -28,6 +28,15 @@ export interface VnetSpec {
   alias?: string;
   vlanaware?: boolean;
   isolatePorts?: boolean;
+}
+
+export interface SdnFlowOptions extends WaitOptions {
+  /**
+   * PVE 9: when the SDN lock is already held, force it off and take it (`take-over`) instead of failing
+   * as locked (`fail`, the default). A lock token whose answer was lost leaves the lock held with nobody
+   * to release it; callers that serialise all SDN writes (ferry's single SDN permit) may take it over.
+   */
+  heldLock?: 'fail' | 'take-over';
 }
 
 export interface SdnChanges {
@@ -85,7 +94,7 @@ export class SdnApi {
   }
 
   /** Makes the zones and vnets exist as given, then applies. */
-  async ensure(desired: { zones?: ZoneSpec[]; vnets?: VnetSpec[] }, wait: WaitOptions = {}): Promise<SdnChanges> {
+  async ensure(desired: { zones?: ZoneSpec[]; vnets?: VnetSpec[] }, options: SdnFlowOptions = {}): Promise<SdnChanges> {
     const [zones, vnets] = await Promise.all([this.zones(), this.vnets()]);
     const writes: Write[] = [];
     for (const z of desired.zones ?? []) {
@@ -107,26 +116,27 @@ export class SdnApi {
         if (Object.keys(diff).length) writes.push({ method: 'PUT', path: `/cluster/sdn/vnets/${v.vnet}`, params: { ...diff, digest: existing.digest }, id: v.vnet, kind: 'updated' });
       }
     }
-    return this.writeAndApply(writes, wait);
+    return this.writeAndApply(writes, options);
   }
 
   /** Removes vnets, then zones (those that exist), then applies. */
-  async remove(ids: { zones?: string[]; vnets?: string[] }, wait: WaitOptions = {}): Promise<SdnChanges> {
+  async remove(ids: { zones?: string[]; vnets?: string[] }, options: SdnFlowOptions = {}): Promise<SdnChanges> {
     const [zones, vnets] = await Promise.all([this.zones(), this.vnets()]);
     const writes: Write[] = [
       ...(ids.vnets ?? []).filter((id) => vnets.some((v) => v.vnet === checkId('vnet', id))).map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/vnets/${id}`, params: {}, id, kind: 'deleted' })),
       ...(ids.zones ?? []).filter((id) => zones.some((z) => z.zone === checkId('zone', id))).map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/zones/${id}`, params: {}, id, kind: 'deleted' })),
     ];
-    return this.writeAndApply(writes, wait);
+    return this.writeAndApply(writes, options);
   }
 
-  private async writeAndApply(writes: Write[], wait: WaitOptions): Promise<SdnChanges> {
+  private async writeAndApply(writes: Write[], options: SdnFlowOptions): Promise<SdnChanges> {
+    const { heldLock, ...wait } = options;
     const result: SdnChanges = { created: [], updated: [], deleted: [], applied: false };
     // Pending changes left by an earlier attempt (written, not applied) still need the apply.
     if (writes.length === 0 && (await this.pending()).length === 0) return result;
     const { sdnLock } = await this.api.version();
     // The lock token goes with every write; pending changes of an earlier attempt are allowed (we apply them).
-    const token = sdnLock ? await this.api.call('POST', '/cluster/sdn/lock', { 'allow-pending': 1 }, sdnLockTokenSchema) : undefined;
+    const token = sdnLock ? await this.lock(heldLock ?? 'fail') : undefined;
     try {
       const written = new Set<string>();
       for (const w of writes) {
@@ -143,6 +153,17 @@ export class SdnApi {
     } catch (err) {
       if (token) await this.rollback(token);
       throw err;
+    }
+  }
+
+  private async lock(heldLock: 'fail' | 'take-over'): Promise<string> {
+    const take = () => this.api.call('POST', '/cluster/sdn/lock', { 'allow-pending': 1 }, sdnLockTokenSchema);
+    try {
+      return await take();
+    } catch (err) {
+      if (heldLock !== 'take-over' || !(err instanceof ProxmoxLockedError)) throw err;
+      await this.api.call('DELETE', '/cluster/sdn/lock', { force: 1 }, nullSchema);
+      return take();
     }
   }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, writeSync, closeSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ProxmoxClient } from '../../../src/proxmox';
+import { type ProxmoxClient } from '../../../src/proxmox';
 import { parseDisk } from '../../../src/proxmox/disks';
 import { nfsMigrationDir } from '../../../src/lab/shared-paths';
 import { FLAVOURS, startSim, type SimFixture } from '../../helpers/proxmox';

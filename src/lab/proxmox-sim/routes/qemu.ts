@@ -184,6 +184,7 @@ export const qemuRoutes: RouteTable = {
     const m = /^(\+?)(\d+(?:\.\d+)?[KMGT]?)$/.exec(req.params.size!)!;
     return startTask(req, { node: vm.node, type: 'qmresize', id: String(vm.vmid) }, (task) =>
       vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+        checkDigest(vm, req.params.digest); // again under the lock: another writer may have come first
         const current = (await imageInfo(volume.file)).virtualSize;
         const wanted = m[1] ? current + parseSize(m[2]!) : parseSize(m[2]!);
         if (wanted < current) throw new Error('shrinking disks is not supported');
@@ -211,6 +212,8 @@ export const qemuRoutes: RouteTable = {
     if (!cluster.storages.supportsFormat(target, format)) throw fail(`unsupported format '${format}' on storage '${target.id}'`);
     return startTask(req, { node: vm.node, type: 'qmmove', id: String(vm.vmid) }, (task) =>
       vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+        checkDigest(vm, req.params.digest, 'detected modified configuration - file changed by other user? Try again.');
+        if (vm.config[disk] !== value) throw new Error('detected modified configuration - file changed by other user? Try again.');
         const volume = cluster.storages.allocateName(target, vm.node, vm.vmid, format);
         task.log(`moving disk '${disk}' to '${volume.volid}'`);
         await convertImage(source.file, volume.file, format, source.format);
