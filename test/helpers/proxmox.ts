@@ -16,6 +16,7 @@ export interface SimFixture {
   stateDir: string;
   client(options?: Partial<ProxmoxClientOptions>): ProxmoxClient;
   /** A raw HTTPS request to the simulator (token auth unless headers say otherwise), for wire-level checks. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire-level answers are checked field by field in the tests
   raw(method: string, apiPath: string, options?: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> }): Promise<{ status: number; statusText: string; body: any }>;
   stop(): Promise<void>;
 }
@@ -72,7 +73,8 @@ export async function startSim(flavour: Flavour, settings: Partial<SimSettings> 
   };
 }
 
-/** Runs `fn`, expecting it to throw; returns the error for assertions. */
+/** Runs `fn`, expecting it to throw; returns the error for assertions (on its class-specific fields too). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the error's own fields (errors, exitstatus, upid…) are asserted
 export async function failure(fn: () => Promise<unknown>): Promise<any> {
   try {
     await fn();
