@@ -1,4 +1,5 @@
 import type { FerryConfig } from '../src/config';
+import type { ProxmoxClient } from '../src/proxmox';
 
 /**
  * What activities are built from. Clients are injected so tests and the lab can point them at
@@ -6,4 +7,6 @@ import type { FerryConfig } from '../src/config';
  */
 export interface ActivityDeps {
   config: FerryConfig;
+  /** Built from `config.proxmox` (src/worker/dependencies.ts). */
+  proxmox?: ProxmoxClient;
 }

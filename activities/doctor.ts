@@ -2,6 +2,7 @@ import { getClient } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import type { EndpointRef, EndpointVerdict } from '../src/domain/doctor';
 import { checkTemporal } from '../src/doctor/temporal';
+import { checkProxmox } from '../src/doctor/proxmox';
 
 export function createDoctorActivities(deps: ActivityDeps) {
   const { config } = deps;
@@ -29,7 +30,10 @@ export function createDoctorActivities(deps: ActivityDeps) {
       return checkTemporal(getClient(), config.temporal);
     },
     async checkProxmox(): Promise<EndpointVerdict> {
-      return notYet({ endpoint: 'proxmox', target: config.proxmox?.host ?? '' });
+      const target = `https://${config.proxmox?.host}:${config.proxmox?.port}`;
+      if (!config.proxmox) return notYet({ endpoint: 'proxmox', target: '' });
+      if (!deps.proxmox) return { ...notYet({ endpoint: 'proxmox', target }), detail: 'the worker was started without a Proxmox client (createDependencies builds it)' };
+      return checkProxmox(deps.proxmox, config.proxmox);
     },
     async checkVsphere(): Promise<EndpointVerdict> {
       return notYet({ endpoint: 'vsphere', target: config.vsphere?.host ?? '' });

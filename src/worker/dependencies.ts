@@ -1,7 +1,8 @@
 import type { ActivityDeps } from '../../activities';
 import type { FerryConfig } from '../config';
+import { createProxmoxClient } from '../proxmox';
 
 /** Builds the outside-system clients activities use from the worker's configuration. */
 export async function createDependencies(config: FerryConfig): Promise<ActivityDeps> {
-  return { config };
+  return { config, ...(config.proxmox ? { proxmox: createProxmoxClient(config.proxmox) } : {}) };
 }
