@@ -4,7 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { ApiError, fail } from './api-error';
 import { Cluster, configDigest, type ClusterSpec, type SimIdentity, type SimSettings } from './cluster';
-import { FaultInjector, type FaultDecision, type FaultSettings } from './faults';
+import { z } from 'zod';
+import { FaultInjector, faultSettingsSchema, type FaultDecision, type FaultSettings } from './faults';
 import { accessRoutes } from './routes/access';
 import { clusterRoutes } from './routes/cluster';
 import { qemuRoutes } from './routes/qemu';
@@ -260,7 +261,9 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       return send(res, 200, { data: null });
     }
     if (key === 'PUT /_sim/faults') {
-      faults.set(body as unknown as FaultSettings);
+      const parsed = faultSettingsSchema.safeParse(body);
+      if (!parsed.success) throw new ApiError(400, `invalid fault settings: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`);
+      faults.set(parsed.data);
       return send(res, 200, { data: faults.current ?? null });
     }
     if (key === 'DELETE /_sim/faults') {
