@@ -1,7 +1,10 @@
 import { type ProxmoxApi, vmPath, normaliseValue } from './api';
 import { VmConfigApi } from './config';
 import { ProxmoxPolicyError, ProxmoxRequestError } from './errors';
+import { parseDiskSize } from './disk-size';
 import { formatPropertyString, parsePropertyString } from './property-string';
+
+export { parseDiskSize };
 import { nullSchema } from './schemas';
 import type { TaskResult, WaitOptions } from './tasks';
 
@@ -32,14 +35,6 @@ export interface Disk {
   /** Bytes, from the `size=` option (undefined when PVE wrote none, e.g. a CD-ROM). */
   sizeBytes?: number;
   options: Record<string, string>;
-}
-
-const UNIT: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
-
-export function parseDiskSize(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)([KMGT]?)$/.exec(text);
-  if (!m) throw new TypeError(`not a disk size: "${text}"`);
-  return Math.round(Number(m[1]) * UNIT[m[2]!]!);
 }
 
 export function parseDisk(value: string): Disk {

@@ -144,10 +144,14 @@ export class VmsApi {
         config = await this.api.call('GET', `${path}/config`, {}, vmConfigSchema);
       } catch (err) {
         if (!(err instanceof ProxmoxNotFoundError)) throw err;
-        const elsewhere = (await this.vmidTaken(spec.vmid)) ? await this.findById(spec.vmid) : undefined;
-        if (elsewhere) throw new ProxmoxPolicyError(`VMID ${spec.vmid} is already used on node ${elsewhere.node}${elsewhere.name ? ` by '${elsewhere.name}'` : ''}; not creating it on ${spec.node}`, { vmid: spec.vmid });
-        if (await this.vmidTaken(spec.vmid)) throw new ProxmoxPolicyError(`VMID ${spec.vmid} is used by a container`, { vmid: spec.vmid });
-        return undefined;
+        if (!(await this.vmidTaken(spec.vmid))) return undefined;
+        const elsewhere = await this.findById(spec.vmid);
+        throw new ProxmoxPolicyError(
+          elsewhere
+            ? `VMID ${spec.vmid} is already used on node ${elsewhere.node}${elsewhere.name ? ` by '${elsewhere.name}'` : ''}; not creating it on ${spec.node}`
+            : `VMID ${spec.vmid} is used by a container`,
+          { vmid: spec.vmid },
+        );
       }
       // A create still running (ours, from an attempt whose answer was lost): wait for it to finish.
       if (config.values.lock !== 'create') break;

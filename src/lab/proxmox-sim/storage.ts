@@ -60,8 +60,9 @@ export class Storages {
     return spec.shared ? spec.path : path.join(spec.path, node);
   }
 
-  defaultFormat(spec: StorageSpec): ImageFormat {
-    return spec.type === 'lvmthin' ? 'raw' : 'raw';
+  /** PVE's default for new disks on directory and thin storages alike. */
+  defaultFormat(): ImageFormat {
+    return 'raw';
   }
 
   supportsFormat(spec: StorageSpec, format: ImageFormat): boolean {

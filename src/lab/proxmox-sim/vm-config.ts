@@ -3,7 +3,8 @@ import { formatPropertyString, parsePropertyString } from '../../proxmox/propert
 import { fail, paramError } from './api-error';
 import type { Cluster, SimVm } from './cluster';
 import { convertImage, createImage, imageInfo, type ImageFormat } from './qemu-img';
-import { formatSize, parseSize } from './sizes';
+import { formatDiskSize, parseDiskSize } from '../../proxmox/disk-size';
+import { parseNic } from '../../proxmox/nics';
 import type { TaskContext } from './tasks';
 
 /**
@@ -14,7 +15,6 @@ import type { TaskContext } from './tasks';
 export const DISK_KEY = /^(ide\d+|sata\d+|scsi\d+|virtio\d+|efidisk0|tpmstate0)$/;
 export const UNUSED_KEY = /^unused\d+$/;
 const NET_KEY = /^net\d+$/;
-const NET_MODELS = ['e1000', 'e1000-82540em', 'e1000-82544gc', 'e1000-82545em', 'e1000e', 'i82551', 'i82557b', 'i82559er', 'ne2k_isa', 'ne2k_pci', 'pcnet', 'rtl8139', 'virtio', 'vmxnet3'];
 /** Applied at once even while the VM runs (hotplug: network, disk; fast-plug: meta options). */
 const HOTPLUG = (key: string) =>
   NET_KEY.test(key) || (DISK_KEY.test(key) && !/^(ide|efidisk|tpmstate)/.test(key)) || UNUSED_KEY.test(key) ||
@@ -40,7 +40,7 @@ function isManagedVolume(cluster: Cluster, volid: string): boolean {
   return !!storage && !!cluster.storages.get(storage) && !/^[^:]+:iso\//.test(volid);
 }
 
-function freeUnusedKey(vm: SimVm): string {
+export function freeUnusedKey(vm: SimVm): string {
   for (let n = 0; ; n++) if (!(`unused${n}` in vm.config) && !(`unused${n}` in vm.pending)) return `unused${n}`;
 }
 
@@ -87,7 +87,7 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
 
   const storage = cluster.storages.require(alloc[1]!);
   if (!storage.content.includes('images')) throw fail(`storage '${storage.id}' does not support vm images`);
-  const format = (props.format as ImageFormat | undefined) ?? cluster.storages.defaultFormat(storage);
+  const format = (props.format as ImageFormat | undefined) ?? cluster.storages.defaultFormat();
   if (!cluster.storages.supportsFormat(storage, format)) throw fail(`unsupported format '${format}' on storage '${storage.id}'`);
   delete props.format;
   const target = cluster.storages.allocateName(storage, vm.node, vm.vmid, format);
@@ -119,14 +119,14 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
     bytes = 4 * 1024 * 1024;
     await createImage(target.file, format, bytes);
   } else {
-    bytes = parseSize(`${alloc[2]}G`);
+    bytes = parseDiskSize(`${alloc[2]}G`);
     if (bytes <= 0) throw paramError({ [key]: 'disk size must be larger than 0' });
     await createImage(target.file, format, bytes);
-    ctx.task?.log(`${key}: successfully created disk '${target.volid},size=${formatSize(bytes)}'`);
+    ctx.task?.log(`${key}: successfully created disk '${target.volid},size=${formatDiskSize(bytes)}'`);
   }
   delete props.file;
   delete props.size;
-  return formatPropertyString({ file: target.volid, ...sortKeys(props), size: formatSize(bytes) }, 'file');
+  return formatPropertyString({ file: target.volid, ...sortKeys(props), size: formatDiskSize(bytes) }, 'file');
 }
 
 function sortKeys(map: Record<string, string>): Record<string, string> {
@@ -135,17 +135,8 @@ function sortKeys(map: Record<string, string>): Record<string, string> {
 
 /** `virtio,bridge=vmbr0` → `virtio=BC:24:11:…,bridge=vmbr0` (MAC generated unless given). */
 export function normaliseNic(cluster: Cluster, value: string): string {
-  let model: string | undefined;
-  let mac: string | undefined;
-  const rest: Record<string, string> = {};
-  for (const [k, v] of Object.entries(parsePropertyString(value, 'model'))) {
-    if (k === 'model') model = v;
-    else if (NET_MODELS.includes(k)) [model, mac] = [k, v];
-    else if (k === 'macaddr') mac = v;
-    else rest[k] = v;
-  }
-  // `model` without a value came in as the default key (e.g. "virtio"): an empty MAC means generate one.
-  return formatPropertyString({ [model!]: (mac || cluster.newMac()).toUpperCase(), ...rest });
+  const nic = parseNic(value);
+  return formatPropertyString({ [nic.model]: nic.macaddr || cluster.newMac(), ...nic.options });
 }
 
 export interface ConfigWrite {

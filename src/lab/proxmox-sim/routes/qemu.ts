@@ -6,9 +6,9 @@ import { configDigest, type SimVm } from '../cluster';
 import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
 import { schemaFor } from '../schema/validate';
 import { loadSubset } from '../schema/subset';
-import { formatSize, parseSize } from '../sizes';
+import { formatDiskSize, parseDiskSize } from '../../../proxmox/disk-size';
 import {
-  applyConfigWrite, applyPending, DISK_KEY, parseConfigWrite, UNUSED_KEY, volumeOf, type WriteContext,
+  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, parseConfigWrite, UNUSED_KEY, volumeOf, type WriteContext,
 } from '../vm-config';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
 
@@ -186,12 +186,12 @@ export const qemuRoutes: RouteTable = {
       vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
         checkDigest(vm, req.params.digest); // again under the lock: another writer may have come first
         const current = (await imageInfo(volume.file)).virtualSize;
-        const wanted = m[1] ? current + parseSize(m[2]!) : parseSize(m[2]!);
+        const wanted = m[1] ? current + parseDiskSize(m[2]!) : parseDiskSize(m[2]!);
         if (wanted < current) throw new Error('shrinking disks is not supported');
         await task.sleep(cluster.settings.taskMs);
         if (wanted > current) await resizeImage(volume.file, volume.format as ImageFormat, wanted);
-        vm.config[disk] = formatPropertyString({ ...props, size: formatSize(wanted) }, 'file');
-        task.log(`Image resized to ${formatSize(wanted)}`);
+        vm.config[disk] = formatPropertyString({ ...props, size: formatDiskSize(wanted) }, 'file');
+        task.log(`Image resized to ${formatDiskSize(wanted)}`);
       }),
     ).upid;
   },
@@ -220,7 +220,7 @@ export const qemuRoutes: RouteTable = {
         await task.sleep(cluster.settings.taskMs);
         vm.config[disk] = value.replace(/^[^,]+/, volume.volid);
         if (req.params.delete === '1') cluster.storages.remove(source);
-        else vm.config[`unused${nextUnused(vm)}`] = source.volid;
+        else vm.config[freeUnusedKey(vm)] = source.volid;
       }),
     ).upid;
   },
@@ -293,10 +293,6 @@ export const qemuRoutes: RouteTable = {
     ).upid;
   },
 };
-
-function nextUnused(vm: SimVm): number {
-  for (let n = 0; ; n++) if (!(`unused${n}` in vm.config)) return n;
-}
 
 /** Removes the VM's own volumes (disks and unusedN); with `unreferenced`, also its other images. */
 function destroyVolumes(req: SimRequest, vm: SimVm, unreferenced: boolean): void {
