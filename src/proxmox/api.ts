@@ -1,3 +1,4 @@
+import { ProxmoxInputError } from './errors';
 import type { TaskResult, TaskWaiter, WaitOptions } from './tasks';
 import type { Method, Params, ProxmoxTransport } from './transport';
 import type { PveVersion } from './version';
@@ -25,8 +26,8 @@ export class ProxmoxApi {
 
 /** `/nodes/{node}/qemu/{vmid}` with both parts checked, so a bad value cannot change the path. */
 export function vmPath(node: string, vmid: number): string {
-  if (!/^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/.test(node)) throw new TypeError(`not a Proxmox node name: "${node}"`);
-  if (!Number.isInteger(vmid) || vmid < 100 || vmid > 999_999_999) throw new TypeError(`not a VMID (100–999999999): ${vmid}`);
+  if (!/^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/.test(node)) throw new ProxmoxInputError(`not a Proxmox node name: "${node}"`);
+  if (!Number.isInteger(vmid) || vmid < 100 || vmid > 999_999_999) throw new ProxmoxInputError(`not a VMID (100–999999999): ${vmid}`);
   return `/nodes/${node}/qemu/${vmid}`;
 }
 

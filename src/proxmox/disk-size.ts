@@ -1,9 +1,11 @@
+import { ProxmoxInputError } from './errors';
+
 /** PVE disk sizes: `32G`, `512M`, `528K`, plain bytes. */
 const UNIT: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
 
 export function parseDiskSize(text: string): number {
   const m = /^(\d+(?:\.\d+)?)([KMGT]?)$/.exec(text);
-  if (!m) throw new TypeError(`not a disk size: "${text}"`);
+  if (!m) throw new ProxmoxInputError(`not a disk size: "${text}"`);
   return Math.round(Number(m[1]) * UNIT[m[2]!]!);
 }
 

@@ -1,6 +1,6 @@
 import { type ProxmoxApi, vmPath, normaliseValue } from './api';
 import { VmConfigApi } from './config';
-import { ProxmoxPolicyError, ProxmoxRequestError } from './errors';
+import { ProxmoxInputError, ProxmoxPolicyError, ProxmoxRequestError } from './errors';
 import { parseDiskSize } from './disk-size';
 import { formatPropertyString, parsePropertyString } from './property-string';
 
@@ -25,7 +25,7 @@ export type DiskOptions = Record<string, string | number | boolean>;
 const SLOT = /^(ide[0-3]|sata[0-5]|scsi([0-9]|[12][0-9]|30)|virtio([0-9]|1[0-5])|efidisk0|tpmstate0|unused\d{1,3})$/;
 
 export function checkSlot(slot: string): string {
-  if (!SLOT.test(slot)) throw new TypeError(`not a disk slot (scsi0–30, virtio0–15, sata0–5, ide0–3, efidisk0, tpmstate0, unusedN): "${slot}"`);
+  if (!SLOT.test(slot)) throw new ProxmoxInputError(`not a disk slot (scsi0–30, virtio0–15, sata0–5, ide0–3, efidisk0, tpmstate0, unusedN): "${slot}"`);
   return slot;
 }
 

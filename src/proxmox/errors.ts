@@ -83,6 +83,13 @@ export class ProxmoxRequestError extends ProxmoxError {
   }
 }
 
+/** A caller passed a value that cannot be right (not a VMID, not a disk slot, …): fix the input. */
+export class ProxmoxInputError extends ProxmoxError {
+  constructor(message: string) {
+    super(message, 'invalid');
+  }
+}
+
 /** ferry refuses on purpose (e.g. a VMID taken by a different VM, import-from onto a used slot). */
 export class ProxmoxPolicyError extends ProxmoxError {
   constructor(message: string, context: ProxmoxErrorContext = {}) {

@@ -1,6 +1,7 @@
 import { type ProxmoxApi } from './api';
 import { VmConfigApi } from './config';
 import { formatPropertyString, parsePropertyString } from './property-string';
+import { ProxmoxInputError } from './errors';
 
 /**
  * NICs (`netN`), as Ansible's proxmox_nic handles them: the existing MAC is kept unless one is given
@@ -99,6 +100,6 @@ export class NicsApi {
 }
 
 function nicKey(index: number): string {
-  if (!Number.isInteger(index) || index < 0 || index > 31) throw new TypeError(`NIC index must be 0–31, got ${index}`);
+  if (!Number.isInteger(index) || index < 0 || index > 31) throw new ProxmoxInputError(`NIC index must be 0–31, got ${index}`);
   return `net${index}`;
 }

@@ -1,5 +1,5 @@
 import { type ProxmoxApi } from './api';
-import { ProxmoxError, ProxmoxLockedError } from './errors';
+import { ProxmoxError, ProxmoxInputError, ProxmoxLockedError } from './errors';
 import { nullSchema, sdnLockTokenSchema, sdnVnetsSchema, sdnZonesSchema } from './schemas';
 import type { TaskResult, WaitOptions } from './tasks';
 
@@ -52,7 +52,7 @@ type Write = { method: 'POST' | 'PUT' | 'DELETE'; path: string; params: Record<s
 
 const SDN_ID = /^[a-zA-Z][a-zA-Z0-9]*[a-zA-Z0-9]$/;
 function checkId(kind: string, id: string): string {
-  if (!SDN_ID.test(id) || id.length > 8) throw new TypeError(`SDN ${kind} id must be 2–8 letters/digits starting with a letter: "${id}"`);
+  if (!SDN_ID.test(id) || id.length > 8) throw new ProxmoxInputError(`SDN ${kind} id must be 2–8 letters/digits starting with a letter: "${id}"`);
   return id;
 }
 

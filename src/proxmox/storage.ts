@@ -1,3 +1,4 @@
+import { ProxmoxInputError } from './errors';
 import { type ProxmoxApi } from './api';
 import { storageContentSchema } from './schemas';
 
@@ -16,14 +17,14 @@ export class StorageApi {
   constructor(private readonly api: ProxmoxApi) {}
 
   async content(node: string, storage: string, filter: { content?: ContentType; vmid?: number } = {}): Promise<StorageItem[]> {
-    if (!/^[a-z][a-z0-9\-_.]*[a-z0-9]$/i.test(storage)) throw new TypeError(`not a storage id: "${storage}"`);
+    if (!/^[a-z][a-z0-9\-_.]*[a-z0-9]$/i.test(storage)) throw new ProxmoxInputError(`not a storage id: "${storage}"`);
     return this.api.call('GET', `/nodes/${node}/storage/${storage}/content`, { content: filter.content, vmid: filter.vmid }, storageContentSchema);
   }
 
   /** The item for a volume id (`local:iso/debian.iso`) as the node sees it, or undefined. */
   async find(node: string, volid: string, content?: ContentType): Promise<StorageItem | undefined> {
     const storage = /^([^:]+):/.exec(volid)?.[1];
-    if (!storage) throw new TypeError(`not a volume id (storage:path): "${volid}"`);
+    if (!storage) throw new ProxmoxInputError(`not a volume id (storage:path): "${volid}"`);
     return (await this.content(node, storage, { content })).find((item) => item.volid === volid);
   }
 }

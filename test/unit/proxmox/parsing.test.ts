@@ -6,6 +6,8 @@ import { checkSlot, parseDisk, parseDiskSize } from '../../../src/proxmox/disks'
 import { pveBool, pveInt, pveNumber } from '../../../src/proxmox/quirks';
 import { pendingSchema, resourcesSchema, vmConfigSchema } from '../../../src/proxmox/schemas';
 import { encodeParams } from '../../../src/proxmox/transport';
+import { vmPath } from '../../../src/proxmox/api';
+import { ProxmoxInputError } from '../../../src/proxmox/errors';
 
 describe('property strings', () => {
   it('splits key=value pairs, a default-key value and quoted commas', () => {
@@ -56,6 +58,16 @@ describe('NIC and disk values', () => {
   it('accepts only the slots qemu-server has', () => {
     expect(checkSlot('scsi30')).toBe('scsi30');
     for (const bad of ['scsi31', 'virtio16', 'ide4', 'sata6', 'net0', 'scsi01']) expect(() => checkSlot(bad)).toThrow(/not a disk slot/);
+    // Bad input fails at once, never retried: a FerryError of category invalid.
+    const err = (() => {
+      try {
+        vmPath('pve1', 99);
+      } catch (e) {
+        return e as ProxmoxInputError;
+      }
+    })();
+    expect(err).toBeInstanceOf(ProxmoxInputError);
+    expect([err!.message, err!.retryable]).toEqual(['not a VMID (100–999999999): 99', false]);
   });
 });
 
