@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import {
   ProxmoxAuthError, ProxmoxDigestMismatchError, ProxmoxLockedError, ProxmoxNotFoundError, ProxmoxParameterError,
-  ProxmoxPermissionError, ProxmoxPolicyError, ProxmoxRequestError, ProxmoxTaskError, ProxmoxTaskTimeoutError,
+  ProxmoxPermissionError, ProxmoxPolicyError, ProxmoxRequestError, ProxmoxResponseError, ProxmoxTaskError, ProxmoxTaskTimeoutError,
   ProxmoxTlsError, ProxmoxTransientError, ProxmoxVmRunningError, type ProxmoxClient,
 } from '../../../src/proxmox';
-import { upidSchema } from '../../../src/proxmox/schemas';
+import { nodeListSchema, upidSchema } from '../../../src/proxmox/schemas';
 import { SAMPLE_ISO } from '../../../src/lab/proxmox-sim/sample-cluster';
 import { failure, FLAVOURS, startSim, type SimFixture } from '../../helpers/proxmox';
 
@@ -56,6 +56,13 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       const err = await failure(() => audit.acl.ensure({ path: '/vms', roles: ['PVEAuditor'], users: ['auditor@pve'] }));
       expect(err).toBeInstanceOf(ProxmoxPermissionError);
       expect(err.message).toMatch(/Permission check failed/);
+    });
+
+    it('rejects an answer of an unexpected shape, naming what did not match', async () => {
+      const err = await failure(() => pve.transport.call('GET', '/version', {}, nodeListSchema));
+      expect(err).toBeInstanceOf(ProxmoxResponseError);
+      expect(err.message).toMatch(/^GET \/version: unexpected answer: \(data\): .*expected array/);
+      expect(err.retryable).toBe(false);
     });
 
     it('turns a refused connection into a transient error', async () => {
