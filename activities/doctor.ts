@@ -30,8 +30,8 @@ export function createDoctorActivities(deps: ActivityDeps) {
       return checkTemporal(getClient(), config.temporal);
     },
     async checkProxmox(): Promise<EndpointVerdict> {
-      const target = `https://${config.proxmox?.host}:${config.proxmox?.port}`;
       if (!config.proxmox) return notYet({ endpoint: 'proxmox', target: '' });
+      const target = `https://${config.proxmox.host}:${config.proxmox.port}`;
       if (!deps.proxmox) return { ...notYet({ endpoint: 'proxmox', target }), detail: 'the worker was started without a Proxmox client (createDependencies builds it)' };
       return checkProxmox(deps.proxmox, config.proxmox);
     },
