@@ -1,5 +1,6 @@
 import type { FerryConfig } from '../src/config';
 import type { VsphereClient } from '../src/vsphere';
+import type { ProxmoxClient } from '../src/proxmox';
 
 /**
  * What activities are built from. Clients are injected so tests and the lab can point them at
@@ -9,4 +10,6 @@ export interface ActivityDeps {
   config: FerryConfig;
   /** vCenter (vim25 SOAP), when `vsphere` is configured; logs in on first use. */
   vsphere?: VsphereClient;
+  /** Built from `config.proxmox` (src/worker/dependencies.ts). */
+  proxmox?: ProxmoxClient;
 }

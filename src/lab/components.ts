@@ -1,4 +1,5 @@
 import { vcsimLabComponent } from './vcsim/vcsim-lab';
+import { proxmoxLabComponent } from './proxmox-lab';
 
 /**
  * Parts of the lab beyond Temporal: simulators and real servers (Proxmox simulator, vcsim, NetBox,
@@ -25,4 +26,4 @@ export interface LabComponent {
   start(context: LabContext): Promise<LabComponentHandle>;
 }
 
-export const LAB_COMPONENTS: LabComponent[] = [vcsimLabComponent];
+export const LAB_COMPONENTS: LabComponent[] = [proxmoxLabComponent, vcsimLabComponent];

@@ -1,8 +1,13 @@
 import type { ActivityDeps } from '../../activities';
 import type { FerryConfig } from '../config';
+import { createProxmoxClient } from '../proxmox';
 import { VsphereClient } from '../vsphere';
 
 /** Builds the outside-system clients activities use from the worker's configuration. */
 export async function createDependencies(config: FerryConfig): Promise<ActivityDeps> {
-  return { config, vsphere: config.vsphere ? new VsphereClient(config.vsphere) : undefined };
+  return {
+    config,
+    ...(config.proxmox ? { proxmox: createProxmoxClient(config.proxmox) } : {}),
+    ...(config.vsphere ? { vsphere: new VsphereClient(config.vsphere) } : {}),
+  };
 }

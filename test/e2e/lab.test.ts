@@ -10,12 +10,15 @@ describe('ferry lab, as a user runs it', () => {
   let lab: Spawned;
   let port: number;
   let uiPort: number;
+  let proxmoxPort: number;
 
   beforeAll(async () => {
     port = await freePort();
     uiPort = await freePort();
+    proxmoxPort = await freePort();
     lab = spawnFerry(['lab', '--port', String(port), '--ui-port', String(uiPort)], {
       FERRY_STATE_DIR: mkdtempSync(path.join(tmpdir(), 'ferry-lab-')),
+      FERRY_LAB_PROXMOX_PORT: String(proxmoxPort),
     });
     await lab.waitFor(/ferry lab is running/, 200_000);
   });
@@ -33,6 +36,21 @@ describe('ferry lab, as a user runs it', () => {
 
   it('ran the sample: doctor found the lab vCenter (vcsim) healthy over verified TLS', () => {
     expect(lab.output()).toMatch(/ok +vsphere +https:\/\/127\.0\.0\.1:\d+\/sdk VMware vCenter Server .*\(API 8\.0\.3\.0\) \[tls: verified\] logged in as ferry/);
+  });
+
+  it('ran the sample: doctor found the Proxmox simulator healthy, TLS verified against its CA', () => {
+    expect(lab.output()).toMatch(new RegExp(`ok +proxmox +https://127\\.0\\.0\\.1:${proxmoxPort} PVE 9\\.1\\.3 \\[tls: verified\\]`));
+  });
+
+  it('prints a curl line with the real token that answers, and a misspelled parameter gets a 400 naming it', async () => {
+    const [versionLine] = lab.output().match(/curl -k -H '[^']+' https:\/\/\S+\/api2\/json\/version/) ?? [];
+    expect(versionLine).toBeDefined();
+    const version = await run('bash', ['-c', `${versionLine} -s`]);
+    expect(JSON.parse(version.stdout)).toEqual({ data: { version: '9.1.3', release: '9.1', repoid: expect.any(String) } });
+    const misspelled = await run('bash', ['-c', `${versionLine!.replace('/version', "/cluster/resources?tpye=vm'").replace("https://", "'https://")} -s -w '\\n%{http_code}'`]);
+    const [body, status] = misspelled.stdout.split('\n');
+    expect(status).toBe('400');
+    expect(JSON.parse(body!).errors).toEqual({ tpye: 'property is not defined in schema and the schema does not allow additional properties' });
   });
 
   it('serves the Temporal Web UI', async () => {
