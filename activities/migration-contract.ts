@@ -3,7 +3,7 @@
  * them on the vSphere and Proxmox clients; workflows see only this type.
  */
 import type { PortgroupRecord, VmRecord } from '../src/domain/inventory';
-import type { MigrationAction, MigrationSettings, PlannedVnet, SdnState } from '../src/domain/migration';
+import type { MigrationSettings, PlannedVnet, SdnState } from '../src/domain/migration';
 
 export interface WaveSelection {
   /** VM names (exact). */
@@ -45,12 +45,15 @@ export interface MigrationActivities {
   readPlanState(input: { vms: Array<{ vmid: number; name: string }> }): Promise<PlanState>;
   /** One discovery for a whole wave: selected VMs with all portgroups. */
   discoverWave(selection: WaveSelection): Promise<{ vcenter: string; vms: VmRecord[]; portgroups: PortgroupRecord[]; datastoresByVm: Record<string, string[]> }>;
+  /** One VM with the portgroups its NICs use (a standalone migration; a wave passes this in). */
   readVmForMigration(input: { moid: string }): Promise<VmSnapshot>;
+  /** One VM's hardware read fresh (cutover needs the disk paths after the storage vMotion). */
+  rereadVm(input: { moid: string }): Promise<VmRecord>;
   findPveVms(input: { vmid: number; name: string }): Promise<PveVmRef[]>;
   readPveConfig(input: { node: string; vmid: number }): Promise<Record<string, string | number>>;
   readSdnState(): Promise<SdnState>;
-  /** Creates the zone and VNets that are missing and applies once; returns what it did. */
-  ensureSdn(input: { zone: string; bridge: string; vnets: PlannedVnet[] }): Promise<MigrationAction[]>;
+  /** Creates the zone and VNets that are missing and applies once. */
+  ensureSdn(input: { zone: string; bridge: string; vnets: PlannedVnet[] }): Promise<{ created: string[]; applied: boolean }>;
   createVmShell(input: { node: string; params: Record<string, string | number> }): Promise<{ created: boolean }>;
   waitVmVisible(input: { vmid: number }): Promise<{ visible: boolean }>;
   setNic(input: { node: string; vmid: number; slot: string; value: string }): Promise<void>;

@@ -29,6 +29,7 @@ import {
   type Throughput,
   type VmAssessment,
 } from '../src/domain/migration';
+import type { VmSnapshot } from '../activities/migration-contract';
 import { PERMIT_KEYS } from '../src/domain/permits';
 import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../src/domain/search-attributes';
 import { workflowNow } from './clock';
@@ -48,6 +49,8 @@ export interface MigrateVmInput {
   throughput?: Throughput;
   /** The wave to tell about stage changes and the end (its id survives the wave's continue-as-new). */
   waveWorkflowId?: string;
+  /** The VM as the wave discovered it; a standalone run reads it. */
+  snapshot?: VmSnapshot;
 }
 
 const VISIBILITY_POLL = { intervalMs: 2_000, timeoutMs: 10 * 60_000 };
@@ -148,7 +151,7 @@ async function migrate(
   );
 
   // --- validate: what the VM is, and whether ferry can and may build it ---
-  const snapshot = await reads.readVmForMigration({ moid: input.moid });
+  const snapshot = input.snapshot ?? (await reads.readVmForMigration({ moid: input.moid }));
   const assessed = assessInventory({ vms: [snapshot.vm], portgroups: snapshot.portgroups }, settings.rules);
   const assessment = assessed.vms[0]!;
   planned.assessment = assessment;
@@ -237,7 +240,7 @@ async function migrate(
   status.approval = gate.approval;
 
   // --- cutover ---
-  const fresh = await reads.readVmForMigration({ moid: input.moid });
+  const fresh = await reads.rereadVm({ moid: input.moid });
   const sources = diskSources(assessment, fresh, settings);
   if ('refusals' in sources) return refuse(sources.refusals);
 
@@ -279,13 +282,13 @@ async function migrate(
  */
 function diskSources(
   assessment: VmAssessment,
-  fresh: { vm: { disks: Array<{ label: string; fileName: string; datastore?: { name: string } }> } },
+  fresh: { disks: Array<{ label: string; fileName: string; datastore?: { name: string } }> },
   settings: MigrationSettings,
 ): { byslot: Record<string, { absolutePath: string; importVolume?: string; disk: string }> } | { refusals: Refusal[] } {
   const refusals: Refusal[] = [];
   const byslot: Record<string, { absolutePath: string; importVolume?: string; disk: string }> = {};
   for (const planned of assessment.disks) {
-    const disk = fresh.vm.disks.find((d) => d.label === planned.source);
+    const disk = fresh.disks.find((d) => d.label === planned.source);
     if (!disk) {
       refusals.push({ code: 'disk-path-invalid', subject: planned.source, reason: `${planned.source} is no longer attached to the VMware VM` });
       continue;

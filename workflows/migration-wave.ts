@@ -11,7 +11,7 @@ import {
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import type { WaveSelection } from '../activities/migration-contract';
+import type { VmSnapshot, WaveSelection } from '../activities/migration-contract';
 import {
   approvedBy,
   assessInventory,
@@ -54,6 +54,8 @@ export interface MigrationWaveInput {
 
 interface WaveCarry {
   settings: MigrationSettings;
+  /** What discovery found, for the VMs not started yet. */
+  snapshots: Record<string, VmSnapshot>;
   status: WaveStatus;
   actions: MigrationAction[];
   imports: Array<{ bytes: number; seconds: number }>;
@@ -91,6 +93,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     counts: { pending: 0, running: 0, finished: 0 },
   };
   const actions: MigrationAction[] = carried?.actions ?? [];
+  const snapshots: Record<string, VmSnapshot> = carried?.snapshots ?? {};
   const imports = carried?.imports ?? [];
   const setStage = (stage: WaveStatus['stage']) => {
     status.stage = stage;
@@ -153,6 +156,15 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     // --- one discovery and one assessment for the whole wave ---
     const discovered = await reads.discoverWave(input.selection);
     const assessment = assessInventory(discovered, settings.rules);
+    for (const vm of discovered.vms) {
+      const keys = new Set(vm.nics.flatMap((n) => (n.backing.kind === 'dvportgroup' ? [n.backing.portgroupKey] : [])));
+      snapshots[vm.moid] = {
+        vcenter: discovered.vcenter,
+        vm,
+        portgroups: discovered.portgroups.filter((pg) => keys.has(pg.key)),
+        datastores: discovered.datastoresByVm[vm.moid] ?? [],
+      };
+    }
     for (const vm of assessment.vms) {
       if (vm.refusals.length > 0) {
         status.refused.push({ name: vm.name, moid: vm.moid, refusals: vm.refusals });
@@ -179,7 +191,8 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     const running = status.vms.filter((v) => v.state === 'running').length;
     const next = status.vms.find((v) => v.state === 'pending');
     if (next && running < limit) {
-      await startVm(next, settings, input.waveId, waveWorkflowId, imports);
+      await startVm(next, settings, input.waveId, waveWorkflowId, imports, snapshots[next.moid]!);
+      delete snapshots[next.moid];
       const approval = approvedBy(status.approvals, next.name);
       if (approval) forwardApproval(next, approval);
       continue;
@@ -190,7 +203,14 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
       await continueAsNew<typeof migrationWave>({
         ...input,
         autoApprove: undefined,
-        carried: { settings, status, actions, imports, sdn: sdn! },
+        carried: {
+          settings,
+          status,
+          actions,
+          imports,
+          sdn: sdn!,
+          snapshots: Object.fromEntries(status.vms.filter((v) => v.state === 'pending').map((v) => [v.moid, snapshots[v.moid]!])),
+        },
       });
     }
     const finishedBefore = status.vms.filter((v) => v.state === 'finished').length;
@@ -217,13 +237,14 @@ async function startVm(
   waveId: string,
   waveWorkflowId: string,
   imports: Array<{ bytes: number; seconds: number }>,
+  snapshot: VmSnapshot,
 ): Promise<void> {
   vm.state = 'running';
   vm.startedAt = workflowNow();
   try {
     await startChild(migrateVm, {
       workflowId: vm.workflowId,
-      args: [{ moid: vm.moid, settings, waveId, waveWorkflowId, throughput: measuredThroughput(imports) }],
+      args: [{ moid: vm.moid, settings, waveId, waveWorkflowId, throughput: measuredThroughput(imports), snapshot }],
       // The VM's workflow outlives a continue-as-new of the wave and reports back by signal.
       parentClosePolicy: ParentClosePolicy.ABANDON,
       // A VM that already has a migration workflow (running, or finished) is not migrated twice.

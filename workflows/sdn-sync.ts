@@ -1,8 +1,8 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import type { MigrationAction, PlannedVnet, UntranslatedNetwork } from '../src/domain/migration';
+import { sdnActions, type MigrationAction, type PlannedVnet, type UntranslatedNetwork } from '../src/domain/migration';
 import { PERMIT_KEYS } from '../src/domain/permits';
 import { FerryKind, FerryStage, WaveId } from '../src/domain/search-attributes';
-import { sdnWrites } from './migration/proxies';
+import { reads, sdnWrites } from './migration/proxies';
 import { withPermit } from './permits';
 
 export interface SdnSyncInput {
@@ -31,10 +31,13 @@ export async function sdnSync(input: SdnSyncInput): Promise<SdnSyncResult> {
     { key: FerryStage, value: 'sdn' },
     ...(input.waveId ? [{ key: WaveId, value: input.waveId }] : []),
   ]);
-  const actions = await withPermit(
-    { key: PERMIT_KEYS.sdn, permits: input.permits, leaseMs: 30 * 60_000, label: `sdn ${input.zone.id}` },
-    () => sdnWrites.ensureSdn({ zone: input.zone.id, bridge: input.zone.bridge, vnets: input.vnets }),
-  );
+  // Decide from what exists (the same rule `plan` uses), then make it so under the permit.
+  const actions = sdnActions({ zone: input.zone, vnets: input.vnets }, await reads.readSdnState());
+  if (actions.length > 0) {
+    await withPermit({ key: PERMIT_KEYS.sdn, permits: input.permits, leaseMs: 30 * 60_000, label: `sdn ${input.zone.id}` }, () =>
+      sdnWrites().ensureSdn({ zone: input.zone.id, bridge: input.zone.bridge, vnets: input.vnets }),
+    );
+  }
   upsertSearchAttributes([{ key: FerryStage, value: 'done' }]);
   return { actions, untranslated: input.untranslated ?? [] };
 }

@@ -34,6 +34,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   b('PROXMOX_TOKEN_ID', 'proxmox.tokenId'),
   b('PROXMOX_TOKEN_SECRET', 'proxmox.tokenSecret', 'string', true),
   b('PROXMOX_PASSWORD', 'proxmox.password', 'string', true),
+  b('PROXMOX_PRIVILEGED_PASSWORD', 'proxmox.privilegedPassword', 'string', true),
   b('PROXMOX_VALIDATE_CERTS', 'proxmox.validateCerts', 'boolean'),
   b('PROXMOX_CA_FILE', 'proxmox.caFile'),
   b('VMWARE_HOST', 'vsphere.host'),

@@ -14,3 +14,22 @@ export const TASK_QUEUES = {
 } as const;
 
 export type TaskQueue = (typeof TASK_QUEUES)[keyof typeof TASK_QUEUES];
+
+export type HeavyWork = 'vmotion' | 'import' | 'sdn';
+
+/**
+ * The queue for heavy work next to a main queue: `ferry` → `ferry-vmotion`, `ferry-import`,
+ * `ferry-sdn`. Workflows derive it from the queue they run on, so a second deployment (or a test) on
+ * its own main queue gets its own heavy queues.
+ */
+export function heavyQueue(mainQueue: string, work: HeavyWork): string {
+  return `${mainQueue}-${work}`;
+}
+
+/**
+ * Global limits are per deployment: the semaphore key is scoped by the main queue, except on `ferry`
+ * itself (so production ids stay `semaphore-vmotion`, …).
+ */
+export function scopedLimitKey(mainQueue: string, key: string): string {
+  return mainQueue === TASK_QUEUES.main ? key : `${mainQueue}.${key}`;
+}

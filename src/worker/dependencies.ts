@@ -1,6 +1,6 @@
 import type { ActivityDeps } from '../../activities';
 import type { FerryConfig } from '../config';
-import { createProxmoxClient } from '../proxmox';
+import { createPrivilegedProxmoxClient, createProxmoxClient } from '../proxmox';
 import { VsphereClient } from '../vsphere';
 
 /** Builds the outside-system clients activities use from the worker's configuration. */
@@ -8,6 +8,7 @@ export async function createDependencies(config: FerryConfig): Promise<ActivityD
   return {
     config,
     ...(config.proxmox ? { proxmox: createProxmoxClient(config.proxmox) } : {}),
+    ...(config.proxmox?.privilegedPassword ? { proxmoxPrivileged: createPrivilegedProxmoxClient(config.proxmox) } : {}),
     ...(config.vsphere ? { vsphere: new VsphereClient(config.vsphere) } : {}),
   };
 }

@@ -1,6 +1,6 @@
-import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { MigrationActivities } from '../../activities/migration-contract';
-import { TASK_QUEUES } from '../../src/domain/task-queues';
+import { heavyQueue } from '../../src/domain/task-queues';
 
 // Transient trouble (network, 5xx, locks) is retried with backoff; invalid input, permission and
 // policy refusals come back non-retryable from activities/failures.ts and fail at once.
@@ -17,17 +17,19 @@ export const pveWrites = proxyActivities<MigrationActivities>({
 });
 
 /** SDN writes run on their own queue (the cluster-wide SDN lock makes them one at a time anyway). */
-export const sdnWrites = proxyActivities<MigrationActivities>({
-  taskQueue: TASK_QUEUES.sdn,
-  startToCloseTimeout: '10m',
-  heartbeatTimeout: '1m',
-  retry: RETRY,
-});
+export function sdnWrites() {
+  return proxyActivities<MigrationActivities>({
+    taskQueue: heavyQueue(workflowInfo().taskQueue, 'sdn'),
+    startToCloseTimeout: '10m',
+    heartbeatTimeout: '1m',
+    retry: RETRY,
+  });
+}
 
 /** Storage vMotion: long, on the vMotion queue, progress heartbeated. */
 export function relocation(timeoutMs: number) {
   return proxyActivities<MigrationActivities>({
-    taskQueue: TASK_QUEUES.vmotion,
+    taskQueue: heavyQueue(workflowInfo().taskQueue, 'vmotion'),
     startToCloseTimeout: timeoutMs,
     heartbeatTimeout: '2m',
     retry: { ...RETRY, maximumAttempts: 5 },
@@ -37,7 +39,7 @@ export function relocation(timeoutMs: number) {
 /** Disk imports and moves: long, on the import queue, progress heartbeated. */
 export function diskCopies(timeoutMs: number) {
   return proxyActivities<MigrationActivities>({
-    taskQueue: TASK_QUEUES.import,
+    taskQueue: heavyQueue(workflowInfo().taskQueue, 'import'),
     startToCloseTimeout: timeoutMs,
     heartbeatTimeout: '2m',
     retry: { ...RETRY, maximumAttempts: 5 },
