@@ -83,7 +83,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     { key: WaveId, value: input.waveId },
   ]);
   const carried = input.carried;
-  const settings = carried?.settings ?? (await reads.loadMigrationSettings());
+  let settings: MigrationSettings | undefined = carried?.settings;
   const status: WaveStatus = carried?.status ?? {
     waveId: input.waveId,
     stage: 'discover',
@@ -131,6 +131,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     for (const vm of status.vms.filter((v) => v.state === 'running' && covered(approval, v.name))) forwardApproval(vm, approval);
   };
   const approvalProblem = (decision: CutoverDecision & { vms?: string[] }) => {
+    if (!settings) return 'the wave is still loading its settings; try again in a moment';
     const problem = decisionProblem(decision, settings.approvers);
     if (problem) return problem;
     const unknown = (decision.vms ?? []).filter((name) => !status.vms.some((vm) => vm.name === name));
@@ -147,15 +148,17 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     if (!approvalProblem(decision)) approve(decision, 'signal');
   });
 
+  const loaded = settings ?? (await reads.loadMigrationSettings());
+  settings = loaded;
   let sdn: SdnSyncResult | undefined = carried?.sdn;
   if (!carried) {
     if (input.autoApprove) {
-      const problem = decisionProblem(input.autoApprove, settings.approvers);
+      const problem = decisionProblem(input.autoApprove, loaded.approvers);
       if (problem) throw new Error(`autoApprove refused: ${problem}`);
     }
     // --- one discovery and one assessment for the whole wave ---
     const discovered = await reads.discoverWave(input.selection);
-    const assessment = assessInventory(discovered, settings.rules);
+    const assessment = assessInventory(discovered, loaded.rules);
     for (const vm of discovered.vms) {
       const keys = new Set(vm.nics.flatMap((n) => (n.backing.kind === 'dvportgroup' ? [n.backing.portgroupKey] : [])));
       snapshots[vm.moid] = {
@@ -170,7 +173,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
         status.refused.push({ name: vm.name, moid: vm.moid, refusals: vm.refusals });
         actions.push({ kind: 'refuse', vm: vm.pveName, reasons: vm.refusals.map((r) => r.reason) });
       } else {
-        status.vms.push({ moid: vm.moid, name: vm.name, workflowId: migrateVmWorkflowId(settings.vcenter, vm.moid), state: 'pending' });
+        status.vms.push({ moid: vm.moid, name: vm.name, workflowId: migrateVmWorkflowId(loaded.vcenter, vm.moid), state: 'pending' });
       }
     }
     if (input.autoApprove) approve(input.autoApprove, 'update');
@@ -179,7 +182,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     setStage('networks');
     sdn = await executeChild(sdnSync, {
       workflowId: `${waveWorkflowId}/sdn`,
-      args: [{ zone: assessment.vnetPlan.zone, vnets: assessment.vnetPlan.vnets, permits: settings.limits.sdn, waveId: input.waveId, untranslated: assessment.untranslatedNetworks }],
+      args: [{ zone: assessment.vnetPlan.zone, vnets: assessment.vnetPlan.vnets, permits: loaded.limits.sdn, waveId: input.waveId, untranslated: assessment.untranslatedNetworks }],
     });
     actions.push(...sdn.actions);
   }
@@ -191,7 +194,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     const running = status.vms.filter((v) => v.state === 'running').length;
     const next = status.vms.find((v) => v.state === 'pending');
     if (next && running < limit) {
-      await startVm(next, settings, input.waveId, waveWorkflowId, imports, snapshots[next.moid]!);
+      await startVm(next, loaded, input.waveId, waveWorkflowId, imports, snapshots[next.moid]!);
       delete snapshots[next.moid];
       const approval = approvedBy(status.approvals, next.name);
       if (approval) forwardApproval(next, approval);
@@ -204,7 +207,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
         ...input,
         autoApprove: undefined,
         carried: {
-          settings,
+          settings: loaded,
           status,
           actions,
           imports,

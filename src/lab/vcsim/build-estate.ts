@@ -52,6 +52,8 @@ interface BuildContext {
   pool: (host: string) => MoRef;
   host: (name: string) => MoRef;
   network: (name: string) => NicNetwork;
+  /** The build's folder of a datastore. */
+  datastoreDir: (datastore: string) => string;
 }
 
 async function find(client: VsphereClient, inventoryPath: string): Promise<MoRef> {
@@ -179,6 +181,7 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
     };
     const ctx: BuildContext = {
       client,
+      datastoreDir: (datastore) => path.join(root, dirs[datastore]!),
       folder: (name) => get(`folder:${name}`),
       pool: (host) => get(`pool:${host}`),
       host: (name) => get(`host:${name}`),
@@ -258,6 +261,8 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
 
 /** CreateVM_Task: _this (the folder), config, pool, host. */
 function createVmAt(ctx: BuildContext, spec: VmCreateSpec, folder: string, host: string): Promise<void> {
+  // vcsim makes the VM's folder on its home datastore only; disks elsewhere need theirs made first.
+  if (spec.homeDatastore && spec.homeDatastore !== spec.datastore) mkdirSync(path.join(ctx.datastoreDir(spec.datastore), spec.name), { recursive: true });
   return runTask(ctx.client, 'CreateVM_Task', ctx.folder(folder), [vmConfigSpec(spec), moRef('pool', ctx.pool(host)), moRef('host', ctx.host(host))]);
 }
 
