@@ -22,6 +22,7 @@ const b = (env: string, path: string, kind: EnvKind = 'string', secret = false):
 export const ENV_BINDINGS: readonly EnvBinding[] = [
   b('TEMPORAL_ADDRESS', 'temporal.address'),
   b('TEMPORAL_NAMESPACE', 'temporal.namespace'),
+  b('FERRY_TASK_QUEUE', 'worker.taskQueue'),
   b('TEMPORAL_API_KEY', 'temporal.apiKey', 'string', true),
   b('TEMPORAL_TLS', 'temporal.tls.enabled', 'boolean'),
   b('TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'temporal.tls.serverCaFile'),

@@ -1,12 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { doctor } from '../../workflows/doctor';
 import { formatVerdict, type DoctorReport } from '../domain/doctor';
-import { TASK_QUEUES } from '../domain/task-queues';
 
 /** The lab's sample run: what a newcomer sees in the UI a minute after `npm run lab`. */
-export async function runSample(client: Client, log: (line: string) => void): Promise<{ doctor: DoctorReport }> {
+export async function runSample(client: Client, taskQueue: string, log: (line: string) => void): Promise<{ doctor: DoctorReport }> {
   const report = await client.workflow.execute<typeof doctor>('doctor', {
-    taskQueue: TASK_QUEUES.main,
+    taskQueue,
     workflowId: `doctor-lab-${Date.now()}`,
     staticSummary: 'lab sample: doctor',
   });

@@ -36,7 +36,7 @@ export function registerLab(program: Command): void {
 
       const connection = await Connection.connect({ address: lab.temporal.address });
       try {
-        const sample = await runSample(new Client({ connection }), (line) => console.log(line));
+        const sample = await runSample(new Client({ connection }), lab.config.worker.taskQueue, (line) => console.log(line));
         if (flags.once) {
           await stop();
           if (!sample.doctor.ok) process.exitCode = 1;

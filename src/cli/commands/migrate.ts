@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { migrationWave } from '../../../workflows/migration-wave';
-import { TASK_QUEUES } from '../../domain/task-queues';
 import { FerryKind, WaveId } from '../../domain/search-attributes';
 import { withClient, type GlobalOptions } from '../client';
 import { readWaveFile } from '../wave-file';
@@ -36,9 +35,9 @@ export function registerMigrate(program: Command): void {
     if (!waveId) throw new Error('--wave-id is required with --names/--folder/--cluster');
     const maxConcurrent = flags.maxConcurrent ? Number(flags.maxConcurrent) : file?.maxConcurrent;
     const workflowId = waveWorkflowId(waveId);
-    await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
+    await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
       const handle = await client.workflow.start<typeof migrationWave>('migrationWave', {
-        taskQueue: TASK_QUEUES.main,
+        taskQueue: config.worker.taskQueue,
         workflowId,
         args: [{ waveId, selection, maxConcurrent }],
         // Starting the same wave twice finds the running one.

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { WaveSelection } from '../../../activities/migration-contract';
 import type { planMigration } from '../../../workflows/plan-migration';
 import { describeAction } from '../../domain/migration';
-import { TASK_QUEUES } from '../../domain/task-queues';
 import { withClient, type GlobalOptions } from '../client';
 import { selectionOptions, type SelectionFlags } from './selection';
 
@@ -14,9 +13,9 @@ export function registerPlan(program: Command): void {
     .option('--json', 'print the plan as JSON')
     .action(async (flags: SelectionFlags & { json?: boolean }, cmd: Command) => {
       const selection: WaveSelection = selectionFrom(flags);
-      const plan = await withClient(cmd.optsWithGlobals<GlobalOptions>(), (client) =>
+      const plan = await withClient(cmd.optsWithGlobals<GlobalOptions>(), (client, config) =>
         client.workflow.execute<typeof planMigration>('planMigration', {
-          taskQueue: TASK_QUEUES.main,
+          taskQueue: config.worker.taskQueue,
           workflowId: `plan-${new Date().toISOString().replace(/[:.]/g, '')}`,
           args: [selection],
           staticSummary: 'ferry plan',
