@@ -38,12 +38,15 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     return deps.proxmoxPrivileged;
   };
 
+  /** The vCenter's name in workflow ids and records (vsphere.name, else its host). */
+  const vcenterName = () => vsphere().config.name ?? vsphere().config.host;
+
   return {
     async loadMigrationSettings(): Promise<MigrationSettings> {
       const m = deps.config.migration;
       if (!m) throw new FerryError('ferry.yaml has no migration: section (vmidBase, node, targetStorage, datastores, approvers, …)', 'invalid');
       return {
-        vcenter: vsphere().config.host,
+        vcenter: vcenterName(),
         node: m.node,
         targetStorage: m.targetStorage,
         migrationDatastore: m.migrationDatastore,
@@ -57,6 +60,7 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
         },
         approvers: m.approvers,
         relocateTimeoutMs: durationToMs(m.relocateTimeout),
+        heartbeatTimeoutMs: durationToMs(m.heartbeatTimeout),
         cutover: {
           mode: m.cutover.mode,
           shutdownTimeoutMs: durationToMs(m.cutover.shutdownTimeout),
@@ -81,7 +85,7 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
       if (missing.length > 0) throw new FerryError(`not found in vCenter ${inventory.vcenter}: ${missing.join(', ')}`, 'invalid');
       if (vms.length === 0) throw new FerryError(`the selection ${JSON.stringify(selection)} matches no VM in vCenter ${inventory.vcenter}`, 'invalid');
       return {
-        vcenter: inventory.vcenter,
+        vcenter: vcenterName(),
         vms,
         portgroups: inventory.portgroups,
         datastoresByVm: Object.fromEntries(vms.map((vm) => [vm.moid, vm.datastores ?? []])),
@@ -94,7 +98,7 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
       if (!vm) throw new FerryError(`VM ${moid} is not in vCenter ${inventory.vcenter} (within the discovery scope)`, 'not-found');
       const keys = new Set(vm.nics.flatMap((n) => (n.backing.kind === 'dvportgroup' ? [n.backing.portgroupKey] : [])));
       return {
-        vcenter: inventory.vcenter,
+        vcenter: vcenterName(),
         vm,
         portgroups: inventory.portgroups.filter((pg) => keys.has(pg.key)),
         datastores: vm.datastores ?? [],

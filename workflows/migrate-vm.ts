@@ -34,7 +34,7 @@ import { PERMIT_KEYS } from '../src/domain/permits';
 import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../src/domain/search-attributes';
 import { workflowNow } from './clock';
 import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmStageSignal } from './messages';
-import { diskCopies, guestPower, pveWrites, reads, relocation } from './migration/proxies';
+import { longActivities, reads, timingOf } from './migration/proxies';
 import { CutoverGate } from './migration/cutover-gate';
 import { withPermit } from './permits';
 import { pollUntil } from './poll';
@@ -55,6 +55,8 @@ export interface MigrateVmInput {
 
 const VISIBILITY_POLL = { intervalMs: 2_000, timeoutMs: 10 * 60_000 };
 const LEASE_MARGIN_MS = 15 * 60_000;
+
+type LongActivities = ReturnType<typeof longActivities>;
 
 /**
  * Moves one VM from vSphere to Proxmox: validate → networks → diskless shell with the VMware MACs →
@@ -140,6 +142,7 @@ async function migrate(
 
   enter('validate');
   const settings = input.settings ?? (await reads.loadMigrationSettings());
+  const acts = longActivities(timingOf(settings));
   const gate = new CutoverGate(status, settings.approvers);
   let throughput: Throughput = input.throughput ?? measuredThroughput([]);
   setHandler(importThroughputSignal, (t) => {
@@ -183,7 +186,7 @@ async function migrate(
   if (sdnActions(assessed.vnetPlan, sdnState).length > 0) {
     const sdn = await executeChild(sdnSync, {
       workflowId: `${workflowInfo().workflowId}/sdn`,
-      args: [{ zone: assessed.vnetPlan.zone, vnets: assessed.vnetPlan.vnets, permits: settings.limits.sdn, waveId: input.waveId }],
+      args: [{ zone: assessed.vnetPlan.zone, vnets: assessed.vnetPlan.vnets, permits: settings.limits.sdn, waveId: input.waveId, heartbeatTimeoutMs: settings.heartbeatTimeoutMs }],
     });
     status.actions.push(...sdn.actions);
   }
@@ -191,7 +194,7 @@ async function migrate(
   // --- shell: a diskless VM with the VMware CPU, memory, firmware and MACs ---
   enter('shell');
   if (occupancy.kind === 'free') {
-    const { created } = await pveWrites.createVmShell({
+    const { created } = await acts.pve.createVmShell({
       node,
       params: shellCreateParams(assessment, { node, vcenter: settings.vcenter }),
     });
@@ -205,7 +208,7 @@ async function migrate(
   }
   for (const action of nicActions(assessment, await reads.readPveConfig({ node, vmid }))) {
     if (action.kind !== 'set-nic') continue;
-    await pveWrites.setNic({ node, vmid, slot: action.slot, value: action.value });
+    await acts.pve.setNic({ node, vmid, slot: action.slot, value: action.value });
     record(action);
   }
 
@@ -218,7 +221,7 @@ async function migrate(
       { key: PERMIT_KEYS.vmotion, permits: settings.limits.vmotion, leaseMs, label: `relocate ${assessment.name}` },
       async ({ waitedMs }) => {
         status.waits.push({ for: 'vMotion permit', waitedMs });
-        await relocation(settings.relocateTimeoutMs).relocateVm({ moid: input.moid, datastore: settings.migrationDatastore });
+        await acts.vmotion.relocateVm({ moid: input.moid, datastore: settings.migrationDatastore });
       },
     );
     record({ kind: 'relocate', vm: assessment.pveName, moid: input.moid, datastore: settings.migrationDatastore });
@@ -245,7 +248,7 @@ async function migrate(
   if ('refusals' in sources) return refuse(sources.refusals);
 
   enter('shutdown');
-  const shutdown = await guestPower(settings.cutover.shutdownTimeoutMs).shutdownGuest({
+  const shutdown = await acts.guest.shutdownGuest({
     moid: input.moid,
     timeoutMs: settings.cutover.shutdownTimeoutMs,
     force: settings.cutover.forcePowerOff,
@@ -254,7 +257,7 @@ async function migrate(
 
   for (;;) {
     try {
-      await bringDisksIn(assessment, sources.byslot, settings, status, record, enter);
+      await bringDisksIn(assessment, sources.byslot, settings, acts, status, record, enter);
       break;
     } catch (err) {
       // Past the shutdown the workflow does not guess: a person retries or rolls back.
@@ -267,7 +270,7 @@ async function migrate(
       status.waits.push({ for: `decision after failure (${decision.decision})`, waitedMs: workflowNow() - decisionStarted });
       if (decision.decision === 'rollback') {
         enter('rollback');
-        await CancellationScope.nonCancellable(() => rollback(input.moid, node, vmid, status));
+        await CancellationScope.nonCancellable(() => rollback(input.moid, node, vmid, status, acts));
         return finish('rolled-back', 'rolled-back');
       }
       status.error = undefined;
@@ -312,6 +315,7 @@ async function bringDisksIn(
   assessment: VmAssessment,
   sources: Record<string, { absolutePath: string; importVolume?: string; disk: string }>,
   settings: MigrationSettings,
+  acts: LongActivities,
   status: MigrationStatus,
   record: (a: MigrationAction) => void,
   enter: (s: MigrationStage) => void,
@@ -319,7 +323,7 @@ async function bringDisksIn(
   const node = settings.node;
   const vmid = assessment.vmid!;
   const vm = assessment.pveName;
-  const copies = diskCopies(settings.cutover.importTimeoutMs);
+  const copies = acts.copies;
   const importPermit = (label: string) => ({
     key: PERMIT_KEYS.import(settings.targetStorage),
     permits: settings.limits.importPerStorage,
@@ -341,9 +345,9 @@ async function bringDisksIn(
     }
     await verifySizes(assessment, settings, enter);
     const order = bootOrder(assessment);
-    await pveWrites.setBootOrder({ node, vmid, order });
+    await acts.pve.setBootOrder({ node, vmid, order });
     record({ kind: 'set-boot-order', vm, vmid, order });
-    if (settings.cutover.startAfter) await startVm(assessment, settings, record, enter);
+    if (settings.cutover.startAfter) await startVm(assessment, settings, acts, record, enter);
     return;
   }
 
@@ -352,14 +356,14 @@ async function bringDisksIn(
   const config = await reads.readPveConfig({ node, vmid });
   for (const planned of assessment.disks) {
     if (typeof config[planned.slot] === 'string') continue;
-    await pveWrites.attachDisk({ node, vmid, slot: planned.slot, path: sources[planned.slot]!.absolutePath });
+    await acts.pve.attachDisk({ node, vmid, slot: planned.slot, path: sources[planned.slot]!.absolutePath });
     status.attached.push(planned.slot);
     record({ kind: 'attach-disk', vm, vmid, slot: planned.slot, disk: planned.source });
   }
   const order = bootOrder(assessment);
-  await pveWrites.setBootOrder({ node, vmid, order });
+  await acts.pve.setBootOrder({ node, vmid, order });
   record({ kind: 'set-boot-order', vm, vmid, order });
-  await startVm(assessment, settings, record, enter);
+  await startVm(assessment, settings, acts, record, enter);
   enter('move');
   for (const planned of assessment.disks) {
     const moved = await withPermit(importPermit(`move ${vm} ${planned.slot}`), async ({ waitedMs }) => {
@@ -374,6 +378,7 @@ async function bringDisksIn(
 async function startVm(
   assessment: VmAssessment,
   settings: MigrationSettings,
+  acts: LongActivities,
   record: (a: MigrationAction) => void,
   enter: (s: MigrationStage) => void,
 ): Promise<void> {
@@ -381,7 +386,7 @@ async function startVm(
   const vmid = assessment.vmid!;
   await withPermit(
     { key: PERMIT_KEYS.vmStart, permits: settings.limits.vmStart, leaseMs: 30 * 60_000, label: `start ${assessment.pveName}` },
-    () => pveWrites.startVm({ node: settings.node, vmid }),
+    () => acts.pve.startVm({ node: settings.node, vmid }),
   );
   record({ kind: 'start-vm', vm: assessment.pveName, vmid });
 }
@@ -403,14 +408,14 @@ async function verifySizes(assessment: VmAssessment, settings: MigrationSettings
  * and, in attach mode, the same disk files). Only what this workflow added goes: imported disks are
  * deleted, attached VMware files are only detached. The shell stays for another try.
  */
-async function rollback(moid: string, node: string, vmid: number, status: MigrationStatus): Promise<void> {
-  await pveWrites.stopVm({ node, vmid });
-  if (status.attached.length > 0) await pveWrites.detachDisks({ node, vmid, slots: status.attached });
+async function rollback(moid: string, node: string, vmid: number, status: MigrationStatus, acts: LongActivities): Promise<void> {
+  await acts.pve.stopVm({ node, vmid });
+  if (status.attached.length > 0) await acts.pve.detachDisks({ node, vmid, slots: status.attached });
   status.attached = [];
   const imported = status.imports.map((i) => i.slot);
-  if (imported.length > 0) await pveWrites.removeDisks({ node, vmid, slots: imported });
+  if (imported.length > 0) await acts.pve.removeDisks({ node, vmid, slots: imported });
   status.imports = [];
-  await reads.powerOnVm({ moid });
+  await acts.guest.powerOnVm({ moid });
 }
 
 function failureMessage(err: unknown): string {

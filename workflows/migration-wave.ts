@@ -182,7 +182,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     setStage('networks');
     sdn = await executeChild(sdnSync, {
       workflowId: `${waveWorkflowId}/sdn`,
-      args: [{ zone: assessment.vnetPlan.zone, vnets: assessment.vnetPlan.vnets, permits: loaded.limits.sdn, waveId: input.waveId, untranslated: assessment.untranslatedNetworks }],
+      args: [{ zone: assessment.vnetPlan.zone, vnets: assessment.vnetPlan.vnets, permits: loaded.limits.sdn, waveId: input.waveId, untranslated: assessment.untranslatedNetworks, heartbeatTimeoutMs: loaded.heartbeatTimeoutMs }],
     });
     actions.push(...sdn.actions);
   }

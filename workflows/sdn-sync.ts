@@ -13,6 +13,7 @@ export interface SdnSyncInput {
   waveId?: string;
   /** Networks the wave could not translate, reported back with the result. */
   untranslated?: UntranslatedNetwork[];
+  heartbeatTimeoutMs?: number;
 }
 
 export interface SdnSyncResult {
@@ -35,7 +36,7 @@ export async function sdnSync(input: SdnSyncInput): Promise<SdnSyncResult> {
   const actions = sdnActions({ zone: input.zone, vnets: input.vnets }, await reads.readSdnState());
   if (actions.length > 0) {
     await withPermit({ key: PERMIT_KEYS.sdn, permits: input.permits, leaseMs: 30 * 60_000, label: `sdn ${input.zone.id}` }, () =>
-      sdnWrites().ensureSdn({ zone: input.zone.id, bridge: input.zone.bridge, vnets: input.vnets }),
+      sdnWrites(input.heartbeatTimeoutMs ?? 60_000).ensureSdn({ zone: input.zone.id, bridge: input.zone.bridge, vnets: input.vnets }),
     );
   }
   upsertSearchAttributes([{ key: FerryStage, value: 'done' }]);

@@ -53,6 +53,11 @@ export const vsphereSection = z
   .object({
     host: hostName,
     port: port.default(443),
+    /**
+     * The vCenter's name in workflow ids (`migrate-<name>-<moid>`); default: host. Keep it stable: a
+     * new name means new ids, and VMs migrated under the old one would not be recognised.
+     */
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore').optional(),
     user: z.string().min(1),
     password: z.string().min(1, 'set VMWARE_PASSWORD'),
     ...tlsFields,

@@ -50,7 +50,8 @@ export async function startMigrationLab(options: MigrationLabOptions = {}): Prom
   const document: Record<string, unknown> = {
     temporal: { address: devServerAddress() },
     proxmox: { host: pve.host, port: pve.port, user: credentials.tokenUser, tokenId: credentials.tokenName, validateCerts: true, caFile: pve.caFile },
-    vsphere: { ...vcsim.config, discovery: { datacenter: 'DC0' } },
+    // A vCenter name of its own, so workflow ids (migrate-<vcenter>-<moid>) never meet another test's.
+    vsphere: { ...vcsim.config, name: uniqueName('vc'), discovery: { datacenter: 'DC0' } },
     migration: { ...labMigrationSection(stateDir), ...options.migration },
     limits: { vmotion: 2, importPerStorage: 2, ...options.limits },
   };

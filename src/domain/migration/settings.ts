@@ -18,6 +18,8 @@ export interface MigrationSettings {
   rules: MigrationRules;
   approvers: string[];
   relocateTimeoutMs: number;
+  /** A long activity silent for this long counts as lost (its worker died) and is retried. */
+  heartbeatTimeoutMs: number;
   cutover: {
     mode: CutoverMode;
     shutdownTimeoutMs: number;
