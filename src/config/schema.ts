@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { temporalSection, workerSection } from './temporal';
-import { dnsSection, netboxSection, proxmoxSection, vsphereSection } from './endpoints';
+import { dnsSection, knownHostsSection, netboxSection, proxmoxSection, vsphereSection } from './endpoints';
 
 /** The whole of `ferry.yaml` after environment overrides. Endpoint sections are optional: doctor reports what is set. */
 export const ferryConfigSchema = z
@@ -11,6 +11,7 @@ export const ferryConfigSchema = z
     vsphere: vsphereSection.optional(),
     netbox: netboxSection.optional(),
     dns: dnsSection.optional(),
+    knownHosts: knownHostsSection.optional(),
   })
   .strict();
 
@@ -19,3 +20,4 @@ export type ProxmoxConfig = NonNullable<FerryConfig['proxmox']>;
 export type VsphereConfig = NonNullable<FerryConfig['vsphere']>;
 export type NetboxConfig = NonNullable<FerryConfig['netbox']>;
 export type DnsConfig = NonNullable<FerryConfig['dns']>;
+export type KnownHostsConfig = NonNullable<FerryConfig['knownHosts']>;
