@@ -1,4 +1,6 @@
 import type { FerryConfig } from '../src/config';
+import type { DnsClient } from '../src/dns/client';
+import type { NetboxClient } from '../src/netbox/client';
 
 /**
  * What activities are built from. Clients are injected so tests and the lab can point them at
@@ -6,4 +8,8 @@ import type { FerryConfig } from '../src/config';
  */
 export interface ActivityDeps {
   config: FerryConfig;
+  /** Present when `netbox` is configured. */
+  netbox?: NetboxClient;
+  /** Present when `dns` is configured. */
+  dns?: DnsClient;
 }

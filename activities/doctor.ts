@@ -2,6 +2,8 @@ import { getClient } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import type { EndpointRef, EndpointVerdict } from '../src/domain/doctor';
 import { checkTemporal } from '../src/doctor/temporal';
+import { checkNetbox } from '../src/doctor/netbox';
+import { checkDns } from '../src/doctor/dns';
 
 export function createDoctorActivities(deps: ActivityDeps) {
   const { config } = deps;
@@ -35,10 +37,12 @@ export function createDoctorActivities(deps: ActivityDeps) {
       return notYet({ endpoint: 'vsphere', target: config.vsphere?.host ?? '' });
     },
     async checkNetbox(): Promise<EndpointVerdict> {
-      return notYet({ endpoint: 'netbox', target: config.netbox?.url ?? '' });
+      if (!config.netbox) return notYet({ endpoint: 'netbox', target: '' });
+      return checkNetbox(config.netbox, deps.netbox);
     },
     async checkDns(): Promise<EndpointVerdict> {
-      return notYet({ endpoint: 'dns', target: config.dns?.server ?? '' });
+      if (!config.dns) return notYet({ endpoint: 'dns', target: '' });
+      return checkDns(config.dns, deps.dns);
     },
   };
 }

@@ -101,28 +101,29 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-install_netbox_database() {
-  local template="$NETBOX_DIR/pgdata-template"
-  [ -f "$NETBOX_DIR/.db-complete" ] && return 0
-  local pgbin="/usr/lib/postgresql/$NETBOX_PG_MAJOR/bin"
+# Runs in a subshell: its EXIT trap stops the temporary servers and removes the work folder, on
+# success and failure alike.
+install_netbox_database() (
+  [ -f "$NETBOX_DIR/.db-complete" ] && exit 0
+  pgbin="/usr/lib/postgresql/$NETBOX_PG_MAJOR/bin"
   [ -x "$pgbin/postgres" ] || die "PostgreSQL $NETBOX_PG_MAJOR is missing at $pgbin"
-  local work pg_port redis_port redis_pid started=$SECONDS
+  started=$SECONDS
   work="$(mktemp -d /tmp/ferry-netbox-setup.XXXXXX)"
+  redis_pid=""
+  trap 'as_db_user "$pgbin/pg_ctl" -D "$work/pgdata" -m immediate stop >/dev/null 2>&1; [ -z "$redis_pid" ] || kill "$redis_pid"; rm -rf "$work"' EXIT
   chmod 755 "$work"
   mkdir -p "$work/pgdata" "$work/root/conf"
-  [ "$(id -u)" -eq 0 ] && chown postgres: "$work/pgdata"
+  [ "$(id -u)" -ne 0 ] || chown postgres: "$work/pgdata"
   pg_port="$(free_port)"
   redis_port="$(free_port)"
-  # with_lock runs this in a subshell: the trap cleans up after success and failure alike.
-  # shellcheck disable=SC2064
-  trap "as_db_user '$pgbin/pg_ctl' -D '$work/pgdata' -m immediate stop >/dev/null 2>&1; kill \$redis_pid 2>/dev/null; rm -rf '$work'" EXIT
 
   log "migrating a NetBox $NETBOX_VERSION database once (takes a few minutes; kept as a template)"
   as_db_user "$pgbin/initdb" -D "$work/pgdata" -A trust -U netbox -E UTF8 --no-locale --no-sync >/dev/null
+  # 9>&-: the servers must not inherit with_lock's lock (it would stay held after setup).
   as_db_user "$pgbin/pg_ctl" -D "$work/pgdata" -w -l "$work/pgdata/setup.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $pg_port -k '' -c fsync=off -c synchronous_commit=off" start >/dev/null
+    -o "-c listen_addresses=127.0.0.1 -p $pg_port -k '' -c fsync=off -c synchronous_commit=off" start >/dev/null 9>&-
   "$pgbin/createdb" -h 127.0.0.1 -p "$pg_port" -U netbox netbox
-  redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no >/dev/null &
+  redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no >/dev/null 9>&- &
   redis_pid=$!
   cat >"$work/root/conf/configuration.py" <<EOF
 ALLOWED_HOSTS = ['*']
@@ -130,22 +131,22 @@ DATABASES = {'default': {'NAME': 'netbox', 'USER': 'netbox', 'PASSWORD': '', 'HO
 REDIS = {'tasks': {'HOST': '127.0.0.1', 'PORT': $redis_port, 'DATABASE': 0, 'SSL': False},
          'caching': {'HOST': '127.0.0.1', 'PORT': $redis_port, 'DATABASE': 1, 'SSL': False}}
 SECRET_KEY = '$(python3 -c 'import secrets; print(secrets.token_urlsafe(48))')'
+API_TOKEN_PEPPERS = {1: '$(python3 -c 'import secrets; print(secrets.token_urlsafe(48))')'}
 CENSUS_REPORTING_ENABLED = False
 EOF
   NETBOX_ROOT="$work/root" "$NETBOX_DIR/bin/netbox-run" netbox migrate --no-input >"$work/migrate.log" 2>&1 ||
     { cp "$work/migrate.log" "$FERRY_CACHE/netbox-migrate.log"; die "NetBox migrate failed; see $FERRY_CACHE/netbox-migrate.log"; }
-  local password
   password="$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')"
   NETBOX_ROOT="$work/root" DJANGO_SUPERUSER_PASSWORD="$password" "$NETBOX_DIR/bin/netbox-run" netbox \
     createsuperuser --no-input --username ferry --email ferry@lab.invalid >/dev/null
   as_db_user "$pgbin/pg_ctl" -D "$work/pgdata" -m fast -w stop >/dev/null
   rm -f "$work/pgdata/setup.log"
-  rm -rf "$template" && mv "$work/pgdata" "$template"
+  rm -rf "$NETBOX_DIR/pgdata-template" && mv "$work/pgdata" "$NETBOX_DIR/pgdata-template"
   ln -sfn "$pgbin" "$NETBOX_DIR/pgbin"
   (umask 077 && printf '%s\n' "$password" >"$NETBOX_DIR/admin-password")
   log "NetBox database migrated in $((SECONDS - started)) s"
   touch "$NETBOX_DIR/.db-complete"
-}
+)
 
 install_netbox() {
   install_netbox_app

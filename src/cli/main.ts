@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
+import { registerNetbox } from './commands/netbox';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -9,6 +10,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerLab(program);
   registerDoctor(program);
+  registerNetbox(program);
   return program;
 }
 

@@ -54,7 +54,10 @@ export const dnsSection = z
     tsigKeyName: z.string().min(1),
     tsigAlgorithm: z.enum(['hmac-sha256', 'hmac-sha512']).default('hmac-sha256'),
     /** Base64 TSIG secret, from FERRY_DNS_TSIG_SECRET. */
-    tsigSecret: z.string().min(1, 'set FERRY_DNS_TSIG_SECRET'),
+    tsigSecret: z
+      .string()
+      .min(1, 'set FERRY_DNS_TSIG_SECRET')
+      .regex(/^\s*[A-Za-z0-9+/]+={0,2}\s*$/, 'the TSIG secret must be base64, as tsig-keygen prints it'),
     /**
      * Zones ferry updates (forward and reverse, e.g. `lab.example.com`, `2.0.192.in-addr.arpa`); a name
      * goes to the most specific zone holding it. Empty: the zone is found by asking the server (SOA).

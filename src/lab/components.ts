@@ -1,3 +1,5 @@
+import { bindLabComponent, netboxLabComponent } from './name-records';
+
 /**
  * Parts of the lab beyond Temporal: simulators and real servers (Proxmox simulator, vcsim, NetBox,
  * BIND). Each starts on loopback and contributes its section of the lab's configuration.
@@ -23,4 +25,4 @@ export interface LabComponent {
   start(context: LabContext): Promise<LabComponentHandle>;
 }
 
-export const LAB_COMPONENTS: LabComponent[] = [];
+export const LAB_COMPONENTS: LabComponent[] = [netboxLabComponent, bindLabComponent];

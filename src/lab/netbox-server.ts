@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -88,7 +88,8 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
   try {
     const postgres = startServerProcess(
       'postgres',
-      path.join(home, 'pgbin', 'postgres'),
+      // The real path: the database user may not reach the cache (under root's home) the link is in.
+      path.join(realpathSync(path.join(home, 'pgbin')), 'postgres'),
       ['-D', pgdata, '-p', String(pgPort), '-k', '', '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
       asOwner,
     );

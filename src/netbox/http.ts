@@ -52,10 +52,18 @@ export class NetboxHttp {
     this.baseUrl = new URL(options.url.endsWith('/') ? options.url : `${options.url}/`);
     this.auth = authorizationHeader(options.token);
     const timeout = options.timeoutMs ?? 30_000;
+    let ca: Buffer | undefined;
+    if (options.caFile) {
+      try {
+        ca = readFileSync(options.caFile);
+      } catch (err) {
+        throw new NetboxError(`netbox.caFile ${options.caFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'invalid');
+      }
+    }
     this.dispatcher = new Agent({
       connect: {
         rejectUnauthorized: options.validateCerts ?? true,
-        ...(options.caFile ? { ca: readFileSync(options.caFile) } : {}),
+        ...(ca ? { ca } : {}),
       },
       headersTimeout: timeout,
       bodyTimeout: timeout,
