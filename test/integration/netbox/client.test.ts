@@ -1,6 +1,6 @@
 import { NetboxClient } from '../../../src/netbox/client';
 import { ferryFields } from '../../../src/netbox/custom-fields';
-import { NetboxError, NetboxStaleError } from '../../../src/netbox/errors';
+import { type NetboxError, NetboxStaleError } from '../../../src/netbox/errors';
 import { idOnly, ipAddressSchema, macAddressSchema, vmInterfaceSchema } from '../../../src/netbox/schemas';
 import { startNetbox, type NetboxServer } from '../../../src/lab/netbox-server';
 import { LAB_NETBOX, seedLabNetbox, type SeededNetbox } from '../../../src/lab/netbox-seed';
