@@ -80,9 +80,9 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
   const asOwner = process.getuid?.() === 0 ? { uid: owner.uid, gid: owner.gid } : {};
 
   const [pgPort, redisPort, httpPort] = [await freePort(), await freePort(), await freePort()];
-  const started: ServerProcess[] = [];
+  const started: Array<{ server: ServerProcess; stop: Parameters<ServerProcess['stop']>[0] }> = [];
   const stopAll = async () => {
-    for (const server of started.reverse()) await server.stop();
+    for (const { server, stop } of started.reverse()) await server.stop(stop);
     started.length = 0;
   };
   try {
@@ -93,9 +93,9 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
       ['-D', pgdata, '-p', String(pgPort), '-k', '', '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
       asOwner,
     );
-    started.push(postgres);
+    started.push({ server: postgres, stop: { signal: 'SIGINT' } }); // fast shutdown: no waiting for sessions
     const redis = startServerProcess('redis-server', toolPath('redis-server'), ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no']);
-    started.push(redis);
+    started.push({ server: redis, stop: {} });
     await postgres.waitUntil(() => /ready to accept connections/.test(postgres.output()), 30_000);
     await redis.waitUntil(() => /Ready to accept connections/.test(redis.output()), 30_000);
 
@@ -107,7 +107,9 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
       ['gunicorn', 'netbox.wsgi', '--preload', '--bind', `127.0.0.1:${httpPort}`, '--workers', String(options.workers ?? 3), '--timeout', '120', '--graceful-timeout', '5', '--no-control-socket'],
       { env: { ...process.env, NETBOX_ROOT: path.join(dir, 'root') } },
     );
-    started.push(gunicorn);
+    // Quick shutdown: the workers go at once; the master (which preloaded NetBox) lingers for seconds
+    // at exit, and holds nothing worth waiting for.
+    started.push({ server: gunicorn, stop: { signal: 'SIGINT', graceMs: 2000 } });
     await gunicorn.waitUntil(async () => (await httpStatus(`${url}/api/status/`)) !== undefined, 120_000);
 
     const password = readFileSync(path.join(home, 'admin-password'), 'utf8').trim();

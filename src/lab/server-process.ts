@@ -9,8 +9,8 @@ export interface ServerProcess {
   output(): string;
   /** Resolves when `ready()` says so; rejects if the process exits first or time runs out. */
   waitUntil(ready: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void>;
-  /** SIGTERM, then SIGKILL after `graceMs`. */
-  stop(graceMs?: number): Promise<void>;
+  /** `signal` (SIGTERM by default), then SIGKILL after `graceMs`. */
+  stop(options?: { graceMs?: number; signal?: NodeJS.Signals }): Promise<void>;
 }
 
 export function startServerProcess(
@@ -51,9 +51,9 @@ export function startServerProcess(
         }
       }
     },
-    async stop(graceMs = 10_000) {
+    async stop({ graceMs = 10_000, signal = 'SIGTERM' } = {}) {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
+      child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);

@@ -42,18 +42,18 @@ export const FERRY_CUSTOM_FIELDS: readonly FerryCustomField[] = [
   { name: 'ferry_owner', type: 'text', label: 'Owner', description: 'Person or team responsible for the VM' },
 ];
 
-const text = (field: string) => z.string().min(1, `${field} is empty`);
-const integer = (field: string, min: number, max: number) =>
-  z.number({ error: `${field} must be a whole number` }).int(`${field} must be a whole number`).min(min, `${field} is below ${min}`).max(max, `${field} is above ${max}`);
+const text = () => z.string({ error: 'must be text' }).min(1, 'must not be empty');
+const integer = (min: number, max: number) =>
+  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
 
 const ferryFieldsSchema = z.object({
-  ferry_vmid: integer('ferry_vmid (Proxmox VMID)', 100, 999_999_999).nullish(),
-  ferry_node: text('ferry_node').nullish(),
-  ferry_storage: text('ferry_storage').nullish(),
-  ferry_network: text('ferry_network').nullish(),
-  ferry_vlan: integer('ferry_vlan (VLAN tag)', 1, 4094).nullish(),
-  ferry_iso: text('ferry_iso').nullish(),
-  ferry_owner: text('ferry_owner').nullish(),
+  ferry_vmid: integer(100, 999_999_999).nullish(),
+  ferry_node: text().nullish(),
+  ferry_storage: text().nullish(),
+  ferry_network: text().nullish(),
+  ferry_vlan: integer(1, 4094).nullish(),
+  ferry_iso: text().nullish(),
+  ferry_owner: text().nullish(),
 });
 
 /** A VM's ferry custom fields, typed; a field that is not set is absent. */

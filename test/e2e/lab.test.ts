@@ -31,6 +31,11 @@ describe('ferry lab, as a user runs it', () => {
     expect(lab.output()).toMatch(new RegExp(`ok +temporal +127\\.0\\.0\\.1:${port} server \\d+\\.\\d+`));
   });
 
+  it('ran the sample: doctor found the lab NetBox and DNS healthy, with versions', () => {
+    expect(lab.output()).toMatch(/^ *ok +netbox +http:\/\/127\.0\.0\.1:\d+ NetBox 4\.\d+\.\d+ \[tls: plaintext\] v2 token accepted/m);
+    expect(lab.output()).toMatch(/^ *ok +dns +127\.0\.0\.1:\d+ server 9\.\d+\S* \[tls: plaintext\] TSIG key ferry-key/m);
+  });
+
   it('serves the Temporal Web UI', async () => {
     const response = await fetch(`http://127.0.0.1:${uiPort}/`);
     expect(response.status).toBe(200);
