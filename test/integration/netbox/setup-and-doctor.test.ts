@@ -123,6 +123,13 @@ describe('ferry netbox setup and doctor', () => {
 
     const badSecret = await checkDns(dnsConfig(Buffer.alloc(32, 9).toString('base64')));
     expect(badSecret).toMatchObject({ ok: false, reachable: true, authenticated: false, detail: expect.stringContaining('BADSIG') });
+    expect(await checkDns({ ...dnsConfig(), zones: [] })).toMatchObject({
+      ok: true,
+      reachable: true,
+      authenticated: null,
+      version: `server ${bind.version}`,
+      detail: expect.stringContaining('no dns.zones configured'),
+    });
     const closedPort = { ...dnsConfig(), port: 9 };
     const nowhere = await checkDns(closedPort, new DnsClient({ ...closedPort, key: tsigKey(bind.key.name, 'hmac-sha256', bind.key.secret), timeoutMs: 300 }));
     expect(nowhere).toMatchObject({ ok: false, reachable: false });
