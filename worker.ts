@@ -6,7 +6,7 @@
  *   node --import tsx worker.ts [--config ferry.yaml]    (or: npm run worker)
  */
 import { writeFileSync } from 'node:fs';
-import { Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { ConfigError, loadConfig } from './src/config';
 import { connectWorker } from './src/temporal/connection';
 import { createDependencies } from './src/worker/dependencies';
@@ -15,7 +15,7 @@ import { createWorkers, runWorkers } from './src/worker/create-workers';
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const configIndex = argv.indexOf('--config');
   const config = loadConfig(configIndex >= 0 ? argv[configIndex + 1] : undefined);
-  Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+  Runtime.install({ logger: new DefaultLogger(logLevel(process.env.FERRY_LOG_LEVEL)), shutdownSignals: ['SIGINT', 'SIGTERM'] });
   const connection = await connectWorker(config.temporal);
   try {
     const workers = await createWorkers({ config, connection, deps: await createDependencies(config) });
@@ -30,6 +30,16 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   } finally {
     await connection.close();
   }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+
+/** FERRY_LOG_LEVEL (TRACE, DEBUG, INFO, WARN, ERROR; default INFO). */
+function logLevel(value: string | undefined): LogLevel {
+  if (value === undefined || value === '') return 'INFO';
+  const level = value.toUpperCase() as LogLevel;
+  if (!LOG_LEVELS.includes(level)) throw new ConfigError([`FERRY_LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${value}"`]);
+  return level;
 }
 
 if (require.main === module) {

@@ -1,4 +1,6 @@
 import type { FerryConfig } from '../src/config';
+import type { VsphereClient } from '../src/vsphere';
+import type { ProxmoxClient } from '../src/proxmox';
 import type { DnsClient } from '../src/dns/client';
 import type { NetboxClient } from '../src/netbox/client';
 
@@ -8,6 +10,10 @@ import type { NetboxClient } from '../src/netbox/client';
  */
 export interface ActivityDeps {
   config: FerryConfig;
+  /** vCenter (vim25 SOAP), when `vsphere` is configured; logs in on first use. */
+  vsphere?: VsphereClient;
+  /** Built from `config.proxmox` (src/worker/dependencies.ts). */
+  proxmox?: ProxmoxClient;
   /** Present when `netbox` is configured. */
   netbox?: NetboxClient;
   /** Present when `dns` is configured. */

@@ -2,6 +2,8 @@ import { getClient } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import type { EndpointRef, EndpointVerdict } from '../src/domain/doctor';
 import { checkTemporal } from '../src/doctor/temporal';
+import { checkVsphere } from '../src/doctor/vsphere';
+import { checkProxmox } from '../src/doctor/proxmox';
 import { checkNetbox } from '../src/doctor/netbox';
 import { checkDns } from '../src/doctor/dns';
 
@@ -31,10 +33,14 @@ export function createDoctorActivities(deps: ActivityDeps) {
       return checkTemporal(getClient(), config.temporal);
     },
     async checkProxmox(): Promise<EndpointVerdict> {
-      return notYet({ endpoint: 'proxmox', target: config.proxmox?.host ?? '' });
+      if (!config.proxmox) return notYet({ endpoint: 'proxmox', target: '' });
+      const target = `https://${config.proxmox.host}:${config.proxmox.port}`;
+      if (!deps.proxmox) return { ...notYet({ endpoint: 'proxmox', target }), detail: 'the worker was started without a Proxmox client (createDependencies builds it)' };
+      return checkProxmox(deps.proxmox, config.proxmox);
     },
     async checkVsphere(): Promise<EndpointVerdict> {
-      return notYet({ endpoint: 'vsphere', target: config.vsphere?.host ?? '' });
+      if (!config.vsphere) return notYet({ endpoint: 'vsphere', target: '' });
+      return checkVsphere(config.vsphere);
     },
     async checkNetbox(): Promise<EndpointVerdict> {
       if (!config.netbox) return notYet({ endpoint: 'netbox', target: '' });

@@ -1,6 +1,9 @@
 import { Command } from 'commander';
+import { registerDiscover } from './commands/discover';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
+import { registerList } from './commands/list';
+import { registerStatus } from './commands/status';
 import { registerNetbox } from './commands/netbox';
 
 export function buildProgram(): Command {
@@ -10,6 +13,9 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerLab(program);
   registerDoctor(program);
+  registerDiscover(program);
+  registerStatus(program);
+  registerList(program);
   registerNetbox(program);
   return program;
 }

@@ -27,6 +27,20 @@ export const proxmoxSection = z
       ctx.addIssue({ code: 'custom', path: ['password'], message: 'ticket auth needs the password in PROXMOX_PASSWORD' });
   });
 
+/** What `discover` reads by default: a datacenter, and within it VM folders and clusters (paths below it). */
+export const vsphereDiscoverySection = z
+  .object({
+    datacenter: z.string().min(1).optional(),
+    folders: z.array(z.string().min(1)).default([]),
+    clusters: z.array(z.string().min(1)).default([]),
+    /** Objects per PropertyCollector page (RetrievePropertiesEx maxObjects). */
+    pageSize: z.number().int().min(1).max(10_000).default(500),
+  })
+  .strict()
+  .refine((d) => d.datacenter !== undefined || (d.folders.length === 0 && d.clusters.length === 0), {
+    message: 'folders and clusters are paths inside a datacenter: set discovery.datacenter too',
+  });
+
 export const vsphereSection = z
   .object({
     host: hostName,
@@ -34,6 +48,7 @@ export const vsphereSection = z
     user: z.string().min(1),
     password: z.string().min(1, 'set VMWARE_PASSWORD'),
     ...tlsFields,
+    discovery: vsphereDiscoverySection.default({ folders: [], clusters: [], pageSize: 500 }),
   })
   .strict();
 

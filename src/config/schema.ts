@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { temporalSection, workerSection } from './temporal';
+import { limitsSection, migrationSection } from './migration';
 import { dnsSection, knownHostsSection, netboxSection, proxmoxSection, vsphereSection } from './endpoints';
 
 /** The whole of `ferry.yaml` after environment overrides. Endpoint sections are optional: doctor reports what is set. */
@@ -11,6 +12,8 @@ export const ferryConfigSchema = z
     vsphere: vsphereSection.optional(),
     netbox: netboxSection.optional(),
     dns: dnsSection.optional(),
+    limits: limitsSection.default(limitsSection.parse({})),
+    migration: migrationSection.optional(),
     knownHosts: knownHostsSection.optional(),
   })
   .strict();
@@ -20,4 +23,5 @@ export type ProxmoxConfig = NonNullable<FerryConfig['proxmox']>;
 export type VsphereConfig = NonNullable<FerryConfig['vsphere']>;
 export type NetboxConfig = NonNullable<FerryConfig['netbox']>;
 export type DnsConfig = NonNullable<FerryConfig['dns']>;
+export type MigrationConfig = NonNullable<FerryConfig['migration']>;
 export type KnownHostsConfig = NonNullable<FerryConfig['knownHosts']>;

@@ -1,3 +1,5 @@
+import { vcsimLabComponent } from './vcsim/vcsim-lab';
+import { proxmoxLabComponent } from './proxmox-lab';
 import { bindLabComponent, netboxLabComponent } from './name-records';
 
 /**
@@ -25,4 +27,4 @@ export interface LabComponent {
   start(context: LabContext): Promise<LabComponentHandle>;
 }
 
-export const LAB_COMPONENTS: LabComponent[] = [netboxLabComponent, bindLabComponent];
+export const LAB_COMPONENTS: LabComponent[] = [proxmoxLabComponent, vcsimLabComponent, netboxLabComponent, bindLabComponent];

@@ -6,6 +6,8 @@ import { REPO_ROOT } from '../paths';
 export type Tool =
   | 'temporal'
   | 'temporal-test-server'
+  | 'vcsim'
+  | 'govc'
   | 'redis-server'
   | 'named'
   | 'dig'

@@ -1,5 +1,7 @@
 import type { ActivityDeps } from '../../activities';
 import type { FerryConfig } from '../config';
+import { createProxmoxClient } from '../proxmox';
+import { VsphereClient } from '../vsphere';
 import { DnsClient } from '../dns/client';
 import { NetboxClient } from '../netbox/client';
 
@@ -7,7 +9,9 @@ import { NetboxClient } from '../netbox/client';
 export async function createDependencies(config: FerryConfig): Promise<ActivityDeps> {
   return {
     config,
-    netbox: config.netbox ? NetboxClient.fromConfig(config.netbox) : undefined,
-    dns: config.dns ? DnsClient.fromConfig(config.dns) : undefined,
+    ...(config.proxmox ? { proxmox: createProxmoxClient(config.proxmox) } : {}),
+    ...(config.vsphere ? { vsphere: new VsphereClient(config.vsphere) } : {}),
+    ...(config.netbox ? { netbox: NetboxClient.fromConfig(config.netbox) } : {}),
+    ...(config.dns ? { dns: DnsClient.fromConfig(config.dns) } : {}),
   };
 }

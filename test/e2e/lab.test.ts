@@ -10,12 +10,15 @@ describe('ferry lab, as a user runs it', () => {
   let lab: Spawned;
   let port: number;
   let uiPort: number;
+  let proxmoxPort: number;
 
   beforeAll(async () => {
     port = await freePort();
     uiPort = await freePort();
+    proxmoxPort = await freePort();
     lab = spawnFerry(['lab', '--port', String(port), '--ui-port', String(uiPort)], {
       FERRY_STATE_DIR: mkdtempSync(path.join(tmpdir(), 'ferry-lab-')),
+      FERRY_LAB_PROXMOX_PORT: String(proxmoxPort),
     });
     await lab.waitFor(/ferry lab is running/, 200_000);
   });
@@ -34,6 +37,25 @@ describe('ferry lab, as a user runs it', () => {
   it('ran the sample: doctor found the lab NetBox and DNS healthy, with versions', () => {
     expect(lab.output()).toMatch(/^ *ok +netbox +http:\/\/127\.0\.0\.1:\d+ NetBox 4\.\d+\.\d+ \[tls: plaintext\] v2 token accepted/m);
     expect(lab.output()).toMatch(/^ *ok +dns +127\.0\.0\.1:\d+ server 9\.\d+\S* \[tls: plaintext\] TSIG key ferry-key/m);
+  });
+
+  it('ran the sample: doctor found the lab vCenter (vcsim) healthy over verified TLS', () => {
+    expect(lab.output()).toMatch(/ok +vsphere +https:\/\/127\.0\.0\.1:\d+\/sdk VMware vCenter Server .*\(API 8\.0\.3\.0\) \[tls: verified\] logged in as ferry/);
+  });
+
+  it('ran the sample: doctor found the Proxmox simulator healthy, TLS verified against its CA', () => {
+    expect(lab.output()).toMatch(new RegExp(`ok +proxmox +https://127\\.0\\.0\\.1:${proxmoxPort} PVE 9\\.1\\.3 \\[tls: verified\\]`));
+  });
+
+  it('prints a curl line with the real token that answers, and a misspelled parameter gets a 400 naming it', async () => {
+    const [versionLine] = lab.output().match(/curl -k -H '[^']+' https:\/\/\S+\/api2\/json\/version/) ?? [];
+    expect(versionLine).toBeDefined();
+    const version = await run('bash', ['-c', `${versionLine} -s`]);
+    expect(JSON.parse(version.stdout)).toEqual({ data: { version: '9.1.3', release: '9.1', repoid: expect.any(String) } });
+    const misspelled = await run('bash', ['-c', `${versionLine!.replace('/version', "/cluster/resources?tpye=vm'").replace("https://", "'https://")} -s -w '\\n%{http_code}'`]);
+    const [body, status] = misspelled.stdout.split('\n');
+    expect(status).toBe('400');
+    expect(JSON.parse(body!).errors).toEqual({ tpye: 'property is not defined in schema and the schema does not allow additional properties' });
   });
 
   it('serves the Temporal Web UI', async () => {
@@ -63,6 +85,15 @@ describe('ferry lab, as a user runs it', () => {
     const doctor = spawnFerry(['doctor'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
     expect(await doctor.exited).toBe(0);
     expect(doctor.output()).toMatch(new RegExp(`^ok +temporal +127\\.0\\.0\\.1:${port}`, 'm'));
+  });
+
+  it('lists ferry workflows and shows a workflow’s status', async () => {
+    const list = spawnFerry(['list', '--kind', 'doctor'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
+    expect(await list.exited).toBe(0);
+    expect(list.output()).toMatch(/COMPLETED +doctor .*doctor-from-cli/);
+    const status = spawnFerry(['status', 'doctor-from-cli'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
+    expect(await status.exited).toBe(0);
+    expect(status.output()).toMatch(/^doctor-from-cli \(doctor\): COMPLETED\n {2}ok +temporal/m);
   });
 
   it('stops cleanly on Ctrl-C', async () => {

@@ -116,4 +116,62 @@ describe('config', () => {
       ]),
     );
   });
+
+  it('validates the migration rules and fills their defaults', () => {
+    const base = {
+      vmidBase: 20000,
+      node: 'pve1',
+      targetStorage: 'local-lvm',
+      migrationDatastore: 'nfs-migration',
+      datastores: [{ datastore: 'nfs-migration', storage: 'nfs-migration', path: '/mnt/pve/nfs-migration' }],
+      approvers: ['alice'],
+    };
+    const config = parseConfig({ migration: base }, {});
+    expect(config.migration).toMatchObject({
+      network: { zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: [] },
+      nicModel: 'virtio',
+      cutover: { mode: 'import', forcePowerOff: false },
+    });
+    expect(config.limits).toEqual({ vmotion: 2, importPerStorage: 2, sdn: 1, vmStart: 4 });
+
+    const problems = problemsOf(() =>
+      parseConfig(
+        {
+          migration: {
+            ...base,
+            approvers: [],
+            datastores: [{ datastore: 'x', storage: 'y', path: 'relative' }],
+            network: { vnetPrefix: 'vlan1', overrides: [{ network: 'PG', vnet: 'has-dash' }] },
+          },
+        },
+        {},
+      ),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^migration\.approvers .*>=1|^migration\.approvers/),
+        'migration.datastores.0.path (ferry.yaml): an absolute path on the Proxmox nodes',
+        'migration.network.vnetPrefix (ferry.yaml): 1–4 letters and digits, starting with a letter',
+        'migration.network.overrides.0.vnet (ferry.yaml): 2–8 letters and digits, starting with a letter',
+      ]),
+    );
+  });
+
+  it('scopes vSphere discovery by datacenter, folders and clusters, with a page size', () => {
+    const env = { VMWARE_PASSWORD: 'pw' };
+    const config = parseConfig({ vsphere: { host: 'vc', user: 'ferry' } }, env);
+    expect(config.vsphere!.discovery).toEqual({ folders: [], clusters: [], pageSize: 500 });
+    const scoped = parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { datacenter: 'DC0', folders: ['apps'], pageSize: 50 } } }, env);
+    expect(scoped.vsphere!.discovery).toEqual({ datacenter: 'DC0', folders: ['apps'], clusters: [], pageSize: 50 });
+    const problems = problemsOf(() =>
+      parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { clusters: ['Prod'], pageSize: 0 } } }, env, 'site.yaml'),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^vsphere\.discovery\.pageSize \(site\.yaml\): /),
+      ]),
+    );
+    const unscoped = problemsOf(() => parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { clusters: ['Prod'] } } }, env, 'site.yaml'));
+    expect(unscoped).toEqual([expect.stringMatching(/^vsphere\.discovery \(site\.yaml\): folders and clusters are paths inside a datacenter/)]);
+  });
 });

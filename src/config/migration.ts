@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { duration } from './common';
+
+const sdnId = z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,6}[a-zA-Z0-9]$/, '2–8 letters and digits, starting with a letter');
+
+/** How VMware VMs become Proxmox VMs (see src/domain/migration). */
+export const migrationSection = z
+  .object({
+    /** VMID = vmidBase + numeric part of the vCenter moid (vm-42 → vmidBase + 42). */
+    vmidBase: z.number().int().min(0).max(999_999_899),
+    /** Proxmox node the shells are created on. */
+    node: z.string().min(1),
+    /** Storage the imported disks land on. */
+    targetStorage: z.string().min(1),
+    /** Storage for EFI vars disks (default: targetStorage). */
+    efiStorage: z.string().min(1).optional(),
+    /** The vSphere datastore storage vMotion moves disks to: an NFS export the Proxmox nodes mount too. */
+    migrationDatastore: z.string().min(1),
+    /** vSphere datastores the Proxmox nodes mount, and where. */
+    datastores: z
+      .array(
+        z
+          .object({
+            datastore: z.string().min(1),
+            storage: z.string().min(1),
+            path: z.string().regex(/^\//, 'an absolute path on the Proxmox nodes'),
+            layout: z.enum(['storage-root', 'import-dir']).default('storage-root'),
+          })
+          .strict(),
+      )
+      .min(1),
+    network: z
+      .object({
+        zone: sdnId.default('ferry'),
+        bridge: z.string().min(1).default('vmbr0'),
+        vnetPrefix: z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,3}$/, '1–4 letters and digits, starting with a letter').default('v'),
+        overrides: z
+          .array(z.object({ network: z.string().min(1), vnet: sdnId, tag: z.number().int().min(1).max(4094).optional() }).strict())
+          .default([]),
+      })
+      .strict()
+      .default({ zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: [] }),
+    nicModel: z.enum(['virtio', 'e1000', 'e1000e', 'vmxnet3', 'rtl8139', 'keep']).default('virtio'),
+    diskBus: z.enum(['scsi', 'keep']).default('scsi'),
+    /** Who may approve a cutover (names recorded in history with the reason). */
+    approvers: z.array(z.string().min(1)).min(1),
+    relocateTimeout: duration.default('12h'),
+    cutover: z
+      .object({
+        /** `import`: copy with import-from while the VM is off. `attach-then-move`: boot from the NFS copy, then move online. */
+        mode: z.enum(['import', 'attach-then-move']).default('import'),
+        shutdownTimeout: duration.default('5m'),
+        /** Power the guest off if it does not shut down in time. */
+        forcePowerOff: z.boolean().default(false),
+        startAfter: z.boolean().default(false),
+        /** Without approval by then, the cutover is not done (explicit outcome). */
+        approvalDeadline: duration.optional(),
+        importTimeout: duration.default('6h'),
+      })
+      .strict()
+      .default({ mode: 'import', shutdownTimeout: '5m', forcePowerOff: false, startAfter: false, importTimeout: '6h' }),
+  })
+  .strict();
+
+/** Global limits, held by semaphore workflows across every worker. Changeable at run time (setPermits). */
+export const limitsSection = z
+  .object({
+    vmotion: z.number().int().min(1).default(2),
+    /** Disk imports at once, per target storage. */
+    importPerStorage: z.number().int().min(1).default(2),
+    sdn: z.number().int().min(1).default(1),
+    /** VM starts at once (start bursts). */
+    vmStart: z.number().int().min(1).default(4),
+  })
+  .strict();

@@ -1,0 +1,125 @@
+import type { Inventory, PortgroupRecord, VmRecord } from '../inventory';
+import { cpuTopology, type CpuTopology } from './cpu';
+import { diskRefusals, planDiskSlots, type DiskBusPolicy, type PlannedDisk } from './disks';
+import { firmwareSettings, type FirmwareSettings } from './firmware';
+import { pveVmName } from './names';
+import { mapNics, type NicModelPolicy, type PlannedNic } from './nics';
+import { osTypeFor, type OsTypeMapping } from './ostype';
+import { refusal, type Refusal } from './refusal';
+import { vmidFromMoid } from './vmid';
+import { planVnets, type UntranslatedNetwork, type VnetPlan, type VnetPlanOptions } from './vnet-plan';
+
+/** The settings that decide how a vSphere VM becomes a Proxmox VM. */
+export interface MigrationRules {
+  /** VMID = vmidBase + numeric part of the moid. */
+  vmidBase: number;
+  network: VnetPlanOptions;
+  nicModel: NicModelPolicy;
+  diskBus: DiskBusPolicy;
+  /** Storage for the EFI vars disk of EFI guests. */
+  efiStorage: string;
+}
+
+export interface VmAssessment {
+  moid: string;
+  name: string;
+  /** The name the Proxmox VM gets (a DNS-safe form of the VMware name). */
+  pveName: string;
+  vmid?: number;
+  firmware: FirmwareSettings;
+  cpu?: CpuTopology;
+  memoryMb: number;
+  ostype: OsTypeMapping;
+  nics: PlannedNic[];
+  disks: PlannedDisk[];
+  /** Empty when the VM can be migrated. */
+  refusals: Refusal[];
+  /** Things a person should know that do not stop the migration. */
+  notes: string[];
+}
+
+export interface InventoryAssessment {
+  /** Zone and VNets for the VMs that will move. */
+  vnetPlan: VnetPlan;
+  /** Networks of the selected VMs that have no automatic translation, with the reason. */
+  untranslatedNetworks: UntranslatedNetwork[];
+  vms: VmAssessment[];
+}
+
+/** Refusals that do not depend on networks: template, snapshots, disk modes, RDMs, VMID, CPU count. */
+function vmRefusals(vm: VmRecord, rules: MigrationRules): { refusals: Refusal[]; vmid?: number; cpu?: CpuTopology } {
+  const refusals: Refusal[] = [];
+  if (vm.template) refusals.push(refusal('template', vm.name, `${vm.name} is a template; convert it to a VM first if it should move`));
+  if (vm.hasSnapshot) {
+    refusals.push(
+      refusal('snapshot', vm.name, `${vm.name} has snapshots; consolidate or delete them in vCenter first (ferry never deletes VMware data)`),
+    );
+  }
+  refusals.push(...diskRefusals(vm));
+  const vmid = vmidFromMoid(vm.moid, rules.vmidBase);
+  if (!vmid.ok) refusals.push(vmid.refusal);
+  let cpu: CpuTopology | undefined;
+  try {
+    cpu = cpuTopology(vm.numCpu, vm.numCoresPerSocket);
+  } catch (err) {
+    refusals.push(refusal('cpu-invalid', vm.name, `${vm.name}: ${(err as Error).message}`));
+  }
+  return { refusals, vmid: vmid.ok ? vmid.vmid : undefined, cpu };
+}
+
+function networksUsed(vms: readonly VmRecord[]): { portgroupKeys: Set<string>; standardNetworks: Set<string> } {
+  const portgroupKeys = new Set<string>();
+  const standardNetworks = new Set<string>();
+  for (const vm of vms) {
+    for (const nic of vm.nics) {
+      if (nic.backing.kind === 'dvportgroup') portgroupKeys.add(nic.backing.portgroupKey);
+      if (nic.backing.kind === 'network') standardNetworks.add(nic.backing.networkName);
+    }
+  }
+  return { portgroupKeys, standardNetworks };
+}
+
+/**
+ * Decides, for every selected VM, what its Proxmox VM will be or why it will not be migrated, and
+ * plans the VNets the migratable ones need. Pure: the same inventory and rules give the same answer,
+ * which is what lets `plan` tell the truth about what the workflows will do.
+ */
+export function assessInventory(
+  inventory: Pick<Inventory, 'vms' | 'portgroups'>,
+  rules: MigrationRules,
+  select: (vm: VmRecord) => boolean = () => true,
+): InventoryAssessment {
+  const selected = inventory.vms.filter(select).sort((a, b) => a.name.localeCompare(b.name) || a.moid.localeCompare(b.moid));
+  const portgroupsByKey = new Map<string, PortgroupRecord>(inventory.portgroups.map((pg) => [pg.key, pg]));
+  // NICs are judged against every selected VM's networks, so a VM refused for a snapshot still hears
+  // about a trunk NIC; VNets are then planned only for the VMs that will really move.
+  const everyNetwork = planVnets(inventory.portgroups, networksUsed(selected.filter((vm) => !vm.template)), rules.network);
+
+  const vms = selected.map((vm): VmAssessment => {
+    const { refusals, vmid, cpu } = vmRefusals(vm, rules);
+    const nicPlan = mapNics(vm, portgroupsByKey, everyNetwork, rules.nicModel);
+    const diskPlan = planDiskSlots(vm, rules.diskBus);
+    const ostype = osTypeFor(vm.guestId);
+    const pveName = pveVmName(vm.name);
+    const notes: string[] = [...diskPlan.problems];
+    if (!ostype.known) notes.push(`guestId ${vm.guestId} is not in ferry's table; ostype set to "other"`);
+    if (pveName !== vm.name) notes.push(`named "${pveName}" in Proxmox (VM names there must be DNS names)`);
+    return {
+      moid: vm.moid,
+      name: vm.name,
+      pveName,
+      vmid,
+      firmware: firmwareSettings(vm.firmware, rules.efiStorage),
+      cpu,
+      memoryMb: vm.memoryMb,
+      ostype,
+      nics: nicPlan.nics,
+      disks: diskPlan.disks,
+      refusals: [...refusals, ...nicPlan.refusals],
+      notes,
+    };
+  });
+  const migratable = new Set(vms.filter((a) => a.refusals.length === 0).map((a) => a.moid));
+  const vnetPlan = planVnets(inventory.portgroups, networksUsed(selected.filter((vm) => migratable.has(vm.moid))), rules.network);
+  return { vnetPlan, untranslatedNetworks: everyNetwork.untranslated, vms };
+}

@@ -1,0 +1,30 @@
+/**
+ * Why ferry will not migrate something (or not automatically). Refusals are decided before anything is
+ * built, listed by `plan` and `ferry discover`, and stop only the VM they concern.
+ */
+export type RefusalCode =
+  | 'template'
+  | 'snapshot'
+  | 'independent-disk'
+  | 'rdm'
+  | 'nic-standard-network'
+  | 'nic-opaque-network'
+  | 'nic-unknown-portgroup'
+  | 'nic-no-vnet'
+  | 'vmid-invalid'
+  | 'vmid-clash'
+  | 'disk-unmapped-datastore'
+  | 'disk-path-invalid'
+  | 'cpu-invalid';
+
+export interface Refusal {
+  code: RefusalCode;
+  /** What it is about, e.g. `Network adapter 2 (PG-TRUNK)` or `Hard disk 1`. */
+  subject: string;
+  /** A sentence a person can act on. */
+  reason: string;
+}
+
+export function refusal(code: RefusalCode, subject: string, reason: string): Refusal {
+  return { code, subject, reason };
+}

@@ -1,0 +1,39 @@
+import { SAMPLE_NODES, sampleCluster, sampleCredentials } from './proxmox-sim/sample-cluster';
+import { startProxmoxSimulator } from './proxmox-sim/server';
+import type { Flavour } from './proxmox-sim/schema/subset';
+import type { LabComponent } from './components';
+
+/**
+ * The lab's Proxmox VE: the simulator with the sample cluster on https://127.0.0.1:8006
+ * (`FERRY_LAB_PROXMOX_PORT` moves it, `FERRY_LAB_PROXMOX_FLAVOUR` picks 8.4 or 9.1, default 9.1). It
+ * hands the lab the `proxmox` config section (trusting the simulator's CA file) and the token secret.
+ */
+export const proxmoxLabComponent: LabComponent = {
+  name: 'proxmox',
+  async start({ stateDir, log }) {
+    const port = Number(process.env.FERRY_LAB_PROXMOX_PORT ?? 8006);
+    const flavour = (process.env.FERRY_LAB_PROXMOX_FLAVOUR ?? '9.1') as Flavour;
+    if (flavour !== '8.4' && flavour !== '9.1') throw new Error(`FERRY_LAB_PROXMOX_FLAVOUR must be 8.4 or 9.1, got "${String(flavour)}"`);
+    const credentials = sampleCredentials();
+    const sim = await startProxmoxSimulator({
+      ...sampleCluster(stateDir, flavour, credentials),
+      port,
+      // A new VM shows up in /cluster/resources a little later, as on a real cluster.
+      settings: { resourcesLagMs: 2000, createTaskMs: 500, taskMs: 100 },
+    });
+    const auth = `Authorization: PVEAPIToken=${credentials.tokenId}=${credentials.tokenSecret}`;
+    log(`lab: proxmox: the API, with the lab's own throwaway token:`);
+    log(`  curl -k -H '${auth}' ${sim.url}/api2/json/version`);
+    log(`  curl -k -H '${auth}' '${sim.url}/api2/json/cluster/resources?tpye=vm'    # misspelled: 400 naming it`);
+    log(`  curl -k -H '${auth}' ${sim.url}/_sim/state                              # simulator admin: state, log, faults`);
+    return {
+      name: 'proxmox',
+      summary: `PVE ${flavour} simulator on ${sim.url} (nodes ${SAMPLE_NODES.join(', ')}; storages local, local-lvm, nfs-migration; CA ${sim.caFile})`,
+      config: {
+        proxmox: { host: sim.host, port: sim.port, user: credentials.tokenUser, tokenId: credentials.tokenName, validateCerts: true, caFile: sim.caFile },
+      },
+      env: { PROXMOX_TOKEN_SECRET: credentials.tokenSecret },
+      stop: () => sim.stop(),
+    };
+  },
+};

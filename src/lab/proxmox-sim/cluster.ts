@@ -1,0 +1,188 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { fail } from './api-error';
+import { FileLock } from './flock';
+import { Storages, type StorageSpec } from './storage';
+import { Tasks } from './tasks';
+import type { Flavour } from './schema/subset';
+
+/** The state of a simulated PVE cluster: nodes, storages, VMs, tasks, SDN, ACLs and identities. */
+export interface SimSettings {
+  /** How long a new VM stays out of /cluster/resources (pmxcfs status propagation). */
+  resourcesLagMs: number;
+  /** Duration of a `qmcreate` task. */
+  createTaskMs: number;
+  /** Minimum duration of other tasks (config, start, stop, destroy, SDN apply). */
+  taskMs: number;
+  /** How long a guest that reacts to ACPI takes to power off after a shutdown request. */
+  guestShutdownMs: number;
+  /** How long a writer waits for a VM's config lock before "can't lock file … got timeout". */
+  flockTimeoutMs: number;
+  /** PVE delays 401 answers on purpose (3 s). */
+  authFailureDelayMs: number;
+  /** Ticket lifetime (PVE: 2 h). */
+  ticketLifetimeMs: number;
+}
+
+export const DEFAULT_SETTINGS: SimSettings = {
+  resourcesLagMs: 0,
+  createTaskMs: 30,
+  taskMs: 5,
+  guestShutdownMs: 50,
+  flockTimeoutMs: 10_000,
+  authFailureDelayMs: 3_000,
+  ticketLifetimeMs: 2 * 3600_000,
+};
+
+export type Role = 'admin' | 'audit';
+
+export interface SimIdentity {
+  /** `user@realm` or `user@realm!token`. */
+  id: string;
+  role: Role;
+  /** Token secret (tokens) or password (users). */
+  secret: string;
+}
+
+export interface SimVm {
+  vmid: number;
+  node: string;
+  config: Record<string, string>;
+  pending: Record<string, string>;
+  /** Keys to delete when pending changes apply; `true` = forced. */
+  pendingDelete: Map<string, boolean>;
+  status: 'running' | 'stopped';
+  startedMs?: number;
+  createdMs: number;
+  /** Whether the guest powers off on ACPI shutdown (a hung guest does not). */
+  guestAcpi: boolean;
+  flock: FileLock;
+}
+
+export interface SdnConfig {
+  zones: Record<string, Record<string, string>>;
+  vnets: Record<string, Record<string, string>>;
+}
+
+export interface AclEntry {
+  path: string;
+  type: 'user' | 'group' | 'token';
+  ugid: string;
+  roleid: string;
+  propagate: number;
+}
+
+export interface ClusterSpec {
+  flavour: Flavour;
+  nodes: string[];
+  storages: StorageSpec[];
+  bridges: string[];
+  identities: SimIdentity[];
+  /** Containers (LXC) listed by /cluster/resources, so clients must filter them out. */
+  containers?: Array<{ vmid: number; node: string; name: string }>;
+  settings?: Partial<SimSettings>;
+}
+
+export const VERSIONS: Record<Flavour, { version: string; release: string; repoid: string }> = {
+  '8.4': { version: '8.4.2', release: '8.4', repoid: 'bbd1a5b0' },
+  '9.1': { version: '9.1.3', release: '9.1', repoid: 'b2a1b2b8' },
+};
+
+export class Cluster {
+  readonly flavour: Flavour;
+  readonly nodes: string[];
+  readonly bridges: string[];
+  readonly storages: Storages;
+  readonly tasks = new Tasks();
+  readonly vms = new Map<number, SimVm>();
+  readonly containers: Array<{ vmid: number; node: string; name: string }>;
+  readonly identities = new Map<string, SimIdentity>();
+  readonly tickets = new Map<string, { userid: string; issuedMs: number; csrf: string }>();
+  readonly acl: AclEntry[] = [];
+  readonly roles = ['Administrator', 'NoAccess', 'PVEAdmin', 'PVEAuditor', 'PVEDatastoreUser', 'PVESDNAdmin', 'PVESDNUser', 'PVEVMAdmin', 'PVEVMUser'];
+  readonly groups = new Set<string>(['admins']);
+  settings: SimSettings;
+  sdn: SdnConfig = { zones: {}, vnets: {} };
+  sdnRunning: SdnConfig = { zones: {}, vnets: {} };
+  sdnLockToken?: string;
+  private readonly macs = new Set<string>();
+
+  constructor(spec: ClusterSpec) {
+    this.flavour = spec.flavour;
+    this.nodes = spec.nodes;
+    this.bridges = spec.bridges;
+    this.storages = new Storages(spec.storages, spec.nodes);
+    this.containers = spec.containers ?? [];
+    for (const identity of spec.identities) this.identities.set(identity.id, identity);
+    this.settings = { ...DEFAULT_SETTINGS, ...spec.settings };
+  }
+
+  requireNode(node: string): void {
+    if (!this.nodes.includes(node)) throw fail(`no such cluster node '${node}'`);
+  }
+
+  /** The VM on this node, or PVE's error for a missing config file. */
+  vm(node: string, vmid: number): SimVm {
+    this.requireNode(node);
+    const vm = this.vms.get(vmid);
+    if (!vm || vm.node !== node) throw fail(`Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`);
+    return vm;
+  }
+
+  vmidTaken(vmid: number): boolean {
+    return this.vms.has(vmid) || this.containers.some((c) => c.vmid === vmid);
+  }
+
+  nextFreeVmid(): number {
+    for (let id = 100; ; id++) if (!this.vmidTaken(id)) return id;
+  }
+
+  newVm(node: string, vmid: number, config: Record<string, string>): SimVm {
+    const vm: SimVm = {
+      vmid,
+      node,
+      config,
+      pending: {},
+      pendingDelete: new Map(),
+      status: 'stopped',
+      createdMs: Date.now(),
+      guestAcpi: true,
+      flock: new FileLock(`/var/lock/qemu-server/lock-${vmid}.conf`),
+    };
+    this.vms.set(vmid, vm);
+    return vm;
+  }
+
+  /** A MAC with Proxmox's prefix BC:24:11, unique in the cluster. */
+  newMac(): string {
+    for (;;) {
+      const mac = `BC:24:11:${[...randomBytes(3)].map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join(':')}`;
+      if (!this.macs.has(mac)) {
+        this.macs.add(mac);
+        return mac;
+      }
+    }
+  }
+
+  checkLock(vm: SimVm, skiplock?: string): void {
+    if (vm.config.lock && skiplock !== '1') throw fail(`VM ${vm.vmid} is locked (${vm.config.lock})`);
+  }
+}
+
+/** SHA1 of a config as PVE writes it (sorted `key: value` lines, then the [PENDING] section). */
+export function configDigest(vm: Pick<SimVm, 'config' | 'pending' | 'pendingDelete'>): string {
+  const lines = Object.keys(vm.config).sort().map((k) => `${k}: ${vm.config[k]}`);
+  if (Object.keys(vm.pending).length > 0 || vm.pendingDelete.size > 0) {
+    lines.push('', '[PENDING]', ...Object.keys(vm.pending).sort().map((k) => `${k}: ${vm.pending[k]}`));
+    if (vm.pendingDelete.size > 0) lines.push(`delete: ${[...vm.pendingDelete].map(([k, f]) => (f ? `!${k}` : k)).join(',')}`);
+  }
+  return createHash('sha1').update(lines.join('\n')).digest('hex');
+}
+
+/** SHA1 over an SDN section config (zones or vnets), as pve-network's digest. */
+export function sdnDigest(section: Record<string, Record<string, string>>): string {
+  const text = Object.keys(section)
+    .sort()
+    .map((id) => `${id}\n${Object.entries(section[id]!).map(([k, v]) => `\t${k} ${v}`).join('\n')}`)
+    .join('\n\n');
+  return createHash('sha1').update(text).digest('hex');
+}

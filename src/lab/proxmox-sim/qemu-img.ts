@@ -1,0 +1,41 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+/**
+ * qemu-img (Debian qemu-utils, installed by scripts/setup.d/20-qemu-utils.sh): the simulator's storage
+ * really creates, converts, resizes and moves image files with it, as PVE does.
+ */
+const run = promisify(execFile);
+const QEMU_IMG = process.env.FERRY_QEMU_IMG_BIN ?? 'qemu-img';
+
+async function qemuImg(args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run(QEMU_IMG, args, { maxBuffer: 16 * 1024 * 1024 });
+    return stdout;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: string };
+    if (e.code === 'ENOENT') throw new Error('qemu-img is not installed: run `npm run setup` (it installs Debian qemu-utils)');
+    throw new Error(`qemu-img ${args[0]} failed: ${(e.stderr ?? e.message).trim()}`);
+  }
+}
+
+export type ImageFormat = 'raw' | 'qcow2' | 'vmdk';
+
+export async function createImage(file: string, format: ImageFormat, bytes: number): Promise<void> {
+  await qemuImg(['create', '-q', '-f', format, file, String(bytes)]);
+}
+
+export async function convertImage(source: string, target: string, targetFormat: ImageFormat, sourceFormat?: string): Promise<void> {
+  const args = ['convert', '-q', '-O', targetFormat];
+  if (sourceFormat) args.push('-f', sourceFormat);
+  await qemuImg([...args, source, target]);
+}
+
+export async function resizeImage(file: string, format: ImageFormat, bytes: number): Promise<void> {
+  await qemuImg(['resize', '-q', '-f', format, file, String(bytes)]);
+}
+
+export async function imageInfo(file: string): Promise<{ format: string; virtualSize: number }> {
+  const info = JSON.parse(await qemuImg(['info', '--output=json', file])) as { format: string; 'virtual-size': number };
+  return { format: info.format, virtualSize: info['virtual-size'] };
+}

@@ -1,0 +1,35 @@
+import type { Cluster, Role } from '../cluster';
+import type { TaskContext, SimTask } from '../tasks';
+
+/** A validated API request as route handlers see it. */
+export interface SimRequest {
+  cluster: Cluster;
+  method: string;
+  /** Path below /api2/json. */
+  path: string;
+  /** Path, query and body parameters, validated against the schema (booleans as '1'/'0'). */
+  params: Record<string, string>;
+  /** Authenticated id: `user@realm` or `user@realm!token`. */
+  user: string;
+  role: Role;
+  /** Set by fault injection: the next task this request starts fails. */
+  failTask: boolean;
+}
+
+export type Handler = (req: SimRequest) => unknown;
+export type RouteTable = Record<string, Handler>;
+
+/** Starts a task for a request, honouring injected task failures (`onFailure` undoes what the request began). */
+export function startTask(
+  req: SimRequest,
+  spec: { node: string; type: string; id: string },
+  work: (ctx: TaskContext) => Promise<void>,
+  onFailure?: () => void,
+): SimTask {
+  return req.cluster.tasks.start({ ...spec, user: req.user }, work, {
+    failWith: req.failTask ? 'task failed (fault injected by the simulator)' : undefined,
+    onFailure,
+  });
+}
+
+export const int = (v: string | undefined, fallback: number) => (v === undefined ? fallback : Number(v));

@@ -1,0 +1,69 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { nfsMigrationDir } from '../shared-paths';
+import type { SimIdentity } from './cluster';
+import { newTokenSecret, type SimulatorOptions } from './server';
+import type { Flavour } from './schema/subset';
+
+/**
+ * The sample cluster of the lab and the tests: three nodes; storages `local` (dir, per node: ISOs,
+ * images, imports), `local-lvm` (thin, per node) and `nfs-migration` (NFS, shared, the folder the
+ * vSphere lab serves as a datastore); bridges vmbr0/vmbr1; an ISO; one LXC container (so callers must
+ * filter /cluster/resources to qemu).
+ */
+export const SAMPLE_NODES = ['pve1', 'pve2', 'pve3'];
+export const SAMPLE_ISO = 'debian-12.8.0-amd64-netinst.iso';
+
+export interface SampleCredentials {
+  /** The automation token ferry uses: `ferry@pve!ferry`. */
+  tokenId: string;
+  tokenUser: string;
+  tokenName: string;
+  tokenSecret: string;
+  /** A read-only token (PVEAuditor): `auditor@pve!ro`. */
+  auditTokenId: string;
+  auditTokenSecret: string;
+  rootPassword: string;
+}
+
+export function sampleCredentials(): SampleCredentials {
+  return {
+    tokenId: 'ferry@pve!ferry',
+    tokenUser: 'ferry@pve',
+    tokenName: 'ferry',
+    tokenSecret: newTokenSecret(),
+    auditTokenId: 'auditor@pve!ro',
+    auditTokenSecret: newTokenSecret(),
+    rootPassword: newTokenSecret(),
+  };
+}
+
+export function sampleCluster(stateDir: string, flavour: Flavour, credentials: SampleCredentials): SimulatorOptions {
+  const storageRoot = path.join(stateDir, 'proxmox', 'storage');
+  const identities: SimIdentity[] = [
+    { id: 'root@pam', role: 'admin', secret: credentials.rootPassword },
+    { id: credentials.tokenUser, role: 'admin', secret: newTokenSecret() },
+    { id: credentials.tokenId, role: 'admin', secret: credentials.tokenSecret },
+    { id: 'auditor@pve', role: 'audit', secret: newTokenSecret() },
+    { id: credentials.auditTokenId, role: 'audit', secret: credentials.auditTokenSecret },
+  ];
+  const options: SimulatorOptions = {
+    flavour,
+    stateDir: path.join(stateDir, 'proxmox'),
+    nodes: SAMPLE_NODES,
+    bridges: ['vmbr0', 'vmbr1'],
+    identities,
+    containers: [{ vmid: 900, node: 'pve1', name: 'ct-dns' }],
+    storages: [
+      { id: 'local', type: 'dir', content: ['iso', 'vztmpl', 'backup', 'images', 'import'], path: path.join(storageRoot, 'local') },
+      { id: 'local-lvm', type: 'lvmthin', content: ['images', 'rootdir'], path: path.join(storageRoot, 'local-lvm') },
+      { id: 'nfs-migration', type: 'nfs', shared: true, content: ['images', 'import', 'iso'], path: nfsMigrationDir(stateDir) },
+    ],
+  };
+  for (const node of SAMPLE_NODES) {
+    const isoDir = path.join(storageRoot, 'local', node, 'template', 'iso');
+    mkdirSync(isoDir, { recursive: true });
+    writeFileSync(path.join(isoDir, SAMPLE_ISO), Buffer.alloc(64 * 1024, 0x2e));
+  }
+  return options;
+}

@@ -1,0 +1,326 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { ApiError, fail } from './api-error';
+import { Cluster, configDigest, type ClusterSpec, type SimIdentity, type SimSettings } from './cluster';
+import { z } from 'zod';
+import { FaultInjector, faultSettingsSchema, type FaultDecision, type FaultSettings } from './faults';
+import { accessRoutes } from './routes/access';
+import { clusterRoutes } from './routes/cluster';
+import { qemuRoutes } from './routes/qemu';
+import { sdnRoutes } from './routes/sdn';
+import type { Handler } from './routes/types';
+import { SIMULATED_ENDPOINTS } from './schema/endpoints';
+import { loadSubset, type Flavour } from './schema/subset';
+import { validateParams, type RawValue } from './schema/validate';
+import { createSimulatorTls } from './tls';
+
+/**
+ * The Proxmox VE simulator: HTTPS on loopback speaking /api2/json like a PVE cluster of several nodes.
+ * Every request is checked against the official schema of its flavour (8.4 or 9.1) before a handler sees
+ * it. Outside /api2/json, `/_sim/…` is the admin endpoint for tests: faults, settings, state and the
+ * request/task log.
+ */
+export interface SimulatorOptions extends Omit<ClusterSpec, 'settings'> {
+  /** TLS files go under `<stateDir>/tls`. */
+  stateDir: string;
+  host?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  settings?: Partial<SimSettings>;
+  faults?: FaultSettings;
+}
+
+export interface RequestLogEntry {
+  seq: number;
+  method: string;
+  /** Path below /api2/json (no query). */
+  path: string;
+  startMs: number;
+  endMs?: number;
+  status?: number;
+  user?: string;
+  fault?: string;
+}
+
+export interface ConnectionStats {
+  /** TCP connections accepted since start (or the last log reset). */
+  opened: number;
+  open: number;
+  peakOpen: number;
+}
+
+export interface ProxmoxSimulator {
+  flavour: Flavour;
+  host: string;
+  port: number;
+  /** `https://127.0.0.1:PORT` */
+  url: string;
+  caFile: string;
+  cluster: Cluster;
+  faults: FaultInjector;
+  requests: RequestLogEntry[];
+  connections: ConnectionStats;
+  stop(): Promise<void>;
+}
+
+interface Route {
+  template: string;
+  segments: string[];
+  handlers: Partial<Record<string, Handler>>;
+}
+
+const ALL_ROUTES: Record<string, Handler> = { ...clusterRoutes, ...qemuRoutes, ...sdnRoutes, ...accessRoutes };
+
+function buildRoutes(flavour: Flavour): Route[] {
+  const subset = loadSubset(flavour);
+  const routes: Route[] = [];
+  for (const { path: template, methods } of SIMULATED_ENDPOINTS) {
+    if (!subset.endpoints[template]) continue; // not in this version: 501 like any unknown path
+    const handlers: Route['handlers'] = {};
+    for (const method of methods) {
+      const handler = ALL_ROUTES[`${method} ${template}`];
+      if (!handler) throw new Error(`simulator: no handler for ${method} ${template}`);
+      handlers[method] = handler;
+    }
+    routes.push({ template, segments: template.split('/').filter(Boolean), handlers });
+  }
+  return routes;
+}
+
+function matchRoute(routes: Route[], apiPath: string): { route: Route; params: Record<string, string> } | undefined {
+  const parts = apiPath.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+  for (const route of routes) {
+    if (route.segments.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    if (route.segments.every((seg, i) => (seg.startsWith('{') ? ((params[seg.slice(1, -1)] = parts[i]!), true) : seg === parts[i]))) {
+      return { route, params };
+    }
+  }
+  return undefined;
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, RawValue>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) return {};
+  if ((req.headers['content-type'] ?? '').includes('application/json')) {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw fail('JSON body must be an object');
+    return parsed as Record<string, RawValue>;
+  }
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+const reason = (message: string) => message.split('\n')[0]!.replace(/[^\t\x20-\x7e]/g, ' ').slice(0, 200);
+
+function send(res: ServerResponse, status: number, body: unknown, statusMessage?: string): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, statusMessage ? reason(statusMessage) : undefined, {
+    'Content-Type': 'application/json;charset=UTF-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, err: ApiError): void {
+  const message = err.message.endsWith('\n') ? err.message : `${err.message}\n`;
+  send(res, err.status, { data: null, message, ...(err.errors ? { errors: err.errors } : {}) }, err.message);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function startProxmoxSimulator(options: SimulatorOptions): Promise<ProxmoxSimulator> {
+  const cluster = new Cluster(options);
+  const routes = buildRoutes(options.flavour);
+  const subset = loadSubset(options.flavour);
+  const faults = new FaultInjector();
+  faults.set(options.faults);
+  const host = options.host ?? '127.0.0.1';
+  const tls = await createSimulatorTls(path.join(options.stateDir, 'tls'), [host, 'localhost', '127.0.0.1']);
+  const requests: RequestLogEntry[] = [];
+  const connections: ConnectionStats = { opened: 0, open: 0, peakOpen: 0 };
+  let seq = 0;
+
+  async function authenticate(req: IncomingMessage): Promise<SimIdentity> {
+    const header = req.headers.authorization ?? '';
+    const token = /^PVEAPIToken=([^=\s]+)=(\S+)$/.exec(header);
+    let identity: SimIdentity | undefined;
+    let problem = 'No ticket';
+    if (token) {
+      const candidate = cluster.identities.get(token[1]!);
+      if (candidate && candidate.id.includes('!') && candidate.secret === token[2]) identity = candidate;
+      else problem = 'authentication failure';
+    } else {
+      const cookie = /(?:^|;\s*)PVEAuthCookie=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+      if (cookie) {
+        const ticket = cluster.tickets.get(decodeURIComponent(cookie));
+        if (!ticket || Date.now() - ticket.issuedMs > cluster.settings.ticketLifetimeMs) problem = 'permission denied - invalid PVE ticket';
+        else if (req.method !== 'GET' && req.headers.csrfpreventiontoken !== ticket.csrf) problem = 'Permission denied - invalid csrf token';
+        else identity = cluster.identities.get(ticket.userid);
+      }
+    }
+    if (!identity) {
+      await sleep(cluster.settings.authFailureDelayMs); // PVE slows down guessing on purpose
+      throw new ApiError(401, problem);
+    }
+    return identity;
+  }
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, apiPath: string, query: URLSearchParams, entry: RequestLogEntry) {
+    const method = req.method ?? 'GET';
+    const fault: FaultDecision = faults.decide(method, apiPath);
+    if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+    if (fault.outcome !== 'none') entry.fault = fault.outcome;
+    if (fault.outcome === 'drop-before') {
+      req.socket.destroy();
+      return;
+    }
+    if (fault.outcome === 'error') {
+      const messages: Record<number, string> = { 500: 'internal error (fault injected by the simulator)', 502: 'Bad Gateway', 503: 'Service Unavailable' };
+      throw new ApiError(fault.status!, messages[fault.status!]!);
+    }
+    const body = await readBody(req);
+    const isTicket = apiPath === '/access/ticket' && method === 'POST';
+    const identity = isTicket ? undefined : await authenticate(req);
+    entry.user = identity?.id;
+
+    const match = matchRoute(routes, apiPath);
+    const handler = match?.route.handlers[method];
+    if (!match || !handler) throw new ApiError(501, `Method '${method} /api2/json${apiPath}' not implemented`);
+    const schema = subset.endpoints[match.route.template]![method as 'GET']!;
+    const input: Record<string, RawValue> = { ...Object.fromEntries(query), ...body, ...match.params };
+    const { params, errors } = validateParams(schema, input);
+    if (Object.keys(errors).length > 0) throw new ApiError(400, 'Parameter verification failed.', errors);
+
+    if (identity && method !== 'GET' && identity.role !== 'admin') {
+      const target = params.vmid ? `/vms/${params.vmid}` : apiPath.startsWith('/cluster/sdn') ? '/sdn' : apiPath.startsWith('/access') ? '/access' : '/';
+      throw new ApiError(403, `Permission check failed (${target}, ${params.vmid ? 'VM.Config.Options' : 'Sys.Modify'})`);
+    }
+    if (fault.outcome === 'locked') throw fail(`VM ${/\/qemu\/(\d+)/.exec(apiPath)![1]} is locked (backup)`);
+    const data = await handler({ cluster, method, path: apiPath, params, user: identity?.id ?? '', role: identity?.role ?? 'audit', failTask: fault.failTask });
+    if (fault.outcome === 'drop-after') {
+      req.socket.destroy(); // the work is done, the answer is lost
+      return;
+    }
+    entry.status = 200;
+    send(res, 200, { data: data ?? null });
+  }
+
+  const server: Server = createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, (req, res) => {
+    const url = new URL(req.url ?? '/', 'https://sim');
+    const entry: RequestLogEntry = { seq: ++seq, method: req.method ?? 'GET', path: url.pathname, startMs: Date.now() };
+    const finish = () => (entry.endMs = Date.now());
+    res.once('close', finish);
+    const onError = (err: unknown) => {
+      const apiError = err instanceof ApiError ? err : new ApiError(500, err instanceof Error ? err.message : String(err));
+      entry.status = apiError.status;
+      if (!res.headersSent && !req.socket.destroyed) sendError(res, apiError);
+    };
+    if (url.pathname.startsWith('/api2/json/')) {
+      entry.path = url.pathname.slice('/api2/json'.length);
+      requests.push(entry);
+      handleApi(req, res, entry.path, url.searchParams, entry).catch(onError);
+    } else if (url.pathname.startsWith('/_sim/')) {
+      handleAdmin(req, res, url).catch(onError);
+    } else {
+      onError(new ApiError(404, 'Not Found'));
+    }
+  });
+  server.keepAliveTimeout = 60_000;
+  server.on('connection', (socket) => {
+    connections.opened++;
+    connections.open++;
+    connections.peakOpen = Math.max(connections.peakOpen, connections.open);
+    socket.once('close', () => connections.open--);
+  });
+
+  /** `/_sim/…` admin endpoint (needs an admin identity's API token, like the API itself). */
+  async function handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const identity = await authenticate(req);
+    if (identity.role !== 'admin') throw new ApiError(403, 'the simulator admin endpoint needs an admin token');
+    const body = (await readBody(req)) as Record<string, unknown>;
+    const key = `${req.method} ${url.pathname}`;
+    const vmMatch = /^\/_sim\/vms\/(\d+)$/.exec(url.pathname);
+    if (key === 'GET /_sim/state') return send(res, 200, { data: dumpState() });
+    if (key === 'GET /_sim/log') {
+      return send(res, 200, {
+        data: {
+          requests,
+          tasks: cluster.tasks.history.map(({ upid, node, type, id, user, startMs, endMs, exitstatus, imports }) => ({ upid, node, type, id, user, startMs, endMs, exitstatus, imports })),
+          connections,
+        },
+      });
+    }
+    if (key === 'DELETE /_sim/log') {
+      requests.length = 0;
+      connections.opened = 0;
+      connections.peakOpen = connections.open;
+      return send(res, 200, { data: null });
+    }
+    if (key === 'PUT /_sim/faults') {
+      const parsed = faultSettingsSchema.safeParse(body);
+      if (!parsed.success) throw new ApiError(400, `invalid fault settings: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`);
+      faults.set(parsed.data);
+      return send(res, 200, { data: faults.current ?? null });
+    }
+    if (key === 'DELETE /_sim/faults') {
+      faults.set(undefined);
+      return send(res, 200, { data: null });
+    }
+    if (key === 'PUT /_sim/settings') {
+      cluster.settings = { ...cluster.settings, ...(body as Partial<SimSettings>) };
+      return send(res, 200, { data: cluster.settings });
+    }
+    if (vmMatch && req.method === 'PUT') {
+      const vm = cluster.vms.get(Number(vmMatch[1]));
+      if (!vm) throw new ApiError(404, `no VM ${vmMatch[1]}`);
+      if (typeof body.guestAcpi === 'boolean') vm.guestAcpi = body.guestAcpi;
+      return send(res, 200, { data: null });
+    }
+    throw new ApiError(404, `no admin endpoint ${key}`);
+  }
+
+  function dumpState() {
+    return {
+      flavour: cluster.flavour,
+      nodes: cluster.nodes,
+      vms: [...cluster.vms.values()].map((vm) => ({
+        vmid: vm.vmid, node: vm.node, status: vm.status, config: vm.config, pending: vm.pending,
+        pendingDelete: [...vm.pendingDelete.keys()], digest: configDigest(vm), guestAcpi: vm.guestAcpi,
+      })),
+      sdn: { config: cluster.sdn, running: cluster.sdnRunning, locked: cluster.sdnLockToken !== undefined },
+      acl: cluster.acl,
+      runningTasks: cluster.tasks.running().map((t) => t.upid),
+      faults: faults.current ?? null,
+      settings: cluster.settings,
+    };
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  return {
+    flavour: options.flavour,
+    host,
+    port,
+    url: `https://${host}:${port}`,
+    caFile: tls.caFile,
+    cluster,
+    faults,
+    requests,
+    connections,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await cluster.tasks.idle();
+    },
+  };
+}
+
+/** A token secret in PVE's format (a UUID). */
+export const newTokenSecret = () => randomUUID();

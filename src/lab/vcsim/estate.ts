@@ -1,0 +1,209 @@
+/**
+ * The lab's vCenter estate, as data: what the builder creates and what tests and docs refer to. VM
+ * disks live on `nfs-migration` (the NFS export Proxmox also mounts) except mig-legacy01's, which stay
+ * on LocalDS_0: vcsim's RelocateVM_Task changes only the VM's `datastore` property, never disk paths,
+ * so that VM is the one whose cutover must be refused.
+ */
+export const ESTATE = {
+  datacenter: 'DC0',
+  cluster: 'DC0_C0',
+  clusterHosts: ['DC0_C0_H0', 'DC0_C0_H1', 'DC0_C0_H2'],
+  standaloneHost: 'DC0_H0',
+  switchName: 'DSwitch-Mig',
+  portgroups: {
+    vlan100: 'PG-VLAN100',
+    vlan200: 'PG-VLAN200',
+    trunk: 'PG-TRUNK',
+    pvlan: 'PG-PVLAN',
+    untagged: 'PG-NOVLAN',
+  },
+  trunkRanges: [
+    { start: 100, end: 200 },
+    { start: 300, end: 310 },
+  ],
+  pvlanId: 501,
+  /** The standard-switch network every vcsim host has. */
+  standardNetwork: 'VM Network',
+  migrationDatastore: 'nfs-migration',
+  localDatastore: 'LocalDS_0',
+  folders: ['apps', 'db', 'infra', 'templates', 'scale'],
+  scaleFolder: 'scale',
+} as const;
+
+export interface NamedVmSpec {
+  name: string;
+  folder: string;
+  host: string;
+  firmware: 'bios' | 'efi';
+  cpus: number;
+  coresPerSocket?: number;
+  memoryMb: number;
+  guestId: string;
+  controller: 'pvscsi' | 'lsilogic';
+  nics: Array<{ network: string; adapter: 'vmxnet3' | 'e1000' | 'e1000e' }>;
+  /** `rdm`: a physical-mode raw device mapping of this LUN (see build-estate: vcsim cannot create one). */
+  disks: Array<{ gb: number; mode?: 'independent_persistent'; rdm?: string }>;
+  datastore: string;
+  snapshot?: string;
+  template?: boolean;
+  poweredOn: boolean;
+}
+
+const P = ESTATE.portgroups;
+
+export const NAMED_VMS: readonly NamedVmSpec[] = [
+  {
+    name: 'mig-web01',
+    folder: 'apps',
+    host: 'DC0_C0_H0',
+    firmware: 'efi',
+    cpus: 4,
+    memoryMb: 8192,
+    guestId: 'ubuntu64Guest',
+    controller: 'pvscsi',
+    nics: [
+      { network: P.vlan100, adapter: 'vmxnet3' },
+      { network: P.vlan200, adapter: 'e1000e' },
+      { network: P.vlan100, adapter: 'vmxnet3' },
+    ],
+    disks: [{ gb: 20 }, { gb: 50 }],
+    datastore: ESTATE.migrationDatastore,
+    poweredOn: true,
+  },
+  {
+    name: 'mig-db01',
+    folder: 'db',
+    host: 'DC0_C0_H1',
+    firmware: 'bios',
+    cpus: 4,
+    coresPerSocket: 2,
+    memoryMb: 16384,
+    guestId: 'rhel8_64Guest',
+    controller: 'lsilogic',
+    nics: [{ network: P.vlan200, adapter: 'e1000' }],
+    disks: [{ gb: 40 }, { gb: 10 }],
+    datastore: ESTATE.migrationDatastore,
+    poweredOn: false,
+  },
+  {
+    name: 'mig-snap01',
+    folder: 'apps',
+    host: 'DC0_C0_H1',
+    firmware: 'bios',
+    cpus: 2,
+    memoryMb: 4096,
+    guestId: 'debian11_64Guest',
+    controller: 'pvscsi',
+    nics: [{ network: P.vlan100, adapter: 'vmxnet3' }],
+    disks: [{ gb: 16 }],
+    datastore: ESTATE.migrationDatastore,
+    snapshot: 'before-upgrade',
+    poweredOn: true,
+  },
+  {
+    name: 'mig-indep01',
+    folder: 'apps',
+    host: 'DC0_C0_H2',
+    firmware: 'bios',
+    cpus: 2,
+    memoryMb: 4096,
+    guestId: 'centos8_64Guest',
+    controller: 'pvscsi',
+    nics: [{ network: P.vlan200, adapter: 'vmxnet3' }],
+    disks: [{ gb: 16 }, { gb: 8, mode: 'independent_persistent' }],
+    datastore: ESTATE.migrationDatastore,
+    poweredOn: true,
+  },
+  {
+    name: 'mig-std01',
+    folder: 'infra',
+    host: 'DC0_H0',
+    firmware: 'bios',
+    cpus: 1,
+    memoryMb: 2048,
+    guestId: 'otherLinux64Guest',
+    controller: 'pvscsi',
+    nics: [{ network: ESTATE.standardNetwork, adapter: 'e1000' }],
+    disks: [{ gb: 8 }],
+    datastore: ESTATE.migrationDatastore,
+    poweredOn: true,
+  },
+  {
+    name: 'mig-router01',
+    folder: 'infra',
+    host: 'DC0_C0_H2',
+    firmware: 'bios',
+    cpus: 2,
+    memoryMb: 2048,
+    guestId: 'otherLinux64Guest',
+    controller: 'pvscsi',
+    nics: [{ network: P.trunk, adapter: 'vmxnet3' }],
+    disks: [{ gb: 4 }],
+    datastore: ESTATE.migrationDatastore,
+    poweredOn: true,
+  },
+  {
+    name: 'mig-dmz01',
+    folder: 'infra',
+    host: 'DC0_C0_H0',
+    firmware: 'bios',
+    cpus: 1,
+    memoryMb: 2048,
+    guestId: 'debian11_64Guest',
+    controller: 'pvscsi',
+    nics: [{ network: P.pvlan, adapter: 'vmxnet3' }],
+    disks: [{ gb: 8 }],
+    datastore: ESTATE.migrationDatastore,
+    poweredOn: true,
+  },
+  {
+    name: 'mig-rdm01',
+    folder: 'db',
+    host: 'DC0_C0_H1',
+    firmware: 'bios',
+    cpus: 2,
+    memoryMb: 8192,
+    guestId: 'rhel8_64Guest',
+    controller: 'lsilogic',
+    nics: [{ network: P.vlan100, adapter: 'vmxnet3' }],
+    disks: [{ gb: 16 }, { gb: 64, rdm: '/vmfs/devices/disks/naa.600508b1001c3a7f9f4f5c2e8d1b0a01' }],
+    datastore: ESTATE.migrationDatastore,
+    poweredOn: false,
+  },
+  {
+    name: 'mig-legacy01',
+    folder: 'apps',
+    host: 'DC0_C0_H0',
+    firmware: 'bios',
+    cpus: 2,
+    memoryMb: 4096,
+    guestId: 'windows2019srv_64Guest',
+    controller: 'lsilogic',
+    nics: [{ network: P.vlan100, adapter: 'e1000e' }],
+    disks: [{ gb: 32 }],
+    datastore: ESTATE.localDatastore,
+    poweredOn: true,
+  },
+  {
+    name: 'mig-tmpl01',
+    folder: 'templates',
+    host: 'DC0_C0_H2',
+    firmware: 'efi',
+    cpus: 2,
+    memoryMb: 4096,
+    guestId: 'ubuntu64Guest',
+    controller: 'pvscsi',
+    nics: [{ network: P.vlan100, adapter: 'vmxnet3' }],
+    disks: [{ gb: 20 }],
+    datastore: ESTATE.migrationDatastore,
+    template: true,
+    poweredOn: false,
+  },
+];
+
+/** Extra VMs for scale: `scale-0001` … in folder `scale`, alternating VLAN 100/200, one 1 GiB disk each. */
+export function scaleVmName(i: number): string {
+  return `scale-${String(i).padStart(4, '0')}`;
+}
+
+export const SCALE_DISK_BYTES = 1024 ** 3;

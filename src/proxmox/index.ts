@@ -1,0 +1,12 @@
+export { ProxmoxClient, createProxmoxClient, endpointFromConfig, type ProxmoxClientOptions } from './client';
+export type { ProxmoxEndpoint } from './transport';
+export * from './errors';
+export type { TaskResult, WaitOptions, TaskProgress } from './tasks';
+export type { PveVersion } from './version';
+export type { VmShellSpec, VmSummary, CreateResult } from './vms';
+export type { VmConfig, PendingChange, ConfigUpdate } from './config';
+export type { NicSpec, Nic } from './nics';
+export type { EnsureDiskSpec, ImportDiskSpec, Disk, DiskCreateMode } from './disks';
+export type { ZoneSpec, VnetSpec, SdnChanges } from './sdn';
+export type { AclSpec, AclEntry } from './acl';
+export type { StorageItem, ContentType } from './storage';

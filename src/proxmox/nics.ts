@@ -1,0 +1,105 @@
+import { type ProxmoxApi } from './api';
+import { VmConfigApi } from './config';
+import { formatPropertyString, parsePropertyString } from './property-string';
+import { ProxmoxInputError } from './errors';
+
+/**
+ * NICs (`netN`), as Ansible's proxmox_nic handles them: the existing MAC is kept unless one is given
+ * (changing it would change the guest's interface), and the config is written only when the NIC differs.
+ */
+export const NIC_MODELS = ['e1000', 'e1000-82540em', 'e1000-82544gc', 'e1000-82545em', 'e1000e', 'i82551', 'i82557b', 'i82559er', 'ne2k_isa', 'ne2k_pci', 'pcnet', 'rtl8139', 'virtio', 'vmxnet3'] as const;
+export type NicModel = (typeof NIC_MODELS)[number];
+
+export interface NicSpec {
+  model?: NicModel;
+  bridge: string;
+  /** Keep the current MAC when omitted (a new NIC gets one from PVE, prefix BC:24:11). */
+  macaddr?: string;
+  tag?: number;
+  trunks?: number[];
+  firewall?: boolean;
+  linkDown?: boolean;
+  mtu?: number;
+  queues?: number;
+  rate?: number;
+}
+
+export interface Nic {
+  model: string;
+  macaddr: string;
+  options: Record<string, string>;
+}
+
+/** `virtio=BC:24:11:…,bridge=vmbr0,tag=10` → model, MAC and the other options. */
+export function parseNic(value: string): Nic {
+  const parts = parsePropertyString(value, 'model');
+  let model = parts.model ?? '';
+  let macaddr = parts.macaddr ?? '';
+  const options: Record<string, string> = {};
+  for (const [key, v] of Object.entries(parts)) {
+    if ((NIC_MODELS as readonly string[]).includes(key)) [model, macaddr] = [key, v];
+    else if (key !== 'model' && key !== 'macaddr') options[key] = v;
+  }
+  return { model, macaddr: macaddr.toUpperCase(), options };
+}
+
+function nicOptions(spec: NicSpec): Record<string, string> {
+  const o: Record<string, string | undefined> = {
+    bridge: spec.bridge,
+    firewall: spec.firewall === undefined ? undefined : spec.firewall ? '1' : '0',
+    link_down: spec.linkDown === undefined ? undefined : spec.linkDown ? '1' : '0',
+    mtu: spec.mtu?.toString(),
+    queues: spec.queues?.toString(),
+    rate: spec.rate?.toString(),
+    tag: spec.tag?.toString(),
+    trunks: spec.trunks?.join(';'),
+  };
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, string>;
+}
+
+const sameOptions = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+
+export class NicsApi {
+  private readonly config: VmConfigApi;
+
+  constructor(api: ProxmoxApi) {
+    this.config = new VmConfigApi(api);
+  }
+
+  async list(node: string, vmid: number): Promise<Record<string, Nic>> {
+    const { values } = await this.config.get(node, vmid);
+    return Object.fromEntries(Object.entries(values).filter(([k]) => /^net\d+$/.test(k)).map(([k, v]) => [k, parseNic(v)]));
+  }
+
+  /** Creates or updates `net<index>`; returns whether it wrote and the NIC's MAC afterwards. */
+  async set(node: string, vmid: number, index: number, spec: NicSpec): Promise<{ changed: boolean; macaddr: string }> {
+    const key = nicKey(index);
+    const config = await this.config.get(node, vmid);
+    const current = config.values[key] === undefined ? undefined : parseNic(config.values[key]!);
+    const model = spec.model ?? 'virtio';
+    const macaddr = spec.macaddr?.toUpperCase() ?? current?.macaddr;
+    const options = nicOptions(spec);
+    if (current && current.model === model && current.macaddr === macaddr && sameOptions(current.options, options)) {
+      return { changed: false, macaddr: current.macaddr };
+    }
+    const head = macaddr ? `${model}=${macaddr}` : model; // no MAC: PVE generates one
+    const value = [head, formatPropertyString(options)].filter(Boolean).join(',');
+    await this.config.update(node, vmid, { set: { [key]: value }, digest: config.digest });
+    const written = (await this.config.get(node, vmid)).values[key];
+    return { changed: true, macaddr: written ? parseNic(written).macaddr : (macaddr ?? '') };
+  }
+
+  async remove(node: string, vmid: number, index: number): Promise<{ changed: boolean }> {
+    const key = nicKey(index);
+    const config = await this.config.get(node, vmid);
+    if (config.values[key] === undefined) return { changed: false };
+    await this.config.update(node, vmid, { delete: [key], digest: config.digest });
+    return { changed: true };
+  }
+}
+
+function nicKey(index: number): string {
+  if (!Number.isInteger(index) || index < 0 || index > 31) throw new ProxmoxInputError(`NIC index must be 0–31, got ${index}`);
+  return `net${index}`;
+}

@@ -1,0 +1,178 @@
+import { type ProxmoxApi } from './api';
+import { ProxmoxError, ProxmoxInputError, ProxmoxLockedError } from './errors';
+import { nullSchema, sdnLockTokenSchema, sdnVnetsSchema, sdnZonesSchema } from './schemas';
+import type { TaskResult, WaitOptions } from './tasks';
+
+/**
+ * SDN zones and vnets, written and applied in one flow. PVE 9 guards SDN with a cluster-wide lock: take
+ * it (token), write with the token, apply and release in one call, and on any error roll the pending
+ * config back (releasing the lock; if even that fails, force the lock off). PVE 8 has no lock: write,
+ * then apply. Only differences are written; nothing to change and nothing pending means no write at all.
+ */
+export interface ZoneSpec {
+  zone: string;
+  type: 'simple' | 'vlan' | 'qinq' | 'vxlan' | 'evpn';
+  /** Required for vlan/qinq zones. */
+  bridge?: string;
+  tag?: number;
+  mtu?: number;
+  ipam?: string;
+  nodes?: string[];
+}
+
+export interface VnetSpec {
+  vnet: string;
+  zone: string;
+  /** VLAN id (required in a vlan zone). */
+  tag?: number;
+  alias?: string;
+  vlanaware?: boolean;
+  isolatePorts?: boolean;
+}
+
+export interface SdnFlowOptions extends WaitOptions {
+  /**
+   * PVE 9: when the SDN lock is already held, force it off and take it (`take-over`) instead of failing
+   * as locked (`fail`, the default). A lock token whose answer was lost leaves the lock held with nobody
+   * to release it; callers that serialise all SDN writes (ferry's single SDN permit) may take it over.
+   */
+  heldLock?: 'fail' | 'take-over';
+}
+
+export interface SdnChanges {
+  created: string[];
+  updated: string[];
+  deleted: string[];
+  applied: boolean;
+  task?: TaskResult;
+}
+
+type Item = Record<string, unknown>;
+type Write = { method: 'POST' | 'PUT' | 'DELETE'; path: string; params: Record<string, string | number | undefined>; id: string; kind: 'created' | 'updated' | 'deleted' };
+
+const SDN_ID = /^[a-zA-Z][a-zA-Z0-9]*[a-zA-Z0-9]$/;
+function checkId(kind: string, id: string): string {
+  if (!SDN_ID.test(id) || id.length > 8) throw new ProxmoxInputError(`SDN ${kind} id must be 2–8 letters/digits starting with a letter: "${id}"`);
+  return id;
+}
+
+function zoneFields(z: ZoneSpec): Record<string, string | undefined> {
+  return { type: z.type, bridge: z.bridge, tag: z.tag?.toString(), mtu: z.mtu?.toString(), ipam: z.ipam, nodes: z.nodes?.join(',') };
+}
+
+function vnetFields(v: VnetSpec): Record<string, string | undefined> {
+  const bool = (b?: boolean) => (b === undefined ? undefined : b ? '1' : '0');
+  return { zone: v.zone, tag: v.tag?.toString(), alias: v.alias, vlanaware: bool(v.vlanaware), 'isolate-ports': bool(v.isolatePorts) };
+}
+
+/** Fields that differ between the wanted and the existing item (type is fixed at creation). */
+function differences(wanted: Record<string, string | undefined>, existing: Item): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(wanted)) if (v !== undefined && k !== 'type' && String(existing[k] ?? '') !== v) out[k] = v;
+  return out;
+}
+
+export class SdnApi {
+  constructor(private readonly api: ProxmoxApi) {}
+
+  /** Zones as edited (pending included). */
+  async zones() {
+    return this.api.call('GET', '/cluster/sdn/zones', {}, sdnZonesSchema);
+  }
+
+  async vnets() {
+    return this.api.call('GET', '/cluster/sdn/vnets', {}, sdnVnetsSchema);
+  }
+
+  /** Items that differ between the edited and the running config. */
+  async pending(): Promise<string[]> {
+    const [zones, vnets] = await Promise.all([
+      this.api.call('GET', '/cluster/sdn/zones', { pending: 1 }, sdnZonesSchema),
+      this.api.call('GET', '/cluster/sdn/vnets', { pending: 1 }, sdnVnetsSchema),
+    ]);
+    return [...zones.filter((z) => z.state).map((z) => `zone ${z.zone}`), ...vnets.filter((v) => v.state).map((v) => `vnet ${v.vnet}`)];
+  }
+
+  /** Makes the zones and vnets exist as given, then applies. */
+  async ensure(desired: { zones?: ZoneSpec[]; vnets?: VnetSpec[] }, options: SdnFlowOptions = {}): Promise<SdnChanges> {
+    const [zones, vnets] = await Promise.all([this.zones(), this.vnets()]);
+    const writes: Write[] = [];
+    for (const z of desired.zones ?? []) {
+      checkId('zone', z.zone);
+      const existing = zones.find((x) => x.zone === z.zone);
+      if (!existing) writes.push({ method: 'POST', path: '/cluster/sdn/zones', params: { zone: z.zone, ...zoneFields(z) }, id: z.zone, kind: 'created' });
+      else {
+        if (existing.type !== z.type) throw new ProxmoxError(`SDN zone ${z.zone} exists with type ${existing.type}, not ${z.type}`, 'policy', { zone: z.zone });
+        const diff = differences(zoneFields(z), existing);
+        if (Object.keys(diff).length) writes.push({ method: 'PUT', path: `/cluster/sdn/zones/${z.zone}`, params: { ...diff, digest: existing.digest }, id: z.zone, kind: 'updated' });
+      }
+    }
+    for (const v of desired.vnets ?? []) {
+      checkId('vnet', v.vnet);
+      const existing = vnets.find((x) => x.vnet === v.vnet);
+      if (!existing) writes.push({ method: 'POST', path: '/cluster/sdn/vnets', params: { vnet: v.vnet, ...vnetFields(v) }, id: v.vnet, kind: 'created' });
+      else {
+        const diff = differences(vnetFields(v), existing);
+        if (Object.keys(diff).length) writes.push({ method: 'PUT', path: `/cluster/sdn/vnets/${v.vnet}`, params: { ...diff, digest: existing.digest }, id: v.vnet, kind: 'updated' });
+      }
+    }
+    return this.writeAndApply(writes, options);
+  }
+
+  /** Removes vnets, then zones (those that exist), then applies. */
+  async remove(ids: { zones?: string[]; vnets?: string[] }, options: SdnFlowOptions = {}): Promise<SdnChanges> {
+    const [zones, vnets] = await Promise.all([this.zones(), this.vnets()]);
+    const writes: Write[] = [
+      ...(ids.vnets ?? []).filter((id) => vnets.some((v) => v.vnet === checkId('vnet', id))).map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/vnets/${id}`, params: {}, id, kind: 'deleted' })),
+      ...(ids.zones ?? []).filter((id) => zones.some((z) => z.zone === checkId('zone', id))).map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/zones/${id}`, params: {}, id, kind: 'deleted' })),
+    ];
+    return this.writeAndApply(writes, options);
+  }
+
+  private async writeAndApply(writes: Write[], options: SdnFlowOptions): Promise<SdnChanges> {
+    const { heldLock, ...wait } = options;
+    const result: SdnChanges = { created: [], updated: [], deleted: [], applied: false };
+    // Pending changes left by an earlier attempt (written, not applied) still need the apply.
+    if (writes.length === 0 && (await this.pending()).length === 0) return result;
+    const { sdnLock } = await this.api.version();
+    // The lock token goes with every write; pending changes of an earlier attempt are allowed (we apply them).
+    const token = sdnLock ? await this.lock(heldLock ?? 'fail') : undefined;
+    try {
+      const written = new Set<string>();
+      for (const w of writes) {
+        // The digest covers a whole section (all zones, or all vnets): after our first write to a section
+        // it has changed, so only that first write can carry the digest we read.
+        const section = w.path.split('/')[3]!;
+        const params = written.has(section) ? { ...w.params, digest: undefined } : w.params;
+        written.add(section);
+        await this.api.call(w.method, w.path, { ...params, 'lock-token': token }, nullSchema);
+        result[w.kind].push(w.id);
+      }
+      const task = await this.api.task('PUT', '/cluster/sdn', token ? { 'lock-token': token, 'release-lock': 1 } : {}, { timeoutMs: 120_000, ...wait });
+      return { ...result, applied: true, ...(task ? { task } : {}) };
+    } catch (err) {
+      if (token) await this.rollback(token);
+      throw err;
+    }
+  }
+
+  private async lock(heldLock: 'fail' | 'take-over'): Promise<string> {
+    const take = () => this.api.call('POST', '/cluster/sdn/lock', { 'allow-pending': 1 }, sdnLockTokenSchema);
+    try {
+      return await take();
+    } catch (err) {
+      if (heldLock !== 'take-over' || !(err instanceof ProxmoxLockedError)) throw err;
+      await this.api.call('DELETE', '/cluster/sdn/lock', { force: 1 }, nullSchema);
+      return take();
+    }
+  }
+
+  /** Restores the running config and releases the lock; if that fails, forces the lock off. */
+  private async rollback(token: string): Promise<void> {
+    try {
+      await this.api.call('POST', '/cluster/sdn/rollback', { 'lock-token': token, 'release-lock': 1 }, nullSchema);
+    } catch {
+      await this.api.call('DELETE', '/cluster/sdn/lock', { force: 1 }, nullSchema).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { ProxmoxTaskError, ProxmoxTaskTimeoutError } from './errors';
+import { taskLogSchema, taskStatusSchema } from './schemas';
+import type { ProxmoxTransport } from './transport';
+import { parseUpid } from './upid';
+
+/**
+ * Waiting for a PVE task (UPID). PVE's own rule for success: the task stopped and its exit status is
+ * `OK` or `WARNINGS: N`. Warnings are returned (with the WARN lines of the log), failures carry the exit
+ * status and the last lines of the task log.
+ */
+export interface TaskProgress {
+  upid: string;
+  type: string;
+  elapsedMs: number;
+  running: boolean;
+}
+
+export interface WaitOptions {
+  /** Give up after this long (ProxmoxTaskTimeoutError, retryable; the task may still finish). Default 10 min. */
+  timeoutMs?: number;
+  /** Longest pause between polls; polling starts fast and backs off to this. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** Called after every poll: activities heartbeat from here. */
+  onProgress?: (progress: TaskProgress) => void;
+}
+
+export interface TaskResult {
+  upid: string;
+  exitstatus: string;
+  /** N of `WARNINGS: N` (0 for OK). */
+  warnings: number;
+  /** The WARN lines of the log when there were warnings. */
+  warningLines: string[];
+  durationMs: number;
+}
+
+const LOG_TAIL = 10;
+
+export class TaskWaiter {
+  constructor(
+    private readonly transport: ProxmoxTransport,
+    private readonly defaults: { pollIntervalMs: number; timeoutMs: number },
+  ) {}
+
+  async wait(upid: string, options: WaitOptions = {}): Promise<TaskResult> {
+    const { node, type } = parseUpid(upid);
+    const timeoutMs = options.timeoutMs ?? this.defaults.timeoutMs;
+    const maxPause = options.pollIntervalMs ?? this.defaults.pollIntervalMs;
+    const started = Date.now();
+    let pause = Math.min(25, maxPause);
+    const path = `/nodes/${node}/tasks/${encodeURIComponent(upid)}`;
+    for (;;) {
+      const status = await this.transport.call('GET', `${path}/status`, {}, taskStatusSchema);
+      const elapsedMs = Date.now() - started;
+      options.onProgress?.({ upid, type, elapsedMs, running: status.status === 'running' });
+      if (status.status === 'stopped') {
+        const exitstatus = status.exitstatus ?? 'unexpected status';
+        const warnings = /^WARNINGS: (\d+)$/.exec(exitstatus);
+        if (exitstatus === 'OK' || warnings) {
+          const warningLines = warnings ? (await this.log(path)).filter((l) => /^WARN/.test(l)) : [];
+          return { upid, exitstatus, warnings: warnings ? Number(warnings[1]) : 0, warningLines, durationMs: elapsedMs };
+        }
+        const lines = await this.log(path);
+        throw new ProxmoxTaskError(upid, exitstatus, lines.slice(-LOG_TAIL));
+      }
+      if (elapsedMs >= timeoutMs) throw new ProxmoxTaskTimeoutError(upid, elapsedMs);
+      await new Promise((r) => setTimeout(r, Math.min(pause, timeoutMs - elapsedMs)));
+      pause = Math.min(pause * 2, maxPause);
+    }
+  }
+
+  private async log(path: string): Promise<string[]> {
+    const entries = await this.transport.call('GET', `${path}/log`, { start: 0, limit: 5000 }, taskLogSchema);
+    return entries.map((e) => e.t);
+  }
+}

@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { Pool, errors as undiciErrors } from 'undici';
+import type { z } from 'zod';
+import { TicketAuth, TokenAuth, type AuthHeaders } from './auth';
+import { errorFromResponse, ProxmoxError, ProxmoxResponseError, ProxmoxTlsError, ProxmoxTransientError } from './errors';
+
+/**
+ * The one HTTP path to a Proxmox endpoint: one undici keep-alive Pool per endpoint (at most
+ * `connections` sockets), TLS verified unless the endpoint says otherwise (optionally against a CA file),
+ * token or ticket auth, form-encoded bodies, `{data}` unwrapped and checked with a zod schema, and every
+ * failure turned into a typed ProxmoxError.
+ */
+export interface ProxmoxEndpoint {
+  host: string;
+  port: number;
+  /** Verify the server certificate (explicit per endpoint). */
+  validateCerts: boolean;
+  /** PEM CA (or self-signed certificate) to trust. */
+  caFile?: string;
+  auth:
+    | { kind: 'token'; /** `user@realm!name` */ tokenId: string; secret: string }
+    | { kind: 'ticket'; username: string; password: string; renewAfterMs?: number };
+  /** Pool size: the most sockets this client opens to the endpoint. */
+  connections?: number;
+  /** Per-request deadline (headers and body). */
+  requestTimeoutMs?: number;
+}
+
+export type ParamValue = string | number | boolean | undefined;
+export type Params = Record<string, ParamValue>;
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+const BASE = '/api2/json';
+
+export function encodeParams(params: Params): string {
+  const out = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    out.append(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+  }
+  return out.toString();
+}
+
+const TLS_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
+]);
+
+export class ProxmoxTransport {
+  readonly pool: Pool;
+  readonly origin: string;
+  readonly connections: number;
+  private readonly auth: AuthHeaders;
+  private readonly timeoutMs: number;
+
+  constructor(readonly endpoint: ProxmoxEndpoint) {
+    this.origin = `https://${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;
+    this.connections = endpoint.connections ?? 4;
+    this.timeoutMs = endpoint.requestTimeoutMs ?? 60_000;
+    let ca: string | undefined;
+    if (endpoint.caFile) {
+      try {
+        ca = readFileSync(endpoint.caFile, 'utf8');
+      } catch (err) {
+        throw new ProxmoxTlsError(`Proxmox caFile ${endpoint.caFile} cannot be read: ${(err as Error).message}`, {}, err);
+      }
+    }
+    this.pool = new Pool(this.origin, {
+      connections: this.connections,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      connect: { rejectUnauthorized: endpoint.validateCerts, ...(ca ? { ca } : {}) },
+    });
+    const { auth } = endpoint;
+    this.auth =
+      auth.kind === 'token'
+        ? new TokenAuth(auth.tokenId, auth.secret)
+        : new TicketAuth(
+            (username, password) => this.send('POST', '/access/ticket', { username, password }, undefined, false) as Promise<{ ticket: string; CSRFPreventionToken: string }>,
+            auth.username,
+            auth.password,
+            auth.renewAfterMs,
+          );
+  }
+
+  /** Tickets obtained so far (ticket auth only). */
+  get ticketsIssued(): number {
+    return this.auth instanceof TicketAuth ? this.auth.issued : 0;
+  }
+
+  /** Calls the API and returns `data`, parsed by `schema`. */
+  async call<S extends z.ZodType>(method: Method, path: string, params: Params, schema: S): Promise<z.output<S>> {
+    let data: unknown;
+    try {
+      data = await this.send(method, path, params, schema, true);
+    } catch (err) {
+      // A ticket that expired under us: log in once more and repeat.
+      if (err instanceof ProxmoxError && err.context.status === 401 && this.auth.invalidate()) data = await this.send(method, path, params, schema, true);
+      else throw err;
+    }
+    return data as z.output<S>;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private async send(method: Method, path: string, params: Params, schema: z.ZodType | undefined, authenticated: boolean): Promise<unknown> {
+    const write = method !== 'GET';
+    const encoded = encodeParams(params);
+    const headers: Record<string, string> = { accept: 'application/json', ...(authenticated ? await this.auth.headers(write) : {}) };
+    const inBody = method === 'POST' || method === 'PUT';
+    if (inBody) headers['content-type'] = 'application/x-www-form-urlencoded';
+    const requestPath = `${BASE}${path}${!inBody && encoded ? `?${encoded}` : ''}`;
+    const context = { method, path };
+
+    let statusCode: number;
+    let statusText: string;
+    let text: string;
+    try {
+      const response = await this.pool.request({ method, path: requestPath, headers, body: inBody ? encoded : undefined });
+      statusCode = response.statusCode;
+      statusText = response.statusText;
+      text = await response.body.text();
+    } catch (err) {
+      throw this.networkError(err, context);
+    }
+
+    let body: { data?: unknown; errors?: Record<string, string>; message?: string } | undefined;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      if (statusCode === 200) throw new ProxmoxResponseError(`${method} ${path}: answer is not JSON: ${text.slice(0, 200)}`, { ...context, status: statusCode });
+    }
+    if (statusCode !== 200) {
+      // PVE puts the message in the reason phrase; libpve-http-server-perl >= 5.2.0 also in the body.
+      const pveMessage = (body?.message ?? statusText ?? '').trim();
+      throw errorFromResponse(statusCode, pveMessage, body?.errors ?? undefined, context);
+    }
+    if (!body || !('data' in body)) throw new ProxmoxResponseError(`${method} ${path}: answer has no "data" member`, { ...context, status: statusCode });
+    if (!schema) return body.data;
+    const parsed = schema.safeParse(body.data);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.map(String).join('.') || '(data)'}: ${i.message}`).join('; ');
+      throw new ProxmoxResponseError(`${method} ${path}: unexpected answer: ${issues}`, { ...context, status: statusCode });
+    }
+    return parsed.data;
+  }
+
+  private networkError(err: unknown, context: { method: string; path: string }): ProxmoxError {
+    const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+    const code = e.code ?? e.cause?.code ?? '';
+    const detail = e.cause?.message ?? e.message ?? String(err);
+    if (TLS_CODES.has(code) || TLS_CODES.has(e.cause?.code ?? '')) {
+      return new ProxmoxTlsError(
+        `${this.origin}: TLS certificate not trusted (${code}: ${detail}); set proxmox.caFile to the cluster's CA, or validateCerts: false for this endpoint`,
+        context,
+        err,
+      );
+    }
+    const kind = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError ? 'timed out' : 'failed';
+    return new ProxmoxTransientError(`${context.method} ${context.path} ${kind}: ${code ? `${code} ` : ''}${detail} (${this.origin})`, context, err);
+  }
+}

@@ -1,0 +1,221 @@
+import { type ProxmoxApi, vmPath, normaliseValue, type ConfigValues } from './api';
+import { ProxmoxError, ProxmoxLockedError, ProxmoxNotFoundError, ProxmoxParameterError, ProxmoxPolicyError, ProxmoxVmRunningError } from './errors';
+import { formatPropertyString } from './property-string';
+import { nextIdSchema, nodeListSchema, nodeVmListSchema, resourcesSchema, vmConfigSchema, vmStatusSchema } from './schemas';
+import type { TaskResult, WaitOptions } from './tasks';
+
+/**
+ * Finding, creating and deleting VMs. VMIDs are identities (unique); names are labels (PVE does not keep
+ * them unique), so lookups by name return every match. Create and delete are safe to repeat: they check
+ * the VMID first and treat "already there" / "already gone" as done.
+ */
+export interface VmSummary {
+  vmid: number;
+  node: string;
+  name?: string;
+  status: string;
+  lock?: string;
+  tags: string[];
+  template: boolean;
+}
+
+export interface VmShellSpec {
+  node: string;
+  vmid: number;
+  name?: string;
+  /** `q35`, `pc-q35-9.2+pve1`, … */
+  machine?: string;
+  bios?: 'seabios' | 'ovmf';
+  /** EFI vars disk, created with the VM (OVMF needs it from the start). */
+  efidisk?: { storage: string; efitype?: '2m' | '4m'; preEnrolledKeys?: boolean };
+  cores?: number;
+  sockets?: number;
+  /** MiB */
+  memory?: number;
+  ostype?: string;
+  scsihw?: string;
+  /** `true`, or a property string such as `enabled=1,fstrim_cloned_disks=1`. */
+  agent?: boolean | string;
+  onboot?: boolean;
+  tags?: string[];
+  /** `order=scsi0;net0` */
+  boot?: string;
+  /** `source=/dev/urandom` */
+  rng0?: string;
+  args?: string;
+  description?: string;
+  /** Any further creation options (disks, NICs, …), passed as they are. */
+  extra?: ConfigValues;
+}
+
+export interface CreateResult {
+  created: boolean;
+  vmid: number;
+  node: string;
+  task?: TaskResult;
+}
+
+export class VmsApi {
+  constructor(private readonly api: ProxmoxApi) {}
+
+  async nodes(): Promise<string[]> {
+    return (await this.api.call('GET', '/nodes', {}, nodeListSchema)).map((n) => n.node);
+  }
+
+  /** QEMU VMs of the cluster (`/cluster/resources?type=vm` lists containers too: they are left out). */
+  async list(): Promise<VmSummary[]> {
+    const rows = await this.api.call('GET', '/cluster/resources', { type: 'vm' }, resourcesSchema);
+    return rows
+      .filter((r) => r.type === 'qemu' && r.vmid !== undefined && r.node !== undefined)
+      .map((r) => ({
+        vmid: r.vmid!,
+        node: r.node!,
+        ...(r.name !== undefined ? { name: r.name } : {}),
+        status: r.status ?? 'unknown',
+        ...(r.lock ? { lock: r.lock } : {}),
+        tags: r.tags ? r.tags.split(/[;, ]+/).filter(Boolean) : [],
+        template: r.template ?? false,
+      }));
+  }
+
+  /** Every VM with this name (names are not unique; the caller decides). */
+  async findByName(name: string): Promise<VmSummary[]> {
+    return (await this.list()).filter((vm) => vm.name === name);
+  }
+
+  /**
+   * The VM with this VMID, or undefined. /cluster/resources lags behind a fresh create, so a miss is
+   * confirmed with `nextid?vmid=` and, if the id is taken, the nodes' own VM lists.
+   */
+  async findById(vmid: number): Promise<VmSummary | undefined> {
+    const listed = (await this.list()).find((vm) => vm.vmid === vmid);
+    if (listed) return listed;
+    if (!(await this.vmidTaken(vmid))) return undefined;
+    for (const node of await this.nodes()) {
+      const row = (await this.api.call('GET', `/nodes/${node}/qemu`, {}, nodeVmListSchema)).find((vm) => vm.vmid === vmid);
+      if (row) return { vmid, node, ...(row.name !== undefined ? { name: row.name } : {}), status: row.status, ...(row.lock ? { lock: row.lock } : {}), tags: [], template: false };
+    }
+    return undefined; // taken by a container
+  }
+
+  /** Whether a VMID is used (by a VM or a container). `nextid` reserves nothing: this is a snapshot. */
+  async vmidTaken(vmid: number): Promise<boolean> {
+    try {
+      await this.api.call('GET', '/cluster/nextid', { vmid }, nextIdSchema);
+      return false;
+    } catch (err) {
+      if (err instanceof ProxmoxParameterError && /already exists/.test(err.errors.vmid ?? '')) return true;
+      throw err;
+    }
+  }
+
+  /** The lowest free VMID now (informational only: it is not reserved). */
+  async nextFreeId(): Promise<number> {
+    return this.api.call('GET', '/cluster/nextid', {}, nextIdSchema);
+  }
+
+  /**
+   * Creates a VM shell, or finds the one created before under this VMID. A VM with this VMID but another
+   * name (or on another node) is not ours: that is refused, never adopted.
+   */
+  async create(spec: VmShellSpec, wait: WaitOptions = {}): Promise<CreateResult> {
+    const existing = await this.existing(spec, wait);
+    if (existing) return existing;
+    let task: TaskResult | null;
+    try {
+      task = await this.api.task('POST', `/nodes/${spec.node}/qemu`, { vmid: spec.vmid, ...shellParams(spec) }, wait);
+    } catch (err) {
+      // Created meanwhile (by our own earlier attempt whose answer was lost, or by someone else): look again.
+      if (err instanceof ProxmoxError && /already exists/.test(err.message)) {
+        const again = await this.existing(spec, wait);
+        if (again) return again;
+      }
+      throw err;
+    }
+    return { created: true, vmid: spec.vmid, node: spec.node, ...(task ? { task } : {}) };
+  }
+
+  private async existing(spec: VmShellSpec, wait: WaitOptions): Promise<CreateResult | undefined> {
+    const path = vmPath(spec.node, spec.vmid);
+    const deadline = Date.now() + (wait.timeoutMs ?? 600_000);
+    let config;
+    for (;;) {
+      try {
+        config = await this.api.call('GET', `${path}/config`, {}, vmConfigSchema);
+      } catch (err) {
+        if (!(err instanceof ProxmoxNotFoundError)) throw err;
+        if (!(await this.vmidTaken(spec.vmid))) return undefined;
+        const elsewhere = await this.findById(spec.vmid);
+        throw new ProxmoxPolicyError(
+          elsewhere
+            ? `VMID ${spec.vmid} is already used on node ${elsewhere.node}${elsewhere.name ? ` by '${elsewhere.name}'` : ''}; not creating it on ${spec.node}`
+            : `VMID ${spec.vmid} is used by a container`,
+          { vmid: spec.vmid },
+        );
+      }
+      // A create still running (ours, from an attempt whose answer was lost): wait for it to finish.
+      if (config.values.lock !== 'create') break;
+      if (Date.now() > deadline) throw new ProxmoxLockedError(`VM ${spec.vmid} is still being created (lock: create)`, { vmid: spec.vmid });
+      await new Promise((r) => setTimeout(r, wait.pollIntervalMs ?? 200));
+    }
+    if (spec.name !== undefined && config.values.name !== spec.name) {
+      throw new ProxmoxPolicyError(`VMID ${spec.vmid} on ${spec.node} already exists as '${config.values.name ?? '(no name)'}', not '${spec.name}'`, { vmid: spec.vmid });
+    }
+    return { created: false, vmid: spec.vmid, node: spec.node };
+  }
+
+  async status(node: string, vmid: number) {
+    return this.api.call('GET', `${vmPath(node, vmid)}/status/current`, {}, vmStatusSchema);
+  }
+
+  /**
+   * Deletes a VM (its disks with it). Already gone: nothing to do. Running: refused (stop it first) —
+   * PVE refuses too, this only says so before asking.
+   */
+  async delete(node: string, vmid: number, options: { purge?: boolean; destroyUnreferencedDisks?: boolean } = {}, wait: WaitOptions = {}): Promise<{ deleted: boolean; task?: TaskResult }> {
+    const path = vmPath(node, vmid);
+    let status;
+    try {
+      status = await this.status(node, vmid);
+    } catch (err) {
+      if (err instanceof ProxmoxNotFoundError) return { deleted: false };
+      throw err;
+    }
+    if (status.status === 'running') throw new ProxmoxVmRunningError(`VM ${vmid} on ${node} is running; stop it before deleting it`, { vmid, node });
+    try {
+      const task = await this.api.task('DELETE', path, { purge: options.purge, 'destroy-unreferenced-disks': options.destroyUnreferencedDisks }, wait);
+      return { deleted: true, ...(task ? { task } : {}) };
+    } catch (err) {
+      if (err instanceof ProxmoxNotFoundError) return { deleted: false };
+      throw err;
+    }
+  }
+}
+
+function shellParams(spec: VmShellSpec): Record<string, string | undefined> {
+  const params: ConfigValues = {
+    name: spec.name,
+    machine: spec.machine,
+    bios: spec.bios,
+    cores: spec.cores,
+    sockets: spec.sockets,
+    memory: spec.memory,
+    ostype: spec.ostype,
+    scsihw: spec.scsihw,
+    agent: spec.agent,
+    onboot: spec.onboot,
+    tags: spec.tags?.join(';'),
+    boot: spec.boot,
+    rng0: spec.rng0,
+    args: spec.args,
+    description: spec.description,
+    efidisk0: spec.efidisk
+      ? formatPropertyString(
+          { file: `${spec.efidisk.storage}:1`, efitype: spec.efidisk.efitype ?? '4m', 'pre-enrolled-keys': spec.efidisk.preEnrolledKeys ? '1' : '0' },
+          'file',
+        )
+      : undefined,
+    ...spec.extra,
+  };
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => [k, normaliseValue(v!)]));
+}

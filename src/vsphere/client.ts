@@ -1,0 +1,103 @@
+import type { VsphereConfig } from '../config';
+import type { VmRecord } from '../domain/inventory';
+import { discover, type DiscoveryOptions, type DiscoveryResult } from './discovery';
+import {
+  powerOn,
+  readVmDetail,
+  relocateVmStorage,
+  shutdownGuest,
+  type PowerOnResult,
+  type RelocateResult,
+  type ShutdownOptions,
+  type ShutdownResult,
+  type VmDetail,
+} from './operations';
+import { VimSession, type ServiceContent } from './session';
+import type { WaitOptions } from './tasks';
+import { SoapTransport, type TransportStats } from './transport';
+
+export interface VsphereClientOptions {
+  /** Per-request timeout (default 120 s). */
+  timeoutMs?: number;
+}
+
+/**
+ * ferry's vCenter client (vim25 SOAP): discovery, one VM's hardware, storage vMotion, guest shutdown
+ * and power-on. Logs in on first use and again, transparently, when the session expires. Holds the
+ * password; nothing it returns contains it.
+ */
+export class VsphereClient {
+  readonly session: VimSession;
+  private readonly transport: SoapTransport;
+
+  constructor(
+    readonly config: VsphereConfig,
+    options: VsphereClientOptions = {},
+  ) {
+    this.transport = new SoapTransport({
+      host: config.host,
+      port: config.port,
+      validateCerts: config.validateCerts,
+      caFile: config.caFile,
+      timeoutMs: options.timeoutMs,
+    });
+    this.session = new VimSession(this.transport, { user: config.user, password: config.password });
+  }
+
+  get url(): string {
+    return this.transport.url;
+  }
+
+  get tls(): 'verified' | 'not-verified' {
+    return this.transport.tls;
+  }
+
+  /** Round trips and bytes so far. */
+  get stats(): Readonly<TransportStats> {
+    return this.transport.stats;
+  }
+
+  /** About the server (no login needed). */
+  async about(): Promise<ServiceContent['about']> {
+    return (await this.session.serviceContent()).about;
+  }
+
+  async login(): Promise<void> {
+    await this.session.ensureLoggedIn();
+  }
+
+  /** VMs, distributed portgroups and datastores in scope (default: the configured discovery section). */
+  discover(options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
+    const d = this.config.discovery;
+    return discover(this.session, this.config.host, {
+      scope: options.scope ?? { datacenter: d.datacenter, folders: d.folders, clusters: d.clusters },
+      pageSize: options.pageSize ?? d.pageSize,
+    });
+  }
+
+  /** One VM's hardware as it is now. */
+  async readVm(moid: string): Promise<VmRecord> {
+    return (await readVmDetail(this.session, moid)).vm;
+  }
+
+  readVmDetail(moid: string): Promise<VmDetail> {
+    return readVmDetail(this.session, moid);
+  }
+
+  relocateVmStorage(moid: string, datastore: string, options?: WaitOptions): Promise<RelocateResult> {
+    return relocateVmStorage(this.session, moid, datastore, options);
+  }
+
+  shutdownGuest(moid: string, options: ShutdownOptions): Promise<ShutdownResult> {
+    return shutdownGuest(this.session, moid, options);
+  }
+
+  powerOn(moid: string, options?: WaitOptions): Promise<PowerOnResult> {
+    return powerOn(this.session, moid, options);
+  }
+
+  /** Logs out and closes the connections. */
+  close(): Promise<void> {
+    return this.session.close();
+  }
+}

@@ -1,0 +1,325 @@
+import type {
+  DatastoreRecord,
+  ManagedRef,
+  NicBacking,
+  PortgroupRecord,
+  PowerState,
+  VmDisk,
+  VmNic,
+  VmRecord,
+  Vlan,
+} from '../domain/inventory';
+import type { MoRef } from './envelope';
+import type { ObjectContent } from './property-collector';
+import { asBool, asInt, asMoRef, badAnswer, Fields } from './read';
+import { children, type XmlElement } from './xml';
+
+/** Properties discovery reads, by managed object type (base types: vCenter's subtypes match them). */
+export const VM_PATHS = [
+  'name',
+  'parent',
+  'config.instanceUuid',
+  'config.guestId',
+  'config.firmware',
+  'config.template',
+  'config.hardware.numCPU',
+  'config.hardware.numCoresPerSocket',
+  'config.hardware.memoryMB',
+  'config.hardware.device',
+  'runtime.powerState',
+  'runtime.host',
+  'rootSnapshot',
+] as const;
+
+export const INFRA_PATHS: Record<string, readonly string[]> = {
+  DistributedVirtualPortgroup: ['name', 'key', 'config.distributedVirtualSwitch', 'config.defaultPortConfig', 'config.uplink'],
+  DistributedVirtualSwitch: ['name', 'uuid', 'config.uplinkPortgroup'],
+  Datastore: ['name', 'summary.type', 'summary.url'],
+  HostSystem: ['name', 'parent'],
+  ComputeResource: ['name'],
+  Folder: ['name', 'parent'],
+  Datacenter: ['name', 'parent'],
+};
+
+/** Properties a VM must have for a record; without them vCenter is saying the VM is inaccessible. */
+const VM_REQUIRED = ['name', 'config.guestId', 'config.hardware.numCPU', 'config.hardware.memoryMB', 'config.hardware.device', 'runtime.powerState'];
+
+/** The objects of one retrieval, by moid, to resolve references between them. */
+export class ObjectIndex {
+  private readonly byMoid = new Map<string, ObjectContent>();
+
+  constructor(objects: Iterable<ObjectContent>) {
+    for (const o of objects) this.byMoid.set(o.obj.value, o);
+  }
+
+  get(ref: MoRef | undefined): ObjectContent | undefined {
+    return ref ? this.byMoid.get(ref.value) : undefined;
+  }
+
+  nameOf(ref: MoRef | undefined): string | undefined {
+    const name = this.get(ref)?.props.get('name');
+    return name?.text;
+  }
+
+  all(): IterableIterator<ObjectContent> {
+    return this.byMoid.values();
+  }
+}
+
+function where(o: ObjectContent, path?: string): string {
+  const name = o.props.get('name')?.text;
+  return `${o.obj.type} ${o.obj.value}${name ? ` ("${name}")` : ''}${path ? ` ${path}` : ''}`;
+}
+
+function prop(o: ObjectContent, path: string): XmlElement | undefined {
+  return o.props.get(path);
+}
+
+function text(o: ObjectContent, path: string): string | undefined {
+  return prop(o, path)?.text;
+}
+
+function int(o: ObjectContent, path: string): number | undefined {
+  const e = prop(o, path);
+  return e ? asInt(e, where(o, path)) : undefined;
+}
+
+function bool(o: ObjectContent, path: string): boolean | undefined {
+  const e = prop(o, path);
+  return e ? asBool(e, where(o, path)) : undefined;
+}
+
+function ref(o: ObjectContent, path: string): MoRef | undefined {
+  const e = prop(o, path);
+  return e ? asMoRef(e, where(o, path)) : undefined;
+}
+
+/** Elements of an `ArrayOf…` value (`<val><ManagedObjectReference>…</ManagedObjectReference>…</val>`). */
+function arrayItems(o: ObjectContent, path: string): XmlElement[] {
+  return prop(o, path)?.children ?? [];
+}
+
+function managedRef(index: ObjectIndex, r: MoRef | undefined): ManagedRef | undefined {
+  if (!r) return undefined;
+  return { moid: r.value, name: index.nameOf(r) ?? r.value };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// VLANs
+
+/** `config.defaultPortConfig.vlan` → access / trunk / pvlan / none. VLAN 0 (no tag) is `none`. */
+export function classifyVlan(portConfig: XmlElement | undefined, at: string): Vlan {
+  const vlanElement = portConfig?.children.find((c) => c.name === 'vlan');
+  if (!vlanElement) return { kind: 'none' };
+  const vlan = new Fields(vlanElement, `${at}.vlan`);
+  switch (vlanElement.xsiType) {
+    case 'VmwareDistributedVirtualSwitchVlanIdSpec': {
+      const id = vlan.requiredInt('vlanId');
+      if (id < 0 || id > 4094) throw badAnswer(`${at}.vlan.vlanId`, `VLAN id ${id} is outside 0–4094`);
+      return id === 0 ? { kind: 'none' } : { kind: 'access', vlanId: id };
+    }
+    case 'VmwareDistributedVirtualSwitchTrunkVlanSpec': {
+      const ranges = vlan.objects('vlanId').map((r) => ({ start: r.requiredInt('start'), end: r.requiredInt('end') }));
+      for (const r of ranges) {
+        if (r.start < 0 || r.end > 4094 || r.start > r.end) throw badAnswer(`${at}.vlan.vlanId`, `trunk range ${r.start}-${r.end} is not valid`);
+      }
+      return { kind: 'trunk', ranges };
+    }
+    case 'VmwareDistributedVirtualSwitchPvlanSpec':
+      return { kind: 'pvlan', pvlanId: vlan.requiredInt('pvlanId') };
+    default:
+      throw badAnswer(`${at}.vlan`, `unknown VLAN specification type ${vlanElement.xsiType ?? '(no xsi:type)'}`);
+  }
+}
+
+export function portgroupRecord(o: ObjectContent, index: ObjectIndex): PortgroupRecord {
+  const dvsRef = ref(o, 'config.distributedVirtualSwitch');
+  const dvs = index.get(dvsRef);
+  const key = text(o, 'key') ?? o.obj.value;
+  const uplinkOfSwitch = dvs
+    ? arrayItems(dvs, 'config.uplinkPortgroup').some((e) => e.text.trim() === o.obj.value || e.text.trim() === key)
+    : false;
+  return {
+    key,
+    name: text(o, 'name') ?? key,
+    switchName: (dvs && text(dvs, 'name')) ?? dvsRef?.value ?? '',
+    switchUuid: dvs ? text(dvs, 'uuid') : undefined,
+    vlan: classifyVlan(prop(o, 'config.defaultPortConfig'), where(o, 'config.defaultPortConfig')),
+    uplink: bool(o, 'config.uplink') === true || uplinkOfSwitch,
+  };
+}
+
+export function datastoreRecord(o: ObjectContent): DatastoreRecord {
+  return { moid: o.obj.value, name: text(o, 'name') ?? o.obj.value, type: text(o, 'summary.type'), url: text(o, 'summary.url') };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Devices
+
+const NIC_TYPES = new Set([
+  'VirtualE1000',
+  'VirtualE1000e',
+  'VirtualPCNet32',
+  'VirtualVmxnet',
+  'VirtualVmxnet2',
+  'VirtualVmxnet3',
+  'VirtualVmxnet3Vrdma',
+  'VirtualSriovEthernetCard',
+]);
+
+const CONTROLLER_TYPES: Record<string, string> = {
+  ParaVirtualSCSIController: 'pvscsi',
+  VirtualLsiLogicController: 'lsilogic',
+  VirtualLsiLogicSASController: 'lsilogicsas',
+  VirtualBusLogicController: 'buslogic',
+  VirtualNVMEController: 'nvme',
+  VirtualAHCIController: 'ahci',
+  VirtualIDEController: 'ide',
+};
+
+/** `VirtualVmxnet3` → `vmxnet3`, `VirtualLsiLogicSASController` → `lsilogicsas`. */
+function shortType(xsiType: string): string {
+  return xsiType.replace(/^Virtual/, '').replace(/Controller$/, '').toLowerCase();
+}
+
+function nicBacking(backing: Fields | undefined): NicBacking {
+  if (!backing) return { kind: 'other', backingType: '(none)' };
+  const type = backing.type();
+  switch (type) {
+    case 'VirtualEthernetCardDistributedVirtualPortBackingInfo': {
+      const port = backing.requiredObject('port');
+      return { kind: 'dvportgroup', portgroupKey: port.requiredString('portgroupKey'), switchUuid: port.string('switchUuid') };
+    }
+    case 'VirtualEthernetCardNetworkBackingInfo':
+      return { kind: 'network', networkName: backing.requiredString('deviceName'), networkMoid: backing.moRef('network')?.value };
+    case 'VirtualEthernetCardOpaqueNetworkBackingInfo':
+      return {
+        kind: 'opaque',
+        opaqueNetworkId: backing.requiredString('opaqueNetworkId'),
+        opaqueNetworkType: backing.requiredString('opaqueNetworkType'),
+      };
+    default:
+      return { kind: 'other', backingType: type };
+  }
+}
+
+function diskRecord(disk: Fields, controllers: Map<number, { type: string; bus: number }>, index: ObjectIndex): VmDisk {
+  const key = disk.requiredInt('key');
+  const controllerKey = disk.requiredInt('controllerKey');
+  const controller = controllers.get(controllerKey);
+  if (!controller) throw badAnswer(disk.where, `disk ${key} is on controller ${controllerKey}, which the VM does not have`);
+  const backing = disk.object('backing');
+  const backingType = backing?.type() ?? '(none)';
+  const capacityBytes = disk.int('capacityInBytes') ?? (disk.int('capacityInKB') ?? 0) * 1024;
+  const datastoreRef = backing?.moRef('datastore');
+  const rdm = backingType === 'VirtualDiskRawDiskMappingVer1BackingInfo';
+  const fileName = backing?.string('fileName') ?? backing?.string('descriptorFileName') ?? '';
+  return {
+    key,
+    label: disk.object('deviceInfo')?.string('label') ?? `disk ${key}`,
+    controllerType: controller.type,
+    controllerKey,
+    controllerBusNumber: controller.bus,
+    unitNumber: disk.int('unitNumber') ?? 0,
+    capacityBytes,
+    fileName,
+    // The datastore's name from the retrieval, else from the file name (`[name] path`).
+    datastore: datastoreRef ? { moid: datastoreRef.value, name: index.nameOf(datastoreRef) ?? /^\[([^\]]+)\]/.exec(fileName)?.[1] ?? datastoreRef.value } : undefined,
+    thinProvisioned: backing?.bool('thinProvisioned'),
+    diskMode: backing?.string('diskMode') ?? 'persistent',
+    rdm: rdm ? { compatibilityMode: backing!.string('compatibilityMode') ?? 'unknown', deviceName: backing!.string('deviceName') } : undefined,
+  };
+}
+
+/** `config.hardware.device` → NICs and disks (controllers only to name the disks' buses). */
+export function devicesOf(deviceList: XmlElement | undefined, at: string, index: ObjectIndex): { nics: VmNic[]; disks: VmDisk[] } {
+  const devices = (deviceList ? children(deviceList, 'VirtualDevice') : []).map((e, i) => new Fields(e, `${at}[${i}]`));
+  const controllers = new Map<number, { type: string; bus: number }>();
+  for (const d of devices) {
+    const type = d.element.xsiType;
+    if (type && d.has('busNumber')) controllers.set(d.requiredInt('key'), { type: CONTROLLER_TYPES[type] ?? shortType(type), bus: d.requiredInt('busNumber') });
+  }
+  const nics: VmNic[] = [];
+  const disks: VmDisk[] = [];
+  for (const d of devices) {
+    const type = d.type();
+    if (type === 'VirtualDisk') {
+      disks.push(diskRecord(d, controllers, index));
+    } else if (NIC_TYPES.has(type) || d.has('macAddress')) {
+      const key = d.requiredInt('key');
+      nics.push({
+        key,
+        label: d.object('deviceInfo')?.string('label') ?? `NIC ${key}`,
+        deviceType: shortType(type),
+        macAddress: (d.string('macAddress') ?? '').toLowerCase(),
+        backing: nicBacking(d.object('backing')),
+      });
+    }
+  }
+  return { nics, disks };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// VMs
+
+const POWER_STATES = new Set<PowerState>(['poweredOn', 'poweredOff', 'suspended']);
+
+/** `/DC0/vm/apps`: the names from the root folder (excluded) down to the VM's folder. */
+export function inventoryPath(index: ObjectIndex, start: MoRef | undefined, rootFolder: MoRef): string | undefined {
+  const names: string[] = [];
+  const seen = new Set<string>();
+  for (let r = start; r; ) {
+    if (r.value === rootFolder.value) return `/${names.reverse().join('/')}`;
+    const o = index.get(r);
+    if (!o || seen.has(r.value)) return undefined; // chain leaves what was read
+    seen.add(r.value);
+    names.push(text(o, 'name') ?? r.value);
+    r = ref(o, 'parent');
+  }
+  return undefined;
+}
+
+export type VmMapping = { ok: true; vm: VmRecord } | { ok: false; moid: string; name?: string; reason: string };
+
+export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef): VmMapping {
+  const absent = VM_REQUIRED.filter((p) => !o.props.has(p));
+  const name = text(o, 'name');
+  if (absent.length > 0) {
+    const denied = o.missing.filter((m) => absent.includes(m.path)).map((m) => `${m.path}: ${m.faultType}`);
+    return {
+      ok: false,
+      moid: o.obj.value,
+      name,
+      reason: `vCenter reports no ${absent.join(', ')}${denied.length ? ` (${denied.join('; ')})` : ''}: the VM is inaccessible, orphaned or being created`,
+    };
+  }
+  const firmware = text(o, 'config.firmware') ?? 'bios';
+  if (firmware !== 'bios' && firmware !== 'efi') throw badAnswer(where(o, 'config.firmware'), `unknown firmware "${firmware}"`);
+  const powerState = text(o, 'runtime.powerState') as PowerState;
+  if (!POWER_STATES.has(powerState)) throw badAnswer(where(o, 'runtime.powerState'), `unknown power state "${powerState}"`);
+  const hostRef = ref(o, 'runtime.host');
+  const host = index.get(hostRef);
+  const clusterRef = host ? ref(host, 'parent') : undefined;
+  const { nics, disks } = devicesOf(prop(o, 'config.hardware.device'), where(o, 'config.hardware.device'), index);
+  return {
+    ok: true,
+    vm: {
+      moid: o.obj.value,
+      name: name!,
+      instanceUuid: text(o, 'config.instanceUuid'),
+      guestId: text(o, 'config.guestId')!,
+      firmware,
+      template: bool(o, 'config.template') ?? false,
+      numCpu: int(o, 'config.hardware.numCPU')!,
+      numCoresPerSocket: int(o, 'config.hardware.numCoresPerSocket') ?? 1,
+      memoryMb: int(o, 'config.hardware.memoryMB')!,
+      powerState,
+      host: managedRef(index, hostRef),
+      cluster: clusterRef?.type === 'ClusterComputeResource' ? managedRef(index, clusterRef) : undefined,
+      folder: inventoryPath(index, ref(o, 'parent'), rootFolder),
+      hasSnapshot: arrayItems(o, 'rootSnapshot').length > 0,
+      nics,
+      disks,
+    },
+  };
+}

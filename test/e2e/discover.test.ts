@@ -1,0 +1,86 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { NAMED_VMS } from '../../src/lab/vcsim/estate';
+import { spawnFerry } from '../helpers/processes';
+import { startTestVcsim, TEST_EXTRA_VMS, type TestVcsim } from '../helpers/vcsim';
+
+describe('ferry discover, as a user runs it', () => {
+  jest.setTimeout(120_000);
+  let sim: TestVcsim;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    sim = await startTestVcsim();
+    // An empty ferry.yaml: everything comes from the environment, as with the Ansible collections.
+    const configFile = path.join(sim.stateDir, 'ferry.yaml');
+    writeFileSync(configFile, '# empty\n');
+    env = {
+      FERRY_CONFIG: configFile,
+      VMWARE_HOST: sim.config.host,
+      VMWARE_PORT: String(sim.config.port),
+      VMWARE_USER: sim.config.user,
+      VMWARE_PASSWORD: sim.config.password,
+      VMWARE_CA_FILE: sim.config.caFile!,
+    };
+  });
+
+  afterAll(() => sim?.stop());
+
+  async function ferry(...args: string[]) {
+    const run = spawnFerry(['discover', ...args], env);
+    const code = await run.exited;
+    return { code, output: run.output() };
+  }
+
+  it('prints each VM with its NICs\' VLANs and disks, and what will not be translated, with the reason', async () => {
+    const { code, output } = await ferry();
+    expect(code).toBe(0);
+    expect(output).toContain(`VMs (${NAMED_VMS.length + TEST_EXTRA_VMS}) in 127.0.0.1`);
+    expect(output).toMatch(/^mig-web01 +on +efi +4 \(1\/socket\) +DC0_C0 +vmxnet3 \S+ PG-VLAN100 \(vlan 100\) +20 GiB \[nfs-migration\] mig-web01\/mig-web01\.vmdk$/m);
+    expect(output).toMatch(/^vm-\d+ +8192 MB +DC0_C0_H0 +e1000e \S+ PG-VLAN200 \(vlan 200\) +50 GiB \[nfs-migration\] mig-web01\/mig-web01_1\.vmdk$/m);
+    expect(output).toMatch(/^PG-TRUNK +dvportgroup-\d+ +DSwitch-Mig +trunk 100-200,300-310$/m);
+    const notTranslated = output.slice(output.indexOf('Not translated automatically'));
+    expect(notTranslated).toMatch(/^Not translated automatically \(7\)$/m);
+    for (const [vm, why] of [
+      ['mig-router01', /Network adapter 1 \(PG-TRUNK\): .*trunk portgroup carrying VLANs 100-200,300-310/],
+      ['mig-dmz01', /Network adapter 1 \(PG-PVLAN\): .*private VLAN 501/],
+      ['mig-std01', /Network adapter 1 \(VM Network\): .*standard-switch network VM Network/],
+      ['mig-snap01', /mig-snap01 has snapshots/],
+      ['mig-indep01', /Hard disk 2: .*independent_persistent/],
+      ['mig-rdm01', /Hard disk 2: .*raw device mapping \(physicalMode\)/],
+      ['mig-tmpl01', /mig-tmpl01 is a template/],
+    ] as const) {
+      expect(notTranslated).toMatch(new RegExp(`^  ${vm} \\(vm-\\d+\\): ${why.source}`, 'm'));
+    }
+    expect(notTranslated).not.toMatch(/mig-web01|mig-db01/);
+    expect(output).not.toContain(sim.config.password);
+  });
+
+  it('prints the same as JSON, scoped to a folder', async () => {
+    const { code, output } = await ferry('--json', '--datacenter', 'DC0', '--folder', 'db', '--page-size', '2');
+    expect(code).toBe(0);
+    const report = JSON.parse(output) as {
+      inventory: { vms: Array<{ name: string; numCoresPerSocket: number }>; portgroups: unknown[] };
+      notTranslated: Array<{ vm: string; code: string; subject: string; reason: string }>;
+      stats: { pages: number; roundTrips: number };
+    };
+    expect(report.inventory.vms.map((v) => v.name)).toEqual(['mig-db01', 'mig-rdm01']);
+    expect(report.inventory.vms[0]!.numCoresPerSocket).toBe(2);
+    expect(report.notTranslated).toEqual([{ vm: 'mig-rdm01', moid: expect.stringMatching(/^vm-/), code: 'rdm', subject: 'Hard disk 2', reason: expect.stringContaining('raw device mapping') }]);
+    expect(report.stats.pages).toBeGreaterThan(3);
+    // service content, login, FindByInventoryPath ×2, two views, pages, two DestroyView, logout
+    expect(report.stats.roundTrips).toBe(report.stats.pages + 9);
+  });
+
+  it('says what is wrong with the options or the configuration', async () => {
+    const badScope = await ferry('--folder', 'apps');
+    expect(badScope.code).toBe(1);
+    expect(badScope.output).toMatch(/a folder or cluster scope needs the datacenter it is in/);
+    const badPage = await ferry('--page-size', 'many');
+    expect(badPage.code).toBe(1);
+    expect(badPage.output).toMatch(/--page-size must be a positive whole number, got many/);
+    const run = spawnFerry(['discover'], { ...env, VMWARE_HOST: '', VMWARE_USER: '', VMWARE_PASSWORD: '', VMWARE_PORT: '', VMWARE_CA_FILE: '' });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toMatch(/no vCenter configured: set VMWARE_HOST, VMWARE_USER and VMWARE_PASSWORD/);
+  });
+});

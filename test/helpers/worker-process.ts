@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { ROOT } from './processes';
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  /** SIGKILL: the process dies mid-activity, as a crashed host would. */
+  kill(): Promise<void>;
+  /** SIGTERM: graceful shutdown; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export interface WorkerProcessOptions {
+  /** The ferry.yaml document (no secrets: pass them in `env`). */
+  config: Record<string, unknown>;
+  /** Where to write the config file. */
+  configFile: string;
+  env?: Record<string, string>;
+  /** Log prefix for this worker's output. */
+  name?: string;
+}
+
+/**
+ * Runs ferry's real worker (`node --import tsx worker.ts`) as a separate process, for tests that kill
+ * a worker mid-flight or need two workers. Resolves once the worker serves its queues.
+ */
+export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
+  writeFileSync(options.configFile, stringify(options.config));
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'worker.ts'), '--config', options.configFile], {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env, FERRY_LOG_LEVEL: process.env.FERRY_LOG_LEVEL ?? 'WARN' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const deadline = Date.now() + 120_000;
+  while (!/ferry worker: .* queues /.test(output)) {
+    if (child.exitCode !== null) throw new Error(`worker ${options.name ?? ''} exited early (${child.exitCode}):\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`worker ${options.name ?? ''} did not start in time:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    output: () => output,
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}

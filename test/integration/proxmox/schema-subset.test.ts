@@ -1,0 +1,54 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { SIMULATED_ENDPOINTS } from '../../../src/lab/proxmox-sim/schema/endpoints';
+import { perlPatternToRegExp } from '../../../src/lab/proxmox-sim/schema/perl-pattern';
+import { extractSubset, findSharedSchemaDir, FLAVOURS, loadSubset, type Flavour, type ParamSchema } from '../../../src/lab/proxmox-sim/schema/subset';
+
+/**
+ * The schema subset committed in the project must be exactly the official dumps' entries for the
+ * simulated endpoints. The dumps live in the shared folder beside the clone: if it cannot be found the
+ * test fails (it does not skip), since the subset could then drift unnoticed.
+ */
+describe('the committed PVE schema subset', () => {
+  const dir = findSharedSchemaDir();
+
+  it('finds the official schema dumps beside the clone (shared/pve-api)', () => {
+    if (!dir) {
+      throw new Error('shared/pve-api with pve-8.4.2.json and pve-9.1.3.json was not found beside the clone or its parent folders; set FERRY_PVE_API_DIR to its location');
+    }
+    for (const version of Object.values(FLAVOURS)) expect(existsSync(path.join(dir, `pve-${version}.json`))).toBe(true);
+  });
+
+  it.each(Object.keys(FLAVOURS) as Flavour[])('matches the official dump for PVE %s entry by entry, with origin and licence', (flavour) => {
+    expect(dir).toBeDefined();
+    const source = `pve-${FLAVOURS[flavour]}.json`;
+    const official = extractSubset(JSON.parse(readFileSync(path.join(dir!, source), 'utf8')), source);
+    const committed = loadSubset(flavour);
+    expect(committed).toEqual(official);
+    expect(committed.licence).toMatch(/AGPL-3\.0-or-later/);
+    expect(committed.origin).toMatch(/proxmox\/pve-docs/);
+  });
+
+  it('covers every simulated endpoint in 9.1, and in 8.4 all but the SDN lock added in PVE 9', () => {
+    const in91 = loadSubset('9.1').endpoints;
+    const in84 = loadSubset('8.4').endpoints;
+    for (const { path: p, methods } of SIMULATED_ENDPOINTS) {
+      for (const m of methods) expect([p, m, in91[p]?.[m] !== undefined]).toEqual([p, m, true]);
+    }
+    const missingIn84 = SIMULATED_ENDPOINTS.map((e) => e.path).filter((p) => !in84[p]);
+    expect(missingIn84).toEqual(['/cluster/sdn/lock', '/cluster/sdn/rollback']);
+  });
+
+  it.each(Object.keys(FLAVOURS) as Flavour[])('every Perl pattern in the PVE %s subset compiles to a JavaScript RegExp', (flavour) => {
+    const patterns: string[] = [];
+    const collect = (schema: ParamSchema) => {
+      if (schema.pattern) patterns.push(schema.pattern);
+      if (schema.format && typeof schema.format === 'object') Object.values(schema.format).forEach(collect);
+    };
+    for (const methods of Object.values(loadSubset(flavour).endpoints)) {
+      for (const m of Object.values(methods)) Object.values(m.parameters?.properties ?? {}).forEach(collect);
+    }
+    expect(patterns.length).toBeGreaterThan(10);
+    for (const p of patterns) expect(() => perlPatternToRegExp(p)).not.toThrow();
+  });
+});

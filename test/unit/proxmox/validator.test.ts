@@ -1,0 +1,46 @@
+import { perlPatternToRegExp } from '../../../src/lab/proxmox-sim/schema/perl-pattern';
+import { checkPropertyString, schemaFor, validateParams } from '../../../src/lab/proxmox-sim/schema/validate';
+import type { ParamSchema } from '../../../src/lab/proxmox-sim/schema/subset';
+
+describe('Perl patterns from the schema', () => {
+  it('translates (?^:…), (?^i:…) and {,N}, anchored', () => {
+    const trunks = perlPatternToRegExp('(?^:\\d+(?:-\\d+)?(?:;\\d+(?:-\\d+)?)*)');
+    expect(['10', '10-20;30'].map((v) => trunks.test(v))).toEqual([true, true]);
+    expect(trunks.test('10;x')).toBe(false);
+    const alias = perlPatternToRegExp('(?^i:[\\(\\)-_.\\w\\d\\s]{0,256})');
+    expect(alias.flags).toBe('i');
+    const short = perlPatternToRegExp('[A-Za-z0-9\\-_\\s]{,8}');
+    expect([short.test('abc'), short.test('123456789')]).toEqual([true, false]);
+  });
+});
+
+describe('schema checks', () => {
+  const props: Record<string, ParamSchema> = {
+    'scsi[n]': { type: 'string', optional: 1, format: { file: { type: 'string', default_key: 1, format: 'pve-volume-id-or-qm-path' }, iothread: { type: 'boolean', optional: 1 } } },
+    vmid: { type: 'integer', minimum: 100 },
+    'net[n]': { type: 'string', optional: 1, format: { model: { type: 'string', default_key: 1, enum: ['virtio', 'e1000'] }, virtio: { alias: 'macaddr', keyAlias: 'model' }, macaddr: { type: 'string', optional: 1, format: 'mac-addr' }, bridge: { type: 'string', optional: 1 } } },
+  };
+
+  it('folds indexed keys within qemu-server ranges', () => {
+    expect(schemaFor(props, 'scsi30')).toBe(props['scsi[n]']);
+    expect(schemaFor(props, 'scsi31')).toBeUndefined();
+    expect(schemaFor(props, 'scsi01')).toBeUndefined();
+  });
+
+  it('checks property strings, with the model=MAC key alias', () => {
+    expect(checkPropertyString(props['net[n]']!.format as Record<string, ParamSchema>, 'virtio=BC:24:11:00:00:01,bridge=vmbr0', 'net0')).toEqual([]);
+    expect(checkPropertyString(props['net[n]']!.format as Record<string, ParamSchema>, 'bridge=vmbr0', 'net0')).toEqual(['net0.model: property is missing and it is not optional']);
+    expect(checkPropertyString(props['scsi[n]']!.format as Record<string, ParamSchema>, 'local:1,iothread=2,foo=1', 'scsi0')).toEqual([
+      "scsi0.iothread: type check ('boolean') failed - got '2'",
+      'scsi0.foo: property is not defined in schema and the schema does not allow additional properties',
+    ]);
+  });
+
+  it('collects every problem of a request, keyed by parameter', () => {
+    expect(validateParams({ parameters: { properties: props } }, { scsi1: 'local:1', extra: 1 })).toEqual({
+      params: { scsi1: 'local:1' },
+      errors: { extra: 'property is not defined in schema and the schema does not allow additional properties', vmid: 'property is missing and it is not optional' },
+    });
+    expect(validateParams({ parameters: { properties: props } }, { vmid: true }).errors).toEqual({ vmid: "type check ('integer') failed - got '1'" });
+  });
+});

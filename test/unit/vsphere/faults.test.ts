@@ -1,0 +1,68 @@
+import { faultCategory, faultFromLocalized, faultFromSoap, VsphereFault } from '../../../src/vsphere/faults';
+import { throwIfNotAuthenticated } from '../../../src/vsphere/property-collector';
+import { FerryError } from '../../../src/errors';
+import { child, parseXml } from '../../../src/vsphere/xml';
+
+const NS = 'xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+
+describe('faults', () => {
+  it('types a SOAP fault by the xsi:type of its detail and keeps its facts', () => {
+    const fault = child(
+      parseXml(
+        `<soapenv:Fault ${NS}><faultcode>ServerFaultCode</faultcode><faultstring></faultstring><detail>` +
+          '<InvalidPowerStateFault xmlns="urn:vim25" xsi:type="InvalidPowerState"><requestedState>poweredOn</requestedState>' +
+          '<existingState>poweredOff</existingState></InvalidPowerStateFault></detail></soapenv:Fault>',
+      ),
+      'detail',
+    )!.parent!;
+    const err = faultFromSoap(fault, { method: 'ShutdownGuest', object: 'VirtualMachine:vm-42' });
+    expect(err).toBeInstanceOf(VsphereFault);
+    expect(err).toBeInstanceOf(FerryError);
+    expect(err.faultType).toBe('InvalidPowerState');
+    expect(err.category).toBe('invalid');
+    expect(err.message).toBe(
+      'vSphere ShutdownGuest on VirtualMachine:vm-42 failed with InvalidPowerState: (requestedState=poweredOn, existingState=poweredOff)',
+    );
+  });
+
+  it('falls back to the detail element name without "Fault"', () => {
+    const fault = parseXml(`<soapenv:Fault ${NS}><faultstring>Cannot complete login</faultstring><detail><InvalidLoginFault/></detail></soapenv:Fault>`);
+    const err = faultFromSoap(fault, { method: 'Login' });
+    expect(err.faultType).toBe('InvalidLogin');
+    expect(err.category).toBe('permission');
+    expect(err.retryable).toBe(false);
+  });
+
+  it('types task errors (LocalizedMethodFault) and drops vcsim\'s Go type names', () => {
+    const info = parseXml(
+      `<error ${NS}><fault xsi:type="RequestCanceled"></fault><localizedMessage>*types.RequestCanceled</localizedMessage></error>`,
+    );
+    const err = faultFromLocalized(info, { method: 'RelocateVM_Task', object: 'VirtualMachine:vm-7' });
+    expect(err.faultType).toBe('RequestCanceled');
+    expect(err.message).toBe('vSphere RelocateVM_Task on VirtualMachine:vm-7 failed with RequestCanceled');
+  });
+
+  it('classifies fault types for retries', () => {
+    expect(faultCategory('NotAuthenticated')).toBe('permission');
+    expect(faultCategory('ManagedObjectNotFound')).toBe('not-found');
+    expect(faultCategory('TaskInProgress')).toBe('locked');
+    expect(faultCategory('HostCommunication')).toBe('transient');
+    expect(faultCategory('SomethingNew')).toBe('invalid');
+  });
+
+  it('turns NotAuthenticated inside a PropertyCollector missingSet into the fault it means', () => {
+    const response = parseXml(
+      `<RetrievePropertiesExResponse ${NS}><returnval><objects><obj type="VirtualMachine">vm-1</obj>` +
+        '<missingSet><path>name</path><fault><fault xsi:type="NotAuthenticated"><object type="VirtualMachine">vm-1</object>' +
+        '<privilegeId>System.Read</privilegeId></fault></fault></missingSet></objects></returnval></RetrievePropertiesExResponse>',
+    );
+    expect(() => throwIfNotAuthenticated(response, 'RetrievePropertiesEx')).toThrow(
+      expect.objectContaining({ faultType: 'NotAuthenticated', category: 'permission' }),
+    );
+    const other = parseXml(
+      `<R ${NS}><returnval><objects><obj type="VirtualMachine">vm-1</obj><missingSet><path>bogus</path>` +
+        '<fault><fault xsi:type="InvalidProperty"/></fault></missingSet></objects></returnval></R>',
+    );
+    expect(() => throwIfNotAuthenticated(other, 'RetrievePropertiesEx')).not.toThrow();
+  });
+});
