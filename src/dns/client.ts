@@ -214,9 +214,17 @@ export class DnsClient {
 
   private async query(name: string, type: QueryType, klass: 'IN' | 'CH' = 'IN'): Promise<DecodedResponse> {
     const message = encodeQuery(newMessageId(), name, type, klass);
-    let response = decodeResponse(await exchangeUdp(this.target, message));
-    if (response.truncated) response = decodeResponse(await exchangeTcp(this.target, message));
+    let response = this.decode(await exchangeUdp(this.target, message));
+    if (response.truncated) response = this.decode(await exchangeTcp(this.target, message));
     return response;
+  }
+
+  private decode(raw: Buffer): DecodedResponse {
+    try {
+      return decodeResponse(raw);
+    } catch (err) {
+      throw new DnsError(`${this.where} sent an answer that is not DNS: ${(err as Error).message}`, 'transient');
+    }
   }
 
   /**
@@ -227,12 +235,7 @@ export class DnsClient {
   async sendUpdate(zone: string, prerequisites: UpdateRecord[], updates: UpdateRecord[]): Promise<number> {
     const { wire, mac } = signMessage(encodeUpdate(newMessageId(), zone, prerequisites, updates), this.options.key);
     const raw = await exchangeTcp(this.target, wire);
-    let response: DecodedResponse;
-    try {
-      response = decodeResponse(raw);
-    } catch (err) {
-      throw new DnsError(`${this.where} sent an answer that is not DNS: ${(err as Error).message}`, 'transient');
-    }
+    const response = this.decode(raw);
     if (response.id !== wire.readUInt16BE(0)) throw new DnsError(`${this.where} answered another message (ID mismatch)`, 'transient');
 
     const verdict = verifyResponse(raw, this.options.key, mac);

@@ -1,4 +1,7 @@
 import { isIP } from 'node:net';
+import { DnsError } from './errors';
+
+const invalid = (message: string) => new DnsError(message, 'invalid');
 
 /**
  * Domain names as ferry passes them around: lower case, absolute, without the trailing dot
@@ -7,12 +10,12 @@ import { isIP } from 'node:net';
  */
 export function normalizeName(name: string, what = 'name'): string {
   const trimmed = name.trim().replace(/\.$/, '').toLowerCase();
-  if (trimmed === '') throw new Error(`${what}: empty DNS name`);
-  if (trimmed.length > 253) throw new Error(`${what}: "${name}" is longer than 253 characters`);
+  if (trimmed === '') throw invalid(`${what}: empty DNS name`);
+  if (trimmed.length > 253) throw invalid(`${what}: "${name}" is longer than 253 characters`);
   for (const label of trimmed.split('.')) {
-    if (label.length === 0) throw new Error(`${what}: "${name}" has an empty label`);
-    if (label.length > 63) throw new Error(`${what}: "${name}" has a label longer than 63 characters`);
-    if (!/^[a-z0-9_*-]+$/.test(label)) throw new Error(`${what}: "${name}" has a label with characters DNS names do not take`);
+    if (label.length === 0) throw invalid(`${what}: "${name}" has an empty label`);
+    if (label.length > 63) throw invalid(`${what}: "${name}" has a label longer than 63 characters`);
+    if (!/^[a-z0-9_*-]+$/.test(label)) throw invalid(`${what}: "${name}" has a label with characters DNS names do not take`);
   }
   return trimmed;
 }
@@ -32,7 +35,7 @@ export function reverseName(ip: string): string {
   const family = isIP(ip);
   if (family === 4) return `${ip.split('.').reverse().join('.')}.in-addr.arpa`;
   if (family === 6) return `${expandIpv6(ip).split('').reverse().join('.')}.ip6.arpa`;
-  throw new Error(`"${ip}" is not an IPv4 or IPv6 address`);
+  throw invalid(`"${ip}" is not an IPv4 or IPv6 address`);
 }
 
 /** The 32 hex digits of an IPv6 address. */

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { DnsError } from './errors';
 import { encodeName, nameLength } from './message';
 
 /**
@@ -23,10 +24,10 @@ const HASH: Record<TsigAlgorithm, string> = { 'hmac-sha256': 'sha256', 'hmac-sha
 export function tsigKey(name: string, algorithm: TsigAlgorithm, secretBase64: string): TsigKey {
   const text = secretBase64.trim();
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0) {
-    throw new Error(`the TSIG secret for key "${name}" is not base64 (as tsig-keygen prints it)`);
+    throw new DnsError(`the TSIG secret for key "${name}" is not base64 (as tsig-keygen prints it)`, 'invalid');
   }
   const secret = Buffer.from(text, 'base64');
-  if (secret.length < 16) throw new Error(`the TSIG secret for key "${name}" is only ${secret.length} bytes; use at least 16`);
+  if (secret.length < 16) throw new DnsError(`the TSIG secret for key "${name}" is only ${secret.length} bytes; use at least 16`, 'invalid');
   return { name: name.replace(/\.$/, '').toLowerCase(), algorithm, secret };
 }
 

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { FerryError } from '../errors';
 
 /**
  * Removal of a host's entries from an OpenSSH known_hosts file, as `ssh-keygen -R` does, for every
@@ -27,7 +28,7 @@ export function hostKeys(hosts: readonly string[], ports: readonly number[] = [2
   const keys = new Set<string>();
   for (const raw of hosts) {
     const host = raw.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
-    if (host === '' || /[\s,*?!]/.test(host)) throw new Error(`known_hosts: "${raw}" is not a host name or address`);
+    if (host === '' || /[\s,*?!]/.test(host)) throw new FerryError(`known_hosts: "${raw}" is not a host name or address`, 'invalid');
     for (const port of ports) keys.add(port === 22 ? host : `[${host}]:${port}`);
   }
   return [...keys];

@@ -140,10 +140,18 @@ export class NetboxClient {
 
   /** The VM's interface `name` (e.g. `net0`), created if missing. */
   async ensureInterface(vmId: number, name: string, fields: Record<string, unknown> = {}): Promise<{ outcome: Outcome; value: VmInterface }> {
-    const [existing] = await this.http.list(INTERFACES, { virtual_machine_id: vmId, name }, vmInterfaceSchema);
+    const find = async () => (await this.http.list(INTERFACES, { virtual_machine_id: vmId, name }, vmInterfaceSchema))[0];
+    const existing = await find();
     if (existing) return { outcome: 'unchanged', value: existing };
-    const { data } = await this.http.request('POST', INTERFACES, { schema: vmInterfaceSchema, body: { virtual_machine: vmId, name, ...fields } });
-    return { outcome: 'created', value: data };
+    try {
+      const { data } = await this.http.request('POST', INTERFACES, { schema: vmInterfaceSchema, body: { virtual_machine: vmId, name, ...fields } });
+      return { outcome: 'created', value: data };
+    } catch (err) {
+      // NetBox keeps interface names unique per VM: a concurrent attempt that won shows up now.
+      const raced = err instanceof NetboxError && err.status === 400 ? await find() : undefined;
+      if (raced) return { outcome: 'unchanged', value: raced };
+      throw err;
+    }
   }
 
   /**
