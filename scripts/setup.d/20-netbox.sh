@@ -110,7 +110,10 @@ install_netbox_database() (
   started=$SECONDS
   work="$(mktemp -d /tmp/ferry-netbox-setup.XXXXXX)"
   redis_pid=""
-  trap 'as_db_user "$pgbin/pg_ctl" -D "$work/pgdata" -m immediate stop >/dev/null 2>&1; [ -z "$redis_pid" ] || kill "$redis_pid"; rm -rf "$work"' EXIT
+  # (set -e holds in traps too: every cleanup step tolerates having nothing to do)
+  trap 'as_db_user "$pgbin/pg_ctl" -D "$work/pgdata" -m immediate stop >/dev/null 2>&1 || true
+        [ -z "$redis_pid" ] || kill "$redis_pid" 2>/dev/null || true
+        rm -rf "$work"' EXIT
   chmod 755 "$work"
   mkdir -p "$work/pgdata" "$work/root/conf"
   [ "$(id -u)" -ne 0 ] || chown postgres: "$work/pgdata"

@@ -131,6 +131,7 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
     };
   } catch (err) {
     await stopAll();
+    if (!options.dir) rmSync(dir, { recursive: true, force: true });
     throw err;
   }
 }
