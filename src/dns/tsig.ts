@@ -158,29 +158,28 @@ function lastRecordOffset(buf: Buffer): number {
 export function verifyResponse(response: Buffer, key: TsigKey, requestMac: Buffer, nowMs = Date.now()): TsigVerdict {
   const arcount = response.readUInt16BE(10);
   if (arcount === 0) return { status: 'unsigned' };
-  let start: number;
+  let start: number, owner: { name: string; next: number } | undefined, alg: { name: string; next: number } | undefined;
+  let timeSigned: number, fudge: number, theirMac: Buffer, originalId: number, error: number, other: Buffer;
   try {
     start = lastRecordOffset(response);
+    owner = readName(response, start);
+    if (!owner || response.readUInt16BE(owner.next) !== TYPE_TSIG) return { status: 'unsigned' };
+    if (owner.name !== key.name) return { status: 'invalid', reason: `signed with key "${owner.name}", not "${key.name}"` };
+    alg = readName(response, owner.next + 10);
+    if (!alg) return { status: 'invalid', reason: 'malformed TSIG algorithm name' };
+    let at = alg.next;
+    timeSigned = response.readUIntBE(at, 6);
+    fudge = response.readUInt16BE(at + 6);
+    const macSize = response.readUInt16BE(at + 8);
+    at += 10;
+    theirMac = response.subarray(at, at + macSize);
+    at += macSize;
+    originalId = response.readUInt16BE(at);
+    error = response.readUInt16BE(at + 2);
+    other = response.subarray(at + 6, at + 6 + response.readUInt16BE(at + 4));
   } catch (err) {
     return { status: 'invalid', reason: `malformed response: ${(err as Error).message}` };
   }
-  const owner = readName(response, start);
-  if (!owner || response.readUInt16BE(owner.next) !== TYPE_TSIG) return { status: 'unsigned' };
-  if (owner.name !== key.name) return { status: 'invalid', reason: `signed with key "${owner.name}", not "${key.name}"` };
-
-  const alg = readName(response, owner.next + 10);
-  if (!alg) return { status: 'invalid', reason: 'malformed TSIG algorithm name' };
-  let at = alg.next;
-  const timeSigned = response.readUIntBE(at, 6);
-  const fudge = response.readUInt16BE(at + 6);
-  const macSize = response.readUInt16BE(at + 8);
-  at += 10;
-  const theirMac = response.subarray(at, at + macSize);
-  at += macSize;
-  const originalId = response.readUInt16BE(at);
-  const error = response.readUInt16BE(at + 2);
-  const otherLen = response.readUInt16BE(at + 4);
-  const other = response.subarray(at + 6, at + 6 + otherLen);
 
   if (error !== 0) return { status: 'tsig-error', error };
   if (alg.name !== key.algorithm) return { status: 'invalid', reason: `algorithm ${alg.name}, expected ${key.algorithm}` };

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'undici';
+import { authorizationHeader } from '../netbox/http';
 import { REPO_ROOT } from '../paths';
 import { freePort } from './free-port';
 import { startServerProcess, type ServerProcess } from './server-process';
@@ -148,7 +149,7 @@ async function httpStatus(url: string): Promise<number | undefined> {
 
 async function api(url: string, token: string | undefined, method: 'GET' | 'POST', apiPath: string, body?: unknown): Promise<unknown> {
   const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json' };
-  if (token) headers.authorization = token.startsWith('nbt_') ? `Bearer ${token}` : `Token ${token}`;
+  if (token) headers.authorization = authorizationHeader(token);
   const response = await request(`${url}${apiPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.body.text();
   if (response.statusCode >= 300) throw new Error(`NetBox ${method} ${apiPath}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
