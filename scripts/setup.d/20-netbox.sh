@@ -55,12 +55,15 @@ EOF
     cat >"$NETBOX_DIR/bin/netbox-run" <<EOF
 #!/bin/sh
 # netbox-run netbox|gunicorn ARGS: NetBox $NETBOX_VERSION in the Debian 13 chroot $NETBOX_ROOTFS.
-# The instance's conf/configuration.py is copied into the chroot, keyed by NETBOX_ROOT.
+# The instance's conf/configuration.py (if NETBOX_ROOT is set) is copied into the chroot, keyed by NETBOX_ROOT.
 set -e
 tool="\$1"; shift
-inst="/var/lib/ferry-netbox/\$(printf %s "\$NETBOX_ROOT" | sha1sum | cut -c1-16)"
-mkdir -p "$NETBOX_ROOTFS\$inst/conf"
-cp "\$NETBOX_ROOT/conf/configuration.py" "$NETBOX_ROOTFS\$inst/conf/configuration.py"
+inst=/var/lib/ferry-netbox/none
+if [ -n "\${NETBOX_ROOT:-}" ]; then
+  inst="/var/lib/ferry-netbox/\$(printf %s "\$NETBOX_ROOT" | sha1sum | cut -c1-16)"
+  mkdir -p "$NETBOX_ROOTFS\$inst/conf"
+  cp "\$NETBOX_ROOT/conf/configuration.py" "$NETBOX_ROOTFS\$inst/conf/configuration.py"
+fi
 exec chroot "$NETBOX_ROOTFS" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 NETBOX_ROOT="\$inst" \\
   \${DJANGO_SUPERUSER_PASSWORD:+DJANGO_SUPERUSER_PASSWORD="\$DJANGO_SUPERUSER_PASSWORD"} "/opt/netbox/venv/bin/\$tool" "\$@"
 EOF
