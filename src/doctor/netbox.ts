@@ -1,5 +1,5 @@
 import type { NetboxConfig } from '../config';
-import type { EndpointVerdict } from '../domain/doctor';
+import type { EndpointVerdict, TlsStatus } from '../domain/doctor';
 import { NetboxClient } from '../netbox/client';
 import { NetboxError, NetboxTlsError } from '../netbox/errors';
 import { timedCheck } from './verdict';
@@ -9,13 +9,14 @@ import { timedCheck } from './verdict';
  * custom fields exist on VMs. Uses the worker's client, or one made from the config for this check.
  */
 export async function checkNetbox(config: NetboxConfig, shared?: NetboxClient): Promise<EndpointVerdict> {
-  const client = shared ?? NetboxClient.fromConfig(config, { timeoutMs: 15_000 });
-  const tls = client.http.tls;
+  const tls: TlsStatus = config.url.startsWith('http:') ? 'plaintext' : config.validateCerts ? 'verified' : 'not-verified';
   const tokenKind = config.token.trim().startsWith('nbt_') ? 'v2' : 'v1';
+  let own: NetboxClient | undefined;
   try {
     return await timedCheck(
       { endpoint: 'netbox', target: config.url },
       async () => {
+        const client = shared ?? (own = NetboxClient.fromConfig(config, { timeoutMs: 15_000 })); // an unreadable caFile is this check's failure
         const status = await client.status();
         const missing = await client.missingCustomFields();
         return {
@@ -38,6 +39,6 @@ export async function checkNetbox(config: NetboxConfig, shared?: NetboxClient): 
       },
     );
   } finally {
-    if (!shared) await client.close();
+    await own?.close();
   }
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { parseConfig } from '../../../src/config';
 import { createActivities } from '../../../activities';
 import { checkDns } from '../../../src/doctor/dns';
@@ -11,6 +14,8 @@ import { idOnly } from '../../../src/netbox/schemas';
 import { createDependencies } from '../../../src/worker/dependencies';
 import type { doctor } from '../../../workflows/doctor';
 import { spawnFerry } from '../../helpers/processes';
+import { startTlsProxy } from '../../helpers/tls-proxy';
+import { makeLabCertificates } from '../../../src/lab/vcsim/tls';
 import { connectTestTemporal, createTestWorker, devServerAddress, uniqueName, type TestTemporal } from '../../helpers/temporal';
 
 /** `ferry netbox setup` as a user runs it, and `doctor` against a real NetBox and a real BIND. */
@@ -110,6 +115,28 @@ describe('ferry netbox setup and doctor', () => {
     expect(report.verdicts[2]!.detail).toMatch(
       new RegExp(`^TSIG key ferry-key \\(hmac-sha256\\) accepted for ${bind.forwardZone} \\(serial \\d+\\), ${bind.reverseZone} \\(serial \\d+\\)$`),
     );
+  });
+
+  it('verifies NetBox TLS: refuses an unknown CA, trusts caFile, says when verification is off', async () => {
+    const certDir = mkdtempSync(path.join(tmpdir(), 'ferry-netbox-tls-'));
+    const certs = await makeLabCertificates(certDir);
+    const proxy = await startTlsProxy(netbox.url, certs);
+    try {
+      const https = { ...netboxConfig(), url: proxy.url };
+      const unknownCa = await checkNetbox(https);
+      expect(unknownCa).toMatchObject({ ok: false, reachable: true, authenticated: null, tls: 'failed' });
+      expect(unknownCa.detail).toMatch(/TLS verification failed \([A-Z_]+\); trust the server's CA with netbox\.caFile/);
+
+      expect(await checkNetbox({ ...https, caFile: certs.caFile })).toMatchObject({ ok: true, tls: 'verified', version: `NetBox ${netbox.version}` });
+      expect(await checkNetbox({ ...https, validateCerts: false })).toMatchObject({ ok: true, tls: 'not-verified' });
+      expect(await checkNetbox({ ...https, caFile: '/nonexistent/ca.pem' })).toMatchObject({
+        ok: false,
+        detail: 'netbox.caFile /nonexistent/ca.pem: cannot read it (ENOENT)',
+      });
+    } finally {
+      await proxy.close();
+      rmSync(certDir, { recursive: true, force: true });
+    }
   });
 
   it('doctor reports refused credentials and an unreachable server', async () => {
