@@ -147,8 +147,9 @@ export class NetboxClient {
       const { data } = await this.http.request('POST', INTERFACES, { schema: vmInterfaceSchema, body: { virtual_machine: vmId, name, ...fields } });
       return { outcome: 'created', value: data };
     } catch (err) {
-      // NetBox keeps interface names unique per VM: a concurrent attempt that won shows up now.
-      const raced = err instanceof NetboxError && err.status === 400 ? await find() : undefined;
+      // Interface names are unique per VM: when a concurrent attempt won, NetBox refuses ours (400 from
+      // validation, or 500 from the database constraint if both passed validation) and theirs shows up now.
+      const raced = err instanceof NetboxError && err.status !== undefined ? await find() : undefined;
       if (raced) return { outcome: 'unchanged', value: raced };
       throw err;
     }
