@@ -4,6 +4,7 @@ import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
 import { registerList } from './commands/list';
 import { registerStatus } from './commands/status';
+import { registerNetbox } from './commands/netbox';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   registerDiscover(program);
   registerStatus(program);
   registerList(program);
+  registerNetbox(program);
   return program;
 }
 
