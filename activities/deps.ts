@@ -1,6 +1,8 @@
 import type { FerryConfig } from '../src/config';
 import type { VsphereClient } from '../src/vsphere';
 import type { ProxmoxClient } from '../src/proxmox';
+import type { DnsClient } from '../src/dns/client';
+import type { NetboxClient } from '../src/netbox/client';
 
 /**
  * What activities are built from. Clients are injected so tests and the lab can point them at
@@ -14,4 +16,8 @@ export interface ActivityDeps {
   proxmox?: ProxmoxClient;
   /** `proxmox.privilegedUser` (root@pam) with a ticket, for import-from and attach by path only. */
   proxmoxPrivileged?: ProxmoxClient;
+  /** Present when `netbox` is configured. */
+  netbox?: NetboxClient;
+  /** Present when `dns` is configured. */
+  dns?: DnsClient;
 }

@@ -4,6 +4,8 @@ import type { EndpointRef, EndpointVerdict } from '../src/domain/doctor';
 import { checkTemporal } from '../src/doctor/temporal';
 import { checkVsphere } from '../src/doctor/vsphere';
 import { checkProxmox } from '../src/doctor/proxmox';
+import { checkNetbox } from '../src/doctor/netbox';
+import { checkDns } from '../src/doctor/dns';
 
 export function createDoctorActivities(deps: ActivityDeps) {
   const { config } = deps;
@@ -41,10 +43,12 @@ export function createDoctorActivities(deps: ActivityDeps) {
       return checkVsphere(config.vsphere);
     },
     async checkNetbox(): Promise<EndpointVerdict> {
-      return notYet({ endpoint: 'netbox', target: config.netbox?.url ?? '' });
+      if (!config.netbox) return notYet({ endpoint: 'netbox', target: '' });
+      return checkNetbox(config.netbox, deps.netbox);
     },
     async checkDns(): Promise<EndpointVerdict> {
-      return notYet({ endpoint: 'dns', target: config.dns?.server ?? '' });
+      if (!config.dns) return notYet({ endpoint: 'dns', target: '' });
+      return checkDns(config.dns, deps.dns);
     },
   };
 }

@@ -34,9 +34,11 @@ apt_install() {
   log "installing Debian packages: ${missing[*]}"
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; then
-    $sudo apt-get update -q >/dev/null
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  # Concurrent setups (other clones on this machine) wait for dpkg's lock instead of failing.
+  local apt=(apt-get -o DPkg::Lock::Timeout=600)
+  if ! $sudo env DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q --no-install-recommends "${missing[@]}" >/dev/null; then
+    $sudo "${apt[@]}" update -q >/dev/null
+    $sudo env DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q --no-install-recommends "${missing[@]}" >/dev/null
   fi
 }
 

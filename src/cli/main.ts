@@ -7,6 +7,7 @@ import { registerList } from './commands/list';
 import { registerMigrate } from './commands/migrate';
 import { registerPlan } from './commands/plan';
 import { registerStatus } from './commands/status';
+import { registerNetbox } from './commands/netbox';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerDecisions(program);
   registerStatus(program);
   registerList(program);
+  registerNetbox(program);
   return program;
 }
 

@@ -13,6 +13,11 @@ export const hostName = z
   .min(1)
   .regex(/^[A-Za-z0-9.:[\]_-]+$/, 'a host name or IP address, without scheme or path');
 
+/** An absolute DNS name, with or without the trailing dot. */
+export const dnsName = z
+  .string()
+  .regex(/^(?=.{1,254}$)([A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?$/, 'a DNS name such as lab.example.com or 2.0.192.in-addr.arpa');
+
 export const port = z.number().int().min(1).max(65535);
 
 /** Durations as Temporal writes them (`30s`, `5m`, `2h`, `1d`) or milliseconds. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hostName, port, tlsFields } from './common';
+import { dnsName, hostName, port, tlsFields } from './common';
 
 /**
  * Connection settings of the outside systems. Secrets (token secrets, passwords) are read from the
@@ -82,6 +82,25 @@ export const dnsSection = z
     tsigKeyName: z.string().min(1),
     tsigAlgorithm: z.enum(['hmac-sha256', 'hmac-sha512']).default('hmac-sha256'),
     /** Base64 TSIG secret, from FERRY_DNS_TSIG_SECRET. */
-    tsigSecret: z.string().min(1, 'set FERRY_DNS_TSIG_SECRET'),
+    tsigSecret: z
+      .string()
+      .min(1, 'set FERRY_DNS_TSIG_SECRET')
+      .regex(/^\s*[A-Za-z0-9+/]+={0,2}\s*$/, 'the TSIG secret must be base64, as tsig-keygen prints it'),
+    /**
+     * Zones ferry updates (forward and reverse, e.g. `lab.example.com`, `2.0.192.in-addr.arpa`); a name
+     * goes to the most specific zone holding it. Empty: the zone is found by asking the server (SOA).
+     */
+    zones: z.array(dnsName).default([]),
+    /** TTL of the records ferry writes, in seconds. */
+    ttl: z.number().int().min(0).max(2_147_483_647).default(300),
+  })
+  .strict();
+
+/** The OpenSSH known_hosts file teardown cleans of a VM's names and addresses. */
+export const knownHostsSection = z
+  .object({
+    file: z.string().min(1),
+    /** SSH ports whose `[host]:port` entries are removed too; 22 is the plain `host` form. */
+    ports: z.array(port).min(1).default([22]),
   })
   .strict();

@@ -52,6 +52,8 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   b('FERRY_DNS_PORT', 'dns.port', 'integer'),
   b('FERRY_DNS_TSIG_KEY_NAME', 'dns.tsigKeyName'),
   b('FERRY_DNS_TSIG_SECRET', 'dns.tsigSecret', 'string', true),
+  b('FERRY_DNS_TTL', 'dns.ttl', 'integer'),
+  b('FERRY_KNOWN_HOSTS_FILE', 'knownHosts.file'),
 ];
 
 const TRUE = new Set(['1', 'true', 'yes', 'on']);

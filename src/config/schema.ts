@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { temporalSection, workerSection } from './temporal';
-import { dnsSection, netboxSection, proxmoxSection, vsphereSection } from './endpoints';
 import { limitsSection, migrationSection } from './migration';
+import { dnsSection, knownHostsSection, netboxSection, proxmoxSection, vsphereSection } from './endpoints';
 
 /** The whole of `ferry.yaml` after environment overrides. Endpoint sections are optional: doctor reports what is set. */
 export const ferryConfigSchema = z
@@ -14,6 +14,7 @@ export const ferryConfigSchema = z
     dns: dnsSection.optional(),
     limits: limitsSection.default(limitsSection.parse({})),
     migration: migrationSection.optional(),
+    knownHosts: knownHostsSection.optional(),
   })
   .strict();
 
@@ -23,3 +24,4 @@ export type VsphereConfig = NonNullable<FerryConfig['vsphere']>;
 export type NetboxConfig = NonNullable<FerryConfig['netbox']>;
 export type DnsConfig = NonNullable<FerryConfig['dns']>;
 export type MigrationConfig = NonNullable<FerryConfig['migration']>;
+export type KnownHostsConfig = NonNullable<FerryConfig['knownHosts']>;

@@ -1,5 +1,6 @@
 import { vcsimLabComponent } from './vcsim/vcsim-lab';
 import { proxmoxLabComponent } from './proxmox-lab';
+import { bindLabComponent, netboxLabComponent } from './name-records';
 
 /**
  * Parts of the lab beyond Temporal: simulators and real servers (Proxmox simulator, vcsim, NetBox,
@@ -26,4 +27,4 @@ export interface LabComponent {
   start(context: LabContext): Promise<LabComponentHandle>;
 }
 
-export const LAB_COMPONENTS: LabComponent[] = [proxmoxLabComponent, vcsimLabComponent];
+export const LAB_COMPONENTS: LabComponent[] = [proxmoxLabComponent, vcsimLabComponent, netboxLabComponent, bindLabComponent];

@@ -3,7 +3,16 @@ import path from 'node:path';
 import { REPO_ROOT } from '../paths';
 
 /** Binaries installed by scripts/setup.sh (links in .tools/bin to the version-pinned cache). */
-export type Tool = 'temporal' | 'temporal-test-server' | 'vcsim' | 'govc';
+export type Tool =
+  | 'temporal'
+  | 'temporal-test-server'
+  | 'vcsim'
+  | 'govc'
+  | 'redis-server'
+  | 'named'
+  | 'dig'
+  | 'nsupdate'
+  | 'ssh-keygen';
 
 /**
  * Absolute path of an installed tool. `FERRY_<NAME>_BIN` overrides it. Never downloads anything:

@@ -2,6 +2,8 @@ import type { ActivityDeps } from '../../activities';
 import type { FerryConfig } from '../config';
 import { createPrivilegedProxmoxClient, createProxmoxClient } from '../proxmox';
 import { VsphereClient } from '../vsphere';
+import { DnsClient } from '../dns/client';
+import { NetboxClient } from '../netbox/client';
 
 /** Builds the outside-system clients activities use from the worker's configuration. */
 export async function createDependencies(config: FerryConfig): Promise<ActivityDeps> {
@@ -10,5 +12,7 @@ export async function createDependencies(config: FerryConfig): Promise<ActivityD
     ...(config.proxmox ? { proxmox: createProxmoxClient(config.proxmox) } : {}),
     ...(config.proxmox?.privilegedPassword ? { proxmoxPrivileged: createPrivilegedProxmoxClient(config.proxmox) } : {}),
     ...(config.vsphere ? { vsphere: new VsphereClient(config.vsphere) } : {}),
+    ...(config.netbox ? { netbox: NetboxClient.fromConfig(config.netbox) } : {}),
+    ...(config.dns ? { dns: DnsClient.fromConfig(config.dns) } : {}),
   };
 }

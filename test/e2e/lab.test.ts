@@ -34,6 +34,11 @@ describe('ferry lab, as a user runs it', () => {
     expect(lab.output()).toMatch(new RegExp(`ok +temporal +127\\.0\\.0\\.1:${port} server \\d+\\.\\d+`));
   });
 
+  it('ran the sample: doctor found the lab NetBox and DNS healthy, with versions', () => {
+    expect(lab.output()).toMatch(/^ *ok +netbox +http:\/\/127\.0\.0\.1:\d+ NetBox 4\.\d+\.\d+ \[tls: plaintext\] v2 token accepted/m);
+    expect(lab.output()).toMatch(/^ *ok +dns +127\.0\.0\.1:\d+ server 9\.\d+\S* \[tls: plaintext\] TSIG key ferry-key/m);
+  });
+
   it('ran the sample: doctor found the lab vCenter (vcsim) healthy over verified TLS', () => {
     expect(lab.output()).toMatch(/ok +vsphere +https:\/\/127\.0\.0\.1:\d+\/sdk VMware vCenter Server .*\(API 8\.0\.3\.0\) \[tls: verified\] logged in as ferry/);
   });

@@ -1,0 +1,310 @@
+import type { NetboxConfig } from '../config';
+import { FERRY_CUSTOM_FIELDS, VM_OBJECT_TYPE, type FerryCustomField } from './custom-fields';
+import { NetboxError } from './errors';
+import { NetboxHttp, type NetboxHttpOptions, type Query } from './http';
+import {
+  anything,
+  customFieldSchema,
+  ipAddressSchema,
+  macAddressSchema,
+  prefixSchema,
+  statusSchema,
+  virtualMachineSchema,
+  vmInterfaceSchema,
+  type CustomField,
+  type IpAddress,
+  type NetboxStatus,
+  type Prefix,
+  type VirtualMachine,
+  type VmInterface,
+} from './schemas';
+
+const VM_INTERFACE_TYPE = 'virtualization.vminterface';
+const VMS = 'api/virtualization/virtual-machines/';
+const INTERFACES = 'api/virtualization/interfaces/';
+const MACS = 'api/dcim/mac-addresses/';
+const IPS = 'api/ipam/ip-addresses/';
+const PREFIXES = 'api/ipam/prefixes/';
+const CUSTOM_FIELDS = 'api/extras/custom-fields/';
+
+/** What an idempotent operation did. */
+export type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'absent';
+
+export interface VmFilter {
+  /** One status or several (OR). */
+  status?: string | string[];
+  /** Cluster name. */
+  cluster?: string;
+  clusterId?: number;
+  /** Tag slug(s); a VM must carry all of them. */
+  tag?: string | string[];
+  site?: string;
+  name?: string;
+  /** Custom field values, by field name (`ferry_node: 'pve1'` → `cf_ferry_node=pve1`). */
+  customFields?: Record<string, string | number | boolean>;
+}
+
+/** An object as read, with the version NetBox gave it (ETag; absent before NetBox 4.6). */
+export interface Versioned<T> {
+  value: T;
+  etag?: string;
+}
+
+/** Normalizes a MAC address to NetBox's form (upper case, colon-separated). */
+export function normalizeMac(mac: string): string {
+  const hex = mac.replace(/[^0-9a-fA-F]/g, '');
+  if (hex.length !== 12 || !/^[0-9a-fA-F:.-]+$/.test(mac.trim())) throw new NetboxError(`"${mac}" is not a MAC address`, 'invalid');
+  return hex.toUpperCase().match(/../g)!.join(':');
+}
+
+/**
+ * ferry's NetBox client: VMs and their custom fields, status transitions guarded by ETags, VM
+ * interfaces and their MAC objects, IP addresses allocated from a prefix by NetBox itself, and the
+ * deletions teardown needs. Every write looks before it acts, so a retried activity finds its own
+ * earlier work instead of creating a second record.
+ */
+export class NetboxClient {
+  constructor(readonly http: NetboxHttp) {}
+
+  static fromConfig(config: NetboxConfig, options: Partial<NetboxHttpOptions> = {}): NetboxClient {
+    return new NetboxClient(
+      new NetboxHttp({ url: config.url, token: config.token, validateCerts: config.validateCerts, caFile: config.caFile, ...options }),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  /** `/api/status/`: versions, and proof that the token is accepted. */
+  async status(): Promise<NetboxStatus> {
+    return (await this.http.request('GET', 'api/status/', { schema: statusSchema })).data;
+  }
+
+  // ---- Virtual machines --------------------------------------------------------------------------
+
+  async listVirtualMachines(filter: VmFilter = {}): Promise<VirtualMachine[]> {
+    const query: Query = {
+      status: filter.status,
+      cluster: filter.cluster,
+      cluster_id: filter.clusterId,
+      tag: filter.tag,
+      site: filter.site,
+      name: filter.name,
+      exclude: 'config_context',
+    };
+    for (const [name, value] of Object.entries(filter.customFields ?? {})) query[`cf_${name}`] = value;
+    return this.http.list(VMS, query, virtualMachineSchema);
+  }
+
+  async getVirtualMachine(id: number): Promise<Versioned<VirtualMachine>> {
+    const { data, etag } = await this.http.request('GET', `${VMS}${id}/`, { schema: virtualMachineSchema, query: { exclude: 'config_context' } });
+    return { value: data, etag };
+  }
+
+  /**
+   * Changes a VM. With `ifMatch` (an ETag from an earlier read) NetBox 4.6+ refuses the change if the
+   * VM changed in between: NetboxStaleError (category conflict).
+   */
+  async updateVirtualMachine(id: number, changes: Record<string, unknown>, options: { ifMatch?: string } = {}): Promise<Versioned<VirtualMachine>> {
+    const { data, etag } = await this.http.request('PATCH', `${VMS}${id}/`, { schema: virtualMachineSchema, body: changes, ifMatch: options.ifMatch });
+    return { value: data, etag };
+  }
+
+  /**
+   * Moves a VM from one of the `from` statuses to `to`: reads it, refuses if it is in another status,
+   * and writes with the ETag it read, so a change made in between is refused (NetboxStaleError)
+   * rather than overwritten. Already in `to`: unchanged.
+   */
+  async transitionStatus(id: number, from: string | string[], to: string): Promise<{ outcome: Outcome; vm: Versioned<VirtualMachine> }> {
+    const current = await this.getVirtualMachine(id);
+    const status = current.value.status.value;
+    if (status === to) return { outcome: 'unchanged', vm: current };
+    const allowed = Array.isArray(from) ? from : [from];
+    if (!allowed.includes(status)) {
+      throw new NetboxError(`NetBox VM "${current.value.name}" (id ${id}) is ${status}; ferry moves it to ${to} only from ${allowed.join(' or ')}`, 'policy');
+    }
+    const vm = await this.updateVirtualMachine(id, { status: to }, { ifMatch: current.etag });
+    return { outcome: 'updated', vm };
+  }
+
+  async deleteVirtualMachine(id: number): Promise<Outcome> {
+    return this.delete(`${VMS}${id}/`);
+  }
+
+  // ---- Interfaces and MAC addresses --------------------------------------------------------------
+
+  async listInterfaces(vmId: number): Promise<VmInterface[]> {
+    return this.http.list(INTERFACES, { virtual_machine_id: vmId }, vmInterfaceSchema);
+  }
+
+  /** The VM's interface `name` (e.g. `net0`), created if missing. */
+  async ensureInterface(vmId: number, name: string, fields: Record<string, unknown> = {}): Promise<{ outcome: Outcome; value: VmInterface }> {
+    const find = async () => (await this.http.list(INTERFACES, { virtual_machine_id: vmId, name }, vmInterfaceSchema))[0];
+    const existing = await find();
+    if (existing) return { outcome: 'unchanged', value: existing };
+    try {
+      const { data } = await this.http.request('POST', INTERFACES, { schema: vmInterfaceSchema, body: { virtual_machine: vmId, name, ...fields } });
+      return { outcome: 'created', value: data };
+    } catch (err) {
+      // Interface names are unique per VM: when a concurrent attempt won, NetBox refuses ours (400 from
+      // validation, or 500 from the database constraint if both passed validation) and theirs shows up now.
+      const raced = err instanceof NetboxError && err.status !== undefined ? await find() : undefined;
+      if (raced) return { outcome: 'unchanged', value: raced };
+      throw err;
+    }
+  }
+
+  /**
+   * Gives the interface the MAC address as its primary MAC (NetBox 4.2+: a MAC is an object of its
+   * own, assigned to the interface, and the interface points at it).
+   */
+  async ensurePrimaryMac(interfaceId: number, mac: string): Promise<{ outcome: Outcome; macId: number }> {
+    const wanted = normalizeMac(mac);
+    const { data: iface } = await this.http.request('GET', `${INTERFACES}${interfaceId}/`, { schema: vmInterfaceSchema });
+    if (iface.primary_mac_address && normalizeMac(iface.primary_mac_address.mac_address) === wanted) {
+      return { outcome: 'unchanged', macId: iface.primary_mac_address.id };
+    }
+    const assigned = await this.http.list(MACS, { assigned_object_type: VM_INTERFACE_TYPE, assigned_object_id: interfaceId }, macAddressSchema);
+    let macObject = assigned.find((m) => normalizeMac(m.mac_address) === wanted);
+    if (!macObject) {
+      macObject = (
+        await this.http.request('POST', MACS, {
+          schema: macAddressSchema,
+          body: { mac_address: wanted, assigned_object_type: VM_INTERFACE_TYPE, assigned_object_id: interfaceId },
+        })
+      ).data;
+    }
+    await this.http.request('PATCH', `${INTERFACES}${interfaceId}/`, { schema: vmInterfaceSchema, body: { primary_mac_address: macObject.id } });
+    return { outcome: 'updated', macId: macObject.id };
+  }
+
+  async deleteInterface(id: number): Promise<Outcome> {
+    return this.delete(`${INTERFACES}${id}/`);
+  }
+
+  // ---- IP addresses ------------------------------------------------------------------------------
+
+  async getPrefix(cidr: string): Promise<Prefix> {
+    const [prefix] = await this.http.list(PREFIXES, { prefix: cidr }, prefixSchema);
+    if (!prefix) throw new NetboxError(`NetBox has no prefix ${cidr}`, 'not-found');
+    return prefix;
+  }
+
+  /** IP addresses assigned to a VM interface. */
+  async interfaceAddresses(interfaceId: number): Promise<IpAddress[]> {
+    return this.http.list(IPS, { vminterface_id: interfaceId }, ipAddressSchema);
+  }
+
+  /**
+   * An address from the prefix for the interface: the one it already has there, else the next free
+   * one, picked and created by NetBox in one locked transaction (`POST …/available-ips/`), so
+   * concurrent allocations never get the same address. Idempotent by interface: a retry finds the
+   * address the first attempt created.
+   */
+  async allocateIp(
+    prefix: Prefix,
+    interfaceId: number,
+    fields: { dnsName?: string; description?: string; status?: string } = {},
+  ): Promise<{ outcome: Outcome; value: IpAddress }> {
+    const [existing] = await this.http.list(IPS, { vminterface_id: interfaceId, parent: prefix.prefix }, ipAddressSchema);
+    if (existing) return { outcome: 'unchanged', value: existing };
+    const body = {
+      assigned_object_type: VM_INTERFACE_TYPE,
+      assigned_object_id: interfaceId,
+      status: fields.status ?? 'active',
+      ...(fields.dnsName ? { dns_name: fields.dnsName } : {}),
+      ...(fields.description ? { description: fields.description } : {}),
+    };
+    try {
+      const { data } = await this.http.request('POST', `${PREFIXES}${prefix.id}/available-ips/`, { schema: ipAddressSchema, body });
+      return { outcome: 'created', value: data };
+    } catch (err) {
+      if (err instanceof NetboxError && err.status === 409) {
+        throw new NetboxError(`NetBox prefix ${prefix.prefix} has no free address left (${err.message})`, 'invalid', { status: 409, cause: err });
+      }
+      throw err;
+    }
+  }
+
+  /** Makes `ipId` (assigned to one of the VM's interfaces) the VM's primary IPv4 address. */
+  async setPrimaryIp4(vmId: number, ipId: number): Promise<Outcome> {
+    const { value } = await this.getVirtualMachine(vmId);
+    if (value.primary_ip4?.id === ipId) return 'unchanged';
+    await this.updateVirtualMachine(vmId, { primary_ip4: ipId });
+    return 'updated';
+  }
+
+  async releaseIp(id: number): Promise<Outcome> {
+    return this.delete(`${IPS}${id}/`);
+  }
+
+  // ---- ferry's custom fields ---------------------------------------------------------------------
+
+  /**
+   * Creates ferry's custom fields on VMs, or adds the VM object type to a field of that name that
+   * lacks it. A field of that name with another type is an error for a person to resolve.
+   */
+  async ensureCustomFields(fields: readonly FerryCustomField[] = FERRY_CUSTOM_FIELDS): Promise<Array<{ name: string; outcome: Outcome }>> {
+    const results: Array<{ name: string; outcome: Outcome }> = [];
+    for (const field of fields) {
+      const [existing] = await this.http.list(CUSTOM_FIELDS, { name: field.name }, customFieldSchema);
+      results.push({ name: field.name, outcome: existing ? await this.reconcileField(existing, field) : await this.createField(field) });
+    }
+    return results;
+  }
+
+  /** ferry's custom fields that NetBox lacks on VMs. */
+  async missingCustomFields(): Promise<string[]> {
+    const present = await this.http.list(CUSTOM_FIELDS, { object_type: VM_OBJECT_TYPE }, customFieldSchema);
+    const names = new Set(present.map((f) => f.name));
+    return FERRY_CUSTOM_FIELDS.map((f) => f.name).filter((n) => !names.has(n));
+  }
+
+  private async createField(field: FerryCustomField): Promise<Outcome> {
+    await this.http.request('POST', CUSTOM_FIELDS, {
+      schema: customFieldSchema,
+      body: {
+        name: field.name,
+        label: field.label,
+        type: field.type,
+        object_types: [VM_OBJECT_TYPE],
+        description: field.description,
+        group_name: 'ferry',
+        required: false,
+        ...(field.validationMinimum !== undefined ? { validation_minimum: field.validationMinimum } : {}),
+        ...(field.validationMaximum !== undefined ? { validation_maximum: field.validationMaximum } : {}),
+        ...(field.validationRegex !== undefined ? { validation_regex: field.validationRegex } : {}),
+      },
+    });
+    return 'created';
+  }
+
+  private async reconcileField(existing: CustomField, field: FerryCustomField): Promise<Outcome> {
+    if (existing.type.value !== field.type) {
+      throw new NetboxError(
+        `NetBox custom field ${field.name} exists with type ${existing.type.value}; ferry needs ${field.type}. Rename or remove it, then run \`ferry netbox setup\` again`,
+        'invalid',
+      );
+    }
+    if (existing.object_types.includes(VM_OBJECT_TYPE)) return 'unchanged';
+    await this.http.request('PATCH', `${CUSTOM_FIELDS}${existing.id}/`, {
+      schema: customFieldSchema,
+      body: { object_types: [...existing.object_types, VM_OBJECT_TYPE] },
+    });
+    return 'updated';
+  }
+
+  // ---- Shared ------------------------------------------------------------------------------------
+
+  /** DELETE that treats "already gone" as success. */
+  private async delete(path: string): Promise<Outcome> {
+    try {
+      await this.http.request('DELETE', path, { schema: anything });
+      return 'deleted';
+    } catch (err) {
+      if (err instanceof NetboxError && err.status === 404) return 'absent';
+      throw err;
+    }
+  }
+}

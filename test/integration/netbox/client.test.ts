@@ -1,0 +1,209 @@
+import { NetboxClient } from '../../../src/netbox/client';
+import { ferryFields } from '../../../src/netbox/custom-fields';
+import { type NetboxError, NetboxStaleError } from '../../../src/netbox/errors';
+import { idOnly, ipAddressSchema, macAddressSchema, vmInterfaceSchema } from '../../../src/netbox/schemas';
+import { startNetbox, type NetboxServer } from '../../../src/lab/netbox-server';
+import { LAB_NETBOX, seedLabNetbox, type SeededNetbox } from '../../../src/lab/netbox-seed';
+
+/** ferry's NetBox client against a real NetBox 4.7 (PyPI package on PostgreSQL and Redis). */
+describe('NetBox client against a real NetBox', () => {
+  jest.setTimeout(120_000);
+  let netbox: NetboxServer;
+  let client: NetboxClient;
+  let seeded: SeededNetbox;
+  const clientWith = (token: string, url = netbox.url) => NetboxClient.fromConfig({ url, token, validateCerts: true }, { timeoutMs: 5000 });
+
+  beforeAll(async () => {
+    netbox = await startNetbox();
+    client = clientWith(netbox.tokenV2);
+    seeded = await seedLabNetbox(client);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await netbox?.stop();
+  });
+
+  /** A new VM in the lab cluster, for tests that change one. */
+  async function newVm(name: string, status = 'planned'): Promise<number> {
+    const { data } = await client.http.request('POST', 'api/virtualization/virtual-machines/', {
+      schema: idOnly,
+      body: { name, status, cluster: seeded.clusterId },
+    });
+    return data.id;
+  }
+
+  it('authenticates with a v1 token (Token …) and a v2 token (Bearer nbt_…), and says when a token is refused', async () => {
+    expect(netbox.tokenV1).toMatch(/^[0-9A-Za-z]{40}$/);
+    expect(netbox.tokenV2).toMatch(/^nbt_[0-9A-Za-z]+\.[0-9A-Za-z]+$/);
+    for (const token of [netbox.tokenV1, netbox.tokenV2]) {
+      const c = clientWith(token);
+      expect((await c.status())['netbox-version']).toBe(netbox.version);
+      await c.close();
+    }
+    const wrong = clientWith(`nbt_${'A'.repeat(12)}.${'b'.repeat(40)}`);
+    const attempt = wrong.status();
+    await expect(attempt).rejects.toMatchObject({ category: 'permission', status: 403, message: expect.stringContaining('check NETBOX_TOKEN') });
+    await expect(attempt).rejects.not.toThrow(/bbbbbbbb/); // the token never appears in messages
+    await wrong.close();
+  });
+
+  it('lists VMs by status, cluster, tag and custom field, following pages', async () => {
+    const names = (vms: Array<{ name: string }>) => vms.map((v) => v.name).sort();
+    const lab = LAB_NETBOX.vms.map((v) => v.name).sort();
+    expect(names(await client.listVirtualMachines({ status: 'planned', cluster: LAB_NETBOX.cluster }))).toEqual(lab);
+    expect(names(await client.listVirtualMachines({ clusterId: seeded.clusterId, tag: 'ferry' }))).toEqual(lab);
+    expect(names(await client.listVirtualMachines({ customFields: { ferry_vmid: 9002 } }))).toEqual(['lab-web2']);
+    expect(names(await client.listVirtualMachines({ customFields: { ferry_owner: 'web team' }, status: ['planned', 'staged'] }))).toEqual([
+      'lab-web1',
+      'lab-web2',
+    ]);
+    expect(await client.listVirtualMachines({ status: 'decommissioning', cluster: LAB_NETBOX.cluster })).toEqual([]);
+    // One VM per page: the three only come back if `next` is followed.
+    const paged = await client.http.list('api/virtualization/virtual-machines/', { tag: 'ferry', limit: 1 }, idOnly);
+    expect(paged).toHaveLength(3);
+  });
+
+  it("reads a VM with ferry's custom fields, typed", async () => {
+    const { value: vm, etag } = await client.getVirtualMachine(seeded.vmIds['lab-db1']!);
+    expect(etag).toMatch(/^W\/"/);
+    expect(vm).toMatchObject({ name: 'lab-db1', status: { value: 'planned' }, vcpus: 4, memory: 8192 });
+    expect(ferryFields(vm)).toEqual({
+      vmid: 9003,
+      node: 'pve1',
+      storage: 'local-lvm',
+      network: 'vmbr0',
+      vlan: 30,
+      iso: 'local:iso/debian-13-netinst.iso',
+      owner: 'data team',
+    });
+    // NetBox itself enforces the validation ferry's fields were created with.
+    await expect(client.updateVirtualMachine(vm.id, { custom_fields: { ferry_vlan: 5000 } })).rejects.toMatchObject({
+      category: 'invalid',
+      status: 400,
+      message: expect.stringContaining("HTTP 400: __all__: Invalid value for custom field 'ferry_vlan': Value must not exceed 4094"),
+    });
+  });
+
+  it('moves a VM planned → staged once, guarded by its ETag; a stale If-Match is refused and reported', async () => {
+    const id = await newVm('etag-vm');
+    const first = await client.getVirtualMachine(id);
+    // Someone else changes the VM after ferry read it.
+    await client.updateVirtualMachine(id, { description: 'edited by a person' });
+    const stale = client.updateVirtualMachine(id, { status: 'staged' }, { ifMatch: first.etag });
+    await expect(stale).rejects.toBeInstanceOf(NetboxStaleError);
+    await expect(stale).rejects.toMatchObject({ category: 'conflict', retryable: true, status: 412, currentEtag: expect.stringMatching(/^W\//) });
+    expect((await client.getVirtualMachine(id)).value.status.value).toBe('planned');
+
+    expect((await client.transitionStatus(id, 'planned', 'staged')).outcome).toBe('updated');
+    expect((await client.transitionStatus(id, 'planned', 'staged')).outcome).toBe('unchanged');
+    await expect(client.transitionStatus(id, 'active', 'offline')).rejects.toMatchObject({
+      category: 'policy',
+      message: expect.stringContaining('is staged; ferry moves it to offline only from active'),
+    });
+    await expect(client.transitionStatus(id, 'staged', 'bogus')).rejects.toMatchObject({ category: 'invalid', status: 400 });
+  });
+
+  it('lets only one of two concurrent transitions write', async () => {
+    const id = await newVm('race-vm');
+    const results = await Promise.allSettled([client.transitionStatus(id, 'planned', 'staged'), client.transitionStatus(id, 'planned', 'staged')]);
+    const updated = results.filter((r) => r.status === 'fulfilled' && r.value.outcome === 'updated');
+    expect(updated).toHaveLength(1);
+    for (const r of results) {
+      if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(NetboxStaleError);
+      else expect(['updated', 'unchanged']).toContain(r.value.outcome);
+    }
+  });
+
+  it('gives a VM an interface with a primary MAC object (NetBox 4.2+ model), idempotently', async () => {
+    const id = await newVm('mac-vm');
+    // Two attempts at once (a retried activity racing the first): one interface, both get it.
+    const pair = await Promise.all([client.ensureInterface(id, 'net0'), client.ensureInterface(id, 'net0')]);
+    expect(pair.map((r) => r.outcome).sort()).toEqual(['created', 'unchanged']);
+    expect(pair[0].value.id).toBe(pair[1].value.id);
+    const created = pair.find((r) => r.outcome === 'created')!;
+    expect(await client.listInterfaces(id)).toHaveLength(1);
+    expect(await client.ensureInterface(id, 'net0')).toMatchObject({ outcome: 'unchanged', value: { id: created.value.id } });
+
+    const mac = await client.ensurePrimaryMac(created.value.id, 'bc:24:11:0a:0b:0c');
+    expect(mac.outcome).toBe('updated');
+    expect(await client.ensurePrimaryMac(created.value.id, 'BC-24-11-0A-0B-0C')).toEqual({ outcome: 'unchanged', macId: mac.macId });
+    const { data: iface } = await client.http.request('GET', `api/virtualization/interfaces/${created.value.id}/`, { schema: vmInterfaceSchema });
+    expect(iface.primary_mac_address).toMatchObject({ id: mac.macId, mac_address: 'BC:24:11:0A:0B:0C' });
+    const { data: macObject } = await client.http.request('GET', `api/dcim/mac-addresses/${mac.macId}/`, { schema: macAddressSchema });
+    expect(macObject).toMatchObject({ assigned_object_type: 'virtualization.vminterface', assigned_object_id: created.value.id });
+
+    const moved = await client.ensurePrimaryMac(created.value.id, 'BC:24:11:0A:0B:0D');
+    expect(moved.macId).not.toBe(mac.macId);
+    await expect(client.ensurePrimaryMac(created.value.id, 'not-a-mac')).rejects.toThrow('"not-a-mac" is not a MAC address');
+  });
+
+  it('allocates an address from a prefix, idempotently per interface, and makes it the primary IPv4', async () => {
+    const id = await newVm('ip-vm');
+    const iface = (await client.ensureInterface(id, 'net0')).value;
+    const prefix = await client.getPrefix(LAB_NETBOX.prefix);
+    const first = await client.allocateIp(prefix, iface.id, { dnsName: 'ip-vm.lab.ferry.test', description: 'ferry test' });
+    expect(first.outcome).toBe('created');
+    expect(first.value.address).toMatch(/^192\.0\.2\.\d+\/24$/);
+    expect(first.value).toMatchObject({ dns_name: 'ip-vm.lab.ferry.test', assigned_object_id: iface.id, status: { value: 'active' } });
+    expect(await client.allocateIp(prefix, iface.id)).toMatchObject({ outcome: 'unchanged', value: { id: first.value.id } });
+
+    expect(await client.setPrimaryIp4(id, first.value.id)).toBe('updated');
+    expect(await client.setPrimaryIp4(id, first.value.id)).toBe('unchanged');
+    expect((await client.getVirtualMachine(id)).value.primary_ip4).toMatchObject({ id: first.value.id, address: first.value.address });
+  });
+
+  it('never hands out one address twice to concurrent allocations, and says when the prefix is full', async () => {
+    const { data: small } = await client.http.request('POST', 'api/ipam/prefixes/', {
+      schema: idOnly,
+      body: { prefix: '198.51.100.0/28', status: 'active' },
+    });
+    const prefix = { id: small.id, prefix: '198.51.100.0/28' };
+    const vm = await newVm('crowd-vm');
+    const interfaces = await Promise.all(Array.from({ length: 16 }, (_, i) => client.ensureInterface(vm, `eth${i}`)));
+
+    const results = await Promise.allSettled(interfaces.map(({ value }) => client.allocateIp(prefix, value.id)));
+    const addresses = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.value.address] : []));
+    const refusals = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as NetboxError] : []));
+    // A /28 has 14 host addresses: 14 allocations succeed, each with its own address; 2 are refused.
+    expect(addresses).toHaveLength(14);
+    expect(new Set(addresses).size).toBe(14);
+    expect(refusals).toHaveLength(2);
+    for (const refusal of refusals) {
+      expect(refusal).toMatchObject({ category: 'invalid', status: 409, message: expect.stringContaining('NetBox prefix 198.51.100.0/28 has no free address left') });
+    }
+    const stored = await client.http.list('api/ipam/ip-addresses/', { parent: prefix.prefix }, ipAddressSchema);
+    expect(stored.map((ip) => ip.address).sort()).toEqual([...addresses].sort());
+  });
+
+  it('releases addresses and deletes interfaces and VMs, finding "already gone" fine', async () => {
+    const id = await newVm('teardown-vm');
+    const iface = (await client.ensureInterface(id, 'net0')).value;
+    const { macId } = await client.ensurePrimaryMac(iface.id, 'BC:24:11:00:00:99');
+    const ip = (await client.allocateIp(await client.getPrefix(LAB_NETBOX.prefix), iface.id)).value;
+    await client.setPrimaryIp4(id, ip.id);
+
+    expect(await client.interfaceAddresses(iface.id)).toHaveLength(1);
+    expect(await client.releaseIp(ip.id)).toBe('deleted');
+    expect(await client.releaseIp(ip.id)).toBe('absent');
+    expect(await client.interfaceAddresses(iface.id)).toEqual([]);
+    expect((await client.getVirtualMachine(id)).value.primary_ip4).toBeNull();
+
+    expect(await client.deleteInterface(iface.id)).toBe('deleted');
+    expect(await client.deleteInterface(iface.id)).toBe('absent');
+    await expect(client.http.request('GET', `api/dcim/mac-addresses/${macId}/`, { schema: idOnly })).rejects.toMatchObject({ category: 'not-found' });
+    expect(await client.listInterfaces(id)).toEqual([]);
+
+    expect(await client.deleteVirtualMachine(id)).toBe('deleted');
+    expect(await client.deleteVirtualMachine(id)).toBe('absent');
+    await expect(client.getVirtualMachine(id)).rejects.toMatchObject({ category: 'not-found', status: 404 });
+  });
+
+  it('reports an unreachable NetBox as transient and a wrong URL clearly', async () => {
+    const nowhere = clientWith(netbox.tokenV2, 'http://127.0.0.1:9');
+    await expect(nowhere.status()).rejects.toMatchObject({ category: 'transient', message: expect.stringContaining('NetBox is unreachable (ECONNREFUSED)') });
+    await nowhere.close();
+    const notNetbox = clientWith(netbox.tokenV2, `${netbox.url}/static`);
+    await expect(notNetbox.status()).rejects.toMatchObject({ category: 'not-found', status: 404 });
+    await notNetbox.close();
+  });
+});
