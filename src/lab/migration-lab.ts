@@ -1,3 +1,4 @@
+import type { LabComponent } from './components';
 import { nfsMigrationDir } from './shared-paths';
 import { ESTATE } from './vcsim/estate';
 
@@ -21,3 +22,16 @@ export function labMigrationSection(stateDir: string): Record<string, unknown> {
     cutover: { mode: 'import', shutdownTimeout: '2m', forcePowerOff: true },
   };
 }
+
+/** The lab's migration rules: no process of its own, only the `migration` section joining the two sides. */
+export const migrationLabComponent: LabComponent = {
+  name: 'migration',
+  async start({ stateDir }) {
+    return {
+      name: 'migration',
+      summary: `vcsim → Proxmox simulator through nfs-migration; approvers ${LAB_APPROVERS.join(', ')}`,
+      config: { migration: labMigrationSection(stateDir) },
+      stop: async () => undefined,
+    };
+  },
+};

@@ -1,9 +1,18 @@
 import type { Client } from '@temporalio/client';
 import type { doctor } from '../../workflows/doctor';
+import type { FerryConfig } from '../config';
 import { formatVerdict, type DoctorReport } from '../domain/doctor';
+import type { WaveStatus } from '../domain/migration';
+import { runSampleMigration } from './sample-migration';
+
+export interface SampleResult {
+  doctor: DoctorReport;
+  wave?: WaveStatus;
+}
 
 /** The lab's sample run: what a newcomer sees in the UI a minute after `npm run lab`. */
-export async function runSample(client: Client, taskQueue: string, log: (line: string) => void): Promise<{ doctor: DoctorReport }> {
+export async function runSample(client: Client, config: FerryConfig, log: (line: string) => void): Promise<SampleResult> {
+  const taskQueue = config.worker.taskQueue;
   const report = await client.workflow.execute<typeof doctor>('doctor', {
     taskQueue,
     workflowId: `doctor-lab-${Date.now()}`,
@@ -11,5 +20,6 @@ export async function runSample(client: Client, taskQueue: string, log: (line: s
   });
   log('lab: doctor');
   for (const v of report.verdicts) log(`  ${formatVerdict(v)}`);
-  return { doctor: report };
+  const wave = config.migration && report.ok ? await runSampleMigration(client, taskQueue, log) : undefined;
+  return { doctor: report, wave };
 }
