@@ -14,6 +14,8 @@ export interface ActivityDeps {
   vsphere?: VsphereClient;
   /** Built from `config.proxmox` (src/worker/dependencies.ts). */
   proxmox?: ProxmoxClient;
+  /** `proxmox.privilegedUser` (root@pam) with a ticket, for import-from and attach by path only. */
+  proxmoxPrivileged?: ProxmoxClient;
   /** Present when `netbox` is configured. */
   netbox?: NetboxClient;
   /** Present when `dns` is configured. */

@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps';
 import { createDoctorActivities } from './doctor';
+import { createMigrationActivities } from './migration';
 import { createPermitActivities } from './permits';
 import { withFailureMapping } from './failures';
 
@@ -10,6 +11,7 @@ export function createActivities(deps: ActivityDeps) {
   return withFailureMapping({
     ...createDoctorActivities(deps),
     ...createPermitActivities(),
+    ...createMigrationActivities(deps),
   });
 }
 

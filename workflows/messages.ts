@@ -4,6 +4,15 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PermitRequest, SemaphoreState } from '../src/domain/permits';
+import type {
+  CutoverDecision,
+  CutoverPlan,
+  MigrationStage,
+  MigrationStatus,
+  Throughput,
+  VmFinished,
+  WaveStatus,
+} from '../src/domain/migration';
 
 // --- semaphore (global limits) ---
 export const acquirePermitSignal = defineSignal<[PermitRequest]>('acquirePermit');
@@ -14,3 +23,33 @@ export const permitGrantedSignal = defineSignal<[{ key: string; requestId: strin
 /** Change the number of permits at run time; returns the new state. */
 export const setPermitsUpdate = defineUpdate<SemaphoreState, [number]>('setPermits');
 export const semaphoreStateQuery = defineQuery<SemaphoreState>('semaphoreState');
+
+// --- migration (one VM) ---
+
+/** Approve the cutover. The update is validated (known approver, a reason); the signal form is for `temporal workflow signal`. */
+export const approveCutoverUpdate = defineUpdate<MigrationStatus, [CutoverDecision]>('approveCutover');
+export const approveCutoverSignal = defineSignal<[CutoverDecision]>('approveCutover');
+/** Refuse the cutover: the workflow ends with outcome `rejected`, VMware untouched. */
+export const rejectCutoverUpdate = defineUpdate<MigrationStatus, [CutoverDecision]>('rejectCutover');
+export const rejectCutoverSignal = defineSignal<[CutoverDecision]>('rejectCutover');
+/** After a failure past the shutdown: try the cutover steps again … */
+export const retryCutoverUpdate = defineUpdate<MigrationStatus, [CutoverDecision]>('retryCutover');
+export const retryCutoverSignal = defineSignal<[CutoverDecision]>('retryCutover');
+/** … or power the VMware VM back on and remove only the disks this workflow imported. */
+export const rollbackUpdate = defineUpdate<MigrationStatus, [CutoverDecision]>('rollback');
+export const rollbackSignal = defineSignal<[CutoverDecision]>('rollback');
+/** What the cutover will do: disks and sizes, expected downtime, NIC → VNet. */
+export const cutoverPlanQuery = defineQuery<CutoverPlan | undefined>('cutoverPlan');
+/** Measured import throughput, sent by the wave to VMs that wait for approval. */
+export const importThroughputSignal = defineSignal<[Throughput]>('importThroughput');
+/** Every ferry workflow answers `status`. */
+export const migrationStatusQuery = defineQuery<MigrationStatus>('status');
+
+// --- migration wave ---
+/** Approve the cutover of every VM of the wave, or of the VMs named. Validated like a VM's approval. */
+export const approveWaveUpdate = defineUpdate<WaveStatus, [CutoverDecision & { vms?: string[] }]>('approveCutover');
+export const approveWaveSignal = defineSignal<[CutoverDecision & { vms?: string[] }]>('approveCutover');
+export const waveStatusQuery = defineQuery<WaveStatus>('status');
+/** Sent by each VM's workflow to its wave: its stage changes and its end. */
+export const vmStageSignal = defineSignal<[{ moid: string; stage: MigrationStage; at: number }]>('vmStage');
+export const vmFinishedSignal = defineSignal<[VmFinished]>('vmFinished');

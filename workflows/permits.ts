@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { semaphoreWorkflowId } from '../src/domain/permits';
+import { scopedLimitKey } from '../src/domain/task-queues';
 import { permitGrantedSignal, releasePermitSignal } from './messages';
 import { workflowNow } from './clock';
 
@@ -29,7 +30,7 @@ function listenForGrants(): void {
 }
 
 export interface PermitOptions {
-  /** Semaphore key, see PERMIT_KEYS. */
+  /** Semaphore key, see PERMIT_KEYS (scoped by the workflow's main queue, see scopedLimitKey). */
   key: string;
   /** Permits the semaphore starts with if this request is the one that starts it. */
   permits: number;
@@ -49,10 +50,11 @@ export interface PermitWait {
  */
 export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWait) => Promise<T>): Promise<T> {
   listenForGrants();
+  const key = scopedLimitKey(workflowInfo().taskQueue, options.key);
   const requestId = `${workflowInfo().workflowId}/${uuid4()}`;
   const askedAt = workflowNow();
   await requestPermit({
-    key: options.key,
+    key,
     permits: options.permits,
     // The semaphore runs where the workflows that use it run.
     taskQueue: workflowInfo().taskQueue,
@@ -65,7 +67,7 @@ export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWai
     grantedRequests.delete(requestId);
     // Release (or withdraw the request) even when this scope is being cancelled.
     await CancellationScope.nonCancellable(() =>
-      getExternalWorkflowHandle(semaphoreWorkflowId(options.key)).signal(releasePermitSignal, { requestId }),
+      getExternalWorkflowHandle(semaphoreWorkflowId(key)).signal(releasePermitSignal, { requestId }),
     );
   }
 }

@@ -2,7 +2,10 @@ import { Command } from 'commander';
 import { registerDiscover } from './commands/discover';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
+import { registerDecisions } from './commands/decide';
 import { registerList } from './commands/list';
+import { registerMigrate } from './commands/migrate';
+import { registerPlan } from './commands/plan';
 import { registerStatus } from './commands/status';
 import { registerNetbox } from './commands/netbox';
 
@@ -14,6 +17,9 @@ export function buildProgram(): Command {
   registerLab(program);
   registerDoctor(program);
   registerDiscover(program);
+  registerPlan(program);
+  registerMigrate(program);
+  registerDecisions(program);
   registerStatus(program);
   registerList(program);
   registerNetbox(program);

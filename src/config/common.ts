@@ -25,3 +25,13 @@ export const duration = z.union([
   z.number().int().nonnegative(),
   z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/, 'a duration such as 500ms, 30s, 5m, 2h or 1d'),
 ]);
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A validated duration (see `duration`) in milliseconds. */
+export function durationToMs(value: number | string): number {
+  if (typeof value === 'number') return value;
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/.exec(value);
+  if (!match) throw new RangeError(`not a duration: "${value}"`);
+  return Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
+}

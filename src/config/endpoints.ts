@@ -16,6 +16,14 @@ export const proxmoxSection = z
     tokenId: z.string().min(1).optional(),
     tokenSecret: z.string().min(1).optional(),
     password: z.string().min(1).optional(),
+    /**
+     * PVE lets only root@pam import from, or attach, a file by its path (a vMotioned VMDK sits in a
+     * per-VM folder, which `STORAGE:import/…` cannot name). This credential is used for those two steps
+     * only, with a ticket; its password comes from PROXMOX_PRIVILEGED_PASSWORD. Without it, such a
+     * cutover stops with a message saying so.
+     */
+    privilegedUser: z.string().regex(/^[^@\s]+@[^@\s!]+$/, 'user@realm, e.g. root@pam').default('root@pam'),
+    privilegedPassword: z.string().min(1).optional(),
     ...tlsFields,
   })
   .strict()
@@ -45,6 +53,11 @@ export const vsphereSection = z
   .object({
     host: hostName,
     port: port.default(443),
+    /**
+     * The vCenter's name in workflow ids (`migrate-<name>-<moid>`); default: host. Keep it stable: a
+     * new name means new ids, and VMs migrated under the old one would not be recognised.
+     */
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore').optional(),
     user: z.string().min(1),
     password: z.string().min(1, 'set VMWARE_PASSWORD'),
     ...tlsFields,

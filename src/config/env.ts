@@ -22,6 +22,7 @@ const b = (env: string, path: string, kind: EnvKind = 'string', secret = false):
 export const ENV_BINDINGS: readonly EnvBinding[] = [
   b('TEMPORAL_ADDRESS', 'temporal.address'),
   b('TEMPORAL_NAMESPACE', 'temporal.namespace'),
+  b('FERRY_TASK_QUEUE', 'worker.taskQueue'),
   b('TEMPORAL_API_KEY', 'temporal.apiKey', 'string', true),
   b('TEMPORAL_TLS', 'temporal.tls.enabled', 'boolean'),
   b('TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'temporal.tls.serverCaFile'),
@@ -34,6 +35,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   b('PROXMOX_TOKEN_ID', 'proxmox.tokenId'),
   b('PROXMOX_TOKEN_SECRET', 'proxmox.tokenSecret', 'string', true),
   b('PROXMOX_PASSWORD', 'proxmox.password', 'string', true),
+  b('PROXMOX_PRIVILEGED_PASSWORD', 'proxmox.privilegedPassword', 'string', true),
   b('PROXMOX_VALIDATE_CERTS', 'proxmox.validateCerts', 'boolean'),
   b('PROXMOX_CA_FILE', 'proxmox.caFile'),
   b('VMWARE_HOST', 'vsphere.host'),

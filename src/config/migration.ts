@@ -45,6 +45,8 @@ export const migrationSection = z
     /** Who may approve a cutover (names recorded in history with the reason). */
     approvers: z.array(z.string().min(1)).min(1),
     relocateTimeout: duration.default('12h'),
+    /** A long activity (vMotion, import, shutdown) silent for this long counts as lost and is retried. */
+    heartbeatTimeout: duration.default('1m'),
     cutover: z
       .object({
         /** `import`: copy with import-from while the VM is off. `attach-then-move`: boot from the NFS copy, then move online. */

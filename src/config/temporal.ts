@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { duration } from './common';
-import { TASK_QUEUES } from '../domain/task-queues';
+import { DEFAULT_TASK_QUEUE, QUEUE_ROLES, type QueueRole } from '../domain/task-queues';
 
 export const temporalSection = z
   .object({
@@ -34,19 +34,22 @@ const queueSettings = z
   })
   .strict();
 
-const defaultQueues: Record<(typeof TASK_QUEUES)[keyof typeof TASK_QUEUES], { maxConcurrentActivities: number }> = {
-  ferry: { maxConcurrentActivities: 20 },
-  'ferry-vmotion': { maxConcurrentActivities: 4 },
-  'ferry-import': { maxConcurrentActivities: 4 },
-  'ferry-sdn': { maxConcurrentActivities: 1 },
+const defaultQueues: Record<QueueRole, { maxConcurrentActivities: number }> = {
+  main: { maxConcurrentActivities: 20 },
+  vmotion: { maxConcurrentActivities: 4 },
+  import: { maxConcurrentActivities: 4 },
+  sdn: { maxConcurrentActivities: 1 },
 };
 
 export const workerSection = z
   .object({
-    /** Task queues this worker serves, with their concurrency. Omit a queue to leave it to other workers. */
-    taskQueues: z
-      .partialRecord(z.enum(Object.values(TASK_QUEUES) as [string, ...string[]]), queueSettings)
-      .default(defaultQueues),
+    /** The main queue (workflows, API calls); heavy work goes to `<taskQueue>-vmotion`, `-import`, `-sdn`. */
+    taskQueue: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore').default(DEFAULT_TASK_QUEUE),
+    /**
+     * The queues this worker serves, by role (main, vmotion, import, sdn), with their concurrency. Omit
+     * a role to leave it to other workers (e.g. a worker next to the storage serving only `import`).
+     */
+    taskQueues: z.partialRecord(z.enum(QUEUE_ROLES as [QueueRole, ...QueueRole[]]), queueSettings).default(defaultQueues),
     /** How long in-flight activities get to finish after SIGINT/SIGTERM before they are cancelled. */
     shutdownGraceTime: duration.default('30s'),
   })

@@ -72,6 +72,11 @@ export interface VmRecord {
   /** Inventory path of the VM's folder, e.g. `/DC0/vm/apps`. */
   folder?: string;
   hasSnapshot: boolean;
+  /**
+   * Datastores holding any of the VM's files (home and disks): vCenter's `datastore` property. Storage
+   * vMotion is done when this is only the target.
+   */
+  datastores?: string[];
   nics: VmNic[];
   disks: VmDisk[];
 }

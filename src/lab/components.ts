@@ -1,4 +1,5 @@
 import { vcsimLabComponent } from './vcsim/vcsim-lab';
+import { migrationLabComponent } from './migration-lab';
 import { proxmoxLabComponent } from './proxmox-lab';
 import { bindLabComponent, netboxLabComponent } from './name-records';
 
@@ -27,4 +28,4 @@ export interface LabComponent {
   start(context: LabContext): Promise<LabComponentHandle>;
 }
 
-export const LAB_COMPONENTS: LabComponent[] = [proxmoxLabComponent, vcsimLabComponent, netboxLabComponent, bindLabComponent];
+export const LAB_COMPONENTS: LabComponent[] = [proxmoxLabComponent, vcsimLabComponent, netboxLabComponent, bindLabComponent, migrationLabComponent];

@@ -19,7 +19,7 @@ export const proxmoxLabComponent: LabComponent = {
       ...sampleCluster(stateDir, flavour, credentials),
       port,
       // A new VM shows up in /cluster/resources a little later, as on a real cluster.
-      settings: { resourcesLagMs: 2000, createTaskMs: 500, taskMs: 100 },
+      settings: { resourcesLagMs: 2000, createTaskMs: 500, taskMs: 100, importTaskMs: 1500 },
     });
     const auth = `Authorization: PVEAPIToken=${credentials.tokenId}=${credentials.tokenSecret}`;
     log(`lab: proxmox: the API, with the lab's own throwaway token:`);
@@ -30,9 +30,18 @@ export const proxmoxLabComponent: LabComponent = {
       name: 'proxmox',
       summary: `PVE ${flavour} simulator on ${sim.url} (nodes ${SAMPLE_NODES.join(', ')}; storages local, local-lvm, nfs-migration; CA ${sim.caFile})`,
       config: {
-        proxmox: { host: sim.host, port: sim.port, user: credentials.tokenUser, tokenId: credentials.tokenName, validateCerts: true, caFile: sim.caFile },
+        proxmox: {
+          host: sim.host,
+          port: sim.port,
+          user: credentials.tokenUser,
+          tokenId: credentials.tokenName,
+          // root@pam's ticket, only for importing VMware disks by path (see proxmox.privilegedUser).
+          privilegedUser: 'root@pam',
+          validateCerts: true,
+          caFile: sim.caFile,
+        },
       },
-      env: { PROXMOX_TOKEN_SECRET: credentials.tokenSecret },
+      env: { PROXMOX_TOKEN_SECRET: credentials.tokenSecret, PROXMOX_PRIVILEGED_PASSWORD: credentials.rootPassword },
       stop: () => sim.stop(),
     };
   },

@@ -1,16 +1,25 @@
 import type { Client } from '@temporalio/client';
 import type { doctor } from '../../workflows/doctor';
+import type { FerryConfig } from '../config';
 import { formatVerdict, type DoctorReport } from '../domain/doctor';
-import { TASK_QUEUES } from '../domain/task-queues';
+import type { WaveStatus } from '../domain/migration';
+import { runSampleMigration } from './sample-migration';
+
+export interface SampleResult {
+  doctor: DoctorReport;
+  wave?: WaveStatus;
+}
 
 /** The lab's sample run: what a newcomer sees in the UI a minute after `npm run lab`. */
-export async function runSample(client: Client, log: (line: string) => void): Promise<{ doctor: DoctorReport }> {
+export async function runSample(client: Client, config: FerryConfig, log: (line: string) => void): Promise<SampleResult> {
+  const taskQueue = config.worker.taskQueue;
   const report = await client.workflow.execute<typeof doctor>('doctor', {
-    taskQueue: TASK_QUEUES.main,
+    taskQueue,
     workflowId: `doctor-lab-${Date.now()}`,
     staticSummary: 'lab sample: doctor',
   });
   log('lab: doctor');
   for (const v of report.verdicts) log(`  ${formatVerdict(v)}`);
-  return { doctor: report };
+  const wave = config.migration && report.ok ? await runSampleMigration(client, taskQueue, log) : undefined;
+  return { doctor: report, wave };
 }

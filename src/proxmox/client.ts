@@ -80,3 +80,14 @@ export function endpointFromConfig(config: ProxmoxConfig): ProxmoxEndpoint {
 export function createProxmoxClient(config: ProxmoxConfig, options: Partial<ProxmoxClientOptions> = {}): ProxmoxClient {
   return new ProxmoxClient({ ...endpointFromConfig(config), ...options });
 }
+
+/** The privileged client (ticket auth as `privilegedUser`), for the steps PVE allows only root: paths. */
+export function createPrivilegedProxmoxClient(config: ProxmoxConfig, options: Partial<ProxmoxClientOptions> = {}): ProxmoxClient {
+  if (!config.privilegedPassword) throw new TypeError('createPrivilegedProxmoxClient needs proxmox.privilegedPassword (PROXMOX_PRIVILEGED_PASSWORD)');
+  return new ProxmoxClient({
+    ...endpointFromConfig(config),
+    auth: { kind: 'ticket', username: config.privilegedUser, password: config.privilegedPassword },
+    connections: 2,
+    ...options,
+  });
+}

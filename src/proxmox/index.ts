@@ -1,4 +1,4 @@
-export { ProxmoxClient, createProxmoxClient, endpointFromConfig, type ProxmoxClientOptions } from './client';
+export { ProxmoxClient, createPrivilegedProxmoxClient, createProxmoxClient, endpointFromConfig, type ProxmoxClientOptions } from './client';
 export type { ProxmoxEndpoint } from './transport';
 export * from './errors';
 export type { TaskResult, WaitOptions, TaskProgress } from './tasks';

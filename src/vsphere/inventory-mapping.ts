@@ -29,6 +29,7 @@ export const VM_PATHS = [
   'runtime.powerState',
   'runtime.host',
   'rootSnapshot',
+  'datastore',
 ] as const;
 
 export const INFRA_PATHS: Record<string, readonly string[]> = {
@@ -318,6 +319,7 @@ export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef
       cluster: clusterRef?.type === 'ClusterComputeResource' ? managedRef(index, clusterRef) : undefined,
       folder: inventoryPath(index, ref(o, 'parent'), rootFolder),
       hasSnapshot: arrayItems(o, 'rootSnapshot').length > 0,
+      datastores: arrayItems(o, 'datastore').map((e) => index.nameOf({ type: 'Datastore', value: e.text.trim() }) ?? e.text.trim()),
       nics,
       disks,
     },

@@ -81,9 +81,17 @@ export interface RelocateResult {
   durationMs: number;
 }
 
+/**
+ * Everything is there: the VM's datastores (home and disks, vCenter's `datastore` property) are just
+ * the target, and so is every disk. (vcsim's RelocateVM_Task updates only that property, not paths.)
+ */
 function onDatastore(detail: VmDetail, datastore: DatastoreRecord): boolean {
-  const home = detail.vmPathName?.startsWith(`[${datastore.name}] `) ?? false;
-  return home && detail.vm.disks.every((d) => (d.datastore ? d.datastore.moid === datastore.moid : d.fileName.startsWith(`[${datastore.name}] `)));
+  const used = detail.vm.datastores ?? [];
+  return (
+    used.length > 0 &&
+    used.every((name) => name === datastore.name) &&
+    detail.vm.disks.every((d) => (d.datastore ? d.datastore.moid === datastore.moid : d.fileName.startsWith(`[${datastore.name}] `)))
+  );
 }
 
 /**

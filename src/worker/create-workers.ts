@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
 import type { FerryConfig } from '../config';
-import { TASK_QUEUES } from '../domain/task-queues';
+import { queueName, type QueueRole } from '../domain/task-queues';
 import { REPO_ROOT, WORKFLOWS_PATH } from '../paths';
 
 export interface WorkerSetup {
@@ -28,10 +28,11 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const activities = createActivities(deps);
   const bundlePath = setup.workflowBundlePath ?? (existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
   const workers: Worker[] = [];
-  for (const [taskQueue, settings] of Object.entries(config.worker.taskQueues)) {
+  for (const [role, settings] of Object.entries(config.worker.taskQueues) as Array<[QueueRole, typeof config.worker.taskQueues.main]>) {
     if (!settings) continue;
+    const taskQueue = queueName(config.worker.taskQueue, role);
     const workflowSource: Partial<WorkerOptions> =
-      taskQueue !== TASK_QUEUES.main
+      role !== 'main'
         ? {}
         : bundlePath
           ? { workflowBundle: { codePath: bundlePath } }

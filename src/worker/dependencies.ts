@@ -1,6 +1,6 @@
 import type { ActivityDeps } from '../../activities';
 import type { FerryConfig } from '../config';
-import { createProxmoxClient } from '../proxmox';
+import { createPrivilegedProxmoxClient, createProxmoxClient } from '../proxmox';
 import { VsphereClient } from '../vsphere';
 import { DnsClient } from '../dns/client';
 import { NetboxClient } from '../netbox/client';
@@ -10,6 +10,7 @@ export async function createDependencies(config: FerryConfig): Promise<ActivityD
   return {
     config,
     ...(config.proxmox ? { proxmox: createProxmoxClient(config.proxmox) } : {}),
+    ...(config.proxmox?.privilegedPassword ? { proxmoxPrivileged: createPrivilegedProxmoxClient(config.proxmox) } : {}),
     ...(config.vsphere ? { vsphere: new VsphereClient(config.vsphere) } : {}),
     ...(config.netbox ? { netbox: NetboxClient.fromConfig(config.netbox) } : {}),
     ...(config.dns ? { dns: DnsClient.fromConfig(config.dns) } : {}),

@@ -6,7 +6,7 @@ import { freePort } from '../../src/lab/free-port';
 import { run, spawnFerry, type Spawned } from '../helpers/processes';
 
 describe('ferry lab, as a user runs it', () => {
-  jest.setTimeout(240_000);
+  jest.setTimeout(300_000);
   let lab: Spawned;
   let port: number;
   let uiPort: number;
@@ -94,6 +94,44 @@ describe('ferry lab, as a user runs it', () => {
     const status = spawnFerry(['status', 'doctor-from-cli'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
     expect(await status.exited).toBe(0);
     expect(status.output()).toMatch(/^doctor-from-cli \(doctor\): COMPLETED\n {2}ok +temporal/m);
+  });
+
+  it('brought the lab wave to the approval gate, and `ferry approve` lets every translatable VM cut over', async () => {
+    const [, waveWorkflowId] = lab.output().match(/npm run ferry -- approve (wave-lab-\S+) --by lab-admin/) ?? [];
+    expect(waveWorkflowId).toBeDefined();
+    expect(lab.output()).toMatch(/lab: plan: 20 VMs, \d+ actions; 7 not translatable:/);
+    const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
+
+    const refusedApprover = spawnFerry(['approve', waveWorkflowId!, '--by', 'mallory', '--reason', 'e2e'], env);
+    expect(await refusedApprover.exited).toBe(1);
+    expect(refusedApprover.output()).toContain('mallory is not an approver');
+
+    const approve = spawnFerry(['approve', waveWorkflowId!, '--by', 'lab-admin', '--reason', 'e2e cutover'], env);
+    expect(await approve.exited).toBe(0);
+    expect(approve.output()).toContain(`approve: accepted by ${waveWorkflowId}`);
+
+    let status: { state: string; status?: { vms: Array<{ name: string; outcome?: string }>; refused: Array<{ name: string }> } } = { state: 'RUNNING' };
+    for (let i = 0; i < 240 && status.state === 'RUNNING'; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      const shown = spawnFerry(['status', waveWorkflowId!, '--json'], env);
+      expect(await shown.exited).toBe(0);
+      status = JSON.parse(shown.output());
+    }
+    expect(status.state).toBe('COMPLETED');
+    const outcomes = Object.fromEntries(status.status!.vms.map((v) => [v.name, v.outcome]));
+    expect(outcomes['mig-web01']).toBe('migrated');
+    expect(outcomes['mig-db01']).toBe('migrated');
+    expect(outcomes['mig-legacy01']).toBe('refused');
+    expect(status.status!.refused.map((r) => r.name).sort()).toEqual(
+      ['mig-dmz01', 'mig-indep01', 'mig-rdm01', 'mig-router01', 'mig-snap01', 'mig-std01', 'mig-tmpl01'],
+    );
+
+    // The Proxmox side, through the API with the lab's token: the migrated VMs exist and are stopped.
+    const [versionLine] = lab.output().match(/curl -k -H '[^']+' https:\/\/\S+\/api2\/json\/version/) ?? [];
+    const resources = await run('bash', ['-c', `${versionLine!.replace('/version', '/cluster/resources?type=vm')} -s`]);
+    const vms = (JSON.parse(resources.stdout) as { data: Array<{ name?: string; status: string; type: string }> }).data.filter((r) => r.type === 'qemu');
+    for (const name of ['mig-web01', 'mig-db01']) expect(vms.find((v) => v.name === name)).toMatchObject({ status: 'stopped' });
+    expect(vms.some((v) => v.name === 'mig-snap01')).toBe(false);
   });
 
   it('stops cleanly on Ctrl-C', async () => {

@@ -22,12 +22,12 @@ describe('worker.ts as a process', () => {
       configFile: path.join(dir, 'ferry.yaml'),
       config: {
         temporal: { address: devServerAddress() },
-        worker: { taskQueues: { ferry: { maxConcurrentActivities: 2 } }, shutdownGraceTime: '5s' },
+        worker: { taskQueue: queue, taskQueues: { main: { maxConcurrentActivities: 2 } }, shutdownGraceTime: '5s' },
       },
       env: { TEMPORAL_ADDRESS: devServerAddress() },
     });
-    expect(worker.output()).toMatch(/queues ferry\b/);
-    const report = await temporal.client.workflow.execute<typeof doctor>('doctor', { taskQueue: 'ferry', workflowId: `${queue}-doctor` });
+    expect(worker.output()).toMatch(new RegExp(`queues ${queue}$`, 'm'));
+    const report = await temporal.client.workflow.execute<typeof doctor>('doctor', { taskQueue: queue, workflowId: `${queue}-doctor` });
     expect(report.verdicts[0]).toMatchObject({ endpoint: 'temporal', ok: true });
     expect(await worker.stop()).toBe(0);
   });

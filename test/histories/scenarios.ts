@@ -3,6 +3,7 @@
  * against a real dev server and writes `<name>.json`; the replay test replays every file against the
  * current workflow code, so a change that breaks running workflows fails the tests.
  */
+import { scopedLimitKey } from '../../src/domain/task-queues';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../activities';
@@ -54,7 +55,7 @@ export const SCENARIOS: Scenario[] = [
           ),
         ),
       );
-      return semaphoreWorkflowId(key);
+      return semaphoreWorkflowId(scopedLimitKey(taskQueue, key));
     },
   },
 ];

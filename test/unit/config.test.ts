@@ -17,8 +17,9 @@ describe('config', () => {
   it('gives working defaults with nothing configured', () => {
     const config = parseConfig({}, {});
     expect(config.temporal).toMatchObject({ address: '127.0.0.1:7233', namespace: 'default', tls: { enabled: false } });
-    expect(Object.keys(config.worker.taskQueues).sort()).toEqual(['ferry', 'ferry-import', 'ferry-sdn', 'ferry-vmotion']);
-    expect(config.worker.taskQueues['ferry-sdn']).toEqual({ maxConcurrentActivities: 1 });
+    expect(config.worker.taskQueue).toBe('ferry');
+    expect(Object.keys(config.worker.taskQueues).sort()).toEqual(['import', 'main', 'sdn', 'vmotion']);
+    expect(config.worker.taskQueues.sdn).toEqual({ maxConcurrentActivities: 1 });
     expect(config.proxmox).toBeUndefined();
   });
 

@@ -1,3 +1,4 @@
+import { scopedLimitKey } from '../../src/domain/task-queues';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createPermitActivities } from '../../activities/permits';
@@ -44,7 +45,7 @@ describe('semaphore lease under time skipping', () => {
         workflowId: `${key}-vanishing`,
         args: [{ key, permits: 1, leaseMs: 2 * HOUR, holdMs: 0 }],
       });
-      const semaphore = env.client.workflow.getHandle(semaphoreWorkflowId(key));
+      const semaphore = env.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key)));
       // Wait (in real time) until the first holder has the permit, then make it vanish.
       await waitUntil(() => vanishing.query(permitHeldQuery), 30_000);
       await vanishing.terminate('simulated crash: the holder never releases');

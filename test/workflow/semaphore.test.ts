@@ -1,3 +1,4 @@
+import { scopedLimitKey } from '../../src/domain/task-queues';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { createPermitActivities } from '../../activities/permits';
 import { semaphoreWorkflowId } from '../../src/domain/permits';
@@ -47,7 +48,7 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
         ),
       );
       const done = await Promise.all(handles.map((h) => h.result()));
-      const semaphoreState = await temporal.client.workflow.getHandle(semaphoreWorkflowId(key)).query(semaphoreStateQuery);
+      const semaphoreState = await temporal.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key))).query(semaphoreStateQuery);
       return { done, semaphoreState };
     };
     const { done: results, semaphoreState: state } = await workers[0]!.runUntil(workers[1]!.runUntil(run()));
@@ -56,7 +57,7 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
     expect(results).toHaveLength(6);
     expect(peakOverlap(results)).toBe(2);
     expect(results.filter((r) => r.waitedMs > 300).length).toBeGreaterThanOrEqual(4);
-    expect(state).toMatchObject({ key, permits: 2, holders: [], waiting: [], granted: 6, expiredLeases: 0 });
+    expect(state).toMatchObject({ key: scopedLimitKey(taskQueue, key), permits: 2, holders: [], waiting: [], granted: 6, expiredLeases: 0 });
   });
 
   it('changes its permits at run time through a validated update', async () => {
@@ -69,7 +70,7 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
         workflowId: `${key}-first`,
         args: [{ key, permits: 1, leaseMs: 60_000, holdMs: 10 }],
       });
-      const semaphore = temporal.client.workflow.getHandle(semaphoreWorkflowId(key));
+      const semaphore = temporal.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key)));
       await expect(semaphore.executeUpdate(setPermitsUpdate, { args: [-1] })).rejects.toThrow(WorkflowUpdateFailedError);
       const state = await semaphore.executeUpdate(setPermitsUpdate, { args: [3] });
       expect(state.permits).toBe(3);

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { doctor } from '../../../workflows/doctor';
 import { formatVerdict } from '../../domain/doctor';
-import { TASK_QUEUES } from '../../domain/task-queues';
 import { withClient, type GlobalOptions } from '../client';
 
 export function registerDoctor(program: Command): void {
@@ -11,9 +10,9 @@ export function registerDoctor(program: Command): void {
     .option('--json', 'print the report as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
-      const report = await withClient(globals, (client) =>
+      const report = await withClient(globals, (client, config) =>
         client.workflow.execute<typeof doctor>('doctor', {
-          taskQueue: TASK_QUEUES.main,
+          taskQueue: config.worker.taskQueue,
           workflowId: `doctor-${new Date().toISOString().replace(/[:.]/g, '')}`,
           staticSummary: 'ferry doctor',
         }),

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
 import { startLab } from '../../lab/lab';
 import { runSample } from '../../lab/sample-run';
+import { finishLabWave } from '../../lab/sample-migration';
 
 interface LabFlags {
   port: string;
@@ -16,7 +17,7 @@ export function registerLab(program: Command): void {
     .description('start the embedded lab (Temporal dev server + UI, simulators, worker) and run the sample')
     .option('--port <port>', 'Temporal gRPC port', '7233')
     .option('--ui-port <port>', 'Temporal Web UI port', '8233')
-    .option('--once', 'run the sample, print the result and stop (no waiting for Ctrl-C)')
+    .option('--once', 'run the sample through to the end (the lab approves its own wave), print the result and stop')
     .option('--fresh', 'keep no history between runs (in-memory Temporal)')
     .action(async (flags: LabFlags) => {
       const lab = await startLab({
@@ -36,10 +37,13 @@ export function registerLab(program: Command): void {
 
       const connection = await Connection.connect({ address: lab.temporal.address });
       try {
-        const sample = await runSample(new Client({ connection }), (line) => console.log(line));
+        const client = new Client({ connection });
+        const sample = await runSample(client, lab.config, (line) => console.log(line));
         if (flags.once) {
+          // One command, the whole story: approve the lab wave as its approver and wait for the end.
+          const finished = sample.wave ? await finishLabWave(client, sample.wave.waveId, (line) => console.log(line)) : true;
           await stop();
-          if (!sample.doctor.ok) process.exitCode = 1;
+          if (!sample.doctor.ok || !finished) process.exitCode = 1;
           return;
         }
       } finally {

@@ -13,6 +13,8 @@ export interface SimSettings {
   createTaskMs: number;
   /** Minimum duration of other tasks (config, start, stop, destroy, SDN apply). */
   taskMs: number;
+  /** Extra time a disk import or move takes (a real one copies gigabytes; tests need them to overlap). */
+  importTaskMs: number;
   /** How long a guest that reacts to ACPI takes to power off after a shutdown request. */
   guestShutdownMs: number;
   /** How long a writer waits for a VM's config lock before "can't lock file … got timeout". */
@@ -27,6 +29,7 @@ export const DEFAULT_SETTINGS: SimSettings = {
   resourcesLagMs: 0,
   createTaskMs: 30,
   taskMs: 5,
+  importTaskMs: 0,
   guestShutdownMs: 50,
   flockTimeoutMs: 10_000,
   authFailureDelayMs: 3_000,

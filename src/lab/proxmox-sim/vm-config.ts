@@ -109,6 +109,7 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
     }
     ctx.task?.log(`importing disk '${importFrom}' to VM ${vm.vmid} ...`);
     ctx.task?.countImport();
+    await ctx.task?.sleep(cluster.settings.importTaskMs);
     await convertImage(sourceFile, target.file, format, sourceFormat);
     bytes = (await imageInfo(target.file)).virtualSize;
     ctx.task?.log(`Successfully imported disk as '${key}:${target.volid}'`);

@@ -52,6 +52,8 @@ interface BuildContext {
   pool: (host: string) => MoRef;
   host: (name: string) => MoRef;
   network: (name: string) => NicNetwork;
+  /** The build's folder of a datastore. */
+  datastoreDir: (datastore: string) => string;
 }
 
 async function find(client: VsphereClient, inventoryPath: string): Promise<MoRef> {
@@ -93,6 +95,7 @@ function namedVmSpec(ctx: BuildContext, vm: NamedVmSpec): VmCreateSpec {
     coresPerSocket: vm.coresPerSocket,
     memoryMb: vm.memoryMb,
     datastore: vm.datastore,
+    homeDatastore: vm.homeDatastore,
     controller: vm.controller,
     disks: vm.disks.map((d) => ({ bytes: d.gb * 1024 ** 3, mode: d.mode })),
     nics: vm.nics.map((n) => ({ adapter: n.adapter, network: ctx.network(n.network) })),
@@ -178,6 +181,7 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
     };
     const ctx: BuildContext = {
       client,
+      datastoreDir: (datastore) => path.join(root, dirs[datastore]!),
       folder: (name) => get(`folder:${name}`),
       pool: (host) => get(`pool:${host}`),
       host: (name) => get(`host:${name}`),
@@ -207,6 +211,7 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
         cpus: 2,
         memoryMb: 2048,
         datastore: ESTATE.migrationDatastore,
+        homeDatastore: ESTATE.localDatastore,
         controller: 'pvscsi',
         disks: [{ bytes: SCALE_DISK_BYTES }],
         nics: [{ adapter: 'vmxnet3', network: ctx.network(i % 2 === 0 ? P.vlan200 : P.vlan100) }],
@@ -256,6 +261,8 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
 
 /** CreateVM_Task: _this (the folder), config, pool, host. */
 function createVmAt(ctx: BuildContext, spec: VmCreateSpec, folder: string, host: string): Promise<void> {
+  // vcsim makes the VM's folder on its home datastore only; disks elsewhere need theirs made first.
+  if (spec.homeDatastore && spec.homeDatastore !== spec.datastore) mkdirSync(path.join(ctx.datastoreDir(spec.datastore), spec.name), { recursive: true });
   return runTask(ctx.client, 'CreateVM_Task', ctx.folder(folder), [vmConfigSpec(spec), moRef('pool', ctx.pool(host)), moRef('host', ctx.host(host))]);
 }
 

@@ -43,7 +43,14 @@ export interface NamedVmSpec {
   nics: Array<{ network: string; adapter: 'vmxnet3' | 'e1000' | 'e1000e' }>;
   /** `rdm`: a physical-mode raw device mapping of this LUN (see build-estate: vcsim cannot create one). */
   disks: Array<{ gb: number; mode?: 'independent_persistent'; rdm?: string }>;
+  /** Where the disks are. */
   datastore: string;
+  /**
+   * Where the VM's home is, when not with its disks. The translatable VMs live on LocalDS_0 with their
+   * disks already on nfs-migration, so their storage vMotion is a real vcsim task (which moves only the
+   * VM's datastore property) and the disk paths Proxmox reads are right afterwards.
+   */
+  homeDatastore?: string;
   snapshot?: string;
   template?: boolean;
   poweredOn: boolean;
@@ -68,6 +75,7 @@ export const NAMED_VMS: readonly NamedVmSpec[] = [
     ],
     disks: [{ gb: 20 }, { gb: 50 }],
     datastore: ESTATE.migrationDatastore,
+    homeDatastore: ESTATE.localDatastore,
     poweredOn: true,
   },
   {
@@ -83,6 +91,7 @@ export const NAMED_VMS: readonly NamedVmSpec[] = [
     nics: [{ network: P.vlan200, adapter: 'e1000' }],
     disks: [{ gb: 40 }, { gb: 10 }],
     datastore: ESTATE.migrationDatastore,
+    homeDatastore: ESTATE.localDatastore,
     poweredOn: false,
   },
   {
@@ -201,7 +210,7 @@ export const NAMED_VMS: readonly NamedVmSpec[] = [
   },
 ];
 
-/** Extra VMs for scale: `scale-0001` … in folder `scale`, alternating VLAN 100/200, one 1 GiB disk each. */
+/** Extra VMs for scale: `scale-0001` … in folder `scale`, alternating VLAN 100/200, one 1 GiB disk each, home on LocalDS_0. */
 export function scaleVmName(i: number): string {
   return `scale-${String(i).padStart(4, '0')}`;
 }

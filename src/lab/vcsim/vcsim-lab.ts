@@ -76,9 +76,18 @@ export const vcsimLabComponent: LabComponent = {
     return {
       name: 'vcsim',
       summary: `vCenter simulator on ${lab.vcsim.url} (${ESTATE.datacenter}, ${lab.manifest.vmCount} VMs, datastore ${ESTATE.migrationDatastore} at ${path.join(context.stateDir, lab.manifest.datastoreDirs[ESTATE.migrationDatastore] ?? '')}); for ferry discover: . ${envFile}`,
-      config: { vsphere: { ...lab.config, discovery: { datacenter: ESTATE.datacenter } } },
+      // Each lab run builds its estate afresh, so it is a new vCenter to ferry: the name (part of every
+      // migrate-<vcenter>-<moid> workflow id) says which run it belongs to.
+      config: { vsphere: { ...lab.config, name: `lab-${labRunStamp()}`, discovery: { datacenter: ESTATE.datacenter } } },
       env: { VMWARE_PASSWORD: lab.password },
       stop: () => lab.stop(),
     };
   },
 };
+
+const RUN_STAMP = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15).toLowerCase();
+
+/** This lab run, e.g. `20261130t021500`. */
+export function labRunStamp(): string {
+  return RUN_STAMP;
+}

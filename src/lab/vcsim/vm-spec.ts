@@ -8,7 +8,10 @@ export interface VmCreateSpec {
   cpus: number;
   coresPerSocket?: number;
   memoryMb: number;
+  /** Where the disks are. */
   datastore: string;
+  /** Where the VM's home (vmx) is; default: with the disks. */
+  homeDatastore?: string;
   controller: 'pvscsi' | 'lsilogic';
   disks: Array<{ bytes: number; mode?: string }>;
   nics: Array<{ adapter: 'vmxnet3' | 'e1000' | 'e1000e'; network: NicNetwork }>;
@@ -108,7 +111,7 @@ export function vmConfigSpec(spec: VmCreateSpec): Xml {
     'config',
     element('name', spec.name),
     element('guestId', spec.guestId),
-    element('files', element('vmPathName', `[${spec.datastore}]`)),
+    element('files', element('vmPathName', `[${spec.homeDatastore ?? spec.datastore}]`)),
     element('numCPUs', spec.cpus),
     optional('numCoresPerSocket', spec.coresPerSocket),
     element('memoryMB', spec.memoryMb),

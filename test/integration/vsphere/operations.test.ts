@@ -30,10 +30,18 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
 
   it('does nothing when the VM is already on the datastore', async () => {
     const before = client.stats.roundTrips;
-    const result = await client.relocateVmStorage(moids['mig-web01']!, ESTATE.migrationDatastore);
+    const result = await client.relocateVmStorage(moids['mig-snap01']!, ESTATE.migrationDatastore);
     expect(result).toMatchObject({ moved: false, datastore: { name: ESTATE.migrationDatastore } });
     expect(result.task).toBeUndefined();
     expect(client.stats.roundTrips - before).toBe(1); // one read, no RelocateVM_Task
+  });
+
+  it('moves a VM whose home is elsewhere, and then knows it is done (vCenter\'s datastore property)', async () => {
+    const moved = await client.relocateVmStorage(moids['mig-web01']!, ESTATE.migrationDatastore);
+    expect(moved.moved).toBe(true);
+    expect((await client.readVm(moids['mig-web01']!)).datastores).toEqual([ESTATE.migrationDatastore]);
+    const again = await client.relocateVmStorage(moids['mig-web01']!, ESTATE.migrationDatastore);
+    expect(again).toMatchObject({ moved: false });
   });
 
   it('relocates, reporting progress on every poll (with vCenter\'s percent when there is one)', async () => {

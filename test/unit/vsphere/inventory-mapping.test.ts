@@ -150,8 +150,14 @@ describe('VM records', () => {
           prop('runtime.host', 'host-1', 'ManagedObjectReference', 'type="HostSystem"') +
           prop('parent', 'group-v5', 'ManagedObjectReference', 'type="Folder"') +
           prop('rootSnapshot', '<ManagedObjectReference type="VirtualMachineSnapshot">snapshot-1</ManagedObjectReference>', 'ArrayOfManagedObjectReference') +
+          prop(
+            'datastore',
+            '<ManagedObjectReference type="Datastore">datastore-9</ManagedObjectReference><ManagedObjectReference type="Datastore">datastore-404</ManagedObjectReference>',
+            'ArrayOfManagedObjectReference',
+          ) +
           '<propSet><name>config.instanceUuid</name></propSet>',
       ) +
+        `<objects><obj type="Datastore">datastore-9</obj>${prop('name', 'nfs-migration')}</objects>` +
         `<objects><obj type="HostSystem">host-1</obj>${prop('name', 'esx1')}${prop('parent', 'domain-c7', 'ManagedObjectReference', 'type="ClusterComputeResource"')}</objects>` +
         `<objects><obj type="ClusterComputeResource">domain-c7</obj>${prop('name', 'Prod')}</objects>` +
         `<objects><obj type="Folder">group-v5</obj>${prop('name', 'apps')}${prop('parent', 'group-v3', '', 'type="Folder"')}</objects>` +
@@ -166,6 +172,8 @@ describe('VM records', () => {
         numCpu: 4, numCoresPerSocket: 1, memoryMb: 8192, powerState: 'poweredOn',
         host: { moid: 'host-1', name: 'esx1' }, cluster: { moid: 'domain-c7', name: 'Prod' }, folder: '/DC A/vm/apps',
         hasSnapshot: true, nics: [], disks: [],
+        // The VM's datastores by name; one not in the retrieval keeps its moid.
+        datastores: ['nfs-migration', 'datastore-404'],
       },
     });
   });

@@ -205,10 +205,14 @@ export const qemuRoutes: RouteTable = {
     checkDigest(vm, req.params.digest, 'detected modified configuration - file changed by other user? Try again.');
     const value = vm.config[disk];
     if (value === undefined || !DISK_KEY.test(disk)) throw fail(`disk '${disk}' does not exist`);
-    const source = cluster.storages.resolve(volumeOf(value), vm.node);
+    const sourceName = volumeOf(value);
+    // A disk attached by path (root only) is a file PVE does not own: it is copied, never freed or kept as unusedN.
+    const source = sourceName.startsWith('/')
+      ? { file: sourceName, format: /\.(raw|qcow2|vmdk)$/.exec(sourceName)?.[1] ?? 'raw', storage: undefined, volid: sourceName }
+      : cluster.storages.resolve(sourceName, vm.node);
     const target = cluster.storages.require(req.params.storage!);
     const format = (req.params.format as ImageFormat | undefined) ?? (cluster.storages.supportsFormat(target, source.format as ImageFormat) ? (source.format as ImageFormat) : 'raw');
-    if (target.id === source.storage.id && format === source.format) throw fail("you can't move to the same storage with same format");
+    if (target.id === source.storage?.id && format === source.format) throw fail("you can't move to the same storage with same format");
     if (!cluster.storages.supportsFormat(target, format)) throw fail(`unsupported format '${format}' on storage '${target.id}'`);
     return startTask(req, { node: vm.node, type: 'qmmove', id: String(vm.vmid) }, (task) =>
       vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
@@ -216,9 +220,12 @@ export const qemuRoutes: RouteTable = {
         if (vm.config[disk] !== value) throw new Error('detected modified configuration - file changed by other user? Try again.');
         const volume = cluster.storages.allocateName(target, vm.node, vm.vmid, format);
         task.log(`moving disk '${disk}' to '${volume.volid}'`);
+        task.countImport();
+        await task.sleep(cluster.settings.importTaskMs);
         await convertImage(source.file, volume.file, format, source.format);
         await task.sleep(cluster.settings.taskMs);
         vm.config[disk] = value.replace(/^[^,]+/, volume.volid);
+        if (source.storage === undefined) return;
         if (req.params.delete === '1') cluster.storages.remove(source);
         else vm.config[freeUnusedKey(vm)] = source.volid;
       }),

@@ -1,0 +1,14 @@
+/** A person's decision on a cutover, recorded in history and in the result. */
+export interface CutoverDecision {
+  by: string;
+  reason: string;
+}
+
+/** Why an approval or rejection is refused, or undefined when it is acceptable. */
+export function decisionProblem(decision: Partial<CutoverDecision> | undefined, approvers: readonly string[]): string | undefined {
+  if (!decision || typeof decision !== 'object') return 'expected { by, reason }';
+  if (typeof decision.by !== 'string' || decision.by.trim() === '') return 'say who decides: "by" is required';
+  if (!approvers.includes(decision.by)) return `${decision.by} is not an approver (approvers: ${approvers.join(', ')})`;
+  if (typeof decision.reason !== 'string' || decision.reason.trim() === '') return 'a reason is required';
+  return undefined;
+}

@@ -1,0 +1,54 @@
+import type { VmAssessment } from './assess';
+import type { CutoverMode } from './settings';
+
+/** Assumed until the wave has measured its own imports. */
+export const ASSUMED_IMPORT_BYTES_PER_SECOND = 100 * 1024 * 1024;
+/** Time for a guest to shut down and for the Proxmox VM to boot, when nothing better is known. */
+export const ASSUMED_SHUTDOWN_SECONDS = 60;
+export const ASSUMED_BOOT_SECONDS = 60;
+
+export interface Throughput {
+  bytesPerSecond: number;
+  /** Measured from this wave's finished imports, or assumed. */
+  measured: boolean;
+}
+
+export interface CutoverPlan {
+  vm: string;
+  vmid?: number;
+  mode: CutoverMode;
+  targetStorage: string;
+  disks: Array<{ slot: string; disk: string; sizeBytes: number }>;
+  totalBytes: number;
+  nics: Array<{ slot: string; mac: string; vnet: string; source: string }>;
+  /** Expected time the service is down: shutdown + copy (import), or shutdown + one boot (attach-then-move). */
+  expectedDowntimeSeconds: number;
+  throughput: Throughput;
+}
+
+export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: string, throughput: Throughput): CutoverPlan {
+  const totalBytes = a.disks.reduce((sum, d) => sum + d.capacityBytes, 0);
+  const copySeconds = throughput.bytesPerSecond > 0 ? totalBytes / throughput.bytesPerSecond : Number.POSITIVE_INFINITY;
+  const expectedDowntimeSeconds = Math.ceil(
+    ASSUMED_SHUTDOWN_SECONDS + (mode === 'import' ? copySeconds : ASSUMED_BOOT_SECONDS),
+  );
+  return {
+    vm: a.pveName,
+    vmid: a.vmid,
+    mode,
+    targetStorage,
+    disks: a.disks.map((d) => ({ slot: d.slot, disk: d.source, sizeBytes: d.capacityBytes })),
+    totalBytes,
+    nics: a.nics.map((n) => ({ slot: n.slot, mac: n.mac, vnet: n.bridge, source: n.source })),
+    expectedDowntimeSeconds,
+    throughput,
+  };
+}
+
+/** Average throughput of finished imports (bytes over seconds), or the assumption when there are none. */
+export function measuredThroughput(imports: ReadonlyArray<{ bytes: number; seconds: number }>): Throughput {
+  const bytes = imports.reduce((s, i) => s + i.bytes, 0);
+  const seconds = imports.reduce((s, i) => s + i.seconds, 0);
+  if (bytes <= 0 || seconds <= 0) return { bytesPerSecond: ASSUMED_IMPORT_BYTES_PER_SECOND, measured: false };
+  return { bytesPerSecond: Math.round(bytes / seconds), measured: true };
+}

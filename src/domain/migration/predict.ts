@@ -1,0 +1,94 @@
+import { bootOrder, missingExistingVnets, nicActions, type MigrationAction, type SdnState } from './actions';
+import type { VmAssessment } from './assess';
+import type { Refusal } from './refusal';
+import type { MigrationSettings } from './settings';
+import { vmidOccupancy, type VmidOccupancy } from './vmid';
+import type { VnetPlan } from './vnet-plan';
+
+/** What `plan` reads about one VM before predicting its actions. */
+export interface VmLiveState {
+  /** Proxmox VMs with this VM's VMID or name. */
+  existing: ReadonlyArray<{ vmid: number; name?: string }>;
+  /** Config of the Proxmox VM when it exists (adopted). */
+  config?: Readonly<Record<string, unknown>>;
+  /** Datastores holding the VMware VM's files. */
+  datastores: readonly string[];
+  /** Datastore of each disk, by label. */
+  diskDatastores: Readonly<Record<string, string | undefined>>;
+  powerState: 'poweredOn' | 'poweredOff' | 'suspended';
+}
+
+export interface VmPrediction {
+  name: string;
+  moid: string;
+  vmid?: number;
+  actions: MigrationAction[];
+  refusals: Refusal[];
+  notes: string[];
+}
+
+/** All of a VM's files are on the datastore already, so the storage vMotion has nothing to do. */
+export function filesOnDatastore(datastores: readonly string[], diskDatastores: Readonly<Record<string, string | undefined>>, datastore: string): boolean {
+  return datastores.length > 0 && datastores.every((d) => d === datastore) && Object.values(diskDatastores).every((d) => d === datastore);
+}
+
+/**
+ * The actions `migrateVm` will record for this VM, given what exists now, if every step succeeds and
+ * the cutover is approved. Uses the same decisions as the workflow (shell, NICs, boot order).
+ */
+export function predictVmActions(
+  a: VmAssessment,
+  live: VmLiveState,
+  settings: Pick<MigrationSettings, 'node' | 'migrationDatastore' | 'targetStorage' | 'cutover'>,
+  plan: Pick<VnetPlan, 'vnets'>,
+  sdn: SdnState,
+): VmPrediction {
+  const base = { name: a.name, moid: a.moid, vmid: a.vmid, notes: a.notes };
+  const refuse = (refusals: Refusal[]): VmPrediction => ({
+    ...base,
+    refusals,
+    actions: [{ kind: 'refuse', vm: a.pveName, reasons: refusals.map((r) => r.reason) }],
+  });
+  if (a.refusals.length > 0) return refuse(a.refusals);
+  const vmid = a.vmid!;
+  const occupancy: VmidOccupancy = vmidOccupancy(vmid, a.pveName, live.existing);
+  if (occupancy.kind === 'clash') return refuse([occupancy.refusal]);
+  const missing = missingExistingVnets({ vnets: plan.vnets.filter((v) => a.nics.some((n) => n.bridge === v.id)) }, sdn);
+  if (missing.length > 0) {
+    return refuse(
+      missing.map((vnet) => ({
+        code: 'nic-no-vnet',
+        subject: vnet,
+        reason: `VNet ${vnet} is named in a network override but does not exist in Proxmox; create it first`,
+      })),
+    );
+  }
+
+  const vm = a.pveName;
+  const actions: MigrationAction[] = [];
+  if (occupancy.kind === 'free') actions.push({ kind: 'create-vm', vm, vmid, node: settings.node });
+  actions.push(...nicActions(a, occupancy.kind === 'adopt' ? (live.config ?? {}) : {}));
+  if (!filesOnDatastore(live.datastores, live.diskDatastores, settings.migrationDatastore)) {
+    actions.push({ kind: 'relocate', vm, moid: a.moid, datastore: settings.migrationDatastore });
+  }
+  actions.push({ kind: 'await-approval', vm });
+  if (live.powerState !== 'poweredOff') actions.push({ kind: 'shutdown-guest', vm, moid: a.moid });
+  const order = bootOrder(a);
+  if (settings.cutover.mode === 'import') {
+    for (const d of a.disks) {
+      if (typeof live.config?.[d.slot] === 'string') continue;
+      actions.push({ kind: 'import-disk', vm, vmid, slot: d.slot, disk: d.source, storage: settings.targetStorage });
+    }
+    actions.push({ kind: 'set-boot-order', vm, vmid, order });
+    if (settings.cutover.startAfter) actions.push({ kind: 'start-vm', vm, vmid });
+  } else {
+    for (const d of a.disks) {
+      if (typeof live.config?.[d.slot] === 'string') continue;
+      actions.push({ kind: 'attach-disk', vm, vmid, slot: d.slot, disk: d.source });
+    }
+    actions.push({ kind: 'set-boot-order', vm, vmid, order });
+    actions.push({ kind: 'start-vm', vm, vmid });
+    for (const d of a.disks) actions.push({ kind: 'move-disk', vm, vmid, slot: d.slot, storage: settings.targetStorage });
+  }
+  return { ...base, refusals: [], actions };
+}

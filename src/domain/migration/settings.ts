@@ -1,0 +1,36 @@
+import type { MigrationRules } from './assess';
+import type { DatastoreMapping } from './disks';
+
+export type CutoverMode = 'import' | 'attach-then-move';
+
+/**
+ * Everything a migration workflow needs to decide, resolved from ferry.yaml by an activity once and
+ * passed down (wave → VM), so a run never changes its mind mid-way when the config file changes.
+ * Contains no secrets.
+ */
+export interface MigrationSettings {
+  /** vCenter host, used in workflow ids and descriptions. */
+  vcenter: string;
+  node: string;
+  targetStorage: string;
+  migrationDatastore: string;
+  datastores: DatastoreMapping[];
+  rules: MigrationRules;
+  approvers: string[];
+  relocateTimeoutMs: number;
+  /** A long activity silent for this long counts as lost (its worker died) and is retried. */
+  heartbeatTimeoutMs: number;
+  cutover: {
+    mode: CutoverMode;
+    shutdownTimeoutMs: number;
+    forcePowerOff: boolean;
+    startAfter: boolean;
+    approvalDeadlineMs?: number;
+    importTimeoutMs: number;
+  };
+  limits: { vmotion: number; importPerStorage: number; sdn: number; vmStart: number };
+}
+
+export function migrateVmWorkflowId(vcenter: string, moid: string): string {
+  return `migrate-${vcenter}-${moid}`;
+}

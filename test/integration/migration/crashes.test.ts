@@ -1,0 +1,107 @@
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+import { approveWaveUpdate, waveStatusQuery } from '../../../workflows/messages';
+import type { migrationWave } from '../../../workflows/migration-wave';
+import { startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
+import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';
+import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
+
+const STARTED = proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A child whose activity of this type is running right now. */
+async function runningActivity(client: Client, workflowIds: string[], type: string): Promise<string | undefined> {
+  for (const id of workflowIds) {
+    const description = await client.workflow.getHandle(id).describe();
+    if ((description.raw.pendingActivities ?? []).some((a) => a.activityType?.name === type && a.state === STARTED)) return id;
+  }
+  return undefined;
+}
+
+describe('worker processes killed mid-migration', () => {
+  jest.setTimeout(600_000);
+  let temporal: TestTemporal;
+  let lab: MigrationLab;
+  let worker: WorkerProcess | undefined;
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+    lab = await startMigrationLab({
+      methodDelay: { RelocateVm: 4000, LockHandoff: 0 },
+      sim: { importTaskMs: 4000 },
+      migration: { heartbeatTimeout: '3s' },
+    });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await lab?.stop();
+    await temporal?.close();
+  });
+
+  it('during relocate, approval wait and import: the wave completes with no duplicate VM, disk or NIC', async () => {
+    const taskQueue = uniqueName('crash');
+    const config = { ...lab.document, worker: { taskQueue, shutdownGraceTime: '1s' } };
+    let generation = 0;
+    const freshWorker = async () => {
+      generation += 1;
+      worker = await startWorkerProcess({ name: `w${generation}`, config, env: lab.env, configFile: path.join(lab.stateDir, 'worker.yaml') });
+    };
+    const crash = async () => {
+      await worker!.kill();
+      await freshWorker();
+    };
+
+    await freshWorker();
+    const names = ['scale-0001', 'scale-0002', 'scale-0003'];
+    const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+      taskQueue,
+      workflowId: `${taskQueue}-wave`,
+      args: [{ waveId: taskQueue, selection: { names } }],
+    });
+    const children = await until('the VM workflows', async () => {
+      const status = await wave.query(waveStatusQuery);
+      return status.vms.length === 3 && status.vms.every((v) => v.state === 'running') ? status.vms.map((v) => v.workflowId) : undefined;
+    });
+
+    await until('a storage vMotion in flight', () => runningActivity(temporal.client, children, 'relocateVm'));
+    await crash();
+
+    await until('every VM waiting for approval', async () => {
+      const status = await wave.query(waveStatusQuery);
+      return status.vms.every((v) => v.stage === 'awaiting-approval') ? true : undefined;
+    });
+    await crash();
+    await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'crash test' }] });
+
+    await until('a disk import in flight', () => runningActivity(temporal.client, children, 'importDisk'));
+    await crash();
+
+    const result = await wave.result();
+    expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(names.map((n) => [n, 'migrated']));
+
+    const pve = lab.deps.proxmox!;
+    const all = await pve.vms.list();
+    for (const name of names) {
+      const matches = all.filter((vm) => vm.name === name);
+      expect(matches).toHaveLength(1);
+      const { node, vmid } = matches[0]!;
+      const config = (await pve.config.get(node, vmid)).values;
+      const disks = Object.keys(config).filter((k) => /^(scsi|sata|ide|virtio)\d+$|^unused\d+$/.test(k));
+      expect(disks).toEqual(['scsi0']);
+      expect(Object.keys(config).filter((k) => /^net\d+$/.test(k))).toEqual(['net0']);
+      const volumes = await pve.storage.content(node, 'local-lvm', { vmid });
+      expect(volumes.map((v) => v.volid).sort()).toEqual(
+        [String(config.scsi0).split(',')[0], ...(config.efidisk0 ? [String(config.efidisk0).split(',')[0]] : [])].sort(),
+      );
+    }
+  });
+});

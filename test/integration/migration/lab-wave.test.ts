@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { MigrationAction } from '../../../src/domain/migration';
+import { nfsMigrationDir } from '../../../src/lab/shared-paths';
+import { approveWaveUpdate } from '../../../workflows/messages';
+import type { migrationWave } from '../../../workflows/migration-wave';
+import type { planMigration } from '../../../workflows/plan-migration';
+import { labWorkers, startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
+import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
+
+const run = promisify(execFile);
+const key = (a: MigrationAction) => JSON.stringify(a);
+const vmOf = (a: MigrationAction) => ('vm' in a ? a.vm : '(sdn)');
+
+describe('a wave over the whole lab estate', () => {
+  jest.setTimeout(600_000);
+  let temporal: TestTemporal;
+  let lab: MigrationLab;
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+    lab = await startMigrationLab();
+  });
+  afterAll(async () => {
+    await lab?.stop();
+    await temporal?.close();
+  });
+
+  it('migrates every translatable VM, refuses the rest with reasons, and does what plan said', async () => {
+    const workers = await labWorkers(temporal.nativeConnection, lab.deps);
+    const selection = { folder: '/DC0/vm' };
+    const before = await lab.deps.vsphere!.discover();
+    await workers.run(async () => {
+      const plan = await temporal.client.workflow.execute<typeof planMigration>('planMigration', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-plan`,
+        args: [selection],
+      });
+      const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-wave`,
+        args: [{ waveId: workers.taskQueue, selection }],
+      });
+      // Approving early is fine: the approval reaches each VM when it gets to the gate.
+      for (;;) {
+        try {
+          await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'lab-admin', reason: 'lab wave' }] });
+          break;
+        } catch (err) {
+          if (!/still loading/.test(String((err as { cause?: Error }).cause?.message))) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      const result = await wave.result();
+
+      const refused = Object.fromEntries(result.status.refused.map((r) => [r.name, r.refusals.map((x) => x.code)]));
+      expect(refused).toEqual({
+        'mig-dmz01': ['nic-no-vnet'],
+        'mig-indep01': ['independent-disk'],
+        'mig-rdm01': ['rdm'],
+        'mig-router01': ['nic-no-vnet'],
+        'mig-snap01': ['snapshot'],
+        'mig-std01': ['nic-standard-network'],
+        'mig-tmpl01': ['template'],
+      });
+      const outcomes = Object.fromEntries(result.status.vms.map((v) => [v.name, v.outcome]));
+      expect(outcomes['mig-legacy01']).toBe('refused'); // its disk stayed on LocalDS_0 (vcsim moves no files)
+      const migrated = result.status.vms.filter((v) => v.name !== 'mig-legacy01');
+      expect(migrated.length).toBeGreaterThanOrEqual(12);
+      expect(migrated.every((v) => v.outcome === 'migrated')).toBe(true);
+
+      // plan told the truth: the same actions, except where reality refused mig-legacy01 at cutover.
+      const planned = plan.actions.filter((a) => vmOf(a) !== 'mig-legacy01').map(key).sort();
+      const done = result.actions.filter((a) => vmOf(a) !== 'mig-legacy01').map(key).sort();
+      expect(done).toEqual(planned);
+      const legacyDone = result.actions.filter((a) => vmOf(a) === 'mig-legacy01').map((a) => a.kind);
+      expect(legacyDone).toEqual(['create-vm', 'set-nic', 'relocate', 'await-approval', 'refuse']);
+
+      // Refused VMs were never touched: no Proxmox VM, VMware power state as before.
+      const after = await lab.deps.vsphere!.discover();
+      const pveNames = new Set((await lab.deps.proxmox!.vms.list()).map((v) => v.name));
+      for (const name of Object.keys(refused)) {
+        expect(pveNames.has(name)).toBe(false);
+        const was = before.inventory.vms.find((v) => v.name === name)!;
+        expect(after.inventory.vms.find((v) => v.name === name)!.powerState).toBe(was.powerState);
+      }
+      expect(after.inventory.vms.find((v) => v.name === 'mig-legacy01')!.powerState).toBe('poweredOn');
+
+      // Migrated VMs: stopped on Proxmox, VMware guest off, every disk byte-identical.
+      for (const vm of migrated) {
+        const source = after.inventory.vms.find((v) => v.name === vm.name)!;
+        expect(source.powerState).toBe('poweredOff');
+        const pveVm = (await lab.deps.proxmox!.vms.findByName(vm.name))[0]!;
+        expect(pveVm.status).toBe('stopped');
+        const config = (await lab.deps.proxmox!.config.get(pveVm.node, pveVm.vmid)).values;
+        for (const [i, disk] of source.disks.entries()) {
+          const target = lab.pve.cluster.storages.resolve(String(config[`scsi${i}`]).split(',')[0]!, pveVm.node).file;
+          const vmdk = path.join(nfsMigrationDir(lab.stateDir), disk.fileName.replace(/^\[[^\]]+\]\s*/, ''));
+          expect((await run('qemu-img', ['compare', vmdk, target])).stdout).toContain('Images are identical');
+        }
+      }
+    });
+  });
+});

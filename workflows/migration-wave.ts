@@ -1,0 +1,262 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  executeChild,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
+import type { VmSnapshot, WaveSelection } from '../activities/migration-contract';
+import {
+  approvedBy,
+  assessInventory,
+  decisionProblem,
+  measuredThroughput,
+  migrateVmWorkflowId,
+  waveCounts,
+  type CutoverDecision,
+  type MigrationAction,
+  type MigrationSettings,
+  type WaveApproval,
+  type WaveStatus,
+  type WaveVm,
+} from '../src/domain/migration';
+import { FerryKind, FerryStage, WaveId } from '../src/domain/search-attributes';
+import { workflowNow } from './clock';
+import {
+  approveCutoverSignal,
+  approveWaveSignal,
+  approveWaveUpdate,
+  importThroughputSignal,
+  vmFinishedSignal,
+  vmStageSignal,
+  waveStatusQuery,
+} from './messages';
+import { migrateVm } from './migrate-vm';
+import { reads } from './migration/proxies';
+import { sdnSync, type SdnSyncResult } from './sdn-sync';
+
+export interface MigrationWaveInput {
+  waveId: string;
+  selection: WaveSelection;
+  /** VM workflows running at once (those waiting for approval count). */
+  maxConcurrent?: number;
+  /** Approve every VM up front (recorded like any approval; the approver must be known). For labs and benchmarks. */
+  autoApprove?: CutoverDecision;
+  /** State carried over continue-as-new. */
+  carried?: WaveCarry;
+}
+
+interface WaveCarry {
+  settings: MigrationSettings;
+  /** What discovery found, for the VMs not started yet. */
+  snapshots: Record<string, VmSnapshot>;
+  status: WaveStatus;
+  actions: MigrationAction[];
+  imports: Array<{ bytes: number; seconds: number }>;
+  sdn: SdnSyncResult;
+}
+
+export interface MigrationWaveResult {
+  status: WaveStatus;
+  /** Every action the wave and its VMs took, in the form `plan` predicts them. */
+  actions: MigrationAction[];
+  sdn: SdnSyncResult;
+}
+
+const DEFAULT_CONCURRENCY = 50;
+
+/**
+ * One wave: one discovery, one SDN sync, then a `migrateVm` child per translatable VM with bounded
+ * fan-out. Children outlive a continue-as-new of the wave (they report back by signal), and the global
+ * limits (vMotion, imports) are held by the semaphores, not by the fan-out.
+ */
+export async function migrationWave(input: MigrationWaveInput): Promise<MigrationWaveResult> {
+  const waveWorkflowId = workflowInfo().workflowId;
+  upsertSearchAttributes([
+    { key: FerryKind, value: 'wave' },
+    { key: WaveId, value: input.waveId },
+  ]);
+  const carried = input.carried;
+  let settings: MigrationSettings | undefined = carried?.settings;
+  const status: WaveStatus = carried?.status ?? {
+    waveId: input.waveId,
+    stage: 'discover',
+    vms: [],
+    refused: [],
+    approvals: [],
+    counts: { pending: 0, running: 0, finished: 0 },
+  };
+  const actions: MigrationAction[] = carried?.actions ?? [];
+  const snapshots: Record<string, VmSnapshot> = carried?.snapshots ?? {};
+  const imports = carried?.imports ?? [];
+  const setStage = (stage: WaveStatus['stage']) => {
+    status.stage = stage;
+    upsertSearchAttributes([{ key: FerryStage, value: stage }]);
+  };
+  const byMoid = () => new Map(status.vms.map((vm) => [vm.moid, vm]));
+
+  setHandler(waveStatusQuery, () => ({ ...status, counts: waveCounts(status.vms) }));
+  setHandler(vmStageSignal, ({ moid, stage }) => {
+    const vm = byMoid().get(moid);
+    if (vm && vm.state !== 'finished') vm.stage = stage;
+  });
+  setHandler(vmFinishedSignal, (finished) => {
+    const vm = byMoid().get(finished.moid);
+    if (!vm || vm.state === 'finished') return;
+    vm.state = 'finished';
+    vm.outcome = finished.outcome;
+    vm.error = finished.error;
+    vm.finishedAt = workflowNow();
+    vm.timings = finished.timings;
+    vm.stage = finished.timings.at(-1)?.stage ?? vm.stage;
+    actions.push(...finished.actions);
+    imports.push(...finished.imports);
+    const throughput = measuredThroughput(imports);
+    if (throughput.measured) {
+      status.importThroughputBytesPerSecond = throughput.bytesPerSecond;
+      for (const other of status.vms.filter((v) => v.state === 'running' && v.stage === 'awaiting-approval')) {
+        void getExternalWorkflowHandle(other.workflowId).signal(importThroughputSignal, throughput).catch(() => undefined);
+      }
+    }
+  });
+  const approve = (decision: CutoverDecision & { vms?: string[] }, via: 'update' | 'signal') => {
+    const approval: WaveApproval = { by: decision.by, reason: decision.reason, at: workflowNow(), via, vms: decision.vms ?? 'all' };
+    status.approvals.push(approval);
+    for (const vm of status.vms.filter((v) => v.state === 'running' && covered(approval, v.name))) forwardApproval(vm, approval);
+  };
+  const approvalProblem = (decision: CutoverDecision & { vms?: string[] }) => {
+    if (!settings) return 'the wave is still loading its settings; try again in a moment';
+    const problem = decisionProblem(decision, settings.approvers);
+    if (problem) return problem;
+    const unknown = (decision.vms ?? []).filter((name) => !status.vms.some((vm) => vm.name === name));
+    if (status.stage !== 'discover' && unknown.length > 0) return `not in this wave: ${unknown.join(', ')}`;
+    return undefined;
+  };
+  setHandler(approveWaveUpdate, (decision) => (approve(decision, 'update'), { ...status, counts: waveCounts(status.vms) }), {
+    validator: (decision) => {
+      const problem = approvalProblem(decision);
+      if (problem) throw new Error(problem);
+    },
+  });
+  setHandler(approveWaveSignal, (decision) => {
+    if (!approvalProblem(decision)) approve(decision, 'signal');
+  });
+
+  const loaded = settings ?? (await reads.loadMigrationSettings());
+  settings = loaded;
+  let sdn: SdnSyncResult | undefined = carried?.sdn;
+  if (!carried) {
+    if (input.autoApprove) {
+      const problem = decisionProblem(input.autoApprove, loaded.approvers);
+      if (problem) throw new Error(`autoApprove refused: ${problem}`);
+    }
+    // --- one discovery and one assessment for the whole wave ---
+    const discovered = await reads.discoverWave(input.selection);
+    const assessment = assessInventory(discovered, loaded.rules);
+    for (const vm of discovered.vms) {
+      const keys = new Set(vm.nics.flatMap((n) => (n.backing.kind === 'dvportgroup' ? [n.backing.portgroupKey] : [])));
+      snapshots[vm.moid] = {
+        vcenter: discovered.vcenter,
+        vm,
+        portgroups: discovered.portgroups.filter((pg) => keys.has(pg.key)),
+        datastores: discovered.datastoresByVm[vm.moid] ?? [],
+      };
+    }
+    for (const vm of assessment.vms) {
+      if (vm.refusals.length > 0) {
+        status.refused.push({ name: vm.name, moid: vm.moid, refusals: vm.refusals });
+        actions.push({ kind: 'refuse', vm: vm.pveName, reasons: vm.refusals.map((r) => r.reason) });
+      } else {
+        status.vms.push({ moid: vm.moid, name: vm.name, workflowId: migrateVmWorkflowId(loaded.vcenter, vm.moid), state: 'pending' });
+      }
+    }
+    if (input.autoApprove) approve(input.autoApprove, 'update');
+
+    // --- networks: one SDN sync for the wave ---
+    setStage('networks');
+    sdn = await executeChild(sdnSync, {
+      workflowId: `${waveWorkflowId}/sdn`,
+      args: [{ zone: assessment.vnetPlan.zone, vnets: assessment.vnetPlan.vnets, permits: loaded.limits.sdn, waveId: input.waveId, untranslated: assessment.untranslatedNetworks, heartbeatTimeoutMs: loaded.heartbeatTimeoutMs }],
+    });
+    actions.push(...sdn.actions);
+  }
+
+  // --- the VMs, a bounded number at a time ---
+  setStage('migrating');
+  const limit = input.maxConcurrent ?? DEFAULT_CONCURRENCY;
+  for (;;) {
+    const running = status.vms.filter((v) => v.state === 'running').length;
+    const next = status.vms.find((v) => v.state === 'pending');
+    if (next && running < limit) {
+      await startVm(next, loaded, input.waveId, waveWorkflowId, imports, snapshots[next.moid]!);
+      delete snapshots[next.moid];
+      const approval = approvedBy(status.approvals, next.name);
+      if (approval) forwardApproval(next, approval);
+      continue;
+    }
+    if (!next && running === 0) break;
+    if (workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof migrationWave>({
+        ...input,
+        autoApprove: undefined,
+        carried: {
+          settings: loaded,
+          status,
+          actions,
+          imports,
+          sdn: sdn!,
+          snapshots: Object.fromEntries(status.vms.filter((v) => v.state === 'pending').map((v) => [v.moid, snapshots[v.moid]!])),
+        },
+      });
+    }
+    const finishedBefore = status.vms.filter((v) => v.state === 'finished').length;
+    await condition(() => status.vms.filter((v) => v.state === 'finished').length > finishedBefore || workflowInfo().continueAsNewSuggested);
+  }
+  setStage('done');
+  await condition(allHandlersFinished);
+  return { status: { ...status, counts: waveCounts(status.vms) }, actions, sdn: sdn! };
+}
+
+function covered(approval: WaveApproval, name: string): boolean {
+  return approval.vms === 'all' || approval.vms.includes(name);
+}
+
+function forwardApproval(vm: WaveVm, approval: WaveApproval): void {
+  void getExternalWorkflowHandle(vm.workflowId)
+    .signal(approveCutoverSignal, { by: approval.by, reason: `${approval.reason} (wave approval)` })
+    .catch(() => undefined);
+}
+
+async function startVm(
+  vm: WaveVm,
+  settings: MigrationSettings,
+  waveId: string,
+  waveWorkflowId: string,
+  imports: Array<{ bytes: number; seconds: number }>,
+  snapshot: VmSnapshot,
+): Promise<void> {
+  vm.state = 'running';
+  vm.startedAt = workflowNow();
+  try {
+    await startChild(migrateVm, {
+      workflowId: vm.workflowId,
+      args: [{ moid: vm.moid, settings, waveId, waveWorkflowId, throughput: measuredThroughput(imports), snapshot }],
+      // The VM's workflow outlives a continue-as-new of the wave and reports back by signal.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      // A VM that already has a migration workflow (running, or finished) is not migrated twice.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
+  } catch (err) {
+    if (!(err instanceof Error && err.name === 'WorkflowExecutionAlreadyStartedError')) throw err;
+    vm.state = 'finished';
+    vm.finishedAt = workflowNow();
+    vm.error = `not started: workflow ${vm.workflowId} already exists (an earlier run migrated or is migrating this VM; see it there)`;
+  }
+}

@@ -1,0 +1,112 @@
+import { setHandler, type SignalDefinition } from '@temporalio/workflow';
+import type { UpdateDefinition } from '@temporalio/common';
+import { decisionProblem, type CutoverDecision, type DecisionRecord, type MigrationStatus } from '../../src/domain/migration';
+import { workflowNow } from '../clock';
+import {
+  approveCutoverSignal,
+  approveCutoverUpdate,
+  rejectCutoverSignal,
+  rejectCutoverUpdate,
+  retryCutoverSignal,
+  retryCutoverUpdate,
+  rollbackSignal,
+  rollbackUpdate,
+} from '../messages';
+
+/**
+ * The human gates of a migration: approve or reject the cutover (any time before it starts, so a
+ * wave can approve early), and after a failure past the shutdown, retry or roll back. Updates are
+ * validated and refused without a trace in history; signals cannot be refused, so an invalid signal
+ * is recorded in `status.ignored` instead of acted on.
+ */
+export class CutoverGate {
+  approval?: DecisionRecord;
+  rejection?: DecisionRecord;
+  /** Set while the workflow waits for a person after a failure. */
+  private pending?: { decision: 'retry' | 'rollback'; record: DecisionRecord };
+  private approvalOpen = true;
+  private decisionOpen = false;
+
+  constructor(
+    private readonly status: MigrationStatus,
+    private readonly approvers: readonly string[],
+  ) {
+    this.gate(approveCutoverUpdate, approveCutoverSignal, 'approve', (r) => (this.approval = r));
+    this.gate(rejectCutoverUpdate, rejectCutoverSignal, 'reject', (r) => (this.rejection = r));
+    this.gate(retryCutoverUpdate, retryCutoverSignal, 'retry', (r) => (this.pending = { decision: 'retry', record: r }));
+    this.gate(rollbackUpdate, rollbackSignal, 'rollback', (r) => (this.pending = { decision: 'rollback', record: r }));
+  }
+
+  get decided(): boolean {
+    return Boolean(this.approval || this.rejection);
+  }
+
+  /** A retry or rollback decision is waiting to be taken. */
+  get hasDecision(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /** The cutover starts: approvals and rejections are no longer taken. */
+  closeApproval(): void {
+    this.approvalOpen = false;
+  }
+
+  openDecision(): void {
+    this.pending = undefined;
+    this.decisionOpen = true;
+  }
+
+  takeDecision(): { decision: 'retry' | 'rollback'; record: DecisionRecord } | undefined {
+    if (!this.pending) return undefined;
+    this.decisionOpen = false;
+    const taken = this.pending;
+    this.status.decisions.push({ ...taken.record, decision: taken.decision });
+    return taken;
+  }
+
+  private problem(kind: 'approve' | 'reject' | 'retry' | 'rollback', decision: CutoverDecision | undefined): string | undefined {
+    const invalid = decisionProblem(decision, this.approvers);
+    if (invalid) return invalid;
+    if (kind === 'approve' || kind === 'reject') {
+      if (!this.approvalOpen) return `the cutover is no longer waiting for a decision (stage ${this.status.stage})`;
+      if (this.approval) return `already approved by ${this.approval.by}`;
+      if (this.rejection) return `already rejected by ${this.rejection.by}`;
+    } else {
+      if (!this.decisionOpen) return `nothing to ${kind}: the workflow is not waiting for a decision after a failure (stage ${this.status.stage})`;
+      if (this.pending) return `already decided: ${this.pending.decision} by ${this.pending.record.by}`;
+    }
+    return undefined;
+  }
+
+  private gate(
+    update: UpdateDefinition<MigrationStatus, [CutoverDecision]>,
+    signal: SignalDefinition<[CutoverDecision]>,
+    kind: 'approve' | 'reject' | 'retry' | 'rollback',
+    accept: (record: DecisionRecord) => void,
+  ): void {
+    const record = (d: CutoverDecision, via: DecisionRecord['via']): DecisionRecord => ({
+      by: d.by,
+      reason: d.reason,
+      at: workflowNow(),
+      via,
+    });
+    setHandler(
+      update,
+      (decision) => {
+        accept(record(decision, 'update'));
+        return this.status;
+      },
+      {
+        validator: (decision) => {
+          const problem = this.problem(kind, decision);
+          if (problem) throw new Error(problem);
+        },
+      },
+    );
+    setHandler(signal, (decision) => {
+      const problem = this.problem(kind, decision);
+      if (problem) this.status.ignored.push({ message: `${kind} by ${String(decision?.by)}`, reason: problem });
+      else accept(record(decision, 'signal'));
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import { proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import type { MigrationActivities } from '../../activities/migration-contract';
+import { heavyQueue } from '../../src/domain/task-queues';
+
+// Transient trouble (network, 5xx, locks) is retried with backoff; invalid input, permission and
+// policy refusals come back non-retryable from activities/failures.ts and fail at once.
+const RETRY: ActivityOptions['retry'] = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 };
+const COPY_RETRY: ActivityOptions['retry'] = { ...RETRY, maximumAttempts: 5 };
+
+/** Reads: short timeouts, no heartbeat. */
+export const reads = proxyActivities<MigrationActivities>({ startToCloseTimeout: '2m', retry: RETRY });
+
+export interface ProxyTiming {
+  /**
+   * How soon a silent activity counts as lost (its worker died) and is retried elsewhere. Every long
+   * activity heartbeats well within it.
+   */
+  heartbeatTimeoutMs: number;
+  relocateTimeoutMs: number;
+  importTimeoutMs: number;
+  shutdownTimeoutMs: number;
+}
+
+/** The long-running activities, each on its queue (derived from the workflow's own) with its timeouts. */
+export function longActivities(timing: ProxyTiming) {
+  const mainQueue = workflowInfo().taskQueue;
+  const heartbeatTimeout = timing.heartbeatTimeoutMs;
+  return {
+    /** Proxmox writes that wait on a task. */
+    pve: proxyActivities<MigrationActivities>({ startToCloseTimeout: '15m', heartbeatTimeout, retry: RETRY }),
+    /** Storage vMotion on the vMotion queue. */
+    vmotion: proxyActivities<MigrationActivities>({
+      taskQueue: heavyQueue(mainQueue, 'vmotion'),
+      startToCloseTimeout: timing.relocateTimeoutMs,
+      heartbeatTimeout,
+      retry: COPY_RETRY,
+    }),
+    /** Disk imports and moves on the import queue. */
+    copies: proxyActivities<MigrationActivities>({
+      taskQueue: heavyQueue(mainQueue, 'import'),
+      startToCloseTimeout: timing.importTimeoutMs,
+      heartbeatTimeout,
+      retry: COPY_RETRY,
+    }),
+    /** Guest shutdown waits up to its own timeout before it returns. */
+    guest: proxyActivities<MigrationActivities>({
+      startToCloseTimeout: timing.shutdownTimeoutMs + 5 * 60_000,
+      heartbeatTimeout,
+      retry: RETRY,
+    }),
+  };
+}
+
+/** SDN writes run on their own queue (the cluster-wide SDN lock makes them one at a time anyway). */
+export function sdnWrites(heartbeatTimeoutMs: number) {
+  return proxyActivities<MigrationActivities>({
+    taskQueue: heavyQueue(workflowInfo().taskQueue, 'sdn'),
+    startToCloseTimeout: '10m',
+    heartbeatTimeout: heartbeatTimeoutMs,
+    retry: RETRY,
+  });
+}
+
+export function timingOf(settings: {
+  heartbeatTimeoutMs: number;
+  relocateTimeoutMs: number;
+  cutover: { importTimeoutMs: number; shutdownTimeoutMs: number };
+}): ProxyTiming {
+  return {
+    heartbeatTimeoutMs: settings.heartbeatTimeoutMs,
+    relocateTimeoutMs: settings.relocateTimeoutMs,
+    importTimeoutMs: settings.cutover.importTimeoutMs,
+    shutdownTimeoutMs: settings.cutover.shutdownTimeoutMs,
+  };
+}

@@ -1,0 +1,63 @@
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import type { WaveSelection } from '../activities/migration-contract';
+import {
+  assessInventory,
+  predictVmActions,
+  sdnActions,
+  type MigrationAction,
+  type UntranslatedNetwork,
+  type VmPrediction,
+} from '../src/domain/migration';
+import { FerryKind } from '../src/domain/search-attributes';
+import { reads } from './migration/proxies';
+
+export interface MigrationPlan {
+  vcenter: string;
+  selection: WaveSelection;
+  sdn: MigrationAction[];
+  untranslatedNetworks: UntranslatedNetwork[];
+  vms: VmPrediction[];
+  /** Every action, SDN first, then each VM's. */
+  actions: MigrationAction[];
+}
+
+/**
+ * The truthful dry run: reads vCenter and Proxmox, writes nothing, and lists every action a wave over
+ * `selection` would take, in the same form the workflows record what they did.
+ */
+export async function planMigration(selection: WaveSelection): Promise<MigrationPlan> {
+  upsertSearchAttributes([{ key: FerryKind, value: 'plan' }]);
+  const settings = await reads.loadMigrationSettings();
+  const discovered = await reads.discoverWave(selection);
+  const assessment = assessInventory(discovered, settings.rules);
+  const state = await reads.readPlanState({
+    vms: assessment.vms.filter((a) => a.vmid !== undefined).map((a) => ({ vmid: a.vmid!, name: a.pveName })),
+  });
+  const sdn = sdnActions(assessment.vnetPlan, state.sdn);
+  const vms = assessment.vms.map((a) => {
+    const vm = discovered.vms.find((v) => v.moid === a.moid)!;
+    const existing = state.existing.filter((e) => e.vmid === a.vmid || e.name === a.pveName);
+    const adopted = existing.find((e) => e.vmid === a.vmid);
+    return predictVmActions(
+      a,
+      {
+        existing,
+        config: adopted ? state.configs[adopted.vmid] : undefined,
+        datastores: discovered.datastoresByVm[a.moid] ?? [],
+        diskDatastores: Object.fromEntries(vm.disks.map((d) => [d.label, d.datastore?.name])),
+        powerState: vm.powerState,
+      },
+      settings,
+      assessment.vnetPlan,
+      state.sdn,
+    );
+  });
+  return {
+    vcenter: settings.vcenter,
+    selection,
+    sdn,
+    untranslatedNetworks: assessment.untranslatedNetworks,
+    vms,
+    actions: [...sdn, ...vms.flatMap((v) => v.actions)],
+  };
+}
