@@ -167,3 +167,35 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     });
   });
 });
+
+describe('a long wave', () => {
+  jest.setTimeout(300_000);
+  let temporal: TestTemporal;
+  let lab: MigrationLab;
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+    lab = await startMigrationLab();
+  });
+  afterAll(async () => {
+    await lab?.stop();
+    await temporal?.close();
+  });
+
+  it('continues as new while its VMs run on, and still hears from every one of them', async () => {
+    const workers = await labWorkers(temporal.nativeConnection, lab.deps);
+    const names = ['scale-0005', 'scale-0006', 'scale-0007', 'scale-0008', 'scale-0009'];
+    await workers.run(async () => {
+      const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-wave`,
+        args: [{ waveId: workers.taskQueue, selection: { names }, maxConcurrent: 2, continueAsNewAfter: 2, autoApprove: { by: 'alice', reason: 'long wave' } }],
+      });
+      const result = await temporal.client.workflow.getHandle<typeof migrationWave>(wave.workflowId).result();
+      expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(names.map((n) => [n, 'migrated']));
+      expect(result.actions.filter((a) => a.kind === 'import-disk')).toHaveLength(5);
+      const runs: string[] = [];
+      for await (const wf of temporal.client.workflow.list({ query: `WorkflowId = '${wave.workflowId}'` })) runs.push(wf.runId);
+      expect(runs.length).toBeGreaterThanOrEqual(3);
+    });
+  });
+});
