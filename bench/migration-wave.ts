@@ -161,12 +161,6 @@ async function main(): Promise<void> {
       return `${((start - waveStart) / 1000).toFixed(1)} s → ${((end - waveStart) / 1000).toFixed(1)} s after the start, busy ${(busy / 1000).toFixed(1)} s`;
     };
     console.log(`  vMotions ran from         ${span(relocations)}`);
-    if (process.env.FERRY_BENCH_DEBUG) {
-      for (const vm of result.status.vms.slice(0, 8)) {
-        const st = await client.workflow.getHandle(vm.workflowId).query<{ timings: Array<{ stage: string; startedAt: number; endedAt?: number }>; waits: Array<{ for: string; waitedMs: number }> }>('status');
-        console.log(vm.name, st.timings.map((t) => `${t.stage}:${(t.endedAt ?? t.startedAt) - t.startedAt}`).join(' '), st.waits.map((w) => `${w.for}:${w.waitedMs}`).join(' '));
-      }
-    }
     console.log(`  imports ran from          ${span(imports)}`);
   } finally {
     for (const w of workers) w.shutdown();
