@@ -13,6 +13,8 @@ import { semaphoreWorkflowId } from '../../src/domain/permits';
 import type { doctor } from '../../workflows/doctor';
 import type { holdPermit } from '../workflows/permit-probes';
 import { createTestWorker, uniqueName } from '../helpers/temporal';
+import { labWorkers, startMigrationLab } from '../helpers/migration-lab';
+import type { migrationWave } from '../../workflows/migration-wave';
 
 export interface ScenarioContext {
   client: Client;
@@ -22,8 +24,8 @@ export interface ScenarioContext {
 
 export interface Scenario {
   name: string;
-  /** Runs the scenario; returns the id of the workflow whose history is stored. */
-  run(ctx: ScenarioContext): Promise<string>;
+  /** Runs the scenario; returns the id of the workflow whose history is stored as `<name>.json`, or several by file name. */
+  run(ctx: ScenarioContext): Promise<string | Record<string, string>>;
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -56,6 +58,32 @@ export const SCENARIOS: Scenario[] = [
         ),
       );
       return semaphoreWorkflowId(scopedLimitKey(taskQueue, key));
+    },
+  },
+  {
+    name: 'migration',
+    async run({ client, connection }) {
+      const lab = await startMigrationLab();
+      try {
+        const workers = await labWorkers(connection, lab.deps);
+        const result = await workers.run(() =>
+          client.workflow.execute<typeof migrationWave>('migrationWave', {
+            taskQueue: workers.taskQueue,
+            workflowId: `${workers.taskQueue}-wave`,
+            args: [
+              {
+                waveId: workers.taskQueue,
+                selection: { names: ['mig-web01', 'mig-snap01', 'scale-0001'] },
+                autoApprove: { by: 'alice', reason: 'recorded for the replay test' },
+              },
+            ],
+          }),
+        );
+        const web01 = result.status.vms.find((v) => v.name === 'mig-web01')!;
+        return { 'migration-wave': `${workers.taskQueue}-wave`, 'migrate-vm': web01.workflowId };
+      } finally {
+        await lab.stop();
+      }
     },
   },
 ];
