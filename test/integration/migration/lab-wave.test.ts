@@ -86,13 +86,24 @@ describe('a wave over the whole lab estate', () => {
       }
       expect(after.inventory.vms.find((v) => v.name === 'mig-legacy01')!.powerState).toBe('poweredOn');
 
-      // Migrated VMs: stopped on Proxmox, VMware guest off, every disk byte-identical.
+      // Migrated VMs: stopped on Proxmox with the source's CPU, memory, firmware, MACs and VLANs (as
+      // VNets), VMware guest off, every disk byte-identical.
+      const vlanOf = new Map(after.inventory.portgroups.map((pg) => [pg.key, pg.vlan]));
       for (const vm of migrated) {
         const source = after.inventory.vms.find((v) => v.name === vm.name)!;
         expect(source.powerState).toBe('poweredOff');
         const pveVm = (await lab.deps.proxmox!.vms.findByName(vm.name))[0]!;
         expect(pveVm.status).toBe('stopped');
         const config = (await lab.deps.proxmox!.config.get(pveVm.node, pveVm.vmid)).values;
+        const perSocket = Math.max(1, Math.min(source.numCoresPerSocket, source.numCpu));
+        expect(Number(config.sockets) * Number(config.cores)).toBeGreaterThanOrEqual(source.numCpu);
+        expect(config).toMatchObject({ cores: String(perSocket), memory: String(source.memoryMb), bios: source.firmware === 'efi' ? 'ovmf' : 'seabios' });
+        expect(config.efidisk0 !== undefined).toBe(source.firmware === 'efi');
+        for (const [i, nic] of [...source.nics].sort((a, b) => a.key - b.key).entries()) {
+          const vlan = nic.backing.kind === 'dvportgroup' ? vlanOf.get(nic.backing.portgroupKey) : undefined;
+          expect(vlan?.kind).toBe('access');
+          expect(config[`net${i}`]).toBe(`virtio=${nic.macAddress.toUpperCase()},bridge=v${vlan?.kind === 'access' ? vlan.vlanId : ''}`);
+        }
         for (const [i, disk] of source.disks.entries()) {
           const target = lab.pve.cluster.storages.resolve(String(config[`scsi${i}`]).split(',')[0]!, pveVm.node).file;
           const vmdk = path.join(nfsMigrationDir(lab.stateDir), disk.fileName.replace(/^\[[^\]]+\]\s*/, ''));
