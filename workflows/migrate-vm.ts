@@ -14,7 +14,7 @@ import {
   cutoverPlan,
   filesOnDatastore,
   measuredThroughput,
-  missingExistingVnets,
+  missingVnetRefusals,
   nicActions,
   sdnActions,
   shellCreateParams,
@@ -173,16 +173,8 @@ async function migrate(
   // --- networks: the VNets this VM needs exist (the wave usually made them already) ---
   enter('networks');
   const sdnState = await reads.readSdnState();
-  const missing = missingExistingVnets(assessed.vnetPlan, sdnState);
-  if (missing.length > 0) {
-    return refuse(
-      missing.map((vnet) => ({
-        code: 'nic-no-vnet',
-        subject: vnet,
-        reason: `VNet ${vnet} is named in a network override but does not exist in Proxmox; create it first`,
-      })),
-    );
-  }
+  const missing = missingVnetRefusals(assessed.vnetPlan, sdnState);
+  if (missing.length > 0) return refuse(missing);
   if (sdnActions(assessed.vnetPlan, sdnState).length > 0) {
     const sdn = await executeChild(sdnSync, {
       workflowId: `${workflowInfo().workflowId}/sdn`,

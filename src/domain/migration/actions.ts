@@ -1,5 +1,6 @@
 import type { VmAssessment } from './assess';
 import { netConfigValue } from './nics';
+import { refusal, type Refusal } from './refusal';
 import type { VnetPlan } from './vnet-plan';
 
 /**
@@ -76,6 +77,13 @@ export function sdnActions(plan: Pick<VnetPlan, 'zone' | 'vnets'>, state: SdnSta
 /** VNets a plan expects to exist without creating them (override targets without a tag). */
 export function missingExistingVnets(plan: Pick<VnetPlan, 'vnets'>, state: SdnState): string[] {
   return plan.vnets.filter((v) => !v.create && !state.vnets.includes(v.id)).map((v) => v.id);
+}
+
+/** A refusal for each VNet an override names that Proxmox does not have. */
+export function missingVnetRefusals(plan: Pick<VnetPlan, 'vnets'>, state: SdnState): Refusal[] {
+  return missingExistingVnets(plan, state).map((vnet) =>
+    refusal('nic-no-vnet', vnet, `VNet ${vnet} is named in a network override but does not exist in Proxmox; create it first`),
+  );
 }
 
 export interface ShellOptions {

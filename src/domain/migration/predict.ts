@@ -1,4 +1,4 @@
-import { bootOrder, missingExistingVnets, nicActions, type MigrationAction, type SdnState } from './actions';
+import { bootOrder, missingVnetRefusals, nicActions, type MigrationAction, type SdnState } from './actions';
 import type { VmAssessment } from './assess';
 import type { Refusal } from './refusal';
 import type { MigrationSettings } from './settings';
@@ -53,16 +53,8 @@ export function predictVmActions(
   const vmid = a.vmid!;
   const occupancy: VmidOccupancy = vmidOccupancy(vmid, a.pveName, live.existing);
   if (occupancy.kind === 'clash') return refuse([occupancy.refusal]);
-  const missing = missingExistingVnets({ vnets: plan.vnets.filter((v) => a.nics.some((n) => n.bridge === v.id)) }, sdn);
-  if (missing.length > 0) {
-    return refuse(
-      missing.map((vnet) => ({
-        code: 'nic-no-vnet',
-        subject: vnet,
-        reason: `VNet ${vnet} is named in a network override but does not exist in Proxmox; create it first`,
-      })),
-    );
-  }
+  const missing = missingVnetRefusals({ vnets: plan.vnets.filter((v) => a.nics.some((n) => n.bridge === v.id)) }, sdn);
+  if (missing.length > 0) return refuse(missing);
 
   const vm = a.pveName;
   const actions: MigrationAction[] = [];

@@ -6,18 +6,9 @@ import type { migrationWave } from '../../../workflows/migration-wave';
 import { startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';
 import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
+import { until } from '../../helpers/wait';
 
 const STARTED = proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A child whose activity of this type is running right now. */
 async function runningActivity(client: Client, workflowIds: string[], type: string): Promise<string | undefined> {

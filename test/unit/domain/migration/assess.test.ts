@@ -1,13 +1,7 @@
-import { assessInventory, type MigrationRules } from '../../../../src/domain/migration';
-import { disk, nic, PORTGROUPS, vm } from './fixtures';
+import { assessInventory } from '../../../../src/domain/migration';
+import { disk, nic, PORTGROUPS, rules, vm } from './fixtures';
 
-const RULES: MigrationRules = {
-  vmidBase: 20000,
-  network: { zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: [] },
-  nicModel: 'virtio',
-  diskBus: 'scsi',
-  efiStorage: 'local-lvm',
-};
+const RULES = rules();
 
 const ESTATE = {
   portgroups: PORTGROUPS,

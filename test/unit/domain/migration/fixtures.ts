@@ -1,4 +1,5 @@
 import type { PortgroupRecord, VmDisk, VmNic, VmRecord } from '../../../../src/domain/inventory';
+import type { MigrationRules } from '../../../../src/domain/migration';
 
 export function nic(key: number, overrides: Partial<VmNic> = {}): VmNic {
   return {
@@ -59,3 +60,14 @@ export const PORTGROUPS: PortgroupRecord[] = [
   portgroup('dvportgroup-500', 'PG-UNTAGGED', { kind: 'access', vlanId: 0 }),
   portgroup('dvportgroup-600', 'DSwitch-uplinks', { kind: 'trunk', ranges: [{ start: 0, end: 4094 }] }, true),
 ];
+
+/** Migration rules for the tests; `withTrunkOverride` maps PG-TRUNK to an existing VNet `trunk1`. */
+export function rules(options: { withTrunkOverride?: boolean } = {}): MigrationRules {
+  return {
+    vmidBase: 20000,
+    network: { zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: options.withTrunkOverride ? [{ network: 'PG-TRUNK', vnet: 'trunk1' }] : [] },
+    nicModel: 'virtio',
+    diskBus: 'scsi',
+    efiStorage: 'local-lvm',
+  };
+}

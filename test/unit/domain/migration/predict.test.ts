@@ -6,18 +6,11 @@ import {
   measuredThroughput,
   predictVmActions,
   ASSUMED_IMPORT_BYTES_PER_SECOND,
-  type MigrationRules,
   type VmLiveState,
 } from '../../../../src/domain/migration';
-import { disk, nic, PORTGROUPS, vm } from './fixtures';
+import { disk, nic, PORTGROUPS, rules, vm } from './fixtures';
 
-const RULES: MigrationRules = {
-  vmidBase: 20000,
-  network: { zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: [{ network: 'PG-TRUNK', vnet: 'trunk1' }] },
-  nicModel: 'virtio',
-  diskBus: 'scsi',
-  efiStorage: 'local-lvm',
-};
+const RULES = rules({ withTrunkOverride: true });
 const SETTINGS = {
   node: 'pve1',
   migrationDatastore: 'nfs-migration',
