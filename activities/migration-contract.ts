@@ -12,6 +12,8 @@ export interface WaveSelection {
   folder?: string;
   /** Cluster name. */
   cluster?: string;
+  /** vSphere tag (`name` or `category/name`). */
+  tag?: string;
 }
 
 export interface VmSnapshot {

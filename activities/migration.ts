@@ -75,8 +75,10 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
 
     async discoverWave(selection: WaveSelection) {
       const { inventory } = await vsphere().discover();
+      const tagged = selection.tag ? new Set(await vsphere().vmsTagged(selection.tag)) : undefined;
       const vms = inventory.vms.filter(
         (vm) =>
+          (!tagged || tagged.has(vm.moid)) &&
           (!selection.names || selection.names.includes(vm.name)) &&
           (!selection.folder || vm.folder === selection.folder || vm.folder?.startsWith(`${selection.folder}/`)) &&
           (!selection.cluster || vm.cluster?.name === selection.cluster),

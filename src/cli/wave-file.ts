@@ -10,9 +10,10 @@ const waveFileSchema = z
         names: z.array(z.string().min(1)).min(1).optional(),
         folder: z.string().startsWith('/').optional(),
         cluster: z.string().min(1).optional(),
+        tag: z.string().min(1).optional(),
       })
       .strict()
-      .refine((s) => Boolean(s.names || s.folder || s.cluster), { message: 'select VMs by names, folder or cluster' }),
+      .refine((s) => Boolean(s.names || s.folder || s.cluster || s.tag), { message: 'select VMs by names, folder, cluster or tag' }),
     maxConcurrent: z.number().int().min(1).max(1000).optional(),
   })
   .strict();

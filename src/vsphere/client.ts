@@ -15,6 +15,7 @@ import {
 import { VimSession, type ServiceContent } from './session';
 import type { WaitOptions } from './tasks';
 import { SoapTransport, type TransportStats } from './transport';
+import { VsphereTagging } from './tagging';
 
 export interface VsphereClientOptions {
   /** Per-request timeout (default 120 s). */
@@ -29,6 +30,7 @@ export interface VsphereClientOptions {
 export class VsphereClient {
   readonly session: VimSession;
   private readonly transport: SoapTransport;
+  private tagging?: VsphereTagging;
 
   constructor(
     readonly config: VsphereConfig,
@@ -75,6 +77,12 @@ export class VsphereClient {
     });
   }
 
+  /** Moids of the VMs with a vSphere tag (`name` or `category/name`). */
+  vmsTagged(tag: string): Promise<string[]> {
+    this.tagging ??= new VsphereTagging(this.config);
+    return this.tagging.vmsTagged(tag);
+  }
+
   /** One VM's hardware as it is now. */
   async readVm(moid: string): Promise<VmRecord> {
     return (await readVmDetail(this.session, moid)).vm;
@@ -97,7 +105,8 @@ export class VsphereClient {
   }
 
   /** Logs out and closes the connections. */
-  close(): Promise<void> {
-    return this.session.close();
+  async close(): Promise<void> {
+    await this.tagging?.close();
+    await this.session.close();
   }
 }

@@ -28,11 +28,11 @@ export function registerMigrate(program: Command): void {
   selectionOptions(command).action(async (flags: MigrateFlags, cmd: Command) => {
     const file = flags.wave ? readWaveFile(flags.wave) : undefined;
     const selection = file?.selection ?? (flags.vm ? { names: [flags.vm] } : selectionFrom(flags));
-    if (!selection.names && !selection.folder && !selection.cluster) {
-      throw new Error('say what to migrate: --vm NAME, --wave FILE, or --names/--folder/--cluster');
+    if (!selection.names && !selection.folder && !selection.cluster && !selection.tag) {
+      throw new Error('say what to migrate: --vm NAME, --wave FILE, or --names/--folder/--cluster/--tag');
     }
     const waveId = flags.waveId ?? file?.waveId ?? (flags.vm ? `vm-${flags.vm}` : undefined);
-    if (!waveId) throw new Error('--wave-id is required with --names/--folder/--cluster');
+    if (!waveId) throw new Error('--wave-id is required with --names/--folder/--cluster/--tag');
     const maxConcurrent = flags.maxConcurrent ? Number(flags.maxConcurrent) : file?.maxConcurrent;
     const workflowId = waveWorkflowId(waveId);
     await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {

@@ -41,5 +41,6 @@ export function selectionFrom(flags: SelectionFlags): WaveSelection {
   if (flags.names) selection.names = flags.names.split(',').map((n) => n.trim()).filter(Boolean);
   if (flags.folder) selection.folder = flags.folder;
   if (flags.cluster) selection.cluster = flags.cluster;
+  if (flags.tag) selection.tag = flags.tag;
   return selection;
 }

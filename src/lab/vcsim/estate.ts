@@ -27,6 +27,8 @@ export const ESTATE = {
   migrationDatastore: 'nfs-migration',
   localDatastore: 'LocalDS_0',
   folders: ['apps', 'db', 'infra', 'templates', 'scale'],
+  /** A vSphere tag on some VMs (attached at each start: tags are not part of a saved estate). */
+  tags: { category: 'ferry', tag: 'lab-wave', vms: ['mig-web01', 'mig-db01'] },
   scaleFolder: 'scale',
 } as const;
 

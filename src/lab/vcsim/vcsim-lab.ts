@@ -8,6 +8,7 @@ import { placeEstate, savedEstate } from './estate-store';
 import { makeLabCertificates } from './tls';
 import { startVcsim, type Vcsim } from './vcsim-process';
 import { placeDisks } from './vmdk';
+import { tagLabVms } from './tags';
 
 export const LAB_USER = 'ferry';
 
@@ -53,6 +54,7 @@ export async function startVcsimLab(options: VcsimLabOptions): Promise<VcsimLab>
     methodDelay: options.methodDelay,
     logFile: path.join(dir, 'vcsim.log'),
   });
+  await tagLabVms(vcsim, LAB_USER, password, certs.caFile);
   return {
     vcsim,
     config: { host: vcsim.host, port: vcsim.port, user: LAB_USER, caFile: certs.caFile, validateCerts: true },

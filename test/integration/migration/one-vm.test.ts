@@ -32,6 +32,13 @@ describe('migrating one VM from vcsim to the Proxmox simulator', () => {
         workflowId: `${workers.taskQueue}-plan`,
         args: [selection],
       });
+      // A selection by vSphere tag (the lab tags mig-web01 and mig-db01).
+      const byTag = await temporal.client.workflow.execute<typeof planMigration>('planMigration', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-plan-tag`,
+        args: [{ tag: 'ferry/lab-wave' }],
+      });
+      expect(byTag.vms.map((v) => v.name)).toEqual(['mig-db01', 'mig-web01']);
       const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
