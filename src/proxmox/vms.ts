@@ -78,6 +78,12 @@ export class VmsApi {
       }));
   }
 
+  /** Every VMID in use in the cluster, by VMs and containers alike (a snapshot: nothing is reserved). */
+  async usedVmids(): Promise<number[]> {
+    const rows = await this.api.call('GET', '/cluster/resources', { type: 'vm' }, resourcesSchema);
+    return rows.flatMap((r) => (r.vmid !== undefined ? [r.vmid] : []));
+  }
+
   /** Every VM with this name (names are not unique; the caller decides). */
   async findByName(name: string): Promise<VmSummary[]> {
     return (await this.list()).filter((vm) => vm.name === name);

@@ -22,6 +22,9 @@ export interface Reservation {
   at: number;
 }
 
+/** A reservation nobody used for this long is dropped (the provision that asked gave up long ago). */
+export const RESERVATION_TTL_MS = 7 * 24 * 3600_000;
+
 export type Allocation = { vmid: number } | { error: string };
 
 export interface AllocatorState {
@@ -38,7 +41,8 @@ export function lowestFree(range: VmidRange, taken: ReadonlySet<number>): number
 /**
  * Answers requests in order against the VMIDs in use: a key already holding a reservation gets it
  * again; otherwise the lowest free VMID, which is reserved. Reservations that Proxmox or NetBox now
- * show in use have done their job and are dropped (the record holds the VMID from then on).
+ * show in use have done their job and are dropped (the record holds the VMID from then on), and so
+ * are those older than RESERVATION_TTL_MS.
  */
 export function allocate(
   requests: readonly VmidRequest[],
@@ -47,8 +51,9 @@ export function allocate(
   now: number,
 ): { answers: Allocation[]; reservations: Reservation[] } {
   const inUse = new Set(used);
-  const answered = new Map<string, Reservation>(reservations.map((r) => [r.key, r]));
-  const kept = reservations.filter((r) => !inUse.has(r.vmid) || requests.some((q) => q.key === r.key));
+  const asked = (r: Reservation) => requests.some((q) => q.key === r.key);
+  const kept = reservations.filter((r) => asked(r) || (!inUse.has(r.vmid) && now - r.at < RESERVATION_TTL_MS));
+  const answered = new Map<string, Reservation>(kept.map((r) => [r.key, r]));
   const taken = new Set([...inUse, ...kept.map((r) => r.vmid)]);
   const answers = requests.map((request): Allocation => {
     const earlier = answered.get(request.key);

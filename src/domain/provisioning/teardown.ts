@@ -72,6 +72,8 @@ export interface TeardownStatus {
   netboxId?: number;
   stage: TeardownStage;
   target?: TeardownTarget;
+  /** An earlier run of this teardown ended incomplete; its target filled in what is gone now. */
+  resumed?: boolean;
   /** Whether a person had to approve, and why. */
   approvalRequired?: string;
   approval?: DecisionRecord;
