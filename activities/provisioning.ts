@@ -254,6 +254,7 @@ export function provisioningSettings(deps: ActivityDeps): ProvisioningSettings {
       cleanupAttempts: p.teardown.cleanupAttempts,
     },
     has: { netbox: Boolean(deps.netbox), dns: Boolean(deps.dns), knownHosts: Boolean(deps.config.knownHosts) },
+    ...(deps.config.netbox?.name ? { netboxName: deps.config.netbox.name } : {}),
   };
 }
 

@@ -51,7 +51,7 @@ export async function provisionPlanned(input: ProvisionPlannedInput = {}): Promi
     ...(input.cluster ? { cluster: input.cluster } : {}),
     ...(input.tag ? { tag: input.tag } : {}),
   });
-  status.vms = planned.map((vm) => ({ ...vm, workflowId: provisionWorkflowId(vm), state: 'pending' }));
+  status.vms = planned.map((vm) => ({ ...vm, workflowId: provisionWorkflowId(vm, settings.netboxName), state: 'pending' }));
 
   status.stage = 'provisioning';
   upsertSearchAttributes([{ key: FerryStage, value: 'provisioning' }]);

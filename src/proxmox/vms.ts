@@ -78,6 +78,23 @@ export class VmsApi {
       }));
   }
 
+  /**
+   * QEMU VMs as the cluster lists them plus those each online node lists itself: /cluster/resources
+   * lags behind a fresh create, a node's own list does not (and an offline node's VMs still show in
+   * the cluster's list).
+   */
+  async listEverywhere(): Promise<VmSummary[]> {
+    const [listed, nodes] = await Promise.all([this.list(), this.api.call('GET', '/nodes', {}, nodeListSchema)]);
+    const all = new Map(listed.map((vm) => [vm.vmid, vm]));
+    for (const { node } of nodes.filter((n) => n.status === undefined || n.status === 'online')) {
+      for (const row of await this.api.call('GET', `/nodes/${node}/qemu`, {}, nodeVmListSchema)) {
+        if (all.has(row.vmid)) continue;
+        all.set(row.vmid, { vmid: row.vmid, node, ...(row.name !== undefined ? { name: row.name } : {}), status: row.status, ...(row.lock ? { lock: row.lock } : {}), tags: [], template: false });
+      }
+    }
+    return [...all.values()];
+  }
+
   /** Every VMID in use in the cluster, by VMs and containers alike (a snapshot: nothing is reserved). */
   async usedVmids(): Promise<number[]> {
     const rows = await this.api.call('GET', '/cluster/resources', { type: 'vm' }, resourcesSchema);

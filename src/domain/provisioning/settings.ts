@@ -19,4 +19,6 @@ export interface ProvisioningSettings {
   teardown: TeardownSettings;
   /** Which outside systems this worker has (steps for absent ones are skipped, and said so). */
   has: { netbox: boolean; dns: boolean; knownHosts: boolean };
+  /** netbox.name: NetBox's name in workflow ids. */
+  netboxName?: string;
 }

@@ -80,9 +80,12 @@ export function describeStep(s: ProvisionStep): string {
   return `${s.step.padEnd(13)} ${s.subject}: ${s.outcome}${s.detail ? ` (${s.detail})` : ''}`;
 }
 
-/** `provision-<netboxId>`; a spec without a NetBox record: `provision-spec-<name>`. */
-export function provisionWorkflowId(input: { netboxId?: number; name?: string }): string {
-  if (input.netboxId !== undefined) return `provision-${input.netboxId}`;
+/**
+ * `provision-<netboxId>` (`provision-<netbox>-<netboxId>` when NetBox has a name in the config); a
+ * spec without a NetBox record: `provision-spec-<name>`.
+ */
+export function provisionWorkflowId(input: { netboxId?: number; name?: string }, netbox?: string): string {
+  if (input.netboxId !== undefined) return `provision-${netbox ? `${netbox}-` : ''}${input.netboxId}`;
   if (!input.name) throw new TypeError('a provision needs a NetBox id or a spec with a name');
   return `provision-spec-${input.name}`;
 }

@@ -1,0 +1,136 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { apiWrites } from '../../../src/lab/proxmox-sim/admin-client';
+import { SAMPLE_ISO } from '../../../src/lab/proxmox-sim/sample-cluster';
+import { changed, provisionWorkflowId, type ProvisionResult } from '../../../src/domain/provisioning';
+import { ipAddressSchema, vmInterfaceSchema } from '../../../src/netbox/schemas';
+import { parseNic } from '../../../src/proxmox/nics';
+import type { provisionVm } from '../../../workflows/provision-vm';
+import { dig } from '../../helpers/bind-tools';
+import { runWorkers, startProvisionLab, type ProvisionLab, type RunningWorkers } from '../../helpers/provision-lab';
+import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
+
+describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', () => {
+  jest.setTimeout(180_000);
+  let temporal: TestTemporal;
+  let lab: ProvisionLab;
+  let workers: RunningWorkers;
+
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+    lab = await startProvisionLab();
+    workers = await runWorkers(temporal.nativeConnection, lab.deps);
+  });
+  afterAll(async () => {
+    await workers?.stop();
+    await lab?.stop();
+    await temporal?.close();
+  });
+
+  const provision = (netboxId: number) =>
+    temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
+      taskQueue: workers.taskQueue,
+      workflowId: `${workers.taskQueue}-${provisionWorkflowId({ netboxId })}`,
+      args: [{ netboxId }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+
+  it('builds a planned record into a staged VM with its interface, MAC, address, A and PTR; a rerun writes nothing', async () => {
+    const { id, name } = await lab.plannedVm({ vcpus: 2, memory: 2048, disk: 20480, fields: { ferry_vlan: 20 } });
+    const result: ProvisionResult = await provision(id);
+    expect(result.outcome).toBe('provisioned');
+    const vmid = result.vmid!;
+    expect(vmid).toBeGreaterThanOrEqual(9100);
+
+    // NetBox: staged, with the VMID written back, one interface with the VM's MAC, one address.
+    const { value: record } = await lab.nb.getVirtualMachine(id);
+    expect(record.status.value).toBe('staged');
+    expect(record.custom_fields.ferry_vmid).toBe(vmid);
+
+    // Proxmox: the VM as the spec says.
+    const pve = lab.deps.proxmox!;
+    const config = (await pve.config.get('pve1', vmid)).values;
+    expect(config).toMatchObject({
+      name,
+      machine: 'q35',
+      bios: 'ovmf',
+      scsihw: 'virtio-scsi-single',
+      agent: 'enabled=1',
+      cores: '2',
+      sockets: '1',
+      memory: '2048',
+      ostype: 'l26',
+      ide2: `local:iso/${SAMPLE_ISO},media=cdrom`,
+      boot: 'order=scsi0;ide2;net0',
+      rng0: 'source=/dev/urandom',
+    });
+    expect(config.tags!.split(/[;,]/).sort()).toEqual(['ferry']);
+    expect(config.efidisk0).toMatch(/^local-lvm:vm-\d+-disk-\d+,efitype=4m,pre-enrolled-keys=1,size=528K$/);
+    expect(config.scsi0).toMatch(/^local-lvm:vm-\d+-disk-\d+,discard=on,iothread=1,size=20G$/);
+    const nic = parseNic(config.net0!);
+    expect(nic).toMatchObject({ model: 'virtio', options: { bridge: 'vmbr0', tag: '20' } });
+    expect(Object.keys(config).filter((k) => /^(net|scsi|virtio|sata|unused)\d+$/.test(k)).sort()).toEqual(['net0', 'scsi0']);
+    expect((await pve.acl.list()).filter((e) => e.path === `/vms/${vmid}`)).toEqual([
+      { path: `/vms/${vmid}`, type: 'group', ugid: 'admins', roleid: 'PVEVMUser', propagate: true },
+    ]);
+
+    const interfaces = await lab.nb.listInterfaces(id);
+    expect(interfaces.map((i) => i.name)).toEqual(['net0']);
+    const iface = vmInterfaceSchema.parse((await lab.nb.http.request('GET', `api/virtualization/interfaces/${interfaces[0]!.id}/`, { schema: vmInterfaceSchema })).data);
+    expect(iface.primary_mac_address?.mac_address.toUpperCase()).toBe(nic.macaddr);
+    expect(result.macs).toEqual({ net0: nic.macaddr });
+    const addresses = await lab.nb.interfaceAddresses(iface.id);
+    expect(addresses).toHaveLength(1);
+    const address = addresses[0]!.address;
+    expect(address).toMatch(/^192\.0\.2\.\d+\/24$/);
+    expect(result.address).toBe(address);
+    expect(record.primary_ip4?.address).toBe(address);
+
+    // DNS: A and PTR, asked of BIND with dig.
+    const host = address.split('/')[0]!;
+    expect(await dig(lab.bind, `${name}.lab.ferry.test`, 'A')).toEqual([host]);
+    expect(await dig(lab.bind, `${host.split('.').reverse().join('.')}.in-addr.arpa`, 'PTR')).toEqual([`${name}.lab.ferry.test`]);
+    expect(result.fqdn).toBe(`${name}.lab.ferry.test`);
+
+    // Every step is listed; the first run changed things.
+    expect(result.steps.map((s) => s.step)).toEqual([
+      'allocate-vmid', 'record-vmid', 'create-vm', 'acl', 'disk', 'nic', 'options', 'interface', 'mac', 'ip', 'primary-ip', 'dns-a', 'dns-ptr', 'netbox-status',
+    ]);
+    expect(result.steps.filter(changed).map((s) => s.step)).toEqual(result.steps.map((s) => s.step));
+    expect(result.waits).toEqual([{ for: `VM ${vmid} visible cluster-wide`, waitedMs: expect.any(Number) }]);
+
+    // A rerun of the finished provision: a new run with the same id, no write anywhere.
+    await lab.admin.clearLog();
+    const serial = await lab.deps.dns!.soaSerial('lab.ferry.test');
+    const rerun = await provision(id);
+    expect(rerun.outcome).toBe('provisioned');
+    expect(rerun.vmid).toBe(vmid);
+    expect(rerun.steps.filter(changed)).toEqual([]);
+    expect(rerun.steps.find((s) => s.step === 'create-vm')?.outcome).toBe('adopted');
+    const log = await lab.admin.log();
+    expect(log.requests.length).toBeGreaterThan(5);
+    expect(apiWrites(log.requests)).toEqual([]);
+    expect(await lab.deps.dns!.soaSerial('lab.ferry.test')).toBe(serial);
+    expect(await lab.nb.interfaceAddresses(iface.id)).toEqual(addresses.map((a) => ipAddressSchema.parse(a)));
+  });
+
+  it('refuses a record whose name is on another VMID, non-retryable, saying so; nothing is created', async () => {
+    const pve = lab.deps.proxmox!;
+    const { id, name } = await lab.plannedVm({ fields: { ferry_vmid: 9501 } });
+    await pve.vms.create({ node: 'pve2', vmid: 9502, name });
+    await lab.admin.clearLog();
+    const failure = await provision(id).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const cause = (failure as WorkflowFailedError).cause as { type?: string; nonRetryable?: boolean; message: string };
+    expect(cause).toMatchObject({ type: 'VmidClash', nonRetryable: true });
+    expect(cause.message).toBe(
+      `a Proxmox VM named "${name}" already exists as VMID 9502, not 9501: fix ferry_vmid of NetBox VM ${id} to match it, or rename or remove that VM. Nothing was created.`,
+    );
+    expect(apiWrites((await lab.admin.log()).requests)).toEqual([]);
+    expect(await pve.vms.findById(9501)).toBeUndefined();
+    expect((await lab.nb.getVirtualMachine(id)).value.status.value).toBe('planned');
+    expect(await lab.nb.listInterfaces(id)).toEqual([]);
+  });
+});
