@@ -34,6 +34,8 @@ export interface ProvisionLab {
   config: FerryConfig;
   deps: ActivityDeps;
   /** A new NetBox VM in status `planned` in the lab cluster. */
+  /** A NetBox tag (created if missing); returns its slug. */
+  tag(slug: string): Promise<string>;
   plannedVm(spec: { name?: string; status?: string; vcpus?: number; memory?: number; disk?: number; tags?: string[]; fields?: Record<string, unknown> }): Promise<{ id: number; name: string }>;
   stop(): Promise<void>;
 }
@@ -94,6 +96,11 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
     env,
     config,
     deps,
+    async tag(slug) {
+      const [found] = await nb.http.list('api/extras/tags/', { slug }, idOnly);
+      if (!found) await nb.http.request('POST', 'api/extras/tags/', { schema: idOnly, body: { name: slug, slug } });
+      return slug;
+    },
     async plannedVm(spec) {
       const name = spec.name ?? uniqueName('vm').toLowerCase();
       const { data } = await nb.http.request('POST', 'api/virtualization/virtual-machines/', {

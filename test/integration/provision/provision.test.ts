@@ -4,6 +4,7 @@ import { SAMPLE_ISO } from '../../../src/lab/proxmox-sim/sample-cluster';
 import { changed, provisionWorkflowId, type ProvisionResult } from '../../../src/domain/provisioning';
 import { ipAddressSchema, vmInterfaceSchema } from '../../../src/netbox/schemas';
 import { parseNic } from '../../../src/proxmox/nics';
+import type { provisionPlanned } from '../../../workflows/provision-planned';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import { dig } from '../../helpers/bind-tools';
 import { runWorkers, startProvisionLab, type ProvisionLab, type RunningWorkers } from '../../helpers/provision-lab';
@@ -132,5 +133,114 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     expect(await pve.vms.findById(9501)).toBeUndefined();
     expect((await lab.nb.getVirtualMachine(id)).value.status.value).toBe('planned');
     expect(await lab.nb.listInterfaces(id)).toEqual([]);
+  });
+
+  it('fails a bad spec at once, non-retryable, with every problem listed; nothing is read or written beyond the settings', async () => {
+    await lab.admin.clearLog();
+    const workflowId = `${workers.taskQueue}-bad-spec`;
+    const failure = await temporal.client.workflow
+      .execute<typeof provisionVm>('provisionVm', {
+        taskQueue: workers.taskQueue,
+        workflowId,
+        args: [
+          {
+            spec: {
+              name: 'Bad Name!',
+              node: 'pve1',
+              cores: 0,
+              memoryMiB: 512,
+              disks: [{ slot: 'ide0', storage: 'local-lvm', sizeGiB: 0 }],
+              nics: [{ slot: 'net0', network: 'vmbr0', vlan: 5000 }],
+              colour: 'red',
+            },
+          },
+        ],
+      })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const cause = (failure as WorkflowFailedError).cause as { type?: string; nonRetryable?: boolean; message: string };
+    expect(cause).toMatchObject({ type: 'InvalidSpec', nonRetryable: true });
+    expect(cause.message.split('\n')).toEqual([
+      'the spec is not valid:',
+      '  - spec: name: a DNS label: letters, digits and dashes, at most 63, not starting or ending with a dash',
+      '  - spec: cores: at least 1',
+      '  - spec: disks.0.slot: scsi0–30, virtio0–15 or sata0–5 (ide2 holds the ISO)',
+      '  - spec: disks.0.sizeGiB: at least 1 GiB',
+      '  - spec: nics.0.vlan: VLAN 1–4094',
+      '  - spec: (top level): unknown key(s) "colour"',
+    ]);
+    const history = await temporal.client.workflow.getHandle(workflowId).fetchHistory();
+    const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+    expect(scheduled).toEqual(['loadProvisioningSettings']);
+    expect((await lab.admin.log()).requests).toEqual([]);
+  });
+
+  it('provisions from a whole spec without a NetBox record, and starts the VM under the start limit', async () => {
+    const name = 'spec-vm1';
+    const result = await temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
+      taskQueue: workers.taskQueue,
+      workflowId: `${workers.taskQueue}-${provisionWorkflowId({ name })}`,
+      args: [
+        {
+          spec: {
+            name,
+            vmid: 9601,
+            node: 'pve2',
+            cores: 1,
+            memoryMiB: 512,
+            disks: [{ slot: 'virtio0', storage: 'local-lvm', sizeGiB: 1 }],
+            nics: [{ slot: 'net0', network: 'vmbr1', model: 'e1000', firewall: true }],
+            extras: { onboot: '1' },
+            tags: ['spec'],
+            start: true,
+          },
+        },
+      ],
+    });
+    expect(result).toMatchObject({ outcome: 'provisioned', vmid: 9601, node: 'pve2' });
+    const outcome = (step: string) => result.steps.filter((s) => s.step === step).map((s) => s.outcome);
+    expect(outcome('interface')).toEqual(['skipped']);
+    expect(outcome('ip')).toEqual(['skipped']);
+    expect(outcome('start')).toEqual(['created']);
+    expect(result.waits.map((w) => w.for)).toEqual(['VM 9601 visible cluster-wide', 'VM start permit']);
+    const pve = lab.deps.proxmox!;
+    expect((await pve.power.status('pve2', 9601)).status).toBe('running');
+    const config = (await pve.config.get('pve2', 9601)).values;
+    expect(config).toMatchObject({ onboot: '1', boot: 'order=virtio0;net0', tags: 'spec' });
+    expect(parseNic(config.net0!)).toMatchObject({ model: 'e1000', options: { bridge: 'vmbr1', firewall: '1' } });
+  });
+
+  it('provisionPlanned builds every planned record of a tag, a bounded number at once; a second run starts nothing twice', async () => {
+    const tag = await lab.tag(`batch-${workers.taskQueue.slice(-8)}`);
+    const good = await Promise.all([lab.plannedVm({ tags: [tag] }), lab.plannedVm({ tags: [tag] })]);
+    // One that cannot be built: its VMID belongs to another Proxmox VM.
+    await lab.deps.proxmox!.vms.create({ node: 'pve1', vmid: 9701, name: 'someone-else' });
+    const clash = await lab.plannedVm({ tags: [tag], fields: { ferry_vmid: 9701 } });
+    const netboxName = lab.config.netbox!.name!;
+    const run = (n: number) =>
+      temporal.client.workflow.execute<typeof provisionPlanned>('provisionPlanned', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-planned-${n}`,
+        args: [{ tag, maxConcurrent: 2 }],
+      });
+
+    const first = await run(1);
+    expect(first.stage).toBe('done');
+    const outcomes = Object.fromEntries(first.vms.map((v) => [v.name, [v.outcome, v.workflowId]]));
+    for (const vm of good) expect(outcomes[vm.name]).toEqual(['provisioned', `provision-${netboxName}-${vm.id}`]);
+    expect(outcomes[clash.name]).toEqual(['failed', `provision-${netboxName}-${clash.id}`]);
+    expect(first.vms.find((v) => v.name === clash.name)!.error).toContain('VMID 9701 already belongs to Proxmox VM "someone-else"');
+    expect(first.counts).toEqual({ pending: 0, running: 0, finished: 3 });
+    for (const vm of good) expect((await lab.nb.getVirtualMachine(vm.id)).value.status.value).toBe('staged');
+
+    // The failed record is still planned; the second run does not start it again.
+    const second = await run(2);
+    expect(second.vms.map((v) => [v.name, v.outcome])).toEqual([[clash.name, 'not-started']]);
+    const runs = [];
+    for await (const wf of temporal.client.workflow.list({ query: `WorkflowId = 'provision-${netboxName}-${clash.id}'` })) runs.push(wf.runId);
+    expect(runs).toHaveLength(1);
   });
 });
