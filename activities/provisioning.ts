@@ -243,6 +243,7 @@ export function provisioningSettings(deps: ActivityDeps): ProvisioningSettings {
     approvers: p.approvers,
     maxConcurrent: p.maxConcurrent,
     heartbeatTimeoutMs: durationToMs(p.heartbeatTimeout),
+    retry: { initialIntervalMs: durationToMs(p.retry.initialInterval), maximumIntervalMs: durationToMs(p.retry.maximumInterval) },
     pollIntervalMs: durationToMs(p.pollInterval),
     vmStartPermits: deps.config.limits.vmStart,
     teardown: {

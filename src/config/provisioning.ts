@@ -58,6 +58,11 @@ export const provisioningSection = z
     approvers: z.array(z.string().min(1)).default([]),
     /** A VM task silent for this long counts as lost (worker died) and is retried. */
     heartbeatTimeout: duration.default('1m'),
+    /** Backoff of retried activities (transient errors, locks): from the first interval, doubling up to the maximum. */
+    retry: z
+      .object({ initialInterval: duration.default('1s'), maximumInterval: duration.default('30s') })
+      .strict()
+      .default({ initialInterval: '1s', maximumInterval: '30s' }),
     /** How often a wait on a condition (VM visible cluster-wide, VM stopped) checks it. */
     pollInterval: duration.default('2s'),
     teardown: z

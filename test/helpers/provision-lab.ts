@@ -75,6 +75,7 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
       ...labProvisioningSection(),
       heartbeatTimeout: '3s',
       pollInterval: '200ms',
+      retry: { initialInterval: '200ms', maximumInterval: '2s' },
       ...options.provisioning,
       teardown: { ...(labProvisioningSection().teardown as object), shutdownTimeout: '2s', cleanupAttempts: 2, ...(options.provisioning?.teardown as object) },
     },

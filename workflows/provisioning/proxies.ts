@@ -9,35 +9,37 @@ import type { Activities } from '../../activities';
  */
 const RETRY: ActivityOptions['retry'] = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' };
 
-/** Reads: answer quickly; keep trying for a while. */
+/** Reads before the settings are known (the settings themselves, the allocator's): answer quickly; keep trying for a while. */
 export const READ: ActivityOptions = { startToCloseTimeout: '1m', scheduleToCloseTimeout: '15m', retry: RETRY };
 export const reads = proxyActivities<Activities>(READ);
 
 export interface ProvisioningTiming {
   /** A task wait silent for this long counts as lost (worker died) and is retried on another worker. */
   heartbeatTimeoutMs: number;
+  retry: { initialIntervalMs: number; maximumIntervalMs: number };
 }
 
 export function activityOptions(timing: ProvisioningTiming) {
+  const retry: ActivityOptions['retry'] = { initialInterval: timing.retry.initialIntervalMs, backoffCoefficient: 2, maximumInterval: timing.retry.maximumIntervalMs };
   return {
-    read: READ,
+    read: { ...READ, retry } satisfies ActivityOptions,
     /** Writes without a task (NetBox, DNS, ACL, config PUT): short, retried for a while. */
-    record: { startToCloseTimeout: '2m', scheduleToCloseTimeout: '30m', retry: RETRY } satisfies ActivityOptions,
+    record: { startToCloseTimeout: '2m', scheduleToCloseTimeout: '30m', retry } satisfies ActivityOptions,
     /** Writes that wait on a Proxmox task (create, disks, power, delete): long, heartbeating. */
     vmTask: {
       startToCloseTimeout: '15m',
       scheduleToCloseTimeout: '2h',
       heartbeatTimeout: timing.heartbeatTimeoutMs,
-      retry: RETRY,
+      retry,
     } satisfies ActivityOptions,
     /** A guest shutdown waits up to its own timeout inside the task. */
     shutdown: (timeoutMs: number): ActivityOptions => ({
       startToCloseTimeout: timeoutMs + 5 * 60_000,
       heartbeatTimeout: timing.heartbeatTimeoutMs,
-      retry: RETRY,
+      retry,
     }),
     /** A teardown cleanup gets a few tries, then is reported failed while the others go on. */
-    cleanup: (attempts: number): ActivityOptions => ({ startToCloseTimeout: '2m', retry: { ...RETRY, maximumAttempts: attempts } }),
+    cleanup: (attempts: number): ActivityOptions => ({ startToCloseTimeout: '2m', retry: { ...retry, maximumAttempts: attempts } }),
   };
 }
 

@@ -13,6 +13,8 @@ export interface ProvisioningSettings {
   approvers: string[];
   maxConcurrent: number;
   heartbeatTimeoutMs: number;
+  /** Backoff of retried activities. */
+  retry: { initialIntervalMs: number; maximumIntervalMs: number };
   pollIntervalMs: number;
   /** limits.vmStart */
   vmStartPermits: number;
