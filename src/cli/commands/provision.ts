@@ -3,7 +3,7 @@ import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { provisionPlanned } from '../../../workflows/provision-planned';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import type { FerryConfig } from '../../config';
-import { provisionWorkflowId } from '../../domain/provisioning';
+import { provisionPlannedWorkflowId, provisionWorkflowId } from '../../domain/provisioning';
 import { FerryKind, VmName } from '../../domain/search-attributes';
 import { withClient, type GlobalOptions } from '../client';
 import { readSpecFile } from '../spec-file';
@@ -18,11 +18,6 @@ interface ProvisionFlags {
   start?: boolean;
   maxConcurrent?: string;
   wait?: boolean;
-}
-
-/** `provision-planned[-<cluster>][-<tag>]`: starting the same selection again finds the running batch. */
-export function provisionPlannedWorkflowId(selection: { cluster?: string; tag?: string }): string {
-  return ['provision-planned', selection.cluster, selection.tag].filter(Boolean).join('-');
 }
 
 export function registerProvision(program: Command): void {

@@ -90,6 +90,11 @@ export function provisionWorkflowId(input: { netboxId?: number; name?: string },
   return `provision-spec-${input.name}`;
 }
 
+/** `provision-planned[-<cluster>][-<tag>]`: starting the same selection again finds the running batch. */
+export function provisionPlannedWorkflowId(selection: { cluster?: string; tag?: string }): string {
+  return ['provision-planned', selection.cluster, selection.tag].filter(Boolean).join('-');
+}
+
 /** One VM of a `provisionPlanned` run, as its status lists it. */
 export interface PlannedVm {
   netboxId: number;
