@@ -43,6 +43,8 @@ export interface ProvisionLab {
 export interface ProvisionLabOptions {
   sim?: Partial<SimSettings>;
   provisioning?: Record<string, unknown>;
+  /** Default: the run-wide test dev server. */
+  temporalAddress?: string;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
   const seeded = await seedLabNetbox(nb);
   const knownHostsFile = labKnownHostsFile(stateDir);
   const document: Record<string, unknown> = {
-    temporal: { address: devServerAddress() },
+    temporal: { address: options.temporalAddress ?? devServerAddress() },
     proxmox: { host: pve.host, port: pve.port, user: credentials.tokenUser, tokenId: credentials.tokenName, validateCerts: true, caFile: pve.caFile },
     // A name of its own, so workflow ids (provision-<netbox>-<id>) never meet another test's.
     netbox: { url: netbox.url, name: uniqueName('nb') },

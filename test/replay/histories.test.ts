@@ -21,6 +21,8 @@ describe('stored histories replay against the current workflow code', () => {
 
   it.each(files)('%s', async (file) => {
     const history = JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8'));
-    await Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath() } }, history, file);
+    // Replay as the recorded workflow: code may depend on its id (permit requests are named after it).
+    const workflowId: string = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId ?? file;
+    await Worker.runReplayHistory({ workflowBundle: { codePath: workflowBundlePath() } }, history, workflowId);
   });
 });
