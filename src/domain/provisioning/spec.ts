@@ -129,14 +129,23 @@ export type SpecResult = { ok: true; spec: ProvisionSpec } | { ok: false; proble
 export function validateSpec(input: unknown, where = 'spec', rename: (path: string) => string = (p) => p): SpecResult {
   const parsed = provisionSpecSchema.safeParse(input);
   if (parsed.success) return { ok: true, spec: parsed.data };
-  return { ok: false, problems: parsed.error.issues.map((issue) => `${where}: ${describeIssue(issue, rename)}`) };
+  return { ok: false, problems: parsed.error.issues.map((issue) => `${where}: ${describeIssue(issue, input, rename)}`) };
 }
 
-function describeIssue(issue: z.core.$ZodIssue, rename: (path: string) => string): string {
+function describeIssue(issue: z.core.$ZodIssue, input: unknown, rename: (path: string) => string): string {
   const path = rename(issue.path.map(String).join('.')) || '(top level)';
   if (issue.code === 'unrecognized_keys') return `${path}: unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${path}: missing`;
+  if (issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(input, issue.path) === undefined) return `${path}: missing`;
   return `${path}: ${issue.message}`;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let node = input;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
 }
 
 /** The ferry custom fields of a NetBox VM, as read (all optional). */
@@ -223,8 +232,9 @@ export function specFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): 
   const where = `NetBox VM "${record.name}" (id ${record.id})`;
   const result = validateSpec(spec, where, (path) => RECORD_SOURCES[path] ?? path);
   if (!record.diskMB) {
-    const problem = `${where}: disk (MB): not set; ferry needs the size of the VM's disk`;
-    return result.ok ? { ok: false, problems: [problem] } : { ok: false, problems: [...result.problems, problem] };
+    // Without a disk the EFI storage has no default either: the missing disk is the problem to report.
+    const others = result.ok ? [] : result.problems.filter((p) => !p.startsWith(`${where}: efiStorage:`));
+    return { ok: false, problems: [...others, `${where}: disk (MB): not set; ferry needs the size of the VM's disk`] };
   }
   return result;
 }
