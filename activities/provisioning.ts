@@ -1,7 +1,7 @@
 import { getClient, heartbeat } from '@temporalio/activity';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { durationToMs } from '../src/config/common';
-import { type NetboxVmRecord, type ProvisioningSettings, VMID_ALLOCATOR_KEY } from '../src/domain/provisioning';
+import { nicIndex, type NetboxVmRecord, type ProvisioningSettings, VMID_ALLOCATOR_KEY } from '../src/domain/provisioning';
 import { FerryKind } from '../src/domain/search-attributes';
 import { scopedLimitKey } from '../src/domain/task-queues';
 import { FerryError } from '../src/errors';
@@ -161,9 +161,8 @@ export function createProvisioningActivities(deps: ActivityDeps): ProvisioningAc
 
     async ensureVmNic({ node, vmid, nic }) {
       const client = pve();
-      const index = Number(nic.slot.slice(3));
       const existed = (await client.nics.list(node, vmid))[nic.slot] !== undefined;
-      const { changed } = await client.nics.set(node, vmid, index, {
+      const { changed } = await client.nics.set(node, vmid, nicIndex(nic.slot), {
         model: nic.model,
         bridge: nic.network,
         ...(nic.vlan !== undefined ? { tag: nic.vlan } : {}),

@@ -1,4 +1,4 @@
-import { condition, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, condition, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
   approvalReason,
   CLEANUPS,
@@ -98,6 +98,9 @@ async function teardown(
   // --- approval: a VM in service is not removed on one command ---
   const reason = approvalReason(target, settings.teardown.approvalFor, input.requireApproval);
   if (reason) {
+    if (settings.approvers.length === 0) {
+      throw ApplicationFailure.create({ type: 'NoApprovers', message: `${reason}, but provisioning.approvers is empty: nobody could approve; name the approvers in ferry.yaml`, nonRetryable: true });
+    }
     status.approvalRequired = reason;
     enter('awaiting-approval');
     gate.openGate();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { NativeConnection } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { heavyQueue } from '../../src/domain/task-queues';
-import { parseConfig, type FerryConfig } from '../../src/config';
+import { parseConfig } from '../../src/config';
 import { startBind, type BindServer } from '../../src/lab/bind-server';
 import { startNetbox, type NetboxServer } from '../../src/lab/netbox-server';
 import { LAB_NETBOX, seedLabNetbox, type SeededNetbox } from '../../src/lab/netbox-seed';
@@ -12,32 +12,25 @@ import { LAB_DNS_ZONE, LAB_REVERSE_ZONE, labKnownHostsFile, labProvisioningSecti
 import { SimulatorAdmin } from '../../src/lab/proxmox-sim/admin-client';
 import type { SimSettings } from '../../src/lab/proxmox-sim/cluster';
 import { SAMPLE_ISO, sampleCluster, sampleCredentials } from '../../src/lab/proxmox-sim/sample-cluster';
-import { startProxmoxSimulator, type ProxmoxSimulator } from '../../src/lab/proxmox-sim/server';
+import { startProxmoxSimulator } from '../../src/lab/proxmox-sim/server';
 import { NetboxClient } from '../../src/netbox/client';
 import { idOnly } from '../../src/netbox/schemas';
 import { createDependencies } from '../../src/worker/dependencies';
-import { createTestWorker, devServerAddress, uniqueName } from './temporal';
+import type { MigrationLab } from './migration-lab';
+import { connectTestTemporal, createTestWorker, devServerAddress, uniqueName, type TestTemporal } from './temporal';
 
-export interface ProvisionLab {
-  stateDir: string;
-  pve: ProxmoxSimulator;
-  admin: SimulatorAdmin;
+/** The simulator side is the migration lab's (state folder, simulator, admin, config, deps); vcsim is not needed. */
+export interface ProvisionLab extends Omit<MigrationLab, 'vcsim'> {
   netbox: NetboxServer;
   /** A NetBox client for the test's own reads and setup (the worker has its own). */
   nb: NetboxClient;
   bind: BindServer;
   seeded: SeededNetbox;
   knownHostsFile: string;
-  /** The config document (no secrets) and the secrets, for worker processes. */
-  document: Record<string, unknown>;
-  env: Record<string, string>;
-  config: FerryConfig;
-  deps: ActivityDeps;
-  /** A new NetBox VM in status `planned` in the lab cluster. */
   /** A NetBox tag (created if missing); returns its slug. */
   tag(slug: string): Promise<string>;
+  /** A new NetBox VM (status `planned` unless given) in the lab cluster. */
   plannedVm(spec: { name?: string; status?: string; vcpus?: number; memory?: number; disk?: number; tags?: string[]; fields?: Record<string, unknown> }): Promise<{ id: number; name: string }>;
-  stop(): Promise<void>;
 }
 
 export interface ProvisionLabOptions {
@@ -157,4 +150,29 @@ export async function runWorkers(connection: NativeConnection, deps: ActivityDep
       await running;
     },
   };
+}
+
+export interface ProvisionSuite {
+  temporal: TestTemporal;
+  lab: ProvisionLab;
+  workers: RunningWorkers;
+}
+
+/**
+ * A test file's provisioning lab, Temporal connection and workers, started before its tests and
+ * stopped after them; read the fields inside tests.
+ */
+export function useProvisionLab(prefix: string, options: ProvisionLabOptions = {}): ProvisionSuite {
+  const suite = {} as ProvisionSuite;
+  beforeAll(async () => {
+    suite.temporal = await connectTestTemporal();
+    suite.lab = await startProvisionLab(options);
+    suite.workers = await runWorkers(suite.temporal.nativeConnection, suite.lab.deps, prefix);
+  });
+  afterAll(async () => {
+    await suite.workers?.stop();
+    await suite.lab?.stop();
+    await suite.temporal?.close();
+  });
+  return suite;
 }

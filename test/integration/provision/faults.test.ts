@@ -1,6 +1,4 @@
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
-import { temporal as proto } from '@temporalio/proto';
 import { provisionWorkflowId } from '../../../src/domain/provisioning';
 import { ipAddressSchema } from '../../../src/netbox/schemas';
 import type { provisionPlanned } from '../../../workflows/provision-planned';
@@ -8,8 +6,7 @@ import type { provisionVm } from '../../../workflows/provision-vm';
 import { runWorkers, startProvisionLab, type ProvisionLab } from '../../helpers/provision-lab';
 import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';
 import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
-
-const STARTED = proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+import { runningActivity, until } from '../../helpers/wait';
 
 /** Every provisioned record: one Proxmox VM of its name at its VMID, one NetBox address, distinct from the others'. */
 async function expectOneVmAndOneIpEach(lab: ProvisionLab, records: Array<{ id: number; name: string }>): Promise<void> {
@@ -83,7 +80,7 @@ describe('provisioning under faults', () => {
         workflowId: `${taskQueue}-${provisionWorkflowId({ netboxId: record.id })}`,
         args: [{ netboxId: record.id }],
       });
-      await until('the VM being created', () => activityRunning(temporal.client, handle.workflowId, 'createBareVm'));
+      await until('the VM being created', () => runningActivity(temporal.client, [handle.workflowId], 'createBareVm'));
       await worker.kill();
       worker = await startWorkerProcess({ name: 'w2', config, env: lab.env, configFile });
       const result = await handle.result();
@@ -98,18 +95,3 @@ describe('provisioning under faults', () => {
     await expectOneVmAndOneIpEach(lab, [record]);
   });
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function activityRunning(client: Client, workflowId: string, type: string): Promise<true | undefined> {
-  const description = await client.workflow.getHandle(workflowId).describe();
-  return (description.raw.pendingActivities ?? []).some((a) => a.activityType?.name === type && a.state === STARTED) ? true : undefined;
-}

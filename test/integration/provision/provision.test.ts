@@ -7,48 +7,34 @@ import { parseNic } from '../../../src/proxmox/nics';
 import type { provisionPlanned } from '../../../workflows/provision-planned';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import { dig } from '../../helpers/bind-tools';
-import { runWorkers, startProvisionLab, type ProvisionLab, type RunningWorkers } from '../../helpers/provision-lab';
-import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
+import { useProvisionLab } from '../../helpers/provision-lab';
 
 describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', () => {
   jest.setTimeout(180_000);
-  let temporal: TestTemporal;
-  let lab: ProvisionLab;
-  let workers: RunningWorkers;
-
-  beforeAll(async () => {
-    temporal = await connectTestTemporal();
-    lab = await startProvisionLab();
-    workers = await runWorkers(temporal.nativeConnection, lab.deps);
-  });
-  afterAll(async () => {
-    await workers?.stop();
-    await lab?.stop();
-    await temporal?.close();
-  });
+  const suite = useProvisionLab('prov');
 
   const provision = (netboxId: number) =>
-    temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
-      taskQueue: workers.taskQueue,
-      workflowId: `${workers.taskQueue}-${provisionWorkflowId({ netboxId })}`,
+    suite.temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
+      taskQueue: suite.workers.taskQueue,
+      workflowId: `${suite.workers.taskQueue}-${provisionWorkflowId({ netboxId })}`,
       args: [{ netboxId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
     });
 
   it('builds a planned record into a staged VM with its interface, MAC, address, A and PTR; a rerun writes nothing', async () => {
-    const { id, name } = await lab.plannedVm({ vcpus: 2, memory: 2048, disk: 20480, fields: { ferry_vlan: 20 } });
+    const { id, name } = await suite.lab.plannedVm({ vcpus: 2, memory: 2048, disk: 20480, fields: { ferry_vlan: 20 } });
     const result: ProvisionResult = await provision(id);
     expect(result.outcome).toBe('provisioned');
     const vmid = result.vmid!;
     expect(vmid).toBeGreaterThanOrEqual(9100);
 
     // NetBox: staged, with the VMID written back, one interface with the VM's MAC, one address.
-    const { value: record } = await lab.nb.getVirtualMachine(id);
+    const { value: record } = await suite.lab.nb.getVirtualMachine(id);
     expect(record.status.value).toBe('staged');
     expect(record.custom_fields.ferry_vmid).toBe(vmid);
 
     // Proxmox: the VM as the spec says.
-    const pve = lab.deps.proxmox!;
+    const pve = suite.lab.deps.proxmox!;
     const config = (await pve.config.get('pve1', vmid)).values;
     expect(config).toMatchObject({
       name,
@@ -74,12 +60,12 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
       { path: `/vms/${vmid}`, type: 'group', ugid: 'admins', roleid: 'PVEVMUser', propagate: true },
     ]);
 
-    const interfaces = await lab.nb.listInterfaces(id);
+    const interfaces = await suite.lab.nb.listInterfaces(id);
     expect(interfaces.map((i) => i.name)).toEqual(['net0']);
-    const iface = vmInterfaceSchema.parse((await lab.nb.http.request('GET', `api/virtualization/interfaces/${interfaces[0]!.id}/`, { schema: vmInterfaceSchema })).data);
+    const iface = vmInterfaceSchema.parse((await suite.lab.nb.http.request('GET', `api/virtualization/interfaces/${interfaces[0]!.id}/`, { schema: vmInterfaceSchema })).data);
     expect(iface.primary_mac_address?.mac_address.toUpperCase()).toBe(nic.macaddr);
     expect(result.macs).toEqual({ net0: nic.macaddr });
-    const addresses = await lab.nb.interfaceAddresses(iface.id);
+    const addresses = await suite.lab.nb.interfaceAddresses(iface.id);
     expect(addresses).toHaveLength(1);
     const address = addresses[0]!.address;
     expect(address).toMatch(/^192\.0\.2\.\d+\/24$/);
@@ -88,8 +74,8 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
 
     // DNS: A and PTR, asked of BIND with dig.
     const host = address.split('/')[0]!;
-    expect(await dig(lab.bind, `${name}.lab.ferry.test`, 'A')).toEqual([host]);
-    expect(await dig(lab.bind, `${host.split('.').reverse().join('.')}.in-addr.arpa`, 'PTR')).toEqual([`${name}.lab.ferry.test`]);
+    expect(await dig(suite.lab.bind, `${name}.lab.ferry.test`, 'A')).toEqual([host]);
+    expect(await dig(suite.lab.bind, `${host.split('.').reverse().join('.')}.in-addr.arpa`, 'PTR')).toEqual([`${name}.lab.ferry.test`]);
     expect(result.fqdn).toBe(`${name}.lab.ferry.test`);
 
     // Every step is listed; the first run changed things.
@@ -100,25 +86,25 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     expect(result.waits).toEqual([{ for: `VM ${vmid} visible cluster-wide`, waitedMs: expect.any(Number) }]);
 
     // A rerun of the finished provision: a new run with the same id, no write anywhere.
-    await lab.admin.clearLog();
-    const serial = await lab.deps.dns!.soaSerial('lab.ferry.test');
+    await suite.lab.admin.clearLog();
+    const serial = await suite.lab.deps.dns!.soaSerial('lab.ferry.test');
     const rerun = await provision(id);
     expect(rerun.outcome).toBe('provisioned');
     expect(rerun.vmid).toBe(vmid);
     expect(rerun.steps.filter(changed)).toEqual([]);
     expect(rerun.steps.find((s) => s.step === 'create-vm')?.outcome).toBe('adopted');
-    const log = await lab.admin.log();
+    const log = await suite.lab.admin.log();
     expect(log.requests.length).toBeGreaterThan(5);
     expect(apiWrites(log.requests)).toEqual([]);
-    expect(await lab.deps.dns!.soaSerial('lab.ferry.test')).toBe(serial);
-    expect(await lab.nb.interfaceAddresses(iface.id)).toEqual(addresses.map((a) => ipAddressSchema.parse(a)));
+    expect(await suite.lab.deps.dns!.soaSerial('lab.ferry.test')).toBe(serial);
+    expect(await suite.lab.nb.interfaceAddresses(iface.id)).toEqual(addresses.map((a) => ipAddressSchema.parse(a)));
   });
 
   it('refuses a record whose name is on another VMID, non-retryable, saying so; nothing is created', async () => {
-    const pve = lab.deps.proxmox!;
-    const { id, name } = await lab.plannedVm({ fields: { ferry_vmid: 9501 } });
+    const pve = suite.lab.deps.proxmox!;
+    const { id, name } = await suite.lab.plannedVm({ fields: { ferry_vmid: 9501 } });
     await pve.vms.create({ node: 'pve2', vmid: 9502, name });
-    await lab.admin.clearLog();
+    await suite.lab.admin.clearLog();
     const failure = await provision(id).then(
       () => undefined,
       (err: unknown) => err,
@@ -129,18 +115,18 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     expect(cause.message).toBe(
       `a Proxmox VM named "${name}" already exists as VMID 9502, not 9501: fix ferry_vmid of NetBox VM ${id} to match it, or rename or remove that VM. Nothing was created.`,
     );
-    expect(apiWrites((await lab.admin.log()).requests)).toEqual([]);
+    expect(apiWrites((await suite.lab.admin.log()).requests)).toEqual([]);
     expect(await pve.vms.findById(9501)).toBeUndefined();
-    expect((await lab.nb.getVirtualMachine(id)).value.status.value).toBe('planned');
-    expect(await lab.nb.listInterfaces(id)).toEqual([]);
+    expect((await suite.lab.nb.getVirtualMachine(id)).value.status.value).toBe('planned');
+    expect(await suite.lab.nb.listInterfaces(id)).toEqual([]);
   });
 
   it('fails a bad spec at once, non-retryable, with every problem listed; nothing is read or written beyond the settings', async () => {
-    await lab.admin.clearLog();
-    const workflowId = `${workers.taskQueue}-bad-spec`;
-    const failure = await temporal.client.workflow
+    await suite.lab.admin.clearLog();
+    const workflowId = `${suite.workers.taskQueue}-bad-spec`;
+    const failure = await suite.temporal.client.workflow
       .execute<typeof provisionVm>('provisionVm', {
-        taskQueue: workers.taskQueue,
+        taskQueue: suite.workers.taskQueue,
         workflowId,
         args: [
           {
@@ -172,17 +158,17 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
       '  - spec: nics.0.vlan: VLAN 1–4094',
       '  - spec: (top level): unknown key(s) "colour"',
     ]);
-    const history = await temporal.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await suite.temporal.client.workflow.getHandle(workflowId).fetchHistory();
     const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
     expect(scheduled).toEqual(['loadProvisioningSettings']);
-    expect((await lab.admin.log()).requests).toEqual([]);
+    expect((await suite.lab.admin.log()).requests).toEqual([]);
   });
 
   it('provisions from a whole spec without a NetBox record, and starts the VM under the start limit', async () => {
     const name = 'spec-vm1';
-    const result = await temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
-      taskQueue: workers.taskQueue,
-      workflowId: `${workers.taskQueue}-${provisionWorkflowId({ name })}`,
+    const result = await suite.temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
+      taskQueue: suite.workers.taskQueue,
+      workflowId: `${suite.workers.taskQueue}-${provisionWorkflowId({ name })}`,
       args: [
         {
           spec: {
@@ -206,7 +192,7 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     expect(outcome('ip')).toEqual(['skipped']);
     expect(outcome('start')).toEqual(['created']);
     expect(result.waits.map((w) => w.for)).toEqual(['VM 9601 visible cluster-wide', 'VM start permit']);
-    const pve = lab.deps.proxmox!;
+    const pve = suite.lab.deps.proxmox!;
     expect((await pve.power.status('pve2', 9601)).status).toBe('running');
     const config = (await pve.config.get('pve2', 9601)).values;
     expect(config).toMatchObject({ onboot: '1', boot: 'order=virtio0;net0', tags: 'spec' });
@@ -214,16 +200,16 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
   });
 
   it('provisionPlanned builds every planned record of a tag, a bounded number at once; a second run starts nothing twice', async () => {
-    const tag = await lab.tag(`batch-${workers.taskQueue.slice(-8)}`);
-    const good = await Promise.all([lab.plannedVm({ tags: [tag] }), lab.plannedVm({ tags: [tag] })]);
+    const tag = await suite.lab.tag(`batch-${suite.workers.taskQueue.slice(-8)}`);
+    const good = await Promise.all([suite.lab.plannedVm({ tags: [tag] }), suite.lab.plannedVm({ tags: [tag] })]);
     // One that cannot be built: its VMID belongs to another Proxmox VM.
-    await lab.deps.proxmox!.vms.create({ node: 'pve1', vmid: 9701, name: 'someone-else' });
-    const clash = await lab.plannedVm({ tags: [tag], fields: { ferry_vmid: 9701 } });
-    const netboxName = lab.config.netbox!.name!;
+    await suite.lab.deps.proxmox!.vms.create({ node: 'pve1', vmid: 9701, name: 'someone-else' });
+    const clash = await suite.lab.plannedVm({ tags: [tag], fields: { ferry_vmid: 9701 } });
+    const netboxName = suite.lab.config.netbox!.name!;
     const run = (n: number) =>
-      temporal.client.workflow.execute<typeof provisionPlanned>('provisionPlanned', {
-        taskQueue: workers.taskQueue,
-        workflowId: `${workers.taskQueue}-planned-${n}`,
+      suite.temporal.client.workflow.execute<typeof provisionPlanned>('provisionPlanned', {
+        taskQueue: suite.workers.taskQueue,
+        workflowId: `${suite.workers.taskQueue}-planned-${n}`,
         args: [{ tag, maxConcurrent: 2 }],
       });
 
@@ -234,13 +220,13 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     expect(outcomes[clash.name]).toEqual(['failed', `provision-${netboxName}-${clash.id}`]);
     expect(first.vms.find((v) => v.name === clash.name)!.error).toContain('VMID 9701 already belongs to Proxmox VM "someone-else"');
     expect(first.counts).toEqual({ pending: 0, running: 0, finished: 3 });
-    for (const vm of good) expect((await lab.nb.getVirtualMachine(vm.id)).value.status.value).toBe('staged');
+    for (const vm of good) expect((await suite.lab.nb.getVirtualMachine(vm.id)).value.status.value).toBe('staged');
 
     // The failed record is still planned; the second run does not start it again.
     const second = await run(2);
     expect(second.vms.map((v) => [v.name, v.outcome])).toEqual([[clash.name, 'not-started']]);
     const runs = [];
-    for await (const wf of temporal.client.workflow.list({ query: `WorkflowId = 'provision-${netboxName}-${clash.id}'` })) runs.push(wf.runId);
+    for await (const wf of suite.temporal.client.workflow.list({ query: `WorkflowId = 'provision-${netboxName}-${clash.id}'` })) runs.push(wf.runId);
     expect(runs).toHaveLength(1);
   });
 });

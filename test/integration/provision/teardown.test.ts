@@ -6,46 +6,32 @@ import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownUpdate, tea
 import type { provisionVm } from '../../../workflows/provision-vm';
 import type { teardownVm } from '../../../workflows/teardown-vm';
 import { dig } from '../../helpers/bind-tools';
-import { runWorkers, startProvisionLab, type ProvisionLab, type RunningWorkers } from '../../helpers/provision-lab';
-import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
+import { useProvisionLab } from '../../helpers/provision-lab';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHl0ZXN0a2V5dGVzdGtleXRlc3RrZXl0ZXN0a2V5';
 
 describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () => {
   jest.setTimeout(180_000);
-  let temporal: TestTemporal;
-  let lab: ProvisionLab;
-  let workers: RunningWorkers;
-
-  beforeAll(async () => {
-    temporal = await connectTestTemporal();
-    lab = await startProvisionLab();
-    workers = await runWorkers(temporal.nativeConnection, lab.deps, 'down');
-  });
-  afterAll(async () => {
-    await workers?.stop();
-    await lab?.stop();
-    await temporal?.close();
-  });
+  const suite = useProvisionLab('down');
 
   /** A planned record provisioned and started: a VM in service. */
   async function runningVm(): Promise<{ id: number; name: string; vmid: number; address: string; fqdn: string; mac: string }> {
-    const { id, name } = await lab.plannedVm({});
-    const result = await temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
-      taskQueue: workers.taskQueue,
-      workflowId: `${workers.taskQueue}-${provisionWorkflowId({ netboxId: id })}`,
+    const { id, name } = await suite.lab.plannedVm({});
+    const result = await suite.temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
+      taskQueue: suite.workers.taskQueue,
+      workflowId: `${suite.workers.taskQueue}-${provisionWorkflowId({ netboxId: id })}`,
       args: [{ netboxId: id, start: true }],
     });
-    expect((await lab.deps.proxmox!.power.status('pve1', result.vmid!)).status).toBe('running');
+    expect((await suite.lab.deps.proxmox!.power.status('pve1', result.vmid!)).status).toBe('running');
     const mac = result.macs.net0!;
-    expect(await lab.nb.http.list('api/dcim/mac-addresses/', { mac_address: mac }, macAddressSchema)).toHaveLength(1);
+    expect(await suite.lab.nb.http.list('api/dcim/mac-addresses/', { mac_address: mac }, macAddressSchema)).toHaveLength(1);
     return { id, name, vmid: result.vmid!, address: result.address!, fqdn: result.fqdn!, mac };
   }
 
-  const teardownId = (vmid: number) => `${workers.taskQueue}-teardown-${vmid}`;
+  const teardownId = (vmid: number) => `${suite.workers.taskQueue}-teardown-${vmid}`;
   const startTeardown = (vmid: number) =>
-    temporal.client.workflow.start<typeof teardownVm>('teardownVm', {
-      taskQueue: workers.taskQueue,
+    suite.temporal.client.workflow.start<typeof teardownVm>('teardownVm', {
+      taskQueue: suite.workers.taskQueue,
       workflowId: teardownId(vmid),
       args: [{ vmid }],
       workflowIdConflictPolicy: 'USE_EXISTING',
@@ -54,9 +40,9 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
   it('tears down a running VM whose guest ignores shutdown; a failing cleanup is reported, the others done; a rerun finishes it', async () => {
     const vm = await runningVm();
     const host = vm.address.split('/')[0]!;
-    await lab.admin.setGuest(vm.vmid, { guestAcpi: false });
+    await suite.lab.admin.setGuest(vm.vmid, { guestAcpi: false });
     // The fault: known_hosts is a folder, so its cleanup cannot be done.
-    mkdirSync(lab.knownHostsFile, { recursive: true });
+    mkdirSync(suite.lab.knownHostsFile, { recursive: true });
 
     const first: TeardownResult = await (await startTeardown(vm.vmid)).result();
     expect(first.outcome).toBe('incomplete');
@@ -69,24 +55,24 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
     const byCleanup = Object.fromEntries(first.cleanups.map((c) => [c.cleanup, c]));
     expect(first.cleanups.map((c) => c.cleanup)).toEqual(['dns', 'known-hosts', 'ip', 'interfaces', 'netbox-vm']);
     expect(byCleanup.dns).toMatchObject({ result: 'done', detail: `removed PTR ${host}, ${vm.fqdn} A ${host}` });
-    expect(byCleanup['known-hosts']).toMatchObject({ result: 'failed', error: expect.stringContaining(`known_hosts ${lab.knownHostsFile}: not a file (EISDIR)`) });
+    expect(byCleanup['known-hosts']).toMatchObject({ result: 'failed', error: expect.stringContaining(`known_hosts ${suite.lab.knownHostsFile}: not a file (EISDIR)`) });
     expect(byCleanup.ip).toMatchObject({ result: 'done', detail: `removed ${vm.address}` });
     expect(byCleanup.interfaces).toMatchObject({ result: 'done', detail: expect.stringMatching(/^removed MAC object \d+ of net0, interface net0$/) });
     expect(byCleanup['netbox-vm']).toMatchObject({ result: 'done', detail: `deleted NetBox VM ${vm.id}` });
 
     // The VM and its disks are gone; so are its records, except the one that failed.
-    const pve = lab.deps.proxmox!;
+    const pve = suite.lab.deps.proxmox!;
     expect(await pve.vms.findById(vm.vmid)).toBeUndefined();
     expect(await pve.storage.content('pve1', 'local-lvm', { vmid: vm.vmid })).toEqual([]);
-    expect(await dig(lab.bind, vm.fqdn, 'A')).toEqual([]);
-    expect(await dig(lab.bind, host, 'PTR-of')).toEqual([]);
-    await expect(lab.nb.getVirtualMachine(vm.id)).rejects.toMatchObject({ status: 404 });
-    expect(await lab.nb.http.list('api/ipam/ip-addresses/', { address: vm.address }, ipAddressSchema)).toEqual([]);
-    expect(await lab.nb.http.list('api/dcim/mac-addresses/', { mac_address: vm.mac }, macAddressSchema)).toEqual([]);
+    expect(await dig(suite.lab.bind, vm.fqdn, 'A')).toEqual([]);
+    expect(await dig(suite.lab.bind, host, 'PTR-of')).toEqual([]);
+    await expect(suite.lab.nb.getVirtualMachine(vm.id)).rejects.toMatchObject({ status: 404 });
+    expect(await suite.lab.nb.http.list('api/ipam/ip-addresses/', { address: vm.address }, ipAddressSchema)).toEqual([]);
+    expect(await suite.lab.nb.http.list('api/dcim/mac-addresses/', { mac_address: vm.mac }, macAddressSchema)).toEqual([]);
 
     // The fault clears: known_hosts is a file with entries for the VM (and one for another host).
-    rmSync(lab.knownHostsFile, { recursive: true });
-    writeFileSync(lab.knownHostsFile, `${vm.name} ${KEY}\n${vm.fqdn},${host} ${KEY}\nother.example.com ${KEY}\n`);
+    rmSync(suite.lab.knownHostsFile, { recursive: true });
+    writeFileSync(suite.lab.knownHostsFile, `${vm.name} ${KEY}\n${vm.fqdn},${host} ${KEY}\nother.example.com ${KEY}\n`);
     const rerun: TeardownResult = await (await startTeardown(vm.vmid)).result();
     expect(rerun.outcome).toBe('torn-down');
     expect(rerun.resumed).toBe(true);
@@ -98,14 +84,14 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
       ['interfaces', 'already-absent'],
       ['netbox-vm', 'already-absent'],
     ]);
-    expect(rerun.cleanups[1]!.detail).toBe(`removed 2 line(s) of ${lab.knownHostsFile} (${vm.name}, ${vm.fqdn})`);
-    expect(readFileSync(lab.knownHostsFile, 'utf8')).toBe(`other.example.com ${KEY}\n`);
+    expect(rerun.cleanups[1]!.detail).toBe(`removed 2 line(s) of ${suite.lab.knownHostsFile} (${vm.name}, ${vm.fqdn})`);
+    expect(readFileSync(suite.lab.knownHostsFile, 'utf8')).toBe(`other.example.com ${KEY}\n`);
   });
 
   it('waits for a person when the record is active: a refused approver changes nothing, a rejection keeps the VM, an approval by signal removes it', async () => {
     const vm = await runningVm();
-    await lab.nb.updateVirtualMachine(vm.id, { status: 'active' });
-    rmSync(lab.knownHostsFile, { recursive: true, force: true });
+    await suite.lab.nb.updateVirtualMachine(vm.id, { status: 'active' });
+    rmSync(suite.lab.knownHostsFile, { recursive: true, force: true });
 
     const waitFor = async (handle: Awaited<ReturnType<typeof startTeardown>>, stage: string) => {
       for (let i = 0; i < 100; i++) {
@@ -128,7 +114,7 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
     await first.executeUpdate(rejectTeardownUpdate, { args: [{ by: 'alice', reason: 'still in use' }] });
     const rejected: TeardownResult = await first.result();
     expect(rejected).toMatchObject({ outcome: 'rejected', rejection: { by: 'alice', reason: 'still in use', via: 'update' }, steps: [], cleanups: [] });
-    expect((await lab.deps.proxmox!.power.status('pve1', vm.vmid)).status).toBe('running');
+    expect((await suite.lab.deps.proxmox!.power.status('pve1', vm.vmid)).status).toBe('running');
 
     const second = await startTeardown(vm.vmid);
     await waitFor(second, 'awaiting-approval');
@@ -140,6 +126,6 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
       ['delete', 'done'],
     ]);
     expect(done.cleanups.find((c) => c.cleanup === 'known-hosts')).toMatchObject({ result: 'already-absent' });
-    expect(await lab.deps.proxmox!.vms.findById(vm.vmid)).toBeUndefined();
+    expect(await suite.lab.deps.proxmox!.vms.findById(vm.vmid)).toBeUndefined();
   });
 });

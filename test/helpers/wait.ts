@@ -1,0 +1,24 @@
+import type { Client } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+
+const STARTED = proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+
+/** Polls `probe` until it answers something (errors count as not yet), or fails after the timeout. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The first of the workflows whose activity of this type is running right now. */
+export async function runningActivity(client: Client, workflowIds: string[], type: string): Promise<string | undefined> {
+  for (const id of workflowIds) {
+    const description = await client.workflow.getHandle(id).describe();
+    if ((description.raw.pendingActivities ?? []).some((a) => a.activityType?.name === type && a.state === STARTED)) return id;
+  }
+  return undefined;
+}
