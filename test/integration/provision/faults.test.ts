@@ -44,8 +44,7 @@ describe('provisioning under faults', () => {
   it('20 parallel provisions with 10% 5xx and lock contention: each one VM and one IP, distinct VMIDs from the allocator', async () => {
     await lab.admin.setSettings({ createTaskMs: 50 });
     const tag = await lab.tag('parallel');
-    const records = [];
-    for (let i = 0; i < 20; i++) records.push(await lab.plannedVm({ tags: [tag] }));
+    const records = await Promise.all(Array.from({ length: 20 }, () => lab.plannedVm({ tags: [tag] })));
     const workers = await runWorkers(temporal.nativeConnection, lab.deps, 'par');
     try {
       await lab.admin.clearLog();

@@ -4,6 +4,7 @@ import { SAMPLE_ISO } from '../../../src/lab/proxmox-sim/sample-cluster';
 import { changed, provisionWorkflowId, type ProvisionResult } from '../../../src/domain/provisioning';
 import { ipAddressSchema, vmInterfaceSchema } from '../../../src/netbox/schemas';
 import { parseNic } from '../../../src/proxmox/nics';
+import { provisionStatusQuery } from '../../../workflows/messages';
 import type { provisionPlanned } from '../../../workflows/provision-planned';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import { dig } from '../../helpers/bind-tools';
@@ -117,8 +118,26 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     );
     expect(apiWrites((await suite.lab.admin.log()).requests)).toEqual([]);
     expect(await pve.vms.findById(9501)).toBeUndefined();
+    // The status query still answers after the failure (a worker replays it): where it stopped, and why.
+    const status = await suite.temporal.client.workflow.getHandle(`${suite.workers.taskQueue}-${provisionWorkflowId({ netboxId: id })}`).query(provisionStatusQuery);
+    expect(status).toMatchObject({ stage: 'failed', vmid: 9501, name, steps: [], error: cause.message });
     expect((await suite.lab.nb.getVirtualMachine(id)).value.status.value).toBe('planned');
     expect(await suite.lab.nb.listInterfaces(id)).toEqual([]);
+  });
+
+  it('checks through the API that the node has the storage, network and ISO, and lists every problem before building anything', async () => {
+    const { id, name } = await suite.lab.plannedVm({ fields: { ferry_vmid: 9602, ferry_storage: 'ceph', ferry_network: 'vmbr9', ferry_iso: 'local:iso/missing.iso' } });
+    await suite.lab.admin.clearLog();
+    const failure = await provision(id).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect((failure as WorkflowFailedError).cause).toMatchObject({
+      type: 'PreflightFailed',
+      nonRetryable: true,
+      message: `${name} cannot be built on pve1: storage ceph is not available on pve1 (it has local, local-lvm, nfs-migration); network vmbr9 is neither a bridge on pve1 nor an SDN VNet; ISO local:iso/missing.iso is not in storage local on pve1`,
+    });
+    expect(apiWrites((await suite.lab.admin.log()).requests)).toEqual([]);
   });
 
   it('fails a bad spec at once, non-retryable, with every problem listed; nothing is read or written beyond the settings', async () => {
