@@ -160,7 +160,8 @@ export class VmsApi {
 
   private async existing(spec: VmShellSpec, wait: WaitOptions): Promise<CreateResult | undefined> {
     const path = vmPath(spec.node, spec.vmid);
-    const deadline = Date.now() + (wait.timeoutMs ?? 600_000);
+    const started = Date.now();
+    const deadline = started + (wait.timeoutMs ?? 600_000);
     let config;
     for (;;) {
       try {
@@ -179,6 +180,8 @@ export class VmsApi {
       // A create still running (ours, from an attempt whose answer was lost): wait for it to finish.
       if (config.values.lock !== 'create') break;
       if (Date.now() > deadline) throw new ProxmoxLockedError(`VM ${spec.vmid} is still being created (lock: create)`, { vmid: spec.vmid });
+      // A wait on a task like any other: the caller's progress callback (an activity's heartbeat) hears of it.
+      wait.onProgress?.({ upid: `(the earlier create of VM ${spec.vmid})`, type: 'qmcreate', elapsedMs: Date.now() - started, running: true });
       await new Promise((r) => setTimeout(r, wait.pollIntervalMs ?? 200));
     }
     if (spec.name !== undefined && config.values.name !== spec.name) {
