@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { toolPath } from '../../src/lab/tools';
@@ -154,6 +154,11 @@ describe('ferry lab, as a user runs it', () => {
     expect(status.output()).toMatch(/^ {4}create-vm +VM 9001: created \(lab-web1 on pve1\)$/m);
     expect(status.output()).toMatch(/^ {4}dns-a +lab-web1\.lab\.ferry\.test A 192\.0\.2\.\d+: created$/m);
     expect(status.output()).toMatch(/^ {4}netbox-status +NetBox VM \d+: updated \(staged\)$/m);
+
+    // The same from the temporal CLI, as the README shows.
+    const queried = await run(toolPath('temporal'), ['workflow', 'query', '--address', `127.0.0.1:${port}`, '--workflow-id', ids['lab-web1']!, '--name', 'status', '-o', 'json']);
+    expect(queried.code).toBe(0);
+    expect(JSON.parse(queried.stdout)).toMatchObject({ queryResult: [{ kind: 'provision', stage: 'done', vmid: 9001, name: 'lab-web1' }] });
   });
 
   it('tears a VM down with `ferry teardown --vmid`, and another by --netbox-id once `ferry approve` lets it', async () => {
@@ -194,6 +199,30 @@ describe('ferry lab, as a user runs it', () => {
     expect(vmids).toContain(9001);
     expect(vmids).not.toContain(9002);
     expect(vmids).not.toContain(9003);
+  });
+
+  it('provisions from the CLI: a spec file, a NetBox record again (a rerun that changes nothing); a bad spec is refused before anything starts', async () => {
+    const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
+    const dir = mkdtempSync(path.join(tmpdir(), 'ferry-spec-'));
+    const spec = path.join(dir, 'cli-vm1.yaml');
+    writeFileSync(spec, 'name: cli-vm1\nvmid: 9200\nnode: pve2\ncores: 1\nmemoryMiB: 512\ndisks: [{ slot: scsi0, storage: local-lvm, sizeGiB: 1 }]\nnics: [{ slot: net0, network: vmbr1 }]\n');
+    const fromSpec = spawnFerry(['provision', '--spec', spec, '--wait'], env);
+    expect(await fromSpec.exited).toBe(0);
+    expect(fromSpec.output()).toContain('provision-spec-cli-vm1 (provisionVm): COMPLETED\n  stage: done, outcome provisioned\n  VM 9200, cli-vm1, on pve2');
+    expect(fromSpec.output()).toMatch(/^ {4}create-vm +VM 9200: created \(cli-vm1 on pve2\)$/m);
+
+    const bad = path.join(dir, 'bad.yaml');
+    writeFileSync(bad, 'name: bad vm\nnode: pve2\ncores: 0\nmemoryMiB: 512\n');
+    const refused = spawnFerry(['provision', '--spec', bad], env);
+    expect(await refused.exited).toBe(1);
+    expect(refused.output()).toContain(`${bad} is not a valid VM spec:\n  - ${bad}: name: a DNS label`);
+    expect(refused.output()).toContain(`  - ${bad}: cores: at least 1`);
+
+    const [, web1NetboxId] = lab.output().match(/^ {2}lab-web1 +VM 9001 \S+ +provision-lab-\S+-(\d+)$/m) ?? [];
+    const again = spawnFerry(['provision', '--netbox-id', web1NetboxId!, '--wait'], env);
+    expect(await again.exited).toBe(0);
+    expect(again.output()).toMatch(/^ {4}create-vm +VM 9001: adopted /m);
+    expect(again.output()).not.toMatch(/: (created|updated)/);
   });
 
   it('stops cleanly on Ctrl-C', async () => {
