@@ -24,16 +24,21 @@ async function main(names: string[]): Promise<void> {
   const bundlePath = path.join(REPO_ROOT, '.state', 'record-bundle.js');
   writeFileSync(bundlePath, bundle.code);
   process.env.FERRY_TEST_WORKFLOW_BUNDLE = bundlePath;
+  process.env.FERRY_TEST_TEMPORAL_ADDRESS = server.address; // the test helpers the scenarios use
   const clientConnection = await Connection.connect({ address: server.address });
   const connection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection: clientConnection });
   try {
     for (const scenario of selected) {
-      const workflowId = await scenario.run({ client, connection, address: server.address });
-      const history = await client.workflow.getHandle(workflowId).fetchHistory();
-      const file = path.join(REPO_ROOT, 'test', 'histories', `${scenario.name}.json`);
-      writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
-      console.log(`recorded ${scenario.name}: ${history.events?.length ?? 0} events → ${path.relative(REPO_ROOT, file)}`);
+      const made = await scenario.run({ client, connection, address: server.address });
+      const histories = typeof made === 'string' ? { [scenario.name]: made } : made;
+      for (const [name, workflowId] of Object.entries(histories)) {
+        const history = await client.workflow.getHandle(workflowId).fetchHistory();
+        const file = path.join(REPO_ROOT, 'test', 'histories', `${name}.json`);
+        // The workflow id goes with the history: replay needs it (child ids and the like derive from it).
+        writeFileSync(file, `${JSON.stringify({ workflowId, history: JSON.parse(historyToJSON(history)) }, null, 1)}\n`);
+        console.log(`recorded ${name}: ${history.events?.length ?? 0} events → ${path.relative(REPO_ROOT, file)}`);
+      }
     }
   } finally {
     await clientConnection.close();

@@ -46,6 +46,8 @@ export interface MigrationWaveInput {
   selection: WaveSelection;
   /** VM workflows running at once (those waiting for approval count). */
   maxConcurrent?: number;
+  /** Start a new run (continue-as-new) after this many VM workflows were started in one run (default: when Temporal suggests it). */
+  continueAsNewAfter?: number;
   /** Approve every VM up front (recorded like any approval; the approver must be known). For labs and benchmarks. */
   autoApprove?: CutoverDecision;
   /** State carried over continue-as-new. */
@@ -100,6 +102,16 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     upsertSearchAttributes([{ key: FerryStage, value: stage }]);
   };
   const byMoid = () => new Map(status.vms.map((vm) => [vm.moid, vm]));
+  // Signals to the VMs' workflows still on their way: a run must not end (or continue as new) before
+  // they are delivered, or a VM would never hear its approval.
+  const inFlight = new Set<Promise<unknown>>();
+  const send = (signal: Promise<unknown>) => {
+    const tracked = signal.catch(() => undefined).finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  };
+  const delivered = async () => {
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+  };
 
   setHandler(waveStatusQuery, () => ({ ...status, counts: waveCounts(status.vms) }));
   setHandler(vmStageSignal, ({ moid, stage }) => {
@@ -121,14 +133,14 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     if (throughput.measured) {
       status.importThroughputBytesPerSecond = throughput.bytesPerSecond;
       for (const other of status.vms.filter((v) => v.state === 'running' && v.stage === 'awaiting-approval')) {
-        void getExternalWorkflowHandle(other.workflowId).signal(importThroughputSignal, throughput).catch(() => undefined);
+        send(getExternalWorkflowHandle(other.workflowId).signal(importThroughputSignal, throughput));
       }
     }
   });
   const approve = (decision: CutoverDecision & { vms?: string[] }, via: 'update' | 'signal') => {
     const approval: WaveApproval = { by: decision.by, reason: decision.reason, at: workflowNow(), via, vms: decision.vms ?? 'all' };
     status.approvals.push(approval);
-    for (const vm of status.vms.filter((v) => v.state === 'running' && covered(approval, v.name))) forwardApproval(vm, approval);
+    for (const vm of status.vms.filter((v) => v.state === 'running' && covered(approval, v.name))) send(forwardApproval(vm, approval));
   };
   const approvalProblem = (decision: CutoverDecision & { vms?: string[] }) => {
     if (!settings) return 'the wave is still loading its settings; try again in a moment';
@@ -190,19 +202,26 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
   // --- the VMs, a bounded number at a time ---
   setStage('migrating');
   const limit = input.maxConcurrent ?? DEFAULT_CONCURRENCY;
+  let startedThisRun = 0;
+  // A long wave starts afresh (continue-as-new) before its history grows too long; the VMs it started
+  // keep running and report to the new run.
+  const timeForNewRun = () =>
+    workflowInfo().continueAsNewSuggested || (input.continueAsNewAfter !== undefined && startedThisRun >= input.continueAsNewAfter);
   for (;;) {
     const running = status.vms.filter((v) => v.state === 'running').length;
     const next = status.vms.find((v) => v.state === 'pending');
     if (next && running < limit) {
       await startVm(next, loaded, input.waveId, waveWorkflowId, imports, snapshots[next.moid]!);
       delete snapshots[next.moid];
+      startedThisRun += 1;
       const approval = approvedBy(status.approvals, next.name);
-      if (approval) forwardApproval(next, approval);
+      if (approval) send(forwardApproval(next, approval));
       continue;
     }
     if (!next && running === 0) break;
-    if (workflowInfo().continueAsNewSuggested) {
+    if (timeForNewRun()) {
       await condition(allHandlersFinished);
+      await delivered();
       await continueAsNew<typeof migrationWave>({
         ...input,
         autoApprove: undefined,
@@ -221,6 +240,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
   }
   setStage('done');
   await condition(allHandlersFinished);
+  await delivered();
   return { status: { ...status, counts: waveCounts(status.vms) }, actions, sdn: sdn! };
 }
 
@@ -228,8 +248,8 @@ function covered(approval: WaveApproval, name: string): boolean {
   return approval.vms === 'all' || approval.vms.includes(name);
 }
 
-function forwardApproval(vm: WaveVm, approval: WaveApproval): void {
-  void getExternalWorkflowHandle(vm.workflowId)
+function forwardApproval(vm: WaveVm, approval: WaveApproval): Promise<void> {
+  return getExternalWorkflowHandle(vm.workflowId)
     .signal(approveCutoverSignal, { by: approval.by, reason: `${approval.reason} (wave approval)` })
     .catch(() => undefined);
 }

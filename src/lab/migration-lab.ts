@@ -1,4 +1,9 @@
 import type { LabComponent } from './components';
+import { SimulatorAdmin } from './proxmox-sim/admin-client';
+import type { SimSettings } from './proxmox-sim/cluster';
+import { sampleCluster, sampleCredentials } from './proxmox-sim/sample-cluster';
+import { startProxmoxSimulator, type ProxmoxSimulator } from './proxmox-sim/server';
+import { startVcsimLab, type VcsimLab } from './vcsim/vcsim-lab';
 import { nfsMigrationDir } from './shared-paths';
 import { ESTATE } from './vcsim/estate';
 
@@ -35,3 +40,71 @@ export const migrationLabComponent: LabComponent = {
     };
   },
 };
+
+export interface MigrationSimsOptions {
+  stateDir: string;
+  /** Scale VMs in the vcsim estate. */
+  extraVms: number;
+  temporalAddress: string;
+  /** The vCenter's name in workflow ids (unique per run keeps runs apart). */
+  vcenterName: string;
+  sim?: Partial<SimSettings>;
+  methodDelay?: Record<string, number>;
+  migration?: Record<string, unknown>;
+  limits?: Record<string, number>;
+}
+
+export interface MigrationSims {
+  pve: ProxmoxSimulator;
+  vcsim: VcsimLab;
+  /** Simulator admin (request and task logs, faults). */
+  admin: SimulatorAdmin;
+  /** ferry.yaml for a worker against both simulators (no secrets), and the secrets. */
+  document: Record<string, unknown>;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The Proxmox simulator (PVE 9.1 sample cluster) and vcsim (the lab estate) sharing one state folder,
+ * so the NFS datastore `nfs-migration` is one folder for both: what tests and the benchmark migrate.
+ */
+export async function startMigrationSims(options: MigrationSimsOptions): Promise<MigrationSims> {
+  const credentials = sampleCredentials();
+  const pve = await startProxmoxSimulator({
+    ...sampleCluster(options.stateDir, '9.1', credentials),
+    settings: { resourcesLagMs: 300, createTaskMs: 50, taskMs: 20, authFailureDelayMs: 50, ...options.sim },
+  });
+  const vcsim = await startVcsimLab({ stateDir: options.stateDir, extraVms: options.extraVms, methodDelay: options.methodDelay });
+  const admin = new SimulatorAdmin(pve.url, pve.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });
+  return {
+    pve,
+    vcsim,
+    admin,
+    document: {
+      temporal: { address: options.temporalAddress },
+      proxmox: {
+        host: pve.host,
+        port: pve.port,
+        user: credentials.tokenUser,
+        tokenId: credentials.tokenName,
+        privilegedUser: 'root@pam',
+        validateCerts: true,
+        caFile: pve.caFile,
+      },
+      vsphere: { ...vcsim.config, name: options.vcenterName, discovery: { datacenter: ESTATE.datacenter } },
+      migration: { ...labMigrationSection(options.stateDir), ...options.migration },
+      limits: { vmotion: 2, importPerStorage: 2, ...options.limits },
+    },
+    env: {
+      PROXMOX_TOKEN_SECRET: credentials.tokenSecret,
+      PROXMOX_PRIVILEGED_PASSWORD: credentials.rootPassword,
+      VMWARE_PASSWORD: vcsim.password,
+    },
+    async stop() {
+      await admin.close();
+      await vcsim.stop();
+      await pve.stop();
+    },
+  };
+}

@@ -2,6 +2,7 @@ import { ProxmoxTaskError, ProxmoxTaskTimeoutError } from './errors';
 import { taskLogSchema, taskStatusSchema } from './schemas';
 import type { ProxmoxTransport } from './transport';
 import { parseUpid } from './upid';
+import { nextPollDelay } from '../poll-delay';
 
 /**
  * Waiting for a PVE task (UPID). PVE's own rule for success: the task stopped and its exit status is
@@ -18,7 +19,7 @@ export interface TaskProgress {
 export interface WaitOptions {
   /** Give up after this long (ProxmoxTaskTimeoutError, retryable; the task may still finish). Default 10 min. */
   timeoutMs?: number;
-  /** Longest pause between polls; polling starts fast and backs off to this. Default 1000 ms. */
+  /** Longest pause between polls; polls come a tenth of the elapsed time apart up to this. Default 1000 ms. */
   pollIntervalMs?: number;
   /** Called after every poll: activities heartbeat from here. */
   onProgress?: (progress: TaskProgress) => void;
@@ -47,7 +48,6 @@ export class TaskWaiter {
     const timeoutMs = options.timeoutMs ?? this.defaults.timeoutMs;
     const maxPause = options.pollIntervalMs ?? this.defaults.pollIntervalMs;
     const started = Date.now();
-    let pause = Math.min(25, maxPause);
     const path = `/nodes/${node}/tasks/${encodeURIComponent(upid)}`;
     for (;;) {
       const status = await this.transport.call('GET', `${path}/status`, {}, taskStatusSchema);
@@ -64,8 +64,7 @@ export class TaskWaiter {
         throw new ProxmoxTaskError(upid, exitstatus, lines.slice(-LOG_TAIL));
       }
       if (elapsedMs >= timeoutMs) throw new ProxmoxTaskTimeoutError(upid, elapsedMs);
-      await new Promise((r) => setTimeout(r, Math.min(pause, timeoutMs - elapsedMs)));
-      pause = Math.min(pause * 2, maxPause);
+      await new Promise((r) => setTimeout(r, Math.min(nextPollDelay(elapsedMs, maxPause), timeoutMs - elapsedMs)));
     }
   }
 

@@ -1,3 +1,4 @@
+import { nextPollDelay } from '../poll-delay';
 import type { MoRef } from './envelope';
 import { faultFromLocalized, VsphereCancelledError } from './faults';
 import { retrieveProperties } from './property-collector';
@@ -80,7 +81,7 @@ export async function waitForTask(
   options: WaitOptions = {},
 ): Promise<XmlElement | undefined> {
   const started = performance.now();
-  const interval = options.pollIntervalMs ?? 1000;
+  const maxInterval = options.pollIntervalMs ?? 1000;
   for (;;) {
     const info = await readTaskInfo(session, task);
     options.onProgress?.({
@@ -96,7 +97,7 @@ export async function waitForTask(
       throw faultFromLocalized(info.error, { method: context.method, object: context.object });
     }
     try {
-      await sleep(interval, options.signal);
+      await sleep(nextPollDelay(performance.now() - started, maxInterval), options.signal);
     } catch (err) {
       // Best effort: vCenter refuses for tasks that cannot be cancelled (vcsim marks none cancelable but honours it).
       await session.call('CancelTask', task).catch(() => undefined);

@@ -4,12 +4,11 @@ import path from 'node:path';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { parseConfig, type FerryConfig } from '../../src/config';
-import { labMigrationSection } from '../../src/lab/migration-lab';
-import { SimulatorAdmin } from '../../src/lab/proxmox-sim/admin-client';
+import { startMigrationSims } from '../../src/lab/migration-lab';
 import type { SimSettings } from '../../src/lab/proxmox-sim/cluster';
-import { sampleCluster, sampleCredentials } from '../../src/lab/proxmox-sim/sample-cluster';
-import { startProxmoxSimulator, type ProxmoxSimulator } from '../../src/lab/proxmox-sim/server';
-import { startVcsimLab, type VcsimLab } from '../../src/lab/vcsim/vcsim-lab';
+import type { SimulatorAdmin } from '../../src/lab/proxmox-sim/admin-client';
+import type { ProxmoxSimulator } from '../../src/lab/proxmox-sim/server';
+import type { VcsimLab } from '../../src/lab/vcsim/vcsim-lab';
 import { heavyQueue } from '../../src/domain/task-queues';
 import { createDependencies } from '../../src/worker/dependencies';
 import { devServerAddress, uniqueName, workflowBundlePath } from './temporal';
@@ -35,50 +34,33 @@ export interface MigrationLabOptions {
   limits?: Record<string, number>;
 }
 
-/**
- * The Proxmox simulator and vcsim (with the lab estate) sharing one state folder, so the NFS datastore
- * `nfs-migration` is one folder for both, and the worker dependencies to drive them.
- */
+/** The simulators of src/lab/migration-lab.ts in a fresh folder, and worker dependencies to drive them. */
 export async function startMigrationLab(options: MigrationLabOptions = {}): Promise<MigrationLab> {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-migration-'));
-  const credentials = sampleCredentials();
-  const pve = await startProxmoxSimulator({
-    ...sampleCluster(stateDir, '9.1', credentials),
-    settings: { resourcesLagMs: 300, createTaskMs: 50, taskMs: 20, authFailureDelayMs: 50, ...options.sim },
-  });
-  const vcsim = await startVcsimLab({ stateDir, extraVms: TEST_EXTRA_VMS, methodDelay: options.methodDelay });
-  const document: Record<string, unknown> = {
-    temporal: { address: devServerAddress() },
-    proxmox: { host: pve.host, port: pve.port, user: credentials.tokenUser, tokenId: credentials.tokenName, validateCerts: true, caFile: pve.caFile },
+  const sims = await startMigrationSims({
+    stateDir,
+    extraVms: TEST_EXTRA_VMS,
+    temporalAddress: devServerAddress(),
     // A vCenter name of its own, so workflow ids (migrate-<vcenter>-<moid>) never meet another test's.
-    vsphere: { ...vcsim.config, name: uniqueName('vc'), discovery: { datacenter: 'DC0' } },
-    migration: { ...labMigrationSection(stateDir), ...options.migration },
-    limits: { vmotion: 2, importPerStorage: 2, ...options.limits },
-  };
-  const env = {
-    PROXMOX_TOKEN_SECRET: credentials.tokenSecret,
-    PROXMOX_PRIVILEGED_PASSWORD: credentials.rootPassword,
-    VMWARE_PASSWORD: vcsim.password,
-  };
-  const config = parseConfig(document, env, 'migration lab');
+    vcenterName: uniqueName('vc'),
+    ...options,
+  });
+  const config = parseConfig(sims.document, sims.env, 'migration lab');
   const deps = await createDependencies(config);
-  const admin = new SimulatorAdmin(pve.url, pve.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });
   return {
     stateDir,
-    pve,
-    admin,
-    vcsim,
-    document,
-    env,
+    pve: sims.pve,
+    admin: sims.admin,
+    vcsim: sims.vcsim,
+    document: sims.document,
+    env: sims.env,
     config,
     deps,
     async stop() {
       await deps.vsphere?.close().catch(() => undefined);
       await deps.proxmox?.close();
       await deps.proxmoxPrivileged?.close();
-      await admin.close();
-      await vcsim.stop();
-      await pve.stop();
+      await sims.stop();
       rmSync(stateDir, { recursive: true, force: true });
     },
   };

@@ -36,8 +36,6 @@ export interface ProvisionLab extends Omit<MigrationLab, 'vcsim'> {
 export interface ProvisionLabOptions {
   sim?: Partial<SimSettings>;
   provisioning?: Record<string, unknown>;
-  /** Default: the run-wide test dev server. */
-  temporalAddress?: string;
 }
 
 /**
@@ -60,7 +58,7 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
   const seeded = await seedLabNetbox(nb);
   const knownHostsFile = labKnownHostsFile(stateDir);
   const document: Record<string, unknown> = {
-    temporal: { address: options.temporalAddress ?? devServerAddress() },
+    temporal: { address: devServerAddress() },
     proxmox: { host: pve.host, port: pve.port, user: credentials.tokenUser, tokenId: credentials.tokenName, validateCerts: true, caFile: pve.caFile },
     // A name of its own, so workflow ids (provision-<netbox>-<id>) never meet another test's.
     netbox: { url: netbox.url, name: uniqueName('nb') },

@@ -18,8 +18,10 @@ import { approveTeardownSignal, teardownStatusQuery } from '../../workflows/mess
 import type { provisionPlanned } from '../../workflows/provision-planned';
 import type { provisionVm } from '../../workflows/provision-vm';
 import type { teardownVm } from '../../workflows/teardown-vm';
-import { runWorkers, startProvisionLab, type ProvisionLab } from '../helpers/provision-lab';
+import { runWorkers, startProvisionLab } from '../helpers/provision-lab';
 import { createTestWorker, uniqueName } from '../helpers/temporal';
+import { labWorkers, startMigrationLab } from '../helpers/migration-lab';
+import type { migrationWave } from '../../workflows/migration-wave';
 
 export interface ScenarioContext {
   client: Client;
@@ -29,8 +31,8 @@ export interface ScenarioContext {
 
 export interface Scenario {
   name: string;
-  /** Runs the scenario; returns the id of the workflow whose history is stored. */
-  run(ctx: ScenarioContext): Promise<string>;
+  /** Runs the scenario; returns the id of the workflow whose history is stored as `<name>.json`, or several by file name. */
+  run(ctx: ScenarioContext): Promise<string | Record<string, string>>;
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -65,78 +67,74 @@ export const SCENARIOS: Scenario[] = [
       return semaphoreWorkflowId(scopedLimitKey(taskQueue, key));
     },
   },
+  {
+    name: 'migration',
+    async run({ client, connection }) {
+      const lab = await startMigrationLab();
+      try {
+        const workers = await labWorkers(connection, lab.deps);
+        const result = await workers.run(() =>
+          client.workflow.execute<typeof migrationWave>('migrationWave', {
+            taskQueue: workers.taskQueue,
+            workflowId: `${workers.taskQueue}-wave`,
+            args: [
+              {
+                waveId: workers.taskQueue,
+                selection: { names: ['mig-web01', 'mig-snap01', 'scale-0001'] },
+                autoApprove: { by: 'alice', reason: 'recorded for the replay test' },
+              },
+            ],
+          }),
+        );
+        const web01 = result.status.vms.find((v) => v.name === 'mig-web01')!;
+        return { 'migration-wave': `${workers.taskQueue}-wave`, 'migrate-vm': web01.workflowId };
+      } finally {
+        await lab.stop();
+      }
+    },
+  },
 ];
 
-/** Runs `fn` against a fresh provisioning lab (simulator, NetBox, BIND) with workers on their own queue. */
-async function withProvisionLab<T>(ctx: ScenarioContext, fn: (lab: ProvisionLab, taskQueue: string) => Promise<T>): Promise<T> {
-  const lab = await startProvisionLab({ temporalAddress: ctx.address });
-  const workers = await runWorkers(ctx.connection, lab.deps, 'record');
-  try {
-    return await fn(lab, workers.taskQueue);
-  } finally {
-    await workers.stop();
-    await lab.stop();
-  }
-}
+SCENARIOS.push({
+  /**
+   * One provisioning lab (simulator, NetBox, BIND), four histories: a planned record without a VMID
+   * (allocation, the whole build, NetBox, DNS, a start under the permit); a batch of two; the allocator
+   * after answering them all (a running workflow: its history so far); and the teardown of the first
+   * VM while its record is active (approval by signal, a guest that ignores shutdown, a cleanup that
+   * fails).
+   */
+  name: 'provisioning',
+  async run({ client, connection }) {
+    const lab = await startProvisionLab();
+    const workers = await runWorkers(connection, lab.deps, 'record');
+    const taskQueue = workers.taskQueue;
+    try {
+      const { id } = await lab.plannedVm({ fields: { ferry_vlan: 20 } });
+      const provision = provisionWorkflowId({ netboxId: id });
+      const built = await client.workflow.execute<typeof provisionVm>('provisionVm', { taskQueue, workflowId: provision, args: [{ netboxId: id, start: true }] });
 
-SCENARIOS.push(
-  {
-    // A planned record without a VMID: allocation, the whole build, NetBox, DNS, and a start under the permit.
-    name: 'provision',
-    run: (ctx) =>
-      withProvisionLab(ctx, async (lab, taskQueue) => {
-        const { id } = await lab.plannedVm({ fields: { ferry_vlan: 20 } });
-        const workflowId = provisionWorkflowId({ netboxId: id });
-        await ctx.client.workflow.execute<typeof provisionVm>('provisionVm', { taskQueue, workflowId, args: [{ netboxId: id, start: true }] });
-        return workflowId;
-      }),
+      const tag = await lab.tag('recorded');
+      await Promise.all([lab.plannedVm({ tags: [tag] }), lab.plannedVm({ tags: [tag] })]);
+      const planned = 'provision-planned-recorded';
+      await client.workflow.execute<typeof provisionPlanned>('provisionPlanned', { taskQueue, workflowId: planned, args: [{ tag }] });
+
+      const vmid = built.vmid!;
+      await lab.nb.updateVirtualMachine(id, { status: 'active' });
+      await lab.admin.setGuest(vmid, { guestAcpi: false });
+      mkdirSync(lab.knownHostsFile);
+      const teardown = await client.workflow.start<typeof teardownVm>('teardownVm', { taskQueue, workflowId: teardownWorkflowId(vmid), args: [{ vmid }] });
+      while ((await teardown.query(teardownStatusQuery)).stage !== 'awaiting-approval') await new Promise((r) => setTimeout(r, 100));
+      await teardown.signal(approveTeardownSignal, { by: 'alice', reason: 'recorded' });
+      await teardown.result();
+      return {
+        provision,
+        'provision-planned': planned,
+        'vmid-allocator': scopedLimitKey(taskQueue, VMID_ALLOCATOR_KEY),
+        teardown: teardown.workflowId,
+      };
+    } finally {
+      await workers.stop();
+      await lab.stop();
+    }
   },
-  {
-    // Two planned records, built as children of one batch.
-    name: 'provision-planned',
-    run: (ctx) =>
-      withProvisionLab(ctx, async (lab, taskQueue) => {
-        const tag = await lab.tag('recorded');
-        await Promise.all([lab.plannedVm({ tags: [tag] }), lab.plannedVm({ tags: [tag] })]);
-        const workflowId = 'provision-planned-recorded';
-        await ctx.client.workflow.execute<typeof provisionPlanned>('provisionPlanned', { taskQueue, workflowId, args: [{ tag }] });
-        return workflowId;
-      }),
-  },
-  {
-    // The allocator after answering two provisions at once (a running workflow: its history so far).
-    name: 'vmid-allocator',
-    run: (ctx) =>
-      withProvisionLab(ctx, async (lab, taskQueue) => {
-        const records = await Promise.all([lab.plannedVm({}), lab.plannedVm({})]);
-        await Promise.all(
-          records.map(({ id }) =>
-            ctx.client.workflow.execute<typeof provisionVm>('provisionVm', { taskQueue, workflowId: provisionWorkflowId({ netboxId: id }), args: [{ netboxId: id }] }),
-          ),
-        );
-        return scopedLimitKey(taskQueue, VMID_ALLOCATOR_KEY);
-      }),
-  },
-  {
-    // An active record: approval by signal, a guest that ignores shutdown (forced stop), a cleanup that fails.
-    name: 'teardown',
-    run: (ctx) =>
-      withProvisionLab(ctx, async (lab, taskQueue) => {
-        const { id } = await lab.plannedVm({});
-        const built = await ctx.client.workflow.execute<typeof provisionVm>('provisionVm', {
-          taskQueue,
-          workflowId: provisionWorkflowId({ netboxId: id }),
-          args: [{ netboxId: id, start: true }],
-        });
-        const vmid = built.vmid!;
-        await lab.nb.updateVirtualMachine(id, { status: 'active' });
-        await lab.admin.setGuest(vmid, { guestAcpi: false });
-        mkdirSync(lab.knownHostsFile);
-        const handle = await ctx.client.workflow.start<typeof teardownVm>('teardownVm', { taskQueue, workflowId: teardownWorkflowId(vmid), args: [{ vmid }] });
-        while ((await handle.query(teardownStatusQuery)).stage !== 'awaiting-approval') await new Promise((r) => setTimeout(r, 100));
-        await handle.signal(approveTeardownSignal, { by: 'alice', reason: 'recorded' });
-        await handle.result();
-        return handle.workflowId;
-      }),
-  },
-);
+});

@@ -77,7 +77,10 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
     if (file.startsWith('/')) {
       if (ctx.user !== 'root@pam') throw fail('Only root can pass arbitrary filesystem paths.');
       if (!existsSync(file)) throw fail(`unable to find disk image '${file}'`);
-      return value;
+      // As qemu-server does for a disk it did not allocate: it reads the size and writes it down.
+      if (props.media === 'cdrom') return value;
+      const { size: _ignored, ...rest } = props;
+      return formatPropertyString({ ...rest, file, size: formatDiskSize((await imageInfo(file)).virtualSize) }, 'file');
     }
     const volume = cluster.storages.resolve(file, vm.node);
     if (!cluster.storages.exists(volume)) throw fail(`volume '${file}' does not exist`);

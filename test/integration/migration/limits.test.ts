@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { peakConcurrency } from '../../../src/lab/proxmox-sim/admin-client';
+import { approveWaveUpdate, waveStatusQuery } from '../../../workflows/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';
@@ -22,8 +23,8 @@ describe('global limits with two worker processes', () => {
   beforeAll(async () => {
     temporal = await connectTestTemporal();
     lab = await startMigrationLab({
-      methodDelay: { RelocateVm: 700, LockHandoff: 0 },
-      sim: { importTaskMs: 400 },
+      methodDelay: { RelocateVm: 400, LockHandoff: 0 },
+      sim: { importTaskMs: 1500 },
       migration: { heartbeatTimeout: '5s' },
       limits: { vmotion: 2, importPerStorage: 2 },
     });
@@ -48,11 +49,20 @@ describe('global limits with two worker processes', () => {
       workers.push(await startWorkerProcess({ name, config, env: lab.env, configFile: path.join(lab.stateDir, `${name}.yaml`) }));
     }
     const started = Date.now();
-    const result = await temporal.client.workflow.execute<typeof migrationWave>('migrationWave', {
+    const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
       taskQueue,
       workflowId: `${taskQueue}-wave`,
-      args: [{ waveId: taskQueue, selection: { folder: '/DC0/vm/scale' }, autoApprove: { by: 'lab-admin', reason: 'limits test' } }],
+      args: [{ waveId: taskQueue, selection: { folder: '/DC0/vm/scale' } }],
     });
+    // All ten reach the gate, then are approved together: ten imports want to start at once.
+    for (let i = 0; ; i++) {
+      const status = await wave.query(waveStatusQuery);
+      if (status.vms.length === 10 && status.vms.every((v) => v.stage === 'awaiting-approval')) break;
+      if (i > 1200) throw new Error(`the VMs did not reach the gate: ${JSON.stringify(status.vms)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'lab-admin', reason: 'limits test' }] });
+    const result = await wave.result();
     expect(result.status.vms.length).toBe(10);
     expect(result.status.vms.every((v) => v.outcome === 'migrated')).toBe(true);
 

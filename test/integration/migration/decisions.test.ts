@@ -1,0 +1,201 @@
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Client } from '@temporalio/client';
+import type { ActivityDeps } from '../../../activities';
+import type { MigrationStatus } from '../../../src/domain/migration';
+import { nfsMigrationDir } from '../../../src/lab/shared-paths';
+import {
+  approveWaveUpdate,
+  cutoverPlanQuery,
+  migrationStatusQuery,
+  rejectCutoverUpdate,
+  retryCutoverUpdate,
+  rollbackUpdate,
+  waveStatusQuery,
+} from '../../../workflows/messages';
+import type { migrationWave } from '../../../workflows/migration-wave';
+import { labWorkers, startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
+import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
+
+const run = promisify(execFile);
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+function withMigration(deps: ActivityDeps, cutover: Record<string, unknown>): ActivityDeps {
+  const migration = deps.config.migration!;
+  return { ...deps, config: { ...deps.config, migration: { ...migration, cutover: { ...migration.cutover, ...cutover } } } };
+}
+
+async function startWave(client: Client, taskQueue: string, names: string[]) {
+  return client.workflow.start<typeof migrationWave>('migrationWave', {
+    taskQueue,
+    workflowId: `${taskQueue}-wave`,
+    args: [{ waveId: taskQueue, selection: { names } }],
+  });
+}
+
+describe('people decide: approve some, reject one, roll back or retry after a failure past the shutdown', () => {
+  jest.setTimeout(600_000);
+  let temporal: TestTemporal;
+  let lab: MigrationLab;
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+    lab = await startMigrationLab({ migration: { heartbeatTimeout: '5s' } });
+  });
+  afterAll(async () => {
+    await lab?.stop();
+    await temporal?.close();
+  });
+
+  it('follows every decision, and VMware stays untouched where the cutover did not happen', async () => {
+    const workers = await labWorkers(temporal.nativeConnection, lab.deps);
+    const names = ['mig-web01', 'mig-db01', 'scale-0001', 'scale-0002'];
+    const vsphere = lab.deps.vsphere!;
+    const pve = lab.deps.proxmox!;
+    const before = new Map((await vsphere.discover()).inventory.vms.map((v) => [v.name, v.powerState]));
+    await workers.run(async () => {
+      const wave = await startWave(temporal.client, workers.taskQueue, names);
+      const waiting = await until('every VM at the approval gate', async () => {
+        const s = await wave.query(waveStatusQuery);
+        return s.vms.length === 4 && s.vms.every((v) => v.stage === 'awaiting-approval') ? s : undefined;
+      });
+      const child = (name: string) => temporal.client.workflow.getHandle(waiting.vms.find((v) => v.name === name)!.workflowId);
+
+      // What the cutover will do, while it waits.
+      const plan = (await child('mig-web01').query(cutoverPlanQuery))!;
+      expect(plan.disks).toEqual([
+        { slot: 'scsi0', disk: 'Hard disk 1', sizeBytes: 20 * 2 ** 30 },
+        { slot: 'scsi1', disk: 'Hard disk 2', sizeBytes: 50 * 2 ** 30 },
+      ]);
+      expect(plan.nics.map((n) => n.vnet)).toEqual(['v100', 'v200', 'v100']);
+      expect(plan).toMatchObject({ mode: 'import', totalBytes: 70 * 2 ** 30, throughput: { measured: false } });
+      expect(plan.expectedDowntimeSeconds).toBeGreaterThan(60);
+
+      // scale-0001: rejected by a person; its workflow ends, VMware is left as it was.
+      await expect(child('scale-0001').executeUpdate(rejectCutoverUpdate, { args: [{ by: 'mallory', reason: 'no' }] })).rejects.toMatchObject({
+        cause: { message: expect.stringContaining('mallory is not an approver') },
+      });
+      await child('scale-0001').executeUpdate(rejectCutoverUpdate, { args: [{ by: 'alice', reason: 'keep it on VMware' }] });
+
+      // The second disks of web01 and db01 vanish from the NFS export: their imports will fail after the shutdown.
+      const second = (vm: string) => path.join(nfsMigrationDir(lab.stateDir), vm, `${vm}_1.vmdk`);
+      for (const vm of ['mig-web01', 'mig-db01']) copyFileSync(second(vm), `${second(vm)}.kept`);
+      for (const vm of ['mig-web01', 'mig-db01']) rmSync(second(vm));
+
+      await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'window 7', vms: ['mig-web01', 'mig-db01', 'scale-0002'] }] });
+      for (const vm of ['mig-web01', 'mig-db01']) {
+        const status = await until(`${vm} waiting for a decision`, async () => {
+          const s = await child(vm).query(migrationStatusQuery);
+          return s.stage === 'awaiting-decision' ? s : undefined;
+        });
+        expect(status.error).toMatch(/_1\.vmdk/);
+        expect(status.imports.map((i) => i.slot)).toEqual(['scsi0']);
+      }
+      // Nothing to roll back where nothing failed.
+      await expect(child('scale-0002').executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'x' }] })).rejects.toBeDefined();
+
+      // web01: roll back. db01: the file is back; retry.
+      await child('mig-web01').executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'storage trouble' }] });
+      copyFileSync(`${second('mig-db01')}.kept`, second('mig-db01'));
+      await child('mig-db01').executeUpdate(retryCutoverUpdate, { args: [{ by: 'alice', reason: 'file restored' }] });
+
+      const result = await wave.result();
+      const outcome = Object.fromEntries(result.status.vms.map((v) => [v.name, v.outcome]));
+      expect(outcome).toEqual({ 'mig-web01': 'rolled-back', 'mig-db01': 'migrated', 'scale-0001': 'rejected', 'scale-0002': 'migrated' });
+
+      const vms = (await vsphere.discover()).inventory.vms;
+      const power = (name: string) => vms.find((v) => v.name === name)!.powerState;
+      expect(power('mig-web01')).toBe('poweredOn'); // rolled back: VMware runs it again
+      expect(power('scale-0001')).toBe(before.get('scale-0001')); // rejected: never shut down or touched
+      expect(power('mig-db01')).toBe('poweredOff');
+      // Rollback removed only what it imported; the shell stays for another try, stopped.
+      const web01 = (await pve.vms.findByName('mig-web01'))[0]!;
+      const config = (await pve.config.get(web01.node, web01.vmid)).values;
+      expect(Object.keys(config).filter((k) => /^(scsi|unused)\d+$/.test(k))).toEqual([]);
+      expect((await pve.storage.content(web01.node, 'local-lvm', { vmid: web01.vmid })).map((v) => v.volid)).toEqual([String(config.efidisk0).split(',')[0]]);
+      expect(web01.status).toBe('stopped');
+      // VMware's own files were never touched.
+      expect(existsSync(path.join(nfsMigrationDir(lab.stateDir), 'mig-web01', 'mig-web01.vmdk'))).toBe(true);
+      const decisions = (result.status.vms.find((v) => v.name === 'mig-web01') && (await child('mig-web01').result()) as MigrationStatus)!.decisions;
+      expect(decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'alice', reason: 'storage trouble', via: 'update' })]);
+    });
+  });
+
+  it('attach-then-move: boots from the NFS copy, then moves the disks online and keeps VMware’s file', async () => {
+    const workers = await labWorkers(temporal.nativeConnection, withMigration(lab.deps, { mode: 'attach-then-move' }));
+    await workers.run(async () => {
+      const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-wave`,
+        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0003'] }, autoApprove: { by: 'alice', reason: 'attach mode' } }],
+      });
+      const result = await wave.result();
+      expect(result.status.vms[0]!.outcome).toBe('migrated');
+      expect(result.actions.filter((a) => 'vm' in a && a.vm === 'scale-0003').map((a) => a.kind)).toEqual([
+        // (scale VMs are powered off in the estate: nothing to shut down)
+        'create-vm', 'set-nic', 'relocate', 'await-approval', 'attach-disk', 'set-boot-order', 'start-vm', 'move-disk',
+      ]);
+      const vm = (await lab.deps.proxmox!.vms.findByName('scale-0003'))[0]!;
+      expect((await lab.deps.proxmox!.power.status(vm.node, vm.vmid)).status).toBe('running');
+      const config = (await lab.deps.proxmox!.config.get(vm.node, vm.vmid)).values;
+      expect(String(config.scsi0)).toMatch(/^local-lvm:/);
+      expect(Object.keys(config).some((k) => /^unused\d+$/.test(k))).toBe(false); // VMware's file is not PVE's to keep or free
+      const vmdk = path.join(nfsMigrationDir(lab.stateDir), 'scale-0003', 'scale-0003.vmdk');
+      const target = lab.pve.cluster.storages.resolve(String(config.scsi0).split(',')[0]!, vm.node).file;
+      expect((await run('qemu-img', ['compare', vmdk, target])).stdout).toContain('Images are identical');
+    });
+  });
+
+  it('ends with approval-expired when nobody decides before the deadline', async () => {
+    const workers = await labWorkers(temporal.nativeConnection, withMigration(lab.deps, { approvalDeadline: '2s' }));
+    const before = (await lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!.powerState;
+    await workers.run(async () => {
+      const result = await (await startWave(temporal.client, workers.taskQueue, ['scale-0004'])).result();
+      expect(result.status.vms[0]!.outcome).toBe('approval-expired');
+      const vm = (await lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!;
+      expect(vm.powerState).toBe(before);
+    });
+  });
+});
+
+describe('a long wave', () => {
+  jest.setTimeout(300_000);
+  let temporal: TestTemporal;
+  let lab: MigrationLab;
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+    lab = await startMigrationLab();
+  });
+  afterAll(async () => {
+    await lab?.stop();
+    await temporal?.close();
+  });
+
+  it('continues as new while its VMs run on, and still hears from every one of them', async () => {
+    const workers = await labWorkers(temporal.nativeConnection, lab.deps);
+    const names = ['scale-0005', 'scale-0006', 'scale-0007', 'scale-0008', 'scale-0009'];
+    await workers.run(async () => {
+      const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-wave`,
+        args: [{ waveId: workers.taskQueue, selection: { names }, maxConcurrent: 2, continueAsNewAfter: 2, autoApprove: { by: 'alice', reason: 'long wave' } }],
+      });
+      const result = await temporal.client.workflow.getHandle<typeof migrationWave>(wave.workflowId).result();
+      expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(names.map((n) => [n, 'migrated']));
+      expect(result.actions.filter((a) => a.kind === 'import-disk')).toHaveLength(5);
+      const runs: string[] = [];
+      for await (const wf of temporal.client.workflow.list({ query: `WorkflowId = '${wave.workflowId}'` })) runs.push(wf.runId);
+      expect(runs.length).toBeGreaterThanOrEqual(3);
+    });
+  });
+});
