@@ -6,7 +6,7 @@ import {
   WorkflowIdReusePolicy,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
-import { plannedCounts, provisionWorkflowId, type PlannedVm, type ProvisionPlannedStatus } from '../src/domain/provisioning';
+import { plannedCounts, provisionWorkflowId, type PlannedVm, type ProvisionPlannedStatus, type ProvisioningSettings } from '../src/domain/provisioning';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { failureMessage } from './failures';
 import { provisionPlannedStatusQuery } from './messages';
@@ -84,7 +84,7 @@ export async function provisionPlanned(input: ProvisionPlannedInput = {}): Promi
   return { ...status, counts: plannedCounts(status.vms) };
 }
 
-async function startVm(vm: PlannedVm, settings: Parameters<typeof provisionVm>[0]['settings'], start: boolean | undefined): Promise<ChildWorkflowHandle<typeof provisionVm> | undefined> {
+async function startVm(vm: PlannedVm, settings: ProvisioningSettings, start: boolean | undefined): Promise<ChildWorkflowHandle<typeof provisionVm> | undefined> {
   try {
     const handle = await startChild(provisionVm, {
       workflowId: vm.workflowId,

@@ -18,18 +18,9 @@ import {
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
+import { until } from '../../helpers/wait';
 
 const run = promisify(execFile);
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 function withMigration(deps: ActivityDeps, cutover: Record<string, unknown>): ActivityDeps {
   const migration = deps.config.migration!;
