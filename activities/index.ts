@@ -1,7 +1,11 @@
 import type { ActivityDeps } from './deps';
 import { createDoctorActivities } from './doctor';
 import { createMigrationActivities } from './migration';
+import type { MigrationActivities } from './migration-contract';
 import { createPermitActivities } from './permits';
+import { createProvisioningActivities } from './provisioning';
+import type { ProvisioningActivities, TeardownActivities } from './provisioning-contract';
+import { createTeardownActivities } from './teardown';
 import { withFailureMapping } from './failures';
 
 export type { ActivityDeps } from './deps';
@@ -12,7 +16,17 @@ export function createActivities(deps: ActivityDeps) {
     ...createDoctorActivities(deps),
     ...createPermitActivities(),
     ...createMigrationActivities(deps),
+    ...createProvisioningActivities(deps),
+    ...createTeardownActivities(deps),
   });
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+// Activities are registered by name: two groups must never define the same one (a spread would
+// silently keep only the last).
+type Shared<A, B> = Extract<keyof A, keyof B>;
+const distinctNames: [Shared<MigrationActivities, ProvisioningActivities & TeardownActivities> | Shared<ProvisioningActivities, TeardownActivities>] extends [never]
+  ? true
+  : never = true;
+void distinctNames;

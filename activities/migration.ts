@@ -112,14 +112,8 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     },
 
     async findPveVms({ vmid, name }): Promise<PveVmRef[]> {
-      const client = pve();
-      const all = await client.vms.list();
-      const found = all.filter((vm) => vm.vmid === vmid || vm.name === name);
-      // /cluster/resources lags behind a fresh create: confirm the VMID itself.
-      if (!found.some((vm) => vm.vmid === vmid)) {
-        const byId = await client.vms.findById(vmid);
-        if (byId) found.push(byId);
-      }
+      // Each node's own list too: /cluster/resources lags behind a fresh create.
+      const found = (await pve().vms.listEverywhere()).filter((vm) => vm.vmid === vmid || vm.name === name);
       return found.map((vm) => ({ vmid: vm.vmid, name: vm.name, node: vm.node, status: vm.status }));
     },
 

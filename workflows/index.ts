@@ -2,6 +2,11 @@
 export { doctor } from './doctor';
 export { migrateVm } from './migrate-vm';
 export { migrationWave } from './migration-wave';
+export { netboxVm } from './netbox-vm';
 export { planMigration } from './plan-migration';
+export { provisionPlanned } from './provision-planned';
+export { provisionVm } from './provision-vm';
 export { sdnSync } from './sdn-sync';
 export { semaphore } from './semaphore';
+export { teardownVm } from './teardown-vm';
+export { vmidAllocator } from './vmid-allocator';

@@ -13,6 +13,14 @@ import type {
   VmFinished,
   WaveStatus,
 } from '../src/domain/migration';
+import type {
+  AllocatorState,
+  ProvisionPlannedStatus,
+  ProvisionStatus,
+  TeardownDecision,
+  TeardownStatus,
+  VmidRequest,
+} from '../src/domain/provisioning';
 
 // --- semaphore (global limits) ---
 export const acquirePermitSignal = defineSignal<[PermitRequest]>('acquirePermit');
@@ -53,3 +61,19 @@ export const waveStatusQuery = defineQuery<WaveStatus>('status');
 /** Sent by each VM's workflow to its wave: its stage changes and its end. */
 export const vmStageSignal = defineSignal<[{ moid: string; stage: MigrationStage; at: number }]>('vmStage');
 export const vmFinishedSignal = defineSignal<[VmFinished]>('vmFinished');
+
+// --- provisioning ---
+export const provisionStatusQuery = defineQuery<ProvisionStatus>('status');
+export const provisionPlannedStatusQuery = defineQuery<ProvisionPlannedStatus>('status');
+/** A VMID for a record without one; the same key gets the same VMID. Sent with update-with-start. */
+export const allocateVmidUpdate = defineUpdate<number, [VmidRequest]>('allocateVmid');
+export const vmidAllocatorStatusQuery = defineQuery<AllocatorState>('status');
+
+// --- teardown ---
+export const teardownStatusQuery = defineQuery<TeardownStatus>('status');
+/** Approve a teardown that needs approval. Validated like a cutover approval; the signal form is for `temporal workflow signal`. */
+export const approveTeardownUpdate = defineUpdate<TeardownStatus, [TeardownDecision]>('approveTeardown');
+export const approveTeardownSignal = defineSignal<[TeardownDecision]>('approveTeardown');
+/** Refuse it: the workflow ends with outcome `rejected`, nothing removed. */
+export const rejectTeardownUpdate = defineUpdate<TeardownStatus, [TeardownDecision]>('rejectTeardown');
+export const rejectTeardownSignal = defineSignal<[TeardownDecision]>('rejectTeardown');

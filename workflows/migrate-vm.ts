@@ -33,6 +33,7 @@ import type { VmSnapshot } from '../activities/migration-contract';
 import { PERMIT_KEYS } from '../src/domain/permits';
 import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../src/domain/search-attributes';
 import { workflowNow } from './clock';
+import { failureMessage } from './failures';
 import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmStageSignal } from './messages';
 import { longActivities, reads, timingOf } from './migration/proxies';
 import { CutoverGate } from './migration/cutover-gate';
@@ -408,10 +409,4 @@ async function rollback(moid: string, node: string, vmid: number, status: Migrat
   if (imported.length > 0) await acts.pve.removeDisks({ node, vmid, slots: imported });
   status.imports = [];
   await acts.guest.powerOnVm({ moid });
-}
-
-function failureMessage(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
 }

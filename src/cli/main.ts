@@ -8,6 +8,8 @@ import { registerMigrate } from './commands/migrate';
 import { registerPlan } from './commands/plan';
 import { registerStatus } from './commands/status';
 import { registerNetbox } from './commands/netbox';
+import { registerProvision } from './commands/provision';
+import { registerTeardown } from './commands/teardown';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -19,6 +21,8 @@ export function buildProgram(): Command {
   registerDiscover(program);
   registerPlan(program);
   registerMigrate(program);
+  registerProvision(program);
+  registerTeardown(program);
   registerDecisions(program);
   registerStatus(program);
   registerList(program);

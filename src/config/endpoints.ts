@@ -67,6 +67,12 @@ export const vsphereSection = z
 
 export const netboxSection = z
   .object({
+    /**
+     * NetBox's name in workflow ids (`provision-<name>-<netboxId>`); default none (`provision-<netboxId>`).
+     * Set it when one Temporal namespace serves several NetBoxes (or a NetBox whose ids start over, as
+     * the lab's does each run); keep it stable.
+     */
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore').optional(),
     url: z.url({ protocol: /^https?$/, error: 'an http(s) URL such as https://netbox.example.com' }),
     /** v1 (40 hex, sent as `Token …`) or v2 (`nbt_KEY.TOKEN`, sent as `Bearer …`); from NETBOX_TOKEN. */
     token: z.string().min(1, 'set NETBOX_TOKEN'),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { temporalSection, workerSection } from './temporal';
 import { limitsSection, migrationSection } from './migration';
 import { dnsSection, knownHostsSection, netboxSection, proxmoxSection, vsphereSection } from './endpoints';
+import { provisioningSection } from './provisioning';
 
 /** The whole of `ferry.yaml` after environment overrides. Endpoint sections are optional: doctor reports what is set. */
 export const ferryConfigSchema = z
@@ -15,6 +16,7 @@ export const ferryConfigSchema = z
     limits: limitsSection.default(limitsSection.parse({})),
     migration: migrationSection.optional(),
     knownHosts: knownHostsSection.optional(),
+    provisioning: provisioningSection.optional(),
   })
   .strict();
 
@@ -25,3 +27,4 @@ export type NetboxConfig = NonNullable<FerryConfig['netbox']>;
 export type DnsConfig = NonNullable<FerryConfig['dns']>;
 export type MigrationConfig = NonNullable<FerryConfig['migration']>;
 export type KnownHostsConfig = NonNullable<FerryConfig['knownHosts']>;
+export type ProvisioningConfig = NonNullable<FerryConfig['provisioning']>;

@@ -2,6 +2,7 @@ import { vcsimLabComponent } from './vcsim/vcsim-lab';
 import { migrationLabComponent } from './migration-lab';
 import { proxmoxLabComponent } from './proxmox-lab';
 import { bindLabComponent, netboxLabComponent } from './name-records';
+import { provisioningLabComponent } from './provisioning-lab';
 
 /**
  * Parts of the lab beyond Temporal: simulators and real servers (Proxmox simulator, vcsim, NetBox,
@@ -28,4 +29,11 @@ export interface LabComponent {
   start(context: LabContext): Promise<LabComponentHandle>;
 }
 
-export const LAB_COMPONENTS: LabComponent[] = [proxmoxLabComponent, vcsimLabComponent, netboxLabComponent, bindLabComponent, migrationLabComponent];
+export const LAB_COMPONENTS: LabComponent[] = [
+  proxmoxLabComponent,
+  vcsimLabComponent,
+  netboxLabComponent,
+  bindLabComponent,
+  migrationLabComponent,
+  provisioningLabComponent,
+];

@@ -2,7 +2,9 @@ import { NetboxClient } from '../netbox/client';
 import { startBind } from './bind-server';
 import type { LabComponent } from './components';
 import { startNetbox } from './netbox-server';
+import { labRunStamp } from './vcsim/vcsim-lab';
 import { LAB_NETBOX, seedLabNetbox } from './netbox-seed';
+import { LAB_DNS_ZONE, LAB_REVERSE_ZONE } from './provisioning-lab';
 
 /**
  * The lab's source of truth: a real NetBox (PyPI package, PostgreSQL and Redis from Debian), seeded
@@ -23,7 +25,8 @@ export const netboxLabComponent: LabComponent = {
     return {
       name: 'netbox',
       summary: `NetBox ${netbox.version} (real) at ${netbox.url}/api/ (user ${netbox.username}, password in .tools/netbox/admin-password)`,
-      config: { netbox: { url: netbox.url } },
+      // A fresh NetBox each run numbers its VMs from 1 again: a name per run keeps workflow ids apart.
+      config: { netbox: { url: netbox.url, name: `lab-${labRunStamp()}` } },
       env: { NETBOX_TOKEN: netbox.tokenV2 },
       stop: () => netbox.stop(),
     };
@@ -34,7 +37,7 @@ export const netboxLabComponent: LabComponent = {
 export const bindLabComponent: LabComponent = {
   name: 'dns',
   async start() {
-    const bind = await startBind({ forwardZone: 'lab.ferry.test', reverseZone: '2.0.192.in-addr.arpa' });
+    const bind = await startBind({ forwardZone: LAB_DNS_ZONE, reverseZone: LAB_REVERSE_ZONE });
     return {
       name: 'dns',
       summary: `BIND ${bind.version} on ${bind.server}:${bind.port}, dynamic zones ${bind.forwardZone} and ${bind.reverseZone} (TSIG key ${bind.key.name})`,

@@ -1,5 +1,6 @@
 import type { NetboxClient } from '../netbox/client';
 import { idOnly } from '../netbox/schemas';
+import { SAMPLE_ISO } from './proxmox-sim/sample-cluster';
 
 /** The lab's NetBox content: where provisioning starts from. */
 export const LAB_NETBOX = {
@@ -14,7 +15,7 @@ export const LAB_NETBOX = {
     { name: 'lab-db1', vcpus: 4, memory: 8192, disk: 102400, fields: { ferry_vmid: 9003, ferry_vlan: 30, ferry_owner: 'data team' } },
   ],
   /** Custom fields every lab VM shares. */
-  common: { ferry_node: 'pve1', ferry_storage: 'local-lvm', ferry_network: 'vmbr0', ferry_iso: 'local:iso/debian-13-netinst.iso' },
+  common: { ferry_node: 'pve1', ferry_storage: 'local-lvm', ferry_network: 'vmbr0', ferry_iso: `local:iso/${SAMPLE_ISO}` },
 } as const;
 
 export interface SeededNetbox {

@@ -3,11 +3,14 @@ import type { doctor } from '../../workflows/doctor';
 import type { FerryConfig } from '../config';
 import { formatVerdict, type DoctorReport } from '../domain/doctor';
 import type { WaveStatus } from '../domain/migration';
+import type { ProvisionPlannedStatus } from '../domain/provisioning';
 import { runSampleMigration } from './sample-migration';
+import { logSampleProvisioning, startSampleProvisioning } from './sample-provision';
 
 export interface SampleResult {
   doctor: DoctorReport;
   wave?: WaveStatus;
+  provisioned?: ProvisionPlannedStatus;
 }
 
 /** The lab's sample run: what a newcomer sees in the UI a minute after `npm run lab`. */
@@ -20,6 +23,10 @@ export async function runSample(client: Client, config: FerryConfig, log: (line:
   });
   log('lab: doctor');
   for (const v of report.verdicts) log(`  ${formatVerdict(v)}`);
+  // The planned NetBox VMs are built while the migration wave runs up to its approval gate.
+  const provisioning = config.provisioning && config.netbox && report.ok ? await startSampleProvisioning(client, taskQueue) : undefined;
   const wave = config.migration && report.ok ? await runSampleMigration(client, taskQueue, log) : undefined;
-  return { doctor: report, wave };
+  const provisioned = provisioning ? await provisioning.result() : undefined;
+  if (provisioned) logSampleProvisioning(provisioned, log);
+  return { doctor: report, wave, provisioned };
 }

@@ -10,9 +10,11 @@ import {
   prefixSchema,
   statusSchema,
   virtualMachineSchema,
+  vmidOnlySchema,
   vmInterfaceSchema,
   type CustomField,
   type IpAddress,
+  type MacAddress,
   type NetboxStatus,
   type Prefix,
   type VirtualMachine,
@@ -179,6 +181,15 @@ export class NetboxClient {
     return { outcome: 'updated', macId: macObject.id };
   }
 
+  /** MAC objects assigned to a VM interface. */
+  async interfaceMacs(interfaceId: number): Promise<MacAddress[]> {
+    return this.http.list(MACS, { assigned_object_type: VM_INTERFACE_TYPE, assigned_object_id: interfaceId }, macAddressSchema);
+  }
+
+  async deleteMac(id: number): Promise<Outcome> {
+    return this.delete(`${MACS}${id}/`);
+  }
+
   async deleteInterface(id: number): Promise<Outcome> {
     return this.delete(`${INTERFACES}${id}/`);
   }
@@ -189,6 +200,11 @@ export class NetboxClient {
     const [prefix] = await this.http.list(PREFIXES, { prefix: cidr }, prefixSchema);
     if (!prefix) throw new NetboxError(`NetBox has no prefix ${cidr}`, 'not-found');
     return prefix;
+  }
+
+  /** IP addresses assigned to any interface of a VM. */
+  async vmAddresses(vmId: number): Promise<IpAddress[]> {
+    return this.http.list(IPS, { virtual_machine_id: vmId }, ipAddressSchema);
   }
 
   /** IP addresses assigned to a VM interface. */
@@ -237,6 +253,16 @@ export class NetboxClient {
 
   async releaseIp(id: number): Promise<Outcome> {
     return this.delete(`${IPS}${id}/`);
+  }
+
+  /** The `ferry_vmid` values NetBox VMs hold within a range (what the VMID allocator must not hand out). */
+  async usedVmids(range: { min: number; max: number }): Promise<number[]> {
+    const rows = await this.http.list(
+      VMS,
+      { cf_ferry_vmid__gte: range.min, cf_ferry_vmid__lte: range.max, fields: 'id,custom_fields' },
+      vmidOnlySchema,
+    );
+    return rows.flatMap((r) => (typeof r.custom_fields.ferry_vmid === 'number' ? [r.custom_fields.ferry_vmid] : []));
   }
 
   // ---- ferry's custom fields ---------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NetboxError } from './errors';
 import type { VirtualMachine } from './schemas';
+import type { RecordFields } from '../domain/provisioning/spec';
 
 /** The object type ferry's custom fields belong to. */
 export const VM_OBJECT_TYPE = 'virtualization.virtualmachine';
@@ -56,16 +57,8 @@ const ferryFieldsSchema = z.object({
   ferry_owner: text().nullish(),
 });
 
-/** A VM's ferry custom fields, typed; a field that is not set is absent. */
-export interface FerryVmFields {
-  vmid?: number;
-  node?: string;
-  storage?: string;
-  network?: string;
-  vlan?: number;
-  iso?: string;
-  owner?: string;
-}
+/** A VM's ferry custom fields, typed; a field that is not set is absent (the shape provisioning reads). */
+export type FerryVmFields = RecordFields;
 
 /** Reads ferry's custom fields from a VM, saying which field of which VM is wrong. */
 export function ferryFields(vm: Pick<VirtualMachine, 'id' | 'name' | 'custom_fields'>): FerryVmFields {

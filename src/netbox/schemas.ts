@@ -33,6 +33,9 @@ export const virtualMachineSchema = z.looseObject({
 });
 export type VirtualMachine = z.infer<typeof virtualMachineSchema>;
 
+/** A VM read with `fields=id,custom_fields`. */
+export const vmidOnlySchema = z.looseObject({ id: z.number().int(), custom_fields: z.record(z.string(), z.unknown()).default({}) });
+
 export const macAddressSchema = z.looseObject({
   id: z.number().int(),
   mac_address: z.string(),

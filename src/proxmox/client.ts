@@ -4,6 +4,7 @@ import { ProxmoxApi } from './api';
 import { VmConfigApi } from './config';
 import { DisksApi } from './disks';
 import { NicsApi } from './nics';
+import { NodesApi } from './nodes';
 import { PowerApi } from './power';
 import { SdnApi } from './sdn';
 import { StorageApi } from './storage';
@@ -34,6 +35,7 @@ export class ProxmoxClient {
   readonly storage: StorageApi;
   readonly acl: AclApi;
   readonly sdn: SdnApi;
+  readonly nodes: NodesApi;
   private versionPromise?: Promise<PveVersion>;
 
   constructor(options: ProxmoxClientOptions) {
@@ -48,6 +50,7 @@ export class ProxmoxClient {
     this.storage = new StorageApi(api);
     this.acl = new AclApi(api);
     this.sdn = new SdnApi(api);
+    this.nodes = new NodesApi(api);
   }
 
   /** `GET /version`, read once (a failed read is tried again next time). */

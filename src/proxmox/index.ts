@@ -10,3 +10,4 @@ export type { EnsureDiskSpec, ImportDiskSpec, Disk, DiskCreateMode } from './dis
 export type { ZoneSpec, VnetSpec, SdnChanges } from './sdn';
 export type { AclSpec, AclEntry } from './acl';
 export type { StorageItem, ContentType } from './storage';
+export type { NodeSummary, NodeStorage, NodeNetwork } from './nodes';

@@ -78,6 +78,29 @@ export class VmsApi {
       }));
   }
 
+  /**
+   * QEMU VMs as the cluster lists them plus those each online node lists itself: /cluster/resources
+   * lags behind a fresh create, a node's own list does not (and an offline node's VMs still show in
+   * the cluster's list).
+   */
+  async listEverywhere(): Promise<VmSummary[]> {
+    const [listed, nodes] = await Promise.all([this.list(), this.api.call('GET', '/nodes', {}, nodeListSchema)]);
+    const all = new Map(listed.map((vm) => [vm.vmid, vm]));
+    for (const { node } of nodes.filter((n) => n.status === undefined || n.status === 'online')) {
+      for (const row of await this.api.call('GET', `/nodes/${node}/qemu`, {}, nodeVmListSchema)) {
+        if (all.has(row.vmid)) continue;
+        all.set(row.vmid, { vmid: row.vmid, node, ...(row.name !== undefined ? { name: row.name } : {}), status: row.status, ...(row.lock ? { lock: row.lock } : {}), tags: [], template: false });
+      }
+    }
+    return [...all.values()];
+  }
+
+  /** Every VMID in use in the cluster, by VMs and containers alike (a snapshot: nothing is reserved). */
+  async usedVmids(): Promise<number[]> {
+    const rows = await this.api.call('GET', '/cluster/resources', { type: 'vm' }, resourcesSchema);
+    return rows.flatMap((r) => (r.vmid !== undefined ? [r.vmid] : []));
+  }
+
   /** Every VM with this name (names are not unique; the caller decides). */
   async findByName(name: string): Promise<VmSummary[]> {
     return (await this.list()).filter((vm) => vm.name === name);
@@ -137,7 +160,8 @@ export class VmsApi {
 
   private async existing(spec: VmShellSpec, wait: WaitOptions): Promise<CreateResult | undefined> {
     const path = vmPath(spec.node, spec.vmid);
-    const deadline = Date.now() + (wait.timeoutMs ?? 600_000);
+    const started = Date.now();
+    const deadline = started + (wait.timeoutMs ?? 600_000);
     let config;
     for (;;) {
       try {
@@ -156,6 +180,8 @@ export class VmsApi {
       // A create still running (ours, from an attempt whose answer was lost): wait for it to finish.
       if (config.values.lock !== 'create') break;
       if (Date.now() > deadline) throw new ProxmoxLockedError(`VM ${spec.vmid} is still being created (lock: create)`, { vmid: spec.vmid });
+      // A wait on a task like any other: the caller's progress callback (an activity's heartbeat) hears of it.
+      wait.onProgress?.({ upid: `(the earlier create of VM ${spec.vmid})`, type: 'qmcreate', elapsedMs: Date.now() - started, running: true });
       await new Promise((r) => setTimeout(r, wait.pollIntervalMs ?? 200));
     }
     if (spec.name !== undefined && config.values.name !== spec.name) {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { toolPath } from '../../src/lab/tools';
@@ -132,6 +132,97 @@ describe('ferry lab, as a user runs it', () => {
     const vms = (JSON.parse(resources.stdout) as { data: Array<{ name?: string; status: string; type: string }> }).data.filter((r) => r.type === 'qemu');
     for (const name of ['mig-web01', 'mig-db01']) expect(vms.find((v) => v.name === name)).toMatchObject({ status: 'stopped' });
     expect(vms.some((v) => v.name === 'mig-snap01')).toBe(false);
+  });
+
+  it('provisioned the planned NetBox VMs on the simulator; `ferry list` and `ferry status` show them', async () => {
+    const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
+    expect(lab.output()).toMatch(/^lab: provisioned 3 of 3 planned NetBox VMs:$/m);
+    const ids: Record<string, string> = {};
+    for (const [name, vmid] of [['lab-web1', 9001], ['lab-web2', 9002], ['lab-db1', 9003]] as const) {
+      const [, workflowId] = lab.output().match(new RegExp(`^ {2}${name} +VM ${vmid} 192\\.0\\.2\\.\\d+/24 +(provision-lab-\\S+-\\d+)$`, 'm')) ?? [];
+      expect(workflowId).toBeDefined();
+      ids[name] = workflowId!;
+    }
+    const list = spawnFerry(['list', '--kind', 'provision'], env);
+    expect(await list.exited).toBe(0);
+    for (const [name, vmid] of [['lab-web1', 9001], ['lab-web2', 9002], ['lab-db1', 9003]]) {
+      expect(list.output()).toMatch(new RegExp(`COMPLETED +provision +done +${name} \\(${vmid}\\) +${ids[name!]}`));
+    }
+    const status = spawnFerry(['status', ids['lab-web1']!], env);
+    expect(await status.exited).toBe(0);
+    expect(status.output()).toContain(`${ids['lab-web1']} (provisionVm): COMPLETED\n  stage: done, outcome provisioned\n  VM 9001, lab-web1, on pve1, NetBox VM `);
+    expect(status.output()).toMatch(/^ {4}create-vm +VM 9001: created \(lab-web1 on pve1\)$/m);
+    expect(status.output()).toMatch(/^ {4}dns-a +lab-web1\.lab\.ferry\.test A 192\.0\.2\.\d+: created$/m);
+    expect(status.output()).toMatch(/^ {4}netbox-status +NetBox VM \d+: updated \(staged\)$/m);
+
+    // The same from the temporal CLI, as the README shows.
+    const queried = await run(toolPath('temporal'), ['workflow', 'query', '--address', `127.0.0.1:${port}`, '--workflow-id', ids['lab-web1']!, '--name', 'status', '-o', 'json']);
+    expect(queried.code).toBe(0);
+    expect(JSON.parse(queried.stdout)).toMatchObject({ queryResult: [{ kind: 'provision', stage: 'done', vmid: 9001, name: 'lab-web1' }] });
+  });
+
+  it('tears a VM down with `ferry teardown --vmid`, and another by --netbox-id once `ferry approve` lets it', async () => {
+    const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
+    const byVmid = spawnFerry(['teardown', '--vmid', '9003', '--wait'], env);
+    expect(await byVmid.exited).toBe(0);
+    expect(byVmid.output()).toContain('teardown-9003 (teardownVm): COMPLETED\n  stage: done, outcome torn-down\n  VM 9003 lab-db1, NetBox VM ');
+    expect(byVmid.output()).toMatch(/^ {4}dns +done: removed PTR 192\.0\.2\.\d+, lab-db1\.lab\.ferry\.test A 192\.0\.2\.\d+$/m);
+    expect(byVmid.output()).toMatch(/^ {4}netbox-vm +done: deleted NetBox VM \d+$/m);
+
+    const [, web2NetboxId] = lab.output().match(/^ {2}lab-web2 +VM 9002 \S+ +provision-lab-\S+-(\d+)$/m) ?? [];
+    const byRecord = spawnFerry(['teardown', '--netbox-id', web2NetboxId!, '--require-approval'], env);
+    expect(await byRecord.exited).toBe(0);
+    expect(byRecord.output()).toContain('teardown: workflow teardown-9002');
+    const statusOf = async () => {
+      const shown = spawnFerry(['status', 'teardown-9002', '--json'], env);
+      expect(await shown.exited).toBe(0);
+      return JSON.parse(shown.output()) as { state: string; status?: { stage: string; outcome?: string } };
+    };
+    for (let i = 0; i < 60 && (await statusOf()).status?.stage !== 'awaiting-approval'; i++) await new Promise((r) => setTimeout(r, 500));
+    const refused = spawnFerry(['approve', 'teardown-9002', '--by', 'mallory', '--reason', 'e2e'], env);
+    expect(await refused.exited).toBe(1);
+    expect(refused.output()).toContain('approve refused by teardown-9002: mallory is not an approver');
+    const approve = spawnFerry(['approve', 'teardown-9002', '--by', 'lab-admin', '--reason', 'e2e teardown'], env);
+    expect(await approve.exited).toBe(0);
+    expect(approve.output()).toContain('approve: accepted by teardown-9002');
+    let final = await statusOf();
+    for (let i = 0; i < 60 && final.state === 'RUNNING'; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      final = await statusOf();
+    }
+    expect(final).toMatchObject({ state: 'COMPLETED', status: { stage: 'done', outcome: 'torn-down' } });
+
+    // The Proxmox side, through the API with the lab's token: 9001 stays, 9002 and 9003 are gone.
+    const [versionLine] = lab.output().match(/curl -k -H '[^']+' https:\/\/\S+\/api2\/json\/version/) ?? [];
+    const resources = await run('bash', ['-c', `${versionLine!.replace('/version', '/cluster/resources?type=vm')} -s`]);
+    const vmids = (JSON.parse(resources.stdout) as { data: Array<{ vmid?: number }> }).data.map((r) => r.vmid);
+    expect(vmids).toContain(9001);
+    expect(vmids).not.toContain(9002);
+    expect(vmids).not.toContain(9003);
+  });
+
+  it('provisions from the CLI: a spec file, a NetBox record again (a rerun that changes nothing); a bad spec is refused before anything starts', async () => {
+    const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
+    const dir = mkdtempSync(path.join(tmpdir(), 'ferry-spec-'));
+    const spec = path.join(dir, 'cli-vm1.yaml');
+    writeFileSync(spec, 'name: cli-vm1\nvmid: 9200\nnode: pve2\ncores: 1\nmemoryMiB: 512\ndisks: [{ slot: scsi0, storage: local-lvm, sizeGiB: 1 }]\nnics: [{ slot: net0, network: vmbr1 }]\n');
+    const fromSpec = spawnFerry(['provision', '--spec', spec, '--wait'], env);
+    expect(await fromSpec.exited).toBe(0);
+    expect(fromSpec.output()).toContain('provision-spec-cli-vm1 (provisionVm): COMPLETED\n  stage: done, outcome provisioned\n  VM 9200, cli-vm1, on pve2');
+    expect(fromSpec.output()).toMatch(/^ {4}create-vm +VM 9200: created \(cli-vm1 on pve2\)$/m);
+
+    const bad = path.join(dir, 'bad.yaml');
+    writeFileSync(bad, 'name: bad vm\nnode: pve2\ncores: 0\nmemoryMiB: 512\n');
+    const refused = spawnFerry(['provision', '--spec', bad], env);
+    expect(await refused.exited).toBe(1);
+    expect(refused.output()).toContain(`${bad} is not a valid VM spec:\n  - ${bad}: name: a DNS label`);
+    expect(refused.output()).toContain(`  - ${bad}: cores: at least 1`);
+
+    const [, web1NetboxId] = lab.output().match(/^ {2}lab-web1 +VM 9001 \S+ +provision-lab-\S+-(\d+)$/m) ?? [];
+    const again = spawnFerry(['provision', '--netbox-id', web1NetboxId!, '--wait'], env);
+    expect(await again.exited).toBe(0);
+    expect(again.output()).toMatch(/^ {4}create-vm +VM 9001: adopted /m);
+    expect(again.output()).not.toMatch(/: (created|updated)/);
   });
 
   it('stops cleanly on Ctrl-C', async () => {

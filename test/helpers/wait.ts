@@ -1,3 +1,8 @@
+import type { Client } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+
+const STARTED = proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+
 /**
  * Polls `probe` (in real time) until it gives a value; errors from the probe count as "not yet" (a
  * workflow that has not run its first task cannot answer a query). Fails with `what` after the timeout.
@@ -10,4 +15,13 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** The first of the workflows whose activity of this type is running right now. */
+export async function runningActivity(client: Client, workflowIds: string[], type: string): Promise<string | undefined> {
+  for (const id of workflowIds) {
+    const description = await client.workflow.getHandle(id).describe();
+    if ((description.raw.pendingActivities ?? []).some((a) => a.activityType?.name === type && a.state === STARTED)) return id;
+  }
+  return undefined;
 }

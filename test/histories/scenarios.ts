@@ -12,6 +12,13 @@ import { parseConfig } from '../../src/config';
 import { semaphoreWorkflowId } from '../../src/domain/permits';
 import type { doctor } from '../../workflows/doctor';
 import type { holdPermit } from '../workflows/permit-probes';
+import { mkdirSync } from 'node:fs';
+import { provisionWorkflowId, teardownWorkflowId, VMID_ALLOCATOR_KEY } from '../../src/domain/provisioning';
+import { approveTeardownSignal, teardownStatusQuery } from '../../workflows/messages';
+import type { provisionPlanned } from '../../workflows/provision-planned';
+import type { provisionVm } from '../../workflows/provision-vm';
+import type { teardownVm } from '../../workflows/teardown-vm';
+import { runWorkers, startProvisionLab } from '../helpers/provision-lab';
 import { createTestWorker, uniqueName } from '../helpers/temporal';
 import { labWorkers, startMigrationLab } from '../helpers/migration-lab';
 import type { migrationWave } from '../../workflows/migration-wave';
@@ -87,3 +94,47 @@ export const SCENARIOS: Scenario[] = [
     },
   },
 ];
+
+SCENARIOS.push({
+  /**
+   * One provisioning lab (simulator, NetBox, BIND), four histories: a planned record without a VMID
+   * (allocation, the whole build, NetBox, DNS, a start under the permit); a batch of two; the allocator
+   * after answering them all (a running workflow: its history so far); and the teardown of the first
+   * VM while its record is active (approval by signal, a guest that ignores shutdown, a cleanup that
+   * fails).
+   */
+  name: 'provisioning',
+  async run({ client, connection }) {
+    const lab = await startProvisionLab();
+    const workers = await runWorkers(connection, lab.deps, 'record');
+    const taskQueue = workers.taskQueue;
+    try {
+      const { id } = await lab.plannedVm({ fields: { ferry_vlan: 20 } });
+      const provision = provisionWorkflowId({ netboxId: id });
+      const built = await client.workflow.execute<typeof provisionVm>('provisionVm', { taskQueue, workflowId: provision, args: [{ netboxId: id, start: true }] });
+
+      const tag = await lab.tag('recorded');
+      await Promise.all([lab.plannedVm({ tags: [tag] }), lab.plannedVm({ tags: [tag] })]);
+      const planned = 'provision-planned-recorded';
+      await client.workflow.execute<typeof provisionPlanned>('provisionPlanned', { taskQueue, workflowId: planned, args: [{ tag }] });
+
+      const vmid = built.vmid!;
+      await lab.nb.updateVirtualMachine(id, { status: 'active' });
+      await lab.admin.setGuest(vmid, { guestAcpi: false });
+      mkdirSync(lab.knownHostsFile);
+      const teardown = await client.workflow.start<typeof teardownVm>('teardownVm', { taskQueue, workflowId: teardownWorkflowId(vmid), args: [{ vmid }] });
+      while ((await teardown.query(teardownStatusQuery)).stage !== 'awaiting-approval') await new Promise((r) => setTimeout(r, 100));
+      await teardown.signal(approveTeardownSignal, { by: 'alice', reason: 'recorded' });
+      await teardown.result();
+      return {
+        provision,
+        'provision-planned': planned,
+        'vmid-allocator': scopedLimitKey(taskQueue, VMID_ALLOCATOR_KEY),
+        teardown: teardown.workflowId,
+      };
+    } finally {
+      await workers.stop();
+      await lab.stop();
+    }
+  },
+});

@@ -17,7 +17,7 @@ export function registerLab(program: Command): void {
     .description('start the embedded lab (Temporal dev server + UI, simulators, worker) and run the sample')
     .option('--port <port>', 'Temporal gRPC port', '7233')
     .option('--ui-port <port>', 'Temporal Web UI port', '8233')
-    .option('--once', 'run the sample through to the end (the lab approves its own wave), print the result and stop')
+    .option('--once', 'run the sample through to the end (provisioning, and the lab approves its own wave), print the result and stop')
     .option('--fresh', 'keep no history between runs (in-memory Temporal)')
     .action(async (flags: LabFlags) => {
       const lab = await startLab({
@@ -43,7 +43,8 @@ export function registerLab(program: Command): void {
           // One command, the whole story: approve the lab wave as its approver and wait for the end.
           const finished = sample.wave ? await finishLabWave(client, sample.wave.waveId, (line) => console.log(line)) : true;
           await stop();
-          if (!sample.doctor.ok || !finished) process.exitCode = 1;
+          const provisioned = !sample.provisioned || sample.provisioned.vms.every((v) => v.outcome === 'provisioned');
+          if (!sample.doctor.ok || !finished || !provisioned) process.exitCode = 1;
           return;
         }
       } finally {
@@ -63,5 +64,7 @@ Try, in another terminal:
   npm run ferry -- doctor
   ${t} workflow execute --address ${address} --type doctor --task-queue ferry --workflow-id doctor-by-hand
   ${t} workflow list --address ${address} --query "FerryKind='doctor'"
+  ${t} workflow list --address ${address} --query "FerryKind='provision'"
+  npm run ferry -- list --kind provision
 `);
 }

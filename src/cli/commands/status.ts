@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { formatVerdict, type EndpointVerdict } from '../../domain/doctor';
 import { describeAction, type MigrationAction } from '../../domain/migration';
 import { withClient, type GlobalOptions } from '../client';
 import { resolveTarget } from '../targets';
+import { renderLifecycle } from '../render-lifecycle';
 
 interface StatusFlags {
   watch?: boolean;
@@ -55,6 +56,16 @@ export async function statusView(client: Client, handle: WorkflowHandle): Promis
   } else if (state === 'COMPLETED') {
     result = await handle.result();
     status = (result as { status?: Record<string, unknown> })?.status ?? (result as Record<string, unknown>);
+  } else if (state === 'FAILED') {
+    // A closed workflow still answers queries (a worker replays it): the steps up to the failure.
+    status = await handle.query<Record<string, unknown>>('status').catch(() => undefined);
+    if (typeof status?.error !== 'string') {
+      const failure = await handle.result().then(
+        () => undefined,
+        (err: unknown) => (err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : String(err)),
+      );
+      status = { ...status, error: failure };
+    }
   }
   const progress = (description.raw.pendingActivities ?? []).map((a) => ({
     activity: a.activityType?.name ?? '?',
@@ -73,7 +84,7 @@ export function renderStatus(view: StatusView): string {
   if (Array.isArray(s.vms)) {
     lines.push('  VMs:');
     for (const vm of s.vms as Array<Record<string, unknown>>) {
-      lines.push(`    ${String(vm.name).padEnd(20)} ${String(vm.state).padEnd(9)} ${String(vm.stage ?? '-').padEnd(18)} ${String(vm.outcome ?? vm.error ?? '')}`);
+      lines.push(`    ${String(vm.name).padEnd(20)} ${String(vm.state).padEnd(9)} ${String(vm.stage ?? '-').padEnd(18)} ${[vm.outcome, vm.error].filter(Boolean).join(': ')}`);
     }
   }
   if (Array.isArray(s.refused) && s.refused.length) {
@@ -84,6 +95,7 @@ export function renderStatus(view: StatusView): string {
     lines.push('  done:');
     for (const a of s.actions as MigrationAction[]) lines.push(`    ${typeof a === 'object' && a && 'kind' in a ? describeAction(a) : JSON.stringify(a)}`);
   }
+  lines.push(...renderLifecycle(s));
   if (Array.isArray(s.waits) && s.waits.length) {
     lines.push('  waits:');
     for (const w of s.waits as Array<{ for: string; waitedMs: number }>) lines.push(`    ${w.for}: ${(w.waitedMs / 1000).toFixed(1)} s`);

@@ -1,8 +1,7 @@
+import { occupancy, PVE_VMID_MAX, PVE_VMID_MIN } from '../vmid';
 import { refusal, type Refusal } from './refusal';
 
-/** PVE accepts VMIDs 100 … 999,999,999. */
-export const PVE_VMID_MIN = 100;
-export const PVE_VMID_MAX = 999_999_999;
+export { PVE_VMID_MAX, PVE_VMID_MIN };
 
 export type VmidResult = { ok: true; vmid: number } | { ok: false; refusal: Refusal };
 
@@ -32,40 +31,25 @@ export function vmidFromMoid(moid: string, vmidBase: number): VmidResult {
   return { ok: true, vmid };
 }
 
-/** What an existing Proxmox VM at the wanted VMID means for a migration or provision. */
+/** What an existing Proxmox VM at the wanted VMID means for a migration. */
 export type VmidOccupancy =
   | { kind: 'free' }
   /** A VM with this VMID and this name: ferry made it earlier; continue from it. */
   | { kind: 'adopt' }
   | { kind: 'clash'; refusal: Refusal };
 
+/** The shared rule (src/domain/vmid.ts), worded for a migration. */
 export function vmidOccupancy(
   vmid: number,
   name: string,
   existing: ReadonlyArray<{ vmid: number; name?: string }>,
 ): VmidOccupancy {
-  const sameId = existing.find((vm) => vm.vmid === vmid);
-  if (sameId) {
-    if (sameId.name === name) return { kind: 'adopt' };
-    return {
-      kind: 'clash',
-      refusal: refusal(
-        'vmid-clash',
-        name,
-        `VMID ${vmid} already belongs to Proxmox VM "${sameId.name ?? '(no name)'}", not "${name}"; change vmidBase or remove that VM`,
-      ),
-    };
-  }
-  const sameName = existing.filter((vm) => vm.name === name);
-  if (sameName.length > 0) {
-    return {
-      kind: 'clash',
-      refusal: refusal(
-        'vmid-clash',
-        name,
-        `a Proxmox VM named "${name}" already exists as VMID ${sameName.map((vm) => vm.vmid).join(', ')}, not ${vmid}; rename or remove it first`,
-      ),
-    };
-  }
-  return { kind: 'free' };
+  const found = occupancy(vmid, name, existing);
+  if (found.kind !== 'clash') return found;
+  const { clash } = found;
+  const reason =
+    clash.kind === 'vmid-taken'
+      ? `VMID ${vmid} already belongs to Proxmox VM "${clash.holder ?? '(no name)'}", not "${name}"; change vmidBase or remove that VM`
+      : `a Proxmox VM named "${name}" already exists as VMID ${clash.vmids.join(', ')}, not ${vmid}; rename or remove it first`;
+  return { kind: 'clash', refusal: refusal('vmid-clash', name, reason) };
 }

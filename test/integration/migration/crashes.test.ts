@@ -1,23 +1,10 @@
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
-import { temporal as proto } from '@temporalio/proto';
 import { approveWaveUpdate, waveStatusQuery } from '../../../workflows/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';
 import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
-import { until } from '../../helpers/wait';
-
-const STARTED = proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
-
-/** A child whose activity of this type is running right now. */
-async function runningActivity(client: Client, workflowIds: string[], type: string): Promise<string | undefined> {
-  for (const id of workflowIds) {
-    const description = await client.workflow.getHandle(id).describe();
-    if ((description.raw.pendingActivities ?? []).some((a) => a.activityType?.name === type && a.state === STARTED)) return id;
-  }
-  return undefined;
-}
+import { runningActivity, until } from '../../helpers/wait';
 
 describe('worker processes killed mid-migration', () => {
   jest.setTimeout(600_000);

@@ -4,6 +4,7 @@ import { type NetboxError, NetboxStaleError } from '../../../src/netbox/errors';
 import { idOnly, ipAddressSchema, macAddressSchema, vmInterfaceSchema } from '../../../src/netbox/schemas';
 import { startNetbox, type NetboxServer } from '../../../src/lab/netbox-server';
 import { LAB_NETBOX, seedLabNetbox, type SeededNetbox } from '../../../src/lab/netbox-seed';
+import { SAMPLE_ISO } from '../../../src/lab/proxmox-sim/sample-cluster';
 
 /** ferry's NetBox client against a real NetBox 4.7 (PyPI package on PostgreSQL and Redis). */
 describe('NetBox client against a real NetBox', () => {
@@ -73,7 +74,7 @@ describe('NetBox client against a real NetBox', () => {
       storage: 'local-lvm',
       network: 'vmbr0',
       vlan: 30,
-      iso: 'local:iso/debian-13-netinst.iso',
+      iso: `local:iso/${SAMPLE_ISO}`,
       owner: 'data team',
     });
     // NetBox itself enforces the validation ferry's fields were created with.

@@ -1,0 +1,91 @@
+import type { Command } from 'commander';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
+import type { provisionPlanned } from '../../../workflows/provision-planned';
+import type { provisionVm } from '../../../workflows/provision-vm';
+import type { FerryConfig } from '../../config';
+import { provisionPlannedWorkflowId, provisionWorkflowId } from '../../domain/provisioning';
+import { FerryKind, VmName } from '../../domain/search-attributes';
+import { withClient, type GlobalOptions } from '../client';
+import { readSpecFile } from '../spec-file';
+import { renderStatus, statusView } from './status';
+
+interface ProvisionFlags {
+  netboxId?: string;
+  spec?: string;
+  planned?: boolean;
+  cluster?: string;
+  tag?: string;
+  start?: boolean;
+  maxConcurrent?: string;
+  wait?: boolean;
+}
+
+export function registerProvision(program: Command): void {
+  program
+    .command('provision')
+    .description('build VMs on Proxmox: one NetBox record (--netbox-id), a spec file (--spec), or every planned record (--planned)')
+    .option('--netbox-id <id>', 'the NetBox VM to build (status planned)')
+    .option('--spec <file>', 'a whole VM spec (YAML or JSON), validated before anything starts')
+    .option('--planned', 'every NetBox VM in status planned (with --cluster / --tag)')
+    .option('--cluster <name>', 'with --planned: only this NetBox cluster')
+    .option('--tag <slug>', 'with --planned: only VMs with this NetBox tag')
+    .option('--start', 'start the VMs once built (held to limits.vmStart)')
+    .option('--max-concurrent <n>', 'with --planned: VM workflows at once')
+    .option('--wait', 'wait for the end and print what was done')
+    .action(async (flags: ProvisionFlags, cmd: Command) => {
+      const chosen = [flags.netboxId !== undefined, flags.spec !== undefined, Boolean(flags.planned)].filter(Boolean).length;
+      if (chosen !== 1) throw new Error('say what to provision: exactly one of --netbox-id N, --spec FILE or --planned');
+      if (!flags.planned && (flags.cluster || flags.tag || flags.maxConcurrent)) throw new Error('--cluster, --tag and --max-concurrent go with --planned');
+      const spec = flags.spec ? readSpecFile(flags.spec) : undefined;
+      const netboxId = flags.netboxId === undefined ? undefined : wholeNumber('--netbox-id', flags.netboxId);
+      await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
+        const workflowId = flags.planned ? await startPlanned(client, config, flags) : await startOne(client, config, { netboxId, spec, start: flags.start });
+        console.log(`  watch:   ferry status ${workflowId} --watch`);
+        if (!flags.wait) return;
+        const handle = client.workflow.getHandle(workflowId);
+        await handle.result().catch((err: unknown) => {
+          throw err instanceof WorkflowFailedError ? new Error(`${workflowId} failed: ${err.cause?.message ?? err.message}`) : err;
+        });
+        console.log(renderStatus(await statusView(client, handle)));
+      });
+    });
+}
+
+function wholeNumber(flag: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw new Error(`${flag} takes a whole number, got "${value}"`);
+  return Number(value);
+}
+
+async function startOne(
+  client: Client,
+  config: FerryConfig,
+  input: { netboxId?: number; spec?: ReturnType<typeof readSpecFile>; start?: boolean },
+): Promise<string> {
+  const workflowId = input.spec ? provisionWorkflowId(input.spec, config.netbox?.name) : provisionWorkflowId({ netboxId: input.netboxId }, config.netbox?.name);
+  const handle = await client.workflow.start<typeof provisionVm>('provisionVm', {
+    taskQueue: config.worker.taskQueue,
+    workflowId,
+    args: [{ ...(input.spec ? { spec: input.spec } : { netboxId: input.netboxId }), ...(input.start ? { start: true } : {}) }],
+    // Starting twice finds the running one; a finished one is checked and finished again (a rerun writes nothing that is in place).
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [{ key: FerryKind, value: 'provision' }, ...(input.spec ? [{ key: VmName, value: input.spec.name }] : [])],
+    staticSummary: input.spec ? `provision ${input.spec.name} from a spec` : `provision NetBox VM ${input.netboxId}`,
+  });
+  console.log(`provision: workflow ${handle.workflowId} (run ${handle.firstExecutionRunId})`);
+  return workflowId;
+}
+
+async function startPlanned(client: Client, config: FerryConfig, flags: ProvisionFlags): Promise<string> {
+  const selection = { ...(flags.cluster ? { cluster: flags.cluster } : {}), ...(flags.tag ? { tag: flags.tag } : {}) };
+  const workflowId = provisionPlannedWorkflowId(selection);
+  const handle = await client.workflow.start<typeof provisionPlanned>('provisionPlanned', {
+    taskQueue: config.worker.taskQueue,
+    workflowId,
+    args: [{ ...selection, ...(flags.start ? { start: true } : {}), ...(flags.maxConcurrent ? { maxConcurrent: wholeNumber('--max-concurrent', flags.maxConcurrent) } : {}) }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [{ key: FerryKind, value: 'provision-planned' }],
+    staticSummary: `provision planned NetBox VMs${flags.cluster ? ` of ${flags.cluster}` : ''}${flags.tag ? ` tagged ${flags.tag}` : ''}`,
+  });
+  console.log(`provision planned: workflow ${handle.workflowId} (run ${handle.firstExecutionRunId})`);
+  return workflowId;
+}

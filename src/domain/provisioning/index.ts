@@ -1,0 +1,6 @@
+export * from './allocation';
+export * from './hardware';
+export * from './settings';
+export * from './spec';
+export * from './status';
+export * from './teardown';

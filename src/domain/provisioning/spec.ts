@@ -1,0 +1,240 @@
+import { z } from 'zod';
+import { PVE_VMID_MAX, PVE_VMID_MIN } from '../vmid';
+
+/**
+ * What a provisioned VM is: the spec a `provisionVm` workflow builds, from a NetBox record (with the
+ * configured defaults) or given whole. Validated before anything is touched; a bad spec fails at once
+ * with every problem listed, each with where it is.
+ */
+
+/** A VM name that is also a DNS label (it becomes `<name>.<zone>`). */
+export const PVE_NAME = /^(?=.{1,63}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$/;
+export const PVE_STORAGE_ID = /^[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]$/;
+export const PVE_TAG = /^[A-Za-z0-9_][A-Za-z0-9_+.-]*$/;
+export const DISK_SLOT = /^(scsi([0-9]|[12][0-9]|30)|virtio([0-9]|1[0-5])|sata[0-5])$/;
+export const NIC_SLOT = /^net([0-9]|[12][0-9]|3[01])$/;
+const ISO_VOLUME = /^[A-Za-z][A-Za-z0-9_.-]*:iso\/[^,;=\s]+$/;
+const IPV4_PREFIX = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}\/([0-9]|[12][0-9]|3[0-2])$/;
+const DNS_ZONE = /^(?=.{1,253}\.?$)([A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?$/;
+const MAC = /^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/;
+
+/**
+ * VM options a spec may set through the config API besides its disks and NICs. Everything else is
+ * either ferry's own (machine, bios, efidisk0, scsihw, agent, disks, NICs, boot) or needs root (args).
+ */
+export const EXTRA_OPTION_KEYS = [
+  'rng0',
+  'serial0',
+  'serial1',
+  'vga',
+  'balloon',
+  'numa',
+  'hotplug',
+  'cpu',
+  'onboot',
+  'startup',
+  'protection',
+  'tablet',
+  'localtime',
+  'description',
+];
+
+/** Disk options ferry passes through (`scsi0: local-lvm:…,iothread=1,discard=on`). */
+export const DISK_OPTION_KEYS = ['iothread', 'discard', 'ssd', 'cache', 'backup', 'replicate', 'aio'];
+
+export const NIC_MODELS = ['virtio', 'e1000', 'e1000e', 'vmxnet3', 'rtl8139'] as const;
+
+/** What becomes of a torn-down VM's NetBox record. */
+export const NETBOX_AFTER_TEARDOWN = ['delete', 'decommissioning', 'offline'] as const;
+export type NetboxAfterTeardown = (typeof NETBOX_AFTER_TEARDOWN)[number];
+
+const storageId = z.string().regex(PVE_STORAGE_ID, 'a Proxmox storage id such as local-lvm');
+
+const diskSchema = z
+  .object({
+    slot: z.string().regex(DISK_SLOT, 'scsi0–30, virtio0–15 or sata0–5 (ide2 holds the ISO)'),
+    storage: storageId,
+    sizeGiB: z.number().int('a whole number of GiB').min(1, 'at least 1 GiB').max(131_072, 'at most 128 TiB'),
+    options: z
+      .record(z.string(), z.union([z.string().min(1), z.number(), z.boolean()]))
+      .refine((o) => Object.keys(o).every((k) => DISK_OPTION_KEYS.includes(k)), { message: `only ${DISK_OPTION_KEYS.join(', ')}` })
+      .default({}),
+  })
+  .strict();
+
+const nicSchema = z
+  .object({
+    slot: z.string().regex(NIC_SLOT, 'net0–net31'),
+    /** Linux bridge (vmbr0) or SDN VNet. */
+    network: z.string().regex(PVE_STORAGE_ID, 'a bridge (vmbr0) or VNet id'),
+    vlan: z.number().int('a whole number').min(1, 'VLAN 1–4094').max(4094, 'VLAN 1–4094').optional(),
+    model: z.enum(NIC_MODELS).default('virtio'),
+    firewall: z.boolean().optional(),
+    /** Keep the MAC Proxmox gave the NIC unless one is given here. */
+    mac: z.string().regex(MAC, 'a MAC address such as BC:24:11:00:00:01').optional(),
+  })
+  .strict();
+
+export const provisionSpecSchema = z
+  .object({
+    name: z.string().regex(PVE_NAME, 'a DNS label: letters, digits and dashes, at most 63, not starting or ending with a dash'),
+    /** The NetBox VM this is (interface, address and status are kept there); none: Proxmox and DNS only. */
+    netboxId: z.number().int().positive().optional(),
+    /** Absent: allocated by ferry's single VMID allocator (and written to NetBox first). */
+    vmid: z.number().int().min(PVE_VMID_MIN, `at least ${PVE_VMID_MIN}`).max(PVE_VMID_MAX, `at most ${PVE_VMID_MAX}`).optional(),
+    node: z.string().regex(PVE_NAME, 'a Proxmox node name'),
+    cores: z.number().int('a whole number').min(1, 'at least 1').max(512, 'at most 512'),
+    sockets: z.number().int('a whole number').min(1, 'at least 1').max(16, 'at most 16').default(1),
+    memoryMiB: z.number().int('a whole number of MiB').min(16, 'at least 16 MiB').max(4_194_304, 'at most 4 TiB'),
+    ostype: z.string().regex(/^[a-z0-9]+$/, 'a Proxmox ostype such as l26 or win11').default('l26'),
+    /** EFI vars disk storage; default: the first disk's. */
+    efiStorage: storageId.optional(),
+    /** Installer ISO, attached as ide2 (`local:iso/debian-13-netinst.iso`). */
+    iso: z.string().regex(ISO_VOLUME, 'an ISO volume such as local:iso/debian.iso').optional(),
+    disks: z.array(diskSchema).default([]),
+    nics: z.array(nicSchema).default([]),
+    extras: z
+      .record(z.string(), z.string().min(1))
+      .refine((e) => Object.keys(e).every((k) => EXTRA_OPTION_KEYS.includes(k)), { message: `only ${EXTRA_OPTION_KEYS.join(', ')}` })
+      .default({}),
+    tags: z.array(z.string().regex(PVE_TAG, 'a Proxmox tag: letters, digits, - _ + .')).default([]),
+    /** NetBox prefix the first NIC's address is allocated from. */
+    prefix: z.string().regex(IPV4_PREFIX, 'an IPv4 prefix such as 192.0.2.0/24').optional(),
+    /** Forward zone for `<name>.<dnsZone> A` (and the matching PTR). */
+    dnsZone: z.string().regex(DNS_ZONE, 'a DNS zone such as lab.example.com').optional(),
+    start: z.boolean().default(false),
+    description: z.string().max(8192).optional(),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    const dup = (slots: string[]) => slots.filter((s, i) => slots.indexOf(s) !== i);
+    for (const slot of new Set(dup(spec.disks.map((d) => d.slot)))) ctx.addIssue({ code: 'custom', path: ['disks'], message: `slot ${slot} is used twice` });
+    for (const slot of new Set(dup(spec.nics.map((n) => n.slot)))) ctx.addIssue({ code: 'custom', path: ['nics'], message: `slot ${slot} is used twice` });
+    if (!spec.efiStorage && spec.disks.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['efiStorage'], message: 'needed when there is no disk (the EFI vars disk goes on the first disk’s storage otherwise)' });
+    }
+    if (spec.prefix && !spec.netboxId) ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'addresses are allocated in NetBox: set netboxId too' });
+    if (spec.prefix && spec.nics.length === 0) ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'an address needs a NIC: add one to nics' });
+    if (spec.dnsZone && !spec.prefix) ctx.addIssue({ code: 'custom', path: ['dnsZone'], message: 'DNS records need an address: set prefix too' });
+  });
+
+export type ProvisionSpec = z.output<typeof provisionSpecSchema>;
+export type ProvisionSpecInput = z.input<typeof provisionSpecSchema>;
+export type DiskSpec = ProvisionSpec['disks'][number];
+export type NicSpec = ProvisionSpec['nics'][number];
+
+export type SpecResult = { ok: true; spec: ProvisionSpec } | { ok: false; problems: string[] };
+
+/** Validates a spec; `where` names its source in every problem (`spec.yaml`, `NetBox VM "web1" (id 4)`). */
+export function validateSpec(input: unknown, where = 'spec', rename: (path: string) => string = (p) => p): SpecResult {
+  const parsed = provisionSpecSchema.safeParse(input);
+  if (parsed.success) return { ok: true, spec: parsed.data };
+  return { ok: false, problems: parsed.error.issues.map((issue) => `${where}: ${describeIssue(issue, input, rename)}`) };
+}
+
+function describeIssue(issue: z.core.$ZodIssue, input: unknown, rename: (path: string) => string): string {
+  const path = rename(issue.path.map(String).join('.')) || '(top level)';
+  if (issue.code === 'unrecognized_keys') return `${path}: unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(input, issue.path) === undefined) return `${path}: missing`;
+  return `${path}: ${issue.message}`;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let node = input;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+/** The ferry custom fields of a NetBox VM, as read (all optional). */
+export interface RecordFields {
+  vmid?: number;
+  node?: string;
+  storage?: string;
+  network?: string;
+  vlan?: number;
+  iso?: string;
+  owner?: string;
+}
+
+/** A NetBox VM as provisioning reads it (units as NetBox has them: memory and disk in MB). */
+export interface NetboxVmRecord {
+  id: number;
+  name: string;
+  status: string;
+  cluster?: string;
+  vcpus?: number;
+  memoryMB?: number;
+  diskMB?: number;
+  tags: string[];
+  fields: RecordFields;
+}
+
+/** The configured defaults a NetBox record is completed with (ferry.yaml `provisioning`). */
+export interface SpecDefaults {
+  node: string;
+  storage: string;
+  efiStorage?: string;
+  network: string;
+  prefix?: string;
+  dnsZone?: string;
+  ostype: string;
+  nicModel: (typeof NIC_MODELS)[number];
+  tags: string[];
+  extras: Record<string, string>;
+  start: boolean;
+}
+
+/** Where each spec value of a NetBox-built spec came from, for problems a person can fix in NetBox. */
+const RECORD_SOURCES: Record<string, string> = {
+  name: 'name',
+  vmid: 'custom field ferry_vmid',
+  node: 'custom field ferry_node (or provisioning.node)',
+  cores: 'vcpus',
+  memoryMiB: 'memory (MB)',
+  'disks.0.sizeGiB': 'disk (MB)',
+  'disks.0.storage': 'custom field ferry_storage (or provisioning.storage)',
+  'nics.0.network': 'custom field ferry_network (or provisioning.network)',
+  'nics.0.vlan': 'custom field ferry_vlan',
+  iso: 'custom field ferry_iso',
+  tags: 'tags',
+};
+
+/**
+ * The spec of a NetBox VM: its name, vCPUs, memory and disk, ferry's custom fields, and the
+ * configured defaults for what the record leaves open. One disk (scsi0, the record's `disk`) and one
+ * NIC (net0); the address comes from the configured prefix.
+ */
+export function specFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): SpecResult {
+  const f = record.fields;
+  const storage = f.storage ?? defaults.storage;
+  const spec = {
+    name: record.name,
+    netboxId: record.id,
+    ...(f.vmid !== undefined ? { vmid: f.vmid } : {}),
+    node: f.node ?? defaults.node,
+    cores: record.vcpus === undefined ? undefined : Math.ceil(record.vcpus),
+    memoryMiB: record.memoryMB,
+    ostype: defaults.ostype,
+    ...(defaults.efiStorage ? { efiStorage: defaults.efiStorage } : {}),
+    ...(f.iso ? { iso: f.iso } : {}),
+    disks: record.diskMB ? [{ slot: 'scsi0', storage, sizeGiB: Math.ceil(record.diskMB / 1024), options: { iothread: 1, discard: 'on' } }] : [],
+    nics: [{ slot: 'net0', network: f.network ?? defaults.network, model: defaults.nicModel, ...(f.vlan !== undefined ? { vlan: f.vlan } : {}) }],
+    extras: defaults.extras,
+    tags: [...new Set([...defaults.tags, ...record.tags])],
+    ...(defaults.prefix ? { prefix: defaults.prefix } : {}),
+    ...(defaults.dnsZone && defaults.prefix ? { dnsZone: defaults.dnsZone } : {}),
+    start: defaults.start,
+    description: `Provisioned by ferry from NetBox VM ${record.id}${f.owner ? `; owner: ${f.owner}` : ''}`,
+  };
+  const where = `NetBox VM "${record.name}" (id ${record.id})`;
+  const result = validateSpec(spec, where, (path) => RECORD_SOURCES[path] ?? path);
+  if (!record.diskMB) {
+    // Without a disk the EFI storage has no default either: the missing disk is the problem to report.
+    const others = result.ok ? [] : result.problems.filter((p) => !p.startsWith(`${where}: efiStorage:`));
+    return { ok: false, problems: [...others, `${where}: disk (MB): not set; ferry needs the size of the VM's disk`] };
+  }
+  return result;
+}

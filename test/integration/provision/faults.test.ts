@@ -1,0 +1,96 @@
+import path from 'node:path';
+import { provisionWorkflowId } from '../../../src/domain/provisioning';
+import { ipAddressSchema } from '../../../src/netbox/schemas';
+import type { provisionPlanned } from '../../../workflows/provision-planned';
+import type { provisionVm } from '../../../workflows/provision-vm';
+import { runWorkers, startProvisionLab, type ProvisionLab } from '../../helpers/provision-lab';
+import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';
+import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
+import { runningActivity, until } from '../../helpers/wait';
+
+/** Every provisioned record: one Proxmox VM of its name at its VMID, one NetBox address, distinct from the others'. */
+async function expectOneVmAndOneIpEach(lab: ProvisionLab, records: Array<{ id: number; name: string }>): Promise<void> {
+  const vms = await lab.deps.proxmox!.vms.listEverywhere();
+  const vmids = new Set<number>();
+  const addresses = new Set<string>();
+  for (const record of records) {
+    const { value } = await lab.nb.getVirtualMachine(record.id);
+    expect(value.status.value).toBe('staged');
+    const matches = vms.filter((vm) => vm.name === record.name);
+    expect(matches.map((vm) => vm.vmid)).toEqual([value.custom_fields.ferry_vmid]);
+    vmids.add(matches[0]!.vmid);
+    const ips = await lab.nb.http.list('api/ipam/ip-addresses/', { virtual_machine_id: record.id }, ipAddressSchema);
+    expect(ips).toHaveLength(1);
+    addresses.add(ips[0]!.address);
+  }
+  expect(vmids.size).toBe(records.length);
+  expect(addresses.size).toBe(records.length);
+}
+
+describe('provisioning under faults', () => {
+  jest.setTimeout(600_000);
+  let temporal: TestTemporal;
+  let lab: ProvisionLab;
+
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+    lab = await startProvisionLab({ sim: { createTaskMs: 4000 } });
+  });
+  afterAll(async () => {
+    await lab?.stop();
+    await temporal?.close();
+  });
+
+  it('20 parallel provisions with 10% 5xx and lock contention: each one VM and one IP, distinct VMIDs from the allocator', async () => {
+    await lab.admin.setSettings({ createTaskMs: 50 });
+    const tag = await lab.tag('parallel');
+    const records = await Promise.all(Array.from({ length: 20 }, () => lab.plannedVm({ tags: [tag] })));
+    const workers = await runWorkers(temporal.nativeConnection, lab.deps, 'par');
+    try {
+      await lab.admin.clearLog();
+      await lab.admin.setFaults({ seed: 20, errorRate: 0.1, lockRate: 0.1 });
+      const result = await temporal.client.workflow.execute<typeof provisionPlanned>('provisionPlanned', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-planned`,
+        args: [{ tag, maxConcurrent: 20 }],
+      });
+      await lab.admin.clearFaults();
+      expect(result.vms.map((v) => [v.name, v.outcome, v.error])).toEqual(records.map((r) => [r.name, 'provisioned', undefined]));
+      const faults = (await lab.admin.log()).requests.filter((r) => r.fault);
+      expect(faults.filter((r) => r.fault === 'error').length).toBeGreaterThan(10);
+      expect(faults.filter((r) => r.fault === 'locked').length).toBeGreaterThan(5);
+    } finally {
+      await lab.admin.clearFaults();
+      await workers.stop();
+    }
+    await expectOneVmAndOneIpEach(lab, records);
+  });
+
+  it('a worker killed (SIGKILL) while the VM is being created: the provision completes on a new worker with exactly one VM', async () => {
+    await lab.admin.setSettings({ createTaskMs: 4000 });
+    const record = await lab.plannedVm({});
+    const taskQueue = uniqueName('crash');
+    const config = { ...lab.document, worker: { taskQueue, shutdownGraceTime: '1s' } };
+    const configFile = path.join(lab.stateDir, 'worker.yaml');
+    let worker: WorkerProcess = await startWorkerProcess({ name: 'w1', config, env: lab.env, configFile });
+    try {
+      const handle = await temporal.client.workflow.start<typeof provisionVm>('provisionVm', {
+        taskQueue,
+        workflowId: `${taskQueue}-${provisionWorkflowId({ netboxId: record.id })}`,
+        args: [{ netboxId: record.id }],
+      });
+      await until('the VM being created', () => runningActivity(temporal.client, [handle.workflowId], 'createBareVm'));
+      await worker.kill();
+      worker = await startWorkerProcess({ name: 'w2', config, env: lab.env, configFile });
+      const result = await handle.result();
+      expect(result.outcome).toBe('provisioned');
+      // The retried create found the VM the first attempt had started (no second one, no other VMID).
+      expect(result.steps.find((s) => s.step === 'create-vm')).toMatchObject({ outcome: 'unchanged' });
+      const creates = (await lab.admin.log()).tasks.filter((t) => t.type === 'qmcreate' && t.id === String(result.vmid));
+      expect(creates).toHaveLength(1);
+    } finally {
+      await worker.stop();
+    }
+    await expectOneVmAndOneIpEach(lab, [record]);
+  });
+});

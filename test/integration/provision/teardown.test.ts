@@ -1,0 +1,131 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { provisionWorkflowId, type TeardownResult } from '../../../src/domain/provisioning';
+import { ipAddressSchema, macAddressSchema } from '../../../src/netbox/schemas';
+import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownUpdate, teardownStatusQuery } from '../../../workflows/messages';
+import type { provisionVm } from '../../../workflows/provision-vm';
+import type { teardownVm } from '../../../workflows/teardown-vm';
+import { dig } from '../../helpers/bind-tools';
+import { useProvisionLab } from '../../helpers/provision-lab';
+
+const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHl0ZXN0a2V5dGVzdGtleXRlc3RrZXl0ZXN0a2V5';
+
+describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () => {
+  jest.setTimeout(180_000);
+  const suite = useProvisionLab('down');
+
+  /** A planned record provisioned and started: a VM in service. */
+  async function runningVm(): Promise<{ id: number; name: string; vmid: number; address: string; fqdn: string; mac: string }> {
+    const { id, name } = await suite.lab.plannedVm({});
+    const result = await suite.temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
+      taskQueue: suite.workers.taskQueue,
+      workflowId: `${suite.workers.taskQueue}-${provisionWorkflowId({ netboxId: id })}`,
+      args: [{ netboxId: id, start: true }],
+    });
+    expect((await suite.lab.deps.proxmox!.power.status('pve1', result.vmid!)).status).toBe('running');
+    const mac = result.macs.net0!;
+    expect(await suite.lab.nb.http.list('api/dcim/mac-addresses/', { mac_address: mac }, macAddressSchema)).toHaveLength(1);
+    return { id, name, vmid: result.vmid!, address: result.address!, fqdn: result.fqdn!, mac };
+  }
+
+  const teardownId = (vmid: number) => `${suite.workers.taskQueue}-teardown-${vmid}`;
+  const startTeardown = (vmid: number) =>
+    suite.temporal.client.workflow.start<typeof teardownVm>('teardownVm', {
+      taskQueue: suite.workers.taskQueue,
+      workflowId: teardownId(vmid),
+      args: [{ vmid }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+
+  it('tears down a running VM whose guest ignores shutdown; a failing cleanup is reported, the others done; a rerun finishes it', async () => {
+    const vm = await runningVm();
+    const host = vm.address.split('/')[0]!;
+    await suite.lab.admin.setGuest(vm.vmid, { guestAcpi: false });
+    // The fault: known_hosts is a folder, so its cleanup cannot be done.
+    mkdirSync(suite.lab.knownHostsFile, { recursive: true });
+
+    const first: TeardownResult = await (await startTeardown(vm.vmid)).result();
+    expect(first.outcome).toBe('incomplete');
+    expect(first.steps).toEqual([
+      { step: 'shutdown', outcome: 'timed-out', detail: 'the guest did not shut down within 2 s' },
+      { step: 'stop', outcome: 'done', detail: 'forced' },
+      { step: 'delete', outcome: 'done', detail: 'purged with its disks' },
+    ]);
+    expect(first.waits.map((w) => w.for)).toEqual([`VM ${vm.vmid} stopped`]);
+    const byCleanup = Object.fromEntries(first.cleanups.map((c) => [c.cleanup, c]));
+    expect(first.cleanups.map((c) => c.cleanup)).toEqual(['dns', 'known-hosts', 'ip', 'interfaces', 'netbox-vm']);
+    expect(byCleanup.dns).toMatchObject({ result: 'done', detail: `removed PTR ${host}, ${vm.fqdn} A ${host}` });
+    expect(byCleanup['known-hosts']).toMatchObject({ result: 'failed', error: expect.stringContaining(`known_hosts ${suite.lab.knownHostsFile}: not a file (EISDIR)`) });
+    expect(byCleanup.ip).toMatchObject({ result: 'done', detail: `removed ${vm.address}` });
+    expect(byCleanup.interfaces).toMatchObject({ result: 'done', detail: expect.stringMatching(/^removed MAC object \d+ of net0, interface net0$/) });
+    expect(byCleanup['netbox-vm']).toMatchObject({ result: 'done', detail: `deleted NetBox VM ${vm.id}` });
+
+    // The VM and its disks are gone; so are its records, except the one that failed.
+    const pve = suite.lab.deps.proxmox!;
+    expect(await pve.vms.findById(vm.vmid)).toBeUndefined();
+    expect(await pve.storage.content('pve1', 'local-lvm', { vmid: vm.vmid })).toEqual([]);
+    expect(await dig(suite.lab.bind, vm.fqdn, 'A')).toEqual([]);
+    expect(await dig(suite.lab.bind, host, 'PTR-of')).toEqual([]);
+    await expect(suite.lab.nb.getVirtualMachine(vm.id)).rejects.toMatchObject({ status: 404 });
+    expect(await suite.lab.nb.http.list('api/ipam/ip-addresses/', { address: vm.address }, ipAddressSchema)).toEqual([]);
+    expect(await suite.lab.nb.http.list('api/dcim/mac-addresses/', { mac_address: vm.mac }, macAddressSchema)).toEqual([]);
+
+    // The fault clears: known_hosts is a file with entries for the VM (and one for another host).
+    rmSync(suite.lab.knownHostsFile, { recursive: true });
+    writeFileSync(suite.lab.knownHostsFile, `${vm.name} ${KEY}\n${vm.fqdn},${host} ${KEY}\nother.example.com ${KEY}\n`);
+    const rerun: TeardownResult = await (await startTeardown(vm.vmid)).result();
+    expect(rerun.outcome).toBe('torn-down');
+    expect(rerun.resumed).toBe(true);
+    expect(rerun.steps).toEqual([{ step: 'delete', outcome: 'already', detail: `Proxmox has no VM ${vm.vmid}` }]);
+    expect(rerun.cleanups.map((c) => [c.cleanup, c.result])).toEqual([
+      ['dns', 'already-absent'],
+      ['known-hosts', 'done'],
+      ['ip', 'already-absent'],
+      ['interfaces', 'already-absent'],
+      ['netbox-vm', 'already-absent'],
+    ]);
+    expect(rerun.cleanups[1]!.detail).toBe(`removed 2 line(s) of ${suite.lab.knownHostsFile} (${vm.name}, ${vm.fqdn})`);
+    expect(readFileSync(suite.lab.knownHostsFile, 'utf8')).toBe(`other.example.com ${KEY}\n`);
+  });
+
+  it('waits for a person when the record is active: a refused approver changes nothing, a rejection keeps the VM, an approval by signal removes it', async () => {
+    const vm = await runningVm();
+    await suite.lab.nb.updateVirtualMachine(vm.id, { status: 'active' });
+    rmSync(suite.lab.knownHostsFile, { recursive: true, force: true });
+
+    const waitFor = async (handle: Awaited<ReturnType<typeof startTeardown>>, stage: string) => {
+      for (let i = 0; i < 100; i++) {
+        const status = await handle.query(teardownStatusQuery).catch(() => undefined);
+        if (status?.stage === stage) return status;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`teardown never reached ${stage}`);
+    };
+
+    const first = await startTeardown(vm.vmid);
+    const waiting = await waitFor(first, 'awaiting-approval');
+    expect(waiting.approvalRequired).toBe(`NetBox VM ${vm.id} is active; provisioning.teardown.approvalFor needs a person to approve that`);
+    const refused = await first.executeUpdate(approveTeardownUpdate, { args: [{ by: 'mallory', reason: 'test' }] }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((refused as WorkflowUpdateFailedError).cause?.message).toBe('mallory is not an approver (approvers: lab-admin, alice)');
+    await first.executeUpdate(rejectTeardownUpdate, { args: [{ by: 'alice', reason: 'still in use' }] });
+    const rejected: TeardownResult = await first.result();
+    expect(rejected).toMatchObject({ outcome: 'rejected', rejection: { by: 'alice', reason: 'still in use', via: 'update' }, steps: [], cleanups: [] });
+    expect((await suite.lab.deps.proxmox!.power.status('pve1', vm.vmid)).status).toBe('running');
+
+    const second = await startTeardown(vm.vmid);
+    await waitFor(second, 'awaiting-approval');
+    await second.signal(approveTeardownSignal, { by: 'lab-admin', reason: 'decommissioned' });
+    const done: TeardownResult = await second.result();
+    expect(done).toMatchObject({ outcome: 'torn-down', approval: { by: 'lab-admin', via: 'signal' } });
+    expect(done.steps.map((s) => [s.step, s.outcome])).toEqual([
+      ['shutdown', 'done'],
+      ['delete', 'done'],
+    ]);
+    expect(done.cleanups.find((c) => c.cleanup === 'known-hosts')).toMatchObject({ result: 'already-absent' });
+    expect(await suite.lab.deps.proxmox!.vms.findById(vm.vmid)).toBeUndefined();
+  });
+});

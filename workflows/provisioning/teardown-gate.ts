@@ -1,0 +1,73 @@
+import { setHandler } from '@temporalio/workflow';
+import { decisionProblem } from '../../src/domain/migration/approval';
+import type { DecisionRecord } from '../../src/domain/migration/status';
+import type { TeardownDecision, TeardownStatus } from '../../src/domain/provisioning';
+import { workflowNow } from '../clock';
+import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownSignal, rejectTeardownUpdate } from '../messages';
+
+/**
+ * The human gate of a teardown: approve or reject, by a validated update (refused without a trace in
+ * history) or by the same-named signal from `temporal workflow signal` (an invalid one is recorded in
+ * `status.ignored`, never acted on). Decisions are taken only while the teardown waits for one.
+ */
+export class TeardownGate {
+  approval?: DecisionRecord;
+  rejection?: DecisionRecord;
+  private open = false;
+
+  constructor(
+    private readonly status: TeardownStatus,
+    /** Read when a decision comes in (the settings load after the handlers are set). */
+    private readonly approvers: () => readonly string[],
+  ) {
+    for (const [kind, update, signal] of [
+      ['approve', approveTeardownUpdate, approveTeardownSignal],
+      ['reject', rejectTeardownUpdate, rejectTeardownSignal],
+    ] as const) {
+      const accept = (decision: TeardownDecision, via: DecisionRecord['via']) => {
+        const record: DecisionRecord = { by: decision.by, reason: decision.reason, at: workflowNow(), via };
+        if (kind === 'approve') this.approval = record;
+        else this.rejection = record;
+      };
+      setHandler(
+        update,
+        (decision) => {
+          accept(decision, 'update');
+          return this.status;
+        },
+        {
+          validator: (decision) => {
+            const problem = this.problem(decision);
+            if (problem) throw new Error(problem);
+          },
+        },
+      );
+      setHandler(signal, (decision) => {
+        const problem = this.problem(decision);
+        if (problem) this.status.ignored.push({ message: `${kind} by ${String(decision?.by)}`, reason: problem });
+        else accept(decision, 'signal');
+      });
+    }
+  }
+
+  get decided(): boolean {
+    return Boolean(this.approval || this.rejection);
+  }
+
+  openGate(): void {
+    this.open = true;
+  }
+
+  closeGate(): void {
+    this.open = false;
+  }
+
+  private problem(decision: TeardownDecision | undefined): string | undefined {
+    const invalid = decisionProblem(decision, this.approvers());
+    if (invalid) return invalid;
+    if (!this.open) return `the teardown is not waiting for a decision (stage ${this.status.stage})`;
+    if (this.approval) return `already approved by ${this.approval.by}`;
+    if (this.rejection) return `already rejected by ${this.rejection.by}`;
+    return undefined;
+  }
+}
