@@ -55,7 +55,10 @@ describe('provisioning under faults', () => {
         args: [{ tag, maxConcurrent: 20 }],
       });
       await lab.admin.clearFaults();
-      expect(result.vms.map((v) => [v.name, v.outcome, v.error])).toEqual(records.map((r) => [r.name, 'provisioned', undefined]));
+      const byName = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => a[0].localeCompare(b[0]);
+      expect(result.vms.map((v): [string, ...unknown[]] => [v.name, v.outcome, v.error]).sort(byName)).toEqual(
+        records.map((r): [string, ...unknown[]] => [r.name, 'provisioned', undefined]).sort(byName),
+      );
       const faults = (await lab.admin.log()).requests.filter((r) => r.fault);
       expect(faults.filter((r) => r.fault === 'error').length).toBeGreaterThan(10);
       expect(faults.filter((r) => r.fault === 'locked').length).toBeGreaterThan(5);
@@ -80,6 +83,10 @@ describe('provisioning under faults', () => {
         args: [{ netboxId: record.id }],
       });
       await until('the VM being created', () => runningActivity(temporal.client, [handle.workflowId], 'createBareVm'));
+      // … and Proxmox already working on it (the kill must come after the create was sent).
+      await until('the create task running in Proxmox', async () =>
+        (await lab.admin.log()).tasks.some((t) => t.type === 'qmcreate' && t.endMs === undefined) ? true : undefined,
+      );
       await worker.kill();
       worker = await startWorkerProcess({ name: 'w2', config, env: lab.env, configFile });
       const result = await handle.result();
