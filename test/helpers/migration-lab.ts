@@ -11,7 +11,7 @@ import type { ProxmoxSimulator } from '../../src/lab/proxmox-sim/server';
 import type { VcsimLab } from '../../src/lab/vcsim/vcsim-lab';
 import { heavyQueue } from '../../src/domain/task-queues';
 import { createDependencies } from '../../src/worker/dependencies';
-import { devServerAddress, uniqueName, workflowBundlePath } from './temporal';
+import { connectTestTemporal, devServerAddress, uniqueName, workflowBundlePath, type TestTemporal } from './temporal';
 import { TEST_EXTRA_VMS } from './vcsim';
 
 export interface MigrationLab {
@@ -92,4 +92,26 @@ export async function labWorkers(connection: NativeConnection, deps: ActivityDep
       return (await chain()) as Awaited<ReturnType<typeof fn>>;
     },
   };
+}
+
+export interface MigrationSuite {
+  temporal: TestTemporal;
+  lab: MigrationLab;
+}
+
+/**
+ * A test file's migration lab and Temporal connection, started before its tests and stopped after
+ * them; read the fields inside tests.
+ */
+export function useMigrationLab(options: MigrationLabOptions = {}): MigrationSuite {
+  const suite = {} as MigrationSuite;
+  beforeAll(async () => {
+    suite.temporal = await connectTestTemporal();
+    suite.lab = await startMigrationLab(options);
+  });
+  afterAll(async () => {
+    await suite.lab?.stop();
+    await suite.temporal?.close();
+  });
+  return suite;
 }

@@ -7,8 +7,8 @@ import { heavyQueue } from '../../src/domain/task-queues';
 const RETRY: ActivityOptions['retry'] = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 };
 const COPY_RETRY: ActivityOptions['retry'] = { ...RETRY, maximumAttempts: 5 };
 
-/** Reads: short timeouts, no heartbeat. */
-export const reads = proxyActivities<MigrationActivities>({ startToCloseTimeout: '2m', retry: RETRY });
+/** Reads: short timeouts, no heartbeat (a read lost with its worker is retried after a minute). */
+export const reads = proxyActivities<MigrationActivities>({ startToCloseTimeout: '1m', retry: RETRY });
 
 export interface ProxyTiming {
   /**

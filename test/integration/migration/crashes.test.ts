@@ -53,14 +53,20 @@ describe('worker processes killed mid-migration', () => {
     await until('a storage vMotion in flight', () => runningActivity(temporal.client, children, 'relocateVm'));
     await crash();
 
-    await until('every VM waiting for approval', async () => {
-      const status = await wave.query(waveStatusQuery);
-      return status.vms.every((v) => v.stage === 'awaiting-approval') ? true : undefined;
-    });
+    // A short activity (a read, a permit request) that was in flight when the worker died is retried
+    // only after its start-to-close timeout (no heartbeat): allow for that.
+    await until(
+      'every VM waiting for approval',
+      async () => {
+        const status = await wave.query(waveStatusQuery);
+        return status.vms.every((v) => v.stage === 'awaiting-approval') ? true : undefined;
+      },
+      300_000,
+    );
     await crash();
     await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'crash test' }] });
 
-    await until('a disk import in flight', () => runningActivity(temporal.client, children, 'importDisk'));
+    await until('a disk import in flight', () => runningActivity(temporal.client, children, 'importDisk'), 300_000);
     await crash();
 
     const result = await wave.result();

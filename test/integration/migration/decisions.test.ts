@@ -16,8 +16,7 @@ import {
   waveStatusQuery,
 } from '../../../workflows/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
-import { labWorkers, startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
-import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
+import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';
 
 const run = promisify(execFile);
@@ -37,30 +36,21 @@ async function startWave(client: Client, taskQueue: string, names: string[]) {
 
 describe('people decide: approve some, reject one, roll back or retry after a failure past the shutdown', () => {
   jest.setTimeout(600_000);
-  let temporal: TestTemporal;
-  let lab: MigrationLab;
-  beforeAll(async () => {
-    temporal = await connectTestTemporal();
-    lab = await startMigrationLab({ migration: { heartbeatTimeout: '5s' } });
-  });
-  afterAll(async () => {
-    await lab?.stop();
-    await temporal?.close();
-  });
+  const suite = useMigrationLab({ migration: { heartbeatTimeout: '5s' } });
 
   it('follows every decision, and VMware stays untouched where the cutover did not happen', async () => {
-    const workers = await labWorkers(temporal.nativeConnection, lab.deps);
+    const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const names = ['mig-web01', 'mig-db01', 'scale-0001', 'scale-0002'];
-    const vsphere = lab.deps.vsphere!;
-    const pve = lab.deps.proxmox!;
+    const vsphere = suite.lab.deps.vsphere!;
+    const pve = suite.lab.deps.proxmox!;
     const before = new Map((await vsphere.discover()).inventory.vms.map((v) => [v.name, v.powerState]));
     await workers.run(async () => {
-      const wave = await startWave(temporal.client, workers.taskQueue, names);
+      const wave = await startWave(suite.temporal.client, workers.taskQueue, names);
       const waiting = await until('every VM at the approval gate', async () => {
         const s = await wave.query(waveStatusQuery);
         return s.vms.length === 4 && s.vms.every((v) => v.stage === 'awaiting-approval') ? s : undefined;
       });
-      const child = (name: string) => temporal.client.workflow.getHandle(waiting.vms.find((v) => v.name === name)!.workflowId);
+      const child = (name: string) => suite.temporal.client.workflow.getHandle(waiting.vms.find((v) => v.name === name)!.workflowId);
 
       // What the cutover will do, while it waits.
       const plan = (await child('mig-web01').query(cutoverPlanQuery))!;
@@ -79,7 +69,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       await child('scale-0001').executeUpdate(rejectCutoverUpdate, { args: [{ by: 'alice', reason: 'keep it on VMware' }] });
 
       // The second disks of web01 and db01 vanish from the NFS export: their imports will fail after the shutdown.
-      const second = (vm: string) => path.join(nfsMigrationDir(lab.stateDir), vm, `${vm}_1.vmdk`);
+      const second = (vm: string) => path.join(nfsMigrationDir(suite.lab.stateDir), vm, `${vm}_1.vmdk`);
       for (const vm of ['mig-web01', 'mig-db01']) copyFileSync(second(vm), `${second(vm)}.kept`);
       for (const vm of ['mig-web01', 'mig-db01']) rmSync(second(vm));
 
@@ -116,16 +106,16 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       expect((await pve.storage.content(web01.node, 'local-lvm', { vmid: web01.vmid })).map((v) => v.volid)).toEqual([String(config.efidisk0).split(',')[0]]);
       expect(web01.status).toBe('stopped');
       // VMware's own files were never touched.
-      expect(existsSync(path.join(nfsMigrationDir(lab.stateDir), 'mig-web01', 'mig-web01.vmdk'))).toBe(true);
+      expect(existsSync(path.join(nfsMigrationDir(suite.lab.stateDir), 'mig-web01', 'mig-web01.vmdk'))).toBe(true);
       const decisions = (result.status.vms.find((v) => v.name === 'mig-web01') && (await child('mig-web01').result()) as MigrationStatus)!.decisions;
       expect(decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'alice', reason: 'storage trouble', via: 'update' })]);
     });
   });
 
   it('attach-then-move: boots from the NFS copy, then moves the disks online and keeps VMware’s file', async () => {
-    const workers = await labWorkers(temporal.nativeConnection, withMigration(lab.deps, { mode: 'attach-then-move' }));
+    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'attach-then-move' }));
     await workers.run(async () => {
-      const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+      const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
         args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0003'] }, autoApprove: { by: 'alice', reason: 'attach mode' } }],
@@ -136,24 +126,24 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         // (scale VMs are powered off in the estate: nothing to shut down)
         'create-vm', 'set-nic', 'relocate', 'await-approval', 'attach-disk', 'set-boot-order', 'start-vm', 'move-disk',
       ]);
-      const vm = (await lab.deps.proxmox!.vms.findByName('scale-0003'))[0]!;
-      expect((await lab.deps.proxmox!.power.status(vm.node, vm.vmid)).status).toBe('running');
-      const config = (await lab.deps.proxmox!.config.get(vm.node, vm.vmid)).values;
+      const vm = (await suite.lab.deps.proxmox!.vms.findByName('scale-0003'))[0]!;
+      expect((await suite.lab.deps.proxmox!.power.status(vm.node, vm.vmid)).status).toBe('running');
+      const config = (await suite.lab.deps.proxmox!.config.get(vm.node, vm.vmid)).values;
       expect(String(config.scsi0)).toMatch(/^local-lvm:/);
       expect(Object.keys(config).some((k) => /^unused\d+$/.test(k))).toBe(false); // VMware's file is not PVE's to keep or free
-      const vmdk = path.join(nfsMigrationDir(lab.stateDir), 'scale-0003', 'scale-0003.vmdk');
-      const target = lab.pve.cluster.storages.resolve(String(config.scsi0).split(',')[0]!, vm.node).file;
+      const vmdk = path.join(nfsMigrationDir(suite.lab.stateDir), 'scale-0003', 'scale-0003.vmdk');
+      const target = suite.lab.pve.cluster.storages.resolve(String(config.scsi0).split(',')[0]!, vm.node).file;
       expect((await run('qemu-img', ['compare', vmdk, target])).stdout).toContain('Images are identical');
     });
   });
 
   it('ends with approval-expired when nobody decides before the deadline', async () => {
-    const workers = await labWorkers(temporal.nativeConnection, withMigration(lab.deps, { approvalDeadline: '2s' }));
-    const before = (await lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!.powerState;
+    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { approvalDeadline: '2s' }));
+    const before = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!.powerState;
     await workers.run(async () => {
-      const result = await (await startWave(temporal.client, workers.taskQueue, ['scale-0004'])).result();
+      const result = await (await startWave(suite.temporal.client, workers.taskQueue, ['scale-0004'])).result();
       expect(result.status.vms[0]!.outcome).toBe('approval-expired');
-      const vm = (await lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!;
+      const vm = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!;
       expect(vm.powerState).toBe(before);
     });
   });
@@ -161,31 +151,22 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
 
 describe('a long wave', () => {
   jest.setTimeout(300_000);
-  let temporal: TestTemporal;
-  let lab: MigrationLab;
-  beforeAll(async () => {
-    temporal = await connectTestTemporal();
-    lab = await startMigrationLab();
-  });
-  afterAll(async () => {
-    await lab?.stop();
-    await temporal?.close();
-  });
+  const suite = useMigrationLab();
 
   it('continues as new while its VMs run on, and still hears from every one of them', async () => {
-    const workers = await labWorkers(temporal.nativeConnection, lab.deps);
+    const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const names = ['scale-0005', 'scale-0006', 'scale-0007', 'scale-0008', 'scale-0009'];
     await workers.run(async () => {
-      const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+      const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
         args: [{ waveId: workers.taskQueue, selection: { names }, maxConcurrent: 2, continueAsNewAfter: 2, autoApprove: { by: 'alice', reason: 'long wave' } }],
       });
-      const result = await temporal.client.workflow.getHandle<typeof migrationWave>(wave.workflowId).result();
+      const result = await suite.temporal.client.workflow.getHandle<typeof migrationWave>(wave.workflowId).result();
       expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(names.map((n) => [n, 'migrated']));
       expect(result.actions.filter((a) => a.kind === 'import-disk')).toHaveLength(5);
       const runs: string[] = [];
-      for await (const wf of temporal.client.workflow.list({ query: `WorkflowId = '${wave.workflowId}'` })) runs.push(wf.runId);
+      for await (const wf of suite.temporal.client.workflow.list({ query: `WorkflowId = '${wave.workflowId}'` })) runs.push(wf.runId);
       expect(runs.length).toBeGreaterThanOrEqual(3);
     });
   });

@@ -6,8 +6,7 @@ import { nfsMigrationDir } from '../../../src/lab/shared-paths';
 import { approveWaveUpdate } from '../../../workflows/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import type { planMigration } from '../../../workflows/plan-migration';
-import { labWorkers, startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
-import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
+import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 
 const run = promisify(execFile);
 const key = (a: MigrationAction) => JSON.stringify(a);
@@ -15,28 +14,19 @@ const vmOf = (a: MigrationAction) => ('vm' in a ? a.vm : '(sdn)');
 
 describe('a wave over the whole lab estate', () => {
   jest.setTimeout(600_000);
-  let temporal: TestTemporal;
-  let lab: MigrationLab;
-  beforeAll(async () => {
-    temporal = await connectTestTemporal();
-    lab = await startMigrationLab();
-  });
-  afterAll(async () => {
-    await lab?.stop();
-    await temporal?.close();
-  });
+  const suite = useMigrationLab();
 
   it('migrates every translatable VM, refuses the rest with reasons, and does what plan said', async () => {
-    const workers = await labWorkers(temporal.nativeConnection, lab.deps);
+    const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const selection = { folder: '/DC0/vm' };
-    const before = await lab.deps.vsphere!.discover();
+    const before = await suite.lab.deps.vsphere!.discover();
     await workers.run(async () => {
-      const plan = await temporal.client.workflow.execute<typeof planMigration>('planMigration', {
+      const plan = await suite.temporal.client.workflow.execute<typeof planMigration>('planMigration', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-plan`,
         args: [selection],
       });
-      const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+      const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
         args: [{ waveId: workers.taskQueue, selection }],
@@ -77,8 +67,8 @@ describe('a wave over the whole lab estate', () => {
       expect(legacyDone).toEqual(['create-vm', 'set-nic', 'relocate', 'await-approval', 'refuse']);
 
       // Refused VMs were never touched: no Proxmox VM, VMware power state as before.
-      const after = await lab.deps.vsphere!.discover();
-      const pveNames = new Set((await lab.deps.proxmox!.vms.list()).map((v) => v.name));
+      const after = await suite.lab.deps.vsphere!.discover();
+      const pveNames = new Set((await suite.lab.deps.proxmox!.vms.list()).map((v) => v.name));
       for (const name of Object.keys(refused)) {
         expect(pveNames.has(name)).toBe(false);
         const was = before.inventory.vms.find((v) => v.name === name)!;
@@ -92,9 +82,9 @@ describe('a wave over the whole lab estate', () => {
       for (const vm of migrated) {
         const source = after.inventory.vms.find((v) => v.name === vm.name)!;
         expect(source.powerState).toBe('poweredOff');
-        const pveVm = (await lab.deps.proxmox!.vms.findByName(vm.name))[0]!;
+        const pveVm = (await suite.lab.deps.proxmox!.vms.findByName(vm.name))[0]!;
         expect(pveVm.status).toBe('stopped');
-        const config = (await lab.deps.proxmox!.config.get(pveVm.node, pveVm.vmid)).values;
+        const config = (await suite.lab.deps.proxmox!.config.get(pveVm.node, pveVm.vmid)).values;
         const perSocket = Math.max(1, Math.min(source.numCoresPerSocket, source.numCpu));
         expect(Number(config.sockets) * Number(config.cores)).toBeGreaterThanOrEqual(source.numCpu);
         expect(config).toMatchObject({ cores: String(perSocket), memory: String(source.memoryMb), bios: source.firmware === 'efi' ? 'ovmf' : 'seabios' });
@@ -105,8 +95,8 @@ describe('a wave over the whole lab estate', () => {
           expect(config[`net${i}`]).toBe(`virtio=${nic.macAddress.toUpperCase()},bridge=v${vlan?.kind === 'access' ? vlan.vlanId : ''}`);
         }
         for (const [i, disk] of source.disks.entries()) {
-          const target = lab.pve.cluster.storages.resolve(String(config[`scsi${i}`]).split(',')[0]!, pveVm.node).file;
-          const vmdk = path.join(nfsMigrationDir(lab.stateDir), disk.fileName.replace(/^\[[^\]]+\]\s*/, ''));
+          const target = suite.lab.pve.cluster.storages.resolve(String(config[`scsi${i}`]).split(',')[0]!, pveVm.node).file;
+          const vmdk = path.join(nfsMigrationDir(suite.lab.stateDir), disk.fileName.replace(/^\[[^\]]+\]\s*/, ''));
           expect((await run('qemu-img', ['compare', vmdk, target])).stdout).toContain('Images are identical');
         }
       }

@@ -5,41 +5,31 @@ import type { migrationWave } from '../../../workflows/migration-wave';
 import type { planMigration } from '../../../workflows/plan-migration';
 import { approveWaveUpdate, waveStatusQuery } from '../../../workflows/messages';
 import { nfsMigrationDir } from '../../../src/lab/shared-paths';
-import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
-import { labWorkers, startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
+import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 
 const run = promisify(execFile);
 
 describe('migrating one VM from vcsim to the Proxmox simulator', () => {
   jest.setTimeout(240_000);
-  let temporal: TestTemporal;
-  let lab: MigrationLab;
-  beforeAll(async () => {
-    temporal = await connectTestTemporal();
-    lab = await startMigrationLab();
-  });
-  afterAll(async () => {
-    await lab?.stop();
-    await temporal?.close();
-  });
+  const suite = useMigrationLab();
 
   it('plans, waits for approval, and ends with a stopped Proxmox VM matching the source', async () => {
-    const workers = await labWorkers(temporal.nativeConnection, lab.deps);
+    const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const selection = { names: ['mig-web01'] };
     await workers.run(async () => {
-      const plan = await temporal.client.workflow.execute<typeof planMigration>('planMigration', {
+      const plan = await suite.temporal.client.workflow.execute<typeof planMigration>('planMigration', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-plan`,
         args: [selection],
       });
       // A selection by vSphere tag (the lab tags mig-web01 and mig-db01).
-      const byTag = await temporal.client.workflow.execute<typeof planMigration>('planMigration', {
+      const byTag = await suite.temporal.client.workflow.execute<typeof planMigration>('planMigration', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-plan-tag`,
         args: [{ tag: 'ferry/lab-wave' }],
       });
       expect(byTag.vms.map((v) => v.name)).toEqual(['mig-db01', 'mig-web01']);
-      const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+      const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
         args: [{ waveId: workers.taskQueue, selection }],
@@ -62,8 +52,8 @@ describe('migrating one VM from vcsim to the Proxmox simulator', () => {
       expect([...result.actions].map(sortKey).sort()).toEqual([...plan.actions].map(sortKey).sort());
 
       const vmid = plan.vms[0]!.vmid!;
-      const config = (await lab.deps.proxmox!.config.get('pve1', vmid)).values;
-      const source = await lab.deps.vsphere!.readVm(plan.vms[0]!.moid);
+      const config = (await suite.lab.deps.proxmox!.config.get('pve1', vmid)).values;
+      const source = await suite.lab.deps.vsphere!.readVm(plan.vms[0]!.moid);
       const perSocket = Math.max(1, source.numCoresPerSocket);
       expect(config).toMatchObject({
         name: 'mig-web01',
@@ -76,13 +66,13 @@ describe('migrating one VM from vcsim to the Proxmox simulator', () => {
       });
       expect(String(config.efidisk0)).toMatch(/^local-lvm:.*efitype=4m.*pre-enrolled-keys=0/);
       source.nics.forEach((nic, i) => expect(String(config[`net${i}`])).toContain(`=${nic.macAddress.toUpperCase()},bridge=v`));
-      expect((await lab.deps.proxmox!.power.status('pve1', vmid)).status).toBe('stopped');
+      expect((await suite.lab.deps.proxmox!.power.status('pve1', vmid)).status).toBe('stopped');
 
       // Every disk is the same disk: qemu-img compare the VMware VMDK with the Proxmox volume.
       for (const [i, disk] of source.disks.entries()) {
         const volume = String(config[`scsi${i}`]).split(',')[0]!;
-        const target = lab.pve.cluster.storages.resolve(volume, 'pve1').file;
-        const vmdk = path.join(nfsMigrationDir(lab.stateDir), disk.fileName.replace(/^\[[^\]]+\]\s*/, ''));
+        const target = suite.lab.pve.cluster.storages.resolve(volume, 'pve1').file;
+        const vmdk = path.join(nfsMigrationDir(suite.lab.stateDir), disk.fileName.replace(/^\[[^\]]+\]\s*/, ''));
         const { stdout } = await run('qemu-img', ['compare', vmdk, target]);
         expect(stdout).toContain('Images are identical');
       }
