@@ -3,23 +3,10 @@ import { Agent, request } from 'undici';
 import type { SimSettings } from './cluster';
 import type { FaultSettings } from './faults';
 import type { ConnectionStats, RequestLogEntry } from './server';
+import type { SimTask } from './tasks';
 
-/**
- * A client for the simulator's admin endpoint (`/_sim/…`), for tests that drive a simulator running in
- * another process (the lab): set faults and settings, read the state and the request/task log.
- */
-export interface TaskLogEntry {
-  upid: string;
-  node: string;
-  type: string;
-  id: string;
-  user: string;
-  startMs: number;
-  endMs?: number;
-  exitstatus?: string;
-  /** Disk imports the task performed. */
-  imports: number;
-}
+/** A task as the admin endpoint reports it: the simulated task without its log lines and promise. */
+export type TaskLogEntry = Omit<SimTask, 'log' | 'done'>;
 
 export interface SimLog {
   requests: RequestLogEntry[];
@@ -27,6 +14,10 @@ export interface SimLog {
   connections: ConnectionStats;
 }
 
+/**
+ * A client for the simulator's admin endpoint (`/_sim/…`), for tests that drive a simulator running in
+ * another process (the lab): set faults and settings, read the state and the request/task log.
+ */
 export class SimulatorAdmin {
   private readonly dispatcher: Agent;
   private readonly authorization: string;
