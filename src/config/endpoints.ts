@@ -28,11 +28,10 @@ export const proxmoxSection = z
   })
   .strict()
   .superRefine((p, ctx) => {
-    if (p.auth === 'token' && !p.tokenId) ctx.addIssue({ code: 'custom', path: ['tokenId'], message: 'token auth needs tokenId (PROXMOX_TOKEN_ID)' });
-    if (p.auth === 'token' && !p.tokenSecret)
-      ctx.addIssue({ code: 'custom', path: ['tokenSecret'], message: 'token auth needs the secret in PROXMOX_TOKEN_SECRET' });
-    if (p.auth === 'ticket' && !p.password)
-      ctx.addIssue({ code: 'custom', path: ['password'], message: 'ticket auth needs the password in PROXMOX_PASSWORD' });
+    // Reported as missing values, with the variable to set (see missing.ts).
+    if (p.auth === 'token' && !p.tokenId) ctx.addIssue({ code: 'custom', path: ['tokenId'], message: 'token auth needs it' });
+    if (p.auth === 'token' && !p.tokenSecret) ctx.addIssue({ code: 'custom', path: ['tokenSecret'], message: 'token auth needs it' });
+    if (p.auth === 'ticket' && !p.password) ctx.addIssue({ code: 'custom', path: ['password'], message: 'ticket auth needs it' });
   });
 
 /** What `discover` reads by default: a datacenter, and within it VM folders and clusters (paths below it). */
@@ -76,9 +75,29 @@ export const netboxSection = z
     url: z.url({ protocol: /^https?$/, error: 'an http(s) URL such as https://netbox.example.com' }),
     /** v1 (40 hex, sent as `Token …`) or v2 (`nbt_KEY.TOKEN`, sent as `Bearer …`); from NETBOX_TOKEN. */
     token: z.string().min(1, 'set NETBOX_TOKEN'),
+    /** Plain http to a host other than this one sends the token in clear: only when explicitly allowed. */
+    allowInsecureHttp: z.boolean().optional(),
     ...tlsFields,
   })
-  .strict();
+  .strict()
+  .superRefine((n, ctx) => {
+    const url = new URL(n.url);
+    if (url.username || url.password) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'no credentials in the URL: the token comes from NETBOX_TOKEN' });
+    }
+    if (url.protocol === 'http:' && !isLoopback(url.hostname) && !n.allowInsecureHttp) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: 'http:// would send the NetBox token unencrypted: use https://, or set netbox.allowInsecureHttp: true',
+      });
+    }
+  });
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
 
 export const dnsSection = z
   .object({

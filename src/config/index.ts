@@ -1,3 +1,3 @@
-export { ConfigError, loadConfig, parseConfig } from './load';
+export { ConfigError, loadConfig, loadScopedConfig, parseConfig, OPTIONAL_SECTIONS, type ConfigScope, type OptionalSection, type WorkflowNames } from './load';
 export { ENV_BINDINGS } from './env';
 export * from './schema';

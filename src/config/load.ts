@@ -3,6 +3,8 @@ import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import { ENV_BINDINGS, parseEnvValue, type EnvBinding } from './env';
+import { netboxSection } from './endpoints';
+import { missingValueMessage } from './missing';
 import { ferryConfigSchema, type FerryConfig } from './schema';
 
 export class ConfigError extends Error {
@@ -42,38 +44,91 @@ function getPath(target: unknown, keys: readonly string[]): unknown {
   return node;
 }
 
-function formatIssue(issue: z.core.$ZodIssue, fromEnv: Map<string, string>, source: string): string {
+function formatIssue(
+  issue: z.core.$ZodIssue,
+  raw: Record<string, unknown>,
+  fromEnv: Map<string, string>,
+  createdBy: Map<string, string>,
+  source: string,
+): string {
   const where = issue.path.map(String).join('.') || '(top level)';
+  const absent = issue.path.length > 0 && getPath(raw, issue.path.map(String)) === undefined;
+  // A custom issue on an absent key is a missing value only where a variable could set it (not a defaulted list).
+  const bound = ENV_BINDINGS.some((b) => b.path.join('.') === where);
+  if (absent && (issue.code === 'invalid_type' || (issue.code === 'custom' && bound))) {
+    return missingValueMessage(where, issue.code === 'custom' ? issue.message : undefined, source, createdBy);
+  }
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') message = `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   return `${where} (${describeOrigin(where, fromEnv, source)}): ${message}`;
 }
 
+/** Sections a command may leave out of validation; temporal, worker and limits are always checked. */
+export const OPTIONAL_SECTIONS = ['proxmox', 'vsphere', 'netbox', 'dns', 'migration', 'knownHosts', 'provisioning'] as const;
+export type OptionalSection = (typeof OPTIONAL_SECTIONS)[number];
+
+/** What a command checks: only these optional sections (and their secrets); default every one. */
+export interface ConfigScope {
+  sections: readonly OptionalSection[];
+}
+
+/** Names that go into workflow ids, read even when their section is not otherwise checked. */
+export interface WorkflowNames {
+  netbox?: string;
+}
+
 /**
  * Validates a parsed config document after applying environment overrides. Every problem is listed,
- * each with the key and where the value came from.
+ * each with the key and where the value came from. With a scope, sections outside it are left out
+ * (absent from the result), so a command needs neither their values nor their secrets.
  */
-export function parseConfig(document: unknown, env: Env = process.env, source = 'ferry.yaml'): FerryConfig {
+export function parseConfig(document: unknown, env: Env = process.env, source = 'ferry.yaml', scope?: ConfigScope): FerryConfig {
+  return parseScoped(document, env, source, scope).config;
+}
+
+function parseScoped(
+  document: unknown,
+  env: Env,
+  source: string,
+  scope: ConfigScope | undefined,
+): { config: FerryConfig; names: WorkflowNames } {
   const problems: string[] = [];
   if (document !== null && document !== undefined && (typeof document !== 'object' || Array.isArray(document))) {
     throw new ConfigError([`${source}: the top level must be a mapping of sections (temporal, worker, proxmox, …)`]);
   }
   const raw: Record<string, unknown> = structuredClone((document ?? {}) as Record<string, unknown>);
+  const inScope = (section: string) =>
+    !scope || !(OPTIONAL_SECTIONS as readonly string[]).includes(section) || scope.sections.includes(section as OptionalSection);
+  const bindings = ENV_BINDINGS.filter((b) => inScope(b.path[0]!));
   const fromEnv = new Map<string, string>();
+  const createdBy = new Map<string, string>();
 
-  for (const binding of ENV_BINDINGS) {
+  for (const binding of bindings) {
     if (binding.secret && getPath(raw, binding.path) !== undefined) {
       problems.push(
         `${binding.path.join('.')} (${source}): secrets are not read from files; set ${binding.env} in the worker's environment`,
       );
     }
   }
-  for (const binding of ENV_BINDINGS) applyEnv(binding, env, raw, fromEnv, problems);
+  for (const binding of bindings) applyEnv(binding, env, raw, fromEnv, createdBy, problems);
+
+  const names = workflowNames(raw, source, problems);
+  for (const section of OPTIONAL_SECTIONS) if (!inScope(section)) delete raw[section];
 
   const result = ferryConfigSchema.safeParse(raw);
-  if (!result.success) problems.push(...result.error.issues.map((i) => formatIssue(i, fromEnv, source)));
+  if (!result.success) problems.push(...result.error.issues.map((i) => formatIssue(i, raw, fromEnv, createdBy, source)));
   if (problems.length > 0) throw new ConfigError(problems);
-  return result.data!;
+  return { config: result.data!, names };
+}
+
+/** netbox.name is part of provisioning workflow ids: every command that starts or finds one needs it. */
+function workflowNames(raw: Record<string, unknown>, source: string, problems: string[]): WorkflowNames {
+  const name = netboxSection.shape.name.safeParse(getPath(raw, ['netbox', 'name']));
+  if (!name.success) {
+    problems.push(...name.error.issues.map((i) => `netbox.name (${source}): ${i.message}`));
+    return {};
+  }
+  return name.data === undefined ? {} : { netbox: name.data };
 }
 
 function applyEnv(
@@ -81,6 +136,7 @@ function applyEnv(
   env: Env,
   raw: Record<string, unknown>,
   fromEnv: Map<string, string>,
+  createdBy: Map<string, string>,
   problems: string[],
 ): void {
   const value = env[binding.env];
@@ -90,6 +146,8 @@ function applyEnv(
     problems.push(`${binding.path.join('.')} (environment ${binding.env}): ${parsed.error}`);
     return;
   }
+  const section = binding.path[0]!;
+  if (raw[section] === undefined && !createdBy.has(section)) createdBy.set(section, binding.env);
   setPath(raw, binding.path, parsed.value);
   fromEnv.set(binding.path.join('.'), binding.env);
 }
@@ -98,12 +156,21 @@ function applyEnv(
  * Loads ferry's configuration: `--config`/`FERRY_CONFIG`, else `./ferry.yaml` when present, else defaults;
  * then environment overrides.
  */
-export function loadConfig(file?: string, env: Env = process.env): FerryConfig {
+export function loadConfig(file?: string, env: Env = process.env, scope?: ConfigScope): FerryConfig {
+  return loadScopedConfig(file, env, scope).config;
+}
+
+/** loadConfig for a command that uses only some sections, with the names workflow ids need. */
+export function loadScopedConfig(
+  file: string | undefined,
+  env: Env = process.env,
+  scope?: ConfigScope,
+): { config: FerryConfig; names: WorkflowNames } {
   const explicit = file ?? env.FERRY_CONFIG;
   const candidate = explicit ?? 'ferry.yaml';
   if (!existsSync(candidate)) {
     if (explicit) throw new ConfigError([`${explicit}: no such file`]);
-    return parseConfig({}, env, 'defaults');
+    return parseScoped({}, env, 'defaults', scope);
   }
   const text = readFileSync(candidate, 'utf8');
   let document: unknown;
@@ -113,5 +180,5 @@ export function loadConfig(file?: string, env: Env = process.env): FerryConfig {
     const detail = err instanceof YAMLParseError ? err.message : String(err);
     throw new ConfigError([`${candidate}: not valid YAML: ${detail}`]);
   }
-  return parseConfig(document, env, path.relative(process.cwd(), path.resolve(candidate)) || candidate);
+  return parseScoped(document, env, path.relative(process.cwd(), path.resolve(candidate)) || candidate, scope);
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig, parseConfig } from '../../src/config';
+import { ConfigError, loadConfig, loadScopedConfig, parseConfig } from '../../src/config';
 
 function problemsOf(fn: () => unknown): string[] {
   try {
@@ -86,11 +86,11 @@ describe('config', () => {
 
   it('requires the secret that the chosen auth method needs', () => {
     expect(problemsOf(() => parseConfig({ proxmox: { host: 'pve', user: 'a@pve', tokenId: 't' } }, {}))).toEqual([
-      'proxmox.tokenSecret (ferry.yaml): token auth needs the secret in PROXMOX_TOKEN_SECRET',
+      "proxmox.tokenSecret: missing (token auth needs it): set PROXMOX_TOKEN_SECRET in the worker's environment",
     ]);
     expect(
       problemsOf(() => parseConfig({ proxmox: { host: 'pve', user: 'root@pam', auth: 'ticket' } }, {})),
-    ).toEqual(['proxmox.password (ferry.yaml): ticket auth needs the password in PROXMOX_PASSWORD']);
+    ).toEqual(["proxmox.password: missing (ticket auth needs it): set PROXMOX_PASSWORD in the worker's environment"]);
   });
 
   it('loads ferry.yaml from a file and reports YAML syntax errors with the file name', () => {
@@ -177,6 +177,75 @@ describe('config', () => {
   });
 });
 
+describe('config: missing values', () => {
+  it('names the variable of a missing secret, not the file', () => {
+    expect(problemsOf(() => parseConfig({ vsphere: { host: 'vc', user: 'ferry' } }, {}, 'site.yaml'))).toEqual([
+      "vsphere.password: missing: set VMWARE_PASSWORD in the worker's environment",
+    ]);
+    expect(problemsOf(() => parseConfig({ dns: { server: 'ns1', tsigKeyName: 'k' } }, {}))).toEqual([
+      "dns.tsigSecret: missing: set FERRY_DNS_TSIG_SECRET in the worker's environment",
+    ]);
+  });
+
+  it('says when a section exists only because a variable created it', () => {
+    expect(problemsOf(() => parseConfig({}, { VMWARE_PASSWORD: 'pw' }, 'site.yaml'))).toEqual([
+      'vsphere.host: required: set it in site.yaml or VMWARE_HOST; the vsphere section exists only because VMWARE_PASSWORD is set',
+      'vsphere.user: required: set it in site.yaml or VMWARE_USER; the vsphere section exists only because VMWARE_PASSWORD is set',
+    ]);
+  });
+});
+
+describe('config: scope', () => {
+  const example = path.join(__dirname, '..', '..', 'ferry.example.yaml');
+
+  it('lets a command check only the sections it uses, keeping the names workflow ids need', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ferry-scope-'));
+    const file = path.join(dir, 'ferry.yaml');
+    writeFileSync(file, 'netbox:\n  url: https://netbox.example.com\n  name: nb1\nvsphere:\n  host: vc\n  user: ferry\n');
+    const client = loadScopedConfig(file, {}, { sections: [] });
+    expect(client.names).toEqual({ netbox: 'nb1' });
+    expect(client.config.netbox).toBeUndefined();
+    expect(client.config.worker.taskQueue).toBe('ferry');
+    expect(loadScopedConfig(file, { VMWARE_PASSWORD: 'pw' }, { sections: ['vsphere'] }).config.vsphere?.host).toBe('vc');
+    expect(problemsOf(() => loadConfig(file, {}, { sections: ['vsphere'] }))).toEqual([
+      "vsphere.password: missing: set VMWARE_PASSWORD in the worker's environment",
+    ]);
+  });
+
+  it('needs no worker secret for a client command on the example config, and every one for the worker', () => {
+    expect(() => loadConfig(example, {}, { sections: [] })).not.toThrow();
+    const problems = problemsOf(() => loadConfig(example, {}));
+    for (const env of ['PROXMOX_TOKEN_SECRET', 'VMWARE_PASSWORD', 'NETBOX_TOKEN', 'FERRY_DNS_TSIG_SECRET']) {
+      expect(problems).toContainEqual(expect.stringContaining(`set ${env} in the worker's environment`));
+    }
+  });
+
+  it('still checks the names and the always-used sections', () => {
+    expect(problemsOf(() => parseConfig({ netbox: { name: 'bad name' }, worker: { taskQueue: '' } }, {}, 'ferry.yaml', { sections: [] }))).toEqual([
+      'netbox.name (ferry.yaml): letters, digits, dot, dash, underscore',
+      expect.stringMatching(/^worker\.taskQueue \(ferry\.yaml\): /),
+    ]);
+  });
+});
+
+describe('config: endpoint URLs', () => {
+  const token = { NETBOX_TOKEN: 'x' };
+  it('refuses credentials in the NetBox URL', () => {
+    expect(problemsOf(() => parseConfig({ netbox: { url: 'https://ferry:pw@netbox.example.com' } }, token))).toEqual([
+      'netbox.url (ferry.yaml): no credentials in the URL: the token comes from NETBOX_TOKEN',
+    ]);
+  });
+
+  it('refuses plain http to another host unless explicitly allowed', () => {
+    expect(problemsOf(() => parseConfig({ netbox: { url: 'http://netbox.example.com' } }, token))).toEqual([
+      expect.stringMatching(/^netbox\.url \(ferry\.yaml\): http:\/\/ would send the NetBox token unencrypted/),
+    ]);
+    expect(parseConfig({ netbox: { url: 'http://netbox.example.com', allowInsecureHttp: true } }, token).netbox?.url).toBe('http://netbox.example.com');
+    expect(parseConfig({ netbox: { url: 'http://127.0.0.1:8000' } }, token).netbox?.url).toBe('http://127.0.0.1:8000');
+    expect(parseConfig({ netbox: { url: 'http://[::1]:8000' } }, token).netbox?.url).toBe('http://[::1]:8000');
+  });
+});
+
 describe('config: provisioning', () => {
   it('fills the defaults around a node and the approvers', () => {
     const config = parseConfig({ provisioning: { node: 'pve1', approvers: ['alice'] } }, {});
@@ -243,7 +312,7 @@ describe('config: provisioning', () => {
         ),
       ),
     ).toEqual([
-      'provisioning.node (ferry.yaml): Invalid input: expected string, received undefined',
+      'provisioning.node: required: set it in ferry.yaml',
       'provisioning.storage (ferry.yaml): a Proxmox storage id',
       'provisioning.prefix (ferry.yaml): an IPv4 prefix such as 192.0.2.0/24',
       'provisioning.vmidRange (ferry.yaml): min must not be above max',

@@ -109,7 +109,7 @@ export function registerDiscover(program: Command): void {
     .option('--cluster <path...>', 'only VMs in these clusters or hosts, below the datacenter\'s host folder')
     .option('--page-size <n>', 'objects per PropertyCollector page')
     .action(async (flags: DiscoverFlags, command: Command) => {
-      const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config);
+      const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, { sections: ['vsphere', 'migration'] });
       if (!config.vsphere) {
         throw new Error('no vCenter configured: set VMWARE_HOST, VMWARE_USER and VMWARE_PASSWORD, or a vsphere section in ferry.yaml');
       }

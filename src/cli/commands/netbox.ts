@@ -11,7 +11,7 @@ export function registerNetbox(program: Command): void {
     .description("create ferry's custom fields on NetBox virtual machines (idempotent: existing ones are kept)")
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
-      const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config);
+      const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, { sections: ['netbox'] });
       if (!config.netbox) throw new Error('NetBox is not configured: set netbox.url in ferry.yaml (or NETBOX_URL) and NETBOX_TOKEN');
       const client = NetboxClient.fromConfig(config.netbox);
       try {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { provisionPlanned } from '../../../workflows/provision-planned';
 import type { provisionVm } from '../../../workflows/provision-vm';
-import type { FerryConfig } from '../../config';
+import type { FerryConfig, WorkflowNames } from '../../config';
 import { provisionPlannedWorkflowId, provisionWorkflowId } from '../../domain/provisioning';
 import { FerryKind, VmName } from '../../domain/search-attributes';
 import { withClient, type GlobalOptions } from '../client';
@@ -38,8 +38,8 @@ export function registerProvision(program: Command): void {
       if (!flags.planned && (flags.cluster || flags.tag || flags.maxConcurrent)) throw new Error('--cluster, --tag and --max-concurrent go with --planned');
       const spec = flags.spec ? readSpecFile(flags.spec) : undefined;
       const netboxId = flags.netboxId === undefined ? undefined : wholeNumber('--netbox-id', flags.netboxId);
-      await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
-        const workflowId = flags.planned ? await startPlanned(client, config, flags) : await startOne(client, config, { netboxId, spec, start: flags.start });
+      await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config, names) => {
+        const workflowId = flags.planned ? await startPlanned(client, config, flags) : await startOne(client, config, names, { netboxId, spec, start: flags.start });
         console.log(`  watch:   ferry status ${workflowId} --watch`);
         if (!flags.wait) return;
         const handle = client.workflow.getHandle(workflowId);
@@ -59,9 +59,10 @@ function wholeNumber(flag: string, value: string): number {
 async function startOne(
   client: Client,
   config: FerryConfig,
+  names: WorkflowNames,
   input: { netboxId?: number; spec?: ReturnType<typeof readSpecFile>; start?: boolean },
 ): Promise<string> {
-  const workflowId = input.spec ? provisionWorkflowId(input.spec, config.netbox?.name) : provisionWorkflowId({ netboxId: input.netboxId }, config.netbox?.name);
+  const workflowId = input.spec ? provisionWorkflowId(input.spec, names.netbox) : provisionWorkflowId({ netboxId: input.netboxId }, names.netbox);
   const handle = await client.workflow.start<typeof provisionVm>('provisionVm', {
     taskQueue: config.worker.taskQueue,
     workflowId,
