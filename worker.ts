@@ -3,18 +3,18 @@
  * `ferry`, `ferry-vmotion`, `ferry-import` and `ferry-sdn` until SIGINT/SIGTERM, letting in-flight
  * activities finish within `worker.shutdownGraceTime`.
  *
- *   node --import tsx worker.ts [--config ferry.yaml]    (or: npm run worker)
+ *   node --import tsx worker.ts [--config ferry.yaml | -c ferry.yaml]    (or: npm run worker)
  */
 import { writeFileSync } from 'node:fs';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { ConfigError, loadConfig } from './src/config';
 import { connectWorker } from './src/temporal/connection';
+import { parseWorkerArgs } from './src/worker/args';
 import { createDependencies } from './src/worker/dependencies';
 import { createWorkers, runWorkers } from './src/worker/create-workers';
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
-  const configIndex = argv.indexOf('--config');
-  const config = loadConfig(configIndex >= 0 ? argv[configIndex + 1] : undefined);
+  const config = loadConfig(parseWorkerArgs(argv).config);
   Runtime.install({ logger: new DefaultLogger(logLevel(process.env.FERRY_LOG_LEVEL)), shutdownSignals: ['SIGINT', 'SIGTERM'] });
   const connection = await connectWorker(config.temporal);
   try {
@@ -45,6 +45,7 @@ function logLevel(value: string | undefined): LogLevel {
 if (require.main === module) {
   main().catch((err: unknown) => {
     console.error(err instanceof ConfigError ? err.message : err);
-    process.exit(1);
+    // A configuration or command-line problem exits 2, like the CLI's usage errors.
+    process.exit(err instanceof ConfigError ? 2 : 1);
   });
 }

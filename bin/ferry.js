@@ -3,7 +3,8 @@
 'use strict';
 require('tsx/cjs');
 require('../src/cli/main.ts')
-  .run(process.argv)
+  .main(process.argv)
+  .then((code) => process.exit(code))
   .catch((err) => {
     console.error(err && err.message ? err.message : err);
     process.exit(1);

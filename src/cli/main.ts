@@ -1,4 +1,5 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
+import { exitCodeFor } from './errors';
 import { registerDiscover } from './commands/discover';
 import { registerDoctor } from './commands/doctor';
 import { registerLab } from './commands/lab';
@@ -15,7 +16,9 @@ export function buildProgram(): Command {
   const program = new Command('ferry')
     .description('Proxmox VE VM lifecycle and VMware → Proxmox migration as durable Temporal workflows')
     .option('-c, --config <file>', 'ferry.yaml to use (default: $FERRY_CONFIG or ./ferry.yaml)')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Commander's usage errors become exceptions (subcommands inherit this), so they exit with 2 below.
+    .exitOverride();
   registerLab(program);
   registerDoctor(program);
   registerDiscover(program);
@@ -32,4 +35,16 @@ export function buildProgram(): Command {
 
 export async function run(argv: string[]): Promise<void> {
   await buildProgram().parseAsync(argv);
+}
+
+/** Runs the CLI and returns its exit code (see exitCodeFor); errors are printed without a stack. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await run(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    // Commander has printed its own message (and the help) already.
+    if (!(err instanceof CommanderError)) console.error(err instanceof Error ? err.message : err);
+    return exitCodeFor(err);
+  }
 }

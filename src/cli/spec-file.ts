@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { UsageError } from './errors';
 import { validateSpec, type ProvisionSpec } from '../domain/provisioning';
 
 /**
@@ -11,9 +12,9 @@ export function readSpecFile(path: string): ProvisionSpec {
   try {
     document = parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const checked = validateSpec(document, path);
-  if (!checked.ok) throw new Error(`${path} is not a valid VM spec:\n${checked.problems.map((p) => `  - ${p}`).join('\n')}`);
+  if (!checked.ok) throw new UsageError(`${path} is not a valid VM spec:\n${checked.problems.map((p) => `  - ${p}`).join('\n')}`);
   return checked.spec;
 }

@@ -1,25 +1,39 @@
-import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo, type WorkflowHandle } from '@temporalio/client';
 
-const WORKFLOW_ID_PREFIXES = ['migrate-', 'wave-', 'provision-', 'teardown-', 'semaphore-', 'doctor-', 'plan-', 'sdn-'];
-
-function quote(value: string): string {
+/** A string literal for a visibility query. */
+export function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
 /**
- * Finds the workflow a user means: a workflow id as is; otherwise a VM name or wave id, looked up in
- * visibility (running first, else the most recent). Several running matches are an error that lists them.
+ * The visibility query for a target that is not a workflow id: the wave with that id (not its VM
+ * workflows, which carry the WaveId too), or the workflows of the VM with that name.
  */
-export async function resolveTarget(client: Client, target: string, kinds?: string[]): Promise<WorkflowHandle> {
-  if (WORKFLOW_ID_PREFIXES.some((p) => target.startsWith(p))) return client.workflow.getHandle(target);
+export function targetQuery(target: string, kinds?: readonly string[]): string {
   const kindFilter = kinds?.length ? ` AND FerryKind IN (${kinds.map(quote).join(', ')})` : '';
-  const query = `(VmName = ${quote(target)} OR WaveId = ${quote(target)})${kindFilter}`;
+  return `((FerryKind = 'wave' AND WaveId = ${quote(target)}) OR VmName = ${quote(target)})${kindFilter}`;
+}
+
+/**
+ * Finds the workflow a user means: a workflow id if one exists; otherwise a wave id or VM name, looked
+ * up in visibility (running first, else the most recent). Several running matches are an error that
+ * lists them.
+ */
+export async function resolveTarget(client: Client, target: string, kinds?: readonly string[]): Promise<WorkflowHandle> {
+  const direct = client.workflow.getHandle(target);
+  try {
+    await direct.describe();
+    return direct;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  const query = targetQuery(target, kinds);
   const matches: WorkflowExecutionInfo[] = [];
   for await (const wf of client.workflow.list({ query, pageSize: 50 })) {
     matches.push(wf);
     if (matches.length >= 50) break;
   }
-  if (matches.length === 0) throw new Error(`no ferry workflow found for "${target}" (query: ${query})`);
+  if (matches.length === 0) throw new Error(`no ferry workflow found for "${target}" (neither a workflow id nor in visibility: ${query})`);
   const running = matches.filter((m) => m.status.name === 'RUNNING');
   if (running.length > 1) {
     throw new Error(`"${target}" matches several running workflows; name one:\n${running.map((m) => `  ${m.workflowId} (${m.type})`).join('\n')}`);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { UsageError } from './errors';
 import { z } from 'zod';
 
 const waveFileSchema = z
@@ -26,12 +27,12 @@ export function readWaveFile(path: string): WaveFile {
   try {
     document = parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const result = waveFileSchema.safeParse(document);
   if (!result.success) {
     const problems = result.error.issues.map((i) => `  - ${i.path.join('.') || '(top level)'}: ${i.message}`);
-    throw new Error(`${path} is not a valid wave file:\n${problems.join('\n')}`);
+    throw new UsageError(`${path} is not a valid wave file:\n${problems.join('\n')}`);
   }
   return result.data;
 }

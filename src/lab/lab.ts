@@ -6,6 +6,7 @@ import { createDependencies } from '../worker/dependencies';
 import { createWorkers, runWorkers } from '../worker/create-workers';
 import { startDevServer, type DevServer } from './temporal-dev-server';
 import { LAB_COMPONENTS, type LabComponentHandle, type LabContext } from './components';
+import { writeLabConfigFile } from './lab-config-file';
 
 export interface LabOptions {
   temporalPort?: number;
@@ -18,6 +19,8 @@ export interface LabOptions {
 
 export interface Lab {
   config: FerryConfig;
+  /** The lab's configuration without secrets, for `FERRY_CONFIG=… ferry …` by hand. */
+  configFile: string;
   temporal: DevServer;
   workers: Worker[];
   components: LabComponentHandle[];
@@ -61,6 +64,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     }
     // The lab is self-contained: the user's environment does not leak into its configuration.
     const config = parseConfig(document, { ...Object.fromEntries(components.flatMap((c) => Object.entries(c.env ?? {}))) }, 'lab');
+    const configFile = writeLabConfigFile(stateDir, document);
 
     // The lab owns Ctrl-C (it stops the worker, then the servers) and keeps the SDK's chatter down.
     Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
@@ -73,7 +77,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       await running;
     });
     log(`lab: worker serving ${workers.map((w) => w.options.taskQueue).join(', ')}`);
-    return { config, temporal, workers, components, running, stop: stopAll };
+    return { config, configFile, temporal, workers, components, running, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -6,6 +6,7 @@ import type { WaveStatus } from '../domain/migration';
 import { FerryKind, WaveId } from '../domain/search-attributes';
 import { LAB_APPROVERS } from './migration-lab';
 import { labRunStamp } from './vcsim/vcsim-lab';
+import type { LabCommands } from './sample-run';
 
 /** The lab estate's VMs (named ones and the scale ones). */
 export const LAB_WAVE_SELECTION = { folder: '/DC0/vm' };
@@ -19,7 +20,12 @@ export function labWaveId(): string {
  * networks and shells and moves the disks onto the shared NFS datastore, and stops where a person
  * approves the cutover.
  */
-export async function runSampleMigration(client: Client, taskQueue: string, log: (line: string) => void): Promise<WaveStatus> {
+export async function runSampleMigration(
+  client: Client,
+  taskQueue: string,
+  log: (line: string) => void,
+  commands: LabCommands,
+): Promise<WaveStatus> {
   const waveId = labWaveId();
   const plan = await client.workflow.execute<typeof planMigration>('planMigration', {
     taskQueue,
@@ -51,9 +57,9 @@ export async function runSampleMigration(client: Client, taskQueue: string, log:
     await new Promise((r) => setTimeout(r, 500));
   }
   log(`lab: wave ${waveId}: ${status.vms.length} VMs waiting for approval (shells built, disks on nfs-migration)`);
-  log(`  approve:  npm run ferry -- approve ${workflowId} --by ${LAB_APPROVERS[0]} --reason "lab cutover"`);
-  log(`  or:       .tools/bin/temporal workflow update execute --workflow-id ${workflowId} --name approveCutover --input '{"by":"${LAB_APPROVERS[0]}","reason":"lab cutover"}'`);
-  log(`  watch:    npm run ferry -- status ${workflowId} --watch`);
+  log(`  approve:  ${commands.ferry} approve ${workflowId} --by ${LAB_APPROVERS[0]} --reason "lab cutover"`);
+  log(`  or:       .tools/bin/temporal workflow update execute${commands.temporalFlags ? ` ${commands.temporalFlags}` : ''} --workflow-id ${workflowId} --name approveCutover --input '{"by":"${LAB_APPROVERS[0]}","reason":"lab cutover"}'`);
+  log(`  watch:    ${commands.ferry} status ${workflowId} --watch`);
   return status;
 }
 

@@ -3,6 +3,7 @@ import type { provisionPlanned } from '../../workflows/provision-planned';
 import { provisionPlannedWorkflowId, type ProvisionPlannedStatus } from '../domain/provisioning';
 import { FerryKind } from '../domain/search-attributes';
 import { LAB_NETBOX } from './netbox-seed';
+import type { LabCommands } from './sample-run';
 
 /**
  * The provisioning part of the lab's sample run: every planned VM of the lab NetBox is built on the
@@ -20,7 +21,7 @@ export function startSampleProvisioning(client: Client, taskQueue: string) {
   });
 }
 
-export function logSampleProvisioning(result: ProvisionPlannedStatus, log: (line: string) => void): void {
+export function logSampleProvisioning(result: ProvisionPlannedStatus, log: (line: string) => void, commands: LabCommands, taskQueue: string): void {
   const built = result.vms.filter((v) => v.outcome === 'provisioned');
   log(`lab: provisioned ${built.length} of ${result.vms.length} planned NetBox VMs:`);
   for (const vm of result.vms) {
@@ -28,7 +29,7 @@ export function logSampleProvisioning(result: ProvisionPlannedStatus, log: (line
   }
   const [first] = built;
   if (!first) return;
-  log(`  status:   npm run ferry -- status ${first.workflowId}`);
-  log(`  teardown: npm run ferry -- teardown --vmid ${first.vmid} --wait`);
-  log(`  or:       .tools/bin/temporal workflow start --type teardownVm --task-queue ferry --workflow-id teardown-${first.vmid} --input '{"vmid":${first.vmid}}'`);
+  log(`  status:   ${commands.ferry} status ${first.workflowId}`);
+  log(`  teardown: ${commands.ferry} teardown --vmid ${first.vmid} --wait`);
+  log(`  or:       .tools/bin/temporal workflow start${commands.temporalFlags ? ` ${commands.temporalFlags}` : ''} --type teardownVm --task-queue ${taskQueue} --workflow-id teardown-${first.vmid} --input '{"vmid":${first.vmid}}'`);
 }

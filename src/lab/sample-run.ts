@@ -7,6 +7,16 @@ import type { ProvisionPlannedStatus } from '../domain/provisioning';
 import { runSampleMigration } from './sample-migration';
 import { logSampleProvisioning, startSampleProvisioning } from './sample-provision';
 
+/** How the commands the lab prints reach it: its config file, its Temporal address. */
+export interface LabCommands {
+  /** e.g. `FERRY_CONFIG=.state/lab/ferry.yaml npm run ferry --` */
+  ferry: string;
+  /** Flags for `temporal workflow …`, e.g. `--address 127.0.0.1:7233`. */
+  temporalFlags: string;
+}
+
+export const DEFAULT_LAB_COMMANDS: LabCommands = { ferry: 'npm run ferry --', temporalFlags: '' };
+
 export interface SampleResult {
   doctor: DoctorReport;
   wave?: WaveStatus;
@@ -14,7 +24,12 @@ export interface SampleResult {
 }
 
 /** The lab's sample run: what a newcomer sees in the UI a minute after `npm run lab`. */
-export async function runSample(client: Client, config: FerryConfig, log: (line: string) => void): Promise<SampleResult> {
+export async function runSample(
+  client: Client,
+  config: FerryConfig,
+  log: (line: string) => void,
+  commands: LabCommands = DEFAULT_LAB_COMMANDS,
+): Promise<SampleResult> {
   const taskQueue = config.worker.taskQueue;
   const report = await client.workflow.execute<typeof doctor>('doctor', {
     taskQueue,
@@ -25,8 +40,8 @@ export async function runSample(client: Client, config: FerryConfig, log: (line:
   for (const v of report.verdicts) log(`  ${formatVerdict(v)}`);
   // The planned NetBox VMs are built while the migration wave runs up to its approval gate.
   const provisioning = config.provisioning && config.netbox && report.ok ? await startSampleProvisioning(client, taskQueue) : undefined;
-  const wave = config.migration && report.ok ? await runSampleMigration(client, taskQueue, log) : undefined;
+  const wave = config.migration && report.ok ? await runSampleMigration(client, taskQueue, log, commands) : undefined;
   const provisioned = provisioning ? await provisioning.result() : undefined;
-  if (provisioned) logSampleProvisioning(provisioned, log);
+  if (provisioned) logSampleProvisioning(provisioned, log, commands, taskQueue);
   return { doctor: report, wave, provisioned };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { TLSConfig } from '@temporalio/client';
-import type { FerryConfig } from '../config';
+import { ConfigError, type FerryConfig } from '../config';
 
 type TemporalConfig = FerryConfig['temporal'];
 
@@ -13,12 +13,22 @@ export function temporalTls(config: TemporalConfig): TLSConfig | false {
   if (!wanted) return false;
   return {
     serverNameOverride: t.serverName,
-    serverRootCACertificate: t.serverCaFile ? readFileSync(t.serverCaFile) : undefined,
+    serverRootCACertificate: t.serverCaFile ? readTlsFile('serverCaFile', t.serverCaFile) : undefined,
     clientCertPair:
       t.clientCertFile && t.clientKeyFile
-        ? { crt: readFileSync(t.clientCertFile), key: readFileSync(t.clientKeyFile) }
+        ? { crt: readTlsFile('clientCertFile', t.clientCertFile), key: readTlsFile('clientKeyFile', t.clientKeyFile) }
         : undefined,
   };
+}
+
+/** Reads a file named by temporal.tls.<key>; a failure names the key and the path, not just ENOENT. */
+function readTlsFile(key: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+    throw new ConfigError([`temporal.tls.${key} (${file}): cannot read it: ${reason}`]);
+  }
 }
 
 export async function connectClient(config: TemporalConfig): Promise<Client> {

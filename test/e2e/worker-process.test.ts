@@ -41,9 +41,21 @@ describe('worker.ts as a process', () => {
     let output = '';
     child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(output).toContain('invalid ferry configuration');
     expect(output).toContain('proxmox.port (environment PROXMOX_PORT): expected a whole number, got "x"');
-    expect(output).toContain('proxmox.user');
+    expect(output).toContain('proxmox.user: required: set it in defaults or PROXMOX_USER; the proxmox section exists only because PROXMOX_HOST is set');
+  });
+
+  it('refuses an argument it does not know instead of ignoring it', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'worker.ts'), '--confg', 'ferry.yaml'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(output).toContain('unknown argument "--confg"');
   });
 });

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import { VmName, WaveId } from '../../domain/search-attributes';
 import { withClient, type GlobalOptions } from '../client';
-import { resolveTarget } from '../targets';
+import { UsageError } from '../errors';
+import { quote, resolveTarget } from '../targets';
 
 const DECISIONS = {
   approve: { update: 'approveCutover', help: 'approve the cutover of a VM, or of a wave (all VMs or --vms), or a teardown that waits for approval' },
@@ -32,7 +34,10 @@ export function registerDecisions(program: Command): void {
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const handle = await resolveTarget(client, target, ['migrate', 'wave', 'teardown']);
         const vms = flags.vms?.split(',').map((v) => v.trim()).filter(Boolean);
-        const teardown = (await handle.describe()).type === 'teardownVm';
+        const description = await handle.describe();
+        if (description.type === 'migrationWave' && name !== 'approve') throw await waveRefusal(client, name, description);
+        if (vms && description.type !== 'migrationWave') throw new UsageError(`--vms is for a wave; ${handle.workflowId} is a ${description.type}`);
+        const teardown = description.type === 'teardownVm';
         const chosen = teardown ? TEARDOWN_UPDATES[name as keyof typeof DECISIONS] : update;
         if (!chosen) throw new Error(`${name} is for migrations; a teardown is approved or rejected (rerun \`ferry teardown\` to finish an incomplete one)`);
         try {
@@ -47,4 +52,21 @@ export function registerDecisions(program: Command): void {
       });
     });
   }
+}
+
+/** A wave takes approve only; reject, retry and rollback go to one VM's workflow, listed here. */
+async function waveRefusal(client: Client, decision: string, wave: WorkflowExecutionDescription): Promise<UsageError> {
+  const waveId = wave.typedSearchAttributes.get(WaveId);
+  const lines: string[] = [];
+  if (waveId !== undefined) {
+    const query = `FerryKind = 'migrate' AND WaveId = ${quote(waveId)}`;
+    for await (const vm of client.workflow.list({ query, pageSize: 100 })) {
+      lines.push(`  ${vm.workflowId}  ${String(vm.typedSearchAttributes.get(VmName) ?? '').padEnd(20)} ${vm.status.name}`);
+      if (lines.length >= 100) break;
+    }
+  }
+  return new UsageError(
+    `${decision} is decided per VM: ${wave.workflowId} is a wave, which takes approve only. Run \`ferry ${decision} <VM workflow>\` with one of:\n` +
+      (lines.length ? lines.join('\n') : '  (no VM workflows of this wave yet)'),
+  );
 }

@@ -5,13 +5,15 @@ import { assessInventory, describeRanges, type InventoryAssessment, type Migrati
 import { VsphereClient, type DiscoveryResult, type DiscoveryScope } from '../../vsphere';
 import { formatTable } from '../table';
 import type { GlobalOptions } from '../client';
+import { UsageError } from '../errors';
+import { intOption } from '../int-option';
 
 interface DiscoverFlags {
   json?: boolean;
   datacenter?: string;
   folder?: string[];
   cluster?: string[];
-  pageSize?: string;
+  pageSize?: number;
 }
 
 /** Rules used to judge what translates: the configured migration section, else ferry's defaults. */
@@ -107,14 +109,13 @@ export function registerDiscover(program: Command): void {
     .option('--datacenter <name>', 'only this datacenter (name or inventory path)')
     .option('--folder <path...>', 'only VMs in these folders, below the datacenter\'s VM folder (e.g. apps/web)')
     .option('--cluster <path...>', 'only VMs in these clusters or hosts, below the datacenter\'s host folder')
-    .option('--page-size <n>', 'objects per PropertyCollector page')
+    .option('--page-size <n>', 'objects per PropertyCollector page', intOption(1, 10_000))
     .action(async (flags: DiscoverFlags, command: Command) => {
       const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, { sections: ['vsphere', 'migration'] });
       if (!config.vsphere) {
-        throw new Error('no vCenter configured: set VMWARE_HOST, VMWARE_USER and VMWARE_PASSWORD, or a vsphere section in ferry.yaml');
+        throw new UsageError('no vCenter configured: set VMWARE_HOST, VMWARE_USER and VMWARE_PASSWORD, or a vsphere section in ferry.yaml');
       }
-      const pageSize = flags.pageSize === undefined ? undefined : Number(flags.pageSize);
-      if (pageSize !== undefined && (!Number.isInteger(pageSize) || pageSize < 1)) throw new Error(`--page-size must be a positive whole number, got ${flags.pageSize}`);
+      const pageSize = flags.pageSize;
       const configured = config.vsphere.discovery;
       const scoped = flags.datacenter || flags.folder || flags.cluster;
       const scope: DiscoveryScope = scoped

@@ -1,12 +1,14 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
-import { startLab } from '../../lab/lab';
-import { runSample } from '../../lab/sample-run';
+import { startLab, type Lab } from '../../lab/lab';
+import { runSample, type LabCommands } from '../../lab/sample-run';
 import { finishLabWave } from '../../lab/sample-migration';
+import { intOption } from '../int-option';
 
 interface LabFlags {
-  port: string;
-  uiPort: string;
+  port: number;
+  uiPort: number;
   once?: boolean;
   fresh?: boolean;
 }
@@ -15,56 +17,75 @@ export function registerLab(program: Command): void {
   program
     .command('lab')
     .description('start the embedded lab (Temporal dev server + UI, simulators, worker) and run the sample')
-    .option('--port <port>', 'Temporal gRPC port', '7233')
-    .option('--ui-port <port>', 'Temporal Web UI port', '8233')
+    .option('--port <port>', 'Temporal gRPC port', intOption(1, 65535), 7233)
+    .option('--ui-port <port>', 'Temporal Web UI port', intOption(1, 65535), 8233)
     .option('--once', 'run the sample through to the end (provisioning, and the lab approves its own wave), print the result and stop')
     .option('--fresh', 'keep no history between runs (in-memory Temporal)')
     .action(async (flags: LabFlags) => {
-      const lab = await startLab({
-        temporalPort: Number(flags.port),
-        uiPort: Number(flags.uiPort),
-        persist: !flags.fresh,
-      });
-      let stopping = false;
-      const stop = async () => {
-        if (stopping) return;
-        stopping = true;
-        console.log('lab: stopping…');
-        await lab.stop();
+      const lab = await startLab({ temporalPort: flags.port, uiPort: flags.uiPort, persist: !flags.fresh });
+      let stopped: Promise<void> | undefined;
+      const stop = () => {
+        stopped ??= (async () => {
+          console.log('lab: stopping…');
+          await lab.stop();
+        })();
+        return stopped;
       };
       process.once('SIGINT', () => void stop());
       process.once('SIGTERM', () => void stop());
 
-      const connection = await Connection.connect({ address: lab.temporal.address });
+      const commands = labCommands(lab);
       try {
-        const client = new Client({ connection });
-        const sample = await runSample(client, lab.config, (line) => console.log(line));
-        if (flags.once) {
-          // One command, the whole story: approve the lab wave as its approver and wait for the end.
-          const finished = sample.wave ? await finishLabWave(client, sample.wave.waveId, (line) => console.log(line)) : true;
-          await stop();
-          const provisioned = !sample.provisioned || sample.provisioned.vms.every((v) => v.outcome === 'provisioned');
-          if (!sample.doctor.ok || !finished || !provisioned) process.exitCode = 1;
-          return;
+        const connection = await Connection.connect({ address: lab.temporal.address });
+        try {
+          const client = new Client({ connection, namespace: lab.config.temporal.namespace });
+          const sample = await runSample(client, lab.config, (line) => console.log(line), commands);
+          if (flags.once) {
+            // One command, the whole story: approve the lab wave as its approver and wait for the end.
+            const finished = sample.wave ? await finishLabWave(client, sample.wave.waveId, (line) => console.log(line)) : true;
+            const provisioned = !sample.provisioned || sample.provisioned.vms.every((v) => v.outcome === 'provisioned');
+            if (!sample.doctor.ok || !finished || !provisioned) process.exitCode = 1;
+          }
+        } finally {
+          await connection.close();
         }
-      } finally {
-        await connection.close();
+      } catch (err) {
+        // A failed sample must not leave the servers and simulators running behind the error.
+        await stop();
+        throw err;
       }
-      printTryThis(lab.temporal.address, lab.temporal.uiUrl);
+      if (flags.once) return stop();
+      printTryThis(lab, commands);
       await lab.running;
+      // The workers stop first; wait for the servers too before the process exits.
+      await stop();
     });
 }
 
-function printTryThis(address: string, uiUrl?: string): void {
+/** Commands printed for another terminal: they use the lab's config file (ports, names), which holds no secrets. */
+function labCommands(lab: Lab): LabCommands {
+  const relative = path.relative(process.cwd(), lab.configFile);
+  const file = relative.startsWith('..') || path.isAbsolute(relative) ? lab.configFile : relative;
+  return { ferry: `FERRY_CONFIG=${shellQuote(file)} npm run ferry --`, temporalFlags: `--address ${lab.temporal.address}` };
+}
+
+function shellQuote(value: string): string {
+  return /^[\w./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+function printTryThis(lab: Lab, commands: LabCommands): void {
   const t = '.tools/bin/temporal';
+  const { address, uiUrl } = lab.temporal;
+  const queue = lab.config.worker.taskQueue;
   console.log(`
 ferry lab is running. Temporal UI: ${uiUrl ?? '(headless)'}   (Ctrl-C stops the lab)
+Its configuration (no secrets): ${lab.configFile}
 
 Try, in another terminal:
-  npm run ferry -- doctor
-  ${t} workflow execute --address ${address} --type doctor --task-queue ferry --workflow-id doctor-by-hand
+  ${commands.ferry} doctor
+  ${t} workflow execute --address ${address} --type doctor --task-queue ${queue} --workflow-id doctor-by-hand
   ${t} workflow list --address ${address} --query "FerryKind='doctor'"
   ${t} workflow list --address ${address} --query "FerryKind='provision'"
-  npm run ferry -- list --kind provision
+  ${commands.ferry} list --kind provision
 `);
 }

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../../domain/search-attributes';
 import { withClient, type GlobalOptions } from '../client';
+import { intOption } from '../int-option';
 
 interface ListFlags {
   kind?: string;
   running?: boolean;
-  limit: string;
+  limit: number;
 }
 
 /** Running and recent ferry workflows, from Temporal visibility (search attributes). */
@@ -15,7 +16,7 @@ export function registerList(program: Command): void {
     .description('running and recent ferry workflows')
     .option('--kind <kind>', 'migrate, wave, provision, teardown, semaphore, doctor, plan, …')
     .option('--running', 'only running workflows')
-    .option('--limit <n>', 'at most this many', '50')
+    .option('--limit <n>', 'at most this many', intOption(1, 10_000), 50)
     .action(async (flags: ListFlags, cmd: Command) => {
       const clauses = ['FerryKind IS NOT NULL'];
       if (flags.kind) clauses.push(`FerryKind = '${flags.kind.replace(/'/g, '')}'`);
@@ -36,7 +37,7 @@ export function registerList(program: Command): void {
               wf.workflowId,
             ].join('  '),
           );
-          if (++count >= Number(flags.limit)) break;
+          if (++count >= flags.limit) break;
         }
         if (count === 0) console.log('no ferry workflows');
       });

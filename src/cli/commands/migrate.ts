@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { FerryKind, WaveId } from '../../domain/search-attributes';
 import { withClient, type GlobalOptions } from '../client';
+import { UsageError } from '../errors';
+import { intOption } from '../int-option';
 import { readWaveFile } from '../wave-file';
 import { selectionFrom } from './plan';
 import { selectionOptions, type SelectionFlags } from './selection';
@@ -10,7 +12,7 @@ interface MigrateFlags extends SelectionFlags {
   vm?: string;
   wave?: string;
   waveId?: string;
-  maxConcurrent?: string;
+  maxConcurrent?: number;
 }
 
 export function waveWorkflowId(waveId: string): string {
@@ -24,16 +26,16 @@ export function registerMigrate(program: Command): void {
     .option('--vm <name>', 'migrate one VM')
     .option('--wave <file>', 'wave file (YAML: waveId, selection, maxConcurrent)')
     .option('--wave-id <id>', 'wave id (default: from the file, or the VM name)')
-    .option('--max-concurrent <n>', 'VM workflows at once');
+    .option('--max-concurrent <n>', 'VM workflows at once (default: the wave file\'s, else 50)', intOption(1, 1000));
   selectionOptions(command).action(async (flags: MigrateFlags, cmd: Command) => {
     const file = flags.wave ? readWaveFile(flags.wave) : undefined;
     const selection = file?.selection ?? (flags.vm ? { names: [flags.vm] } : selectionFrom(flags));
     if (!selection.names && !selection.folder && !selection.cluster && !selection.tag) {
-      throw new Error('say what to migrate: --vm NAME, --wave FILE, or --names/--folder/--cluster/--tag');
+      throw new UsageError('say what to migrate: --vm NAME, --wave FILE, or --names/--folder/--cluster/--tag');
     }
     const waveId = flags.waveId ?? file?.waveId ?? (flags.vm ? `vm-${flags.vm}` : undefined);
-    if (!waveId) throw new Error('--wave-id is required with --names/--folder/--cluster/--tag');
-    const maxConcurrent = flags.maxConcurrent ? Number(flags.maxConcurrent) : file?.maxConcurrent;
+    if (!waveId) throw new UsageError('--wave-id is required with --names/--folder/--cluster/--tag');
+    const maxConcurrent = flags.maxConcurrent ?? file?.maxConcurrent;
     const workflowId = waveWorkflowId(waveId);
     await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
       const handle = await client.workflow.start<typeof migrationWave>('migrationWave', {

@@ -3,6 +3,7 @@ import { loadConfig } from '../../config';
 import { NetboxClient } from '../../netbox/client';
 import { FERRY_CUSTOM_FIELDS } from '../../netbox/custom-fields';
 import type { GlobalOptions } from '../client';
+import { UsageError } from '../errors';
 
 export function registerNetbox(program: Command): void {
   const netbox = program.command('netbox').description('NetBox, the source of truth ferry provisions from');
@@ -12,7 +13,7 @@ export function registerNetbox(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, { sections: ['netbox'] });
-      if (!config.netbox) throw new Error('NetBox is not configured: set netbox.url in ferry.yaml (or NETBOX_URL) and NETBOX_TOKEN');
+      if (!config.netbox) throw new UsageError('NetBox is not configured: set netbox.url in ferry.yaml (or NETBOX_URL) and NETBOX_TOKEN');
       const client = NetboxClient.fromConfig(config.netbox);
       try {
         const results = await client.ensureCustomFields();

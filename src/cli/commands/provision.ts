@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { provisionPlanned } from '../../../workflows/provision-planned';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import type { FerryConfig, WorkflowNames } from '../../config';
@@ -8,15 +8,18 @@ import { FerryKind, VmName } from '../../domain/search-attributes';
 import { withClient, type GlobalOptions } from '../client';
 import { readSpecFile } from '../spec-file';
 import { renderStatus, statusView } from './status';
+import { UsageError } from '../errors';
+import { intOption } from '../int-option';
+import { awaitResult } from '../workflow-result';
 
 interface ProvisionFlags {
-  netboxId?: string;
+  netboxId?: number;
   spec?: string;
   planned?: boolean;
   cluster?: string;
   tag?: string;
   start?: boolean;
-  maxConcurrent?: string;
+  maxConcurrent?: number;
   wait?: boolean;
 }
 
@@ -24,36 +27,31 @@ export function registerProvision(program: Command): void {
   program
     .command('provision')
     .description('build VMs on Proxmox: one NetBox record (--netbox-id), a spec file (--spec), or every planned record (--planned)')
-    .option('--netbox-id <id>', 'the NetBox VM to build (status planned)')
+    .option('--netbox-id <id>', 'the NetBox VM to build (status planned)', intOption(1))
     .option('--spec <file>', 'a whole VM spec (YAML or JSON), validated before anything starts')
     .option('--planned', 'every NetBox VM in status planned (with --cluster / --tag)')
     .option('--cluster <name>', 'with --planned: only this NetBox cluster')
     .option('--tag <slug>', 'with --planned: only VMs with this NetBox tag')
     .option('--start', 'start the VMs once built (held to limits.vmStart)')
-    .option('--max-concurrent <n>', 'with --planned: VM workflows at once')
+    .option('--max-concurrent <n>', 'with --planned: VM workflows at once (default: provisioning.maxConcurrent)', intOption(1, 500))
     .option('--wait', 'wait for the end and print what was done')
     .action(async (flags: ProvisionFlags, cmd: Command) => {
       const chosen = [flags.netboxId !== undefined, flags.spec !== undefined, Boolean(flags.planned)].filter(Boolean).length;
-      if (chosen !== 1) throw new Error('say what to provision: exactly one of --netbox-id N, --spec FILE or --planned');
-      if (!flags.planned && (flags.cluster || flags.tag || flags.maxConcurrent)) throw new Error('--cluster, --tag and --max-concurrent go with --planned');
+      if (chosen !== 1) throw new UsageError('say what to provision: exactly one of --netbox-id N, --spec FILE or --planned');
+      if (!flags.planned && (flags.cluster || flags.tag || flags.maxConcurrent !== undefined)) throw new UsageError('--cluster, --tag and --max-concurrent go with --planned');
       const spec = flags.spec ? readSpecFile(flags.spec) : undefined;
-      const netboxId = flags.netboxId === undefined ? undefined : wholeNumber('--netbox-id', flags.netboxId);
+      const netboxId = flags.netboxId;
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config, names) => {
         const workflowId = flags.planned ? await startPlanned(client, config, flags) : await startOne(client, config, names, { netboxId, spec, start: flags.start });
         console.log(`  watch:   ferry status ${workflowId} --watch`);
         if (!flags.wait) return;
         const handle = client.workflow.getHandle(workflowId);
-        await handle.result().catch((err: unknown) => {
-          throw err instanceof WorkflowFailedError ? new Error(`${workflowId} failed: ${err.cause?.message ?? err.message}`) : err;
-        });
+        const result = (await awaitResult(handle)) as { vms?: Array<{ outcome?: string }> };
         console.log(renderStatus(await statusView(client, handle)));
+        // A planned batch finishes even when some VMs fail: the exit code says whether all were built.
+        if (result.vms?.some((vm) => vm.outcome !== 'provisioned')) process.exitCode = 1;
       });
     });
-}
-
-function wholeNumber(flag: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw new Error(`${flag} takes a whole number, got "${value}"`);
-  return Number(value);
 }
 
 async function startOne(
@@ -82,7 +80,7 @@ async function startPlanned(client: Client, config: FerryConfig, flags: Provisio
   const handle = await client.workflow.start<typeof provisionPlanned>('provisionPlanned', {
     taskQueue: config.worker.taskQueue,
     workflowId,
-    args: [{ ...selection, ...(flags.start ? { start: true } : {}), ...(flags.maxConcurrent ? { maxConcurrent: wholeNumber('--max-concurrent', flags.maxConcurrent) } : {}) }],
+    args: [{ ...selection, ...(flags.start ? { start: true } : {}), ...(flags.maxConcurrent !== undefined ? { maxConcurrent: flags.maxConcurrent } : {}) }],
     workflowIdConflictPolicy: 'USE_EXISTING',
     typedSearchAttributes: [{ key: FerryKind, value: 'provision-planned' }],
     staticSummary: `provision planned NetBox VMs${flags.cluster ? ` of ${flags.cluster}` : ''}${flags.tag ? ` tagged ${flags.tag}` : ''}`,

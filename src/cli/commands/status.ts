@@ -1,15 +1,17 @@
 import type { Command } from 'commander';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { rootCauseMessage } from '../workflow-result';
 import { formatVerdict, type EndpointVerdict } from '../../domain/doctor';
 import { describeAction, type MigrationAction } from '../../domain/migration';
 import { withClient, type GlobalOptions } from '../client';
 import { resolveTarget } from '../targets';
 import { renderLifecycle } from '../render-lifecycle';
+import { intOption } from '../int-option';
 
 interface StatusFlags {
   watch?: boolean;
   json?: boolean;
-  interval: string;
+  interval: number;
 }
 
 /** Every ferry workflow answers the `status` query; this prints it, with the progress its running activities heartbeat. */
@@ -18,7 +20,7 @@ export function registerStatus(program: Command): void {
     .command('status <target>')
     .description('stage, steps done, waits and errors of a workflow (VM name, wave id or workflow id)')
     .option('--watch', 'refresh until the workflow ends (live progress of vMotions and imports)')
-    .option('--interval <seconds>', 'refresh interval with --watch', '2')
+    .option('--interval <seconds>', 'refresh interval with --watch', intOption(1, 3600), 2)
     .option('--json', 'print the raw status as JSON')
     .action(async (target: string, flags: StatusFlags, cmd: Command) => {
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
@@ -31,7 +33,7 @@ export function registerStatus(program: Command): void {
             console.log(renderStatus(view));
           }
           if (!flags.watch || view.state !== 'RUNNING') return;
-          await new Promise((r) => setTimeout(r, Number(flags.interval) * 1000));
+          await new Promise((r) => setTimeout(r, flags.interval * 1000));
         }
       });
     });
@@ -62,7 +64,7 @@ export async function statusView(client: Client, handle: WorkflowHandle): Promis
     if (typeof status?.error !== 'string') {
       const failure = await handle.result().then(
         () => undefined,
-        (err: unknown) => (err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : String(err)),
+        (err: unknown) => (err instanceof WorkflowFailedError ? rootCauseMessage(err) : String(err)),
       );
       status = { ...status, error: failure };
     }

@@ -5,10 +5,14 @@ import { teardownWorkflowId } from '../../domain/provisioning';
 import { FerryKind, VmId } from '../../domain/search-attributes';
 import { withClient, type GlobalOptions } from '../client';
 import { renderStatus, statusView } from './status';
+import { PVE_VMID_MAX, PVE_VMID_MIN } from '../../domain/vmid';
+import { UsageError } from '../errors';
+import { intOption } from '../int-option';
+import { awaitResult } from '../workflow-result';
 
 interface TeardownFlags {
-  vmid?: string;
-  netboxId?: string;
+  vmid?: number;
+  netboxId?: number;
   requireApproval?: boolean;
   wait?: boolean;
 }
@@ -17,27 +21,25 @@ export function registerTeardown(program: Command): void {
   program
     .command('teardown')
     .description('stop and delete a VM, then remove its DNS records, address, NetBox interfaces and VM, and known_hosts entries')
-    .option('--vmid <n>', 'the Proxmox VMID')
-    .option('--netbox-id <id>', 'the NetBox VM (its ferry_vmid names the Proxmox VM)')
+    .option('--vmid <n>', 'the Proxmox VMID', intOption(PVE_VMID_MIN, PVE_VMID_MAX))
+    .option('--netbox-id <id>', 'the NetBox VM (its ferry_vmid names the Proxmox VM)', intOption(1))
     .option('--require-approval', 'wait for `ferry approve` whatever the record’s status')
     .option('--wait', 'wait for the end and print every cleanup')
     .action(async (flags: TeardownFlags, cmd: Command) => {
-      if ((flags.vmid === undefined) === (flags.netboxId === undefined)) throw new Error('say what to tear down: exactly one of --vmid N or --netbox-id N');
-      for (const [flag, value] of [['--vmid', flags.vmid], ['--netbox-id', flags.netboxId]] as const) {
-        if (value !== undefined && !/^\d+$/.test(value)) throw new Error(`${flag} takes a whole number, got "${value}"`);
-      }
+      if ((flags.vmid === undefined) === (flags.netboxId === undefined)) throw new UsageError('say what to tear down: exactly one of --vmid N or --netbox-id N');
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
         const taskQueue = config.worker.taskQueue;
-        const netboxId = flags.netboxId === undefined ? undefined : Number(flags.netboxId);
-        let vmid = flags.vmid === undefined ? undefined : Number(flags.vmid);
+        const netboxId = flags.netboxId;
+        let vmid = flags.vmid;
         if (vmid === undefined) {
           // The worker holds the NetBox token: it reads the record for us.
-          const record = await client.workflow.execute<typeof netboxVm>('netboxVm', {
+          const lookup = await client.workflow.start<typeof netboxVm>('netboxVm', {
             taskQueue,
             workflowId: `lookup-netbox-${netboxId}-${Date.now()}`,
             args: [{ netboxId: netboxId! }],
             staticSummary: `ferry teardown: read NetBox VM ${netboxId}`,
           });
+          const record = await awaitResult(lookup);
           vmid = record.fields.vmid;
           if (vmid === undefined) throw new Error(`NetBox VM "${record.name}" (id ${netboxId}) has no ferry_vmid: ferry does not know which Proxmox VM it is`);
         }
@@ -57,7 +59,7 @@ export function registerTeardown(program: Command): void {
         console.log(`  watch:   ferry status ${handle.workflowId} --watch`);
         console.log(`  approve: ferry approve ${handle.workflowId} --by <approver> --reason "<why>"   (when it waits for approval)`);
         if (!flags.wait) return;
-        const result = await handle.result();
+        const result = await awaitResult(handle);
         console.log(renderStatus(await statusView(client, handle)));
         if (result.outcome !== 'torn-down') process.exitCode = 1;
       });
