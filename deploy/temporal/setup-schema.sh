@@ -1,6 +1,6 @@
 #!/bin/sh
 # Creates (first run) or upgrades (later runs) Temporal's PostgreSQL schemas. POSTGRES_PASSWORD comes
-# from deploy/ferry.env.
+# from deploy/temporal.env.
 set -eu
 for db in temporal temporal_visibility; do
   case "$db" in temporal) dir=temporal ;; *) dir=visibility ;; esac

@@ -4,12 +4,19 @@
 const SECRET_NAME = /(PASSWORD|PASSWD|_PWD$|SECRET|TOKEN|API_KEY|PRIVATE_KEY)/i;
 const REQUIRED_SERVICES = ['postgresql', 'temporal', 'temporal-ui', 'ferry-worker'];
 
+/** The services each secret-bearing env file may reach: its secrets go only where they are used. */
+export const ENV_FILE_USERS: Record<string, readonly string[]> = {
+  'deploy/temporal.env': ['postgresql', 'temporal-schema', 'temporal'],
+  'deploy/ferry.env': ['ferry-worker'],
+};
+
 type Service = {
   image?: string;
   build?: unknown;
   environment?: Record<string, unknown> | string[];
   healthcheck?: { test?: unknown };
   depends_on?: string[] | Record<string, { condition?: string }>;
+  env_file?: string | Array<string | { path: string }>;
   restart?: string;
   entrypoint?: unknown;
 };
@@ -21,6 +28,11 @@ function environmentPairs(env: Service['environment']): Array<[string, string]> 
     return [k!, v.join('=')];
   });
   return Object.entries(env).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]);
+}
+
+function envFiles(value: Service['env_file']): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map((f) => (typeof f === 'string' ? f : f.path).replace(/^\.\//, ''));
 }
 
 /** A tag that names one release: not `latest`, not a variable, and with a version number in it. */
@@ -50,6 +62,11 @@ export function composeProblems(doc: unknown): string[] {
       if (SECRET_NAME.test(key) && value !== '') {
         problems.push(`${name}: secret ${key} is set inline; put it in the env_file`);
       }
+    }
+    for (const file of envFiles(svc.env_file)) {
+      const users = ENV_FILE_USERS[file];
+      if (!users) problems.push(`${name}: env_file ${file} is not one of ${Object.keys(ENV_FILE_USERS).join(', ')}`);
+      else if (!users.includes(name)) problems.push(`${name}: gets ${file}, whose secrets only ${users.join(', ')} use`);
     }
     const oneShot = typeof svc.restart === 'string' && svc.restart.startsWith('on-failure');
     if (!oneShot && !svc.healthcheck?.test) problems.push(`${name}: long-running service without a healthcheck`);

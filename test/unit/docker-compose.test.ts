@@ -39,6 +39,31 @@ describe('docker-compose.yml', () => {
     ]);
   });
 
+  it('gives each secret-bearing env file only to the services that use it', () => {
+    const doc = load();
+    expect(doc.services['ferry-worker'].env_file).toEqual(['deploy/ferry.env']);
+    expect(doc.services.postgresql.env_file).toEqual(['deploy/temporal.env']);
+    expect(doc.services['ferry-worker'].environment).not.toHaveProperty('TEMPORAL_NAMESPACE');
+    doc.services.temporal.env_file = ['deploy/temporal.env', './deploy/ferry.env'];
+    doc.services['ferry-worker'].env_file = 'deploy/temporal.env';
+    doc.services['temporal-ui'].env_file = [{ path: 'deploy/other.env' }];
+    expect(composeProblems(doc)).toEqual([
+      'temporal: gets deploy/ferry.env, whose secrets only ferry-worker use',
+      'temporal-ui: env_file deploy/other.env is not one of deploy/temporal.env, deploy/ferry.env',
+      'ferry-worker: gets deploy/temporal.env, whose secrets only postgresql, temporal-schema, temporal use',
+    ]);
+  });
+
+  it('splits the example secrets: the database password apart from the worker\'s', () => {
+    const keys = (file: string) =>
+      readFileSync(path.join(__dirname, '..', '..', 'deploy', file), 'utf8')
+        .split('\n')
+        .filter((l) => /^[A-Z_]+=/.test(l))
+        .map((l) => l.slice(0, l.indexOf('=')));
+    expect(keys('temporal.env.example').sort()).toEqual(['POSTGRES_PASSWORD', 'POSTGRES_PWD']);
+    expect(keys('ferry.env.example')).toEqual(['PROXMOX_TOKEN_SECRET', 'VMWARE_PASSWORD', 'NETBOX_TOKEN', 'FERRY_DNS_TSIG_SECRET']);
+  });
+
   it('fails when a dependency has no start condition or a service no health check', () => {
     const doc = load();
     doc.services['temporal-ui'].depends_on = ['temporal'];
