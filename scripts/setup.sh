@@ -49,6 +49,8 @@ pip_tool() {
   if [ ! -f "$dir/.complete" ]; then
     log "installing $pkg==$version from PyPI into $dir"
     rm -rf "$dir"
+    # Debian splits venv's ensurepip into python3-venv (missing on a minimal Debian 12).
+    python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || apt_install python3-venv
     python3 -m venv "$dir" &&
       "$dir/bin/pip" install --quiet --disable-pip-version-check --no-deps "$pkg==$version" || {
       log "warning: pip could not install $pkg==$version"; return 1; }

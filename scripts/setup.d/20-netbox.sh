@@ -76,8 +76,9 @@ EOF
 
 # Debian 13 userland with Python 3.13 and NetBox in a venv at /opt/netbox/venv (needs root).
 install_netbox_rootfs() {
-  [ "$(id -u)" -eq 0 ] || die "no Python 3.12+ here, and the Debian 13 fallback (debootstrap, chroot) needs root"
+  # A userland made earlier (by root) serves anyone; only making one needs root.
   [ -f "$NETBOX_ROOTFS/.complete" ] && return 0
+  [ "$(id -u)" -eq 0 ] || die "no Python 3.12+ here, and the Debian 13 fallback (debootstrap, chroot) needs root"
   apt_install debootstrap
   log "no Python 3.12+ on this machine: making a Debian 13 userland for NetBox in $NETBOX_ROOTFS"
   rm -rf "$NETBOX_ROOTFS"
