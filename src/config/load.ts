@@ -112,13 +112,15 @@ function parseScoped(
   }
   for (const binding of bindings) applyEnv(binding, env, raw, fromEnv, createdBy, problems);
 
-  const names = workflowNames(raw, source, problems);
+  // Out of scope, netbox.name alone is checked here; in scope, with the rest of its section below.
+  const names = inScope('netbox') ? undefined : workflowNames(raw, source, problems);
   for (const section of OPTIONAL_SECTIONS) if (!inScope(section)) delete raw[section];
 
   const result = ferryConfigSchema.safeParse(raw);
   if (!result.success) problems.push(...result.error.issues.map((i) => formatIssue(i, raw, fromEnv, createdBy, source)));
   if (problems.length > 0) throw new ConfigError(problems);
-  return { config: result.data!, names };
+  const config = result.data!;
+  return { config, names: names ?? (config.netbox?.name !== undefined ? { netbox: config.netbox.name } : {}) };
 }
 
 /** netbox.name is part of provisioning workflow ids: every command that starts or finds one needs it. */

@@ -13,7 +13,9 @@ export function missingValueMessage(
   const binding = ENV_BINDINGS.find((b) => b.path.join('.') === pathKey);
   const why = reason ? ` (${reason})` : '';
   if (binding?.secret) return `${pathKey}: missing${why}: set ${binding.env} in the worker's environment`;
-  const where = binding ? `set it in ${source} or ${binding.env}` : `set it in ${source}`;
+  // With no file at all (source "defaults"), the place to write the value is a ferry.yaml.
+  const file = source === 'defaults' ? 'ferry.yaml' : source;
+  const where = binding ? `set it in ${file} or ${binding.env}` : `set it in ${file}`;
   const section = pathKey.split('.')[0]!;
   const creator = createdBy.get(section);
   const note = creator ? `; the ${section} section exists only because ${creator} is set` : '';

@@ -76,11 +76,12 @@ describe('ferry discover, as a user runs it', () => {
     const badScope = await ferry('--folder', 'apps');
     expect(badScope.code).toBe(1);
     expect(badScope.output).toMatch(/a folder or cluster scope needs the datacenter it is in/);
+    // Usage and configuration errors exit 2.
     const badPage = await ferry('--page-size', 'many');
-    expect(badPage.code).toBe(1);
-    expect(badPage.output).toMatch(/--page-size must be a positive whole number, got many/);
+    expect(badPage.code).toBe(2);
+    expect(badPage.output).toContain(`option '--page-size <n>' argument 'many' is invalid. expected a whole number from 1 to 10000`);
     const run = spawnFerry(['discover'], { ...env, VMWARE_HOST: '', VMWARE_USER: '', VMWARE_PASSWORD: '', VMWARE_PORT: '', VMWARE_CA_FILE: '' });
-    expect(await run.exited).toBe(1);
+    expect(await run.exited).toBe(2);
     expect(run.output()).toMatch(/no vCenter configured: set VMWARE_HOST, VMWARE_USER and VMWARE_PASSWORD/);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { toolPath } from '../../src/lab/tools';
@@ -94,6 +94,20 @@ describe('ferry lab, as a user runs it', () => {
     const status = spawnFerry(['status', 'doctor-from-cli'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
     expect(await status.exited).toBe(0);
     expect(status.output()).toMatch(/^doctor-from-cli \(doctor\): COMPLETED\n {2}ok +temporal/m);
+  });
+
+  it('writes its configuration without secrets, and the commands it prints reach the lab with it', async () => {
+    const [, configFile] = lab.output().match(/^Its configuration \(no secrets\): (\S+)$/m) ?? [];
+    expect(configFile).toBeDefined();
+    const text = readFileSync(configFile!, 'utf8');
+    expect(text).toContain(`address: 127.0.0.1:${port}`);
+    expect(text).toMatch(/^ {2}name: lab-\S+$/m);
+    expect(text).not.toMatch(/tokenSecret|password|tsigSecret|token:/i);
+    expect(lab.output()).toContain(`FERRY_CONFIG=${configFile} npm run ferry -- doctor`);
+    // No TEMPORAL_ADDRESS: the port comes from the lab's file alone.
+    const list = spawnFerry(['list', '--kind', 'doctor'], { FERRY_CONFIG: configFile!, TEMPORAL_ADDRESS: '' });
+    expect(await list.exited).toBe(0);
+    expect(list.output()).toMatch(/COMPLETED +doctor .*doctor-from-cli/);
   });
 
   it('brought the lab wave to the approval gate, and `ferry approve` lets every translatable VM cut over', async () => {
@@ -214,7 +228,7 @@ describe('ferry lab, as a user runs it', () => {
     const bad = path.join(dir, 'bad.yaml');
     writeFileSync(bad, 'name: bad vm\nnode: pve2\ncores: 0\nmemoryMiB: 512\n');
     const refused = spawnFerry(['provision', '--spec', bad], env);
-    expect(await refused.exited).toBe(1);
+    expect(await refused.exited).toBe(2); // a bad input file is a usage error
     expect(refused.output()).toContain(`${bad} is not a valid VM spec:\n  - ${bad}: name: a DNS label`);
     expect(refused.output()).toContain(`  - ${bad}: cores: at least 1`);
 

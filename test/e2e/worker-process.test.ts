@@ -44,7 +44,7 @@ describe('worker.ts as a process', () => {
     expect(code).toBe(2);
     expect(output).toContain('invalid ferry configuration');
     expect(output).toContain('proxmox.port (environment PROXMOX_PORT): expected a whole number, got "x"');
-    expect(output).toContain('proxmox.user: required: set it in defaults or PROXMOX_USER; the proxmox section exists only because PROXMOX_HOST is set');
+    expect(output).toContain('proxmox.user: required: set it in ferry.yaml or PROXMOX_USER; the proxmox section exists only because PROXMOX_HOST is set');
   });
 
   it('refuses an argument it does not know instead of ignoring it', async () => {

@@ -204,6 +204,7 @@ describe('config: scope', () => {
     writeFileSync(file, 'netbox:\n  url: https://netbox.example.com\n  name: nb1\nvsphere:\n  host: vc\n  user: ferry\n');
     const client = loadScopedConfig(file, {}, { sections: [] });
     expect(client.names).toEqual({ netbox: 'nb1' });
+    expect(loadScopedConfig(file, { NETBOX_TOKEN: 't', VMWARE_PASSWORD: 'pw' }).names).toEqual({ netbox: 'nb1' });
     expect(client.config.netbox).toBeUndefined();
     expect(client.config.worker.taskQueue).toBe('ferry');
     expect(loadScopedConfig(file, { VMWARE_PASSWORD: 'pw' }, { sections: ['vsphere'] }).config.vsphere?.host).toBe('vc');
@@ -221,6 +222,9 @@ describe('config: scope', () => {
   });
 
   it('still checks the names and the always-used sections', () => {
+    expect(problemsOf(() => parseConfig({ netbox: { url: 'https://nb', name: 'bad name' } }, { NETBOX_TOKEN: 't' }))).toEqual([
+      'netbox.name (ferry.yaml): letters, digits, dot, dash, underscore',
+    ]);
     expect(problemsOf(() => parseConfig({ netbox: { name: 'bad name' }, worker: { taskQueue: '' } }, {}, 'ferry.yaml', { sections: [] }))).toEqual([
       'netbox.name (ferry.yaml): letters, digits, dot, dash, underscore',
       expect.stringMatching(/^worker\.taskQueue \(ferry\.yaml\): /),
