@@ -5,7 +5,10 @@ import { DEFAULT_TASK_QUEUE, QUEUE_ROLES, type QueueRole } from '../domain/task-
 export const temporalSection = z
   .object({
     /** host:port of the Temporal frontend. */
-    address: z.string().min(1).default('127.0.0.1:7233'),
+    address: z
+      .string()
+      .regex(/^[^@/\s]+$/, 'host:port, without scheme or credentials (TEMPORAL_API_KEY or mTLS authenticate)')
+      .default('127.0.0.1:7233'),
     namespace: z.string().min(1).default('default'),
     /** Temporal Cloud / self-hosted API key; from TEMPORAL_API_KEY only. */
     apiKey: z.string().min(1).optional(),

@@ -240,6 +240,14 @@ describe('config: endpoint URLs', () => {
     ]);
   });
 
+  it('refuses credentials or a scheme in the Temporal address', () => {
+    for (const address of ['ferry:pw@temporal:7233', 'https://temporal:7233']) {
+      expect(problemsOf(() => parseConfig({}, { TEMPORAL_ADDRESS: address }))).toEqual([
+        'temporal.address (environment TEMPORAL_ADDRESS): host:port, without scheme or credentials (TEMPORAL_API_KEY or mTLS authenticate)',
+      ]);
+    }
+  });
+
   it('refuses plain http to another host unless explicitly allowed', () => {
     expect(problemsOf(() => parseConfig({ netbox: { url: 'http://netbox.example.com' } }, token))).toEqual([
       expect.stringMatching(/^netbox\.url \(ferry\.yaml\): http:\/\/ would send the NetBox token unencrypted/),
