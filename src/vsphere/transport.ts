@@ -54,6 +54,8 @@ export class SoapTransport {
   /** `urn:vim25/<version>`; set from About.apiVersion once known. */
   apiVersion = '6.5';
   private cookie: string | undefined;
+  /** Increases with every dropSession: an answer to a request sent before it must not set the cookie. */
+  private cookieGeneration = 0;
   private readonly pool: Pool;
   private readonly timeoutMs: number;
 
@@ -82,6 +84,7 @@ export class SoapTransport {
 
   dropSession(): void {
     this.cookie = undefined;
+    this.cookieGeneration++;
   }
 
   /**
@@ -97,6 +100,7 @@ export class SoapTransport {
       'user-agent': 'ferry',
     };
     if (this.cookie) headers.cookie = this.cookie;
+    const generation = this.cookieGeneration;
 
     let status: number;
     let text: string;
@@ -121,9 +125,13 @@ export class SoapTransport {
       throw this.connectionError(err, method);
     }
 
-    for (const c of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
-      const pair = c.split(';', 1)[0]!.trim();
-      if (pair.startsWith(`${SESSION_COOKIE}=`)) this.cookie = pair;
+    // The session is the one Login opened: a cookie on any other answer (vcsim hands unauthenticated
+    // ones out), or on a Login answer overtaken by a later re-login, would replace it with a dead one.
+    if (method === 'Login' && status === 200 && generation === this.cookieGeneration) {
+      for (const c of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
+        const pair = c.split(';', 1)[0]!.trim();
+        if (pair.startsWith(`${SESSION_COOKIE}=`)) this.cookie = pair;
+      }
     }
 
     if (status !== 200 && status !== 500) {
