@@ -13,7 +13,7 @@ import {
   type QueryType,
   type UpdateRecord,
 } from './message';
-import { normalizeName, reverseName, zoneOf } from './names';
+import { canonicalValue, normalizeName, reverseName, zoneOf } from './names';
 import { exchangeTcp, exchangeUdp, type Exchange } from './transport';
 import { signMessage, tsigKey, verifyResponse, type TsigKey } from './tsig';
 
@@ -191,8 +191,10 @@ export class DnsClient {
     const there = await this.sendUpdate(zone, [prereq.rrsetEquals(owner, type, value)], [update.deleteRecord(owner, type, value)]);
     if (there === 0) return 'deleted';
     // The RRset holds other values too (or none): delete just ours, which is a no-op when it is absent.
+    // Compared in canonical form: the server answers `2001:db8::1` for `2001:0DB8::1` and keeps a name's case.
+    const wanted = canonicalValue(type, value);
     const before = await this.lookup(owner, type);
-    if (!before.includes(value)) return 'absent';
+    if (!before.some((v) => canonicalValue(type, v) === wanted)) return 'absent';
     await this.sendUpdate(zone, [], [update.deleteRecord(owner, type, value)]);
     return 'deleted';
   }
