@@ -46,8 +46,11 @@ export class DnsClient {
   readonly target: Exchange;
   readonly ttl: number;
   private readonly zones: string[];
+  /** The TSIG key (with its secret) as an ES private field: util.inspect never shows it. */
+  readonly #key: TsigKey;
 
-  constructor(private readonly options: DnsClientOptions) {
+  constructor(options: DnsClientOptions) {
+    this.#key = options.key;
     this.target = { server: options.server, port: options.port, timeoutMs: options.timeoutMs ?? 5000 };
     this.ttl = options.ttl ?? 300;
     this.zones = (options.zones ?? []).map((z) => normalizeName(z, 'dns.zones'));
@@ -64,7 +67,7 @@ export class DnsClient {
   }
 
   get keyName(): string {
-    return this.options.key.name;
+    return this.#key.name;
   }
 
   // ---- A records ---------------------------------------------------------------------------------
@@ -235,12 +238,12 @@ export class DnsClient {
    * NXRRSET); throws a DnsError for everything else.
    */
   async sendUpdate(zone: string, prerequisites: UpdateRecord[], updates: UpdateRecord[]): Promise<number> {
-    const { wire, mac } = signMessage(encodeUpdate(newMessageId(), zone, prerequisites, updates), this.options.key);
+    const { wire, mac } = signMessage(encodeUpdate(newMessageId(), zone, prerequisites, updates), this.#key);
     const raw = await exchangeTcp(this.target, wire);
     const response = this.decode(raw);
     if (response.id !== wire.readUInt16BE(0)) throw new DnsError(`${this.where} answered another message (ID mismatch)`, 'transient');
 
-    const verdict = verifyResponse(raw, this.options.key, mac);
+    const verdict = verifyResponse(raw, this.#key, mac);
     const context = { server: this.where, zone, keyName: this.keyName };
     if (verdict.status === 'tsig-error') throw rcodeError(response.rcode, verdict.error, context);
     if (verdict.status === 'unsigned') {

@@ -46,11 +46,14 @@ const paginated = <T>(item: z.ZodType<T>) =>
 export class NetboxHttp {
   readonly baseUrl: URL;
   private readonly dispatcher: Dispatcher;
-  private readonly auth: string;
+  private readonly validateCerts: boolean;
+  /** The Authorization header carries the token: an ES private field, so util.inspect never shows it. */
+  readonly #auth: string;
 
-  constructor(private readonly options: NetboxHttpOptions) {
+  constructor(options: NetboxHttpOptions) {
     this.baseUrl = new URL(options.url.endsWith('/') ? options.url : `${options.url}/`);
-    this.auth = authorizationHeader(options.token);
+    this.#auth = authorizationHeader(options.token);
+    this.validateCerts = options.validateCerts ?? true;
     const timeout = options.timeoutMs ?? 30_000;
     let ca: Buffer | undefined;
     if (options.caFile) {
@@ -74,7 +77,7 @@ export class NetboxHttp {
   /** TLS as configured: plaintext for http, else verified or not. */
   get tls(): 'plaintext' | 'verified' | 'not-verified' {
     if (this.baseUrl.protocol === 'http:') return 'plaintext';
-    return this.options.validateCerts === false ? 'not-verified' : 'verified';
+    return this.validateCerts ? 'verified' : 'not-verified';
   }
 
   /** `api/...` relative to the base URL, with the query string. */
@@ -112,7 +115,7 @@ export class NetboxHttp {
 
   private async send<T>(method: Dispatcher.HttpMethod, url: URL, options: RequestOptions<T>): Promise<Answer<T>> {
     const what = `NetBox ${method} ${url.pathname}`;
-    const headers: Record<string, string> = { authorization: this.auth, accept: 'application/json' };
+    const headers: Record<string, string> = { authorization: this.#auth, accept: 'application/json' };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.ifMatch) headers['if-match'] = options.ifMatch;
 
