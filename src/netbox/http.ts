@@ -94,17 +94,34 @@ export class NetboxHttp {
     return this.send(method, this.url(path, options.query), options);
   }
 
-  /** Every object of a list endpoint, following `next` links (offset or cursor pagination alike). */
+  /**
+   * Every object of a list endpoint, following `next` links (offset or cursor pagination alike). Offset
+   * pages are ordered by id, so an object created or deleted meanwhile shifts no other one across a
+   * page boundary; an object seen twice anyway is kept once, and a `next` that repeats is an error
+   * rather than a loop.
+   */
   async list<T>(path: string, query: Query, item: z.ZodType<T>): Promise<T[]> {
     const schema = paginated(item);
     const results: T[] = [];
-    let url: URL | undefined = this.url(path, { limit: 250, ...query });
+    const ids = new Set<unknown>();
+    const ordered = query.ordering === undefined && query.start === undefined ? { ordering: 'id' } : {};
+    let url: URL | undefined = this.url(path, { limit: 250, ...ordered, ...query });
+    const visited = new Set<string>();
     while (url) {
+      visited.add(url.href);
       const { data }: Answer<z.infer<typeof schema>> = await this.send('GET', url, { schema });
-      results.push(...data.results);
+      for (const result of data.results) {
+        const id = (result as { id?: unknown }).id;
+        if (id !== undefined && ids.has(id)) continue;
+        if (id !== undefined) ids.add(id);
+        results.push(result);
+      }
       // `next` names the host as NetBox saw it (a proxy may differ): keep our origin, take its path and query.
       const next: URL | undefined = data.next ? new URL(data.next) : undefined;
       url = next ? new URL(`${next.pathname}${next.search}`, this.baseUrl.origin) : undefined;
+      if (url && visited.has(url.href)) {
+        throw new NetboxError(`NetBox GET ${url.pathname}: the next page is one already read (${url.search}); the listing would not end`, 'invalid');
+      }
     }
     return results;
   }
