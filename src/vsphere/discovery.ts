@@ -4,8 +4,8 @@ import { element, moRef, type MoRef } from './envelope';
 import { resolvePorts } from './dv-ports';
 import { datastoreRecord, INFRA_PATHS, mapVm, ObjectIndex, portgroupRecord, unnamedPorts, VM_PATHS } from './inventory-mapping';
 import {
+  ancestorSpecs,
   retrieveAll,
-  selectionByName,
   traversalSpec,
   type FilterSpec,
   type ObjectSpec,
@@ -122,10 +122,7 @@ function viewObjectSpec(view: MoRef): ObjectSpec {
 function ancestorsObjectSpec(datacenter: MoRef): ObjectSpec {
   return {
     obj: datacenter,
-    selectSet: [
-      traversalSpec('dcParent', 'Datacenter', 'parent', [selectionByName('folderParent')]),
-      traversalSpec('folderParent', 'Folder', 'parent', [selectionByName('folderParent')]),
-    ],
+    selectSet: ancestorSpecs(),
   };
 }
 

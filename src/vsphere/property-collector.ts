@@ -40,6 +40,17 @@ export function selectionByName(name: string): Xml {
   return typed('selectSet', 'SelectionSpec', element('name', name));
 }
 
+/**
+ * Up the inventory from a datacenter or folder to the root: `dcParent` and `folderParent`, which a
+ * spec starting below (a VM's parent) continues with by name. Folder and datacenter names make paths.
+ */
+export function ancestorSpecs(): Xml[] {
+  return [
+    traversalSpec('dcParent', 'Datacenter', 'parent', [selectionByName('folderParent')]),
+    traversalSpec('folderParent', 'Folder', 'parent', [selectionByName('folderParent'), selectionByName('dcParent')]),
+  ];
+}
+
 function filterSpecXml(spec: FilterSpec): Xml {
   return element(
     'specSet',
