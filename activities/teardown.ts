@@ -178,8 +178,9 @@ export function createTeardownActivities(deps: ActivityDeps): TeardownActivities
         return { cleanup: 'netbox-vm', result: deleted ? 'done' : 'already-absent', detail: deleted ? `deleted ${what}` : `${what} is gone` };
       }
       try {
-        const { outcome } = await netbox().transitionStatus(target.netboxId, NETBOX_VM_STATUSES.filter((s) => s !== after), after);
-        return { cleanup: 'netbox-vm', result: outcome === 'updated' ? 'done' : 'already-absent', detail: `${what} ${outcome === 'updated' ? 'set' : 'already'} ${after}` };
+        const { outcome, guarded } = await netbox().transitionStatus(target.netboxId, NETBOX_VM_STATUSES.filter((s) => s !== after), after);
+        const unguarded = outcome === 'updated' && !guarded ? ' (unguarded: NetBox sent no ETag, a change made meanwhile was overwritten if any)' : '';
+        return { cleanup: 'netbox-vm', result: outcome === 'updated' ? 'done' : 'already-absent', detail: `${what} ${outcome === 'updated' ? 'set' : 'already'} ${after}${unguarded}` };
       } catch (err) {
         if (err instanceof NetboxError && err.status === 404) return { cleanup: 'netbox-vm', result: 'already-absent', detail: `${what} is gone` };
         throw err;

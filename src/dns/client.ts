@@ -13,7 +13,7 @@ import {
   type QueryType,
   type UpdateRecord,
 } from './message';
-import { normalizeName, reverseName, zoneOf } from './names';
+import { canonicalValue, normalizeName, reverseName, zoneOf } from './names';
 import { exchangeTcp, exchangeUdp, type Exchange } from './transport';
 import { signMessage, tsigKey, verifyResponse, type TsigKey } from './tsig';
 
@@ -46,8 +46,11 @@ export class DnsClient {
   readonly target: Exchange;
   readonly ttl: number;
   private readonly zones: string[];
+  /** The TSIG key (with its secret) as an ES private field: util.inspect never shows it. */
+  readonly #key: TsigKey;
 
-  constructor(private readonly options: DnsClientOptions) {
+  constructor(options: DnsClientOptions) {
+    this.#key = options.key;
     this.target = { server: options.server, port: options.port, timeoutMs: options.timeoutMs ?? 5000 };
     this.ttl = options.ttl ?? 300;
     this.zones = (options.zones ?? []).map((z) => normalizeName(z, 'dns.zones'));
@@ -64,7 +67,7 @@ export class DnsClient {
   }
 
   get keyName(): string {
-    return this.options.key.name;
+    return this.#key.name;
   }
 
   // ---- A records ---------------------------------------------------------------------------------
@@ -191,8 +194,10 @@ export class DnsClient {
     const there = await this.sendUpdate(zone, [prereq.rrsetEquals(owner, type, value)], [update.deleteRecord(owner, type, value)]);
     if (there === 0) return 'deleted';
     // The RRset holds other values too (or none): delete just ours, which is a no-op when it is absent.
+    // Compared in canonical form: the server answers `2001:db8::1` for `2001:0DB8::1` and keeps a name's case.
+    const wanted = canonicalValue(type, value);
     const before = await this.lookup(owner, type);
-    if (!before.includes(value)) return 'absent';
+    if (!before.some((v) => canonicalValue(type, v) === wanted)) return 'absent';
     await this.sendUpdate(zone, [], [update.deleteRecord(owner, type, value)]);
     return 'deleted';
   }
@@ -233,12 +238,12 @@ export class DnsClient {
    * NXRRSET); throws a DnsError for everything else.
    */
   async sendUpdate(zone: string, prerequisites: UpdateRecord[], updates: UpdateRecord[]): Promise<number> {
-    const { wire, mac } = signMessage(encodeUpdate(newMessageId(), zone, prerequisites, updates), this.options.key);
+    const { wire, mac } = signMessage(encodeUpdate(newMessageId(), zone, prerequisites, updates), this.#key);
     const raw = await exchangeTcp(this.target, wire);
     const response = this.decode(raw);
     if (response.id !== wire.readUInt16BE(0)) throw new DnsError(`${this.where} answered another message (ID mismatch)`, 'transient');
 
-    const verdict = verifyResponse(raw, this.options.key, mac);
+    const verdict = verifyResponse(raw, this.#key, mac);
     const context = { server: this.where, zone, keyName: this.keyName };
     if (verdict.status === 'tsig-error') throw rcodeError(response.rcode, verdict.error, context);
     if (verdict.status === 'unsigned') {

@@ -38,6 +38,16 @@ export function reverseName(ip: string): string {
   throw invalid(`"${ip}" is not an IPv4 or IPv6 address`);
 }
 
+/**
+ * A record value in one form for comparison: an AAAA address as its 32 hex digits (`2001:0DB8::1` and
+ * `2001:db8:0:0::1` are one address), a name (PTR, CNAME) lower case without the final dot.
+ */
+export function canonicalValue(type: string, value: string): string {
+  if (type === 'AAAA' && isIP(value) === 6) return expandIpv6(value);
+  if (type === 'PTR' || type === 'CNAME') return value.trim().replace(/\.$/, '').toLowerCase();
+  return value;
+}
+
 /** The 32 hex digits of an IPv6 address. */
 function expandIpv6(ip: string): string {
   let text = ip.toLowerCase();

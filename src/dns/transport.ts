@@ -2,6 +2,7 @@ import { createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { connect } from 'node:net';
 import { DnsError } from './errors';
+import { nameLength } from './message';
 
 export interface Exchange {
   server: string;
@@ -9,9 +10,28 @@ export interface Exchange {
   timeoutMs: number;
 }
 
-/** Sends one message over UDP and returns the first answer with the same ID. */
+/** The question section of a message (header QDCOUNT questions after the 12-byte header), lower case; undefined if malformed. */
+export function questionSection(message: Buffer): Buffer | undefined {
+  if (message.length < 12) return undefined;
+  let at = 12;
+  for (let i = message.readUInt16BE(4); i > 0; i--) {
+    const length = nameLength(message, at);
+    if (length < 0 || at + length + 4 > message.length) return undefined;
+    at += length + 4;
+  }
+  // Names compare without case (and a server may echo the case we sent, or not).
+  return Buffer.from(message.subarray(12, at).toString('latin1').toLowerCase(), 'latin1');
+}
+
+/**
+ * Sends one message over UDP and returns the first answer that is for it: from the server (the socket
+ * is connected to it, so the kernel drops datagrams from anywhere else), with the same ID, and echoing
+ * the same question. Anything else is ignored, as a resolver does, so a stray or forged datagram cannot
+ * stand in for the answer.
+ */
 export function exchangeUdp(target: Exchange, message: Buffer): Promise<Buffer> {
   const id = message.readUInt16BE(0);
+  const question = questionSection(message);
   return new Promise((resolve, reject) => {
     const socket = createSocket(isIPv6(target.server) ? 'udp6' : 'udp4');
     const done = (err: Error | undefined, answer?: Buffer) => {
@@ -26,9 +46,11 @@ export function exchangeUdp(target: Exchange, message: Buffer): Promise<Buffer> 
     );
     socket.on('error', (err) => done(networkError(target, 'UDP', err)));
     socket.on('message', (answer) => {
-      if (answer.length >= 2 && answer.readUInt16BE(0) === id) done(undefined, answer);
+      if (answer.length < 12 || answer.readUInt16BE(0) !== id) return;
+      const echoed = questionSection(answer);
+      if (question && echoed && echoed.equals(question)) done(undefined, answer);
     });
-    socket.send(message, target.port, target.server);
+    socket.connect(target.port, target.server, () => socket.send(message));
   });
 }
 

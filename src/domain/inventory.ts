@@ -11,7 +11,8 @@ export interface ManagedRef {
 
 /** How a NIC is connected on the VMware side. */
 export type NicBacking =
-  | { kind: 'dvportgroup'; portgroupKey: string; switchUuid?: string }
+  /** `portKey`: the NIC is bound to that distributed port (the portgroup was then read from the port). */
+  | { kind: 'dvportgroup'; portgroupKey: string; switchUuid?: string; portKey?: string }
   | { kind: 'network'; networkName: string; networkMoid?: string }
   | { kind: 'opaque'; opaqueNetworkId: string; opaqueNetworkType: string }
   | { kind: 'other'; backingType: string };

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { FerryError } from '../errors';
+import { withFileLock } from './file-lock';
 
 /**
  * Removal of a host's entries from an OpenSSH known_hosts file, as `ssh-keygen -R` does, for every
@@ -15,7 +16,9 @@ import { FerryError } from '../errors';
  * - every other byte of the file stays as it was (line endings, comments, a missing final newline,
  *   bytes that are not UTF-8: the file is read and written byte for byte);
  * - the new content is written to a temporary file beside it and renamed over it, so a reader sees
- *   either the old file or the new one. Nothing is written when nothing matches.
+ *   either the old file or the new one. Nothing is written when nothing matches;
+ * - rewrites hold a lock (`<file>.ferry.lock`, see file-lock.ts), so concurrent teardowns do not undo
+ *   each other's removals, and the directory is synced after the rename.
  */
 export interface KnownHostsRemoval {
   file: string;
@@ -77,9 +80,28 @@ export async function removeKnownHosts(file: string, hosts: readonly string[], p
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { file, removed: [] };
     throw err;
   }
-  const original = await fs.readFile(target, 'latin1');
+  // Two teardowns rewriting the file at once would each write back what the other removed: one at a time.
+  return withFileLock(`${target}.ferry.lock`, async () => {
+    for (let attempt = 1; ; attempt++) {
+      const written = await rewrite(target, keys);
+      if (written !== 'changed-meanwhile') return { file, removed: written };
+      // Someone without the lock (ssh adding a host) wrote in between: start over from what is there now.
+      if (attempt === 5) throw new FerryError(`${target} keeps changing while ferry rewrites it; try again`, 'transient');
+    }
+  });
+}
+
+/** One read–filter–write–rename; refuses to rename over content that changed since it was read. */
+async function rewrite(target: string, keys: readonly string[]): Promise<KnownHostsRemoval['removed'] | 'changed-meanwhile'> {
+  let original: string;
+  try {
+    original = await fs.readFile(target, 'latin1');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
   const { content, removed } = removeFromContent(original, keys);
-  if (removed.length === 0) return { file, removed };
+  if (removed.length === 0) return removed;
 
   const stat = await fs.stat(target);
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.ferry-${randomBytes(6).toString('hex')}`);
@@ -90,11 +112,26 @@ export async function removeKnownHosts(file: string, hosts: readonly string[], p
     if (process.getuid?.() === 0) await handle.chown(stat.uid, stat.gid);
     await handle.sync();
     await handle.close();
+    if ((await fs.readFile(target, 'latin1')) !== original) {
+      await fs.rm(temp, { force: true });
+      return 'changed-meanwhile';
+    }
     await fs.rename(temp, target);
   } catch (err) {
     await handle.close().catch(() => undefined);
     await fs.rm(temp, { force: true });
     throw err;
   }
-  return { file, removed };
+  await syncDirectory(path.dirname(target));
+  return removed;
+}
+
+/** The rename is durable only once the directory entry is on disk. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

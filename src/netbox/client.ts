@@ -116,18 +116,24 @@ export class NetboxClient {
   /**
    * Moves a VM from one of the `from` statuses to `to`: reads it, refuses if it is in another status,
    * and writes with the ETag it read, so a change made in between is refused (NetboxStaleError)
-   * rather than overwritten. Already in `to`: unchanged.
+   * rather than overwritten. Already in `to`: unchanged. NetBox before 4.6 sends no ETag: the write
+   * then goes unguarded (last write wins) and `guarded` is false, so the caller can say so.
    */
-  async transitionStatus(id: number, from: string | string[], to: string): Promise<{ outcome: Outcome; vm: Versioned<VirtualMachine> }> {
+  async transitionStatus(
+    id: number,
+    from: string | string[],
+    to: string,
+  ): Promise<{ outcome: Outcome; vm: Versioned<VirtualMachine>; guarded: boolean }> {
     const current = await this.getVirtualMachine(id);
+    const guarded = current.etag !== undefined;
     const status = current.value.status.value;
-    if (status === to) return { outcome: 'unchanged', vm: current };
+    if (status === to) return { outcome: 'unchanged', vm: current, guarded };
     const allowed = Array.isArray(from) ? from : [from];
     if (!allowed.includes(status)) {
       throw new NetboxError(`NetBox VM "${current.value.name}" (id ${id}) is ${status}; ferry moves it to ${to} only from ${allowed.join(' or ')}`, 'policy');
     }
     const vm = await this.updateVirtualMachine(id, { status: to }, { ifMatch: current.etag });
-    return { outcome: 'updated', vm };
+    return { outcome: 'updated', vm, guarded };
   }
 
   async deleteVirtualMachine(id: number): Promise<Outcome> {
@@ -167,7 +173,7 @@ export class NetboxClient {
     if (iface.primary_mac_address && normalizeMac(iface.primary_mac_address.mac_address) === wanted) {
       return { outcome: 'unchanged', macId: iface.primary_mac_address.id };
     }
-    const assigned = await this.http.list(MACS, { assigned_object_type: VM_INTERFACE_TYPE, assigned_object_id: interfaceId }, macAddressSchema);
+    const assigned = await this.interfaceMacs(interfaceId);
     let macObject = assigned.find((m) => normalizeMac(m.mac_address) === wanted);
     if (!macObject) {
       macObject = (
@@ -196,9 +202,20 @@ export class NetboxClient {
 
   // ---- IP addresses ------------------------------------------------------------------------------
 
+  /**
+   * The prefix `cidr`. The same CIDR may exist once per VRF (and once without): then it is not clear
+   * which one to allocate from, and the error names them rather than picking one.
+   */
   async getPrefix(cidr: string): Promise<Prefix> {
-    const [prefix] = await this.http.list(PREFIXES, { prefix: cidr }, prefixSchema);
+    const prefixes = await this.http.list(PREFIXES, { prefix: cidr }, prefixSchema);
+    const [prefix] = prefixes;
     if (!prefix) throw new NetboxError(`NetBox has no prefix ${cidr}`, 'not-found');
+    if (prefixes.length > 1) {
+      const where = prefixes.map((p) => `${p.vrf ? `VRF ${p.vrf.name}` : 'global'} (id ${p.id})`).join(', ');
+      throw new NetboxError(`NetBox has ${prefixes.length} prefixes ${cidr}: ${where}; ferry cannot tell which to allocate from`, 'invalid', {
+        details: { prefixIds: prefixes.map((p) => p.id) },
+      });
+    }
     return prefix;
   }
 

@@ -46,11 +46,14 @@ const paginated = <T>(item: z.ZodType<T>) =>
 export class NetboxHttp {
   readonly baseUrl: URL;
   private readonly dispatcher: Dispatcher;
-  private readonly auth: string;
+  private readonly validateCerts: boolean;
+  /** The Authorization header carries the token: an ES private field, so util.inspect never shows it. */
+  readonly #auth: string;
 
-  constructor(private readonly options: NetboxHttpOptions) {
+  constructor(options: NetboxHttpOptions) {
     this.baseUrl = new URL(options.url.endsWith('/') ? options.url : `${options.url}/`);
-    this.auth = authorizationHeader(options.token);
+    this.#auth = authorizationHeader(options.token);
+    this.validateCerts = options.validateCerts ?? true;
     const timeout = options.timeoutMs ?? 30_000;
     let ca: Buffer | undefined;
     if (options.caFile) {
@@ -74,7 +77,7 @@ export class NetboxHttp {
   /** TLS as configured: plaintext for http, else verified or not. */
   get tls(): 'plaintext' | 'verified' | 'not-verified' {
     if (this.baseUrl.protocol === 'http:') return 'plaintext';
-    return this.options.validateCerts === false ? 'not-verified' : 'verified';
+    return this.validateCerts ? 'verified' : 'not-verified';
   }
 
   /** `api/...` relative to the base URL, with the query string. */
@@ -91,17 +94,34 @@ export class NetboxHttp {
     return this.send(method, this.url(path, options.query), options);
   }
 
-  /** Every object of a list endpoint, following `next` links (offset or cursor pagination alike). */
+  /**
+   * Every object of a list endpoint, following `next` links (offset or cursor pagination alike). Offset
+   * pages are ordered by id, so an object created or deleted meanwhile shifts no other one across a
+   * page boundary; an object seen twice anyway is kept once, and a `next` that repeats is an error
+   * rather than a loop.
+   */
   async list<T>(path: string, query: Query, item: z.ZodType<T>): Promise<T[]> {
     const schema = paginated(item);
     const results: T[] = [];
-    let url: URL | undefined = this.url(path, { limit: 250, ...query });
+    const ids = new Set<unknown>();
+    const ordered = query.ordering === undefined && query.start === undefined ? { ordering: 'id' } : {};
+    let url: URL | undefined = this.url(path, { limit: 250, ...ordered, ...query });
+    const visited = new Set<string>();
     while (url) {
+      visited.add(url.href);
       const { data }: Answer<z.infer<typeof schema>> = await this.send('GET', url, { schema });
-      results.push(...data.results);
+      for (const result of data.results) {
+        const id = (result as { id?: unknown }).id;
+        if (id !== undefined && ids.has(id)) continue;
+        if (id !== undefined) ids.add(id);
+        results.push(result);
+      }
       // `next` names the host as NetBox saw it (a proxy may differ): keep our origin, take its path and query.
       const next: URL | undefined = data.next ? new URL(data.next) : undefined;
       url = next ? new URL(`${next.pathname}${next.search}`, this.baseUrl.origin) : undefined;
+      if (url && visited.has(url.href)) {
+        throw new NetboxError(`NetBox GET ${url.pathname}: the next page is one already read (${url.search}); the listing would not end`, 'invalid');
+      }
     }
     return results;
   }
@@ -112,7 +132,7 @@ export class NetboxHttp {
 
   private async send<T>(method: Dispatcher.HttpMethod, url: URL, options: RequestOptions<T>): Promise<Answer<T>> {
     const what = `NetBox ${method} ${url.pathname}`;
-    const headers: Record<string, string> = { authorization: this.auth, accept: 'application/json' };
+    const headers: Record<string, string> = { authorization: this.#auth, accept: 'application/json' };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.ifMatch) headers['if-match'] = options.ifMatch;
 

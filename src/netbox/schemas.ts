@@ -65,7 +65,11 @@ export const ipAddressSchema = z.looseObject({
 });
 export type IpAddress = z.infer<typeof ipAddressSchema>;
 
-export const prefixSchema = z.looseObject({ id: z.number().int(), prefix: z.string() });
+export const prefixSchema = z.looseObject({
+  id: z.number().int(),
+  prefix: z.string(),
+  vrf: z.looseObject({ id: z.number().int(), name: z.string() }).nullable().optional(),
+});
 export type Prefix = z.infer<typeof prefixSchema>;
 
 export const customFieldSchema = z.looseObject({

@@ -31,11 +31,15 @@ export class VsphereClient {
   readonly session: VimSession;
   private readonly transport: SoapTransport;
   private tagging?: VsphereTagging;
+  /** The configuration without the password (which only the private field below holds). */
+  readonly config: Readonly<Omit<VsphereConfig, 'password'>>;
+  /** An ES private field: util.inspect and JSON never show it. */
+  readonly #config: VsphereConfig;
 
-  constructor(
-    readonly config: VsphereConfig,
-    options: VsphereClientOptions = {},
-  ) {
+  constructor(config: VsphereConfig, options: VsphereClientOptions = {}) {
+    this.#config = config;
+    const { password: _password, ...shown } = config;
+    this.config = shown;
     this.transport = new SoapTransport({
       host: config.host,
       port: config.port,
@@ -70,8 +74,8 @@ export class VsphereClient {
 
   /** VMs, distributed portgroups and datastores in scope (default: the configured discovery section). */
   discover(options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
-    const d = this.config.discovery;
-    return discover(this.session, this.config.host, {
+    const d = this.#config.discovery;
+    return discover(this.session, this.#config.host, {
       scope: options.scope ?? { datacenter: d.datacenter, folders: d.folders, clusters: d.clusters },
       pageSize: options.pageSize ?? d.pageSize,
     });
@@ -79,7 +83,7 @@ export class VsphereClient {
 
   /** Moids of the VMs with a vSphere tag (`name` or `category/name`). */
   vmsTagged(tag: string): Promise<string[]> {
-    this.tagging ??= new VsphereTagging(this.config);
+    this.tagging ??= new VsphereTagging(this.#config);
     return this.tagging.vmsTagged(tag);
   }
 

@@ -1,8 +1,16 @@
 import type { Inventory } from '../domain/inventory';
 import { FerryError } from '../errors';
 import { element, moRef, type MoRef } from './envelope';
-import { datastoreRecord, INFRA_PATHS, ObjectIndex, portgroupRecord, VM_PATHS, vmRecord } from './inventory-mapping';
-import { retrieveAll, selectionByName, traversalSpec, type FilterSpec, type ObjectSpec, type PropertySpec } from './property-collector';
+import { resolvePorts } from './dv-ports';
+import { datastoreRecord, INFRA_PATHS, mapVm, ObjectIndex, portgroupRecord, unnamedPorts, VM_PATHS } from './inventory-mapping';
+import {
+  ancestorSpecs,
+  retrieveAll,
+  traversalSpec,
+  type FilterSpec,
+  type ObjectSpec,
+  type PropertySpec,
+} from './property-collector';
 import { asMoRef } from './read';
 import type { VimSession } from './session';
 import { child } from './xml';
@@ -114,10 +122,7 @@ function viewObjectSpec(view: MoRef): ObjectSpec {
 function ancestorsObjectSpec(datacenter: MoRef): ObjectSpec {
   return {
     obj: datacenter,
-    selectSet: [
-      traversalSpec('dcParent', 'Datacenter', 'parent', [selectionByName('folderParent')]),
-      traversalSpec('folderParent', 'Folder', 'parent', [selectionByName('folderParent')]),
-    ],
+    selectSet: ancestorSpecs(),
   };
 }
 
@@ -155,12 +160,14 @@ export async function discover(session: VimSession, vcenter: string, options: Di
   });
 
   const index = new ObjectIndex(retrieved.objects);
+  const vmObjects = [...index.all()].filter((o) => o.obj.type === 'VirtualMachine');
+  const ports = await resolvePorts(session, index, unnamedPorts(vmObjects));
   const inventory: Inventory = { vcenter, vms: [], portgroups: [], datastores: [] };
   const skipped: SkippedObject[] = [];
   for (const o of index.all()) {
     switch (o.obj.type) {
       case 'VirtualMachine': {
-        const mapped = vmRecord(o, index, rootFolder);
+        const mapped = mapVm(o, index, rootFolder, ports);
         if (mapped.ok) inventory.vms.push(mapped.vm);
         else skipped.push({ moid: mapped.moid, name: mapped.name, reason: mapped.reason });
         break;

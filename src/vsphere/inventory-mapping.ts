@@ -10,9 +10,10 @@ import type {
   Vlan,
 } from '../domain/inventory';
 import type { MoRef } from './envelope';
+import { VsphereResponseError } from './faults';
 import type { ObjectContent } from './property-collector';
 import { asBool, asInt, asMoRef, badAnswer, Fields } from './read';
-import { children, type XmlElement } from './xml';
+import { child, children, type XmlElement } from './xml';
 
 /** Properties discovery reads, by managed object type (base types: vCenter's subtypes match them). */
 export const VM_PATHS = [
@@ -183,14 +184,32 @@ function shortType(xsiType: string): string {
   return xsiType.replace(/^Virtual/, '').replace(/Controller$/, '').toLowerCase();
 }
 
-function nicBacking(backing: Fields | undefined): NicBacking {
+/** Distributed ports by switch: `portKey(switchUuid, key)` → the portgroup the port belongs to. */
+export type PortIndex = ReadonlyMap<string, string>;
+
+export function portKey(switchUuid: string, key: string): string {
+  return `${switchUuid}\u0000${key}`;
+}
+
+/**
+ * A DistributedVirtualSwitchPortConnection: `portgroupKey` is optional (a NIC bound to a port may name
+ * only the port), so the portgroup then comes from the port itself, or the NIC is untranslatable.
+ */
+function dvPortBacking(port: Fields, ports: PortIndex): NicBacking {
+  const switchUuid = port.string('switchUuid');
+  const key = port.string('portKey');
+  const portgroupKey = port.string('portgroupKey') ?? (switchUuid && key !== undefined ? ports.get(portKey(switchUuid, key)) : undefined);
+  if (portgroupKey !== undefined) return { kind: 'dvportgroup', portgroupKey, switchUuid, ...(key !== undefined ? { portKey: key } : {}) };
+  const what = key !== undefined ? `distributed port ${key} on switch ${switchUuid ?? '(unnamed)'}` : `distributed port connection on switch ${switchUuid ?? '(unnamed)'}`;
+  return { kind: 'other', backingType: `${what} whose portgroup vCenter did not name` };
+}
+
+function nicBacking(backing: Fields | undefined, ports: PortIndex): NicBacking {
   if (!backing) return { kind: 'other', backingType: '(none)' };
   const type = backing.type();
   switch (type) {
-    case 'VirtualEthernetCardDistributedVirtualPortBackingInfo': {
-      const port = backing.requiredObject('port');
-      return { kind: 'dvportgroup', portgroupKey: port.requiredString('portgroupKey'), switchUuid: port.string('switchUuid') };
-    }
+    case 'VirtualEthernetCardDistributedVirtualPortBackingInfo':
+      return dvPortBacking(backing.requiredObject('port'), ports);
     case 'VirtualEthernetCardNetworkBackingInfo':
       return { kind: 'network', networkName: backing.requiredString('deviceName'), networkMoid: backing.moRef('network')?.value };
     case 'VirtualEthernetCardOpaqueNetworkBackingInfo':
@@ -233,7 +252,7 @@ function diskRecord(disk: Fields, controllers: Map<number, { type: string; bus: 
 }
 
 /** `config.hardware.device` → NICs and disks (controllers only to name the disks' buses). */
-export function devicesOf(deviceList: XmlElement | undefined, at: string, index: ObjectIndex): { nics: VmNic[]; disks: VmDisk[] } {
+export function devicesOf(deviceList: XmlElement | undefined, at: string, index: ObjectIndex, ports: PortIndex = new Map()): { nics: VmNic[]; disks: VmDisk[] } {
   const devices = (deviceList ? children(deviceList, 'VirtualDevice') : []).map((e, i) => new Fields(e, `${at}[${i}]`));
   const controllers = new Map<number, { type: string; bus: number }>();
   for (const d of devices) {
@@ -253,7 +272,7 @@ export function devicesOf(deviceList: XmlElement | undefined, at: string, index:
         label: d.object('deviceInfo')?.string('label') ?? `NIC ${key}`,
         deviceType: shortType(type),
         macAddress: (d.string('macAddress') ?? '').toLowerCase(),
-        backing: nicBacking(d.object('backing')),
+        backing: nicBacking(d.object('backing'), ports),
       });
     }
   }
@@ -282,7 +301,29 @@ export function inventoryPath(index: ObjectIndex, start: MoRef | undefined, root
 
 export type VmMapping = { ok: true; vm: VmRecord } | { ok: false; moid: string; name?: string; reason: string };
 
-export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef): VmMapping {
+/**
+ * Distributed ports the VMs' NICs are bound to without naming their portgroup, by switch uuid: these
+ * need the switch asked (FetchDVPorts) before the NICs can be mapped.
+ */
+export function unnamedPorts(vms: Iterable<ObjectContent>): Map<string, Set<string>> {
+  const bySwitch = new Map<string, Set<string>>();
+  for (const o of vms) {
+    const deviceList = prop(o, 'config.hardware.device');
+    for (const device of deviceList ? children(deviceList, 'VirtualDevice') : []) {
+      const backing = child(device, 'backing');
+      const port = backing?.xsiType === 'VirtualEthernetCardDistributedVirtualPortBackingInfo' ? child(backing, 'port') : undefined;
+      if (!port || child(port, 'portgroupKey')) continue;
+      const switchUuid = child(port, 'switchUuid')?.text;
+      const key = child(port, 'portKey')?.text;
+      if (switchUuid === undefined || key === undefined) continue;
+      if (!bySwitch.has(switchUuid)) bySwitch.set(switchUuid, new Set());
+      bySwitch.get(switchUuid)!.add(key);
+    }
+  }
+  return bySwitch;
+}
+
+export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef, ports: PortIndex = new Map()): VmMapping {
   const absent = VM_REQUIRED.filter((p) => !o.props.has(p));
   const name = text(o, 'name');
   if (absent.length > 0) {
@@ -301,7 +342,7 @@ export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef
   const hostRef = ref(o, 'runtime.host');
   const host = index.get(hostRef);
   const clusterRef = host ? ref(host, 'parent') : undefined;
-  const { nics, disks } = devicesOf(prop(o, 'config.hardware.device'), where(o, 'config.hardware.device'), index);
+  const { nics, disks } = devicesOf(prop(o, 'config.hardware.device'), where(o, 'config.hardware.device'), index, ports);
   return {
     ok: true,
     vm: {
@@ -324,4 +365,14 @@ export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef
       disks,
     },
   };
+}
+
+/** vmRecord, but a VM with a value vim25 does not allow is skipped with the reason, not the whole discovery. */
+export function mapVm(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef, ports: PortIndex = new Map()): VmMapping {
+  try {
+    return vmRecord(o, index, rootFolder, ports);
+  } catch (err) {
+    if (!(err instanceof VsphereResponseError)) throw err;
+    return { ok: false, moid: o.obj.value, name: text(o, 'name'), reason: err.message };
+  }
 }

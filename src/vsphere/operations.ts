@@ -3,7 +3,7 @@ import { FerryError } from '../errors';
 import { element, moRef, type MoRef, type Xml } from './envelope';
 import { GuestShutdownTimeout, VsphereFault } from './faults';
 import { datastoreRecord, INFRA_PATHS, ObjectIndex, VM_PATHS, vmRecord } from './inventory-mapping';
-import { retrieveProperties, selectionByName, traversalSpec, type FilterSpec, type ObjectContent } from './property-collector';
+import { ancestorSpecs, retrieveProperties, selectionByName, traversalSpec, type FilterSpec, type ObjectContent } from './property-collector';
 import { asMoRef, badAnswer } from './read';
 import type { VimSession } from './session';
 import { cancellation, sleep, waitForTask, type WaitOptions } from './tasks';
@@ -57,8 +57,7 @@ export async function readVmDetail(session: VimSession, moid: string): Promise<V
         traversalSpec('hostParent', 'HostSystem', 'parent'),
         traversalSpec('hostDatastores', 'HostSystem', 'datastore'),
       ]),
-      traversalSpec('dcParent', 'Datacenter', 'parent', [selectionByName('folderParent')]),
-      traversalSpec('folderParent', 'Folder', 'parent', [selectionByName('folderParent'), selectionByName('dcParent')]),
+      ...ancestorSpecs(),
       traversalSpec('vmParent', 'VirtualMachine', 'parent', [selectionByName('folderParent')]),
     ],
   });

@@ -40,6 +40,17 @@ export function selectionByName(name: string): Xml {
   return typed('selectSet', 'SelectionSpec', element('name', name));
 }
 
+/**
+ * Up the inventory from a datacenter or folder to the root: `dcParent` and `folderParent`, which a
+ * spec starting below (a VM's parent) continues with by name. Folder and datacenter names make paths.
+ */
+export function ancestorSpecs(): Xml[] {
+  return [
+    traversalSpec('dcParent', 'Datacenter', 'parent', [selectionByName('folderParent')]),
+    traversalSpec('folderParent', 'Folder', 'parent', [selectionByName('folderParent'), selectionByName('dcParent')]),
+  ];
+}
+
 function filterSpecXml(spec: FilterSpec): Xml {
   return element(
     'specSet',
@@ -48,12 +59,17 @@ function filterSpecXml(spec: FilterSpec): Xml {
   );
 }
 
+/** The fault type of a `missingSet` entry (`<missingSet><fault><fault xsi:type=…>`: LocalizedMethodFault around the fault). */
+function missingFaultType(missing: XmlElement): string | undefined {
+  const fault = child(child(missing, 'fault') ?? missing, 'fault');
+  return fault ? faultTypeOf(fault) : undefined;
+}
+
 /** PropertyCollector answers report a lost session per property: turn that into the fault it means. */
 export function throwIfNotAuthenticated(response: XmlElement, method: string): void {
   for (const objects of children(child(response, 'returnval') ?? response, 'objects')) {
     for (const missing of children(objects, 'missingSet')) {
-      const fault = child(child(missing, 'fault') ?? missing, 'fault');
-      if (fault && faultTypeOf(fault) === 'NotAuthenticated') {
+      if (missingFaultType(missing) === 'NotAuthenticated') {
         throw new VsphereFault('NotAuthenticated', 'the session is no longer valid (reported in missingSet)', { method });
       }
     }
@@ -74,10 +90,7 @@ export function readObjects(result: XmlElement | undefined): ObjectContent[] {
       // An unset property may come as a propSet without val (vcsim's later pages) or with xsi:nil.
       if (val && !val.nil) props.set(name, val);
     }
-    const missing = children(o, 'missingSet').map((m) => {
-      const fault = child(child(m, 'fault') ?? m, 'fault');
-      return { path: child(m, 'path')?.text ?? '', faultType: fault ? faultTypeOf(fault) : 'UnknownFault' };
-    });
+    const missing = children(o, 'missingSet').map((m) => ({ path: child(m, 'path')?.text ?? '', faultType: missingFaultType(m) ?? 'UnknownFault' }));
     return { obj: asMoRef(objElement, pathOf(objElement)), props, missing };
   });
 }
@@ -133,7 +146,10 @@ export async function retrieveAll(session: VimSession, specs: readonly FilterSpe
   return { objects, pages };
 }
 
-/** Properties of objects given by reference (no views): safe to repeat after a re-login. */
-export async function retrieveProperties(session: VimSession, spec: FilterSpec): Promise<ObjectContent[]> {
-  return (await retrieveAll(session, [spec])).objects;
+/**
+ * Properties of objects given by reference (no views): safe to repeat after a re-login. A session lost
+ * between pages (the paging token dies with it) starts the retrieval over.
+ */
+export async function retrieveProperties(session: VimSession, spec: FilterSpec, options: Pick<RetrieveOptions, 'pageSize'> = {}): Promise<ObjectContent[]> {
+  return (await session.restartable(() => retrieveAll(session, [spec], options))).objects;
 }

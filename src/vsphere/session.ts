@@ -70,10 +70,15 @@ export class VimSession {
   /** Logins so far (the first, and each transparent re-login). */
   logins = 0;
 
+  /** An ES private field: util.inspect of the session (or of the client holding it) never shows the password. */
+  readonly #credentials: Credentials;
+
   constructor(
     readonly transport: SoapTransport,
-    private readonly credentials: Credentials,
-  ) {}
+    credentials: Credentials,
+  ) {
+    this.#credentials = credentials;
+  }
 
   /** ServiceContent, read once (needs no login). */
   async serviceContent(): Promise<ServiceContent> {
@@ -102,7 +107,7 @@ export class VimSession {
         const self = content.sessionManager;
         await this.transport.call(
           'Login',
-          methodCall('Login', self, element('userName', this.credentials.user), element('password', this.credentials.password)),
+          methodCall('Login', self, element('userName', this.#credentials.user), element('password', this.#credentials.password)),
           self,
         );
         this.generation++;

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { Pool } from 'undici';
-import { FerryError } from '../errors';
+import type { Pool } from 'undici';
+import type { FerryError } from '../errors';
 import { soapEnvelope, type MoRef, type Xml } from './envelope';
+import { vcenterOrigin, vcenterPool } from './https-pool';
 import { faultFromSoap, VsphereConnectionError, VsphereHttpError, VsphereResponseError } from './faults';
 import { child, parseXml, XmlSyntaxError, type XmlElement } from './xml';
 
@@ -53,27 +53,17 @@ export class SoapTransport {
   readonly stats: TransportStats = { roundTrips: 0, bytesSent: 0, bytesReceived: 0 };
   /** `urn:vim25/<version>`; set from About.apiVersion once known. */
   apiVersion = '6.5';
-  private cookie: string | undefined;
+  /** The session cookie is a credential: an ES private field, so util.inspect never shows it. */
+  #cookie: string | undefined;
+  /** Increases with every dropSession: an answer to a request sent before it must not set the cookie. */
+  private cookieGeneration = 0;
   private readonly pool: Pool;
   private readonly timeoutMs: number;
 
   constructor(readonly options: TransportOptions) {
-    const host = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
-    this.url = `https://${host}:${options.port}/sdk`;
+    this.url = `${vcenterOrigin(options.host, options.port)}/sdk`;
     this.timeoutMs = options.timeoutMs ?? 120_000;
-    let ca: string | undefined;
-    if (options.caFile) {
-      try {
-        ca = readFileSync(options.caFile, 'utf8');
-      } catch (err) {
-        throw new FerryError(`vsphere.caFile ${options.caFile} cannot be read: ${(err as Error).message}`, 'invalid');
-      }
-    }
-    this.pool = new Pool(`https://${host}:${options.port}`, {
-      connections: options.connections ?? 4,
-      connect: { ca, rejectUnauthorized: options.validateCerts, timeout: 15_000 },
-      keepAliveTimeout: 30_000,
-    });
+    this.pool = vcenterPool({ ...options, connections: options.connections ?? 4 });
   }
 
   get tls(): 'verified' | 'not-verified' {
@@ -81,7 +71,8 @@ export class SoapTransport {
   }
 
   dropSession(): void {
-    this.cookie = undefined;
+    this.#cookie = undefined;
+    this.cookieGeneration++;
   }
 
   /**
@@ -96,7 +87,8 @@ export class SoapTransport {
       soapaction: `urn:vim25/${this.apiVersion}`,
       'user-agent': 'ferry',
     };
-    if (this.cookie) headers.cookie = this.cookie;
+    if (this.#cookie) headers.cookie = this.#cookie;
+    const generation = this.cookieGeneration;
 
     let status: number;
     let text: string;
@@ -121,9 +113,13 @@ export class SoapTransport {
       throw this.connectionError(err, method);
     }
 
-    for (const c of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
-      const pair = c.split(';', 1)[0]!.trim();
-      if (pair.startsWith(`${SESSION_COOKIE}=`)) this.cookie = pair;
+    // The session is the one Login opened: a cookie on any other answer (vcsim hands unauthenticated
+    // ones out), or on a Login answer overtaken by a later re-login, would replace it with a dead one.
+    if (method === 'Login' && status === 200 && generation === this.cookieGeneration) {
+      for (const c of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
+        const pair = c.split(';', 1)[0]!.trim();
+        if (pair.startsWith(`${SESSION_COOKIE}=`)) this.#cookie = pair;
+      }
     }
 
     if (status !== 200 && status !== 500) {

@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync, lstatSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync, lstatSync, readdirSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { hostKeys, matchLine, removeFromContent, removeKnownHosts } from '../../src/known-hosts/known-hosts';
 import { toolPath } from '../../src/lab/tools';
@@ -135,5 +135,51 @@ describe('known_hosts cleanup', () => {
     expect((await removeKnownHosts(file, ['vm1.example'])).removed).toEqual([]);
     expect(statSync(file).ino).toBe(before);
     expect(await removeKnownHosts(path.join(dir, 'missing'), ['vm1.example'])).toEqual({ file: path.join(dir, 'missing'), removed: [] });
+  });
+
+  it('removes different hosts removed at the same time, in one process and across processes', async () => {
+    const [k0] = keys as [string];
+    const hosts = Array.from({ length: 8 }, (_, i) => `vm${i}.lab.example`);
+    const file = path.join(dir, 'concurrent');
+    writeFileSync(file, [...hosts, 'keep.lab.example'].map((h) => `${h} ${k0}\n`).join(''));
+
+    const results = await Promise.all(hosts.slice(0, 4).map((h) => removeKnownHosts(file, [h])));
+    expect(results.map((r) => r.removed.map((x) => x.host))).toEqual(hosts.slice(0, 4).map((h) => [h]));
+
+    // Other processes (teardown activities in several workers) share only the lock file.
+    const script = (host: string) =>
+      `require(${JSON.stringify(path.resolve('src/known-hosts/known-hosts.ts'))}).removeKnownHosts(${JSON.stringify(file)}, [${JSON.stringify(host)}]).catch((e) => { console.error(e); process.exit(1); })`;
+    const children = hosts.slice(4).map((h) => spawn(process.execPath, [path.resolve('node_modules/.bin/tsx'), '-e', script(h)], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    const codes = await Promise.all(children.map((c) => new Promise((resolve) => c.on('exit', resolve))));
+    expect(codes).toEqual([0, 0, 0, 0]);
+    expect(readFileSync(file, 'utf8')).toBe(`keep.lab.example ${k0}\n`);
+    expect(readdirSync(dir).filter((f) => f.startsWith('concurrent.') || f.startsWith('.concurrent'))).toEqual([]);
+  }, 60_000);
+
+  it('waits for a lock another live process holds, and takes one a dead process left behind', async () => {
+    const [k0] = keys as [string];
+    const file = path.join(dir, 'locked');
+    writeFileSync(file, `vm1.example ${k0}\nkeep.example ${k0}\n`);
+    const holder = spawn('sleep', ['30']);
+    writeFileSync(`${file}.ferry.lock`, `${holder.pid} ${hostname()}\n`);
+    try {
+      let settled = false;
+      const removal = removeKnownHosts(file, ['vm1.example']).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled).toBe(false);
+      expect(readFileSync(file, 'utf8')).toContain('vm1.example');
+      rmSync(`${file}.ferry.lock`); // the holder is done
+      expect((await removal).removed).toHaveLength(1);
+    } finally {
+      holder.kill();
+    }
+
+    writeFileSync(file, `vm2.example ${k0}\nkeep.example ${k0}\n`);
+    const gone = spawn('true');
+    await new Promise((resolve) => gone.on('exit', resolve));
+    writeFileSync(`${file}.ferry.lock`, `${gone.pid} ${hostname()}\n`);
+    expect((await removeKnownHosts(file, ['vm2.example'])).removed).toHaveLength(1);
+    expect(readFileSync(file, 'utf8')).toBe(`keep.example ${k0}\n`);
+    expect(existsSync(`${file}.ferry.lock`)).toBe(false);
   });
 });

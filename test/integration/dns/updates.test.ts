@@ -77,6 +77,18 @@ describe('DNS updates against BIND 9', () => {
     expect(await dns.deletePtr('192.0.2.50', fqdn('shared'))).toBe('absent');
   });
 
+  it('deletes its record among others whatever case the server keeps and however an IPv6 address is written', async () => {
+    await nsupdate(bind, bind.key, [`update add 52.2.0.192.in-addr.arpa 300 PTR Mixed-Case.${bind.forwardZone}.`, `update add 52.2.0.192.in-addr.arpa 300 PTR other.example.org.`]);
+    expect(await dns.deletePtr('192.0.2.52', fqdn('mixed-case'))).toBe('deleted');
+    expect(await dig(bind, '192.0.2.52', 'PTR-of')).toEqual(['other.example.org']);
+    expect(await dns.deletePtr('192.0.2.52', fqdn('mixed-case'))).toBe('absent');
+
+    await nsupdate(bind, bind.key, [`update add ${fqdn('six')} 300 AAAA 2001:db8::1`, `update add ${fqdn('six')} 300 AAAA 2001:db8::2`]);
+    expect(await dns.deleteA(fqdn('six'), '2001:0DB8:0:0::1')).toBe('deleted');
+    expect(await dig(bind, fqdn('six'), 'AAAA')).toEqual(['2001:db8::2']);
+    expect(await dns.deleteA(fqdn('six'), '2001:0DB8:0:0::1')).toBe('absent');
+  });
+
   it('finds the zone from the server when none is configured', async () => {
     const discovering = client(bind.key, []);
     expect(await discovering.zoneFor('new.' + bind.forwardZone)).toBe(bind.forwardZone);

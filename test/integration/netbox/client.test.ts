@@ -1,3 +1,6 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import { NetboxClient } from '../../../src/netbox/client';
 import { ferryFields } from '../../../src/netbox/custom-fields';
 import { type NetboxError, NetboxStaleError } from '../../../src/netbox/errors';
@@ -95,13 +98,56 @@ describe('NetBox client against a real NetBox', () => {
     await expect(stale).rejects.toMatchObject({ category: 'conflict', retryable: true, status: 412, currentEtag: expect.stringMatching(/^W\//) });
     expect((await client.getVirtualMachine(id)).value.status.value).toBe('planned');
 
-    expect((await client.transitionStatus(id, 'planned', 'staged')).outcome).toBe('updated');
+    expect(await client.transitionStatus(id, 'planned', 'staged')).toMatchObject({ outcome: 'updated', guarded: true });
     expect((await client.transitionStatus(id, 'planned', 'staged')).outcome).toBe('unchanged');
     await expect(client.transitionStatus(id, 'active', 'offline')).rejects.toMatchObject({
       category: 'policy',
       message: expect.stringContaining('is staged; ferry moves it to offline only from active'),
     });
     await expect(client.transitionStatus(id, 'staged', 'bogus')).rejects.toMatchObject({ category: 'invalid', status: 400 });
+  });
+
+  it('says a transition was not guarded when NetBox sends no ETag (before 4.6)', async () => {
+    // The real NetBox behind a proxy that drops ETag headers, as NetBox 4.5 answers.
+    const proxy = createServer((req, res) => {
+      const upstream = new URL(netbox.url);
+      const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent: false }, (answer) => {
+        const { etag: _etag, ...headers } = answer.headers;
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(res);
+      });
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const old = clientWith(netbox.tokenV2, `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    try {
+      const id = await newVm('no-etag-vm');
+      const moved = await old.transitionStatus(id, 'planned', 'staged');
+      expect(moved).toMatchObject({ outcome: 'updated', guarded: false, vm: { etag: undefined } });
+      expect((await client.getVirtualMachine(id)).value.status.value).toBe('staged');
+    } finally {
+      await old.close();
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it('refuses a CIDR that exists in several VRFs, naming them', async () => {
+    const { data: vrf } = await client.http.request('POST', 'api/ipam/vrfs/', { schema: idOnly, body: { name: 'ferry-test-blue' } });
+    const made: number[] = [];
+    for (const body of [{ prefix: '198.51.100.0/24' }, { prefix: '198.51.100.0/24', vrf: vrf.id }, { prefix: '198.51.101.0/24', vrf: vrf.id }]) {
+      made.push((await client.http.request('POST', 'api/ipam/prefixes/', { schema: idOnly, body })).data.id);
+    }
+    try {
+      const ambiguous = client.getPrefix('198.51.100.0/24');
+      await expect(ambiguous).rejects.toMatchObject({ category: 'invalid' });
+      await expect(ambiguous).rejects.toThrow(`NetBox has 2 prefixes 198.51.100.0/24: global (id ${made[0]}), VRF ferry-test-blue (id ${made[1]}); ferry cannot tell which to allocate from`);
+      // One prefix of that CIDR, in a VRF, is not ambiguous.
+      expect(await client.getPrefix('198.51.101.0/24')).toMatchObject({ id: made[2], vrf: { name: 'ferry-test-blue' } });
+    } finally {
+      for (const id of made) await client.http.request('DELETE', `api/ipam/prefixes/${id}/`, { schema: z.unknown() });
+      await client.http.request('DELETE', `api/ipam/vrfs/${vrf.id}/`, { schema: z.unknown() });
+    }
   });
 
   it('lets only one of two concurrent transitions write', async () => {

@@ -1,5 +1,5 @@
 import { element, methodCall, moRef, type MoRef, type XmlContent } from '../../../src/vsphere/envelope';
-import { readObjects, throwIfNotAuthenticated } from '../../../src/vsphere/property-collector';
+import { readObjects, retrieveProperties, throwIfNotAuthenticated } from '../../../src/vsphere/property-collector';
 import { VsphereFault, type VsphereClient } from '../../../src/vsphere';
 import { child } from '../../../src/vsphere/xml';
 import { startTestVcsim, type TestVcsim } from '../../helpers/vcsim';
@@ -85,6 +85,27 @@ describe('vSphere session expiry and re-login against vcsim', () => {
     // Discovery starts with CreateContainerView: the fault form, re-login, then the whole retrieval.
     const result = await client.discover({ pageSize: 4 });
     expect(result.inventory.vms.find((v) => v.moid === webMoid)?.name).toBe('mig-web01');
+    expect(client.session.logins).toBe(2);
+  });
+
+  it('starts a paged read of objects by reference over when the session is lost between pages', async () => {
+    const client = sim.client();
+    const { inventory } = await client.discover();
+    const vms = inventory.vms.slice(0, 6);
+    const spec = { propSet: [{ type: 'VirtualMachine', pathSet: ['name'] }], objectSet: vms.map((v) => ({ obj: { type: 'VirtualMachine', value: v.moid } })) };
+    const call = client.session.call.bind(client.session);
+    let expired = false;
+    jest.spyOn(client.session, 'call').mockImplementation(async (method, ...rest) => {
+      // The paging token dies with the session: lose it right before the first continuation.
+      if (method === 'ContinueRetrievePropertiesEx' && !expired) {
+        expired = true;
+        await expire(client);
+      }
+      return call(method, ...rest);
+    });
+    const objects = await retrieveProperties(client.session, spec, { pageSize: 2 });
+    expect(expired).toBe(true);
+    expect(objects.map((o) => o.props.get('name')?.text).sort()).toEqual(vms.map((v) => v.name).sort());
     expect(client.session.logins).toBe(2);
   });
 

@@ -1,4 +1,4 @@
-import { classifyVlan, devicesOf, ObjectIndex, portgroupRecord, vmRecord } from '../../../src/vsphere/inventory-mapping';
+import { classifyVlan, devicesOf, mapVm, ObjectIndex, portgroupRecord, portKey, unnamedPorts, vmRecord } from '../../../src/vsphere/inventory-mapping';
 import { readObjects } from '../../../src/vsphere/property-collector';
 import { parseXml } from '../../../src/vsphere/xml';
 
@@ -101,7 +101,7 @@ describe('devices', () => {
   it('maps NICs by backing and disks by controller, RDM and disk mode', () => {
     const { nics, disks } = devicesOf(parseXml(DEVICES), 'vm-1 config.hardware.device', index);
     expect(nics).toEqual([
-      { key: 4000, label: 'Network adapter 1', deviceType: 'vmxnet3', macAddress: '00:50:56:aa:bb:cc', backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-7', switchUuid: '50 1f' } },
+      { key: 4000, label: 'Network adapter 1', deviceType: 'vmxnet3', macAddress: '00:50:56:aa:bb:cc', backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-7', switchUuid: '50 1f', portKey: '12' } },
       { key: 4001, label: 'NIC 4001', deviceType: 'e1000', macAddress: '00:50:56:00:00:01', backing: { kind: 'network', networkName: 'VM Network', networkMoid: 'network-3' } },
       { key: 4002, label: 'NIC 4002', deviceType: 'vmxnet3', macAddress: '00:50:56:00:00:02', backing: { kind: 'opaque', opaqueNetworkId: 'ls-1', opaqueNetworkType: 'nsx.LogicalSwitch' } },
       { key: 4003, label: 'NIC 4003', deviceType: 'sriovethernetcard', macAddress: '00:50:56:00:00:03', backing: { kind: 'other', backingType: 'VirtualSriovEthernetCardSriovBackingInfo' } },
@@ -118,6 +118,28 @@ describe('devices', () => {
         thinProvisioned: true, diskMode: 'persistent', rdm: undefined,
       },
     ]);
+  });
+
+  // A DistributedVirtualSwitchPortConnection may name only the port (portgroupKey is optional).
+  const PORT_ONLY = `<val ${X} XMLSchema-instance:type="ArrayOfVirtualDevice">
+  <VirtualDevice XMLSchema-instance:type="VirtualVmxnet3"><key>4000</key>
+    <backing XMLSchema-instance:type="VirtualEthernetCardDistributedVirtualPortBackingInfo"><port><switchUuid>50 1f</switchUuid><portKey>31</portKey></port></backing>
+    <macAddress>00:50:56:00:00:31</macAddress></VirtualDevice>
+  <VirtualDevice XMLSchema-instance:type="VirtualVmxnet3"><key>4001</key>
+    <backing XMLSchema-instance:type="VirtualEthernetCardDistributedVirtualPortBackingInfo"><port><switchUuid>50 1f</switchUuid><portKey>32</portKey></port></backing>
+    <macAddress>00:50:56:00:00:32</macAddress></VirtualDevice>
+</val>`;
+
+  it('takes the portgroup of a NIC bound to a port alone from the switch, else marks it untranslatable', () => {
+    const ports = new Map([[portKey('50 1f', '31'), 'dvportgroup-7']]);
+    expect(devicesOf(parseXml(PORT_ONLY), 'vm-1', index, ports).nics.map((n) => n.backing)).toEqual([
+      { kind: 'dvportgroup', portgroupKey: 'dvportgroup-7', switchUuid: '50 1f', portKey: '31' },
+      { kind: 'other', backingType: 'distributed port 32 on switch 50 1f whose portgroup vCenter did not name' },
+    ]);
+    const vms = objects(`<objects><obj type="VirtualMachine">vm-1</obj>${prop('config.hardware.device', PORT_ONLY.replace(/^<val[^>]*>|<\/val>$/g, ''), 'ArrayOfVirtualDevice')}</objects>`);
+    expect(unnamedPorts(vms)).toEqual(new Map([['50 1f', new Set(['31', '32'])]]));
+    // Ports whose connection names the portgroup need no look-up.
+    expect(unnamedPorts(objects(`<objects><obj type="VirtualMachine">vm-2</obj>${prop('config.hardware.device', DEVICES.replace(/^<val[^>]*>|<\/val>$/g, ''), 'ArrayOfVirtualDevice')}</objects>`))).toEqual(new Map());
   });
 
   it('handles a one-device list as a list', () => {
@@ -194,5 +216,16 @@ describe('VM records', () => {
     );
     const fw = objects(vmXml(required + prop('config.firmware', 'coreboot')));
     expect(() => vmRecord(fw[0]!, new ObjectIndex(fw), ROOT)).toThrow(/config.firmware: unknown firmware "coreboot"/);
+  });
+
+  it('in discovery, skips such a VM with the reason instead of failing', () => {
+    const fw = objects(vmXml(required + prop('config.firmware', 'coreboot')));
+    expect(mapVm(fw[0]!, new ObjectIndex(fw), ROOT)).toEqual({
+      ok: false,
+      moid: 'vm-42',
+      name: 'web01',
+      reason: 'unexpected vSphere answer at VirtualMachine vm-42 ("web01") config.firmware: unknown firmware "coreboot"',
+    });
+    expect(mapVm(objects(vmXml(required))[0]!, new ObjectIndex([]), ROOT)).toMatchObject({ ok: true, vm: { name: 'web01' } });
   });
 });
