@@ -445,11 +445,68 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
         expect(await pve.sdn.pending()).toEqual([]);
         expect(fx.sim.cluster.sdn.vnets.v102).toBeUndefined();
       } else {
-        // PVE 8 has no rollback: the first write stays pending and is applied by the next run.
+        // PVE 8 has no rollback: the first write stays pending; a call that manages it applies it, one that does not leaves it.
         expect(await pve.sdn.pending()).toEqual(['vnet v102']);
-        expect((await pve.sdn.ensure({})).applied).toBe(true);
+        expect((await pve.sdn.ensure({})).applied).toBe(false);
+        expect((await pve.sdn.ensure({ vnets: [{ vnet: 'v102', zone: 'lab', tag: 102 }] })).applied).toBe(true);
         expect(await pve.sdn.pending()).toEqual([]);
       }
+    });
+
+    it("never applies someone else's pending changes along with its own", async () => {
+      fx.sim.cluster.sdn.zones.gui = { type: 'simple' }; // a GUI edit, not applied
+      try {
+        const mark = fx.sim.requests.length;
+        const err = await failure(() => pve.sdn.ensure({ zones: [{ zone: 'mine', type: 'simple' }] }));
+        expect(err).toBeInstanceOf(ProxmoxLockedError);
+        expect(err.message).toMatch(/pending changes ferry did not make \(zone gui\)/);
+        expect(fx.sim.requests.slice(mark).filter((r) => r.method !== 'GET')).toEqual([]);
+        expect(fx.sim.cluster.sdnRunning.zones.gui).toBeUndefined();
+        expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
+        // Nothing of ours to write or apply: no apply, no failure.
+        expect(await pve.sdn.ensure({ zones: [{ zone: 'lab', type: 'vlan', bridge: 'vmbr0' }] })).toMatchObject({ applied: false });
+      } finally {
+        delete fx.sim.cluster.sdn.zones.gui;
+      }
+    });
+
+    it('applies its own pending changes left by an earlier attempt (9.1: allowing them only after the plain lock is refused)', async () => {
+      fx.sim.cluster.sdn.zones.left = { type: 'simple' }; // written by an earlier attempt that stopped before the apply
+      const mark = fx.sim.requests.length;
+      expect(await pve.sdn.ensure({ zones: [{ zone: 'left', type: 'simple' }] })).toMatchObject({ created: [], applied: true });
+      expect(fx.sim.cluster.sdnRunning.zones.left).toEqual({ type: 'simple' });
+      const locks = fx.sim.requests.slice(mark).filter((r) => r.path === '/cluster/sdn/lock');
+      expect(locks.map((r) => r.status)).toEqual(flavour === '9.1' ? [500, 200] : []);
+      expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
+      await pve.sdn.remove({ zones: ['left'] });
+    });
+
+    it('reports a reload that warned (a node failed) or failed after the apply, without rolling back', async () => {
+      fx.sim.cluster.settings.sdnReloadFailNodes = ['pve2'];
+      try {
+        const err = await failure(() => pve.sdn.ensure({ zones: [{ zone: 'warn', type: 'simple' }] }));
+        expect(err.category).toBe('invalid');
+        expect(err.message).toMatch(/SDN config applied, but the network reload task .* ended WARNINGS: 1/);
+        expect(err.message).toMatch(/WARN: pve2: network reload failed/);
+      } finally {
+        fx.sim.cluster.settings.sdnReloadFailNodes = [];
+      }
+      expect(fx.sim.cluster.sdnRunning.zones.warn).toEqual({ type: 'simple' });
+
+      const mark = fx.sim.requests.length;
+      fx.sim.faults.set({ seed: 1, taskFailureRate: 1, pathPattern: '^/cluster/sdn$' });
+      try {
+        const err = await failure(() => pve.sdn.ensure({ zones: [{ zone: 'fail', type: 'simple' }] }));
+        expect(err.category).toBe('invalid');
+        expect(err.message).toMatch(/network reload task .* ended task failed \(fault injected/);
+      } finally {
+        fx.sim.faults.set(undefined);
+      }
+      // The config was committed by the apply; no rollback, and no lock (which may be someone else's by now) forced off.
+      expect(fx.sim.cluster.sdnRunning.zones.fail).toEqual({ type: 'simple' });
+      expect(fx.sim.requests.slice(mark).filter((r) => r.path === '/cluster/sdn/rollback' || (r.path === '/cluster/sdn/lock' && r.method === 'DELETE'))).toEqual([]);
+      expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
+      await pve.sdn.remove({ zones: ['warn', 'fail'] });
     });
 
     it('validates ids and VLAN rules', async () => {
