@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { z } from 'zod';
 import { TicketAuth, TokenAuth, type AuthHeaders } from './auth';
+import { tlsProblem } from '../tls-errors';
 import { errorFromResponse, ProxmoxError, ProxmoxResponseError, ProxmoxTlsError, ProxmoxTransientError } from './errors';
 
 /**
@@ -40,11 +41,6 @@ export function encodeParams(params: Params): string {
   }
   return out.toString();
 }
-
-const TLS_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED',
-  'ERR_TLS_CERT_ALTNAME_INVALID', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
-]);
 
 export class ProxmoxTransport {
   readonly pool: Pool;
@@ -153,9 +149,10 @@ export class ProxmoxTransport {
     const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
     const code = e.code ?? e.cause?.code ?? '';
     const detail = e.cause?.message ?? e.message ?? String(err);
-    if (TLS_CODES.has(code) || TLS_CODES.has(e.cause?.code ?? '')) {
+    const tls = tlsProblem(err);
+    if (tls) {
       return new ProxmoxTlsError(
-        `${this.origin}: TLS certificate not trusted (${code}: ${detail}); set proxmox.caFile to the cluster's CA, or validateCerts: false for this endpoint`,
+        `${this.origin}: TLS: ${tls.problem} (${tls.code}: ${detail}); check host and port, set proxmox.caFile to the cluster's CA, or validateCerts: false for this endpoint`,
         context,
         err,
       );
