@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Pool, errors as undiciErrors } from 'undici';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { TicketAuth, TokenAuth, type AuthHeaders } from './auth';
 import { tlsProblem } from '../tls-errors';
+import { ticketSchema } from './schemas';
+import { pveBool } from './quirks';
 import { errorFromResponse, ProxmoxError, ProxmoxResponseError, ProxmoxTlsError, ProxmoxTransientError } from './errors';
 
 /**
@@ -33,6 +35,9 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 const BASE = '/api2/json';
 
+/** A login answer asking for a second factor (`NeedTFA: 1`, the ticket only a half one). */
+const needsTfa = z.looseObject({ NeedTFA: pveBool.refine((v) => v) });
+
 export function encodeParams(params: Params): string {
   const out = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
@@ -49,7 +54,8 @@ export class ProxmoxTransport {
   private readonly auth: AuthHeaders;
   private readonly timeoutMs: number;
 
-  constructor(readonly endpoint: ProxmoxEndpoint) {
+  /** The endpoint (credentials included) is only read here, never kept on the instance: inspecting a client shows no secret. */
+  constructor(endpoint: ProxmoxEndpoint) {
     this.origin = `https://${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;
     this.connections = endpoint.connections ?? 4;
     this.timeoutMs = endpoint.requestTimeoutMs ?? 60_000;
@@ -74,7 +80,7 @@ export class ProxmoxTransport {
       auth.kind === 'token'
         ? new TokenAuth(auth.tokenId, auth.secret)
         : new TicketAuth(
-            (username, password) => this.send('POST', '/access/ticket', { username, password }, undefined, false) as Promise<{ ticket: string; CSRFPreventionToken: string }>,
+            (username, password) => this.login(username, password),
             auth.username,
             auth.password,
             auth.renewAfterMs,
@@ -101,6 +107,22 @@ export class ProxmoxTransport {
 
   async close(): Promise<void> {
     await this.pool.close();
+  }
+
+  /** `POST /access/ticket`, its answer checked; an account that needs a second factor cannot be automated. */
+  private async login(username: string, password: string): Promise<{ ticket: string; CSRFPreventionToken: string }> {
+    const context = { method: 'POST', path: '/access/ticket' };
+    const data = await this.send('POST', '/access/ticket', { username, password }, undefined, false);
+    if (needsTfa.safeParse(data).success) {
+      throw new ProxmoxError(
+        `${username} has two-factor authentication: ferry cannot log in with it; use an API token, or a user without TFA for the password login`,
+        'permission',
+        context,
+      );
+    }
+    const parsed = ticketSchema.safeParse(data);
+    if (!parsed.success) throw new ProxmoxResponseError(`POST /access/ticket: unexpected login answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(data)'}: ${i.message}`).join('; ')}`, context);
+    return parsed.data;
   }
 
   private async send(method: Method, path: string, params: Params, schema: z.ZodType | undefined, authenticated: boolean): Promise<unknown> {

@@ -47,6 +47,8 @@ export interface SimIdentity {
   role: Role;
   /** Token secret (tokens) or password (users). */
   secret: string;
+  /** A user with a second factor: a password login answers `NeedTFA` and only a half ticket. */
+  tfa?: boolean;
 }
 
 export interface SimVm {

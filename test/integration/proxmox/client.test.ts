@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
+import { inspect } from 'node:util';
 import path from 'node:path';
 import {
-  ProxmoxAuthError, ProxmoxDigestMismatchError, ProxmoxLockedError, ProxmoxNotFoundError, ProxmoxParameterError,
+  ProxmoxAuthError, ProxmoxDigestMismatchError, ProxmoxError, ProxmoxLockedError, ProxmoxNotFoundError, ProxmoxParameterError,
   ProxmoxPermissionError, ProxmoxPolicyError, ProxmoxRequestError, ProxmoxResponseError, ProxmoxTaskError, ProxmoxTaskTimeoutError,
   ProxmoxTlsError, ProxmoxTransientError, ProxmoxVmRunningError, type ProxmoxClient,
 } from '../../../src/proxmox';
@@ -88,6 +89,34 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
         expect(loginsWithPassword.length).toBe(root.transport.ticketsIssued);
       } finally {
         fx.sim.cluster.settings.ticketLifetimeMs = 7200_000;
+      }
+    });
+
+    it('refuses an account that needs a second factor, clearly and without retrying', async () => {
+      fx.sim.cluster.identities.set('tfa@pve', { id: 'tfa@pve', role: 'admin', secret: 'tfa-password-1', tfa: true });
+      const tfa = fx.client({ auth: { kind: 'ticket', username: 'tfa@pve', password: 'tfa-password-1' } });
+      const err = await failure(() => tfa.vms.list());
+      expect(err).toBeInstanceOf(ProxmoxError);
+      expect(err.message).toMatch(/tfa@pve has two-factor authentication/);
+      expect(err.retryable).toBe(false);
+      expect(tfa.transport.ticketsIssued).toBe(0);
+    });
+
+    it('delays a failed password login like any other authentication failure', async () => {
+      const wrong = fx.client({ auth: { kind: 'ticket', username: 'root@pam', password: 'not-the-password' } });
+      const started = Date.now();
+      expect(await failure(() => wrong.vms.list())).toBeInstanceOf(ProxmoxAuthError);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(45); // the fixture's authFailureDelayMs is 50
+    });
+
+    it('never shows credentials when a client is inspected (util.inspect, hidden members included)', async () => {
+      const root = fx.client({ auth: { kind: 'ticket', username: 'root@pam', password: fx.credentials.rootPassword } });
+      await root.vms.list(); // holds a ticket now
+      const token = fx.client();
+      for (const client of [root, token]) {
+        const shown = inspect(client, { depth: 8, showHidden: true }) + inspect(client.transport, { depth: 8, showHidden: true });
+        for (const secret of [fx.credentials.rootPassword, fx.credentials.tokenSecret, 'PVE:root@pam']) expect(shown).not.toContain(secret);
+        expect(shown).toContain('ProxmoxTransport');
       }
     });
 
