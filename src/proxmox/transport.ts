@@ -32,6 +32,11 @@ export interface ProxmoxEndpoint {
 export type ParamValue = string | number | boolean | undefined;
 export type Params = Record<string, ParamValue>;
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/** Result attributes PVE sends beside `data`. */
+export interface ResultAttributes {
+  /** Lists read in pages (task log, task list): how many entries there are in all. */
+  total?: number;
+}
 
 const BASE = '/api2/json';
 
@@ -92,14 +97,14 @@ export class ProxmoxTransport {
     return this.auth instanceof TicketAuth ? this.auth.issued : 0;
   }
 
-  /** Calls the API and returns `data`, parsed by `schema`. */
-  async call<S extends z.ZodType>(method: Method, path: string, params: Params, schema: S): Promise<z.output<S>> {
+  /** Calls the API and returns `data`, parsed by `schema`; `attributes` receives PVE's result attributes (`total`). */
+  async call<S extends z.ZodType>(method: Method, path: string, params: Params, schema: S, attributes?: ResultAttributes): Promise<z.output<S>> {
     let data: unknown;
     try {
-      data = await this.send(method, path, params, schema, true);
+      data = await this.send(method, path, params, schema, true, attributes);
     } catch (err) {
       // A ticket that expired under us: log in once more and repeat.
-      if (err instanceof ProxmoxError && err.context.status === 401 && this.auth.invalidate()) data = await this.send(method, path, params, schema, true);
+      if (err instanceof ProxmoxError && err.context.status === 401 && this.auth.invalidate()) data = await this.send(method, path, params, schema, true, attributes);
       else throw err;
     }
     return data as z.output<S>;
@@ -125,7 +130,7 @@ export class ProxmoxTransport {
     return parsed.data;
   }
 
-  private async send(method: Method, path: string, params: Params, schema: z.ZodType | undefined, authenticated: boolean): Promise<unknown> {
+  private async send(method: Method, path: string, params: Params, schema: z.ZodType | undefined, authenticated: boolean, attributes?: ResultAttributes): Promise<unknown> {
     const write = method !== 'GET';
     const encoded = encodeParams(params);
     const headers: Record<string, string> = { accept: 'application/json', ...(authenticated ? await this.auth.headers(write) : {}) };
@@ -146,7 +151,7 @@ export class ProxmoxTransport {
       throw this.networkError(err, context);
     }
 
-    let body: { data?: unknown; errors?: Record<string, string>; message?: string } | undefined;
+    let body: { data?: unknown; errors?: Record<string, string>; message?: string; total?: unknown } | undefined;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
@@ -158,6 +163,7 @@ export class ProxmoxTransport {
       throw errorFromResponse(statusCode, pveMessage, body?.errors ?? undefined, context);
     }
     if (!body || !('data' in body)) throw new ProxmoxResponseError(`${method} ${path}: answer has no "data" member`, { ...context, status: statusCode });
+    if (attributes && body.total !== undefined && Number.isInteger(Number(body.total))) attributes.total = Number(body.total);
     if (!schema) return body.data;
     const parsed = schema.safeParse(body.data);
     if (!parsed.success) {

@@ -10,7 +10,7 @@ import { accessRoutes } from './routes/access';
 import { clusterRoutes } from './routes/cluster';
 import { qemuRoutes } from './routes/qemu';
 import { sdnRoutes } from './routes/sdn';
-import type { Handler } from './routes/types';
+import { WithTotal, type Handler } from './routes/types';
 import { SIMULATED_ENDPOINTS } from './schema/endpoints';
 import { loadSubset, type Flavour } from './schema/subset';
 import { validateParams, type RawValue } from './schema/validate';
@@ -206,7 +206,7 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       return;
     }
     entry.status = 200;
-    send(res, 200, { data: data ?? null });
+    send(res, 200, data instanceof WithTotal ? { data: data.data, total: data.total } : { data: data ?? null });
   }
 
   const server: Server = createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, (req, res) => {

@@ -429,6 +429,22 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       expect(progress.length).toBeGreaterThan(2);
       expect((await pve.waitForTask(upid)).warnings).toBe(1);
     });
+
+    it('a failed task with a long log reports the last lines of it, and warnings near its end', async () => {
+      const long = (fail: boolean) =>
+        fx.sim.cluster.tasks.start({ node: 'pve2', type: 'qmimport', id: '0', user: 'root@pam' }, async (ctx) => {
+          for (let i = 1; i <= 7000; i++) ctx.log(`transferred ${i} of 7000`);
+          if (!fail) return ctx.warn('sparse detection unavailable');
+          throw new Error('import failed: no space left on device');
+        }).upid;
+      const err = await failure(() => pve.waitForTask(long(true)));
+      expect(err).toBeInstanceOf(ProxmoxTaskError);
+      expect(err.log.slice(-3)).toEqual(['transferred 6999 of 7000', 'transferred 7000 of 7000', 'TASK ERROR: import failed: no space left on device']);
+      expect((await pve.waitForTask(long(false))).warningLines).toEqual(['WARN: sparse detection unavailable']);
+      // The simulator answers like PVE: `total` beside the page, limit 0 reads to the end.
+      const page = await fx.raw('GET', `/api2/json/nodes/pve2/tasks/${encodeURIComponent(long(false))}/log?start=6999&limit=0`);
+      expect(page.body.total).toBeGreaterThan(7000);
+    });
   });
 
   describe('storage, ACL', () => {
