@@ -65,13 +65,8 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
   const file = props.file!;
   const importFrom = props['import-from'];
   delete props['import-from'];
+  // The syntax, type and content checks ran before the worker (drive-checks.ts).
   const alloc = ALLOCATION.exec(file);
-
-  if (importFrom !== undefined) {
-    if (!alloc || Number(alloc[2]) !== 0) {
-      throw paramError({ [key]: "'import-from' requires special syntax - use <storage ID>:0,import-from=<source>" });
-    }
-  }
   if (!alloc || !cluster.storages.get(alloc[1]!)) {
     if (file === 'none' || file === 'cdrom') return value;
     if (file.startsWith('/')) {
@@ -84,12 +79,10 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
     }
     const volume = cluster.storages.resolve(file, vm.node);
     if (!cluster.storages.exists(volume)) throw fail(`volume '${file}' does not exist`);
-    if (volume.vtype === 'iso' && props.media !== 'cdrom') throw fail(`${key}: '${file}' is an ISO image, use media=cdrom`);
     return value;
   }
 
   const storage = cluster.storages.require(alloc[1]!);
-  if (!storage.content.includes('images')) throw fail(`storage '${storage.id}' does not support vm images`);
   const format = (props.format as ImageFormat | undefined) ?? cluster.storages.defaultFormat();
   if (!cluster.storages.supportsFormat(storage, format)) throw fail(`unsupported format '${format}' on storage '${storage.id}'`);
   delete props.format;
@@ -105,7 +98,6 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
       sourceFile = importFrom;
     } else {
       const source = cluster.storages.resolve(importFrom, vm.node);
-      if (source.vtype === 'iso') throw fail(`'import-from': volume '${importFrom}' has wrong type 'iso'`);
       if (!cluster.storages.exists(source)) throw fail(`volume '${importFrom}' does not exist`);
       sourceFile = source.file;
       sourceFormat = source.format;
