@@ -103,4 +103,14 @@ describe.each(FLAVOURS)('simulator request validation, PVE %s schema', (flavour)
     const anonymous = await fx.raw('GET', '/api2/json/version', { headers: { authorization: '' } });
     expect([anonymous.status, anonymous.statusText]).toEqual([401, 'No ticket']);
   });
+
+  it('merges parameters as pve-http-server does: the query wins over the body; a path parameter repeated must agree', async () => {
+    expect((await fx.raw('PUT', '/api2/json/nodes/pve1/qemu/150/config?description=from-query', { form: { description: 'from-body' } })).status).toBe(200);
+    expect(fx.sim.cluster.vms.get(150)!.config.description).toBe('from-query');
+    const conflict = await fx.raw('PUT', '/api2/json/nodes/pve1/qemu/150/config', { form: { vmid: '151', description: 'x' } });
+    expect(conflict.status).toBe(400);
+    expect(conflict.body.errors).toEqual({ vmid: 'duplicate parameter (already defined in URI) with conflicting values!' });
+    expect((await fx.raw('PUT', '/api2/json/nodes/pve1/qemu/150/config', { form: { vmid: '150', description: 'same' } })).status).toBe(200);
+    expect(fx.sim.cluster.vms.get(150)!.config.description).toBe('same');
+  });
 });
