@@ -2,6 +2,7 @@ import { type ProxmoxApi } from './api';
 import { ProxmoxError, ProxmoxInputError, ProxmoxLockedError, ProxmoxTaskError } from './errors';
 import { nullSchema, sdnLockTokenSchema, upidOrNullSchema, sdnVnetsSchema, sdnZonesSchema } from './schemas';
 import type { TaskResult, WaitOptions } from './tasks';
+import { flag } from './quirks';
 import { parseUpid } from './upid';
 
 /**
@@ -66,8 +67,7 @@ function zoneFields(z: ZoneSpec): Record<string, string | undefined> {
 }
 
 function vnetFields(v: VnetSpec): Record<string, string | undefined> {
-  const bool = (b?: boolean) => (b === undefined ? undefined : b ? '1' : '0');
-  return { zone: v.zone, tag: v.tag?.toString(), alias: v.alias, vlanaware: bool(v.vlanaware), 'isolate-ports': bool(v.isolatePorts) };
+  return { zone: v.zone, tag: v.tag?.toString(), alias: v.alias, vlanaware: flag(v.vlanaware), 'isolate-ports': flag(v.isolatePorts) };
 }
 
 /** Fields that differ between the wanted and the existing item (type is fixed at creation). */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { TicketAuth, TokenAuth, type AuthHeaders } from './auth';
 import { tlsProblem } from '../tls-errors';
 import { ticketSchema } from './schemas';
-import { pveBool } from './quirks';
+import { flag, pveBool } from './quirks';
 import { errorFromResponse, ProxmoxError, ProxmoxResponseError, ProxmoxTlsError, ProxmoxTransientError } from './errors';
 
 /**
@@ -47,7 +47,7 @@ export function encodeParams(params: Params): string {
   const out = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined) continue;
-    out.append(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+    out.append(key, typeof value === 'boolean' ? flag(value) : String(value));
   }
   return out.toString();
 }

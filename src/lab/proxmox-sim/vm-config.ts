@@ -184,10 +184,20 @@ export async function applyConfigWrite(ctx: WriteContext, write: ConfigWrite): P
       vm.pendingDelete.delete(key);
       continue;
     }
-    const previous = vm.config[key];
-    vm.config[key] = value;
-    if (previous !== undefined && DISK_KEY.test(key) && volumeOf(previous) !== volumeOf(value)) keepAsUnused(ctx, previous);
+    setKey(ctx, key, value);
   }
+}
+
+/** Sets a config value; a disk it replaces is kept as unusedN (PVE never deletes a disk it swaps out). */
+function setKey(ctx: WriteContext, key: string, value: string): void {
+  const previous = ctx.vm.config[key];
+  ctx.vm.config[key] = value;
+  if (previous !== undefined && DISK_KEY.test(key) && volumeOf(previous) !== volumeOf(value)) keepAsUnused(ctx, previous);
+}
+
+/** The VM's memory in MiB (`memory` is a property string `[current=]N,…`; PVE's default 512). */
+export function memoryMiB(config: Record<string, string>): number {
+  return Number(parsePropertyString(config.memory ?? '512', 'current').current ?? 512);
 }
 
 export function deleteKey(ctx: WriteContext, key: string, force: boolean): void {
@@ -208,11 +218,7 @@ export function deleteKey(ctx: WriteContext, key: string, force: boolean): void 
 export function applyPending(ctx: WriteContext): void {
   const { vm } = ctx;
   for (const [key, force] of vm.pendingDelete) deleteKey(ctx, key, force);
-  for (const [key, value] of Object.entries(vm.pending)) {
-    const previous = vm.config[key];
-    vm.config[key] = value;
-    if (previous !== undefined && DISK_KEY.test(key) && volumeOf(previous) !== volumeOf(value)) keepAsUnused(ctx, previous);
-  }
+  for (const [key, value] of Object.entries(vm.pending)) setKey(ctx, key, value);
   vm.pending = {};
   vm.pendingDelete.clear();
 }

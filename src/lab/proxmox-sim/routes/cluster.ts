@@ -1,7 +1,7 @@
-import { parsePropertyString } from '../../../proxmox/property-string';
 import { parseUpid } from '../../../proxmox/upid';
 import { fail, paramError } from '../api-error';
 import { VERSIONS } from '../cluster';
+import { memoryMiB } from '../vm-config';
 import { int, WithTotal, type RouteTable, type SimRequest } from './types';
 
 /** /version, /cluster/resources, /cluster/nextid, /nodes…, storage and task endpoints. */
@@ -13,7 +13,7 @@ function resources(req: SimRequest) {
     const visibleBefore = Date.now() - cluster.settings.resourcesLagMs;
     for (const vm of cluster.vms.values()) {
       if (vm.createdMs > visibleBefore) continue; // not yet propagated through the cluster file system
-      const memory = Number(parsePropertyString(vm.config.memory ?? '512', 'current').current ?? 512);
+      const memory = memoryMiB(vm.config);
       rows.push({
         id: `qemu/${vm.vmid}`, type: 'qemu', vmid: vm.vmid, node: vm.node, status: vm.status, template: 0,
         maxmem: memory * 1024 * 1024, maxcpu: int(vm.config.cores, 1) * int(vm.config.sockets, 1), maxdisk: 0,

@@ -8,7 +8,7 @@ import { schemaFor } from '../schema/validate';
 import { loadSubset } from '../schema/subset';
 import { formatDiskSize, parseDiskSize } from '../../../proxmox/disk-size';
 import {
-  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, parseConfigWrite, UNUSED_KEY, volumeOf, type WriteContext,
+  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, UNUSED_KEY, volumeOf, type WriteContext,
 } from '../vm-config';
 import { checkDrives } from '../drive-checks';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
@@ -67,7 +67,7 @@ async function writeConfig(req: SimRequest, asTask: boolean): Promise<string | n
 }
 
 function vmStatus(req: SimRequest, vm: SimVm) {
-  const memory = Number(parsePropertyString(vm.config.memory ?? '512', 'current').current ?? 512);
+  const memory = memoryMiB(vm.config);
   return {
     vmid: vm.vmid,
     name: vm.config.name,
