@@ -91,11 +91,19 @@ export class SdnApi {
 
   /** Items that differ between the edited and the running config. */
   async pending(): Promise<string[]> {
+    return (await this.pendingItems()).map((p) => p.name);
+  }
+
+  /** Pending items (`zone X`, `vnet Y`), a vnet with its zone. */
+  private async pendingItems(): Promise<PendingItem[]> {
     const [zones, vnets] = await Promise.all([
       this.api.call('GET', '/cluster/sdn/zones', { pending: 1 }, sdnZonesSchema),
       this.api.call('GET', '/cluster/sdn/vnets', { pending: 1 }, sdnVnetsSchema),
     ]);
-    return [...zones.filter((z) => z.state).map((z) => `zone ${z.zone}`), ...vnets.filter((v) => v.state).map((v) => `vnet ${v.vnet}`)];
+    return [
+      ...zones.filter((z) => z.state).map((z) => ({ name: `zone ${z.zone}` })),
+      ...vnets.filter((v) => v.state).map((v) => ({ name: `vnet ${v.vnet}`, zone: v.zone })),
+    ];
   }
 
   /** Makes the zones and vnets exist as given, then applies. */
@@ -121,8 +129,7 @@ export class SdnApi {
         if (Object.keys(diff).length) writes.push({ method: 'PUT', path: `/cluster/sdn/vnets/${v.vnet}`, params: { ...diff, digest: existing.digest }, id: v.vnet, kind: 'updated' });
       }
     }
-    const ours = [...(desired.zones ?? []).map((z) => `zone ${z.zone}`), ...(desired.vnets ?? []).map((v) => `vnet ${v.vnet}`)];
-    return this.writeAndApply(writes, new Set(ours), options);
+    return this.writeAndApply(writes, ours(desired.zones?.map((z) => z.zone), desired.vnets?.map((v) => v.vnet)), options);
   }
 
   /** Removes vnets, then zones (those that exist), then applies. */
@@ -132,17 +139,16 @@ export class SdnApi {
       ...(ids.vnets ?? []).filter((id) => vnets.some((v) => v.vnet === checkId('vnet', id))).map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/vnets/${id}`, params: {}, id, kind: 'deleted' })),
       ...(ids.zones ?? []).filter((id) => zones.some((z) => z.zone === checkId('zone', id))).map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/zones/${id}`, params: {}, id, kind: 'deleted' })),
     ];
-    const ours = [...(ids.zones ?? []).map((id) => `zone ${id}`), ...(ids.vnets ?? []).map((id) => `vnet ${id}`)];
-    return this.writeAndApply(writes, new Set(ours), options);
+    return this.writeAndApply(writes, ours(ids.zones, ids.vnets), options);
   }
 
-  /** `ours`: the items (`zone X`, `vnet Y`) this call manages; only their pending changes may be applied. */
-  private async writeAndApply(writes: Write[], ours: Set<string>, options: SdnFlowOptions): Promise<SdnChanges> {
+  /** `ours`: what this call manages; only pending changes of those may be applied. */
+  private async writeAndApply(writes: Write[], ours: Ours, options: SdnFlowOptions): Promise<SdnChanges> {
     const { heldLock, ...wait } = options;
     const result: SdnChanges = { created: [], updated: [], deleted: [], applied: false };
-    const pending = await this.pending();
+    const pending = await this.pendingItems();
     // Our own pending changes (written by an earlier attempt, not applied) still need the apply.
-    if (writes.length === 0 && !pending.some((p) => ours.has(p))) return result;
+    if (writes.length === 0 && !pending.some(ours)) return result;
     // Checked before the lock too, so PVE 8 (no lock) never deploys someone else's edit either.
     refuseForeign(pending, ours);
     const { sdnLock } = await this.api.version();
@@ -186,7 +192,7 @@ export class SdnApi {
    * Takes the lock without allowing pending changes; when PVE refuses because some are pending, takes it
    * allowing them and checks under the lock (nobody else can write then) that every one is ours.
    */
-  private async lock(heldLock: 'fail' | 'take-over', ours: Set<string>): Promise<string> {
+  private async lock(heldLock: 'fail' | 'take-over', ours: Ours): Promise<string> {
     try {
       return await this.takeLock(heldLock, false);
     } catch (err) {
@@ -194,7 +200,7 @@ export class SdnApi {
     }
     const token = await this.takeLock(heldLock, true);
     try {
-      refuseForeign(await this.pending(), ours);
+      refuseForeign(await this.pendingItems(), ours);
     } catch (err) {
       await this.api.call('DELETE', '/cluster/sdn/lock', { 'lock-token': token }, nullSchema).catch(() => undefined);
       throw err;
@@ -227,9 +233,18 @@ export class SdnApi {
   }
 }
 
+type PendingItem = { name: string; zone?: string };
+type Ours = (item: PendingItem) => boolean;
+
+/** The zones and vnets a call manages, and every vnet in one of those zones (ferry owns its zone). */
+function ours(zones: string[] = [], vnets: string[] = []): Ours {
+  const names = new Set([...zones.map((z) => `zone ${z}`), ...vnets.map((v) => `vnet ${v}`)]);
+  return (item) => names.has(item.name) || (item.zone !== undefined && zones.includes(item.zone));
+}
+
 /** Someone else's pending SDN changes would be deployed by our apply: wait until they are applied or reverted. */
-function refuseForeign(pending: string[], ours: Set<string>): void {
-  const foreign = pending.filter((p) => !ours.has(p));
+function refuseForeign(pending: PendingItem[], ours: Ours): void {
+  const foreign = pending.filter((p) => !ours(p)).map((p) => p.name);
   if (foreign.length === 0) return;
   throw new ProxmoxLockedError(
     `SDN has pending changes ferry did not make (${foreign.join(', ')}); applying would deploy them too. Apply or revert them in Proxmox (Datacenter → SDN), then retry`,

@@ -516,14 +516,17 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
     });
 
     it('applies its own pending changes left by an earlier attempt (9.1: allowing them only after the plain lock is refused)', async () => {
-      fx.sim.cluster.sdn.zones.left = { type: 'simple' }; // written by an earlier attempt that stopped before the apply
+      // Written by an earlier attempt that stopped before the apply; the vnet is in the zone the call manages.
+      fx.sim.cluster.sdn.zones.left = { type: 'simple' };
+      fx.sim.cluster.sdn.vnets.lv1 = { zone: 'left' };
       const mark = fx.sim.requests.length;
       expect(await pve.sdn.ensure({ zones: [{ zone: 'left', type: 'simple' }] })).toMatchObject({ created: [], applied: true });
       expect(fx.sim.cluster.sdnRunning.zones.left).toEqual({ type: 'simple' });
+      expect(fx.sim.cluster.sdnRunning.vnets.lv1).toEqual({ zone: 'left' });
       const locks = fx.sim.requests.slice(mark).filter((r) => r.path === '/cluster/sdn/lock');
       expect(locks.map((r) => r.status)).toEqual(flavour === '9.1' ? [500, 200] : []);
       expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
-      await pve.sdn.remove({ zones: ['left'] });
+      await pve.sdn.remove({ vnets: ['lv1'], zones: ['left'] });
     });
 
     it('reports a reload that warned (a node failed) or failed after the apply, without rolling back', async () => {
