@@ -129,7 +129,7 @@ export class SdnApi {
         if (Object.keys(diff).length) writes.push({ method: 'PUT', path: `/cluster/sdn/vnets/${v.vnet}`, params: { ...diff, digest: existing.digest }, id: v.vnet, kind: 'updated' });
       }
     }
-    return this.writeAndApply(writes, ours(desired.zones?.map((z) => z.zone), desired.vnets?.map((v) => v.vnet)), options);
+    return this.writeAndApply(writes, managed(desired.zones?.map((z) => z.zone), desired.vnets?.map((v) => v.vnet)), options);
   }
 
   /** Removes vnets, then zones (those that exist), then applies. */
@@ -139,7 +139,7 @@ export class SdnApi {
       ...(ids.vnets ?? []).filter((id) => vnets.some((v) => v.vnet === checkId('vnet', id))).map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/vnets/${id}`, params: {}, id, kind: 'deleted' })),
       ...(ids.zones ?? []).filter((id) => zones.some((z) => z.zone === checkId('zone', id))).map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/zones/${id}`, params: {}, id, kind: 'deleted' })),
     ];
-    return this.writeAndApply(writes, ours(ids.zones, ids.vnets), options);
+    return this.writeAndApply(writes, managed(ids.zones, ids.vnets), options);
   }
 
   /** `ours`: what this call manages; only pending changes of those may be applied. */
@@ -171,7 +171,7 @@ export class SdnApi {
       throw err;
     }
     // Committed, lock released: from here on nothing is rolled back, a failed reload is reported.
-    const task = upid === null ? null : await this.waitReload(upid, wait);
+    const task = upid === null ? null : await this.waitReload(upid, { timeoutMs: 120_000, ...wait });
     return { ...result, applied: true, ...(task ? { task } : {}) };
   }
 
@@ -196,7 +196,7 @@ export class SdnApi {
     try {
       return await this.takeLock(heldLock, false);
     } catch (err) {
-      if (!(err instanceof ProxmoxError && /configuration has pending changes/.test(err.message))) throw err;
+      if (!isPendingRefusal(err)) throw err;
     }
     const token = await this.takeLock(heldLock, true);
     try {
@@ -213,7 +213,8 @@ export class SdnApi {
     try {
       return await take();
     } catch (err) {
-      if (heldLock !== 'take-over' || !(err instanceof ProxmoxLockedError)) throw err;
+      // Only a lock held under another token is taken over; a refusal for pending changes means no lock is held.
+      if (heldLock !== 'take-over' || !(err instanceof ProxmoxLockedError) || isPendingRefusal(err)) throw err;
       await this.api.call('DELETE', '/cluster/sdn/lock', { force: 1 }, nullSchema);
       return take();
     }
@@ -233,11 +234,14 @@ export class SdnApi {
   }
 }
 
+/** PVE refused the lock because changes are pending (no lock is held then: a held one is refused first). */
+const isPendingRefusal = (err: unknown) => err instanceof ProxmoxError && /configuration has pending changes/.test(err.message);
+
 type PendingItem = { name: string; zone?: string };
 type Ours = (item: PendingItem) => boolean;
 
 /** The zones and vnets a call manages, and every vnet in one of those zones (ferry owns its zone). */
-function ours(zones: string[] = [], vnets: string[] = []): Ours {
+function managed(zones: string[] = [], vnets: string[] = []): Ours {
   const names = new Set([...zones.map((z) => `zone ${z}`), ...vnets.map((v) => `vnet ${v}`)]);
   return (item) => names.has(item.name) || (item.zone !== undefined && zones.includes(item.zone));
 }
