@@ -1,4 +1,5 @@
 import { FerryError, type ErrorCategory, type FerryErrorOptions } from '../errors';
+import { tlsProblem } from '../tls-errors';
 
 /** A NetBox request that failed; `status` is the HTTP status when NetBox answered. */
 export class NetboxError extends FerryError {
@@ -24,24 +25,14 @@ export class NetboxStaleError extends NetboxError {
 /** TLS verification failed: a configuration matter (CA file, validateCerts), never retried. */
 export class NetboxTlsError extends NetboxError {}
 
-const TLS_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_HAS_EXPIRED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-]);
-
 /** An error that never got an HTTP answer: TLS refusals are configuration, the rest is transient. */
 export function networkError(what: string, err: unknown): NetboxError {
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
   const message = err instanceof Error ? err.message : String(err);
-  if (code && TLS_CODES.has(code)) {
+  const tls = tlsProblem(err);
+  if (tls) {
     return new NetboxTlsError(
-      `${what}: TLS verification failed (${code}); trust the server's CA with netbox.caFile (NETBOX_CA_FILE) or, for a lab, set netbox.validateCerts: false`,
+      `${what}: TLS verification failed (${tls.code}); trust the server's CA with netbox.caFile (NETBOX_CA_FILE) or, for a lab, set netbox.validateCerts: false`,
       'invalid',
       { cause: err },
     );

@@ -3,6 +3,8 @@ import type { TaskResult, TaskWaiter, WaitOptions } from './tasks';
 import type { Method, Params, ProxmoxTransport } from './transport';
 import type { PveVersion } from './version';
 import type { z } from 'zod';
+import { nodePath } from './node-name';
+import { flag } from './quirks';
 import { upidOrNullSchema } from './schemas';
 
 /** What every operation group shares: the transport, the task waiter and the (cached) PVE version. */
@@ -26,14 +28,14 @@ export class ProxmoxApi {
 
 /** `/nodes/{node}/qemu/{vmid}` with both parts checked, so a bad value cannot change the path. */
 export function vmPath(node: string, vmid: number): string {
-  if (!/^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/.test(node)) throw new ProxmoxInputError(`not a Proxmox node name: "${node}"`);
+  const base = nodePath(node);
   if (!Number.isInteger(vmid) || vmid < 100 || vmid > 999_999_999) throw new ProxmoxInputError(`not a VMID (100–999999999): ${vmid}`);
-  return `/nodes/${node}/qemu/${vmid}`;
+  return `${base}/qemu/${vmid}`;
 }
 
 /** The option keys of a write: `true`/`false` as PVE's 1/0, undefined dropped. */
 export type ConfigValues = Record<string, string | number | boolean | undefined>;
 
 export function normaliseValue(value: string | number | boolean): string {
-  return typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+  return typeof value === 'boolean' ? flag(value) : String(value);
 }

@@ -1,7 +1,7 @@
 import { type ProxmoxApi, vmPath, normaliseValue } from './api';
 import { VmConfigApi } from './config';
 import { ProxmoxInputError, ProxmoxPolicyError, ProxmoxRequestError } from './errors';
-import { parseDiskSize } from './disk-size';
+import { formatDiskSize, parseDiskSize } from './disk-size';
 import { formatPropertyString, parsePropertyString } from './property-string';
 
 export { parseDiskSize };
@@ -86,7 +86,7 @@ export class DisksApi {
       const disk = parseDisk(current);
       const changed = Object.entries(wanted).filter(([k, v]) => disk.options[k] !== v);
       if (changed.length === 0) return { action: 'unchanged' };
-      const value = formatPropertyString({ file: disk.volume, ...disk.options, ...wanted, size: current.match(/(?:^|,)size=([^,]+)/)?.[1] }, 'file');
+      const value = formatPropertyString({ file: disk.volume, ...disk.options, ...wanted, size: disk.sizeBytes === undefined ? undefined : formatDiskSize(disk.sizeBytes) }, 'file');
       await this.config.update(node, vmid, { set: { [slot]: value }, digest: config.digest });
       return { action: 'updated' };
     }

@@ -111,10 +111,19 @@ export class ProxmoxTlsError extends ProxmoxError {
   }
 }
 
-/** A task ended with an error; `exitstatus` is PVE's, `log` the last lines of the task log. */
+/**
+ * A worker that died of a parameter exception ends `400 Parameter verification failed.` (PVE::Exception
+ * puts the HTTP code first); the per-parameter lines are in its log. Retrying cannot fix it.
+ */
+const PARAMETER_EXIT = /^4\d\d |Parameter verification failed|invalid format -|value must have/;
+
+/**
+ * A task ended with an error; `exitstatus` is PVE's, `log` the last lines of the task log. Unknown
+ * failures count as transient (I/O trouble, a node briefly away); known and parameter-style ones do not.
+ */
 export class ProxmoxTaskError extends ProxmoxError {
   constructor(readonly upid: string, readonly exitstatus: string, readonly log: string[]) {
-    const category = classifyMessage(exitstatus)?.category ?? 'transient';
+    const category = classifyMessage(exitstatus)?.category ?? (PARAMETER_EXIT.test(exitstatus) ? 'invalid' : 'transient');
     super(`task ${upid} failed: ${exitstatus}${log.length ? `\n  last log lines:\n    ${log.join('\n    ')}` : ''}`, category, { upid, exitstatus, log });
   }
 }
@@ -131,11 +140,12 @@ type Classified = { category: ErrorCategory; make: (message: string, context: Pr
 /** PVE messages (HTTP 500 reason or task exit status) whose meaning is known. Checked in order. */
 const KNOWN: Array<[RegExp, Classified]> = [
   [/is locked|can't lock file|invalid lock token|could not acquire lock/i, { category: 'locked', make: (m, c) => new ProxmoxLockedError(m, c) }],
-  [/checksum mismatch|detected modified configuration|digest/i, { category: 'conflict', make: (m, c) => new ProxmoxDigestMismatchError(m, c) }],
+  // qemu-server's and pve-common's wording; a download's "checksum mismatch: got …" is not a conflict.
+  [/checksum mismatch \(file change by other user\?\)|detected modified configuration/i, { category: 'conflict', make: (m, c) => new ProxmoxDigestMismatchError(m, c) }],
   [/VM \d+ is running|is running - /i, { category: 'invalid', make: (m, c) => new ProxmoxVmRunningError(m, c) }],
   [/Configuration file .* does not exist|does not exist|doesn't exist|no such (VM|task|cluster node|file)/i, { category: 'not-found', make: (m, c) => new ProxmoxNotFoundError(m, c) }],
   [
-    /already exists|already defined|already exist in|not supported|requires special syntax|no options specified|Only root|unsupported|missing vlan tag|max value|has wrong type|can't|cannot|not implemented|invalid|pending changes|protection mode/i,
+    /already exists|already defined|already exist in|not supported|requires special syntax|no options specified|Only root|unsupported|missing vlan tag|max value|wrong type|content type needs|not possible|can't|cannot|not implemented|invalid|pending changes|protection mode/i,
     { category: 'invalid', make: (m, c) => new ProxmoxRequestError(m, c) },
   ],
 ];

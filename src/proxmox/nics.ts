@@ -2,6 +2,7 @@ import { type ProxmoxApi } from './api';
 import { VmConfigApi } from './config';
 import { formatPropertyString, parsePropertyString } from './property-string';
 import { ProxmoxInputError } from './errors';
+import { flag } from './quirks';
 
 /**
  * NICs (`netN`), as Ansible's proxmox_nic handles them: the existing MAC is kept unless one is given
@@ -46,8 +47,8 @@ export function parseNic(value: string): Nic {
 function nicOptions(spec: NicSpec): Record<string, string> {
   const o: Record<string, string | undefined> = {
     bridge: spec.bridge,
-    firewall: spec.firewall === undefined ? undefined : spec.firewall ? '1' : '0',
-    link_down: spec.linkDown === undefined ? undefined : spec.linkDown ? '1' : '0',
+    firewall: flag(spec.firewall),
+    link_down: flag(spec.linkDown),
     mtu: spec.mtu?.toString(),
     queues: spec.queues?.toString(),
     rate: spec.rate?.toString(),

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { type ProxmoxApi } from './api';
-import { ProxmoxInputError } from './errors';
+import { nodePath } from './node-name';
 import { pveBool } from './quirks';
+import { nodeListSchema } from './schemas';
 
 /** Nodes and what they offer VMs (storages, bridges and VNets), read through the API for preflight checks. */
 export interface NodeSummary {
@@ -22,22 +23,17 @@ export interface NodeNetwork {
   active: boolean;
 }
 
-const nodesSchema = z.array(z.looseObject({ node: z.string(), status: z.enum(['online', 'offline', 'unknown']) }));
 const storagesSchema = z.array(
   z.looseObject({ storage: z.string(), content: z.string(), active: pveBool.optional(), enabled: pveBool.optional() }),
 );
 const networksSchema = z.array(z.looseObject({ iface: z.string(), type: z.string(), active: pveBool.optional() }));
 
-function nodePath(node: string): string {
-  if (!/^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/.test(node)) throw new ProxmoxInputError(`not a Proxmox node name: "${node}"`);
-  return `/nodes/${node}`;
-}
-
 export class NodesApi {
   constructor(private readonly api: ProxmoxApi) {}
 
+  /** Every cluster node with its state. */
   async list(): Promise<NodeSummary[]> {
-    return (await this.api.call('GET', '/nodes', {}, nodesSchema)).map((n) => ({ node: n.node, status: n.status }));
+    return (await this.api.call('GET', '/nodes', {}, nodeListSchema)).map((n) => ({ node: n.node, status: n.status }));
   }
 
   /** The storages the node sees, with the content types they take. */

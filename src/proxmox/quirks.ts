@@ -8,6 +8,13 @@ export const pveBool = z
   .union([z.literal(0), z.literal(1), z.literal('0'), z.literal('1'), z.boolean()])
   .transform((v) => v === 1 || v === '1' || v === true);
 
+/** The other way: a boolean as PVE takes it on the wire (1/0); undefined stays undefined (not sent). */
+export function flag(value: boolean): '1' | '0';
+export function flag(value: boolean | undefined): '1' | '0' | undefined;
+export function flag(value: boolean | undefined): '1' | '0' | undefined {
+  return value === undefined ? undefined : value ? '1' : '0';
+}
+
 export const pveInt = z
   .union([z.number().int(), z.string().regex(/^-?\d+$/, 'an integer (as number or string)')])
   .transform((v) => Number(v));

@@ -15,7 +15,7 @@ export const versionSchema = z.looseObject({ version: z.string().regex(/^\d+\.\d
 
 export const ticketSchema = z.looseObject({ ticket: z.string().min(1), CSRFPreventionToken: z.string().min(1), username: z.string() });
 
-export const nodeListSchema = z.array(z.looseObject({ node: z.string(), status: z.string().optional() }));
+export const nodeListSchema = z.array(z.looseObject({ node: z.string(), status: z.enum(['online', 'offline', 'unknown']) }));
 
 export const resourceSchema = z.looseObject({
   id: z.string(),

@@ -1,5 +1,6 @@
 import { ProxmoxInputError } from './errors';
 import { type ProxmoxApi } from './api';
+import { nodePath } from './node-name';
 import { storageContentSchema } from './schemas';
 
 /** Storage content through the API (e.g. whether an ISO or an import image exists), never over SSH. */
@@ -18,7 +19,7 @@ export class StorageApi {
 
   async content(node: string, storage: string, filter: { content?: ContentType; vmid?: number } = {}): Promise<StorageItem[]> {
     if (!/^[a-z][a-z0-9\-_.]*[a-z0-9]$/i.test(storage)) throw new ProxmoxInputError(`not a storage id: "${storage}"`);
-    return this.api.call('GET', `/nodes/${node}/storage/${storage}/content`, { content: filter.content, vmid: filter.vmid }, storageContentSchema);
+    return this.api.call('GET', `${nodePath(node)}/storage/${storage}/content`, { content: filter.content, vmid: filter.vmid }, storageContentSchema);
   }
 
   /** The item for a volume id (`local:iso/debian.iso`) as the node sees it, or undefined. */

@@ -1,6 +1,6 @@
 import { ProxmoxTaskError, ProxmoxTaskTimeoutError } from './errors';
 import { taskLogSchema, taskStatusSchema } from './schemas';
-import type { ProxmoxTransport } from './transport';
+import type { ProxmoxTransport, ResultAttributes } from './transport';
 import { parseUpid } from './upid';
 import { nextPollDelay } from '../poll-delay';
 
@@ -36,6 +36,8 @@ export interface TaskResult {
 }
 
 const LOG_TAIL = 10;
+/** Warning lines are looked for in this many last lines of the log. */
+const WARN_SCAN = 5000;
 
 export class TaskWaiter {
   constructor(
@@ -57,19 +59,26 @@ export class TaskWaiter {
         const exitstatus = status.exitstatus ?? 'unexpected status';
         const warnings = /^WARNINGS: (\d+)$/.exec(exitstatus);
         if (exitstatus === 'OK' || warnings) {
-          const warningLines = warnings ? (await this.log(path)).filter((l) => /^WARN/.test(l)) : [];
+          const warningLines = warnings ? (await this.logTail(path, WARN_SCAN)).filter((l) => /^WARN/.test(l)) : [];
           return { upid, exitstatus, warnings: warnings ? Number(warnings[1]) : 0, warningLines, durationMs: elapsedMs };
         }
-        const lines = await this.log(path);
-        throw new ProxmoxTaskError(upid, exitstatus, lines.slice(-LOG_TAIL));
+        throw new ProxmoxTaskError(upid, exitstatus, await this.logTail(path, LOG_TAIL));
       }
       if (elapsedMs >= timeoutMs) throw new ProxmoxTaskTimeoutError(upid, elapsedMs);
       await new Promise((r) => setTimeout(r, Math.min(nextPollDelay(elapsedMs, maxPause), timeoutMs - elapsedMs)));
     }
   }
 
-  private async log(path: string): Promise<string[]> {
-    const entries = await this.transport.call('GET', `${path}/log`, { start: 0, limit: 5000 }, taskLogSchema);
+  /**
+   * The last `lines` lines of a task log. PVE reads the log from `start` and says how long it is
+   * (`total`), so a long log takes a second read from `total - lines`.
+   */
+  private async logTail(path: string, lines: number): Promise<string[]> {
+    const attributes: ResultAttributes = {};
+    let entries = await this.transport.call('GET', `${path}/log`, { start: 0, limit: lines }, taskLogSchema, attributes);
+    if (attributes.total !== undefined && attributes.total > entries.length) {
+      entries = await this.transport.call('GET', `${path}/log`, { start: Math.max(0, attributes.total - lines), limit: lines }, taskLogSchema);
+    }
     return entries.map((e) => e.t);
   }
 }

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Pool, errors as undiciErrors } from 'undici';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { TicketAuth, TokenAuth, type AuthHeaders } from './auth';
+import { tlsProblem } from '../tls-errors';
+import { ticketSchema } from './schemas';
+import { flag, pveBool } from './quirks';
 import { errorFromResponse, ProxmoxError, ProxmoxResponseError, ProxmoxTlsError, ProxmoxTransientError } from './errors';
 
 /**
@@ -29,22 +32,25 @@ export interface ProxmoxEndpoint {
 export type ParamValue = string | number | boolean | undefined;
 export type Params = Record<string, ParamValue>;
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/** Result attributes PVE sends beside `data`. */
+export interface ResultAttributes {
+  /** Lists read in pages (task log, task list): how many entries there are in all. */
+  total?: number;
+}
 
 const BASE = '/api2/json';
+
+/** A login answer asking for a second factor (`NeedTFA: 1`, the ticket only a half one). */
+const needsTfa = z.looseObject({ NeedTFA: pveBool.refine((v) => v) });
 
 export function encodeParams(params: Params): string {
   const out = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined) continue;
-    out.append(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+    out.append(key, typeof value === 'boolean' ? flag(value) : String(value));
   }
   return out.toString();
 }
-
-const TLS_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED',
-  'ERR_TLS_CERT_ALTNAME_INVALID', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
-]);
 
 export class ProxmoxTransport {
   readonly pool: Pool;
@@ -53,7 +59,8 @@ export class ProxmoxTransport {
   private readonly auth: AuthHeaders;
   private readonly timeoutMs: number;
 
-  constructor(readonly endpoint: ProxmoxEndpoint) {
+  /** The endpoint (credentials included) is only read here, never kept on the instance: inspecting a client shows no secret. */
+  constructor(endpoint: ProxmoxEndpoint) {
     this.origin = `https://${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;
     this.connections = endpoint.connections ?? 4;
     this.timeoutMs = endpoint.requestTimeoutMs ?? 60_000;
@@ -78,7 +85,7 @@ export class ProxmoxTransport {
       auth.kind === 'token'
         ? new TokenAuth(auth.tokenId, auth.secret)
         : new TicketAuth(
-            (username, password) => this.send('POST', '/access/ticket', { username, password }, undefined, false) as Promise<{ ticket: string; CSRFPreventionToken: string }>,
+            (username, password) => this.login(username, password),
             auth.username,
             auth.password,
             auth.renewAfterMs,
@@ -90,14 +97,14 @@ export class ProxmoxTransport {
     return this.auth instanceof TicketAuth ? this.auth.issued : 0;
   }
 
-  /** Calls the API and returns `data`, parsed by `schema`. */
-  async call<S extends z.ZodType>(method: Method, path: string, params: Params, schema: S): Promise<z.output<S>> {
+  /** Calls the API and returns `data`, parsed by `schema`; `attributes` receives PVE's result attributes (`total`). */
+  async call<S extends z.ZodType>(method: Method, path: string, params: Params, schema: S, attributes?: ResultAttributes): Promise<z.output<S>> {
     let data: unknown;
     try {
-      data = await this.send(method, path, params, schema, true);
+      data = await this.send(method, path, params, schema, true, attributes);
     } catch (err) {
       // A ticket that expired under us: log in once more and repeat.
-      if (err instanceof ProxmoxError && err.context.status === 401 && this.auth.invalidate()) data = await this.send(method, path, params, schema, true);
+      if (err instanceof ProxmoxError && err.context.status === 401 && this.auth.invalidate()) data = await this.send(method, path, params, schema, true, attributes);
       else throw err;
     }
     return data as z.output<S>;
@@ -107,7 +114,23 @@ export class ProxmoxTransport {
     await this.pool.close();
   }
 
-  private async send(method: Method, path: string, params: Params, schema: z.ZodType | undefined, authenticated: boolean): Promise<unknown> {
+  /** `POST /access/ticket`, its answer checked; an account that needs a second factor cannot be automated. */
+  private async login(username: string, password: string): Promise<{ ticket: string; CSRFPreventionToken: string }> {
+    const context = { method: 'POST', path: '/access/ticket' };
+    const data = await this.send('POST', '/access/ticket', { username, password }, undefined, false);
+    if (needsTfa.safeParse(data).success) {
+      throw new ProxmoxError(
+        `${username} has two-factor authentication: ferry cannot log in with it; use an API token, or a user without TFA for the password login`,
+        'permission',
+        context,
+      );
+    }
+    const parsed = ticketSchema.safeParse(data);
+    if (!parsed.success) throw new ProxmoxResponseError(`POST /access/ticket: unexpected login answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(data)'}: ${i.message}`).join('; ')}`, context);
+    return parsed.data;
+  }
+
+  private async send(method: Method, path: string, params: Params, schema: z.ZodType | undefined, authenticated: boolean, attributes?: ResultAttributes): Promise<unknown> {
     const write = method !== 'GET';
     const encoded = encodeParams(params);
     const headers: Record<string, string> = { accept: 'application/json', ...(authenticated ? await this.auth.headers(write) : {}) };
@@ -128,7 +151,7 @@ export class ProxmoxTransport {
       throw this.networkError(err, context);
     }
 
-    let body: { data?: unknown; errors?: Record<string, string>; message?: string } | undefined;
+    let body: { data?: unknown; errors?: Record<string, string>; message?: string; total?: unknown } | undefined;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
@@ -140,6 +163,7 @@ export class ProxmoxTransport {
       throw errorFromResponse(statusCode, pveMessage, body?.errors ?? undefined, context);
     }
     if (!body || !('data' in body)) throw new ProxmoxResponseError(`${method} ${path}: answer has no "data" member`, { ...context, status: statusCode });
+    if (attributes && body.total !== undefined && Number.isInteger(Number(body.total))) attributes.total = Number(body.total);
     if (!schema) return body.data;
     const parsed = schema.safeParse(body.data);
     if (!parsed.success) {
@@ -153,9 +177,10 @@ export class ProxmoxTransport {
     const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
     const code = e.code ?? e.cause?.code ?? '';
     const detail = e.cause?.message ?? e.message ?? String(err);
-    if (TLS_CODES.has(code) || TLS_CODES.has(e.cause?.code ?? '')) {
+    const tls = tlsProblem(err);
+    if (tls) {
       return new ProxmoxTlsError(
-        `${this.origin}: TLS certificate not trusted (${code}: ${detail}); set proxmox.caFile to the cluster's CA, or validateCerts: false for this endpoint`,
+        `${this.origin}: TLS: ${tls.problem} (${tls.code}: ${detail}); check host and port, set proxmox.caFile to the cluster's CA, or validateCerts: false for this endpoint`,
         context,
         err,
       );

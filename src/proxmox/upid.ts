@@ -1,3 +1,5 @@
+import { NODE_NAME } from './node-name';
+
 /**
  * Proxmox task ids: `UPID:node:PID:PSTART:STARTTIME:type:id:user:` (PID, PSTART, STARTTIME in hex;
  * PID and STARTTIME 8 digits, PSTART 8 or more).
@@ -15,7 +17,7 @@ export interface Upid {
   user: string;
 }
 
-const UPID_RE = /^UPID:([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):([0-9A-Fa-f]{8}):([^:\s]+):([^:\s]*):([^:\s]+):$/;
+const UPID_RE = new RegExp(`^UPID:(${NODE_NAME}):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):([0-9A-Fa-f]{8}):([^:\\s]+):([^:\\s]*):([^:\\s]+):$`);
 
 export function parseUpid(text: string): Upid {
   const m = UPID_RE.exec(text);
@@ -23,12 +25,12 @@ export function parseUpid(text: string): Upid {
   return {
     upid: text,
     node: m[1]!,
-    pid: parseInt(m[3]!, 16),
-    pstart: parseInt(m[4]!, 16),
-    starttime: parseInt(m[5]!, 16),
-    type: m[6]!,
-    id: m[7]!,
-    user: m[8]!,
+    pid: parseInt(m[2]!, 16),
+    pstart: parseInt(m[3]!, 16),
+    starttime: parseInt(m[4]!, 16),
+    type: m[5]!,
+    id: m[6]!,
+    user: m[7]!,
   };
 }
 

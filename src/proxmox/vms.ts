@@ -1,7 +1,11 @@
 import { type ProxmoxApi, vmPath, normaliseValue, type ConfigValues } from './api';
 import { ProxmoxError, ProxmoxLockedError, ProxmoxNotFoundError, ProxmoxParameterError, ProxmoxPolicyError, ProxmoxVmRunningError } from './errors';
 import { formatPropertyString } from './property-string';
-import { nextIdSchema, nodeListSchema, nodeVmListSchema, resourcesSchema, vmConfigSchema, vmStatusSchema } from './schemas';
+import { flag } from './quirks';
+import { nodePath } from './node-name';
+import { NodesApi } from './nodes';
+import { PowerApi } from './power';
+import { nextIdSchema, nodeVmListSchema, resourcesSchema, vmConfigSchema } from './schemas';
 import type { TaskResult, WaitOptions } from './tasks';
 
 /**
@@ -56,10 +60,12 @@ export interface CreateResult {
 }
 
 export class VmsApi {
-  constructor(private readonly api: ProxmoxApi) {}
+  private readonly nodes: NodesApi;
+  private readonly power: PowerApi;
 
-  async nodes(): Promise<string[]> {
-    return (await this.api.call('GET', '/nodes', {}, nodeListSchema)).map((n) => n.node);
+  constructor(private readonly api: ProxmoxApi) {
+    this.nodes = new NodesApi(api);
+    this.power = new PowerApi(api);
   }
 
   /** QEMU VMs of the cluster (`/cluster/resources?type=vm` lists containers too: they are left out). */
@@ -84,13 +90,10 @@ export class VmsApi {
    * the cluster's list).
    */
   async listEverywhere(): Promise<VmSummary[]> {
-    const [listed, nodes] = await Promise.all([this.list(), this.api.call('GET', '/nodes', {}, nodeListSchema)]);
+    const [listed, nodes] = await Promise.all([this.list(), this.onlineNodes()]);
     const all = new Map(listed.map((vm) => [vm.vmid, vm]));
-    for (const { node } of nodes.filter((n) => n.status === undefined || n.status === 'online')) {
-      for (const row of await this.api.call('GET', `/nodes/${node}/qemu`, {}, nodeVmListSchema)) {
-        if (all.has(row.vmid)) continue;
-        all.set(row.vmid, { vmid: row.vmid, node, ...(row.name !== undefined ? { name: row.name } : {}), status: row.status, ...(row.lock ? { lock: row.lock } : {}), tags: [], template: false });
-      }
+    for (const node of nodes) {
+      for (const vm of await this.listOnNode(node)) if (!all.has(vm.vmid)) all.set(vm.vmid, vm);
     }
     return [...all.values()];
   }
@@ -114,11 +117,22 @@ export class VmsApi {
     const listed = (await this.list()).find((vm) => vm.vmid === vmid);
     if (listed) return listed;
     if (!(await this.vmidTaken(vmid))) return undefined;
-    for (const node of await this.nodes()) {
-      const row = (await this.api.call('GET', `/nodes/${node}/qemu`, {}, nodeVmListSchema)).find((vm) => vm.vmid === vmid);
-      if (row) return { vmid, node, ...(row.name !== undefined ? { name: row.name } : {}), status: row.status, ...(row.lock ? { lock: row.lock } : {}), tags: [], template: false };
+    for (const node of await this.onlineNodes()) {
+      const found = (await this.listOnNode(node)).find((vm) => vm.vmid === vmid);
+      if (found) return found;
     }
-    return undefined; // taken by a container
+    return undefined; // taken by a container (or a VM on a node that is offline)
+  }
+
+  /** Nodes that answer for themselves (an offline node's VMs show only in the cluster's list). */
+  private async onlineNodes(): Promise<string[]> {
+    return (await this.nodes.list()).filter((n) => n.status === 'online').map((n) => n.node);
+  }
+
+  /** A node's own VM list (no lag after a create; no tags or template flag in it). */
+  private async listOnNode(node: string): Promise<VmSummary[]> {
+    const rows = await this.api.call('GET', `${nodePath(node)}/qemu`, {}, nodeVmListSchema);
+    return rows.map((row) => ({ vmid: row.vmid, node, ...(row.name !== undefined ? { name: row.name } : {}), status: row.status, ...(row.lock ? { lock: row.lock } : {}), tags: [], template: false }));
   }
 
   /** Whether a VMID is used (by a VM or a container). `nextid` reserves nothing: this is a snapshot. */
@@ -190,10 +204,6 @@ export class VmsApi {
     return { created: false, vmid: spec.vmid, node: spec.node };
   }
 
-  async status(node: string, vmid: number) {
-    return this.api.call('GET', `${vmPath(node, vmid)}/status/current`, {}, vmStatusSchema);
-  }
-
   /**
    * Deletes a VM (its disks with it). Already gone: nothing to do. Running: refused (stop it first) —
    * PVE refuses too, this only says so before asking.
@@ -202,7 +212,7 @@ export class VmsApi {
     const path = vmPath(node, vmid);
     let status;
     try {
-      status = await this.status(node, vmid);
+      status = await this.power.status(node, vmid);
     } catch (err) {
       if (err instanceof ProxmoxNotFoundError) return { deleted: false };
       throw err;
@@ -237,7 +247,7 @@ function shellParams(spec: VmShellSpec): Record<string, string | undefined> {
     description: spec.description,
     efidisk0: spec.efidisk
       ? formatPropertyString(
-          { file: `${spec.efidisk.storage}:1`, efitype: spec.efidisk.efitype ?? '4m', 'pre-enrolled-keys': spec.efidisk.preEnrolledKeys ? '1' : '0' },
+          { file: `${spec.efidisk.storage}:1`, efitype: spec.efidisk.efitype ?? '4m', 'pre-enrolled-keys': flag(spec.efidisk.preEnrolledKeys ?? false) },
           'file',
         )
       : undefined,

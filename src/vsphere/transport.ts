@@ -1,5 +1,6 @@
 import type { Pool } from 'undici';
 import type { FerryError } from '../errors';
+import { tlsProblem } from '../tls-errors';
 import { soapEnvelope, type MoRef, type Xml } from './envelope';
 import { vcenterOrigin, vcenterPool } from './https-pool';
 import { faultFromSoap, VsphereConnectionError, VsphereHttpError, VsphereResponseError } from './faults';
@@ -26,9 +27,6 @@ export interface TransportStats {
 }
 
 export const SESSION_COOKIE = 'vmware_soap_session';
-
-/** TLS error codes from Node/OpenSSL: the certificate is not trusted or does not match. */
-const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|SSL|ALTNAME/;
 
 function errorCode(err: unknown): string | undefined {
   for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
@@ -153,13 +151,14 @@ export class SoapTransport {
   private connectionError(err: unknown, method: string): FerryError {
     const code = errorCode(err);
     const message = deepestMessage(err);
-    if (code && TLS_CODES.test(code)) {
+    const tls = tlsProblem(err);
+    if (tls) {
       const hint = this.options.caFile
-        ? `it is not signed by the CA in ${this.options.caFile}`
-        : 'set vsphere.caFile (VMWARE_CA_FILE) to the CA that signed it, or validateCerts: false to skip verification';
-      return new VsphereConnectionError(`TLS: the certificate of ${this.url} is not trusted (${code}: ${message}); ${hint}`, 'invalid', {
+        ? `check host and port, and that the CA in ${this.options.caFile} signed it`
+        : 'check host and port, set vsphere.caFile (VMWARE_CA_FILE) to the CA that signed it, or validateCerts: false to skip verification';
+      return new VsphereConnectionError(`TLS: ${this.url}: ${tls.problem} (${tls.code}: ${message}); ${hint}`, 'invalid', {
         cause: err,
-        details: { code, method, tls: 'failed' },
+        details: { code: tls.code, method, tls: 'failed' },
       });
     }
     return new VsphereConnectionError(`cannot reach vSphere at ${this.url} (${method}): ${code ? `${code}: ` : ''}${message}`, 'transient', {

@@ -23,6 +23,8 @@ export interface SimSettings {
   authFailureDelayMs: number;
   /** Ticket lifetime (PVE: 2 h). */
   ticketLifetimeMs: number;
+  /** Nodes whose network reload fails during an SDN apply (the reload task then ends with warnings). */
+  sdnReloadFailNodes: string[];
 }
 
 export const DEFAULT_SETTINGS: SimSettings = {
@@ -34,6 +36,7 @@ export const DEFAULT_SETTINGS: SimSettings = {
   flockTimeoutMs: 10_000,
   authFailureDelayMs: 3_000,
   ticketLifetimeMs: 2 * 3600_000,
+  sdnReloadFailNodes: [],
 };
 
 export type Role = 'admin' | 'audit';
@@ -44,6 +47,8 @@ export interface SimIdentity {
   role: Role;
   /** Token secret (tokens) or password (users). */
   secret: string;
+  /** A user with a second factor: a password login answers `NeedTFA` and only a half ticket. */
+  tfa?: boolean;
 }
 
 export interface SimVm {

@@ -10,7 +10,7 @@ import { accessRoutes } from './routes/access';
 import { clusterRoutes } from './routes/cluster';
 import { qemuRoutes } from './routes/qemu';
 import { sdnRoutes } from './routes/sdn';
-import type { Handler } from './routes/types';
+import { WithTotal, type Handler } from './routes/types';
 import { SIMULATED_ENDPOINTS } from './schema/endpoints';
 import { loadSubset, type Flavour } from './schema/subset';
 import { validateParams, type RawValue } from './schema/validate';
@@ -191,7 +191,15 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     const handler = match?.route.handlers[method];
     if (!match || !handler) throw new ApiError(501, `Method '${method} /api2/json${apiPath}' not implemented`);
     const schema = subset.endpoints[match.route.template]![method as 'GET']!;
-    const input: Record<string, RawValue> = { ...Object.fromEntries(query), ...body, ...match.params };
+    // As pve-http-server's extract_params: query parameters win over body ones. A path parameter repeated
+    // in them must agree (pve-manager's HTTPServer rest_handler).
+    const input: Record<string, RawValue> = { ...body, ...Object.fromEntries(query) };
+    for (const [name, value] of Object.entries(match.params)) {
+      if (input[name] !== undefined && String(input[name]) !== value) {
+        throw new ApiError(400, 'Parameter verification failed.', { [name]: 'duplicate parameter (already defined in URI) with conflicting values!' });
+      }
+      input[name] = value;
+    }
     const { params, errors } = validateParams(schema, input);
     if (Object.keys(errors).length > 0) throw new ApiError(400, 'Parameter verification failed.', errors);
 
@@ -206,7 +214,7 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       return;
     }
     entry.status = 200;
-    send(res, 200, { data: data ?? null });
+    send(res, 200, data instanceof WithTotal ? { data: data.data, total: data.total } : { data: data ?? null });
   }
 
   const server: Server = createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, (req, res) => {

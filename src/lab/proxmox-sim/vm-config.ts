@@ -65,13 +65,8 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
   const file = props.file!;
   const importFrom = props['import-from'];
   delete props['import-from'];
+  // The syntax, type and content checks ran before the worker (drive-checks.ts).
   const alloc = ALLOCATION.exec(file);
-
-  if (importFrom !== undefined) {
-    if (!alloc || Number(alloc[2]) !== 0) {
-      throw paramError({ [key]: "'import-from' requires special syntax - use <storage ID>:0,import-from=<source>" });
-    }
-  }
   if (!alloc || !cluster.storages.get(alloc[1]!)) {
     if (file === 'none' || file === 'cdrom') return value;
     if (file.startsWith('/')) {
@@ -84,12 +79,10 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
     }
     const volume = cluster.storages.resolve(file, vm.node);
     if (!cluster.storages.exists(volume)) throw fail(`volume '${file}' does not exist`);
-    if (volume.vtype === 'iso' && props.media !== 'cdrom') throw fail(`${key}: '${file}' is an ISO image, use media=cdrom`);
     return value;
   }
 
   const storage = cluster.storages.require(alloc[1]!);
-  if (!storage.content.includes('images')) throw fail(`storage '${storage.id}' does not support vm images`);
   const format = (props.format as ImageFormat | undefined) ?? cluster.storages.defaultFormat();
   if (!cluster.storages.supportsFormat(storage, format)) throw fail(`unsupported format '${format}' on storage '${storage.id}'`);
   delete props.format;
@@ -105,7 +98,6 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
       sourceFile = importFrom;
     } else {
       const source = cluster.storages.resolve(importFrom, vm.node);
-      if (source.vtype === 'iso') throw fail(`'import-from': volume '${importFrom}' has wrong type 'iso'`);
       if (!cluster.storages.exists(source)) throw fail(`volume '${importFrom}' does not exist`);
       sourceFile = source.file;
       sourceFormat = source.format;
@@ -192,10 +184,20 @@ export async function applyConfigWrite(ctx: WriteContext, write: ConfigWrite): P
       vm.pendingDelete.delete(key);
       continue;
     }
-    const previous = vm.config[key];
-    vm.config[key] = value;
-    if (previous !== undefined && DISK_KEY.test(key) && volumeOf(previous) !== volumeOf(value)) keepAsUnused(ctx, previous);
+    setKey(ctx, key, value);
   }
+}
+
+/** Sets a config value; a disk it replaces is kept as unusedN (PVE never deletes a disk it swaps out). */
+function setKey(ctx: WriteContext, key: string, value: string): void {
+  const previous = ctx.vm.config[key];
+  ctx.vm.config[key] = value;
+  if (previous !== undefined && DISK_KEY.test(key) && volumeOf(previous) !== volumeOf(value)) keepAsUnused(ctx, previous);
+}
+
+/** The VM's memory in MiB (`memory` is a property string `[current=]N,…`; PVE's default 512). */
+export function memoryMiB(config: Record<string, string>): number {
+  return Number(parsePropertyString(config.memory ?? '512', 'current').current ?? 512);
 }
 
 export function deleteKey(ctx: WriteContext, key: string, force: boolean): void {
@@ -216,11 +218,7 @@ export function deleteKey(ctx: WriteContext, key: string, force: boolean): void 
 export function applyPending(ctx: WriteContext): void {
   const { vm } = ctx;
   for (const [key, force] of vm.pendingDelete) deleteKey(ctx, key, force);
-  for (const [key, value] of Object.entries(vm.pending)) {
-    const previous = vm.config[key];
-    vm.config[key] = value;
-    if (previous !== undefined && DISK_KEY.test(key) && volumeOf(previous) !== volumeOf(value)) keepAsUnused(ctx, previous);
-  }
+  for (const [key, value] of Object.entries(vm.pending)) setKey(ctx, key, value);
   vm.pending = {};
   vm.pendingDelete.clear();
 }

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
+import { inspect } from 'node:util';
 import path from 'node:path';
 import {
-  ProxmoxAuthError, ProxmoxDigestMismatchError, ProxmoxLockedError, ProxmoxNotFoundError, ProxmoxParameterError,
+  ProxmoxAuthError, ProxmoxDigestMismatchError, ProxmoxError, ProxmoxLockedError, ProxmoxNotFoundError, ProxmoxParameterError,
   ProxmoxPermissionError, ProxmoxPolicyError, ProxmoxRequestError, ProxmoxResponseError, ProxmoxTaskError, ProxmoxTaskTimeoutError,
   ProxmoxTlsError, ProxmoxTransientError, ProxmoxVmRunningError, type ProxmoxClient,
 } from '../../../src/proxmox';
@@ -88,6 +89,34 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
         expect(loginsWithPassword.length).toBe(root.transport.ticketsIssued);
       } finally {
         fx.sim.cluster.settings.ticketLifetimeMs = 7200_000;
+      }
+    });
+
+    it('refuses an account that needs a second factor, clearly and without retrying', async () => {
+      fx.sim.cluster.identities.set('tfa@pve', { id: 'tfa@pve', role: 'admin', secret: 'tfa-password-1', tfa: true });
+      const tfa = fx.client({ auth: { kind: 'ticket', username: 'tfa@pve', password: 'tfa-password-1' } });
+      const err = await failure(() => tfa.vms.list());
+      expect(err).toBeInstanceOf(ProxmoxError);
+      expect(err.message).toMatch(/tfa@pve has two-factor authentication/);
+      expect(err.retryable).toBe(false);
+      expect(tfa.transport.ticketsIssued).toBe(0);
+    });
+
+    it('delays a failed password login like any other authentication failure', async () => {
+      const wrong = fx.client({ auth: { kind: 'ticket', username: 'root@pam', password: 'not-the-password' } });
+      const started = Date.now();
+      expect(await failure(() => wrong.vms.list())).toBeInstanceOf(ProxmoxAuthError);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(45); // the fixture's authFailureDelayMs is 50
+    });
+
+    it('never shows credentials when a client is inspected (util.inspect, hidden members included)', async () => {
+      const root = fx.client({ auth: { kind: 'ticket', username: 'root@pam', password: fx.credentials.rootPassword } });
+      await root.vms.list(); // holds a ticket now
+      const token = fx.client();
+      for (const client of [root, token]) {
+        const shown = inspect(client, { depth: 8, showHidden: true }) + inspect(client.transport, { depth: 8, showHidden: true });
+        for (const secret of [fx.credentials.rootPassword, fx.credentials.tokenSecret, 'PVE:root@pam']) expect(shown).not.toContain(secret);
+        expect(shown).toContain('ProxmoxTransport');
       }
     });
 
@@ -400,6 +429,22 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       expect(progress.length).toBeGreaterThan(2);
       expect((await pve.waitForTask(upid)).warnings).toBe(1);
     });
+
+    it('a failed task with a long log reports the last lines of it, and warnings near its end', async () => {
+      const long = (fail: boolean) =>
+        fx.sim.cluster.tasks.start({ node: 'pve2', type: 'qmimport', id: '0', user: 'root@pam' }, async (ctx) => {
+          for (let i = 1; i <= 7000; i++) ctx.log(`transferred ${i} of 7000`);
+          if (!fail) return ctx.warn('sparse detection unavailable');
+          throw new Error('import failed: no space left on device');
+        }).upid;
+      const err = await failure(() => pve.waitForTask(long(true)));
+      expect(err).toBeInstanceOf(ProxmoxTaskError);
+      expect(err.log.slice(-3)).toEqual(['transferred 6999 of 7000', 'transferred 7000 of 7000', 'TASK ERROR: import failed: no space left on device']);
+      expect((await pve.waitForTask(long(false))).warningLines).toEqual(['WARN: sparse detection unavailable']);
+      // The simulator answers like PVE: `total` beside the page, limit 0 reads to the end.
+      const page = await fx.raw('GET', `/api2/json/nodes/pve2/tasks/${encodeURIComponent(long(false))}/log?start=6999&limit=0`);
+      expect(page.body.total).toBeGreaterThan(7000);
+    });
   });
 
   describe('storage, ACL', () => {
@@ -445,11 +490,72 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
         expect(await pve.sdn.pending()).toEqual([]);
         expect(fx.sim.cluster.sdn.vnets.v102).toBeUndefined();
       } else {
-        // PVE 8 has no rollback: the first write stays pending and is applied by the next run.
+        // PVE 8 has no rollback: the first write stays pending; a call that manages it applies it, one that does not leaves it.
         expect(await pve.sdn.pending()).toEqual(['vnet v102']);
-        expect((await pve.sdn.ensure({})).applied).toBe(true);
+        expect((await pve.sdn.ensure({})).applied).toBe(false);
+        expect((await pve.sdn.ensure({ vnets: [{ vnet: 'v102', zone: 'lab', tag: 102 }] })).applied).toBe(true);
         expect(await pve.sdn.pending()).toEqual([]);
       }
+    });
+
+    it("never applies someone else's pending changes along with its own", async () => {
+      fx.sim.cluster.sdn.zones.gui = { type: 'simple' }; // a GUI edit, not applied
+      try {
+        const mark = fx.sim.requests.length;
+        const err = await failure(() => pve.sdn.ensure({ zones: [{ zone: 'mine', type: 'simple' }] }));
+        expect(err).toBeInstanceOf(ProxmoxLockedError);
+        expect(err.message).toMatch(/pending changes ferry did not make \(zone gui\)/);
+        expect(fx.sim.requests.slice(mark).filter((r) => r.method !== 'GET')).toEqual([]);
+        expect(fx.sim.cluster.sdnRunning.zones.gui).toBeUndefined();
+        expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
+        // Nothing of ours to write or apply: no apply, no failure.
+        expect(await pve.sdn.ensure({ zones: [{ zone: 'lab', type: 'vlan', bridge: 'vmbr0' }] })).toMatchObject({ applied: false });
+      } finally {
+        delete fx.sim.cluster.sdn.zones.gui;
+      }
+    });
+
+    it('applies its own pending changes left by an earlier attempt (9.1: allowing them only after the plain lock is refused)', async () => {
+      // Written by an earlier attempt that stopped before the apply; the vnet is in the zone the call manages.
+      fx.sim.cluster.sdn.zones.left = { type: 'simple' };
+      fx.sim.cluster.sdn.vnets.lv1 = { zone: 'left' };
+      const mark = fx.sim.requests.length;
+      // take-over: a refusal for pending changes is not a held lock, so nothing is forced off.
+      expect(await pve.sdn.ensure({ zones: [{ zone: 'left', type: 'simple' }] }, { heldLock: 'take-over' })).toMatchObject({ created: [], applied: true });
+      expect(fx.sim.cluster.sdnRunning.zones.left).toEqual({ type: 'simple' });
+      expect(fx.sim.cluster.sdnRunning.vnets.lv1).toEqual({ zone: 'left' });
+      const locks = fx.sim.requests.slice(mark).filter((r) => r.path === '/cluster/sdn/lock');
+      expect(locks.map((r) => `${r.method} ${r.status}`)).toEqual(flavour === '9.1' ? ['POST 500', 'POST 200'] : []);
+      expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
+      await pve.sdn.remove({ vnets: ['lv1'], zones: ['left'] });
+    });
+
+    it('reports a reload that warned (a node failed) or failed after the apply, without rolling back', async () => {
+      fx.sim.cluster.settings.sdnReloadFailNodes = ['pve2'];
+      try {
+        const err = await failure(() => pve.sdn.ensure({ zones: [{ zone: 'warn', type: 'simple' }] }));
+        expect(err.category).toBe('invalid');
+        expect(err.message).toMatch(/SDN config applied, but the network reload task .* ended WARNINGS: 1/);
+        expect(err.message).toMatch(/WARN: pve2: network reload failed/);
+      } finally {
+        fx.sim.cluster.settings.sdnReloadFailNodes = [];
+      }
+      expect(fx.sim.cluster.sdnRunning.zones.warn).toEqual({ type: 'simple' });
+
+      const mark = fx.sim.requests.length;
+      fx.sim.faults.set({ seed: 1, taskFailureRate: 1, pathPattern: '^/cluster/sdn$' });
+      try {
+        const err = await failure(() => pve.sdn.ensure({ zones: [{ zone: 'fail', type: 'simple' }] }));
+        expect(err.category).toBe('invalid');
+        expect(err.message).toMatch(/network reload task .* ended task failed \(fault injected/);
+      } finally {
+        fx.sim.faults.set(undefined);
+      }
+      // The config was committed by the apply; no rollback, and no lock (which may be someone else's by now) forced off.
+      expect(fx.sim.cluster.sdnRunning.zones.fail).toEqual({ type: 'simple' });
+      expect(fx.sim.requests.slice(mark).filter((r) => r.path === '/cluster/sdn/rollback' || (r.path === '/cluster/sdn/lock' && r.method === 'DELETE'))).toEqual([]);
+      expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
+      await pve.sdn.remove({ zones: ['warn', 'fail'] });
     });
 
     it('validates ids and VLAN rules', async () => {

@@ -147,7 +147,7 @@ describe('vSphere discovery against vcsim', () => {
     const err = await untrusted.about().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(VsphereConnectionError);
     expect((err as VsphereConnectionError).category).toBe('invalid');
-    expect((err as Error).message).toMatch(/TLS: the certificate of https:\/\/127\.0\.0\.1:\d+\/sdk is not trusted .*set vsphere\.caFile/);
+    expect((err as Error).message).toMatch(/TLS: https:\/\/127\.0\.0\.1:\d+\/sdk: .*not trusted .*set vsphere\.caFile/);
     const unverified = sim.client({ caFile: undefined, validateCerts: false });
     expect((await unverified.about()).apiVersion).toBe('8.0.3.0');
     expect(unverified.tls).toBe('not-verified');

@@ -25,7 +25,7 @@ describe('doctor: vSphere check against vcsim', () => {
 
     const untrusted = await checkVsphere({ ...sim.config, caFile: undefined });
     expect(untrusted).toMatchObject({ ok: false, reachable: false, authenticated: null, tls: 'failed' });
-    expect(untrusted.detail).toMatch(/certificate .* is not trusted/);
+    expect(untrusted.detail).toMatch(/TLS: .*not trusted/);
 
     const unverified = await checkVsphere({ ...sim.config, caFile: undefined, validateCerts: false });
     expect(unverified).toMatchObject({ ok: true, tls: 'not-verified' });

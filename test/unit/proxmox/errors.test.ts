@@ -18,6 +18,13 @@ describe('Proxmox error classification', () => {
     [500, 'checksum mismatch (file change by other user?)', undefined, ProxmoxDigestMismatchError, 'conflict'],
     [500, 'VM 100 is running - destroy failed', undefined, ProxmoxVmRunningError, 'invalid'],
     [500, 'unable to create VM 100 - VM 100 already exists on node \'pve1\'', undefined, ProxmoxRequestError, 'invalid'],
+    [500, 'detected modified configuration - file changed by other user? Try again.', undefined, ProxmoxDigestMismatchError, 'conflict'],
+    [500, "can't parse digest of 'x' (a message that merely says digest)", undefined, ProxmoxRequestError, 'invalid'],
+    [500, 'unexpected digest answer from storage', undefined, ProxmoxTransientError, 'transient'],
+    [500, "checksum mismatch: got 'abc' != expect 'def', aborting", undefined, ProxmoxTransientError, 'transient'],
+    [500, "cannot use volume local:import/x.vmdk - content type needs to be 'images' or 'iso'", undefined, ProxmoxRequestError, 'invalid'],
+    [500, "local:iso/x.iso has wrong type 'iso' - needs to be 'images' or 'import'", undefined, ProxmoxRequestError, 'invalid'],
+    [500, 'online resize of a disk on this storage is not possible', undefined, ProxmoxRequestError, 'invalid'],
     [500, 'got unexpected error', undefined, ProxmoxTransientError, 'transient'],
     [503, 'Service Unavailable', undefined, ProxmoxTransientError, 'transient'],
     [596, 'Connection timed out', undefined, ProxmoxTransientError, 'transient'],
@@ -40,6 +47,10 @@ describe('Proxmox error classification', () => {
     expect(timeout.message).toMatch(/last log lines:\n {4}TASK ERROR/);
     expect(new ProxmoxTaskError('UPID:pve1:00000001:00000001:00000001:qmresize:100:root@pam:', 'shrinking disks is not supported', []).retryable).toBe(false);
     expect(classifyMessage('zone \'x\' doesn\'t exist')?.category).toBe('not-found');
+    // A worker that died of a parameter exception: not worth retrying; an unknown failure still is.
+    const upid = 'UPID:pve1:00000001:00000001:00000001:qmcreate:100:root@pam:';
+    expect(new ProxmoxTaskError(upid, '400 Parameter verification failed.', ['efidisk0: invalid format - missing efitype']).category).toBe('invalid');
+    expect(new ProxmoxTaskError(upid, "unable to create image: qemu-img: error while writing", []).retryable).toBe(true);
   });
 
   it('goes through the one activity failure mapping: retryable or not by category', () => {

@@ -36,6 +36,21 @@ describe('schema checks', () => {
     ]);
   });
 
+  it("reads booleans in property strings as PVE's parse_boolean does; top-level booleans must be 1 or 0", () => {
+    const scsi = props['scsi[n]']!.format as Record<string, ParamSchema>;
+    for (const word of ['on', 'off', 'yes', 'no', 'true', 'FALSE', '1', '0']) expect(checkPropertyString(scsi, `local:1,iothread=${word}`, 'scsi0')).toEqual([]);
+    expect(checkPropertyString(scsi, 'local:1,iothread=enabled', 'scsi0')).toEqual(["scsi0.iothread: type check ('boolean') failed - got 'enabled'"]);
+    const flag = { parameters: { properties: { force: { type: 'boolean', optional: 1 } } } };
+    expect(validateParams(flag, { force: 'on' }).errors).toEqual({ force: "type check ('boolean') failed - got 'on'" });
+    expect(validateParams(flag, { force: true }).params).toEqual({ force: '1' });
+  });
+
+  it('a default does not make a required key optional (agent.enabled, memory.current)', () => {
+    const agent: Record<string, ParamSchema> = { enabled: { type: 'boolean', default_key: 1, default: 0 }, type: { type: 'string', optional: 1, enum: ['virtio', 'isa'] } };
+    expect(checkPropertyString(agent, 'type=virtio', 'agent')).toEqual(['agent.enabled: property is missing and it is not optional']);
+    expect(checkPropertyString(agent, '1,type=virtio', 'agent')).toEqual([]);
+  });
+
   it('collects every problem of a request, keyed by parameter', () => {
     expect(validateParams({ parameters: { properties: props } }, { scsi1: 'local:1', extra: 1 })).toEqual({
       params: { scsi1: 'local:1' },

@@ -9,15 +9,22 @@ const split = (v?: string) => (v ? v.split(/[,;\s]+/).filter(Boolean) : []);
 
 export const accessRoutes: RouteTable = {
   /** Needs no authentication. A valid ticket passed as `password` renews it (what clients do before expiry). */
-  'POST /access/ticket': ({ cluster, params }) => {
+  'POST /access/ticket': async ({ cluster, params }) => {
     const username = params.realm && !params.username!.includes('@') ? `${params.username}@${params.realm}` : params.username!;
     const user = cluster.identities.get(username);
     const renewing = cluster.tickets.get(params.password!);
     const valid =
       (user && !user.id.includes('!') && user.secret === params.password) ||
       (renewing && renewing.userid === username && Date.now() - renewing.issuedMs <= cluster.settings.ticketLifetimeMs);
-    if (!valid) throw new ApiError(401, 'authentication failure');
+    if (!valid) {
+      await new Promise((r) => setTimeout(r, cluster.settings.authFailureDelayMs)); // like every other 401
+      throw new ApiError(401, 'authentication failure');
+    }
     const hexTime = Math.floor(Date.now() / 1000).toString(16).toUpperCase();
+    if (user?.tfa && !renewing) {
+      // PVE answers a half ticket, usable only to send the second factor; the simulator accepts none.
+      return { ticket: `PVE:!tfa!${encodeURIComponent('{"totp":true}')}:${hexTime}::${randomBytes(24).toString('base64')}`, CSRFPreventionToken: `${hexTime}:x`, username, NeedTFA: 1 };
+    }
     const ticket = `PVE:${username}:${hexTime}::${randomBytes(24).toString('base64')}`;
     const csrf = `${hexTime}:${randomBytes(16).toString('base64')}`;
     cluster.tickets.set(ticket, { userid: username, issuedMs: Date.now(), csrf });

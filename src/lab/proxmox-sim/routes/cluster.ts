@@ -1,8 +1,8 @@
-import { parsePropertyString } from '../../../proxmox/property-string';
 import { parseUpid } from '../../../proxmox/upid';
 import { fail, paramError } from '../api-error';
 import { VERSIONS } from '../cluster';
-import { int, type RouteTable, type SimRequest } from './types';
+import { memoryMiB } from '../vm-config';
+import { int, WithTotal, type RouteTable, type SimRequest } from './types';
 
 /** /version, /cluster/resources, /cluster/nextid, /nodes…, storage and task endpoints. */
 function resources(req: SimRequest) {
@@ -13,7 +13,7 @@ function resources(req: SimRequest) {
     const visibleBefore = Date.now() - cluster.settings.resourcesLagMs;
     for (const vm of cluster.vms.values()) {
       if (vm.createdMs > visibleBefore) continue; // not yet propagated through the cluster file system
-      const memory = Number(parsePropertyString(vm.config.memory ?? '512', 'current').current ?? 512);
+      const memory = memoryMiB(vm.config);
       rows.push({
         id: `qemu/${vm.vmid}`, type: 'qemu', vmid: vm.vmid, node: vm.node, status: vm.status, template: 0,
         maxmem: memory * 1024 * 1024, maxcpu: int(vm.config.cores, 1) * int(vm.config.sockets, 1), maxdisk: 0,
@@ -117,9 +117,12 @@ export const clusterRoutes: RouteTable = {
 
   'GET /nodes/{node}/tasks/{upid}/log': (req) => {
     const task = taskOf(req);
+    // Like PVE's dump_logfile: limit 0 reads to the end, `total` counts every line, an empty log reads "no content".
     const start = int(req.params.start, 0);
     const limit = int(req.params.limit, 50);
-    return task.log.slice(start, start + limit).map((t, i) => ({ n: start + i + 1, t }));
+    if (task.log.length === 0) return new WithTotal([{ n: 1, t: 'no content' }], 1);
+    const lines = task.log.slice(start, limit === 0 ? undefined : start + limit).map((t, i) => ({ n: start + i + 1, t }));
+    return new WithTotal(lines, task.log.length);
   },
 };
 

@@ -8,8 +8,9 @@ import { schemaFor } from '../schema/validate';
 import { loadSubset } from '../schema/subset';
 import { formatDiskSize, parseDiskSize } from '../../../proxmox/disk-size';
 import {
-  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, parseConfigWrite, UNUSED_KEY, volumeOf, type WriteContext,
+  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, UNUSED_KEY, volumeOf, type WriteContext,
 } from '../vm-config';
+import { checkDrives } from '../drive-checks';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
 
 /** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
@@ -37,6 +38,7 @@ async function writeConfig(req: SimRequest, asTask: boolean): Promise<string | n
   const vm = vmOf(req);
   const write = parseConfigWrite(req.params, CONFIG_CONTROL);
   const { cluster } = req;
+  checkDrives(cluster, vm.node, write.set);
   const preflight = () => {
     cluster.checkLock(vm, req.params.skiplock);
     checkDigest(vm, req.params.digest);
@@ -65,7 +67,7 @@ async function writeConfig(req: SimRequest, asTask: boolean): Promise<string | n
 }
 
 function vmStatus(req: SimRequest, vm: SimVm) {
-  const memory = Number(parsePropertyString(vm.config.memory ?? '512', 'current').current ?? 512);
+  const memory = memoryMiB(vm.config);
   return {
     vmid: vm.vmid,
     name: vm.config.name,
@@ -102,6 +104,7 @@ export const qemuRoutes: RouteTable = {
       throw fail(`unable to create VM ${vmid} - VM ${vmid} already exists on node '${existing?.node ?? node}'`);
     }
     const { node: _n, vmid: _v, start, storage: _s, ...settings } = req.params;
+    checkDrives(cluster, node, settings);
     const vm = cluster.newVm(node, vmid, { lock: 'create' });
     const write = { set: settings, delete: [], revert: [], force: false };
     const task = startTask(

@@ -13,17 +13,21 @@ type Section = 'zones' | 'vnets';
 const KIND: Record<Section, 'zone' | 'vnet'> = { zones: 'zone', vnets: 'vnet' };
 const CONTROL = ['zone', 'vnet', 'lock-token', 'digest', 'delete'];
 
-function checkToken(req: SimRequest, operation: string): void {
-  const { cluster } = req;
-  const token = req.params['lock-token'];
-  if (cluster.sdnLockToken === undefined) {
-    if (token !== undefined) throw fail(`${operation} failed: invalid lock token provided!`);
-    return;
-  }
-  if (token !== cluster.sdnLockToken) throw fail(`${operation} failed: invalid lock token provided!`);
+/**
+ * pve-network's lock_sdn_config: refused only while a lock is held and the request lacks its token; with
+ * no lock held, any token (or none) passes. `errmsg` is the prefix the endpoint gives its error.
+ */
+function checkToken(req: SimRequest, errmsg: string): void {
+  const held = req.cluster.sdnLockToken;
+  if (held !== undefined && req.params['lock-token'] !== held) throw fail(`${errmsg}: invalid lock token provided!`);
 }
 
 const clone = (c: SdnConfig): SdnConfig => structuredClone(c);
+
+/** Whether an item is the same in the edited and the running config (key order aside). */
+function same(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  return !!a && !!b && Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+}
 
 /** Items with the digest of their section; `running` reads the applied config, `pending` marks differences. */
 function list(cluster: Cluster, section: Section, params: Record<string, string>) {
@@ -35,7 +39,7 @@ function list(cluster: Cluster, section: Section, params: Record<string, string>
     const running = cluster.sdnRunning[section][id];
     const item: Record<string, unknown> = { [KIND[section]]: id, ...(edited ?? running), digest };
     if (params.pending === '1') {
-      const state = !running ? 'new' : !edited ? 'deleted' : JSON.stringify(edited) !== JSON.stringify(running) ? 'changed' : undefined;
+      const state = !running ? 'new' : !edited ? 'deleted' : !same(edited, running) ? 'changed' : undefined;
       if (state) item.state = state;
       if (state === 'changed') {
         const pending: Record<string, string> = {};
@@ -72,7 +76,7 @@ function create(req: SimRequest, section: Section) {
   const { cluster } = req;
   const kind = KIND[section];
   const id = req.params[kind]!;
-  checkToken(req, `create sdn ${kind} object`);
+  checkToken(req, `create sdn ${kind} object failed`);
   if (cluster.sdn[section][id]) throw fail(`sdn ${kind} object ID '${id}' already defined`);
   const item = Object.fromEntries(Object.entries(req.params).filter(([k]) => !CONTROL.includes(k) || (section === 'vnets' && k === 'zone')));
   if (section === 'vnets') {
@@ -87,7 +91,7 @@ function update(req: SimRequest, section: Section) {
   const { cluster } = req;
   const kind = KIND[section];
   const id = req.params[kind]!;
-  checkToken(req, `update sdn ${kind} object`);
+  checkToken(req, `update sdn ${kind} object failed`);
   const existing = cluster.sdn[section][id];
   if (!existing) throw fail(`sdn ${kind} '${id}' does not exist`);
   if (req.params.digest !== undefined && req.params.digest !== sdnDigest(cluster.sdn[section])) {
@@ -106,7 +110,7 @@ function remove(req: SimRequest, section: Section) {
   const { cluster } = req;
   const kind = KIND[section];
   const id = req.params[kind]!;
-  checkToken(req, `delete sdn ${kind} object`);
+  checkToken(req, `delete sdn ${kind} object failed`);
   if (!cluster.sdn[section][id]) throw fail(`sdn ${kind} object ID '${id}' does not exist`);
   if (section === 'zones') {
     const user = Object.entries(cluster.sdn.vnets).find(([, v]) => v.zone === id);
@@ -134,7 +138,13 @@ function uuidv7(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-const pendingChanges = (c: Cluster) => JSON.stringify(c.sdn) !== JSON.stringify(c.sdnRunning);
+/** pve-network's has_pending_changes: any item new, deleted or with a value that differs (key order aside). */
+function pendingChanges(c: Cluster): boolean {
+  return (['zones', 'vnets'] as const).some((section) => {
+    const ids = new Set([...Object.keys(c.sdn[section]), ...Object.keys(c.sdnRunning[section])]);
+    return [...ids].some((id) => !same(c.sdn[section][id], c.sdnRunning[section][id]));
+  });
+}
 
 export const sdnRoutes: RouteTable = {
   'GET /cluster/sdn/zones': (req) => list(req.cluster, 'zones', req.params).filter((z) => !req.params.type || z.type === req.params.type),
@@ -150,14 +160,19 @@ export const sdnRoutes: RouteTable = {
 
   'PUT /cluster/sdn': (req) => {
     const { cluster } = req;
-    checkToken(req, 'reload network');
+    checkToken(req, 'could not commit SDN config');
     if (cluster.tasks.running('reloadnetworkall').length > 0) throw fail('reload network: another SDN reload is running, try again');
     const applied = clone(cluster.sdn);
-    if (cluster.sdnLockToken !== undefined && req.params['release-lock'] !== '0') cluster.sdnLockToken = undefined;
+    // Like pve-network: commit and release the lock under the config lock, then fork the reload task.
+    cluster.sdnRunning = applied;
+    if (req.params['lock-token'] !== undefined && req.params['release-lock'] !== '0') cluster.sdnLockToken = undefined;
     return startTask(req, { node: cluster.nodes[0]!, type: 'reloadnetworkall', id: '' }, async (task) => {
-      for (const node of cluster.nodes) task.log(`${node}: reloading network config`);
       await task.sleep(cluster.settings.taskMs);
-      cluster.sdnRunning = applied;
+      for (const node of cluster.nodes) {
+        task.log(`${node}: reloading network config`);
+        // A node's failed reload is only a warning of the task (pve-network warns and goes on).
+        if (cluster.settings.sdnReloadFailNodes.includes(node)) task.warn(`${node}: network reload failed (injected by the simulator)`);
+      }
     }).upid;
   },
 
@@ -180,9 +195,9 @@ export const sdnRoutes: RouteTable = {
 
   'POST /cluster/sdn/rollback': (req) => {
     const { cluster } = req;
-    checkToken(req, 'rollback sdn config');
+    checkToken(req, 'could not rollback SDN configuration');
     cluster.sdn = clone(cluster.sdnRunning);
-    if (req.params['release-lock'] !== '0') cluster.sdnLockToken = undefined;
+    if (req.params['lock-token'] !== undefined && req.params['release-lock'] !== '0') cluster.sdnLockToken = undefined;
     return null;
   },
 };

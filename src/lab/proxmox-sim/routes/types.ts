@@ -33,3 +33,11 @@ export function startTask(
 }
 
 export const int = (v: string | undefined, fallback: number) => (v === undefined ? fallback : Number(v));
+
+/** An answer with PVE's `total` result attribute beside `data` (task logs, task lists). */
+export class WithTotal {
+  constructor(
+    readonly data: unknown,
+    readonly total: number,
+  ) {}
+}

@@ -89,6 +89,13 @@ export function checkValue(schema: ParamSchema, raw: RawValue, name: string): { 
   return { value };
 }
 
+/** pve-common's parse_boolean: 1/on/yes/true and 0/off/no/false, any case; anything else is not a boolean. */
+export function parseBoolean(value: string): '1' | '0' | undefined {
+  if (/^(1|on|yes|true)$/i.test(value)) return '1';
+  if (/^(0|off|no|false)$/i.test(value)) return '0';
+  return undefined;
+}
+
 /** Checks a property string (`k=v,k=v`) against its format; messages are prefixed `param.key: `. */
 export function checkPropertyString(format: Record<string, ParamSchema>, text: string, name: string): string[] {
   const errors: string[] = [];
@@ -127,13 +134,16 @@ export function checkPropertyString(format: Record<string, ParamSchema>, text: s
     }
     const target = format[key];
     if (!target) continue;
+    // Inside property strings PVE reads booleans with parse_boolean (on/yes/true…); top-level ones must be 1/0.
+    if (target.type === 'boolean') value = parseBoolean(value) ?? value;
     const checked = checkValue(target, value, `${name}.${key}`);
     if (checked.error) errors.push(`${name}.${key}: ${checked.error}`);
     value = checked.value;
     seen.set(key, value);
   }
   for (const [key, entry] of Object.entries(format)) {
-    if (!entry.alias && !isOptional(entry) && !seen.has(key) && entry.default === undefined) {
+    // A default documents what PVE assumes when the key is optional; it does not make a required key optional.
+    if (!entry.alias && !isOptional(entry) && !seen.has(key)) {
       errors.push(`${name}.${key}: property is missing and it is not optional`);
     }
   }
