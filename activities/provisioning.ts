@@ -1,4 +1,4 @@
-import { getClient, heartbeat } from '@temporalio/activity';
+import { getClient } from '@temporalio/activity';
 import { ApplicationFailure, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { durationToMs } from '../src/config/common';
 import {
@@ -19,11 +19,9 @@ import { parseNic } from '../src/proxmox/nics';
 import { allocateVmidUpdate } from '../workflows/messages';
 import type { vmidAllocator } from '../workflows/vmid-allocator';
 import { clientsOf } from './clients';
+import { beat } from './heartbeat';
 import type { ActivityDeps } from './deps';
 import type { ProvisioningActivities, WriteOutcome } from './provisioning-contract';
-
-/** Progress of a wait on a Proxmox task goes out as a heartbeat (and shows in `ferry status`). */
-const beat = (details: unknown) => heartbeat(details);
 
 /** The allocator's range is full: final until a person widens the range or frees VMIDs. */
 class VmidRangeExhausted extends FerryError {}

@@ -38,7 +38,7 @@ import {
   waveStatusQuery,
 } from './messages';
 import { migrateVm } from './migrate-vm';
-import { reads } from './migration/proxies';
+import { estateReads, reads } from './migration/proxies';
 import { sdnSync, type SdnSyncResult } from './sdn-sync';
 
 export interface MigrationWaveInput {
@@ -169,7 +169,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
       if (problem) throw new Error(`autoApprove refused: ${problem}`);
     }
     // --- one discovery and one assessment for the whole wave ---
-    const discovered = await reads.discoverWave(input.selection);
+    const discovered = await estateReads(loaded.heartbeatTimeoutMs).discoverWave(input.selection);
     const assessment = assessInventory(discovered, loaded.rules);
     for (const vm of discovered.vms) {
       const keys = new Set(vm.nics.flatMap((n) => (n.backing.kind === 'dvportgroup' ? [n.backing.portgroupKey] : [])));
