@@ -5,12 +5,14 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  proxyActivities,
   setHandler,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
+import type { Activities } from '../activities';
 import type { VmSnapshot, WaveSelection } from '../activities/migration-contract';
 import {
   approvedBy,
@@ -50,6 +52,8 @@ export interface MigrationWaveInput {
   continueAsNewAfter?: number;
   /** Approve every VM up front (recorded like any approval; the approver must be known). For labs and benchmarks. */
   autoApprove?: CutoverDecision;
+  /** How often the wave looks for VM workflows that closed without reporting (default 5 minutes). */
+  childCheckIntervalMs?: number;
   /** State carried over continue-as-new. */
   carried?: WaveCarry;
 }
@@ -72,6 +76,9 @@ export interface MigrationWaveResult {
 }
 
 const DEFAULT_CONCURRENCY = 50;
+const DEFAULT_CHILD_CHECK_INTERVAL_MS = 5 * 60_000;
+
+const watch = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { initialInterval: '2s', maximumInterval: '1m', maximumAttempts: 5 } });
 
 /**
  * One wave: one discovery, one SDN sync, then a `migrateVm` child per translatable VM with bounded
@@ -92,6 +99,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     vms: [],
     refused: [],
     approvals: [],
+    ignored: [],
     counts: { pending: 0, running: 0, finished: 0 },
   };
   const actions: MigrationAction[] = carried?.actions ?? [];
@@ -156,12 +164,22 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
       if (problem) throw new Error(problem);
     },
   });
+  // A signal cannot be refused: one that comes before the settings (approvers) are known waits for
+  // them; one that is not valid is recorded, not acted on.
+  const early: Array<CutoverDecision & { vms?: string[] }> = [];
+  const takeApprovalSignal = (decision: CutoverDecision & { vms?: string[] }) => {
+    const problem = approvalProblem(decision);
+    if (problem) status.ignored.push({ message: `approve by ${String(decision?.by)}`, reason: problem });
+    else approve(decision, 'signal');
+  };
   setHandler(approveWaveSignal, (decision) => {
-    if (!approvalProblem(decision)) approve(decision, 'signal');
+    if (settings) takeApprovalSignal(decision);
+    else early.push(decision);
   });
 
   const loaded = settings ?? (await reads.loadMigrationSettings());
   settings = loaded;
+  for (const decision of early.splice(0)) takeApprovalSignal(decision);
   let sdn: SdnSyncResult | undefined = carried?.sdn;
   if (!carried) {
     if (input.autoApprove) {
@@ -236,12 +254,37 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
       });
     }
     const finishedBefore = status.vms.filter((v) => v.state === 'finished').length;
-    await condition(() => status.vms.filter((v) => v.state === 'finished').length > finishedBefore || workflowInfo().continueAsNewSuggested);
+    const heard = await condition(
+      () => status.vms.filter((v) => v.state === 'finished').length > finishedBefore || workflowInfo().continueAsNewSuggested,
+      input.childCheckIntervalMs ?? DEFAULT_CHILD_CHECK_INTERVAL_MS,
+    );
+    // A VM workflow that was terminated or timed out never reports; without this the wave would wait forever.
+    if (!heard) await finishSilentChildren(status.vms);
   }
   setStage('done');
   await condition(allHandlersFinished);
   await delivered();
   return { status: { ...status, counts: waveCounts(status.vms) }, actions, sdn: sdn! };
+}
+
+async function finishSilentChildren(vms: WaveVm[]): Promise<void> {
+  const running = vms.filter((v) => v.state === 'running');
+  if (running.length === 0) return;
+  let closed: Awaited<ReturnType<Activities['closedWorkflows']>>;
+  try {
+    closed = await watch.closedWorkflows({ workflowIds: running.map((v) => v.workflowId) });
+  } catch {
+    return; // looked at again after the next interval
+  }
+  for (const { workflowId, status } of closed) {
+    const vm = running.find((v) => v.workflowId === workflowId);
+    // Its report may have come in while the activity ran.
+    if (!vm || vm.state !== 'running') continue;
+    vm.state = 'finished';
+    vm.finishedAt = workflowNow();
+    vm.closedAs = status;
+    vm.error = `workflow ${workflowId} closed (${status}) without reporting to the wave`;
+  }
 }
 
 function covered(approval: WaveApproval, name: string): boolean {
