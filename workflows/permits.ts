@@ -5,6 +5,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -25,6 +26,8 @@ const { requestPermit } = proxyActivities<Activities>({
   // sent afterwards cannot overtake it and leave a stale request at the semaphore.
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
+
+const RENEWAL_PATCH = 'permit-lease-renewal';
 
 const grantedRequests = new Set<string>();
 let listening = false;
@@ -71,7 +74,9 @@ export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWai
       request: { requestId, holderWorkflowId: workflowInfo().workflowId, label: options.label, leaseMs: options.leaseMs },
     });
     await condition(() => grantedRequests.has(requestId));
-    return await whileRenewing(key, requestId, options.leaseMs, () => fn({ waitedMs: workflowNow() - askedAt }));
+    const work = () => fn({ waitedMs: workflowNow() - askedAt });
+    // Runs that started before renewal existed replay without its timers.
+    return await (patched(RENEWAL_PATCH) ? whileRenewing(key, requestId, options.leaseMs, work) : work());
   } finally {
     grantedRequests.delete(requestId);
     // Release (or withdraw the request) even when this scope is being cancelled.
