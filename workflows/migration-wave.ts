@@ -5,6 +5,7 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -77,6 +78,7 @@ export interface MigrationWaveResult {
 
 const DEFAULT_CONCURRENCY = 50;
 const DEFAULT_CHILD_CHECK_INTERVAL_MS = 5 * 60_000;
+const CHILD_CHECK_PATCH = 'wave-child-check';
 
 const watch = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { initialInterval: '2s', maximumInterval: '1m', maximumAttempts: 5 } });
 
@@ -254,12 +256,11 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
       });
     }
     const finishedBefore = status.vms.filter((v) => v.state === 'finished').length;
-    const heard = await condition(
-      () => status.vms.filter((v) => v.state === 'finished').length > finishedBefore || workflowInfo().continueAsNewSuggested,
-      input.childCheckIntervalMs ?? DEFAULT_CHILD_CHECK_INTERVAL_MS,
-    );
-    // A VM workflow that was terminated or timed out never reports; without this the wave would wait forever.
-    if (!heard) await finishSilentChildren(status.vms);
+    const reported = () => status.vms.filter((v) => v.state === 'finished').length > finishedBefore || workflowInfo().continueAsNewSuggested;
+    // A VM workflow that was terminated or timed out never reports; without this check the wave would
+    // wait forever. (Runs started before the check existed replay without its timer.)
+    if (!patched(CHILD_CHECK_PATCH)) await condition(reported);
+    else if (!(await condition(reported, input.childCheckIntervalMs ?? DEFAULT_CHILD_CHECK_INTERVAL_MS))) await finishSilentChildren(status.vms);
   }
   setStage('done');
   await condition(allHandlersFinished);
