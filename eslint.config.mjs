@@ -48,7 +48,14 @@ export default tseslint.config(
   },
   {
     files: ['workflows/**/*.ts', 'src/domain/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', workflowRestrictions] },
+    rules: {
+      'no-restricted-imports': ['error', workflowRestrictions],
+      // Its order depends on the worker's locale and ICU data, so a replay could differ.
+      'no-restricted-properties': [
+        'error',
+        { property: 'localeCompare', message: 'Deterministic code orders strings with compareCodeUnits (src/domain/order).' },
+      ],
+    },
   },
   {
     files: ['**/*.mjs', '**/*.js', '**/*.cjs'],

@@ -2,6 +2,7 @@ import type { DnsClient } from '../src/dns/client';
 import { FerryError } from '../src/errors';
 import type { NetboxClient } from '../src/netbox/client';
 import type { ProxmoxClient } from '../src/proxmox';
+import type { VsphereClient } from '../src/vsphere';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -11,6 +12,10 @@ import type { ActivityDeps } from './deps';
 export function clientsOf(deps: ActivityDeps) {
   const missing = (what: string, where: string) => new FerryError(`${what} is not configured for this worker (${where})`, 'invalid');
   return {
+    vsphere(): VsphereClient {
+      if (!deps.vsphere) throw missing('vSphere', 'ferry.yaml vsphere:, VMWARE_*');
+      return deps.vsphere;
+    },
     pve(): ProxmoxClient {
       if (!deps.proxmox) throw missing('Proxmox', 'ferry.yaml proxmox:, PROXMOX_*');
       return deps.proxmox;

@@ -7,6 +7,7 @@ import { createProvisioningActivities } from './provisioning';
 import type { ProvisioningActivities, TeardownActivities } from './provisioning-contract';
 import { createTeardownActivities } from './teardown';
 import { withFailureMapping } from './failures';
+import { createWorkflowWatchActivities } from './workflow-watch';
 
 export type { ActivityDeps } from './deps';
 
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMigrationActivities(deps),
     ...createProvisioningActivities(deps),
     ...createTeardownActivities(deps),
+    ...createWorkflowWatchActivities(),
   });
 }
 

@@ -1,17 +1,15 @@
-import { activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
+import { activityInfo, cancellationSignal } from '@temporalio/activity';
 import { durationToMs } from '../src/config/common';
 import type { MigrationSettings } from '../src/domain/migration';
 import { FerryError } from '../src/errors';
 import type { ProxmoxClient } from '../src/proxmox';
 import { parseDisk } from '../src/proxmox/disks';
-import type { VsphereClient } from '../src/vsphere';
+import { clientsOf } from './clients';
 import type { ActivityDeps } from './deps';
+import { beat, beatWhile } from './heartbeat';
 import type { ImportedDisk, MigrationActivities, PlanState, PveVmRef, WaveSelection } from './migration-contract';
 
 const DISK_SLOT = /^(scsi|sata|ide|virtio)\d+$/;
-
-/** Progress from a long wait goes out as a heartbeat (the UI shows it; `ferry status --watch` prints it). */
-const beat = (details: unknown) => heartbeat(details);
 
 /**
  * The migration activities: thin adapters from the workflows' calls to the vSphere and Proxmox clients.
@@ -19,14 +17,7 @@ const beat = (details: unknown) => heartbeat(details);
  * does not do the work twice.
  */
 export function createMigrationActivities(deps: ActivityDeps): MigrationActivities {
-  const vsphere = (): VsphereClient => {
-    if (!deps.vsphere) throw new FerryError('vSphere is not configured for this worker (ferry.yaml vsphere:, VMWARE_*)', 'invalid');
-    return deps.vsphere;
-  };
-  const pve = (): ProxmoxClient => {
-    if (!deps.proxmox) throw new FerryError('Proxmox is not configured for this worker (ferry.yaml proxmox:, PROXMOX_*)', 'invalid');
-    return deps.proxmox;
-  };
+  const { vsphere, pve } = clientsOf(deps);
   /** The root@pam client for import-from and attach by path (PVE allows paths only for root). */
   const privileged = (what: string): ProxmoxClient => {
     if (!deps.proxmoxPrivileged) {
@@ -74,8 +65,8 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     },
 
     async discoverWave(selection: WaveSelection) {
-      const { inventory } = await vsphere().discover();
-      const tagged = selection.tag ? new Set(await vsphere().vmsTagged(selection.tag)) : undefined;
+      const { inventory } = await beatWhile('discovery', vsphere().discover());
+      const tagged = selection.tag ? new Set(await beatWhile('tagged VMs', vsphere().vmsTagged(selection.tag))) : undefined;
       const vms = inventory.vms.filter(
         (vm) =>
           (!tagged || tagged.has(vm.moid)) &&
@@ -123,12 +114,15 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
 
     async readPlanState({ vms }): Promise<PlanState> {
       const client = pve();
-      const all = await client.vms.list();
+      const all = await beatWhile('Proxmox VMs', client.vms.list());
       const wanted = new Set(vms.map((v) => v.vmid));
       const names = new Set(vms.map((v) => v.name));
       const existing = all.filter((vm) => wanted.has(vm.vmid) || (vm.name !== undefined && names.has(vm.name)));
       const configs: PlanState['configs'] = {};
-      for (const vm of existing.filter((e) => wanted.has(e.vmid))) configs[vm.vmid] = (await client.config.get(vm.node, vm.vmid)).values;
+      for (const vm of existing.filter((e) => wanted.has(e.vmid))) {
+        beat({ reading: `config of VM ${vm.vmid}` });
+        configs[vm.vmid] = (await client.config.get(vm.node, vm.vmid)).values;
+      }
       const [zones, vnets] = await Promise.all([client.sdn.zones(), client.sdn.vnets()]);
       return {
         existing: existing.map((vm) => ({ vmid: vm.vmid, name: vm.name, node: vm.node, status: vm.status })),

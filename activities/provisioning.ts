@@ -1,7 +1,14 @@
-import { getClient, heartbeat } from '@temporalio/activity';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { getClient } from '@temporalio/activity';
+import { ApplicationFailure, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { durationToMs } from '../src/config/common';
-import { nicIndex, type NetboxVmRecord, type ProvisioningSettings, VMID_ALLOCATOR_KEY } from '../src/domain/provisioning';
+import {
+  nicIndex,
+  type NetboxVmRecord,
+  type ProvisioningSettings,
+  VMID_ALLOCATOR_KEY,
+  VMID_RANGE_EXHAUSTED,
+  VMID_READ_FAILED,
+} from '../src/domain/provisioning';
 import { FerryKind } from '../src/domain/search-attributes';
 import { scopedLimitKey } from '../src/domain/task-queues';
 import { FerryError } from '../src/errors';
@@ -12,11 +19,14 @@ import { parseNic } from '../src/proxmox/nics';
 import { allocateVmidUpdate } from '../workflows/messages';
 import type { vmidAllocator } from '../workflows/vmid-allocator';
 import { clientsOf } from './clients';
+import { beat } from './heartbeat';
 import type { ActivityDeps } from './deps';
 import type { ProvisioningActivities, WriteOutcome } from './provisioning-contract';
 
-/** Progress of a wait on a Proxmox task goes out as a heartbeat (and shows in `ferry status`). */
-const beat = (details: unknown) => heartbeat(details);
+/** The allocator's range is full: final until a person widens the range or frees VMIDs. */
+class VmidRangeExhausted extends FerryError {}
+/** The allocator could not read the VMIDs in use (Proxmox or NetBox unreachable): asking again can help. */
+class VmidReadFailed extends FerryError {}
 
 /** Bridges and VNets a NIC may attach to, as /nodes/{node}/network types them. */
 const NIC_NETWORK_TYPES = new Set(['bridge', 'OVSBridge', 'vnet']);
@@ -74,7 +84,11 @@ export function createProvisioningActivities(deps: ActivityDeps): ProvisioningAc
         return { vmid };
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError) {
-          throw new FerryError(`the VMID allocator ${workflowId} refused: ${err.cause?.message ?? err.message}`, 'policy', { cause: err });
+          const type = err.cause instanceof ApplicationFailure ? err.cause.type : undefined;
+          const message = `the VMID allocator ${workflowId} refused: ${err.cause?.message ?? err.message}`;
+          if (type === VMID_READ_FAILED) throw new VmidReadFailed(message, 'transient', { cause: err });
+          if (type === VMID_RANGE_EXHAUSTED) throw new VmidRangeExhausted(message, 'policy', { cause: err });
+          throw new FerryError(message, 'invalid', { cause: err }); // the request failed the allocator's validation
         }
         throw err;
       }

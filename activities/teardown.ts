@@ -1,4 +1,4 @@
-import { getClient, heartbeat } from '@temporalio/activity';
+import { getClient } from '@temporalio/activity';
 import { fqdn, hostAddress, knownHostNames, type CleanupOutcome, type TeardownResult, type TeardownTarget } from '../src/domain/provisioning';
 import { FerryError } from '../src/errors';
 import { removeKnownHosts } from '../src/known-hosts/known-hosts';
@@ -6,10 +6,9 @@ import { NetboxError } from '../src/netbox/errors';
 import type { VirtualMachine } from '../src/netbox/schemas';
 import { ProxmoxTaskError } from '../src/proxmox';
 import { clientsOf } from './clients';
+import { beat } from './heartbeat';
 import type { ActivityDeps } from './deps';
 import type { TeardownActivities } from './provisioning-contract';
-
-const beat = (details: unknown) => heartbeat(details);
 
 /** Every NetBox VM status (a kept record moves to the configured one from any of them). */
 const NETBOX_VM_STATUSES = ['offline', 'active', 'planned', 'staged', 'failed', 'decommissioning', 'paused'];

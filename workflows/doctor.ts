@@ -2,6 +2,7 @@ import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { doctorReport, type DoctorReport, type Endpoint, type EndpointVerdict } from '../src/domain/doctor';
 import { FerryKind } from '../src/domain/search-attributes';
+import { failureMessage } from './failures';
 
 // A check answers quickly or the endpoint is unhealthy; a failed check is a verdict, not a reason to retry.
 const CHECK_OPTIONS = { startToCloseTimeout: '45s', retry: { maximumAttempts: 1 } } as const;
@@ -42,9 +43,4 @@ export async function doctor(): Promise<DoctorReport> {
     }),
   );
   return doctorReport(verdicts);
-}
-
-function failureMessage(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  return err.cause instanceof Error ? err.cause.message : err.message;
 }

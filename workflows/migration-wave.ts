@@ -5,12 +5,15 @@ import {
   executeChild,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
+  proxyActivities,
   setHandler,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
+import type { Activities } from '../activities';
 import type { VmSnapshot, WaveSelection } from '../activities/migration-contract';
 import {
   approvedBy,
@@ -38,7 +41,7 @@ import {
   waveStatusQuery,
 } from './messages';
 import { migrateVm } from './migrate-vm';
-import { reads } from './migration/proxies';
+import { estateReads, reads } from './migration/proxies';
 import { sdnSync, type SdnSyncResult } from './sdn-sync';
 
 export interface MigrationWaveInput {
@@ -50,6 +53,8 @@ export interface MigrationWaveInput {
   continueAsNewAfter?: number;
   /** Approve every VM up front (recorded like any approval; the approver must be known). For labs and benchmarks. */
   autoApprove?: CutoverDecision;
+  /** How often the wave looks for VM workflows that closed without reporting (default 5 minutes). */
+  childCheckIntervalMs?: number;
   /** State carried over continue-as-new. */
   carried?: WaveCarry;
 }
@@ -72,6 +77,10 @@ export interface MigrationWaveResult {
 }
 
 const DEFAULT_CONCURRENCY = 50;
+const DEFAULT_CHILD_CHECK_INTERVAL_MS = 5 * 60_000;
+const CHILD_CHECK_PATCH = 'wave-child-check';
+
+const watch = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { initialInterval: '2s', maximumInterval: '1m', maximumAttempts: 5 } });
 
 /**
  * One wave: one discovery, one SDN sync, then a `migrateVm` child per translatable VM with bounded
@@ -92,6 +101,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     vms: [],
     refused: [],
     approvals: [],
+    ignored: [],
     counts: { pending: 0, running: 0, finished: 0 },
   };
   const actions: MigrationAction[] = carried?.actions ?? [];
@@ -156,12 +166,22 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
       if (problem) throw new Error(problem);
     },
   });
+  // A signal cannot be refused: one that comes before the settings (approvers) are known waits for
+  // them; one that is not valid is recorded, not acted on.
+  const early: Array<CutoverDecision & { vms?: string[] }> = [];
+  const takeApprovalSignal = (decision: CutoverDecision & { vms?: string[] }) => {
+    const problem = approvalProblem(decision);
+    if (problem) status.ignored.push({ message: `approve by ${String(decision?.by)}`, reason: problem });
+    else approve(decision, 'signal');
+  };
   setHandler(approveWaveSignal, (decision) => {
-    if (!approvalProblem(decision)) approve(decision, 'signal');
+    if (settings) takeApprovalSignal(decision);
+    else early.push(decision);
   });
 
   const loaded = settings ?? (await reads.loadMigrationSettings());
   settings = loaded;
+  for (const decision of early.splice(0)) takeApprovalSignal(decision);
   let sdn: SdnSyncResult | undefined = carried?.sdn;
   if (!carried) {
     if (input.autoApprove) {
@@ -169,7 +189,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
       if (problem) throw new Error(`autoApprove refused: ${problem}`);
     }
     // --- one discovery and one assessment for the whole wave ---
-    const discovered = await reads.discoverWave(input.selection);
+    const discovered = await estateReads(loaded.heartbeatTimeoutMs).discoverWave(input.selection);
     const assessment = assessInventory(discovered, loaded.rules);
     for (const vm of discovered.vms) {
       const keys = new Set(vm.nics.flatMap((n) => (n.backing.kind === 'dvportgroup' ? [n.backing.portgroupKey] : [])));
@@ -236,12 +256,36 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
       });
     }
     const finishedBefore = status.vms.filter((v) => v.state === 'finished').length;
-    await condition(() => status.vms.filter((v) => v.state === 'finished').length > finishedBefore || workflowInfo().continueAsNewSuggested);
+    const reported = () => status.vms.filter((v) => v.state === 'finished').length > finishedBefore || workflowInfo().continueAsNewSuggested;
+    // A VM workflow that was terminated or timed out never reports; without this check the wave would
+    // wait forever. (Runs started before the check existed replay without its timer.)
+    if (!patched(CHILD_CHECK_PATCH)) await condition(reported);
+    else if (!(await condition(reported, input.childCheckIntervalMs ?? DEFAULT_CHILD_CHECK_INTERVAL_MS))) await finishSilentChildren(status.vms);
   }
   setStage('done');
   await condition(allHandlersFinished);
   await delivered();
   return { status: { ...status, counts: waveCounts(status.vms) }, actions, sdn: sdn! };
+}
+
+async function finishSilentChildren(vms: WaveVm[]): Promise<void> {
+  const running = vms.filter((v) => v.state === 'running');
+  if (running.length === 0) return;
+  let closed: Awaited<ReturnType<Activities['closedWorkflows']>>;
+  try {
+    closed = await watch.closedWorkflows({ workflowIds: running.map((v) => v.workflowId) });
+  } catch {
+    return; // looked at again after the next interval
+  }
+  for (const { workflowId, status } of closed) {
+    const vm = running.find((v) => v.workflowId === workflowId);
+    // Its report may have come in while the activity ran.
+    if (!vm || vm.state !== 'running') continue;
+    vm.state = 'finished';
+    vm.finishedAt = workflowNow();
+    vm.closedAs = status;
+    vm.error = `workflow ${workflowId} closed (${status}) without reporting to the wave`;
+  }
 }
 
 function covered(approval: WaveApproval, name: string): boolean {

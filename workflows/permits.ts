@@ -1,22 +1,33 @@
 import {
+  ActivityCancellationType,
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  patched,
   proxyActivities,
   setHandler,
+  sleep,
+  type SignalDefinition,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { semaphoreWorkflowId } from '../src/domain/permits';
 import { scopedLimitKey } from '../src/domain/task-queues';
-import { permitGrantedSignal, releasePermitSignal } from './messages';
+import { permitGrantedSignal, releasePermitSignal, renewPermitSignal } from './messages';
 import { workflowNow } from './clock';
 
 const { requestPermit } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', maximumInterval: '30s' },
+  // On cancellation, wait until the request has really been queued (or failed), so the withdrawal
+  // sent afterwards cannot overtake it and leave a stale request at the semaphore.
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
+
+const RENEWAL_PATCH = 'permit-lease-renewal';
 
 const grantedRequests = new Set<string>();
 let listening = false;
@@ -34,7 +45,7 @@ export interface PermitOptions {
   key: string;
   /** Permits the semaphore starts with if this request is the one that starts it. */
   permits: number;
-  /** How long the permit is held at most before the semaphore takes it back. */
+  /** How long the permit is held at most without renewal before the semaphore takes it back. */
   leaseMs: number;
   label: string;
 }
@@ -45,29 +56,68 @@ export interface PermitWait {
 }
 
 /**
- * Runs `fn` while holding one permit of a global limit. The permit is released when `fn` ends, also on
- * failure or cancellation.
+ * Runs `fn` while holding one permit of a global limit. The lease is renewed every third of it while
+ * `fn` runs, so only a holder that vanishes loses its permit. The permit is released when `fn` ends,
+ * also on failure or cancellation.
  */
 export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWait) => Promise<T>): Promise<T> {
   listenForGrants();
   const key = scopedLimitKey(workflowInfo().taskQueue, options.key);
   const requestId = `${workflowInfo().workflowId}/${uuid4()}`;
   const askedAt = workflowNow();
-  await requestPermit({
-    key,
-    permits: options.permits,
-    // The semaphore runs where the workflows that use it run.
-    taskQueue: workflowInfo().taskQueue,
-    request: { requestId, holderWorkflowId: workflowInfo().workflowId, label: options.label, leaseMs: options.leaseMs },
-  });
   try {
+    await requestPermit({
+      key,
+      permits: options.permits,
+      // The semaphore runs where the workflows that use it run.
+      taskQueue: workflowInfo().taskQueue,
+      request: { requestId, holderWorkflowId: workflowInfo().workflowId, label: options.label, leaseMs: options.leaseMs },
+    });
     await condition(() => grantedRequests.has(requestId));
-    return await fn({ waitedMs: workflowNow() - askedAt });
+    const work = () => fn({ waitedMs: workflowNow() - askedAt });
+    // Runs that started before renewal existed replay without its timers.
+    return await (patched(RENEWAL_PATCH) ? whileRenewing(key, requestId, options.leaseMs, work) : work());
   } finally {
     grantedRequests.delete(requestId);
     // Release (or withdraw the request) even when this scope is being cancelled.
-    await CancellationScope.nonCancellable(() =>
-      getExternalWorkflowHandle(semaphoreWorkflowId(key)).signal(releasePermitSignal, { requestId }),
-    );
+    await CancellationScope.nonCancellable(() => signalSemaphore(key, releasePermitSignal, { requestId }));
+  }
+}
+
+/** Runs `fn` and renews the lease on a durable timer until `fn` settles. */
+async function whileRenewing<T>(key: string, requestId: string, leaseMs: number, fn: () => Promise<T>): Promise<T> {
+  const renewals = new CancellationScope();
+  const renewing = renewals
+    .run(async () => {
+      for (;;) {
+        await sleep(Math.max(1, Math.floor(leaseMs / 3)));
+        await signalSemaphore(key, renewPermitSignal, { requestId, leaseMs });
+      }
+    })
+    .catch((err: unknown) => {
+      if (!isCancellation(err)) throw err;
+    });
+  try {
+    return await fn();
+  } finally {
+    renewals.cancel();
+    await renewing;
+  }
+}
+
+/**
+ * Signals the semaphore; a semaphore that never started (the request was cancelled before it was
+ * sent) or is gone has nothing to release or renew, so that is logged, not thrown.
+ */
+async function signalSemaphore<A>(
+  key: string,
+  signal: SignalDefinition<[A]>,
+  arg: A,
+): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(semaphoreWorkflowId(key)).signal(signal, arg);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    log.warn('could not signal the semaphore', { key, signal: signal.name, error: String(err) });
   }
 }

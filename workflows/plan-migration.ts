@@ -9,7 +9,7 @@ import {
   type VmPrediction,
 } from '../src/domain/migration';
 import { FerryKind } from '../src/domain/search-attributes';
-import { reads } from './migration/proxies';
+import { estateReads, reads } from './migration/proxies';
 
 export interface MigrationPlan {
   vcenter: string;
@@ -28,9 +28,10 @@ export interface MigrationPlan {
 export async function planMigration(selection: WaveSelection): Promise<MigrationPlan> {
   upsertSearchAttributes([{ key: FerryKind, value: 'plan' }]);
   const settings = await reads.loadMigrationSettings();
-  const discovered = await reads.discoverWave(selection);
+  const estate = estateReads(settings.heartbeatTimeoutMs);
+  const discovered = await estate.discoverWave(selection);
   const assessment = assessInventory(discovered, settings.rules);
-  const state = await reads.readPlanState({
+  const state = await estate.readPlanState({
     vms: assessment.vms.filter((a) => a.vmid !== undefined).map((a) => ({ vmid: a.vmid!, name: a.pveName })),
   });
   const sdn = sdnActions(assessment.vnetPlan, state.sdn);

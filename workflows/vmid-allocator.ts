@@ -9,7 +9,14 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import { allocate, type Allocation, type AllocatorState, type VmidRequest } from '../src/domain/provisioning';
+import {
+  allocate,
+  type Allocation,
+  type AllocatorState,
+  VMID_RANGE_EXHAUSTED,
+  VMID_READ_FAILED,
+  type VmidRequest,
+} from '../src/domain/provisioning';
 import { PVE_VMID_MAX, PVE_VMID_MIN } from '../src/domain/vmid';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { workflowNow } from './clock';
@@ -31,7 +38,8 @@ export interface VmidAllocatorInput {
 export async function vmidAllocator(input: VmidAllocatorInput = {}): Promise<void> {
   const state: AllocatorState = input.carried ?? { reservations: [], allocated: 0 };
   const queue: Array<{ id: string; request: VmidRequest }> = [];
-  const answers = new Map<string, Allocation>();
+  // A failed read is not an answer about the range: those requests may try again.
+  const answers = new Map<string, Allocation | { readFailed: string }>();
 
   upsertSearchAttributes([
     { key: FerryKind, value: 'vmid-allocator' },
@@ -46,7 +54,8 @@ export async function vmidAllocator(input: VmidAllocatorInput = {}): Promise<voi
       await condition(() => answers.has(id));
       const answer = answers.get(id)!;
       answers.delete(id);
-      if ('error' in answer) throw ApplicationFailure.create({ type: 'VmidRangeExhausted', message: answer.error, nonRetryable: true });
+      if ('readFailed' in answer) throw ApplicationFailure.create({ type: VMID_READ_FAILED, message: answer.readFailed, nonRetryable: false });
+      if ('error' in answer) throw ApplicationFailure.create({ type: VMID_RANGE_EXHAUSTED, message: answer.error, nonRetryable: true });
       return answer.vmid;
     },
     {
@@ -73,7 +82,7 @@ export async function vmidAllocator(input: VmidAllocatorInput = {}): Promise<voi
         used = await reads.usedVmids({ range });
       } catch (err) {
         // The allocator outlives a failed read: this batch is refused, the next one reads again.
-        for (const b of batch) answers.set(b.id, { error: `could not read the VMIDs in use: ${failureMessage(err)}` });
+        for (const b of batch) answers.set(b.id, { readFailed: `could not read the VMIDs in use: ${failureMessage(err)}` });
         continue;
       }
       const result = allocate(

@@ -55,12 +55,35 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   return workers;
 }
 
-/** Runs workers until they are shut down (SIGINT/SIGTERM by default), then resolves. */
-export async function runWorkers(workers: Worker[]): Promise<void> {
-  const results = await Promise.allSettled(workers.map((w) => w.run()));
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) {
-    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-    throw failed.reason;
+/** What a worker run ends with when one of its workers failed; the first failure is the cause. */
+export class WorkerFailedError extends Error {
+  constructor(
+    readonly taskQueue: string,
+    cause: unknown,
+  ) {
+    super(`the worker for task queue ${taskQueue} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'WorkerFailedError';
   }
+}
+
+type RunnableWorker = Pick<Worker, 'run' | 'shutdown' | 'getState'> & { options: { taskQueue: string } };
+
+/**
+ * Runs workers until they are shut down (SIGINT/SIGTERM by default), then resolves. When one worker
+ * fails, the others are shut down at once (a process that serves only some of its queues would look
+ * healthy while, say, imports pile up) and the run rejects with the first failure.
+ */
+export async function runWorkers(workers: readonly RunnableWorker[]): Promise<void> {
+  let failure: WorkerFailedError | undefined;
+  const runs = workers.map((worker) =>
+    worker.run().catch((err: unknown) => {
+      if (failure) return;
+      failure = new WorkerFailedError(worker.options.taskQueue, err);
+      for (const other of workers) {
+        if (other !== worker && other.getState() === 'RUNNING') other.shutdown();
+      }
+    }),
+  );
+  await Promise.all(runs);
+  if (failure) throw failure;
 }

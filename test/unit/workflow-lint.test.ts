@@ -33,6 +33,7 @@ const PROBES: Probe[] = [
       '}',
     ].join('\n'),
   },
+  { name: 'localeCompare', dir: 'workflows', code: "export const probe = ['b', 'a'].sort((x, y) => x.localeCompare(y));\n" },
   {
     name: 'floating promise',
     dir: 'src',
@@ -83,6 +84,10 @@ describe('lint rules that keep workflow code deterministic', () => {
 
   it('allows the workflow API, the domain rules and type-only activity imports', () => {
     expect(messages.get('allowed')).toEqual([]);
+  });
+
+  it('refuses locale-dependent string ordering in workflows/', () => {
+    expect(messages.get('localeCompare')!.some((m) => m.startsWith('no-restricted-properties') && m.includes('compareCodeUnits'))).toBe(true);
   });
 
   it('reports floating promises anywhere', () => {

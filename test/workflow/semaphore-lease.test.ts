@@ -66,4 +66,38 @@ describe('semaphore lease under time skipping', () => {
       expect(state.granted).toBe(2);
     });
   });
+
+  it('keeps renewing the lease of a holder that still works, and hands the permit on when it ends', async () => {
+    const taskQueue = uniqueName('renew');
+    const key = uniqueName('limit');
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: workflowBundlePath() },
+      activities: createPermitActivities(),
+    });
+    await worker.runUntil(async () => {
+      // Holds for three hours on a one-hour lease: only renewals keep the permit.
+      const holder = await env.client.workflow.start<typeof holdPermit>('holdPermit', {
+        taskQueue,
+        workflowId: `${key}-long`,
+        args: [{ key, permits: 1, leaseMs: HOUR, holdMs: 3 * HOUR }],
+      });
+      await waitUntil(() => holder.query(permitHeldQuery), 30_000);
+      const next = await env.client.workflow.execute<typeof holdPermit>('holdPermit', {
+        taskQueue,
+        workflowId: `${key}-next`,
+        args: [{ key, permits: 1, leaseMs: HOUR, holdMs: 60_000 }],
+      });
+      const first = await holder.result();
+
+      expect(first.releasedAt - first.grantedAt).toBeGreaterThanOrEqual(3 * HOUR);
+      expect(next.grantedAt).toBeGreaterThanOrEqual(first.releasedAt);
+      expect(next.waitedMs).toBeGreaterThanOrEqual(3 * HOUR - 60_000);
+      const state = await env.client.workflow
+        .getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key)))
+        .query(semaphoreStateQuery);
+      expect(state).toMatchObject({ expiredLeases: 0, granted: 2, holders: [], waiting: [] });
+    });
+  });
 });

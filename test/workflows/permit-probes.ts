@@ -15,16 +15,19 @@ export interface ProbeResult {
   releasedAt: number;
 }
 
+export const permitHeldQuery = defineQuery<boolean>('permitHeld');
+
 /** Holds one permit for `holdMs`, then releases it. */
 export async function holdPermit(input: ProbeInput): Promise<ProbeResult> {
+  let held = false;
+  setHandler(permitHeldQuery, () => held);
   return withPermit({ ...input, label: 'probe' }, async ({ waitedMs }) => {
+    held = true;
     const grantedAt = workflowNow();
     await sleep(input.holdMs);
     return { waitedMs, grantedAt, releasedAt: workflowNow() };
   });
 }
-
-export const permitHeldQuery = defineQuery<boolean>('permitHeld');
 
 /** Takes a permit and never gives it back on its own: stands in for a holder that vanishes. */
 export async function holdPermitUntilKilled(input: ProbeInput): Promise<void> {

@@ -1,7 +1,7 @@
-import { setHandler, type SignalDefinition } from '@temporalio/workflow';
+import type { SignalDefinition } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import { decisionProblem, type CutoverDecision, type DecisionRecord, type MigrationStatus } from '../../src/domain/migration';
-import { workflowNow } from '../clock';
+import { handleDecision } from '../decision-handlers';
 import {
   approveCutoverSignal,
   approveCutoverUpdate,
@@ -84,29 +84,14 @@ export class CutoverGate {
     kind: 'approve' | 'reject' | 'retry' | 'rollback',
     accept: (record: DecisionRecord) => void,
   ): void {
-    const record = (d: CutoverDecision, via: DecisionRecord['via']): DecisionRecord => ({
-      by: d.by,
-      reason: d.reason,
-      at: workflowNow(),
-      via,
-    });
-    setHandler(
+    handleDecision({
+      kind,
       update,
-      (decision) => {
-        accept(record(decision, 'update'));
-        return this.status;
-      },
-      {
-        validator: (decision) => {
-          const problem = this.problem(kind, decision);
-          if (problem) throw new Error(problem);
-        },
-      },
-    );
-    setHandler(signal, (decision) => {
-      const problem = this.problem(kind, decision);
-      if (problem) this.status.ignored.push({ message: `${kind} by ${String(decision?.by)}`, reason: problem });
-      else accept(record(decision, 'signal'));
+      signal,
+      problem: (decision) => this.problem(kind, decision),
+      accept,
+      ignored: this.status.ignored,
+      reply: () => this.status,
     });
   }
 }

@@ -10,6 +10,18 @@ const COPY_RETRY: ActivityOptions['retry'] = { ...RETRY, maximumAttempts: 5 };
 /** Reads: short timeouts, no heartbeat (a read lost with its worker is retried after a minute). */
 export const reads = proxyActivities<MigrationActivities>({ startToCloseTimeout: '1m', retry: RETRY });
 
+/** The bound on a read that grows with the estate; its heartbeat, not this, notices a lost worker. */
+const ESTATE_READ_TIMEOUT = '1h';
+
+/**
+ * Reads that grow with the estate (discovery of the wave, the plan's read of Proxmox): they heartbeat,
+ * so a big estate may take its time while a read lost with its worker is retried within the heartbeat
+ * timeout.
+ */
+export function estateReads(heartbeatTimeoutMs: number) {
+  return proxyActivities<MigrationActivities>({ startToCloseTimeout: ESTATE_READ_TIMEOUT, heartbeatTimeout: heartbeatTimeoutMs, retry: RETRY });
+}
+
 export interface ProxyTiming {
   /**
    * How soon a silent activity counts as lost (its worker died) and is retried elsewhere. Every long

@@ -32,9 +32,13 @@ export function activityOptions(timing: ProvisioningTiming) {
       heartbeatTimeout: timing.heartbeatTimeoutMs,
       retry,
     } satisfies ActivityOptions,
-    /** A guest shutdown waits up to its own timeout inside the task. */
+    /**
+     * A guest shutdown waits up to its own timeout inside the task; retries stop half an hour after
+     * that, so a teardown against an unreachable Proxmox fails instead of retrying forever.
+     */
     shutdown: (timeoutMs: number): ActivityOptions => ({
       startToCloseTimeout: timeoutMs + 5 * 60_000,
+      scheduleToCloseTimeout: timeoutMs + 35 * 60_000,
       heartbeatTimeout: timing.heartbeatTimeoutMs,
       retry,
     }),

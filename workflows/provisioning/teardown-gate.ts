@@ -1,8 +1,7 @@
-import { setHandler } from '@temporalio/workflow';
 import { decisionProblem } from '../../src/domain/migration/approval';
 import type { DecisionRecord } from '../../src/domain/migration/status';
 import type { TeardownDecision, TeardownStatus } from '../../src/domain/provisioning';
-import { workflowNow } from '../clock';
+import { handleDecision } from '../decision-handlers';
 import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownSignal, rejectTeardownUpdate } from '../messages';
 
 /**
@@ -24,28 +23,17 @@ export class TeardownGate {
       ['approve', approveTeardownUpdate, approveTeardownSignal],
       ['reject', rejectTeardownUpdate, rejectTeardownSignal],
     ] as const) {
-      const accept = (decision: TeardownDecision, via: DecisionRecord['via']) => {
-        const record: DecisionRecord = { by: decision.by, reason: decision.reason, at: workflowNow(), via };
-        if (kind === 'approve') this.approval = record;
-        else this.rejection = record;
-      };
-      setHandler(
+      handleDecision<TeardownDecision, TeardownStatus>({
+        kind,
         update,
-        (decision) => {
-          accept(decision, 'update');
-          return this.status;
+        signal,
+        problem: (decision) => this.problem(decision),
+        accept: (record) => {
+          if (kind === 'approve') this.approval = record;
+          else this.rejection = record;
         },
-        {
-          validator: (decision) => {
-            const problem = this.problem(decision);
-            if (problem) throw new Error(problem);
-          },
-        },
-      );
-      setHandler(signal, (decision) => {
-        const problem = this.problem(decision);
-        if (problem) this.status.ignored.push({ message: `${kind} by ${String(decision?.by)}`, reason: problem });
-        else accept(decision, 'signal');
+        ignored: this.status.ignored,
+        reply: () => this.status,
       });
     }
   }

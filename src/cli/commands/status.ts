@@ -93,6 +93,9 @@ export function renderStatus(view: StatusView): string {
     lines.push('  refused:');
     for (const r of s.refused as Array<{ name: string; refusals: Array<{ reason: string }> }>) lines.push(`    ${r.name}: ${r.refusals.map((x) => x.reason).join('; ')}`);
   }
+  if (Array.isArray(s.vms) && Array.isArray(s.ignored)) {
+    for (const i of s.ignored as Array<{ message: string; reason: string }>) lines.push(`  ignored: ${i.message}: ${i.reason}`);
+  }
   if (Array.isArray(s.actions) && !Array.isArray(s.vms)) {
     lines.push('  done:');
     for (const a of s.actions as MigrationAction[]) lines.push(`    ${typeof a === 'object' && a && 'kind' in a ? describeAction(a) : JSON.stringify(a)}`);

@@ -8,6 +8,7 @@ import { osTypeFor, type OsTypeMapping } from './ostype';
 import { refusal, type Refusal } from './refusal';
 import { vmidFromMoid } from './vmid';
 import { planVnets, type UntranslatedNetwork, type VnetPlan, type VnetPlanOptions } from './vnet-plan';
+import { compareCodeUnits } from '../order';
 
 /** The settings that decide how a vSphere VM becomes a Proxmox VM. */
 export interface MigrationRules {
@@ -89,7 +90,7 @@ export function assessInventory(
   rules: MigrationRules,
   select: (vm: VmRecord) => boolean = () => true,
 ): InventoryAssessment {
-  const selected = inventory.vms.filter(select).sort((a, b) => a.name.localeCompare(b.name) || a.moid.localeCompare(b.moid));
+  const selected = inventory.vms.filter(select).sort((a, b) => compareCodeUnits(a.name, b.name) || compareCodeUnits(a.moid, b.moid));
   const portgroupsByKey = new Map<string, PortgroupRecord>(inventory.portgroups.map((pg) => [pg.key, pg]));
   // NICs are judged against every selected VM's networks, so a VM refused for a snapshot still hears
   // about a trunk NIC; VNets are then planned only for the VMs that will really move.

@@ -1,6 +1,7 @@
 import type { PortgroupRecord } from '../inventory';
 import { sdnIdProblem } from './sdn-ids';
 import { classifyPortgroup, describeRanges } from './vlan';
+import { compareCodeUnits } from '../order';
 
 /** Maps a network ferry cannot translate by itself (trunk, PVLAN, untagged, standard switch) to a VNet. */
 export interface NetworkOverride {
@@ -95,7 +96,7 @@ export function planVnets(
 
   const usedPortgroups = portgroups
     .filter((pg) => used.portgroupKeys.has(pg.key))
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => compareCodeUnits(a.name, b.name));
   for (const pg of usedPortgroups) {
     const override = overrides.get(pg.name);
     if (override) {
@@ -162,7 +163,7 @@ export function planVnets(
 
   return {
     zone: { id: options.zone, bridge: options.bridge },
-    vnets: [...vnets.values()].sort((a, b) => a.id.localeCompare(b.id)),
+    vnets: [...vnets.values()].sort((a, b) => compareCodeUnits(a.id, b.id)),
     byPortgroupKey,
     byNetworkName,
     untranslated,

@@ -17,6 +17,8 @@ export interface WaveVm {
   timings?: StageTiming[];
   /** Set when the child failed outright (not a refusal or rejection). */
   error?: string;
+  /** How the child's workflow closed when it ended without reporting (terminated, timed out, …). */
+  closedAs?: string;
 }
 
 /** What a child reports to its wave when it ends. */
@@ -40,6 +42,8 @@ export interface WaveStatus {
   vms: WaveVm[];
   refused: Array<{ name: string; moid: string; refusals: Refusal[] }>;
   approvals: WaveApproval[];
+  /** Approval signals that were not acted on (unknown approver, unknown VM, …), so nothing is silently dropped. */
+  ignored: Array<{ message: string; reason: string }>;
   counts: Record<WaveVmState, number>;
   /** Finished imports across the wave, for downtime estimates. */
   importThroughputBytesPerSecond?: number;

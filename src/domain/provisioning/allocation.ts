@@ -27,6 +27,10 @@ export const RESERVATION_TTL_MS = 7 * 24 * 3600_000;
 
 export type Allocation = { vmid: number } | { error: string };
 
+/** Failure types of the allocator's update: the range is full (final) or the VMIDs in use could not be read (try again). */
+export const VMID_RANGE_EXHAUSTED = 'VmidRangeExhausted';
+export const VMID_READ_FAILED = 'VmidReadFailed';
+
 export interface AllocatorState {
   reservations: Reservation[];
   allocated: number;
