@@ -18,6 +18,8 @@ describe('Proxmox error classification', () => {
     [500, 'checksum mismatch (file change by other user?)', undefined, ProxmoxDigestMismatchError, 'conflict'],
     [500, 'VM 100 is running - destroy failed', undefined, ProxmoxVmRunningError, 'invalid'],
     [500, 'unable to create VM 100 - VM 100 already exists on node \'pve1\'', undefined, ProxmoxRequestError, 'invalid'],
+    // move_disk of a disk attached by absolute path: PVE cannot do it, retrying changes nothing.
+    [500, "unable to parse volume ID '/mnt/pve/nfs-migration/web01/web01.vmdk'", undefined, ProxmoxRequestError, 'invalid'],
     [500, 'got unexpected error', undefined, ProxmoxTransientError, 'transient'],
     [503, 'Service Unavailable', undefined, ProxmoxTransientError, 'transient'],
     [596, 'Connection timed out', undefined, ProxmoxTransientError, 'transient'],
