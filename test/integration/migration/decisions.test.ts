@@ -112,26 +112,40 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     });
   });
 
-  it('attach-then-move: boots from the NFS copy, then moves the disks online and keeps VMware’s file', async () => {
-    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'attach-then-move' }));
+  it('live-import: the shell is replaced by a VM that runs at once while its disks stream in; VMware’s file is kept', async () => {
+    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'live-import' }));
     await workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
-        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0003'] }, autoApprove: { by: 'alice', reason: 'attach mode' } }],
+        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0003'] }, autoApprove: { by: 'alice', reason: 'live import' } }],
       });
       const result = await wave.result();
       expect(result.status.vms[0]!.outcome).toBe('migrated');
       expect(result.actions.filter((a) => 'vm' in a && a.vm === 'scale-0003').map((a) => a.kind)).toEqual([
         // (scale VMs are powered off in the estate: nothing to shut down)
-        'create-vm', 'set-nic', 'relocate', 'await-approval', 'attach-disk', 'set-boot-order', 'start-vm', 'move-disk',
+        'create-vm', 'set-nic', 'relocate', 'await-approval', 'live-import',
       ]);
-      const vm = (await suite.lab.deps.proxmox!.vms.findByName('scale-0003'))[0]!;
-      expect((await suite.lab.deps.proxmox!.power.status(vm.node, vm.vmid)).status).toBe('running');
-      const config = (await suite.lab.deps.proxmox!.config.get(vm.node, vm.vmid)).values;
+      const child = suite.temporal.client.workflow.getHandle(result.status.vms[0]!.workflowId);
+      const plan = (await child.query(cutoverPlanQuery))!;
+      expect(plan).toMatchObject({ mode: 'live-import', expectedDowntimeSeconds: 120 }); // shutdown + one boot
+      const pve = suite.lab.deps.proxmox!;
+      const vm = (await pve.vms.findByName('scale-0003'))[0]!;
+      expect((await pve.power.status(vm.node, vm.vmid)).status).toBe('running');
+      const config = (await pve.config.get(vm.node, vm.vmid)).values;
+      expect(config.lock).toBeUndefined();
       expect(String(config.scsi0)).toMatch(/^local-lvm:/);
-      expect(Object.keys(config).some((k) => /^unused\d+$/.test(k))).toBe(false); // VMware's file is not PVE's to keep or free
+      expect(config.boot).toBe('order=scsi0;net0');
+      const source = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0003')!;
+      source.nics.forEach((nic, i) => expect(String(config[`net${i}`])).toContain(`=${nic.macAddress.toUpperCase()},bridge=v`));
+      // One create did it all, as root (import-from by path), and it was the import.
+      const creates = suite.lab.pve.cluster.tasks.history.filter((t) => t.type === 'qmcreate' && t.id === String(vm.vmid));
+      expect(creates.map((t) => [t.user, t.imports, t.exitstatus])).toEqual([
+        [expect.any(String), 0, 'OK'], // the shell, before the approval
+        ['root@pam', 1, 'OK'],
+      ]);
       const vmdk = path.join(nfsMigrationDir(suite.lab.stateDir), 'scale-0003', 'scale-0003.vmdk');
+      expect(existsSync(vmdk)).toBe(true);
       const target = suite.lab.pve.cluster.storages.resolve(String(config.scsi0).split(',')[0]!, vm.node).file;
       expect((await run('qemu-img', ['compare', vmdk, target])).stdout).toContain('Images are identical');
     });
