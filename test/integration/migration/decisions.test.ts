@@ -130,7 +130,8 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       const plan = (await child.query(cutoverPlanQuery))!;
       expect(plan).toMatchObject({ mode: 'live-import', expectedDowntimeSeconds: 120 }); // shutdown + one boot
       const pve = suite.lab.deps.proxmox!;
-      const vm = (await pve.vms.findByName('scale-0003'))[0]!;
+      // By VMID on the node: /cluster/resources (findByName) lags behind the fresh create.
+      const vm = { node: suite.lab.deps.config.migration!.node, vmid: ((await child.result()) as MigrationStatus).vmid! };
       expect((await pve.power.status(vm.node, vm.vmid)).status).toBe('running');
       const config = (await pve.config.get(vm.node, vm.vmid)).values;
       expect(config.lock).toBeUndefined();
@@ -149,6 +150,52 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       const target = suite.lab.pve.cluster.storages.resolve(String(config.scsi0).split(',')[0]!, vm.node).file;
       expect((await run('qemu-img', ['compare', vmdk, target])).stdout).toContain('Images are identical');
     });
+  });
+
+  it('live-import that fails after the VM started: it stops and waits; rollback destroys the VM this workflow made, VMware runs again', async () => {
+    const admin = suite.lab.admin;
+    const before = await admin.setSettings({});
+    // A slow copy, so the source can vanish while the VM already runs from it.
+    await admin.setSettings({ importTaskMs: 3_000 });
+    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'live-import' }));
+    const vmdk = path.join(nfsMigrationDir(suite.lab.stateDir), 'scale-0005', 'scale-0005.vmdk');
+    copyFileSync(vmdk, `${vmdk}.kept`);
+    const pve = suite.lab.deps.proxmox!;
+    const node = suite.lab.deps.config.migration!.node;
+    try {
+      await workers.run(async () => {
+        const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+          taskQueue: workers.taskQueue,
+          workflowId: `${workers.taskQueue}-wave`,
+          args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0005'] }, autoApprove: { by: 'alice', reason: 'live import' } }],
+        });
+        const workflowId = await until('the VM workflow', async () => (await wave.query(waveStatusQuery)).vms[0]?.workflowId);
+        const child = suite.temporal.client.workflow.getHandle(workflowId);
+        const vmid = await until('the VMID', async () => (await child.query(migrationStatusQuery)).vmid);
+        await until('the VM running from its live import', async () => {
+          const status = await pve.power.status(node, vmid).catch(() => undefined);
+          return status?.status === 'running' && status.lock === 'import' ? true : undefined;
+        });
+        rmSync(vmdk);
+        const waiting = await until('a decision awaited', async () => {
+          const s = await child.query(migrationStatusQuery);
+          return s.stage === 'awaiting-decision' ? s : undefined;
+        });
+        expect(waiting.error).toMatch(/live import of VM \d+ failed after the VM had started/);
+        expect(await pve.power.status(node, vmid)).toMatchObject({ status: 'stopped', lock: 'import' });
+
+        await child.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'source lost' }] });
+        const result = (await child.result()) as MigrationStatus;
+        expect(result.outcome).toBe('rolled-back');
+        await expect(pve.config.get(node, vmid)).rejects.toMatchObject({ category: 'not-found' });
+        expect(await pve.storage.content(node, 'local-lvm', { vmid })).toEqual([]);
+        const vm = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0005')!;
+        expect(vm.powerState).toBe('poweredOn');
+      });
+    } finally {
+      copyFileSync(`${vmdk}.kept`, vmdk);
+      await admin.setSettings({ importTaskMs: before.importTaskMs });
+    }
   });
 
   it('ends with approval-expired when nobody decides before the deadline', async () => {

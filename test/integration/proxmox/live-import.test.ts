@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ProxmoxRequestError, type ProxmoxClient } from '../../../src/proxmox';
+import { ProxmoxRequestError, ProxmoxTaskError, type ProxmoxClient } from '../../../src/proxmox';
 import { parseDisk } from '../../../src/proxmox/disks';
 import { nfsMigrationDir } from '../../../src/lab/shared-paths';
 import { FLAVOURS, startSim, type SimFixture } from '../../helpers/proxmox';
@@ -63,6 +63,19 @@ describe.each(FLAVOURS)('live import and path-attached disks, PVE %s', (flavour)
     const file = fx.sim.cluster.storages.resolve(disk.volume, 'pve2').file;
     expect((await run('qemu-img', ['compare', '-f', 'vmdk', '-F', 'raw', source, file])).stdout).toMatch(/Images are identical/);
     expect([create.type, create.imports]).toEqual(['qmcreate', 1]);
+  });
+
+  it('a live import whose source vanishes mid-copy fails "live-restore failed" and leaves the VM stopped and locked', async () => {
+    const vmid = 413;
+    const doomed = path.join(path.dirname(source), 'doomed.vmdk');
+    copyFileSync(source, doomed);
+    const creating = root.vms.create({ node: 'pve2', vmid, name: 'live413', liveRestore: true, extra: { scsi0: `local-lvm:0,import-from=${doomed}` } });
+    const failed = expect(creating).rejects.toBeInstanceOf(ProxmoxTaskError);
+    await waitFor(async () => ((await root.power.status('pve2', vmid).catch(() => undefined))?.status === 'running' ? true : undefined));
+    rmSync(doomed);
+    await failed;
+    await expect(creating).rejects.toMatchObject({ exitstatus: 'live-restore failed' });
+    expect(await root.power.status('pve2', vmid)).toMatchObject({ status: 'stopped', lock: 'import' });
   });
 
   it('live-restore without an import-from disk is no live import: the VM is created and stays stopped', async () => {

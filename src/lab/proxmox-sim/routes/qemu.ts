@@ -106,6 +106,7 @@ export const qemuRoutes: RouteTable = {
     const vm = cluster.newVm(node, vmid, { lock: 'create' });
     const write = { set: settings, delete: [], revert: [], force: false };
     const live = liveRestore === '1' ? { imports: [] as LiveImport[] } : undefined;
+    let started = false;
     const task = startTask(
       req,
       { node, type: 'qmcreate', id: String(vmid) },
@@ -128,13 +129,20 @@ export const qemuRoutes: RouteTable = {
         vm.createdMs = Date.now();
         // live-restore without an import-from disk is no live import: qemu-server then creates the VM and,
         // since it skips the autostart whenever live-restore is set, leaves it stopped.
-        if (live && live.imports.length > 0) return liveImport(req, vm, live.imports, ctx);
+        if (live && live.imports.length > 0) {
+          started = true;
+          return liveImport(req, vm, live.imports, ctx);
+        }
         if (start === '1' && !live) {
           vm.status = 'running';
           vm.startedMs = Date.now();
         }
       },
-      () => cluster.vms.delete(vmid),
+      // A create that failed leaves nothing, as qemu-server removes the config; a live import that
+      // failed after the start leaves the VM, stopped and locked.
+      () => {
+        if (!started) cluster.vms.delete(vmid);
+      },
     );
     return task.upid;
   },
