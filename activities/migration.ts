@@ -236,9 +236,9 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
       });
       if (rejoined) started = rejoined.startedMs;
       let waited = rejoined !== undefined;
+      const { 'live-restore': _live, ...rest } = params;
       for (;;) {
         const found = await liveImportState(client, node, vmid, name, slots, storage);
-        if (found.kind === 'absent') break;
         if (found.kind === 'done') {
           // Found complete at once: an earlier run's; after waiting for an import, or on a retry, ours.
           const ours = waited || activityInfo().attempt > 1;
@@ -251,16 +251,22 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
           await sleep(2_000);
           continue;
         }
-        // The disk-less shell, or a failed live import (stopped, still locked): it goes, the create replaces it.
-        await client.vms.delete(node, vmid, { skiplock: found.kind === 'failed' }, { onProgress: beat });
-      }
-      const { 'live-restore': _live, ...rest } = params;
-      try {
-        const result = await client.vms.create({ ...shellSpec(node, rest), liveRestore: true }, { onProgress: beat, timeoutMs: 24 * 3600_000 });
-        const disks = diskVolumes((await client.config.get(node, vmid)).values, slots);
-        return { created: true, seconds: (result.task?.durationMs ?? Date.now() - started) / 1000, disks };
-      } catch (err) {
-        throw liveImportFailure(vmid, err);
+        if (found.kind === 'failed' && (waited || activityInfo().attempt > 1)) {
+          // Only a fresh call (a person's retry) replaces a failed live import: the guest wrote to it.
+          throw liveImportFailure(vmid, new ProxmoxTaskError(`(the live import of VM ${vmid})`, 'live-restore failed', []));
+        }
+        // The disk-less shell, or a failed live import a person chose to retry: it goes, the create replaces it.
+        if (found.kind !== 'absent') await client.vms.delete(node, vmid, { skiplock: found.kind === 'failed' }, { onProgress: beat });
+        waited = true; // from here on, what stands at the VMID is this call's
+        try {
+          const result = await client.vms.create({ ...shellSpec(node, rest), liveRestore: true }, { onProgress: beat, timeoutMs: 24 * 3600_000 });
+          // Without a task (the answer to the create was lost) the import may still run: look again.
+          if (!result.task) continue;
+          const disks = diskVolumes((await client.config.get(node, vmid)).values, slots);
+          return { created: true, seconds: result.task.durationMs / 1000, disks };
+        } catch (err) {
+          throw liveImportFailure(vmid, err);
+        }
       }
     },
 
