@@ -5,7 +5,7 @@ import { startMigrationLab, type MigrationLab } from '../../helpers/migration-la
 import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';
 import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
 import { vcsimTasks } from '../../helpers/vcsim-tasks';
-import { runningActivity, until } from '../../helpers/wait';
+import { runningActivityWithTask, until } from '../../helpers/wait';
 
 describe('worker processes killed mid-migration', () => {
   jest.setTimeout(600_000);
@@ -52,7 +52,8 @@ describe('worker processes killed mid-migration', () => {
       return status.vms.length === 3 && status.vms.every((v) => v.state === 'running') ? status.vms.map((v) => v.workflowId) : undefined;
     });
 
-    await until('a storage vMotion in flight', () => runningActivity(temporal.client, children, 'relocateVm'));
+    // Killed once each running vMotion's task id is in its heartbeat: the retries must wait for those tasks.
+    await until('a storage vMotion in flight', () => runningActivityWithTask(temporal.client, children, 'relocateVm', 'task'));
     await crash();
 
     // A short activity (a read, a permit request) that was in flight when the worker died is retried
@@ -68,7 +69,7 @@ describe('worker processes killed mid-migration', () => {
     await crash();
     await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'crash test' }] });
 
-    await until('a disk import in flight', () => runningActivity(temporal.client, children, 'importDisk'), 300_000);
+    await until('a disk import in flight', () => runningActivityWithTask(temporal.client, children, 'importDisk', 'upid'), 300_000);
     await crash();
 
     const result = await wave.result();

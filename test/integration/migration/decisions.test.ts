@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { ActivityDeps } from '../../../activities';
 import type { MigrationStatus } from '../../../src/domain/migration';
 import { nfsMigrationDir } from '../../../src/lab/shared-paths';
+import { vmRef } from '../../../src/vsphere/operations';
 import {
   approveWaveUpdate,
   cutoverPlanQuery,
@@ -196,6 +197,34 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       copyFileSync(`${vmdk}.kept`, vmdk);
       await admin.setSettings({ importTaskMs: before.importTaskMs });
     }
+  });
+
+  it('a guest shutdown that fails waits for a decision like any cutover failure; rollback powers the VMware VM on', async () => {
+    // A suspended guest cannot shut down, and without forcePowerOff the shutdown fails (policy).
+    const vsphere = suite.lab.deps.vsphere!;
+    const moid = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0006')!.moid;
+    await vsphere.powerOn(moid);
+    await vsphere.session.call('SuspendVM_Task', vmRef(moid));
+    await until('scale-0006 suspended', async () => ((await vsphere.readVm(moid)).powerState === 'suspended' ? true : undefined));
+    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { forcePowerOff: false }));
+    await workers.run(async () => {
+      const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-wave`,
+        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0006'] }, autoApprove: { by: 'alice', reason: 'shutdown' } }],
+      });
+      const workflowId = await until('the VM workflow', async () => (await wave.query(waveStatusQuery)).vms[0]?.workflowId);
+      const child = suite.temporal.client.workflow.getHandle(workflowId);
+      const waiting = await until('a decision awaited', async () => {
+        const s = await child.query(migrationStatusQuery);
+        return s.stage === 'awaiting-decision' ? s : undefined;
+      });
+      expect(waiting.error).toMatch(/suspended/);
+      expect(waiting.imports).toEqual([]);
+      await child.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'guest stuck' }] });
+      expect(((await child.result()) as MigrationStatus).outcome).toBe('rolled-back');
+      expect((await vsphere.readVm(moid)).powerState).toBe('poweredOn');
+    });
   });
 
   it('ends with approval-expired when nobody decides before the deadline', async () => {
