@@ -41,6 +41,14 @@ export interface ImportedDisk {
   alreadyPresent: boolean;
 }
 
+export interface LiveImported {
+  /** The VM was created (now or by an earlier attempt of this call); false: found complete, nothing copied. */
+  created: boolean;
+  /** How long the live import's create task ran (0 when found complete). */
+  seconds: number;
+  disks: Array<{ slot: string; volume: string; bytes: number }>;
+}
+
 export interface MigrationActivities {
   loadMigrationSettings(): Promise<MigrationSettings>;
   /** Proxmox VMs and configs for the given VMIDs and names, and the SDN state: one read for `plan`. */
@@ -63,15 +71,18 @@ export interface MigrationActivities {
   shutdownGuest(input: { moid: string; timeoutMs: number; force: boolean }): Promise<{ result: 'shut-down' | 'powered-off' | 'already-off' }>;
   powerOnVm(input: { moid: string }): Promise<{ result: 'powered-on' | 'already-on' }>;
   importDisk(input: { node: string; vmid: number; slot: string; source: string; storage: string }): Promise<ImportedDisk>;
-  attachDisk(input: { node: string; vmid: number; slot: string; path: string }): Promise<void>;
-  moveDisk(input: { node: string; vmid: number; slot: string; storage: string }): Promise<{ moved: boolean }>;
+  /**
+   * live-import: replaces the disk-less, stopped shell by the VM created with all its disks `import-from`
+   * and live-restore; returns when PVE has streamed every disk in (the VM runs from the start).
+   */
+  liveImportVm(input: { node: string; vmid: number; name: string; params: Record<string, string | number>; slots: string[]; storage: string }): Promise<LiveImported>;
   diskSizes(input: { node: string; vmid: number }): Promise<Record<string, number>>;
   setBootOrder(input: { node: string; vmid: number; order: string }): Promise<void>;
   startVm(input: { node: string; vmid: number }): Promise<void>;
   /** Detaches and deletes the given disk slots (rollback of what this workflow imported). */
   removeDisks(input: { node: string; vmid: number; slots: string[] }): Promise<void>;
-  /** Detaches the given slots without deleting anything (VMware files attached in place). */
-  detachDisks(input: { node: string; vmid: number; slots: string[] }): Promise<void>;
+  /** Stops and destroys the VM with its disks, even if a failed live import left it locked (rollback of live-import). */
+  discardVm(input: { node: string; vmid: number; name: string }): Promise<{ destroyed: boolean }>;
   /** Hard-stops the Proxmox VM if it runs. */
   stopVm(input: { node: string; vmid: number }): Promise<void>;
 }

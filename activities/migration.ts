@@ -2,12 +2,14 @@ import { activityInfo, cancellationSignal } from '@temporalio/activity';
 import { durationToMs } from '../src/config/common';
 import type { MigrationSettings } from '../src/domain/migration';
 import { FerryError } from '../src/errors';
-import type { ProxmoxClient } from '../src/proxmox';
+import { ProxmoxNotFoundError, ProxmoxTaskError, type ProxmoxClient, type VmShellSpec } from '../src/proxmox';
+import { isUpid, parseUpid } from '../src/proxmox/upid';
 import { parseDisk } from '../src/proxmox/disks';
+import { VsphereFault } from '../src/vsphere';
 import { clientsOf } from './clients';
 import type { ActivityDeps } from './deps';
 import { beat, beatWhile } from './heartbeat';
-import type { ImportedDisk, MigrationActivities, PlanState, PveVmRef, WaveSelection } from './migration-contract';
+import type { ImportedDisk, LiveImported, MigrationActivities, PlanState, PveVmRef, WaveSelection } from './migration-contract';
 
 const DISK_SLOT = /^(scsi|sata|ide|virtio)\d+$/;
 
@@ -18,7 +20,7 @@ const DISK_SLOT = /^(scsi|sata|ide|virtio)\d+$/;
  */
 export function createMigrationActivities(deps: ActivityDeps): MigrationActivities {
   const { vsphere, pve } = clientsOf(deps);
-  /** The root@pam client for import-from and attach by path (PVE allows paths only for root). */
+  /** The root@pam client for import-from by path and live import (PVE allows paths only for root). */
   const privileged = (what: string): ProxmoxClient => {
     if (!deps.proxmoxPrivileged) {
       throw new FerryError(
@@ -149,26 +151,7 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     },
 
     async createVmShell({ node, params }) {
-      const { vmid, name, machine, bios, sockets, cores, memory, ostype, scsihw, onboot, tags, description, ...extra } = params;
-      const result = await pve().vms.create(
-        {
-          node,
-          vmid: Number(vmid),
-          name: String(name),
-          machine: String(machine),
-          bios: bios === 'ovmf' ? 'ovmf' : 'seabios',
-          sockets: Number(sockets),
-          cores: Number(cores),
-          memory: Number(memory),
-          ostype: String(ostype),
-          scsihw: String(scsihw),
-          onboot: Number(onboot) === 1,
-          tags: String(tags ?? '').split(';').filter(Boolean),
-          description: description === undefined ? undefined : String(description),
-          extra,
-        },
-        { onProgress: beat },
-      );
+      const result = await pve().vms.create(shellSpec(node, params), { onProgress: beat });
       return { created: result.created };
     },
 
@@ -181,6 +164,18 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     },
 
     async relocateVm({ moid, datastore }) {
+      // A retry after the worker died: wait for the vMotion it started (vCenter would refuse a second one).
+      const earlier = earlierRelocation();
+      if (earlier) {
+        try {
+          await vsphere().waitForRelocation(moid, earlier, { onProgress: beat, signal: cancellationSignal() });
+          return { moved: true };
+        } catch (err) {
+          // That task failed or is forgotten: say so in the heartbeat (so it is not rejoined again) and start afresh.
+          if (!(err instanceof VsphereFault)) throw err;
+          beat({ step: 'relocate', earlierTask: earlier, earlierError: err.message });
+        }
+      }
       const result = await vsphere().relocateVmStorage(moid, datastore, { onProgress: beat, signal: cancellationSignal() });
       return { moved: result.moved };
     },
@@ -197,17 +192,26 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     },
 
     async importDisk({ node, vmid, slot, source, storage }): Promise<ImportedDisk> {
+      const client = () => (source.startsWith('/') ? privileged(`importing ${source}`) : pve());
+      // A retry after the worker died: wait for the import it started instead of asking for a second one.
+      const rejoined = await rejoinProxmoxTask(client);
       const current = await pve().disks.get(node, vmid, slot);
       if (current) {
         if (!current.volume.startsWith(`${storage}:`)) {
           throw new FerryError(`VM ${vmid} ${slot} holds ${current.volume}, not a disk on ${storage}; ferry does not overwrite it`, 'policy');
         }
-        // On a retry the disk is most likely ours from the attempt whose answer was lost.
-        return { slot, volume: current.volume, bytes: current.sizeBytes ?? 0, seconds: 0, alreadyPresent: activityInfo().attempt === 1 };
+        // On a retry the disk is most likely ours from the attempt whose answer was lost (then it took
+        // an unknown time, 0 s: it does not count in the throughput), unless it was the task just rejoined.
+        return {
+          slot,
+          volume: current.volume,
+          bytes: current.sizeBytes ?? 0,
+          seconds: rejoined ? (Date.now() - rejoined.startedMs) / 1000 : 0,
+          alreadyPresent: !rejoined && activityInfo().attempt === 1,
+        };
       }
-      const client = source.startsWith('/') ? privileged(`importing ${source}`) : pve();
       const started = Date.now();
-      const { disk, task } = await client.disks.import(node, vmid, slot, { storage, source }, { onProgress: beat, timeoutMs: 24 * 3600_000 });
+      const { disk, task } = await client().disks.import(node, vmid, slot, { storage, source }, { onProgress: beat, timeoutMs: 24 * 3600_000 });
       return {
         slot,
         volume: disk.volume,
@@ -217,20 +221,48 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
       };
     },
 
-    async attachDisk({ node, vmid, slot, path }) {
-      const client = privileged(`attaching ${path}`);
-      const current = (await client.config.get(node, vmid)).values[slot];
-      if (current !== undefined) {
-        if (parseDisk(current).volume === path) return;
-        throw new FerryError(`VM ${vmid} ${slot} already holds ${parseDisk(current).volume}, not ${path}`, 'policy');
+    async liveImportVm({ node, vmid, name, params, slots, storage }): Promise<LiveImported> {
+      const paths = slots.map((slot) => String(params[slot]).split('import-from=')[1] ?? '').filter((source) => source.startsWith('/'));
+      const client = paths.length > 0 ? privileged(`live import from ${paths[0]}`) : pve();
+      let started = Date.now();
+      // A retry after the worker died: wait for the live import it started (its create task).
+      const rejoined = await rejoinProxmoxTask(() => client, /live-restore failed/).catch((err: unknown) => {
+        throw liveImportFailure(vmid, err);
+      });
+      if (rejoined) started = rejoined.startedMs;
+      let waited = rejoined !== undefined;
+      const { 'live-restore': _live, ...rest } = params;
+      for (;;) {
+        const found = await liveImportState(client, node, vmid, name, slots, storage);
+        if (found.kind === 'done') {
+          // Found complete at once: an earlier run's; after waiting for an import, or on a retry, ours.
+          const ours = waited || activityInfo().attempt > 1;
+          return { created: ours, seconds: waited ? (Date.now() - started) / 1000 : 0, disks: found.disks };
+        }
+        if (found.kind === 'importing') {
+          // An earlier attempt's live import still streams (its worker died): wait for it, do not start another.
+          waited = true;
+          beat({ type: 'qmcreate', upid: `(the live import of VM ${vmid} already running)`, elapsedMs: Date.now() - started, running: true });
+          await sleep(2_000);
+          continue;
+        }
+        if (found.kind === 'failed' && (waited || activityInfo().attempt > 1)) {
+          // Only a fresh call (a person's retry) replaces a failed live import: the guest wrote to it.
+          throw liveImportFailure(vmid, new ProxmoxTaskError(`(the live import of VM ${vmid})`, 'live-restore failed', []));
+        }
+        // The disk-less shell, or a failed live import a person chose to retry: it goes, the create replaces it.
+        if (found.kind !== 'absent') await client.vms.delete(node, vmid, { skiplock: found.kind === 'failed' }, { onProgress: beat });
+        waited = true; // from here on, what stands at the VMID is this call's
+        try {
+          const result = await client.vms.create({ ...shellSpec(node, rest), liveRestore: true }, { onProgress: beat, timeoutMs: 24 * 3600_000 });
+          // Without a task (the answer to the create was lost) the import may still run: look again.
+          if (!result.task) continue;
+          const disks = diskVolumes((await client.config.get(node, vmid)).values, slots);
+          return { created: true, seconds: result.task.durationMs / 1000, disks };
+        } catch (err) {
+          throw liveImportFailure(vmid, err);
+        }
       }
-      await client.config.ensure(node, vmid, { [slot]: path });
-    },
-
-    async moveDisk({ node, vmid, slot, storage }) {
-      // The source is VMware's own file: never delete it.
-      const result = await pve().disks.move(node, vmid, slot, { storage, deleteSource: false }, { onProgress: beat, timeoutMs: 24 * 3600_000 });
-      return { moved: result.changed };
     },
 
     async diskSizes({ node, vmid }) {
@@ -258,8 +290,124 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
       for (const slot of slots) await pve().disks.delete(node, vmid, slot);
     },
 
-    async detachDisks({ node, vmid, slots }) {
-      for (const slot of slots) await pve().disks.detach(node, vmid, slot);
+    async discardVm({ node, vmid, name }) {
+      const client = privileged(`discarding VM ${vmid} (it may be locked by its live import)`);
+      let config;
+      try {
+        config = (await client.config.get(node, vmid)).values;
+      } catch (err) {
+        if (err instanceof ProxmoxNotFoundError) return { destroyed: false };
+        throw err;
+      }
+      if (config.name !== name) throw new FerryError(`VM ${vmid} is '${String(config.name)}', not '${name}'; ferry does not destroy it`, 'policy');
+      await client.power.stop(node, vmid, { onProgress: beat }, { skiplock: true });
+      const result = await client.vms.delete(node, vmid, { skiplock: true }, { onProgress: beat });
+      return { destroyed: result.deleted };
     },
   };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A failed live import: the guest ran and wrote to the new disks, so starting over is for a person to decide. */
+function liveImportFailure(vmid: number, err: unknown): unknown {
+  if (!(err instanceof ProxmoxTaskError && /live-restore failed/.test(err.exitstatus))) return err;
+  return new FerryError(
+    `the live import of VM ${vmid} failed after the VM had started (${err.message.split('\n')[0]}); the VM is stopped and locked. ` +
+      'Retry re-creates it from the NFS copies (what the guest wrote since the start is lost); rollback destroys it and powers the VMware VM on',
+    'policy',
+    { cause: err },
+  );
+}
+
+/** What the last attempt heartbeated (its progress), when this is a retry. */
+function earlierProgress(): Record<string, unknown> | undefined {
+  const details: unknown = activityInfo().heartbeatDetails;
+  return details !== null && typeof details === 'object' ? (details as Record<string, unknown>) : undefined;
+}
+
+/** The RelocateVM_Task an earlier attempt was waiting for. */
+function earlierRelocation(): string | undefined {
+  const details = earlierProgress();
+  return details?.step === 'relocate' && typeof details.task === 'string' ? details.task : undefined;
+}
+
+/**
+ * Waits for the Proxmox task an earlier attempt of this activity started and heartbeated (its UPID), so a
+ * retry after a worker died joins the running import instead of colliding with its lock. Returns when it
+ * ended OK; when it failed or is unknown it is noted in the heartbeat (not rejoined again) and the caller
+ * starts afresh, unless `fatal` matches its exit status (then its error is thrown).
+ */
+async function rejoinProxmoxTask(client: () => ProxmoxClient, fatal?: RegExp): Promise<{ startedMs: number } | undefined> {
+  const upid = earlierProgress()?.upid;
+  if (!isUpid(upid)) return undefined;
+  try {
+    await client().waitForTask(upid, { onProgress: beat, timeoutMs: 24 * 3600_000 });
+    return { startedMs: parseUpid(upid).starttime * 1000 };
+  } catch (err) {
+    if (!(err instanceof ProxmoxTaskError || err instanceof ProxmoxNotFoundError)) throw err;
+    if (fatal && err instanceof ProxmoxTaskError && fatal.test(err.exitstatus)) throw err;
+    beat({ earlierTask: upid, earlierError: err.message.split('\n')[0] });
+    return undefined;
+  }
+}
+
+/** The shell's creation parameters as the client's typed spec; the rest (disks, NICs, boot, …) passed as they are. */
+function shellSpec(node: string, params: Record<string, string | number>): VmShellSpec {
+  const { vmid, name, machine, bios, sockets, cores, memory, ostype, scsihw, onboot, tags, description, ...extra } = params;
+  return {
+    node,
+    vmid: Number(vmid),
+    name: String(name),
+    machine: String(machine),
+    bios: bios === 'ovmf' ? 'ovmf' : 'seabios',
+    sockets: Number(sockets),
+    cores: Number(cores),
+    memory: Number(memory),
+    ostype: String(ostype),
+    scsihw: String(scsihw),
+    onboot: Number(onboot) === 1,
+    tags: String(tags ?? '').split(';').filter(Boolean),
+    description: description === undefined ? undefined : String(description),
+    extra,
+  };
+}
+
+function diskVolumes(config: Record<string, string | number>, slots: string[]): LiveImported['disks'] {
+  return slots.map((slot) => {
+    const disk = parseDisk(String(config[slot]));
+    return { slot, volume: disk.volume, bytes: disk.sizeBytes ?? 0 };
+  });
+}
+
+type LiveImportState =
+  | { kind: 'absent' }
+  | { kind: 'shell' }
+  | { kind: 'importing' }
+  | { kind: 'failed' }
+  | { kind: 'done'; disks: LiveImported['disks'] };
+
+/**
+ * What stands at the VMID before and during a live import. Only ferry's own states are replaced: the
+ * disk-less stopped shell and a failed live import (stopped, `lock: import`); anything else is refused.
+ */
+async function liveImportState(client: ProxmoxClient, node: string, vmid: number, name: string, slots: string[], storage: string): Promise<LiveImportState> {
+  let config;
+  try {
+    config = (await client.config.get(node, vmid)).values;
+  } catch (err) {
+    if (err instanceof ProxmoxNotFoundError) return { kind: 'absent' };
+    throw err;
+  }
+  if (config.name !== name) throw new FerryError(`VM ${vmid} is '${String(config.name)}', not '${name}'; ferry does not replace it`, 'policy');
+  const running = (await client.power.status(node, vmid)).status === 'running';
+  if (config.lock === 'import') return running ? { kind: 'importing' } : { kind: 'failed' };
+  const disks = Object.keys(config).filter((key) => DISK_SLOT.test(key));
+  if (disks.length === 0 && !running && config.lock === undefined) return { kind: 'shell' };
+  const complete = config.lock === undefined && slots.every((slot) => typeof config[slot] === 'string' && parseDisk(String(config[slot])).volume.startsWith(`${storage}:`));
+  if (complete) return { kind: 'done', disks: diskVolumes(config, slots) };
+  throw new FerryError(
+    `VM ${vmid} holds ${disks.join(', ') || 'no disks'}${config.lock ? ` (lock: ${String(config.lock)})` : ''}${running ? ', running' : ''}: neither ferry's disk-less shell nor a live import of ${slots.join(', ')} to ${storage}; ferry does not replace it`,
+    'policy',
+  );
 }

@@ -13,10 +13,13 @@ import {
   bootOrder,
   cutoverPlan,
   filesOnDatastore,
+  hardwareChanges,
   measuredThroughput,
   missingVnetRefusals,
   nicActions,
+  refusal,
   sdnActions,
+  liveImportCreateParams,
   shellCreateParams,
   translateDiskPath,
   vmidOccupancy,
@@ -35,7 +38,7 @@ import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../src/domain/searc
 import { workflowNow } from './clock';
 import { failureMessage } from './failures';
 import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmStageSignal } from './messages';
-import { longActivities, reads, timingOf } from './migration/proxies';
+import { longActivities, longScheduleToCloseMs, reads, timingOf } from './migration/proxies';
 import { CutoverGate } from './migration/cutover-gate';
 import { withPermit } from './permits';
 import { pollUntil } from './poll';
@@ -105,7 +108,6 @@ function newStatus(moid: string): MigrationStatus {
     ignored: [],
     refusals: [],
     imports: [],
-    attached: [],
   };
 }
 
@@ -209,7 +211,8 @@ async function migrate(
   enter('relocate');
   const diskDatastores = Object.fromEntries(snapshot.vm.disks.map((d) => [d.label, d.datastore?.name]));
   if (!filesOnDatastore(snapshot.datastores, diskDatastores, settings.migrationDatastore)) {
-    const leaseMs = settings.relocateTimeoutMs + LEASE_MARGIN_MS;
+    // The permit is held for as long as the activity may retry (and rejoin its vMotion).
+    const leaseMs = longScheduleToCloseMs(settings.relocateTimeoutMs) + LEASE_MARGIN_MS;
     await withPermit(
       { key: PERMIT_KEYS.vmotion, permits: settings.limits.vmotion, leaseMs, label: `relocate ${assessment.name}` },
       async ({ waitedMs }) => {
@@ -237,20 +240,28 @@ async function migrate(
 
   // --- cutover ---
   const fresh = await reads.rereadVm({ moid: input.moid });
+  // The approval was for the VM as planned: a disk or NIC added, removed or re-addressed since then stops here.
+  const changed = hardwareChanges(snapshot.vm, fresh);
+  if (changed.length > 0) {
+    return refuse([
+      refusal('vm-changed', assessment.name, `${assessment.name} changed since it was planned: ${changed.join('; ')}; run the migration again to plan the VM as it is now`),
+    ]);
+  }
   const sources = diskSources(assessment, fresh, settings);
   if ('refusals' in sources) return refuse(sources.refusals);
 
-  enter('shutdown');
-  const shutdown = await acts.guest.shutdownGuest({
-    moid: input.moid,
-    timeoutMs: settings.cutover.shutdownTimeoutMs,
-    force: settings.cutover.forcePowerOff,
-  });
-  if (shutdown.result !== 'already-off') record({ kind: 'shutdown-guest', vm: assessment.pveName, moid: input.moid });
-
+  const asked = new Set<string>(); // slots this execution has asked to import (any attempt)
   for (;;) {
     try {
-      await bringDisksIn(assessment, sources.byslot, settings, acts, status, record, enter);
+      // Inside the loop: a shutdown that times out is for a person to retry (then already off) or roll back.
+      enter('shutdown');
+      const shutdown = await acts.guest.shutdownGuest({
+        moid: input.moid,
+        timeoutMs: settings.cutover.shutdownTimeoutMs,
+        force: settings.cutover.forcePowerOff,
+      });
+      if (shutdown.result !== 'already-off') record({ kind: 'shutdown-guest', vm: assessment.pveName, moid: input.moid });
+      await bringDisksIn(assessment, sources.byslot, settings, acts, status, record, enter, asked);
       break;
     } catch (err) {
       // Past the shutdown the workflow does not guess: a person retries or rolls back.
@@ -263,7 +274,7 @@ async function migrate(
       status.waits.push({ for: `decision after failure (${decision.decision})`, waitedMs: workflowNow() - decisionStarted });
       if (decision.decision === 'rollback') {
         enter('rollback');
-        await CancellationScope.nonCancellable(() => rollback(input.moid, node, vmid, status, acts));
+        await CancellationScope.nonCancellable(() => rollback(input.moid, node, assessment.pveName, vmid, status, acts));
         return finish('rolled-back', 'rolled-back');
       }
       status.error = undefined;
@@ -312,6 +323,7 @@ async function bringDisksIn(
   status: MigrationStatus,
   record: (a: MigrationAction) => void,
   enter: (s: MigrationStage) => void,
+  asked: Set<string>,
 ): Promise<void> {
   const node = settings.node;
   const vmid = assessment.vmid!;
@@ -320,52 +332,81 @@ async function bringDisksIn(
   const importPermit = (label: string) => ({
     key: PERMIT_KEYS.import(settings.targetStorage),
     permits: settings.limits.importPerStorage,
-    leaseMs: settings.cutover.importTimeoutMs + LEASE_MARGIN_MS,
+    leaseMs: longScheduleToCloseMs(settings.cutover.importTimeoutMs) + LEASE_MARGIN_MS,
     label,
   });
 
-  if (settings.cutover.mode === 'import') {
+  if (settings.cutover.mode === 'live-import') {
     enter('import');
-    for (const planned of assessment.disks) {
-      if (status.imports.some((i) => i.slot === planned.slot)) continue;
-      const source = sources[planned.slot]!;
-      const imported = await withPermit(importPermit(`import ${vm} ${planned.slot}`), async ({ waitedMs }) => {
-        status.waits.push({ for: `import permit ${planned.slot}`, waitedMs });
-        return copies.importDisk({ node, vmid, slot: planned.slot, source: source.importVolume ?? source.absolutePath, storage: settings.targetStorage });
-      });
-      status.imports.push({ slot: planned.slot, disk: planned.source, volume: imported.volume, bytes: imported.bytes, seconds: imported.seconds });
-      if (!imported.alreadyPresent) record({ kind: 'import-disk', vm, vmid, slot: planned.slot, disk: planned.source, storage: settings.targetStorage });
-    }
+    await liveImport(assessment, sources, settings, acts, status, record, importPermit(`live import ${vm}`));
     await verifySizes(assessment, settings, enter);
-    const order = bootOrder(assessment);
-    await acts.pve.setBootOrder({ node, vmid, order });
-    record({ kind: 'set-boot-order', vm, vmid, order });
-    if (settings.cutover.startAfter) await startVm(assessment, settings, acts, record, enter);
     return;
   }
 
-  // attach-then-move: boot from the NFS copy at once, then move the disks online (source kept).
-  enter('attach');
-  const config = await reads.readPveConfig({ node, vmid });
+  enter('import');
   for (const planned of assessment.disks) {
-    if (typeof config[planned.slot] === 'string') continue;
-    await acts.pve.attachDisk({ node, vmid, slot: planned.slot, path: sources[planned.slot]!.absolutePath });
-    status.attached.push(planned.slot);
-    record({ kind: 'attach-disk', vm, vmid, slot: planned.slot, disk: planned.source });
+    if (status.imports.some((i) => i.slot === planned.slot)) continue;
+    const source = sources[planned.slot]!;
+    // Asked before in this execution (an attempt that failed late): a disk found there now is ours.
+    const askedBefore = asked.has(planned.slot);
+    asked.add(planned.slot);
+    const imported = await withPermit(importPermit(`import ${vm} ${planned.slot}`), async ({ waitedMs }) => {
+      status.waits.push({ for: `import permit ${planned.slot}`, waitedMs });
+      return copies.importDisk({ node, vmid, slot: planned.slot, source: source.importVolume ?? source.absolutePath, storage: settings.targetStorage });
+    });
+    const created = !imported.alreadyPresent || askedBefore;
+    status.imports.push({ slot: planned.slot, disk: planned.source, volume: imported.volume, bytes: imported.bytes, seconds: imported.seconds, created });
+    if (created) record({ kind: 'import-disk', vm, vmid, slot: planned.slot, disk: planned.source, storage: settings.targetStorage });
   }
+  await verifySizes(assessment, settings, enter);
   const order = bootOrder(assessment);
   await acts.pve.setBootOrder({ node, vmid, order });
   record({ kind: 'set-boot-order', vm, vmid, order });
-  await startVm(assessment, settings, acts, record, enter);
-  enter('move');
-  for (const planned of assessment.disks) {
-    const moved = await withPermit(importPermit(`move ${vm} ${planned.slot}`), async ({ waitedMs }) => {
-      status.waits.push({ for: `import permit ${planned.slot}`, waitedMs });
-      return copies.moveDisk({ node, vmid, slot: planned.slot, storage: settings.targetStorage });
-    });
-    if (moved.moved) record({ kind: 'move-disk', vm, vmid, slot: planned.slot, storage: settings.targetStorage });
-  }
-  await verifySizes(assessment, settings, enter);
+  if (settings.cutover.startAfter) await startVm(assessment, settings, acts, record, enter);
+}
+
+/**
+ * live-import: the disk-less shell made before the approval (it held the VMID and had PVE check every
+ * setting) is replaced by one create with every disk `import-from` and live-restore. The VM boots at
+ * once; the task, and so this call, ends when PVE has streamed the disks in. One task copies all the
+ * VM's disks, so it holds one import permit.
+ */
+async function liveImport(
+  assessment: VmAssessment,
+  sources: Record<string, { absolutePath: string; importVolume?: string; disk: string }>,
+  settings: MigrationSettings,
+  acts: LongActivities,
+  status: MigrationStatus,
+  record: (a: MigrationAction) => void,
+  permit: Parameters<typeof withPermit>[0],
+): Promise<void> {
+  const node = settings.node;
+  const vmid = assessment.vmid!;
+  const vm = assessment.pveName;
+  const storage = settings.targetStorage;
+  const from = Object.fromEntries(assessment.disks.map((d) => [d.slot, sources[d.slot]!.importVolume ?? sources[d.slot]!.absolutePath]));
+  const params = liveImportCreateParams(assessment, { node, vcenter: settings.vcenter }, from, storage);
+  const slots = assessment.disks.map((d) => d.slot);
+  // Set before asking: a create that fails half-way still leaves a VM this workflow made (rollback destroys it).
+  const replacedBefore = status.replacedVm === true;
+  status.replacedVm = true;
+  const result = await withPermit(permit, async ({ waitedMs }) => {
+    status.waits.push({ for: 'import permit (live import)', waitedMs });
+    return acts.copies.liveImportVm({ node, vmid, name: vm, params, slots, storage });
+  });
+  const ours = replacedBefore || result.created;
+  status.replacedVm = ours;
+  const total = result.disks.reduce((sum, d) => sum + d.bytes, 0);
+  status.imports = result.disks.map((d) => ({
+    slot: d.slot,
+    disk: assessment.disks.find((p) => p.slot === d.slot)!.source,
+    volume: d.volume,
+    bytes: d.bytes,
+    // One task streamed them all: its time is shared by size, so the sum stays the task's duration.
+    seconds: total > 0 ? (result.seconds * d.bytes) / total : 0,
+    created: ours,
+  }));
+  if (result.created) record({ kind: 'live-import', vm, vmid, node, slots, storage });
 }
 
 async function startVm(
@@ -397,16 +438,22 @@ async function verifySizes(assessment: VmAssessment, settings: MigrationSettings
 }
 
 /**
- * Power the VMware VM back on, after making sure the Proxmox VM is off (both running would share MACs
- * and, in attach mode, the same disk files). Only what this workflow added goes: imported disks are
- * deleted, attached VMware files are only detached. The shell stays for another try.
+ * Power the VMware VM back on, after making sure the Proxmox VM is off (both running would share MACs).
+ * Only what this workflow created goes: its imported disks, or the VM its live import created (which
+ * replaced the shell). Disks an earlier run imported stay, and are listed in `keptOnRollback`.
  */
-async function rollback(moid: string, node: string, vmid: number, status: MigrationStatus, acts: LongActivities): Promise<void> {
-  await acts.pve.stopVm({ node, vmid });
-  if (status.attached.length > 0) await acts.pve.detachDisks({ node, vmid, slots: status.attached });
-  status.attached = [];
-  const imported = status.imports.map((i) => i.slot);
-  if (imported.length > 0) await acts.pve.removeDisks({ node, vmid, slots: imported });
+async function rollback(moid: string, node: string, vm: string, vmid: number, status: MigrationStatus, acts: LongActivities): Promise<void> {
+  const kept = status.imports
+    .filter((i) => !i.created)
+    .map((i) => `${i.slot} (${i.disk}): ${i.volume} was there before this workflow ran; left in place`);
+  if (status.replacedVm) {
+    await acts.pve.discardVm({ node, vmid, name: vm });
+  } else {
+    await acts.pve.stopVm({ node, vmid });
+    const ours = status.imports.filter((i) => i.created).map((i) => i.slot);
+    if (ours.length > 0) await acts.pve.removeDisks({ node, vmid, slots: ours });
+  }
   status.imports = [];
+  if (kept.length > 0) status.keptOnRollback = kept;
   await acts.guest.powerOnVm({ moid });
 }

@@ -49,8 +49,18 @@ export const migrationSection = z
     heartbeatTimeout: duration.default('1m'),
     cutover: z
       .object({
-        /** `import`: copy with import-from while the VM is off. `attach-then-move`: boot from the NFS copy, then move online. */
-        mode: z.enum(['import', 'attach-then-move']).default('import'),
+        /**
+         * `import`: copy with import-from while the VM is off. `live-import`: create the VM at cutover with
+         * live-restore, so it boots at once while PVE streams the disks in behind it.
+         */
+        mode: z
+          .string()
+          .refine((mode) => mode !== 'attach-then-move', {
+            message:
+              "'attach-then-move' is no longer supported: Proxmox VE cannot move a disk attached by absolute path (move_disk fails with \"unable to parse volume ID\"); use 'live-import' (boots at once while the disks stream in) or 'import'",
+          })
+          .pipe(z.enum(['import', 'live-import']))
+          .default('import'),
         shutdownTimeout: duration.default('5m'),
         /** Power the guest off if it does not shut down in time. */
         forcePowerOff: z.boolean().default(false),

@@ -145,7 +145,7 @@ const KNOWN: Array<[RegExp, Classified]> = [
   [/VM \d+ is running|is running - /i, { category: 'invalid', make: (m, c) => new ProxmoxVmRunningError(m, c) }],
   [/Configuration file .* does not exist|does not exist|doesn't exist|no such (VM|task|cluster node|file)/i, { category: 'not-found', make: (m, c) => new ProxmoxNotFoundError(m, c) }],
   [
-    /already exists|already defined|already exist in|not supported|requires special syntax|no options specified|Only root|unsupported|missing vlan tag|max value|wrong type|content type needs|not possible|can't|cannot|not implemented|invalid|pending changes|protection mode/i,
+    /already exists|already defined|already exist in|not supported|unable to parse volume ID|requires special syntax|no options specified|Only root|unsupported|missing vlan tag|max value|wrong type|content type needs|not possible|can't|cannot|not implemented|invalid|pending changes|protection mode/i,
     { category: 'invalid', make: (m, c) => new ProxmoxRequestError(m, c) },
   ],
 ];

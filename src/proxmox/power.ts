@@ -45,10 +45,10 @@ export class PowerApi {
     return { changed: true, ...(task ? { task } : {}) };
   }
 
-  /** Hard stop (like pulling the plug). */
-  async stop(node: string, vmid: number, wait: WaitOptions = {}): Promise<PowerResult> {
+  /** Hard stop (like pulling the plug). `skiplock` (root@pam only): stop a VM that holds a lock. */
+  async stop(node: string, vmid: number, wait: WaitOptions = {}, options: { skiplock?: boolean } = {}): Promise<PowerResult> {
     if ((await this.status(node, vmid)).status === 'stopped') return { changed: false };
-    const task = await this.api.task('POST', `${vmPath(node, vmid)}/status/stop`, {}, wait);
+    const task = await this.api.task('POST', `${vmPath(node, vmid)}/status/stop`, { skiplock: options.skiplock }, wait);
     return { changed: true, ...(task ? { task } : {}) };
   }
 }

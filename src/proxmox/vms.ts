@@ -48,6 +48,12 @@ export interface VmShellSpec {
   rng0?: string;
   args?: string;
   description?: string;
+  /**
+   * Live import (PVE 8.2+, creation only): PVE starts the VM as soon as its disks exist and streams the
+   * `import-from` disks in behind it; the config holds `lock: import` until the copy is done, and the
+   * create task ends only then. Needs at least one `import-from` disk in `extra` (PVE ignores it otherwise).
+   */
+  liveRestore?: boolean;
   /** Any further creation options (disks, NICs, …), passed as they are. */
   extra?: ConfigValues;
 }
@@ -208,7 +214,13 @@ export class VmsApi {
    * Deletes a VM (its disks with it). Already gone: nothing to do. Running: refused (stop it first) —
    * PVE refuses too, this only says so before asking.
    */
-  async delete(node: string, vmid: number, options: { purge?: boolean; destroyUnreferencedDisks?: boolean } = {}, wait: WaitOptions = {}): Promise<{ deleted: boolean; task?: TaskResult }> {
+  async delete(
+    node: string,
+    vmid: number,
+    /** `skiplock` (root@pam only): delete a VM left locked, e.g. `import` after a failed live import. */
+    options: { purge?: boolean; destroyUnreferencedDisks?: boolean; skiplock?: boolean } = {},
+    wait: WaitOptions = {},
+  ): Promise<{ deleted: boolean; task?: TaskResult }> {
     const path = vmPath(node, vmid);
     let status;
     try {
@@ -219,7 +231,12 @@ export class VmsApi {
     }
     if (status.status === 'running') throw new ProxmoxVmRunningError(`VM ${vmid} on ${node} is running; stop it before deleting it`, { vmid, node });
     try {
-      const task = await this.api.task('DELETE', path, { purge: options.purge, 'destroy-unreferenced-disks': options.destroyUnreferencedDisks }, wait);
+      const task = await this.api.task(
+        'DELETE',
+        path,
+        { purge: options.purge, 'destroy-unreferenced-disks': options.destroyUnreferencedDisks, skiplock: options.skiplock },
+        wait,
+      );
       return { deleted: true, ...(task ? { task } : {}) };
     } catch (err) {
       if (err instanceof ProxmoxNotFoundError) return { deleted: false };
@@ -245,6 +262,7 @@ function shellParams(spec: VmShellSpec): Record<string, string | undefined> {
     rng0: spec.rng0,
     args: spec.args,
     description: spec.description,
+    'live-restore': spec.liveRestore ? true : undefined,
     efidisk0: spec.efidisk
       ? formatPropertyString(
           { file: `${spec.efidisk.storage}:1`, efitype: spec.efidisk.efitype ?? '4m', 'pre-enrolled-keys': flag(spec.efidisk.preEnrolledKeys ?? false) },

@@ -6,6 +6,7 @@ import {
   readVmDetail,
   relocateVmStorage,
   shutdownGuest,
+  waitForRelocation,
   type PowerOnResult,
   type RelocateResult,
   type ShutdownOptions,
@@ -98,6 +99,11 @@ export class VsphereClient {
 
   relocateVmStorage(moid: string, datastore: string, options?: WaitOptions): Promise<RelocateResult> {
     return relocateVmStorage(this.session, moid, datastore, options);
+  }
+
+  /** Waits for the RelocateVM_Task `task` an earlier call started (see waitForRelocation). */
+  waitForRelocation(moid: string, task: string, options?: WaitOptions): Promise<void> {
+    return waitForRelocation(this.session, moid, task, options);
   }
 
   shutdownGuest(moid: string, options: ShutdownOptions): Promise<ShutdownResult> {

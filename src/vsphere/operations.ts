@@ -122,6 +122,15 @@ export async function relocateVmStorage(session: VimSession, moid: string, datas
   return { moved: true, datastore, task: task.value, durationMs: Math.round(performance.now() - started) };
 }
 
+/**
+ * Waits for a storage vMotion started earlier (by an attempt whose worker died), by its task moid, so a
+ * retry does not start a second one. Throws the task's fault if it failed, ManagedObjectNotFound if
+ * vCenter no longer knows the task.
+ */
+export async function waitForRelocation(session: VimSession, moid: string, task: string, options: WaitOptions = {}): Promise<void> {
+  await waitForTask(session, { type: 'Task', value: task }, { step: 'relocate', method: 'RelocateVM_Task', object: target(moid) }, options);
+}
+
 async function powerState(session: VimSession, moid: string): Promise<PowerState> {
   const [content] = await readVmProperties(session, moid, { propSet: [{ type: 'VirtualMachine', pathSet: ['runtime.powerState'] }] });
   const state = content?.props.get('runtime.powerState')?.text;

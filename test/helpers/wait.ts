@@ -25,3 +25,24 @@ export async function runningActivity(client: Client, workflowIds: string[], typ
   }
   return undefined;
 }
+
+/**
+ * Like runningActivity, but only once every running activity of this type has a last heartbeat naming
+ * the long task it waits for (`field` in its details: `task` for a vCenter task, `upid` for a Proxmox
+ * one), so a retry of each can rejoin its task.
+ */
+export async function runningActivityWithTask(client: Client, workflowIds: string[], type: string, field: 'task' | 'upid'): Promise<string | undefined> {
+  let found: string | undefined;
+  for (const id of workflowIds) {
+    const description = await client.workflow.getHandle(id).describe();
+    for (const a of description.raw.pendingActivities ?? []) {
+      if (a.activityType?.name !== type || a.state !== STARTED) continue;
+      const data = a.heartbeatDetails?.payloads?.[0]?.data;
+      const details = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown>) : undefined;
+      const value = details?.[field];
+      if (!(typeof value === 'string' && (field === 'task' || value.startsWith('UPID:')))) return undefined;
+      found ??= id;
+    }
+  }
+  return found;
+}

@@ -134,6 +134,11 @@ describe('config', () => {
       cutover: { mode: 'import', forcePowerOff: false },
     });
     expect(config.limits).toEqual({ vmotion: 2, importPerStorage: 2, sdn: 1, vmStart: 4 });
+    expect(parseConfig({ migration: { ...base, cutover: { mode: 'live-import' } } }, {}).migration!.cutover.mode).toBe('live-import');
+    // The old mode cannot work on real PVE: the config says why and what to use instead.
+    expect(problemsOf(() => parseConfig({ migration: { ...base, cutover: { mode: 'attach-then-move' } } }, {}))).toEqual([
+      expect.stringMatching(/^migration\.cutover\.mode \(ferry\.yaml\): 'attach-then-move' is no longer supported: Proxmox VE cannot move a disk attached by absolute path.*use 'live-import'/),
+    ]);
 
     const problems = problemsOf(() =>
       parseConfig(

@@ -5,7 +5,16 @@ import { heavyQueue } from '../../src/domain/task-queues';
 // Transient trouble (network, 5xx, locks) is retried with backoff; invalid input, permission and
 // policy refusals come back non-retryable from activities/failures.ts and fail at once.
 const RETRY: ActivityOptions['retry'] = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 };
-const COPY_RETRY: ActivityOptions['retry'] = { ...RETRY, maximumAttempts: 5 };
+/**
+ * vMotions and imports run for hours and a retry rejoins the task the last attempt started (its id is in
+ * the heartbeat): retried for as long as their schedule-to-close allows, not a handful of times.
+ */
+const LONG_RETRY: ActivityOptions['retry'] = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m' };
+
+/** Room for retries (and rejoining a task) beyond one attempt's start-to-close. */
+export function longScheduleToCloseMs(startToCloseMs: number): number {
+  return 2 * startToCloseMs;
+}
 
 /** Reads: short timeouts, no heartbeat (a read lost with its worker is retried after a minute). */
 export const reads = proxyActivities<MigrationActivities>({ startToCloseTimeout: '1m', retry: RETRY });
@@ -44,15 +53,17 @@ export function longActivities(timing: ProxyTiming) {
     vmotion: proxyActivities<MigrationActivities>({
       taskQueue: heavyQueue(mainQueue, 'vmotion'),
       startToCloseTimeout: timing.relocateTimeoutMs,
+      scheduleToCloseTimeout: longScheduleToCloseMs(timing.relocateTimeoutMs),
       heartbeatTimeout,
-      retry: COPY_RETRY,
+      retry: LONG_RETRY,
     }),
-    /** Disk imports and moves on the import queue. */
+    /** Disk imports (and live imports) on the import queue. */
     copies: proxyActivities<MigrationActivities>({
       taskQueue: heavyQueue(mainQueue, 'import'),
       startToCloseTimeout: timing.importTimeoutMs,
+      scheduleToCloseTimeout: longScheduleToCloseMs(timing.importTimeoutMs),
       heartbeatTimeout,
-      retry: COPY_RETRY,
+      retry: LONG_RETRY,
     }),
     /** Guest shutdown waits up to its own timeout before it returns. */
     guest: proxyActivities<MigrationActivities>({

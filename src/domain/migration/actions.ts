@@ -18,8 +18,7 @@ export type MigrationAction =
   | { kind: 'await-approval'; vm: string }
   | { kind: 'shutdown-guest'; vm: string; moid: string }
   | { kind: 'import-disk'; vm: string; vmid: number; slot: string; disk: string; storage: string }
-  | { kind: 'attach-disk'; vm: string; vmid: number; slot: string; disk: string }
-  | { kind: 'move-disk'; vm: string; vmid: number; slot: string; storage: string }
+  | { kind: 'live-import'; vm: string; vmid: number; node: string; slots: string[]; storage: string }
   | { kind: 'set-boot-order'; vm: string; vmid: number; order: string }
   | { kind: 'start-vm'; vm: string; vmid: number }
   | { kind: 'refuse'; vm: string; reasons: string[] };
@@ -44,10 +43,8 @@ export function describeAction(a: MigrationAction): string {
       return `${a.vm}: shut down the guest on VMware (${a.moid})`;
     case 'import-disk':
       return `${a.vm}: import ${a.disk} into ${a.slot} on ${a.storage}`;
-    case 'attach-disk':
-      return `${a.vm}: attach ${a.disk} from the shared NFS storage as ${a.slot}`;
-    case 'move-disk':
-      return `${a.vm}: move ${a.slot} online to ${a.storage} (source kept)`;
+    case 'live-import':
+      return `${a.vm}: re-create VM ${a.vmid} on ${a.node} running at once, ${a.slots.join(', ')} streamed in from the NFS copies to ${a.storage}`;
     case 'set-boot-order':
       return `${a.vm}: boot order ${a.order}`;
     case 'start-vm':
@@ -110,6 +107,30 @@ export function shellCreateParams(a: VmAssessment, options: ShellOptions): Recor
   };
   if (a.cpu.vcpus !== undefined) params.vcpus = a.cpu.vcpus;
   if (a.firmware.efidisk0) params.efidisk0 = a.firmware.efidisk0;
+  return params;
+}
+
+/**
+ * Parameters of `POST /nodes/{node}/qemu` for a live import at cutover: the shell's settings, the NICs
+ * with the VMware MACs, every disk `import-from` its source and the boot order, with live-restore so
+ * PVE starts the VM at once and streams the disks in behind it (efidisk0 is created new, as PVE never
+ * live-imports it).
+ */
+export function liveImportCreateParams(
+  a: VmAssessment,
+  options: ShellOptions,
+  sources: Readonly<Record<string, string>>,
+  storage: string,
+): Record<string, string | number> {
+  const params = shellCreateParams(a, options);
+  for (const nic of a.nics) params[nic.slot] = netConfigValue(nic);
+  for (const d of a.disks) {
+    const source = sources[d.slot];
+    if (source === undefined) throw new Error(`${a.name}: no source for ${d.slot} (${d.source})`);
+    params[d.slot] = `${storage}:0,import-from=${source}`;
+  }
+  params.boot = bootOrder(a);
+  params['live-restore'] = 1;
   return params;
 }
 

@@ -21,7 +21,7 @@ export interface CutoverPlan {
   disks: Array<{ slot: string; disk: string; sizeBytes: number }>;
   totalBytes: number;
   nics: Array<{ slot: string; mac: string; vnet: string; source: string }>;
-  /** Expected time the service is down: shutdown + copy (import), or shutdown + one boot (attach-then-move). */
+  /** Expected time the service is down: shutdown + copy (import), or shutdown + one boot (live-import). */
   expectedDowntimeSeconds: number;
   throughput: Throughput;
 }
@@ -45,8 +45,12 @@ export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: s
   };
 }
 
-/** Average throughput of finished imports (bytes over seconds), or the assumption when there are none. */
-export function measuredThroughput(imports: ReadonlyArray<{ bytes: number; seconds: number }>): Throughput {
+/**
+ * Average throughput of finished imports (bytes over seconds), or the assumption when there are none.
+ * Disks found already imported (0 seconds) copied nothing: counting their bytes would inflate it.
+ */
+export function measuredThroughput(all: ReadonlyArray<{ bytes: number; seconds: number }>): Throughput {
+  const imports = all.filter((i) => i.seconds > 0);
   const bytes = imports.reduce((s, i) => s + i.bytes, 0);
   const seconds = imports.reduce((s, i) => s + i.seconds, 0);
   if (bytes <= 0 || seconds <= 0) return { bytesPerSecond: ASSUMED_IMPORT_BYTES_PER_SECOND, measured: false };

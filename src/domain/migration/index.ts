@@ -17,3 +17,4 @@ export * from './settings';
 export * from './status';
 export * from './wave';
 export * from './predict';
+export * from './vm-changes';

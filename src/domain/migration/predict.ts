@@ -74,13 +74,8 @@ export function predictVmActions(
     actions.push({ kind: 'set-boot-order', vm, vmid, order });
     if (settings.cutover.startAfter) actions.push({ kind: 'start-vm', vm, vmid });
   } else {
-    for (const d of a.disks) {
-      if (typeof live.config?.[d.slot] === 'string') continue;
-      actions.push({ kind: 'attach-disk', vm, vmid, slot: d.slot, disk: d.source });
-    }
-    actions.push({ kind: 'set-boot-order', vm, vmid, order });
-    actions.push({ kind: 'start-vm', vm, vmid });
-    for (const d of a.disks) actions.push({ kind: 'move-disk', vm, vmid, slot: d.slot, storage: settings.targetStorage });
+    // live-import: one create at cutover replaces the shell; the VM runs from then on.
+    actions.push({ kind: 'live-import', vm, vmid, node: settings.node, slots: a.disks.map((d) => d.slot), storage: settings.targetStorage });
   }
   return { ...base, refusals: [], actions };
 }

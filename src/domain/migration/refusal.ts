@@ -15,7 +15,9 @@ export type RefusalCode =
   | 'vmid-clash'
   | 'disk-unmapped-datastore'
   | 'disk-path-invalid'
-  | 'cpu-invalid';
+  | 'cpu-invalid'
+  /** The VM's disks or NICs changed between planning and cutover. */
+  | 'vm-changed';
 
 export interface Refusal {
   code: RefusalCode;

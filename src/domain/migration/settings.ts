@@ -1,7 +1,11 @@
 import type { MigrationRules } from './assess';
 import type { DatastoreMapping } from './disks';
 
-export type CutoverMode = 'import' | 'attach-then-move';
+/**
+ * `import`: disks copied with import-from while the VM is off, then started if asked. `live-import`: the
+ * VM is created at cutover with live-restore: it runs at once while PVE streams the disks in.
+ */
+export type CutoverMode = 'import' | 'live-import';
 
 /**
  * Everything a migration workflow needs to decide, resolved from ferry.yaml by an activity once and

@@ -11,9 +11,7 @@ export type MigrationStage =
   | 'awaiting-approval'
   | 'shutdown'
   | 'import'
-  | 'attach'
   | 'verify'
-  | 'move'
   | 'start'
   | 'awaiting-decision'
   | 'rollback'
@@ -43,7 +41,10 @@ export interface ImportRecord {
   disk: string;
   volume: string;
   bytes: number;
+  /** 0 when nothing was copied (found already there). */
   seconds: number;
+  /** Created by this workflow execution (any attempt of it); false: found from an earlier one, kept on rollback. */
+  created: boolean;
 }
 
 export interface MigrationStatus {
@@ -62,8 +63,13 @@ export interface MigrationStatus {
   ignored: Array<{ message: string; reason: string }>;
   refusals: Refusal[];
   imports: ImportRecord[];
-  /** Slots holding VMware files attached in place (attach-then-move); detached, never deleted, on rollback. */
-  attached: string[];
+  /**
+   * live-import: this workflow replaced the shell by the VM it created with live-restore (set before the
+   * create is asked for, so a create that failed counts too); a rollback destroys that VM.
+   */
+  replacedVm?: boolean;
+  /** What a rollback left in place because this workflow did not create it. */
+  keptOnRollback?: string[];
   /** The last failure, while a person decides what to do. */
   error?: string;
 }

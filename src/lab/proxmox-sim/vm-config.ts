@@ -26,6 +26,15 @@ export interface WriteContext {
   user: string;
   /** Set inside a task, for its log and import counting. */
   task?: TaskContext;
+  /** A create with live-restore: import-from disks are allocated now and their copy left for later. */
+  live?: { imports: LiveImport[] };
+}
+
+/** A disk of a live import: its volume exists (empty, full size); `copy` streams the source in. */
+export interface LiveImport {
+  key: string;
+  source: string;
+  copy: () => Promise<void>;
 }
 
 const ALLOCATION = /^([a-z][a-z0-9\-_.]*[a-z0-9]):(\d+(?:\.\d+)?)$/i;
@@ -102,12 +111,20 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
       sourceFile = source.file;
       sourceFormat = source.format;
     }
-    ctx.task?.log(`importing disk '${importFrom}' to VM ${vm.vmid} ...`);
-    ctx.task?.countImport();
-    await ctx.task?.sleep(cluster.settings.importTaskMs);
-    await convertImage(sourceFile, target.file, format, sourceFormat);
-    bytes = (await imageInfo(target.file)).virtualSize;
-    ctx.task?.log(`Successfully imported disk as '${key}:${target.volid}'`);
+    if (ctx.live && key !== 'efidisk0') {
+      // qemu-server never live-imports efidisk0; the others start empty at the source's size.
+      bytes = (await imageInfo(sourceFile)).virtualSize;
+      await createImage(target.file, format, bytes);
+      const from = sourceFile;
+      ctx.live.imports.push({ key, source: importFrom, copy: () => convertImage(from, target.file, format, sourceFormat) });
+    } else {
+      ctx.task?.log(`importing disk '${importFrom}' to VM ${vm.vmid} ...`);
+      ctx.task?.countImport();
+      await ctx.task?.sleep(cluster.settings.importTaskMs);
+      await convertImage(sourceFile, target.file, format, sourceFormat);
+      bytes = (await imageInfo(target.file)).virtualSize;
+      ctx.task?.log(`Successfully imported disk as '${key}:${target.volid}'`);
+    }
   } else if (key === 'efidisk0') {
     bytes = props.efitype === '4m' ? 528 * 1024 : 128 * 1024;
     await createImage(target.file, format, bytes);

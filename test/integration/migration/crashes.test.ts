@@ -4,7 +4,8 @@ import type { migrationWave } from '../../../workflows/migration-wave';
 import { startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';
 import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
-import { runningActivity, until } from '../../helpers/wait';
+import { vcsimTasks } from '../../helpers/vcsim-tasks';
+import { runningActivityWithTask, until } from '../../helpers/wait';
 
 describe('worker processes killed mid-migration', () => {
   jest.setTimeout(600_000);
@@ -14,8 +15,9 @@ describe('worker processes killed mid-migration', () => {
   beforeAll(async () => {
     temporal = await connectTestTemporal();
     lab = await startMigrationLab({
-      methodDelay: { RelocateVm: 4000, LockHandoff: 0 },
-      sim: { importTaskMs: 4000 },
+      // Long enough to still run when the retry comes (heartbeat timeout + a new worker's start).
+      methodDelay: { RelocateVm: 15_000, LockHandoff: 0 },
+      sim: { importTaskMs: 15_000 },
       migration: { heartbeatTimeout: '3s' },
     });
   });
@@ -50,7 +52,8 @@ describe('worker processes killed mid-migration', () => {
       return status.vms.length === 3 && status.vms.every((v) => v.state === 'running') ? status.vms.map((v) => v.workflowId) : undefined;
     });
 
-    await until('a storage vMotion in flight', () => runningActivity(temporal.client, children, 'relocateVm'));
+    // Killed once each running vMotion's task id is in its heartbeat: the retries must wait for those tasks.
+    await until('a storage vMotion in flight', () => runningActivityWithTask(temporal.client, children, 'relocateVm', 'task'));
     await crash();
 
     // A short activity (a read, a permit request) that was in flight when the worker died is retried
@@ -66,7 +69,7 @@ describe('worker processes killed mid-migration', () => {
     await crash();
     await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'crash test' }] });
 
-    await until('a disk import in flight', () => runningActivity(temporal.client, children, 'importDisk'), 300_000);
+    await until('a disk import in flight', () => runningActivityWithTask(temporal.client, children, 'importDisk', 'upid'), 300_000);
     await crash();
 
     const result = await wave.result();
@@ -74,6 +77,14 @@ describe('worker processes killed mid-migration', () => {
 
     const pve = lab.deps.proxmox!;
     const all = await pve.vms.list();
+    // The retries after each kill rejoined the running task (its id was in the heartbeat) rather than
+    // starting another: one storage vMotion and one import task per VM.
+    const relocations = await vcsimTasks(lab.deps.vsphere!, 'RelocateVm');
+    const moids = result.status.vms.map((v) => v.moid);
+    expect(moids.map((moid) => relocations.filter((t) => t.entity === moid).length)).toEqual(moids.map(() => 1));
+    const importTasks = lab.pve.cluster.tasks.history.filter((t) => t.imports > 0);
+    const vmids = names.map((name) => all.find((vm) => vm.name === name)!.vmid);
+    expect(vmids.map((vmid) => importTasks.filter((t) => t.id === String(vmid)).length)).toEqual(vmids.map(() => 1));
     for (const name of names) {
       const matches = all.filter((vm) => vm.name === name);
       expect(matches).toHaveLength(1);

@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { ActivityDeps } from '../../../activities';
 import type { MigrationStatus } from '../../../src/domain/migration';
 import { nfsMigrationDir } from '../../../src/lab/shared-paths';
+import { vmRef } from '../../../src/vsphere/operations';
 import {
   approveWaveUpdate,
   cutoverPlanQuery,
@@ -112,28 +113,117 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     });
   });
 
-  it('attach-then-move: boots from the NFS copy, then moves the disks online and keeps VMware’s file', async () => {
-    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'attach-then-move' }));
+  it('live-import: the shell is replaced by a VM that runs at once while its disks stream in; VMware’s file is kept', async () => {
+    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'live-import' }));
     await workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
-        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0003'] }, autoApprove: { by: 'alice', reason: 'attach mode' } }],
+        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0003'] }, autoApprove: { by: 'alice', reason: 'live import' } }],
       });
       const result = await wave.result();
       expect(result.status.vms[0]!.outcome).toBe('migrated');
       expect(result.actions.filter((a) => 'vm' in a && a.vm === 'scale-0003').map((a) => a.kind)).toEqual([
         // (scale VMs are powered off in the estate: nothing to shut down)
-        'create-vm', 'set-nic', 'relocate', 'await-approval', 'attach-disk', 'set-boot-order', 'start-vm', 'move-disk',
+        'create-vm', 'set-nic', 'relocate', 'await-approval', 'live-import',
       ]);
-      const vm = (await suite.lab.deps.proxmox!.vms.findByName('scale-0003'))[0]!;
-      expect((await suite.lab.deps.proxmox!.power.status(vm.node, vm.vmid)).status).toBe('running');
-      const config = (await suite.lab.deps.proxmox!.config.get(vm.node, vm.vmid)).values;
+      const child = suite.temporal.client.workflow.getHandle(result.status.vms[0]!.workflowId);
+      const plan = (await child.query(cutoverPlanQuery))!;
+      expect(plan).toMatchObject({ mode: 'live-import', expectedDowntimeSeconds: 120 }); // shutdown + one boot
+      const pve = suite.lab.deps.proxmox!;
+      // By VMID on the node: /cluster/resources (findByName) lags behind the fresh create.
+      const vm = { node: suite.lab.deps.config.migration!.node, vmid: ((await child.result()) as MigrationStatus).vmid! };
+      expect((await pve.power.status(vm.node, vm.vmid)).status).toBe('running');
+      const config = (await pve.config.get(vm.node, vm.vmid)).values;
+      expect(config.lock).toBeUndefined();
       expect(String(config.scsi0)).toMatch(/^local-lvm:/);
-      expect(Object.keys(config).some((k) => /^unused\d+$/.test(k))).toBe(false); // VMware's file is not PVE's to keep or free
+      expect(config.boot).toBe('order=scsi0;net0');
+      const source = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0003')!;
+      source.nics.forEach((nic, i) => expect(String(config[`net${i}`])).toContain(`=${nic.macAddress.toUpperCase()},bridge=v`));
+      // One create did it all, as root (import-from by path), and it was the import.
+      const creates = suite.lab.pve.cluster.tasks.history.filter((t) => t.type === 'qmcreate' && t.id === String(vm.vmid));
+      expect(creates.map((t) => [t.user, t.imports, t.exitstatus])).toEqual([
+        [expect.any(String), 0, 'OK'], // the shell, before the approval
+        ['root@pam', 1, 'OK'],
+      ]);
       const vmdk = path.join(nfsMigrationDir(suite.lab.stateDir), 'scale-0003', 'scale-0003.vmdk');
+      expect(existsSync(vmdk)).toBe(true);
       const target = suite.lab.pve.cluster.storages.resolve(String(config.scsi0).split(',')[0]!, vm.node).file;
       expect((await run('qemu-img', ['compare', vmdk, target])).stdout).toContain('Images are identical');
+    });
+  });
+
+  it('live-import that fails after the VM started: it stops and waits; rollback destroys the VM this workflow made, VMware runs again', async () => {
+    const admin = suite.lab.admin;
+    const before = await admin.setSettings({});
+    // A slow copy, so the source can vanish while the VM already runs from it.
+    await admin.setSettings({ importTaskMs: 3_000 });
+    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'live-import' }));
+    const vmdk = path.join(nfsMigrationDir(suite.lab.stateDir), 'scale-0005', 'scale-0005.vmdk');
+    copyFileSync(vmdk, `${vmdk}.kept`);
+    const pve = suite.lab.deps.proxmox!;
+    const node = suite.lab.deps.config.migration!.node;
+    try {
+      await workers.run(async () => {
+        const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+          taskQueue: workers.taskQueue,
+          workflowId: `${workers.taskQueue}-wave`,
+          args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0005'] }, autoApprove: { by: 'alice', reason: 'live import' } }],
+        });
+        const workflowId = await until('the VM workflow', async () => (await wave.query(waveStatusQuery)).vms[0]?.workflowId);
+        const child = suite.temporal.client.workflow.getHandle(workflowId);
+        const vmid = await until('the VMID', async () => (await child.query(migrationStatusQuery)).vmid);
+        await until('the VM running from its live import', async () => {
+          const status = await pve.power.status(node, vmid).catch(() => undefined);
+          return status?.status === 'running' && status.lock === 'import' ? true : undefined;
+        });
+        rmSync(vmdk);
+        const waiting = await until('a decision awaited', async () => {
+          const s = await child.query(migrationStatusQuery);
+          return s.stage === 'awaiting-decision' ? s : undefined;
+        });
+        expect(waiting.error).toMatch(/live import of VM \d+ failed after the VM had started/);
+        expect(await pve.power.status(node, vmid)).toMatchObject({ status: 'stopped', lock: 'import' });
+
+        await child.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'source lost' }] });
+        const result = (await child.result()) as MigrationStatus;
+        expect(result.outcome).toBe('rolled-back');
+        await expect(pve.config.get(node, vmid)).rejects.toMatchObject({ category: 'not-found' });
+        expect(await pve.storage.content(node, 'local-lvm', { vmid })).toEqual([]);
+        const vm = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0005')!;
+        expect(vm.powerState).toBe('poweredOn');
+      });
+    } finally {
+      copyFileSync(`${vmdk}.kept`, vmdk);
+      await admin.setSettings({ importTaskMs: before.importTaskMs });
+    }
+  });
+
+  it('a guest shutdown that fails waits for a decision like any cutover failure; rollback powers the VMware VM on', async () => {
+    // A suspended guest cannot shut down, and without forcePowerOff the shutdown fails (policy).
+    const vsphere = suite.lab.deps.vsphere!;
+    const moid = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0006')!.moid;
+    await vsphere.powerOn(moid);
+    await vsphere.session.call('SuspendVM_Task', vmRef(moid));
+    await until('scale-0006 suspended', async () => ((await vsphere.readVm(moid)).powerState === 'suspended' ? true : undefined));
+    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { forcePowerOff: false }));
+    await workers.run(async () => {
+      const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-wave`,
+        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0006'] }, autoApprove: { by: 'alice', reason: 'shutdown' } }],
+      });
+      const workflowId = await until('the VM workflow', async () => (await wave.query(waveStatusQuery)).vms[0]?.workflowId);
+      const child = suite.temporal.client.workflow.getHandle(workflowId);
+      const waiting = await until('a decision awaited', async () => {
+        const s = await child.query(migrationStatusQuery);
+        return s.stage === 'awaiting-decision' ? s : undefined;
+      });
+      expect(waiting.error).toMatch(/suspended/);
+      expect(waiting.imports).toEqual([]);
+      await child.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'guest stuck' }] });
+      expect(((await child.result()) as MigrationStatus).outcome).toBe('rolled-back');
+      expect((await vsphere.readVm(moid)).powerState).toBe('poweredOn');
     });
   });
 

@@ -25,6 +25,8 @@ describe('Proxmox error classification', () => {
     [500, "cannot use volume local:import/x.vmdk - content type needs to be 'images' or 'iso'", undefined, ProxmoxRequestError, 'invalid'],
     [500, "local:iso/x.iso has wrong type 'iso' - needs to be 'images' or 'import'", undefined, ProxmoxRequestError, 'invalid'],
     [500, 'online resize of a disk on this storage is not possible', undefined, ProxmoxRequestError, 'invalid'],
+    // move_disk of a disk attached by absolute path: PVE cannot do it, retrying changes nothing.
+    [500, "unable to parse volume ID '/mnt/pve/nfs-migration/web01/web01.vmdk'", undefined, ProxmoxRequestError, 'invalid'],
     [500, 'got unexpected error', undefined, ProxmoxTransientError, 'transient'],
     [503, 'Service Unavailable', undefined, ProxmoxTransientError, 'transient'],
     [596, 'Connection timed out', undefined, ProxmoxTransientError, 'transient'],

@@ -8,9 +8,10 @@ import { schemaFor } from '../schema/validate';
 import { loadSubset } from '../schema/subset';
 import { formatDiskSize, parseDiskSize } from '../../../proxmox/disk-size';
 import {
-  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, UNUSED_KEY, volumeOf, type WriteContext,
+  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
 } from '../vm-config';
 import { checkDrives } from '../drive-checks';
+import type { TaskContext } from '../tasks';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
 
 /** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
@@ -103,17 +104,19 @@ export const qemuRoutes: RouteTable = {
     if (existing || cluster.vmidTaken(vmid)) {
       throw fail(`unable to create VM ${vmid} - VM ${vmid} already exists on node '${existing?.node ?? node}'`);
     }
-    const { node: _n, vmid: _v, start, storage: _s, ...settings } = req.params;
+    const { node: _n, vmid: _v, start, storage: _s, 'live-restore': liveRestore, ...settings } = req.params;
     checkDrives(cluster, node, settings);
     const vm = cluster.newVm(node, vmid, { lock: 'create' });
     const write = { set: settings, delete: [], revert: [], force: false };
+    const live = liveRestore === '1' ? { imports: [] as LiveImport[] } : undefined;
+    let started = false;
     const task = startTask(
       req,
       { node, type: 'qmcreate', id: String(vmid) },
       async (ctx) => {
         await ctx.sleep(cluster.settings.createTaskMs);
         try {
-          await applyConfigWrite({ cluster, vm, user: req.user, task: ctx }, write);
+          await applyConfigWrite({ cluster, vm, user: req.user, task: ctx, live }, write);
         } catch (err) {
           destroyVolumes(req, vm, false);
           cluster.vms.delete(vmid);
@@ -127,12 +130,22 @@ export const qemuRoutes: RouteTable = {
         };
         delete vm.config.lock;
         vm.createdMs = Date.now();
-        if (start === '1') {
+        // live-restore without an import-from disk is no live import: qemu-server then creates the VM and,
+        // since it skips the autostart whenever live-restore is set, leaves it stopped.
+        if (live && live.imports.length > 0) {
+          started = true;
+          return liveImport(req, vm, live.imports, ctx);
+        }
+        if (start === '1' && !live) {
           vm.status = 'running';
           vm.startedMs = Date.now();
         }
       },
-      () => cluster.vms.delete(vmid),
+      // A create that failed leaves nothing, as qemu-server removes the config; a live import that
+      // failed after the start leaves the VM, stopped and locked.
+      () => {
+        if (!started) cluster.vms.delete(vmid);
+      },
     );
     return task.upid;
   },
@@ -209,10 +222,10 @@ export const qemuRoutes: RouteTable = {
     const value = vm.config[disk];
     if (value === undefined || !DISK_KEY.test(disk)) throw fail(`disk '${disk}' does not exist`);
     const sourceName = volumeOf(value);
-    // A disk attached by path (root only) is a file PVE does not own: it is copied, never freed or kept as unusedN.
-    const source = sourceName.startsWith('/')
-      ? { file: sourceName, format: /\.(raw|qcow2|vmdk)$/.exec(sourceName)?.[1] ?? 'raw', storage: undefined, volid: sourceName }
-      : cluster.storages.resolve(sourceName, vm.node);
+    // qemu-server parses the old volume as a volume ID (no noerr) before it forks: a disk attached by
+    // absolute path cannot be moved at all, and the request fails at once.
+    if (sourceName.startsWith('/')) throw fail(`unable to parse volume ID '${sourceName}'`);
+    const source = cluster.storages.resolve(sourceName, vm.node);
     const target = cluster.storages.require(req.params.storage!);
     const format = (req.params.format as ImageFormat | undefined) ?? (cluster.storages.supportsFormat(target, source.format as ImageFormat) ? (source.format as ImageFormat) : 'raw');
     if (target.id === source.storage?.id && format === source.format) throw fail("you can't move to the same storage with same format");
@@ -228,7 +241,6 @@ export const qemuRoutes: RouteTable = {
         await convertImage(source.file, volume.file, format, source.format);
         await task.sleep(cluster.settings.taskMs);
         vm.config[disk] = value.replace(/^[^,]+/, volume.volid);
-        if (source.storage === undefined) return;
         if (req.params.delete === '1') cluster.storages.remove(source);
         else vm.config[freeUnusedKey(vm)] = source.volid;
       }),
@@ -303,6 +315,31 @@ export const qemuRoutes: RouteTable = {
     ).upid;
   },
 };
+
+/**
+ * qemu-server's live import: the VM (locked `import`) starts on the new, still empty volumes backed by
+ * the sources, and the task streams the data in, then ends. On failure the VM is stopped and keeps the
+ * lock, and the task fails "live-restore failed".
+ */
+async function liveImport(req: SimRequest, vm: SimVm, imports: LiveImport[], ctx: TaskContext): Promise<void> {
+  vm.config.lock = 'import';
+  vm.status = 'running';
+  vm.startedMs = Date.now();
+  try {
+    imports.forEach(() => ctx.countImport());
+    await ctx.sleep(req.cluster.settings.importTaskMs);
+    for (const job of imports) {
+      ctx.log(`${job.key}: streaming from '${job.source}'`);
+      await job.copy();
+    }
+    ctx.log('restore-drive jobs finished successfully, removing all tracking block devices');
+  } catch (err) {
+    ctx.log(`An error occurred during live-restore: ${err instanceof Error ? err.message : String(err)}`);
+    stop(vm);
+    throw new Error('live-restore failed');
+  }
+  delete vm.config.lock;
+}
 
 /** Removes the VM's own volumes (disks and unusedN); with `unreferenced`, also its other images. */
 function destroyVolumes(req: SimRequest, vm: SimVm, unreferenced: boolean): void {

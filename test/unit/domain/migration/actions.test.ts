@@ -5,6 +5,7 @@ import {
   missingExistingVnets,
   nicActions,
   sameNetValue,
+  liveImportCreateParams,
   sdnActions,
   shellCreateParams,
   type MigrationAction,
@@ -77,6 +78,21 @@ describe('shellCreateParams', () => {
     expect(shellCreateParams(db01, { node: 'pve1', vcenter: 'vc' })).not.toHaveProperty('efidisk0');
   });
 
+  it('live import: the shell settings plus NICs with the VMware MACs, every disk import-from, boot order and live-restore', () => {
+    const sources = { scsi0: '/mnt/pve/nfs/web01/web01.vmdk', scsi1: 'nfs:import/web01_1.vmdk' };
+    const params = liveImportCreateParams(web01, { node: 'pve1', vcenter: 'vc' }, sources, 'local-lvm');
+    expect(params).toMatchObject({
+      ...shellCreateParams(web01, { node: 'pve1', vcenter: 'vc' }),
+      net0: `${web01.nics[0]!.model}=${web01.nics[0]!.mac},bridge=${web01.nics[0]!.bridge}`,
+      net1: `${web01.nics[1]!.model}=${web01.nics[1]!.mac},bridge=${web01.nics[1]!.bridge}`,
+      scsi0: 'local-lvm:0,import-from=/mnt/pve/nfs/web01/web01.vmdk',
+      scsi1: 'local-lvm:0,import-from=nfs:import/web01_1.vmdk',
+      boot: 'order=scsi0;net0',
+      'live-restore': 1,
+    });
+    expect(() => liveImportCreateParams(web01, { node: 'pve1', vcenter: 'vc' }, { scsi0: 'x' }, 'local-lvm')).toThrow(/no source for scsi1/);
+  });
+
   it('refuses to build a refused VM', () => {
     const refused = assessInventory({ portgroups: PORTGROUPS, vms: [vm({ moid: 'bad' })] }, RULES).vms[0]!;
     expect(() => shellCreateParams(refused, { node: 'pve1', vcenter: 'vc' })).toThrow(/cannot be built: moid "bad"/);
@@ -128,8 +144,7 @@ describe('bootOrder and descriptions', () => {
       { kind: 'await-approval', vm: 'web01' },
       { kind: 'shutdown-guest', vm: 'web01', moid: 'vm-1' },
       { kind: 'import-disk', vm: 'web01', vmid: 1, slot: 'scsi0', disk: 'Hard disk 1', storage: 'local' },
-      { kind: 'attach-disk', vm: 'web01', vmid: 1, slot: 'scsi0', disk: 'Hard disk 1' },
-      { kind: 'move-disk', vm: 'web01', vmid: 1, slot: 'scsi0', storage: 'local' },
+      { kind: 'live-import', vm: 'web01', vmid: 1, node: 'pve1', slots: ['scsi0', 'scsi1'], storage: 'local' },
       { kind: 'set-boot-order', vm: 'web01', vmid: 1, order: 'order=scsi0' },
       { kind: 'start-vm', vm: 'web01', vmid: 1 },
       { kind: 'refuse', vm: 'x', reasons: ['a', 'b'] },

@@ -67,15 +67,13 @@ describe('predictVmActions', () => {
     ]);
   });
 
-  it('predicts attach-then-move: attach, boot, then move each disk online', () => {
-    const attach = { ...SETTINGS, cutover: { ...SETTINGS.cutover, mode: 'attach-then-move' as const } };
-    expect(predictVmActions(web01!, FRESH, attach, assessment.vnetPlan, SDN).actions.slice(5).map((a) => a.kind)).toEqual([
-      'attach-disk',
-      'attach-disk',
-      'set-boot-order',
-      'start-vm',
-      'move-disk',
-      'move-disk',
+  it('predicts live-import: after the approval and shutdown, one create that runs the VM while the disks stream in', () => {
+    const liveMode = { ...SETTINGS, cutover: { ...SETTINGS.cutover, mode: 'live-import' as const } };
+    const actions = predictVmActions(web01!, FRESH, liveMode, assessment.vnetPlan, SDN).actions;
+    expect(actions.slice(actions.findIndex((a) => a.kind === 'await-approval'))).toEqual([
+      { kind: 'await-approval', vm: 'web01' },
+      { kind: 'shutdown-guest', vm: 'web01', moid: web01!.moid },
+      { kind: 'live-import', vm: 'web01', vmid: 20042, node: SETTINGS.node, slots: ['scsi0', 'scsi1'], storage: 'local-lvm' },
     ]);
   });
 
@@ -115,12 +113,16 @@ describe('cutover plan and throughput', () => {
       ],
       nics: [{ slot: 'net0', mac: '00:50:56:AA:BB:A0', vnet: 'v100', source: 'Network adapter 1 (PG-VLAN100)' }],
     });
-    expect(cutoverPlan(web01!, 'attach-then-move', 'local-lvm', { bytesPerSecond: 1, measured: false }).expectedDowntimeSeconds).toBe(120);
+    // live-import: shutdown plus one boot, however slow the copy (it runs behind the booted VM).
+    expect(cutoverPlan(web01!, 'live-import', 'local-lvm', { bytesPerSecond: 1, measured: false }).expectedDowntimeSeconds).toBe(120);
   });
 
   it('measures throughput from finished imports, or says it assumed it', () => {
     expect(measuredThroughput([])).toEqual({ bytesPerSecond: ASSUMED_IMPORT_BYTES_PER_SECOND, measured: false });
     expect(measuredThroughput([{ bytes: 300, seconds: 1 }, { bytes: 100, seconds: 3 }])).toEqual({ bytesPerSecond: 100, measured: true });
+    // A disk found already imported (0 s) copied nothing and does not count.
+    expect(measuredThroughput([{ bytes: 300, seconds: 1 }, { bytes: 100, seconds: 3 }, { bytes: 10_000, seconds: 0 }])).toEqual({ bytesPerSecond: 100, measured: true });
+    expect(measuredThroughput([{ bytes: 10_000, seconds: 0 }])).toEqual({ bytesPerSecond: ASSUMED_IMPORT_BYTES_PER_SECOND, measured: false });
   });
 });
 
