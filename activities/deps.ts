@@ -14,7 +14,7 @@ export interface ActivityDeps {
   vsphere?: VsphereClient;
   /** Built from `config.proxmox` (src/worker/dependencies.ts). */
   proxmox?: ProxmoxClient;
-  /** `proxmox.privilegedUser` (root@pam) with a ticket, for import-from and attach by path only. */
+  /** `proxmox.privilegedUser` (root@pam) with a ticket, for import-from by path, live import and removing a live-imported VM only. */
   proxmoxPrivileged?: ProxmoxClient;
   /** Present when `netbox` is configured. */
   netbox?: NetboxClient;
