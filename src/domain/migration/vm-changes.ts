@@ -3,9 +3,10 @@ import type { VmRecord } from '../inventory';
 type Hardware = Pick<VmRecord, 'disks' | 'nics'>;
 
 /**
- * How the VMware VM's disks and NICs differ now from when the migration was planned (and approved).
- * The cutover builds exactly the planned disks and MACs, so any difference means the approval was for
- * another VM: ferry stops before shutting anything down. Empty when nothing relevant changed.
+ * How the VMware VM's disks (keys, labels, sizes) and NICs (MACs) differ now from when the migration
+ * was planned (and approved). The cutover builds exactly the planned disks and MACs, so any difference
+ * means the approval was for another VM: ferry stops before shutting anything down. Empty when nothing
+ * relevant changed.
  */
 export function hardwareChanges(planned: Hardware, fresh: Hardware): string[] {
   const changes: string[] = [];
@@ -14,6 +15,8 @@ export function hardwareChanges(planned: Hardware, fresh: Hardware): string[] {
     const now = fresh.disks.find((d) => d.key === p.key);
     if (!now) changes.push(`disk ${disk(p)} was removed`);
     else if (now.label !== p.label) changes.push(`disk key ${p.key} was ${p.label}, is now ${now.label}`);
+    // A grown disk no longer matches the planned size the cutover verifies against (after the shutdown).
+    else if (now.capacityBytes !== p.capacityBytes) changes.push(`disk ${disk(p)} was ${p.capacityBytes} bytes, is now ${now.capacityBytes}`);
   }
   for (const f of fresh.disks) if (!planned.disks.some((d) => d.key === f.key)) changes.push(`disk ${disk(f)} was added`);
 

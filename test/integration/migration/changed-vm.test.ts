@@ -123,4 +123,32 @@ describe('a VMware VM changed between planning and the approved cutover', () => 
     expect((await vsphere.readVm(moid)).powerState).toBe('poweredOn');
     await expectNoDiskImported(suite, vm.vmid!);
   });
+
+  it('a disk grown after the approval gate was reached: refused as vm-changed naming both sizes, VMware keeps running', async () => {
+    // Without the size check the cutover shut the guest down and, in the lab (vcsim leaves the file as
+    // it was), migrated the old smaller disk as if nothing had happened.
+    const vsphere = suite.lab.deps.vsphere!;
+    const moid = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0003')!.moid;
+    await vsphere.powerOn(moid);
+    const planned = (await vsphere.readVm(moid)).disks[0]!;
+
+    const { result, vm } = await approveAfterChange(suite, 'scale-0003', async () => {
+      await govc(suite.lab.vcsim, 'vm.disk.change', '-vm', 'scale-0003', '-disk.key', String(planned.key), '-size', '2G');
+    });
+
+    const grown = 2 * 2 ** 30;
+    expect((await vsphere.readVm(moid)).disks[0]!.capacityBytes).toBe(grown);
+    expect(result.status.vms).toEqual([expect.objectContaining({ name: 'scale-0003', state: 'finished', outcome: 'refused' })]);
+    expect(vm.refusals).toEqual([
+      {
+        code: 'vm-changed',
+        subject: 'scale-0003',
+        reason: `scale-0003 changed since it was planned: disk ${planned.label} (key ${planned.key}) was ${planned.capacityBytes} bytes, is now ${grown}; run the migration again to plan the VM as it is now`,
+      },
+    ]);
+    expect(vm.actions.map((a) => a.kind)).toEqual(['create-vm', 'set-nic', 'relocate', 'await-approval', 'refuse']);
+
+    expect((await vsphere.readVm(moid)).powerState).toBe('poweredOn');
+    await expectNoDiskImported(suite, vm.vmid!);
+  });
 });
