@@ -1,5 +1,6 @@
 import { getClient } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/common';
+import type { MigrationOutcome, PreviousRun } from '../src/domain/migration';
 
 export interface ClosedWorkflow {
   workflowId: string;
@@ -24,6 +25,21 @@ export function createWorkflowWatchActivities() {
         }
       }
       return closed;
+    },
+
+    /** The latest run of a workflow: how it stands and, if it completed, the migration outcome it returned. */
+    async previousRun({ workflowId }: { workflowId: string }): Promise<PreviousRun> {
+      const handle = getClient().workflow.getHandle(workflowId);
+      try {
+        const { status } = await handle.describe();
+        if (status.name !== 'COMPLETED') return { status: status.name };
+        const result: unknown = await handle.result();
+        const outcome = result && typeof result === 'object' ? (result as { outcome?: MigrationOutcome }).outcome : undefined;
+        return { status: status.name, ...(outcome ? { outcome } : {}) };
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+        return { status: 'NOT_FOUND' };
+      }
     },
   };
 }

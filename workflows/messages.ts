@@ -59,7 +59,8 @@ export const approveWaveUpdate = defineUpdate<WaveStatus, [CutoverDecision & { v
 export const approveWaveSignal = defineSignal<[CutoverDecision & { vms?: string[] }]>('approveCutover');
 export const waveStatusQuery = defineQuery<WaveStatus>('status');
 /** Sent by each VM's workflow to its wave: its stage changes and its end. */
-export const vmStageSignal = defineSignal<[{ moid: string; stage: MigrationStage; at: number }]>('vmStage');
+/** `seq` counts a run's stage changes: signals to another workflow may arrive out of order. */
+export const vmStageSignal = defineSignal<[{ moid: string; stage: MigrationStage; at: number; seq?: number }]>('vmStage');
 export const vmFinishedSignal = defineSignal<[VmFinished]>('vmFinished');
 
 // --- provisioning ---

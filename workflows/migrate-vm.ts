@@ -71,9 +71,11 @@ type LongActivities = ReturnType<typeof longActivities>;
 export async function migrateVm(input: MigrateVmInput): Promise<MigrateVmResult> {
   const wave = input.waveWorkflowId ? getExternalWorkflowHandle(input.waveWorkflowId) : undefined;
   const status = newStatus(input.moid);
+  let seq = 0;
   try {
     return await migrate(input, status, (stage) => {
-      if (wave) void wave.signal(vmStageSignal, { moid: input.moid, stage, at: workflowNow() }).catch(() => undefined);
+      seq += 1;
+      if (wave) void wave.signal(vmStageSignal, { moid: input.moid, stage, at: workflowNow(), seq }).catch(() => undefined);
     });
   } catch (err) {
     status.error = failureMessage(err);

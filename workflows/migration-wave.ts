@@ -17,6 +17,7 @@ import type { Activities } from '../activities';
 import type { VmSnapshot, WaveSelection } from '../activities/migration-contract';
 import {
   approvedBy,
+  rerunDecision,
   assessInventory,
   decisionProblem,
   measuredThroughput,
@@ -124,9 +125,13 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
   };
 
   setHandler(waveStatusQuery, () => ({ ...status, counts: waveCounts(status.vms) }));
-  setHandler(vmStageSignal, ({ moid, stage }) => {
+  setHandler(vmStageSignal, ({ moid, stage, seq }) => {
     const vm = byMoid().get(moid);
-    if (vm && vm.state !== 'finished') vm.stage = stage;
+    if (!vm || vm.state === 'finished') return;
+    // Stage changes made in one workflow task are separate signals, and those may arrive in any order.
+    if (seq !== undefined && vm.stageSeq !== undefined && seq <= vm.stageSeq) return;
+    vm.stage = stage;
+    if (seq !== undefined) vm.stageSeq = seq;
   });
   setHandler(vmFinishedSignal, (finished) => {
     const vm = byMoid().get(finished.moid);
@@ -308,19 +313,36 @@ async function startVm(
 ): Promise<void> {
   vm.state = 'running';
   vm.startedAt = workflowNow();
-  try {
-    await startChild(migrateVm, {
+  const start = (workflowIdReusePolicy: WorkflowIdReusePolicy) =>
+    startChild(migrateVm, {
       workflowId: vm.workflowId,
       args: [{ moid: vm.moid, settings, waveId, waveWorkflowId, throughput: measuredThroughput(imports), snapshot }],
       // The VM's workflow outlives a continue-as-new of the wave and reports back by signal.
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      // A VM that already has a migration workflow (running, or finished) is not migrated twice.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      workflowIdReusePolicy,
     });
+  try {
+    // A VM that has a migration workflow already is looked at first, so it is never migrated twice.
+    await start(WorkflowIdReusePolicy.REJECT_DUPLICATE);
+    return;
   } catch (err) {
-    if (!(err instanceof Error && err.name === 'WorkflowExecutionAlreadyStartedError')) throw err;
-    vm.state = 'finished';
-    vm.finishedAt = workflowNow();
-    vm.error = `not started: workflow ${vm.workflowId} already exists (an earlier run migrated or is migrating this VM; see it there)`;
+    if (!alreadyStarted(err)) throw err;
   }
+  const decision = rerunDecision(await watch.previousRun({ workflowId: vm.workflowId }), vm.workflowId);
+  if (decision.rerun) {
+    try {
+      // The earlier run ended with VMware still the VM's home (refused, rejected, rolled back, …).
+      await start(WorkflowIdReusePolicy.ALLOW_DUPLICATE);
+      return;
+    } catch (err) {
+      if (!alreadyStarted(err)) throw err;
+    }
+  }
+  vm.state = 'finished';
+  vm.finishedAt = workflowNow();
+  vm.error = decision.rerun ? `not started: workflow ${vm.workflowId} was started by someone else meanwhile; see it there` : decision.reason;
+}
+
+function alreadyStarted(err: unknown): boolean {
+  return err instanceof Error && err.name === 'WorkflowExecutionAlreadyStartedError';
 }

@@ -18,3 +18,4 @@ export * from './status';
 export * from './wave';
 export * from './predict';
 export * from './vm-changes';
+export * from './rerun';

@@ -11,6 +11,8 @@ export interface WaveVm {
   workflowId: string;
   state: WaveVmState;
   stage?: MigrationStage;
+  /** The number of the child's latest stage signal applied (stage signals may arrive out of order). */
+  stageSeq?: number;
   outcome?: MigrationOutcome;
   startedAt?: number;
   finishedAt?: number;
