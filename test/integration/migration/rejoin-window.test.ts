@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { activityInfo, ApplicationFailure } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure, Context } from '@temporalio/activity';
 import { createMigrationActivities } from '../../../activities/migration';
-import type { ImportedDisk, MigrationActivities } from '../../../activities/migration-contract';
+import type { ImportedDisk, LiveImported, MigrationActivities } from '../../../activities/migration-contract';
 import { nfsMigrationDir } from '../../../src/lab/shared-paths';
 import { ESTATE } from '../../../src/lab/vcsim/estate';
 import { parseDisk } from '../../../src/proxmox/disks';
@@ -44,12 +44,13 @@ describe('a retry whose lost attempt never said which task it started', () => {
 
   /**
    * Runs `activity` through a worker whose first attempt only does `lose` (what the lost attempt did
-   * before it died) and fails; the second attempt is the real activity. Returns its result and what
-   * `stillRunning` said when the second attempt began.
+   * before it died) and fails; the second attempt is the real activity. Returns its result, what
+   * `stillRunning` said when the second attempt began, and the second attempt's heartbeats.
    */
-  async function afterLostAttempt<I, R>(activity: 'importDisk' | 'relocateVm', input: I, lose: (input: I) => Promise<void>, stillRunning: () => Promise<boolean>) {
+  async function afterLostAttempt<I, R>(activity: 'importDisk' | 'liveImportVm' | 'relocateVm', input: I, lose: (input: I) => Promise<void>, stillRunning: () => Promise<boolean>) {
     const real = createMigrationActivities(lab.deps) as unknown as Record<string, (input: I) => Promise<R>>;
     const attempts: Array<{ attempt: number; heartbeat: unknown; taskRunning?: boolean }> = [];
+    const beats: Array<Record<string, unknown>> = [];
     const taskQueue = uniqueName('rejoin');
     const worker = await createTestWorker(temporal.nativeConnection, {
       taskQueue,
@@ -62,6 +63,10 @@ describe('a retry whose lost attempt never said which task it started', () => {
             throw ApplicationFailure.retryable('the worker died before its first heartbeat got out (simulated)');
           }
           attempts.push({ attempt, heartbeat: heartbeatDetails, taskRunning: await stillRunning() });
+          // A spy on this attempt's heartbeats (what a third attempt would rejoin by), passing them on.
+          const context = Context.current();
+          const send = context.heartbeat;
+          Object.defineProperty(context, 'heartbeat', { value: (details: Record<string, unknown>) => (beats.push(details), send(details)) });
           return real[activity]!(arg);
         },
       },
@@ -69,7 +74,7 @@ describe('a retry whose lost attempt never said which task it started', () => {
     const result = await worker.runUntil(
       temporal.client.workflow.execute<typeof retriedActivity>('retriedActivity', { taskQueue, workflowId: taskQueue, args: [{ activity, input }] }),
     );
-    return { result: result as R, attempts };
+    return { result: result as R, attempts, beats };
   }
 
   it('importDisk waits for the import already running on the VM instead of starting a second one', async () => {
@@ -83,7 +88,7 @@ describe('a retry whose lost attempt never said which task it started', () => {
     await pve.vms.create({ node, vmid, name: 'rejoin7301', scsihw: 'virtio-scsi-single' });
 
     let lost: string | undefined;
-    const { result, attempts } = await afterLostAttempt<Parameters<MigrationActivities['importDisk']>[0], ImportedDisk>(
+    const { result, attempts, beats } = await afterLostAttempt<Parameters<MigrationActivities['importDisk']>[0], ImportedDisk>(
       'importDisk',
       { node, vmid, slot: 'scsi0', source, storage },
       async (input) => {
@@ -101,9 +106,51 @@ describe('a retry whose lost attempt never said which task it started', () => {
     const imports = lab.pve.cluster.tasks.history.filter((t) => t.id === String(vmid) && t.imports > 0);
     expect(imports.map((t) => t.upid)).toEqual([lost]);
     expect(imports[0]!.exitstatus).toBe('OK');
+    // It was rejoined by its UPID (found on the VM), which the retry heartbeated at once.
+    expect(beats[0]).toMatchObject({ upid: lost, running: true });
     const disk = parseDisk((await pve.config.get(node, vmid)).values.scsi0!);
     expect(result).toMatchObject({ slot: 'scsi0', volume: disk.volume, bytes: 16 * 1024 * 1024, alreadyPresent: false });
     // Timed from the rejoined task's start: it ran for most of TASK_MS.
+    expect(result.seconds).toBeGreaterThan(1);
+  });
+
+  it('liveImportVm waits for the live import (its create task) already running instead of starting another', async () => {
+    const root = lab.deps.proxmoxPrivileged!;
+    const { node, targetStorage: storage } = lab.config.migration!;
+    const vmid = 7302;
+    const name = 'rejoin7302';
+    const dir = path.join(nfsMigrationDir(lab.stateDir), name);
+    mkdirSync(dir, { recursive: true });
+    const source = path.join(dir, `${name}.vmdk`);
+    await run('qemu-img', ['create', '-q', '-f', 'vmdk', source, '16M']);
+    const params = {
+      vmid, name, machine: 'q35', bios: 'seabios', sockets: 1, cores: 1, memory: 512, ostype: 'l26', scsihw: 'virtio-scsi-single', onboot: 0, tags: 'ferry',
+      scsi0: `${storage}:0,import-from=${source}`, 'live-restore': 1,
+    };
+
+    let lost: string | undefined;
+    const { result, attempts, beats } = await afterLostAttempt<Parameters<MigrationActivities['liveImportVm']>[0], LiveImported>(
+      'liveImportVm',
+      { node, vmid, name, params, slots: ['scsi0'], storage },
+      async () => {
+        // The create with live-restore as the activity sends it; the lost attempt never heartbeated its UPID.
+        const { vmid: _vmid, ...rest } = params;
+        lost = await root.transport.call('POST', `/nodes/${node}/qemu`, { vmid, ...rest }, upidSchema);
+      },
+      async () => lab.pve.cluster.tasks.get(lost!)?.endMs === undefined,
+    );
+
+    expect(attempts).toEqual([
+      { attempt: 1, heartbeat: undefined },
+      { attempt: 2, heartbeat: undefined, taskRunning: true },
+    ]);
+    const creates = lab.pve.cluster.tasks.history.filter((t) => t.id === String(vmid) && t.type === 'qmcreate');
+    expect(creates.map((t) => [t.upid, t.exitstatus])).toEqual([[lost, 'OK']]);
+    // Rejoined by its UPID (found on the VM), not only seen as a VM locked for import: the retry
+    // heartbeated the task at once, so a third attempt would rejoin it too.
+    expect(beats[0]).toMatchObject({ upid: lost, type: 'qmcreate', running: true });
+    const disk = parseDisk((await root.config.get(node, vmid)).values.scsi0!);
+    expect(result).toMatchObject({ created: true, disks: [{ slot: 'scsi0', volume: disk.volume, bytes: 16 * 1024 * 1024 }] });
     expect(result.seconds).toBeGreaterThan(1);
   });
 
@@ -115,7 +162,7 @@ describe('a retry whose lost attempt never said which task it started', () => {
     const target = (await vsphere.readVmDetail(vm.moid)).hostDatastores.find((d) => d.name === ESTATE.migrationDatastore)!;
 
     let lost: string | undefined;
-    const { result, attempts } = await afterLostAttempt<{ moid: string; datastore: string }, { moved: boolean }>(
+    const { result, attempts, beats } = await afterLostAttempt<{ moid: string; datastore: string }, { moved: boolean }>(
       'relocateVm',
       { moid: vm.moid, datastore: ESTATE.migrationDatastore },
       async () => {
@@ -133,6 +180,7 @@ describe('a retry whose lost attempt never said which task it started', () => {
     // One storage vMotion of the VM, the lost attempt's, and the activity returned when it had moved the VM.
     const relocations = (await vcsimTasks(vsphere, 'RelocateVm')).filter((t) => t.entity === vm.moid);
     expect(relocations.map((t) => [t.moid, t.state])).toEqual([[lost, 'success']]);
+    expect(beats[0]).toMatchObject({ step: 'relocate', task: lost });
     expect(result).toEqual({ moved: true });
     expect((await vsphere.readVm(vm.moid)).datastores).toEqual([ESTATE.migrationDatastore]);
   });
