@@ -164,8 +164,9 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     },
 
     async relocateVm({ moid, datastore }) {
-      // A retry after the worker died: wait for the vMotion it started (vCenter would refuse a second one).
-      const earlier = earlierRelocation();
+      // A retry after the worker died: wait for the vMotion it started (vCenter would refuse a second one),
+      // known by its heartbeat or, if it died before its first heartbeat got out, found on the VM.
+      const earlier = earlierRelocation() ?? (activityInfo().attempt > 1 ? (await vsphere().runningRelocations(moid))[0]?.task : undefined);
       if (earlier) {
         try {
           await vsphere().waitForRelocation(moid, earlier, { onProgress: beat, signal: cancellationSignal() });
@@ -194,7 +195,7 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     async importDisk({ node, vmid, slot, source, storage }): Promise<ImportedDisk> {
       const client = () => (source.startsWith('/') ? privileged(`importing ${source}`) : pve());
       // A retry after the worker died: wait for the import it started instead of asking for a second one.
-      const rejoined = await rejoinProxmoxTask(client);
+      const rejoined = await rejoinProxmoxTask(client, { node, vmid, type: 'qmconfig' });
       const current = await pve().disks.get(node, vmid, slot);
       if (current) {
         if (!current.volume.startsWith(`${storage}:`)) {
@@ -226,7 +227,7 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
       const client = paths.length > 0 ? privileged(`live import from ${paths[0]}`) : pve();
       let started = Date.now();
       // A retry after the worker died: wait for the live import it started (its create task).
-      const rejoined = await rejoinProxmoxTask(() => client, /live-restore failed/).catch((err: unknown) => {
+      const rejoined = await rejoinProxmoxTask(() => client, { node, vmid, type: 'qmcreate' }, /live-restore failed/).catch((err: unknown) => {
         throw liveImportFailure(vmid, err);
       });
       if (rejoined) started = rejoined.startedMs;
@@ -333,13 +334,22 @@ function earlierRelocation(): string | undefined {
 }
 
 /**
- * Waits for the Proxmox task an earlier attempt of this activity started and heartbeated (its UPID), so a
- * retry after a worker died joins the running import instead of colliding with its lock. Returns when it
- * ended OK; when it failed or is unknown it is noted in the heartbeat (not rejoined again) and the caller
- * starts afresh, unless `fatal` matches its exit status (then its error is thrown).
+ * Waits for the Proxmox task an earlier attempt of this activity started, so a retry after a worker died
+ * joins the running import instead of colliding with its lock. The task is the one the attempt
+ * heartbeated (its UPID) or, on a retry without one (the worker died before its first heartbeat got
+ * out), a task of `type` running on the VM. Returns when it ended OK; when it failed or is unknown it is
+ * noted in the heartbeat (not rejoined again) and the caller starts afresh, unless `fatal` matches its
+ * exit status (then its error is thrown).
  */
-async function rejoinProxmoxTask(client: () => ProxmoxClient, fatal?: RegExp): Promise<{ startedMs: number } | undefined> {
-  const upid = earlierProgress()?.upid;
+async function rejoinProxmoxTask(
+  client: () => ProxmoxClient,
+  running: { node: string; vmid: number; type: string },
+  fatal?: RegExp,
+): Promise<{ startedMs: number } | undefined> {
+  let upid = earlierProgress()?.upid;
+  if (!isUpid(upid) && activityInfo().attempt > 1) {
+    upid = (await client().tasks.active(running))[0]?.upid;
+  }
   if (!isUpid(upid)) return undefined;
   try {
     await client().waitForTask(upid, { onProgress: beat, timeoutMs: 24 * 3600_000 });

@@ -1,7 +1,7 @@
 export { ProxmoxClient, createPrivilegedProxmoxClient, createProxmoxClient, endpointFromConfig, type ProxmoxClientOptions } from './client';
 export type { ProxmoxEndpoint } from './transport';
 export * from './errors';
-export type { TaskResult, WaitOptions, TaskProgress } from './tasks';
+export type { ActiveTask, TaskResult, WaitOptions, TaskProgress } from './tasks';
 export type { PveVersion } from './version';
 export type { VmShellSpec, VmSummary, CreateResult } from './vms';
 export type { VmConfig, PendingChange, ConfigUpdate } from './config';

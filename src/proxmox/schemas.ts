@@ -41,6 +41,10 @@ export const taskStatusSchema = z.looseObject({
   node: z.string(),
   upid: z.string().optional(),
 });
+/** `GET /nodes/{node}/tasks`: a task still running has no exit status (PVE reports it as `RUNNING`). */
+export const taskListSchema = z.array(
+  z.looseObject({ upid: upidSchema, type: z.string(), id: z.string(), node: z.string(), starttime: pveInt, status: z.string().optional() }),
+);
 export const taskLogSchema = z.array(z.looseObject({ n: pveInt, t: z.string() }));
 
 /** `GET …/config`: every option as a string, plus the digest. */

@@ -1,5 +1,6 @@
 import { ProxmoxTaskError, ProxmoxTaskTimeoutError } from './errors';
-import { taskLogSchema, taskStatusSchema } from './schemas';
+import { nodePath } from './node-name';
+import { taskListSchema, taskLogSchema, taskStatusSchema } from './schemas';
 import type { ProxmoxTransport, ResultAttributes } from './transport';
 import { parseUpid } from './upid';
 import { nextPollDelay } from '../poll-delay';
@@ -23,6 +24,15 @@ export interface WaitOptions {
   pollIntervalMs?: number;
   /** Called after every poll: activities heartbeat from here. */
   onProgress?: (progress: TaskProgress) => void;
+}
+
+/** A task that runs now, as the node's task list shows it. */
+export interface ActiveTask {
+  upid: string;
+  type: string;
+  /** The VMID (or other object) it acts on. */
+  id: string;
+  startedMs: number;
 }
 
 export interface TaskResult {
@@ -51,6 +61,9 @@ export class TaskWaiter {
     const maxPause = options.pollIntervalMs ?? this.defaults.pollIntervalMs;
     const started = Date.now();
     const path = `/nodes/${node}/tasks/${encodeURIComponent(upid)}`;
+    // The task id goes to the caller before any other await: an activity heartbeats it at once, so a
+    // retry after its worker died finds it there.
+    options.onProgress?.({ upid, type, elapsedMs: 0, running: true });
     for (;;) {
       const status = await this.transport.call('GET', `${path}/status`, {}, taskStatusSchema);
       const elapsedMs = Date.now() - started;
@@ -67,6 +80,18 @@ export class TaskWaiter {
       if (elapsedMs >= timeoutMs) throw new ProxmoxTaskTimeoutError(upid, elapsedMs);
       await new Promise((r) => setTimeout(r, Math.min(nextPollDelay(elapsedMs, maxPause), timeoutMs - elapsedMs)));
     }
+  }
+
+  /**
+   * The tasks of `type` running now on `node` for VM `vmid`, oldest first: PVE's list of active tasks
+   * (`source=active`, which also holds recently ended ones not yet archived: those are left out).
+   */
+  async active(query: { node: string; vmid: number; type: string }): Promise<ActiveTask[]> {
+    const tasks = await this.transport.call('GET', `${nodePath(query.node)}/tasks`, { source: 'active', vmid: query.vmid, typefilter: query.type }, taskListSchema);
+    return tasks
+      .filter((t) => (t.status === undefined || t.status === 'RUNNING') && t.type === query.type && t.id === String(query.vmid))
+      .map((t) => ({ upid: t.upid, type: t.type, id: t.id, startedMs: t.starttime * 1000 }))
+      .sort((a, b) => a.startedMs - b.startedMs);
   }
 
   /**

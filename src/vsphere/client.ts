@@ -13,6 +13,7 @@ import {
   type ShutdownResult,
   type VmDetail,
 } from './operations';
+import { runningRelocations, type RecentTask } from './recent-tasks';
 import { VimSession, type ServiceContent } from './session';
 import type { WaitOptions } from './tasks';
 import { SoapTransport, type TransportStats } from './transport';
@@ -104,6 +105,11 @@ export class VsphereClient {
   /** Waits for the RelocateVM_Task `task` an earlier call started (see waitForRelocation). */
   waitForRelocation(moid: string, task: string, options?: WaitOptions): Promise<void> {
     return waitForRelocation(this.session, moid, task, options);
+  }
+
+  /** The VM's storage vMotions still queued or running, from its `recentTask` (e.g. one whose starter died before it said so). */
+  runningRelocations(moid: string): Promise<RecentTask[]> {
+    return runningRelocations(this.session, moid);
   }
 
   shutdownGuest(moid: string, options: ShutdownOptions): Promise<ShutdownResult> {

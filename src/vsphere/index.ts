@@ -11,4 +11,5 @@ export {
 } from './faults';
 export type { PowerOnResult, RelocateResult, ShutdownOptions, ShutdownResult, VmDetail } from './operations';
 export type { OperationProgress, WaitOptions } from './tasks';
+export type { RecentTask } from './recent-tasks';
 export type { TransportStats } from './transport';

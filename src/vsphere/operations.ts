@@ -118,6 +118,8 @@ export async function relocateVmStorage(session: VimSession, moid: string, datas
     element('spec', moRef('datastore', { type: 'Datastore', value: datastore.moid })),
   ]);
   const task = asMoRef(child(response, 'returnval') ?? response, 'RelocateVM_Task returnval');
+  // The task id goes to the caller before any other await: an activity heartbeats it at once.
+  options.onProgress?.({ step: 'relocate', state: 'queued', task: task.value, elapsedMs: 0 });
   await waitForTask(session, task, { step: 'relocate', method: 'RelocateVM_Task', object: target(moid) }, options);
   return { moved: true, datastore, task: task.value, durationMs: Math.round(performance.now() - started) };
 }

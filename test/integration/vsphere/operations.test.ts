@@ -100,6 +100,25 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
     expect(client.stats.roundTrips - before).toBe(1);
   });
 
+  it('says the task id before it first polls, and a running storage vMotion is found on the VM (recentTask)', async () => {
+    const moid = moids['mig-legacy01']!;
+    const progress: OperationProgress[] = [];
+    let found: Promise<unknown> | undefined;
+    const observer = sim.client();
+    const result = await client.relocateVmStorage(moid, ESTATE.migrationDatastore, {
+      pollIntervalMs: 100,
+      onProgress: (p) => {
+        progress.push(p);
+        found ??= observer.runningRelocations(moid);
+      },
+    });
+    expect(progress[0]).toEqual({ step: 'relocate', state: 'queued', task: result.task, elapsedMs: 0 });
+    // Read while the vMotion ran (vcsim holds it RELOCATE_MS): exactly that task, not the earlier ones
+    // on this VM (ended, one of them cancelled).
+    expect(await found).toEqual([expect.objectContaining({ task: result.task, descriptionId: expect.stringMatching(/^VirtualMachine\.relocate/), state: expect.stringMatching(/^(queued|running)$/) })]);
+    expect(await client.runningRelocations(moid)).toEqual([]);
+  });
+
   it('refuses a datastore the VM\'s host does not mount, naming the ones it does', async () => {
     const err = await client.relocateVmStorage(moids['mig-web01']!, 'nfs-elsewhere').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FerryError);

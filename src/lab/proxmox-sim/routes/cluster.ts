@@ -94,14 +94,17 @@ export const clusterRoutes: RouteTable = {
     req.cluster.requireNode(node);
     const vmid = req.params.vmid;
     const limit = int(req.params.limit, 50);
+    // PVE's sources: `archive` (the default) holds ended tasks, `active` the running ones (status RUNNING).
+    const source = req.params.source ?? 'archive';
+    const listed = (t: { endMs?: number }) => source === 'all' || (source === 'active') === (t.endMs === undefined);
     return req.cluster.tasks.history
-      .filter((t) => t.node === node && (vmid === undefined || t.id === vmid) && (!req.params.typefilter || t.type === req.params.typefilter))
+      .filter((t) => t.node === node && listed(t) && (vmid === undefined || t.id === vmid) && (!req.params.typefilter || t.type === req.params.typefilter))
       .filter((t) => req.params.errors !== '1' || (t.exitstatus !== undefined && t.exitstatus !== 'OK'))
       .slice(-limit)
       .reverse()
       .map((t) => ({
         upid: t.upid, node: t.node, type: t.type, id: t.id, user: t.user, starttime: Math.floor(t.startMs / 1000), pid: 0, pstart: 0,
-        ...(t.endMs !== undefined ? { endtime: Math.floor(t.endMs / 1000), status: t.exitstatus } : {}),
+        ...(t.endMs !== undefined ? { endtime: Math.floor(t.endMs / 1000), status: t.exitstatus } : { status: 'RUNNING' }),
       }));
   },
 
