@@ -30,15 +30,18 @@ describe('semaphore lease under time skipping', () => {
   });
   afterAll(() => env?.teardown());
 
-  it('takes the permit back from a vanished holder when its 2-hour lease runs out', async () => {
-    const taskQueue = uniqueName('lease');
-    const key = uniqueName('limit');
-    const worker = await Worker.create({
+  const permitWorker = (taskQueue: string) =>
+    Worker.create({
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: workflowBundlePath() },
       activities: createPermitActivities(),
     });
+
+  it('takes the permit back from a vanished holder when its 2-hour lease runs out', async () => {
+    const taskQueue = uniqueName('lease');
+    const key = uniqueName('limit');
+    const worker = await permitWorker(taskQueue);
     await worker.runUntil(async () => {
       const vanishing = await env.client.workflow.start<typeof holdPermitUntilKilled>('holdPermitUntilKilled', {
         taskQueue,
@@ -70,12 +73,7 @@ describe('semaphore lease under time skipping', () => {
   it('keeps renewing the lease of a holder that still works, and hands the permit on when it ends', async () => {
     const taskQueue = uniqueName('renew');
     const key = uniqueName('limit');
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: workflowBundlePath() },
-      activities: createPermitActivities(),
-    });
+    const worker = await permitWorker(taskQueue);
     await worker.runUntil(async () => {
       // Holds for three hours on a one-hour lease: only renewals keep the permit.
       const holder = await env.client.workflow.start<typeof holdPermit>('holdPermit', {
