@@ -285,6 +285,9 @@ async function migrate(
   return finish('migrated', 'done');
 }
 
+/** Per Proxmox slot: where its VMware disk is now, as a path and (if exported so) an import volume. */
+type DiskSources = Record<string, { absolutePath: string; importVolume?: string; disk: string }>;
+
 /**
  * Fresh disk paths (re-read after the vMotion) translated to what Proxmox sees. A disk that is not on
  * the migration datastore stops the cutover before the guest is touched.
@@ -293,9 +296,9 @@ function diskSources(
   assessment: VmAssessment,
   fresh: { disks: Array<{ label: string; fileName: string; datastore?: { name: string } }> },
   settings: MigrationSettings,
-): { byslot: Record<string, { absolutePath: string; importVolume?: string; disk: string }> } | { refusals: Refusal[] } {
+): { byslot: DiskSources } | { refusals: Refusal[] } {
   const refusals: Refusal[] = [];
-  const byslot: Record<string, { absolutePath: string; importVolume?: string; disk: string }> = {};
+  const byslot: DiskSources = {};
   for (const planned of assessment.disks) {
     const disk = fresh.disks.find((d) => d.label === planned.source);
     if (!disk) {
@@ -319,7 +322,7 @@ function diskSources(
 
 async function bringDisksIn(
   assessment: VmAssessment,
-  sources: Record<string, { absolutePath: string; importVolume?: string; disk: string }>,
+  sources: DiskSources,
   settings: MigrationSettings,
   acts: LongActivities,
   status: MigrationStatus,
@@ -375,7 +378,7 @@ async function bringDisksIn(
  */
 async function liveImport(
   assessment: VmAssessment,
-  sources: Record<string, { absolutePath: string; importVolume?: string; disk: string }>,
+  sources: DiskSources,
   settings: MigrationSettings,
   acts: LongActivities,
   status: MigrationStatus,
