@@ -263,7 +263,7 @@ async function migrate(
         force: settings.cutover.forcePowerOff,
       });
       if (shutdown.result !== 'already-off') record({ kind: 'shutdown-guest', vm: assessment.pveName, moid: input.moid });
-      await bringDisksIn(assessment, sources.byslot, settings, acts, status, record, enter, asked);
+      await bringDisksIn({ assessment, settings, acts, status, record, enter }, sources.byslot, asked);
       break;
     } catch (err) {
       // Past the shutdown the workflow does not guess: a person retries or rolls back.
@@ -320,16 +320,18 @@ function diskSources(
   return refusals.length > 0 ? { refusals } : { byslot };
 }
 
-async function bringDisksIn(
-  assessment: VmAssessment,
-  sources: DiskSources,
-  settings: MigrationSettings,
-  acts: LongActivities,
-  status: MigrationStatus,
-  record: (a: MigrationAction) => void,
-  enter: (s: MigrationStage) => void,
-  asked: Set<string>,
-): Promise<void> {
+/** What the cutover steps share: the VM, the settings, the activities and the run's status and records. */
+interface Cutover {
+  assessment: VmAssessment;
+  settings: MigrationSettings;
+  acts: LongActivities;
+  status: MigrationStatus;
+  record: (a: MigrationAction) => void;
+  enter: (s: MigrationStage) => void;
+}
+
+async function bringDisksIn(cutover: Cutover, sources: DiskSources, asked: Set<string>): Promise<void> {
+  const { assessment, settings, acts, status, record, enter } = cutover;
   const node = settings.node;
   const vmid = assessment.vmid!;
   const vm = assessment.pveName;
@@ -343,8 +345,8 @@ async function bringDisksIn(
 
   if (settings.cutover.mode === 'live-import') {
     enter('import');
-    await liveImport(assessment, sources, settings, acts, status, record, importPermit(`live import ${vm}`));
-    await verifySizes(assessment, settings, enter);
+    await liveImport(cutover, sources, importPermit(`live import ${vm}`));
+    await verifySizes(cutover);
     return;
   }
 
@@ -363,11 +365,11 @@ async function bringDisksIn(
     status.imports.push({ slot: planned.slot, disk: planned.source, volume: imported.volume, bytes: imported.bytes, seconds: imported.seconds, created });
     if (created) record({ kind: 'import-disk', vm, vmid, slot: planned.slot, disk: planned.source, storage: settings.targetStorage });
   }
-  await verifySizes(assessment, settings, enter);
+  await verifySizes(cutover);
   const order = bootOrder(assessment);
   await acts.pve.setBootOrder({ node, vmid, order });
   record({ kind: 'set-boot-order', vm, vmid, order });
-  if (settings.cutover.startAfter) await startVm(assessment, settings, acts, record, enter);
+  if (settings.cutover.startAfter) await startVm(cutover);
 }
 
 /**
@@ -376,15 +378,8 @@ async function bringDisksIn(
  * once; the task, and so this call, ends when PVE has streamed the disks in. One task copies all the
  * VM's disks, so it holds one import permit.
  */
-async function liveImport(
-  assessment: VmAssessment,
-  sources: DiskSources,
-  settings: MigrationSettings,
-  acts: LongActivities,
-  status: MigrationStatus,
-  record: (a: MigrationAction) => void,
-  permit: Parameters<typeof withPermit>[0],
-): Promise<void> {
+async function liveImport(cutover: Cutover, sources: DiskSources, permit: Parameters<typeof withPermit>[0]): Promise<void> {
+  const { assessment, settings, acts, status, record } = cutover;
   const node = settings.node;
   const vmid = assessment.vmid!;
   const vm = assessment.pveName;
@@ -414,13 +409,7 @@ async function liveImport(
   if (result.created) record({ kind: 'live-import', vm, vmid, node, slots, storage });
 }
 
-async function startVm(
-  assessment: VmAssessment,
-  settings: MigrationSettings,
-  acts: LongActivities,
-  record: (a: MigrationAction) => void,
-  enter: (s: MigrationStage) => void,
-): Promise<void> {
+async function startVm({ assessment, settings, acts, record, enter }: Cutover): Promise<void> {
   enter('start');
   const vmid = assessment.vmid!;
   await withPermit(
@@ -431,7 +420,7 @@ async function startVm(
 }
 
 /** Each disk arrived whole: its size in Proxmox equals the VMware capacity. */
-async function verifySizes(assessment: VmAssessment, settings: MigrationSettings, enter: (s: MigrationStage) => void): Promise<void> {
+async function verifySizes({ assessment, settings, enter }: Cutover): Promise<void> {
   enter('verify');
   const sizes = await reads.diskSizes({ node: settings.node, vmid: assessment.vmid! });
   const wrong = assessment.disks
