@@ -8,6 +8,7 @@ COPY tsconfig.json worker.ts ./
 COPY activities ./activities
 COPY workflows ./workflows
 COPY src ./src
+COPY worker ./worker
 COPY scripts/build-bundle.ts ./scripts/build-bundle.ts
 RUN node --import tsx scripts/build-bundle.ts
 USER node

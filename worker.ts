@@ -9,9 +9,9 @@ import { writeFileSync } from 'node:fs';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { ConfigError, loadConfig } from './src/config';
 import { connectWorker } from './src/temporal/connection';
-import { parseWorkerArgs } from './src/worker/args';
-import { createDependencies } from './src/worker/dependencies';
-import { createWorkers, runWorkers } from './src/worker/create-workers';
+import { parseWorkerArgs } from './worker/args';
+import { createDependencies } from './worker/dependencies';
+import { createWorkers, runWorkers } from './worker/create-workers';
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const config = loadConfig(parseWorkerArgs(argv).config);

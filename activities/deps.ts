@@ -12,7 +12,7 @@ export interface ActivityDeps {
   config: FerryConfig;
   /** vCenter (vim25 SOAP), when `vsphere` is configured; logs in on first use. */
   vsphere?: VsphereClient;
-  /** Built from `config.proxmox` (src/worker/dependencies.ts). */
+  /** Built from `config.proxmox` (worker/dependencies.ts). */
   proxmox?: ProxmoxClient;
   /** `proxmox.privilegedUser` (root@pam) with a ticket, for import-from by path, live import and removing a live-imported VM only. */
   proxmoxPrivileged?: ProxmoxClient;

@@ -16,8 +16,7 @@ import { ferryFields } from '../src/netbox/custom-fields';
 import { normalizeMac, type Outcome } from '../src/netbox/client';
 import { parseDiskSize } from '../src/proxmox/disks';
 import { parseNic } from '../src/proxmox/nics';
-import { allocateVmidUpdate } from '../workflows/messages';
-import type { vmidAllocator } from '../workflows/vmid-allocator';
+import { allocateVmidUpdate, type VmidAllocatorWorkflow } from '../src/messages';
 import { clientsOf } from './clients';
 import { beat } from './heartbeat';
 import type { ActivityDeps } from './deps';
@@ -72,7 +71,7 @@ export function createProvisioningActivities(deps: ActivityDeps): ProvisioningAc
       try {
         const vmid = await getClient().workflow.executeUpdateWithStart(allocateVmidUpdate, {
           args: [request],
-          startWorkflowOperation: new WithStartWorkflowOperation<typeof vmidAllocator>('vmidAllocator', {
+          startWorkflowOperation: new WithStartWorkflowOperation<VmidAllocatorWorkflow>('vmidAllocator', {
             workflowId,
             taskQueue,
             args: [{}],

@@ -17,14 +17,14 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { createActivities } from '../activities';
 import { parseConfig } from '../src/config';
 import { heavyQueue } from '../src/domain/task-queues';
-import { startMigrationSims } from '../src/lab/migration-lab';
-import { peakConcurrency } from '../src/lab/proxmox-sim/admin-client';
-import { startDevServer } from '../src/lab/temporal-dev-server';
-import { ESTATE } from '../src/lab/vcsim/estate';
+import { startMigrationSims } from '../lab/migration-lab';
+import { peakConcurrency } from '../lab/proxmox-sim/admin-client';
+import { startDevServer } from '../lab/temporal-dev-server';
+import { ESTATE } from '../lab/vcsim/estate';
 import { WORKFLOWS_PATH } from '../src/paths';
 import { retrieveAll, traversalSpec } from '../src/vsphere/property-collector';
 import type { VsphereClient } from '../src/vsphere';
-import { createDependencies } from '../src/worker/dependencies';
+import { createDependencies } from '../worker/dependencies';
 import type { migrationWave } from '../workflows/migration-wave';
 
 const { values: args } = parseArgs({

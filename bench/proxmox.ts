@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ProxmoxClient } from '../src/proxmox';
-import { sampleCluster, sampleCredentials } from '../src/lab/proxmox-sim/sample-cluster';
-import { startProxmoxSimulator } from '../src/lab/proxmox-sim/server';
+import { sampleCluster, sampleCredentials } from '../lab/proxmox-sim/sample-cluster';
+import { startProxmoxSimulator } from '../lab/proxmox-sim/server';
 
 const POOL_SIZE = 4;
 const IN_FLIGHT = 16;

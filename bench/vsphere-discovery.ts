@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../src/config';
-import { startVcsimLab } from '../src/lab/vcsim/vcsim-lab';
+import { startVcsimLab } from '../lab/vcsim/vcsim-lab';
 import { VsphereClient } from '../src/vsphere';
 
 /** Round trips besides pages in an unscoped discovery by a new client. */

@@ -2,7 +2,7 @@
 // The `ferry` command: the TypeScript CLI run through tsx, so a clone works without a build step.
 'use strict';
 require('tsx/cjs');
-require('../src/cli/main.ts')
+require('../cli/main.ts')
   .main(process.argv)
   .then((code) => process.exit(code))
   .catch((err) => {

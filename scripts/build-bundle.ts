@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { PREBUILT_BUNDLE } from '../src/worker/create-workers';
+import { PREBUILT_BUNDLE } from '../worker/create-workers';
 import { WORKFLOWS_PATH } from '../src/paths';
 
 async function main(): Promise<void> {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { startDevServer } from '../src/lab/temporal-dev-server';
+import { startDevServer } from '../lab/temporal-dev-server';
 import { REPO_ROOT } from '../src/paths';
 import { SCENARIOS } from '../test/histories/scenarios';
 
@@ -18,7 +18,7 @@ async function main(names: string[]): Promise<void> {
   if (selected.length === 0) throw new Error(`no scenario named ${names.join(', ')}`);
   const server = await startDevServer();
   const bundle = await bundleWorkflowCode({
-    workflowsPath: path.join(REPO_ROOT, 'test/workflows/index.ts'),
+    workflowsPath: path.join(REPO_ROOT, 'test/workflow-bundle/index.ts'),
     logger: new DefaultLogger('WARN'),
   });
   const bundlePath = path.join(REPO_ROOT, '.state', 'record-bundle.js');

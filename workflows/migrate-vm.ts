@@ -37,7 +37,7 @@ import { PERMIT_KEYS } from '../src/domain/permits';
 import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../src/domain/search-attributes';
 import { workflowNow } from './clock';
 import { failureMessage } from './failures';
-import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmStageSignal } from './messages';
+import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmStageSignal } from '../src/messages';
 import { longActivities, longScheduleToCloseMs, reads, timingOf } from './migration/proxies';
 import { CutoverGate } from './migration/cutover-gate';
 import { withPermit } from './permits';

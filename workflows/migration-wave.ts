@@ -23,6 +23,7 @@ import {
   measuredThroughput,
   migrateVmWorkflowId,
   waveCounts,
+  type CutoverApproval,
   type CutoverDecision,
   type MigrationAction,
   type MigrationSettings,
@@ -40,7 +41,7 @@ import {
   vmFinishedSignal,
   vmStageSignal,
   waveStatusQuery,
-} from './messages';
+} from '../src/messages';
 import { migrateVm } from './migrate-vm';
 import { estateReads, reads } from './migration/proxies';
 import { sdnSync, type SdnSyncResult } from './sdn-sync';
@@ -152,12 +153,12 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
       }
     }
   });
-  const approve = (decision: CutoverDecision & { vms?: string[] }, via: 'update' | 'signal') => {
+  const approve = (decision: CutoverApproval, via: 'update' | 'signal') => {
     const approval: WaveApproval = { by: decision.by, reason: decision.reason, at: workflowNow(), via, vms: decision.vms ?? 'all' };
     status.approvals.push(approval);
     for (const vm of status.vms.filter((v) => v.state === 'running' && covered(approval, v.name))) send(forwardApproval(vm, approval));
   };
-  const approvalProblem = (decision: CutoverDecision & { vms?: string[] }) => {
+  const approvalProblem = (decision: CutoverApproval) => {
     if (!settings) return 'the wave is still loading its settings; try again in a moment';
     const problem = decisionProblem(decision, settings.approvers);
     if (problem) return problem;
@@ -173,8 +174,8 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
   });
   // A signal cannot be refused: one that comes before the settings (approvers) are known waits for
   // them; one that is not valid is recorded, not acted on.
-  const early: Array<CutoverDecision & { vms?: string[] }> = [];
-  const takeApprovalSignal = (decision: CutoverDecision & { vms?: string[] }) => {
+  const early: Array<CutoverApproval> = [];
+  const takeApprovalSignal = (decision: CutoverApproval) => {
     const problem = approvalProblem(decision);
     if (problem) status.ignored.push({ message: `approve by ${String(decision?.by)}`, reason: problem });
     else approve(decision, 'signal');

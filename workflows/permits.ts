@@ -16,7 +16,7 @@ import {
 import type { Activities } from '../activities';
 import { semaphoreWorkflowId } from '../src/domain/permits';
 import { scopedLimitKey } from '../src/domain/task-queues';
-import { permitGrantedSignal, releasePermitSignal, renewPermitSignal } from './messages';
+import { permitGrantedSignal, releasePermitSignal, renewPermitSignal } from '../src/messages';
 import { workflowNow } from './clock';
 
 const { requestPermit } = proxyActivities<Activities>({

@@ -20,7 +20,7 @@ import { PERMIT_KEYS } from '../src/domain/permits';
 import { FerryKind, FerryStage, VmId, VmName } from '../src/domain/search-attributes';
 import { occupancy, type VmidClash } from '../src/domain/vmid';
 import { failureMessage } from './failures';
-import { provisionStatusQuery } from './messages';
+import { provisionStatusQuery } from '../src/messages';
 import { withPermit } from './permits';
 import { pollUntil } from './poll';
 import { activityOptions, READ, run, type ActivityKinds } from './provisioning/proxies';

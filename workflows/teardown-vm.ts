@@ -18,7 +18,7 @@ import { FerryKind, FerryStage, VmId, VmName } from '../src/domain/search-attrib
 import type { Activities } from '../activities';
 import { workflowNow } from './clock';
 import { failureMessage } from './failures';
-import { teardownStatusQuery } from './messages';
+import { teardownStatusQuery } from '../src/messages';
 import { pollUntil } from './poll';
 import { activityOptions, READ, run, type ActivityKinds } from './provisioning/proxies';
 import { TeardownGate } from './provisioning/teardown-gate';

@@ -21,13 +21,8 @@ import { PVE_VMID_MAX, PVE_VMID_MIN } from '../src/domain/vmid';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { workflowNow } from './clock';
 import { failureMessage } from './failures';
-import { allocateVmidUpdate, vmidAllocatorStatusQuery } from './messages';
+import { allocateVmidUpdate, vmidAllocatorStatusQuery, type VmidAllocatorInput } from '../src/messages';
 import { reads } from './provisioning/proxies';
-
-export interface VmidAllocatorInput {
-  /** State carried across continue-as-new. */
-  carried?: AllocatorState;
-}
 
 /**
  * The single writer of VMIDs for records that have none. Provisions reach it with update-with-start

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { resolveTarget } from '../../src/cli/targets';
+import { resolveTarget } from '../../cli/targets';
 import { FerryKind, VmName, WaveId } from '../../src/domain/search-attributes';
 import { ROOT, spawnFerry } from '../helpers/processes';
 import { connectTestTemporal, devServerAddress, uniqueName, type TestTemporal } from '../helpers/temporal';

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { NAMED_VMS } from '../../src/lab/vcsim/estate';
+import { NAMED_VMS } from '../../lab/vcsim/estate';
 import { spawnFerry } from '../helpers/processes';
 import { startTestVcsim, TEST_EXTRA_VMS, type TestVcsim } from '../helpers/vcsim';
 

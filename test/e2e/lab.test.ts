@@ -1,9 +1,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { toolPath } from '../../src/lab/tools';
-import { freePort } from '../../src/lab/free-port';
+import { toolPath } from '../../lab/tools';
+import { freePort } from '../../lab/free-port';
 import { run, spawnFerry, type Spawned } from '../helpers/processes';
+import { anyStatusQuery } from '../../src/messages';
 
 describe('ferry lab, as a user runs it', () => {
   jest.setTimeout(300_000);
@@ -170,7 +171,7 @@ describe('ferry lab, as a user runs it', () => {
     expect(status.output()).toMatch(/^ {4}netbox-status +NetBox VM \d+: updated \(staged\)$/m);
 
     // The same from the temporal CLI, as the README shows.
-    const queried = await run(toolPath('temporal'), ['workflow', 'query', '--address', `127.0.0.1:${port}`, '--workflow-id', ids['lab-web1']!, '--name', 'status', '-o', 'json']);
+    const queried = await run(toolPath('temporal'), ['workflow', 'query', '--address', `127.0.0.1:${port}`, '--workflow-id', ids['lab-web1']!, '--name', anyStatusQuery.name, '-o', 'json']);
     expect(queried.code).toBe(0);
     expect(JSON.parse(queried.stdout)).toMatchObject({ queryResult: [{ kind: 'provision', stage: 'done', vmid: 9001, name: 'lab-web1' }] });
   });

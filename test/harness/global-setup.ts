@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { startDevServer, type DevServer } from '../../src/lab/temporal-dev-server';
+import { startDevServer, type DevServer } from '../../lab/temporal-dev-server';
 import { REPO_ROOT } from '../../src/paths';
 
 /**
@@ -15,7 +15,7 @@ export default async function globalSetup(): Promise<void> {
   const [server, bundle] = await Promise.all([
     startDevServer({ logFile: path.join(stateDir, 'temporal.log') }),
     bundleWorkflowCode({
-      workflowsPath: path.join(REPO_ROOT, 'test', 'workflows', 'index.ts'),
+      workflowsPath: path.join(REPO_ROOT, 'test', 'workflow-bundle', 'index.ts'),
       logger: new DefaultLogger('WARN'),
     }),
   ]);

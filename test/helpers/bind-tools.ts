@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { BindKey, BindServer } from '../../src/lab/bind-server';
-import { toolPath } from '../../src/lab/tools';
+import type { BindKey, BindServer } from '../../lab/bind-server';
+import { toolPath } from '../../lab/tools';
 
 const run = promisify(execFile);
 

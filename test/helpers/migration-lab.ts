@@ -4,13 +4,13 @@ import path from 'node:path';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { parseConfig, type FerryConfig } from '../../src/config';
-import { startMigrationSims } from '../../src/lab/migration-lab';
-import type { SimSettings } from '../../src/lab/proxmox-sim/cluster';
-import type { SimulatorAdmin } from '../../src/lab/proxmox-sim/admin-client';
-import type { ProxmoxSimulator } from '../../src/lab/proxmox-sim/server';
-import type { VcsimLab } from '../../src/lab/vcsim/vcsim-lab';
+import { startMigrationSims } from '../../lab/migration-lab';
+import type { SimSettings } from '../../lab/proxmox-sim/cluster';
+import type { SimulatorAdmin } from '../../lab/proxmox-sim/admin-client';
+import type { ProxmoxSimulator } from '../../lab/proxmox-sim/server';
+import type { VcsimLab } from '../../lab/vcsim/vcsim-lab';
 import { heavyQueue } from '../../src/domain/task-queues';
-import { createDependencies } from '../../src/worker/dependencies';
+import { createDependencies } from '../../worker/dependencies';
 import { connectTestTemporal, devServerAddress, uniqueName, workflowBundlePath, type TestTemporal } from './temporal';
 import { TEST_EXTRA_VMS } from './vcsim';
 
@@ -34,7 +34,7 @@ export interface MigrationLabOptions {
   limits?: Record<string, number>;
 }
 
-/** The simulators of src/lab/migration-lab.ts in a fresh folder, and worker dependencies to drive them. */
+/** The simulators of lab/migration-lab.ts in a fresh folder, and worker dependencies to drive them. */
 export async function startMigrationLab(options: MigrationLabOptions = {}): Promise<MigrationLab> {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-migration-'));
   const sims = await startMigrationSims({

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { ProxmoxClient, type ProxmoxClientOptions } from '../../src/proxmox';
-import type { SimSettings } from '../../src/lab/proxmox-sim/cluster';
-import { sampleCluster, sampleCredentials, type SampleCredentials } from '../../src/lab/proxmox-sim/sample-cluster';
-import { startProxmoxSimulator, type ProxmoxSimulator } from '../../src/lab/proxmox-sim/server';
-import type { Flavour } from '../../src/lab/proxmox-sim/schema/subset';
+import type { SimSettings } from '../../lab/proxmox-sim/cluster';
+import { sampleCluster, sampleCredentials, type SampleCredentials } from '../../lab/proxmox-sim/sample-cluster';
+import { startProxmoxSimulator, type ProxmoxSimulator } from '../../lab/proxmox-sim/server';
+import type { Flavour } from '../../lab/proxmox-sim/schema/subset';
 import { FerryError } from '../../src/errors';
 
 /** A simulator with the sample cluster in a fresh folder, and a client that trusts its CA. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Worker, Runtime, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
-import { toolPath } from '../../src/lab/tools';
+import { toolPath } from '../../lab/tools';
 import { searchAttributeIndexedTypes } from '../../src/temporal/search-attributes';
 
 let runtimeInstalled = false;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseConfig, type VsphereConfig } from '../../src/config';
-import { startVcsimLab, type VcsimLab } from '../../src/lab/vcsim/vcsim-lab';
+import { startVcsimLab, type VcsimLab } from '../../lab/vcsim/vcsim-lab';
 import { VsphereClient } from '../../src/vsphere';
 
 /** Scale VMs in the test estate: the same number everywhere, so one cached estate serves every test file. */

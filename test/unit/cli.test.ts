@@ -2,11 +2,11 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../../src/config';
-import { exitCodeFor, UsageError } from '../../src/cli/errors';
-import { intOption } from '../../src/cli/int-option';
-import { buildProgram } from '../../src/cli/main';
-import { targetQuery } from '../../src/cli/targets';
-import { rootCauseMessage } from '../../src/cli/workflow-result';
+import { exitCodeFor, UsageError } from '../../cli/errors';
+import { intOption } from '../../cli/int-option';
+import { buildProgram } from '../../cli/main';
+import { targetQuery } from '../../cli/targets';
+import { rootCauseMessage } from '../../cli/workflow-result';
 
 describe('cli: whole-number options', () => {
   it('takes whole numbers inside the range', () => {

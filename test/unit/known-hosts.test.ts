@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, symlinkSync
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { hostKeys, matchLine, removeFromContent, removeKnownHosts } from '../../src/known-hosts/known-hosts';
-import { toolPath } from '../../src/lab/tools';
+import { toolPath } from '../../lab/tools';
 
 const sshKeygen = toolPath('ssh-keygen');
 let dir: string;

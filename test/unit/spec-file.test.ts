@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readSpecFile } from '../../src/cli/spec-file';
+import { readSpecFile } from '../../cli/spec-file';
 
 describe('ferry provision --spec FILE', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ferry-spec-'));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect, createServer as createTlsServer } from 'node:tls';
 import { request } from 'undici';
-import { createSimulatorTls, type SimulatorTls } from '../../src/lab/proxmox-sim/tls';
+import { createSimulatorTls, type SimulatorTls } from '../../lab/proxmox-sim/tls';
 import { tlsProblem } from '../../src/tls-errors';
 
 /** Real handshakes against local servers: the codes Node really produces are the ones classified. */

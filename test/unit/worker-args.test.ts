@@ -1,5 +1,5 @@
 import { ConfigError } from '../../src/config';
-import { parseWorkerArgs } from '../../src/worker/args';
+import { parseWorkerArgs } from '../../worker/args';
 
 describe('worker arguments', () => {
   it('takes the config file in every usual spelling', () => {

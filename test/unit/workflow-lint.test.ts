@@ -8,7 +8,7 @@ const ESLINT = path.join(ROOT, 'node_modules', 'eslint', 'bin', 'eslint.js');
 
 interface Probe {
   name: string;
-  dir: 'workflows' | 'src';
+  dir: 'src' | 'activities' | 'workflows' | 'worker' | 'lab' | 'cli';
   code: string;
 }
 
@@ -34,6 +34,24 @@ const PROBES: Probe[] = [
     ].join('\n'),
   },
   { name: 'localeCompare', dir: 'workflows', code: "export const probe = ['b', 'a'].sort((x, y) => x.localeCompare(y));\n" },
+  // The stack: src → activities → workflows → worker → lab → cli → bin, each importing only downward.
+  { name: 'src imports activities', dir: 'src', code: refused("import { createActivities } from '../activities';") },
+  { name: 'activities import a workflow type', dir: 'activities', code: "import type { semaphore } from '../workflows/semaphore';\nexport type Probe = typeof semaphore;\n" },
+  { name: 'worker imports lab', dir: 'worker', code: refused("import { startLab } from '../lab/lab';") },
+  { name: 'lab imports cli', dir: 'lab', code: refused("import { main } from '../cli/main';") },
+  {
+    name: 'downward imports',
+    dir: 'cli',
+    code: [
+      "import { startLab } from '../lab/lab';",
+      "import { createWorkers } from '../worker/create-workers';",
+      "import { approveCutoverUpdate } from '../src/messages';",
+      'export const probe = [startLab, createWorkers, approveCutoverUpdate.name];',
+    ].join('\n'),
+  },
+  // Message names are spelled once, in src/messages.ts.
+  { name: 'signal by name', dir: 'cli', code: "import type { WorkflowHandle } from '@temporalio/client';\nexport const probe = (h: WorkflowHandle) => h.signal('approveCutover', { by: 'a', reason: 'b' });\n" },
+  { name: 'definition outside messages', dir: 'workflows', code: "import { defineQuery } from '@temporalio/workflow';\nexport const probe = defineQuery<string>('mine');\n" },
   {
     name: 'floating promise',
     dir: 'src',
@@ -66,7 +84,7 @@ async function lintProbes(): Promise<Map<string, string[]>> {
   }
 }
 
-describe('lint rules that keep workflow code deterministic', () => {
+describe('lint rules that keep workflow code deterministic and the stack in order', () => {
   let messages: Map<string, string[]>;
   beforeAll(async () => {
     messages = await lintProbes();
@@ -88,6 +106,24 @@ describe('lint rules that keep workflow code deterministic', () => {
 
   it('refuses locale-dependent string ordering in workflows/', () => {
     expect(messages.get('localeCompare')!.some((m) => m.startsWith('no-restricted-properties') && m.includes('compareCodeUnits'))).toBe(true);
+  });
+
+  it.each([
+    ['src imports activities', 'src/ may not import activities/'],
+    ['activities import a workflow type', 'activities/ may not import workflows/'],
+    ['worker imports lab', 'worker/ may not import lab/'],
+    ['lab imports cli', 'lab/ may not import cli/'],
+  ])('keeps the stack in order: %s is refused', (probe, reason) => {
+    expect(messages.get(probe)!.some((m) => m.startsWith('ferry/stack-order') && m.includes(reason))).toBe(true);
+  });
+
+  it('allows imports down the stack', () => {
+    expect(messages.get('downward imports')).toEqual([]);
+  });
+
+  it('refuses message names spelled as strings and definitions outside src/messages.ts', () => {
+    expect(messages.get('signal by name')!.some((m) => m.startsWith('no-restricted-syntax') && m.includes('not its name as a string'))).toBe(true);
+    expect(messages.get('definition outside messages')!.some((m) => m.startsWith('no-restricted-syntax') && m.includes('src/messages.ts'))).toBe(true);
   });
 
   it('reports floating promises anywhere', () => {

@@ -3,8 +3,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createPermitActivities } from '../../activities/permits';
 import { semaphoreWorkflowId } from '../../src/domain/permits';
-import { semaphoreStateQuery } from '../../workflows/messages';
-import { permitHeldQuery, type holdPermit, type holdPermitUntilKilled } from '../workflows/permit-probes';
+import { semaphoreStateQuery } from '../../src/messages';
+import { permitHeldQuery, type holdPermit, type holdPermitUntilKilled } from '../workflow-bundle/permit-probes';
 import { createTimeSkippingEnv, uniqueName, workflowBundlePath } from '../helpers/temporal';
 
 const HOUR = 3_600_000;

@@ -11,7 +11,7 @@ import {
   retryCutoverUpdate,
   rollbackSignal,
   rollbackUpdate,
-} from '../messages';
+} from '../../src/messages';
 
 /**
  * The human gates of a migration: approve or reject the cutover (any time before it starts, so a

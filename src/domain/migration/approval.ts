@@ -4,6 +4,14 @@ export interface CutoverDecision {
   reason: string;
 }
 
+/**
+ * The one payload of `approveCutover`, to a VM's workflow or to a wave: a wave approves the VMs named
+ * in `vms` (all when absent); a VM's workflow approves itself and takes no `vms`.
+ */
+export interface CutoverApproval extends CutoverDecision {
+  vms?: string[];
+}
+
 /** Why an approval or rejection is refused, or undefined when it is acceptable. */
 export function decisionProblem(decision: Partial<CutoverDecision> | undefined, approvers: readonly string[]): string | undefined {
   if (!decision || typeof decision !== 'object') return 'expected { by, reason }';

@@ -3,7 +3,7 @@ import { DnsError, DnsRecordConflictError } from '../../../src/dns/errors';
 import { encodeUpdate, newMessageId, prereq } from '../../../src/dns/message';
 import { exchangeTcp } from '../../../src/dns/transport';
 import { signMessage, tsigKey, verifyResponse } from '../../../src/dns/tsig';
-import { startBind, type BindKey, type BindServer } from '../../../src/lab/bind-server';
+import { startBind, type BindKey, type BindServer } from '../../../lab/bind-server';
 import { dig, nsupdate } from '../../helpers/bind-tools';
 
 /** RFC 2136 + TSIG against the real BIND 9 from Debian, cross-checked with BIND's dig and nsupdate. */

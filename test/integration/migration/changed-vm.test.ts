@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { MigrationStatus } from '../../../src/domain/migration';
-import { toolPath } from '../../../src/lab/tools';
-import { ESTATE } from '../../../src/lab/vcsim/estate';
-import type { VcsimLab } from '../../../src/lab/vcsim/vcsim-lab';
-import { approveWaveUpdate, waveStatusQuery } from '../../../workflows/messages';
+import { toolPath } from '../../../lab/tools';
+import { ESTATE } from '../../../lab/vcsim/estate';
+import type { VcsimLab } from '../../../lab/vcsim/vcsim-lab';
+import { approveWaveUpdate, waveStatusQuery } from '../../../src/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab, type MigrationSuite } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';

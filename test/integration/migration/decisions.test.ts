@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import type { ActivityDeps } from '../../../activities';
 import type { MigrationStatus } from '../../../src/domain/migration';
-import { nfsMigrationDir } from '../../../src/lab/shared-paths';
+import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { vmRef } from '../../../src/vsphere/operations';
 import {
   approveWaveUpdate,
@@ -15,7 +15,7 @@ import {
   retryCutoverUpdate,
   rollbackUpdate,
   waveStatusQuery,
-} from '../../../workflows/messages';
+} from '../../../src/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';

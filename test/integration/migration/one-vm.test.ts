@@ -3,8 +3,8 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import type { planMigration } from '../../../workflows/plan-migration';
-import { approveWaveUpdate, waveStatusQuery } from '../../../workflows/messages';
-import { nfsMigrationDir } from '../../../src/lab/shared-paths';
+import { approveWaveUpdate, waveStatusQuery } from '../../../src/messages';
+import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 
 const run = promisify(execFile);

@@ -5,8 +5,8 @@ import { promisify } from 'node:util';
 import { activityInfo, ApplicationFailure, Context } from '@temporalio/activity';
 import { createMigrationActivities } from '../../../activities/migration';
 import type { ImportedDisk, LiveImported, MigrationActivities } from '../../../activities/migration-contract';
-import { nfsMigrationDir } from '../../../src/lab/shared-paths';
-import { ESTATE } from '../../../src/lab/vcsim/estate';
+import { nfsMigrationDir } from '../../../lab/shared-paths';
+import { ESTATE } from '../../../lab/vcsim/estate';
 import { parseDisk } from '../../../src/proxmox/disks';
 import { upidSchema } from '../../../src/proxmox/schemas';
 import { element, moRef } from '../../../src/vsphere/envelope';
@@ -16,7 +16,7 @@ import { child } from '../../../src/vsphere/xml';
 import { startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, createTestWorker, uniqueName, type TestTemporal } from '../../helpers/temporal';
 import { vcsimTasks } from '../../helpers/vcsim-tasks';
-import type { retriedActivity } from '../../workflows/retry-probe';
+import type { retriedActivity } from '../../workflow-bundle/retry-probe';
 
 const run = promisify(execFile);
 /** Long enough to still run when the second attempt starts (it comes 100 ms after the first fails). */

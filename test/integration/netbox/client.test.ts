@@ -5,9 +5,9 @@ import { NetboxClient } from '../../../src/netbox/client';
 import { ferryFields } from '../../../src/netbox/custom-fields';
 import { type NetboxError, NetboxStaleError } from '../../../src/netbox/errors';
 import { idOnly, ipAddressSchema, macAddressSchema, vmInterfaceSchema } from '../../../src/netbox/schemas';
-import { startNetbox, type NetboxServer } from '../../../src/lab/netbox-server';
-import { LAB_NETBOX, seedLabNetbox, type SeededNetbox } from '../../../src/lab/netbox-seed';
-import { SAMPLE_ISO } from '../../../src/lab/proxmox-sim/sample-cluster';
+import { startNetbox, type NetboxServer } from '../../../lab/netbox-server';
+import { LAB_NETBOX, seedLabNetbox, type SeededNetbox } from '../../../lab/netbox-seed';
+import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
 
 /** ferry's NetBox client against a real NetBox 4.7 (PyPI package on PostgreSQL and Redis). */
 describe('NetBox client against a real NetBox', () => {

@@ -7,15 +7,15 @@ import { checkDns } from '../../../src/doctor/dns';
 import { DnsClient } from '../../../src/dns/client';
 import { tsigKey } from '../../../src/dns/tsig';
 import { checkNetbox } from '../../../src/doctor/netbox';
-import { startBind, type BindServer } from '../../../src/lab/bind-server';
-import { startNetbox, type NetboxServer } from '../../../src/lab/netbox-server';
+import { startBind, type BindServer } from '../../../lab/bind-server';
+import { startNetbox, type NetboxServer } from '../../../lab/netbox-server';
 import { NetboxClient } from '../../../src/netbox/client';
 import { idOnly } from '../../../src/netbox/schemas';
-import { createDependencies } from '../../../src/worker/dependencies';
+import { createDependencies } from '../../../worker/dependencies';
 import type { doctor } from '../../../workflows/doctor';
 import { spawnFerry } from '../../helpers/processes';
 import { startTlsProxy } from '../../helpers/tls-proxy';
-import { makeLabCertificates } from '../../../src/lab/vcsim/tls';
+import { makeLabCertificates } from '../../../lab/vcsim/tls';
 import { connectTestTemporal, createTestWorker, devServerAddress, uniqueName, type TestTemporal } from '../../helpers/temporal';
 
 /** `ferry netbox setup` as a user runs it, and `doctor` against a real NetBox and a real BIND. */

@@ -1,10 +1,10 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { apiWrites } from '../../../src/lab/proxmox-sim/admin-client';
-import { SAMPLE_ISO } from '../../../src/lab/proxmox-sim/sample-cluster';
+import { apiWrites } from '../../../lab/proxmox-sim/admin-client';
+import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
 import { changed, provisionWorkflowId, type ProvisionResult } from '../../../src/domain/provisioning';
 import { ipAddressSchema, vmInterfaceSchema } from '../../../src/netbox/schemas';
 import { parseNic } from '../../../src/proxmox/nics';
-import { provisionStatusQuery } from '../../../workflows/messages';
+import { provisionStatusQuery } from '../../../src/messages';
 import type { provisionPlanned } from '../../../workflows/provision-planned';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import { dig } from '../../helpers/bind-tools';

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { provisionWorkflowId, type TeardownResult } from '../../../src/domain/provisioning';
 import { ipAddressSchema, macAddressSchema } from '../../../src/netbox/schemas';
-import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownUpdate, teardownStatusQuery } from '../../../workflows/messages';
+import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownUpdate, teardownStatusQuery } from '../../../src/messages';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import type { teardownVm } from '../../../workflows/teardown-vm';
 import { dig } from '../../helpers/bind-tools';

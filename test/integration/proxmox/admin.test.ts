@@ -1,4 +1,4 @@
-import { apiWrites, peakConcurrency, SimulatorAdmin } from '../../../src/lab/proxmox-sim/admin-client';
+import { apiWrites, peakConcurrency, SimulatorAdmin } from '../../../lab/proxmox-sim/admin-client';
 import { ProxmoxTransientError, type ProxmoxClient } from '../../../src/proxmox';
 import { failure, startSim, type SimFixture } from '../../helpers/proxmox';
 

@@ -7,7 +7,7 @@ import {
   ProxmoxTlsError, ProxmoxTransientError, ProxmoxVmRunningError, type ProxmoxClient,
 } from '../../../src/proxmox';
 import { nodeListSchema, upidSchema } from '../../../src/proxmox/schemas';
-import { SAMPLE_ISO } from '../../../src/lab/proxmox-sim/sample-cluster';
+import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
 import { failure, FLAVOURS, startSim, type SimFixture } from '../../helpers/proxmox';
 
 describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour) => {

@@ -1,6 +1,6 @@
 import { ProxmoxParameterError, type ProxmoxClient } from '../../../src/proxmox';
 import { upidOrNullSchema } from '../../../src/proxmox/schemas';
-import { SAMPLE_ISO } from '../../../src/lab/proxmox-sim/sample-cluster';
+import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
 import { failure, FLAVOURS, startSim, type SimFixture } from '../../helpers/proxmox';
 
 /**

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type ProxmoxClient } from '../../../src/proxmox';
 import { parseDisk } from '../../../src/proxmox/disks';
-import { nfsMigrationDir } from '../../../src/lab/shared-paths';
+import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { FLAVOURS, startSim, type SimFixture } from '../../helpers/proxmox';
 
 const run = promisify(execFile);

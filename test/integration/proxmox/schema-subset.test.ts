@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { SIMULATED_ENDPOINTS } from '../../../src/lab/proxmox-sim/schema/endpoints';
-import { perlPatternToRegExp } from '../../../src/lab/proxmox-sim/schema/perl-pattern';
-import { extractSubset, findSharedSchemaDir, FLAVOURS, loadSubset, type Flavour, type ParamSchema } from '../../../src/lab/proxmox-sim/schema/subset';
+import { SIMULATED_ENDPOINTS } from '../../../lab/proxmox-sim/schema/endpoints';
+import { perlPatternToRegExp } from '../../../lab/proxmox-sim/schema/perl-pattern';
+import { extractSubset, findSharedSchemaDir, FLAVOURS, loadSubset, type Flavour, type ParamSchema } from '../../../lab/proxmox-sim/schema/subset';
 
 /**
  * The schema subset committed in the project must be exactly the official dumps' entries for the

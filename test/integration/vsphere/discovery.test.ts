@@ -3,9 +3,9 @@ import { openSync, readSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import type { DiscoveryResult } from '../../../src/vsphere';
 import { ScopeError, VsphereConnectionError, VsphereFault } from '../../../src/vsphere';
-import { ESTATE, NAMED_VMS } from '../../../src/lab/vcsim/estate';
-import { diskPattern, PATTERN_BYTES } from '../../../src/lab/vcsim/vmdk';
-import { nfsMigrationDir } from '../../../src/lab/shared-paths';
+import { ESTATE, NAMED_VMS } from '../../../lab/vcsim/estate';
+import { diskPattern, PATTERN_BYTES } from '../../../lab/vcsim/vmdk';
+import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { startTestVcsim, TEST_EXTRA_VMS, type TestVcsim } from '../../helpers/vcsim';
 
 describe('vSphere discovery against vcsim', () => {

@@ -1,5 +1,5 @@
 import { checkVsphere } from '../../../src/doctor/vsphere';
-import { freePort } from '../../../src/lab/free-port';
+import { freePort } from '../../../lab/free-port';
 import { startTestVcsim, type TestVcsim } from '../../helpers/vcsim';
 
 describe('doctor: vSphere check against vcsim', () => {

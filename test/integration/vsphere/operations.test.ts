@@ -2,7 +2,7 @@ import { FerryError } from '../../../src/errors';
 import { element, moRef } from '../../../src/vsphere/envelope';
 import { retrieveProperties } from '../../../src/vsphere/property-collector';
 import { GuestShutdownTimeout, VsphereFault, type OperationProgress, type VsphereClient } from '../../../src/vsphere';
-import { ESTATE } from '../../../src/lab/vcsim/estate';
+import { ESTATE } from '../../../lab/vcsim/estate';
 import { startTestVcsim, type TestVcsim } from '../../helpers/vcsim';
 
 const RELOCATE_MS = 2000;

@@ -1,4 +1,4 @@
-import { ESTATE } from '../../../src/lab/vcsim/estate';
+import { ESTATE } from '../../../lab/vcsim/estate';
 import { startTestVcsim, type TestVcsim } from '../../helpers/vcsim';
 
 describe('vSphere tags (Automation API) on vcsim', () => {

@@ -1,4 +1,4 @@
-import { runWorkers, WorkerFailedError } from '../../../src/worker/create-workers';
+import { runWorkers, WorkerFailedError } from '../../../worker/create-workers';
 import { connectTestTemporal, createTestWorker, uniqueName, type TestTemporal } from '../../helpers/temporal';
 
 /** Stands in for a worker whose run() fails after a while (say, the import queue's poller dies). */

@@ -1,6 +1,6 @@
-import { perlPatternToRegExp } from '../../../src/lab/proxmox-sim/schema/perl-pattern';
-import { checkPropertyString, schemaFor, validateParams } from '../../../src/lab/proxmox-sim/schema/validate';
-import type { ParamSchema } from '../../../src/lab/proxmox-sim/schema/subset';
+import { perlPatternToRegExp } from '../../../lab/proxmox-sim/schema/perl-pattern';
+import { checkPropertyString, schemaFor, validateParams } from '../../../lab/proxmox-sim/schema/validate';
+import type { ParamSchema } from '../../../lab/proxmox-sim/schema/subset';
 
 describe('Perl patterns from the schema', () => {
   it('translates (?^:…), (?^i:…) and {,N}, anchored', () => {

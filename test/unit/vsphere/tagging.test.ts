@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FerryError } from '../../../src/errors';
-import { makeLabCertificates } from '../../../src/lab/vcsim/tls';
+import { makeLabCertificates } from '../../../lab/vcsim/tls';
 import { VsphereTagging } from '../../../src/vsphere/tagging';
 
 /** A small Automation API: two categories with a tag `wave1` each, and the request paths it served. */

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { makeLabCertificates } from '../../../src/lab/vcsim/tls';
+import { makeLabCertificates } from '../../../lab/vcsim/tls';
 import { methodCall } from '../../../src/vsphere/envelope';
 import { SoapTransport } from '../../../src/vsphere/transport';
 

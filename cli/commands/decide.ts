@@ -1,0 +1,102 @@
+import type { Command } from 'commander';
+import { WorkflowUpdateFailedError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
+import type { CutoverApproval } from '../../src/domain/migration';
+import { VmName, WaveId } from '../../src/domain/search-attributes';
+import {
+  approveCutoverUpdate,
+  approveTeardownUpdate,
+  approveWaveUpdate,
+  rejectCutoverUpdate,
+  rejectTeardownUpdate,
+  retryCutoverUpdate,
+  rollbackUpdate,
+} from '../../src/messages';
+import { withClient, type GlobalOptions } from '../client';
+import { UsageError } from '../errors';
+import { quote, resolveTarget } from '../targets';
+
+type Decision = UpdateDefinition<unknown, [CutoverApproval]>;
+
+/** Each decision's update, per kind of workflow that takes it (the CLI answers only with accepted or refused). */
+interface DecisionTarget {
+  help: string;
+  vm: Decision;
+  /** A wave takes approve only; the others go to one VM's workflow. */
+  wave?: Decision;
+  /** A teardown's gate takes approve and reject only (a failed teardown is rerun, not retried). */
+  teardown?: Decision;
+}
+
+const DECISIONS: Record<'approve' | 'reject' | 'retry' | 'rollback', DecisionTarget> = {
+  approve: {
+    help: 'approve the cutover of a VM, or of a wave (all VMs or --vms), or a teardown that waits for approval',
+    vm: approveCutoverUpdate,
+    wave: approveWaveUpdate,
+    teardown: approveTeardownUpdate,
+  },
+  reject: {
+    help: 'reject a VM’s cutover (its workflow ends, VMware untouched), or a teardown (nothing removed)',
+    vm: rejectCutoverUpdate,
+    teardown: rejectTeardownUpdate,
+  },
+  retry: { help: 'after a failure past the shutdown: try the cutover steps again', vm: retryCutoverUpdate },
+  rollback: { help: 'after a failure past the shutdown: power the VMware VM back on, remove imported disks', vm: rollbackUpdate },
+};
+
+interface DecisionFlags {
+  by: string;
+  reason: string;
+  vms?: string;
+}
+
+/** approve / reject / retry / rollback: validated updates, so a refusal is reported here and changes nothing. */
+export function registerDecisions(program: Command): void {
+  for (const [name, updates] of Object.entries(DECISIONS)) {
+    const { help } = updates;
+    const command = program
+      .command(`${name} <target>`)
+      .description(`${help}; target: VM name, wave id or workflow id`)
+      .requiredOption('--by <name>', 'who decides (must be an approver in ferry.yaml)')
+      .requiredOption('--reason <text>', 'why (recorded in the workflow history)');
+    if (name === 'approve') command.option('--vms <a,b,…>', 'for a wave: only these VMs');
+    command.action(async (target: string, flags: DecisionFlags, cmd: Command) => {
+      await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
+        const handle = await resolveTarget(client, target, ['migrate', 'wave', 'teardown']);
+        const vms = flags.vms?.split(',').map((v) => v.trim()).filter(Boolean);
+        const description = await handle.describe();
+        const wave = description.type === 'migrationWave';
+        if (wave && !updates.wave) throw await waveRefusal(client, name, description);
+        if (vms && !wave) throw new UsageError(`--vms is for a wave; ${handle.workflowId} is a ${description.type}`);
+        const chosen = wave ? updates.wave : description.type === 'teardownVm' ? updates.teardown : updates.vm;
+        if (!chosen) throw new Error(`${name} is for migrations; a teardown is approved or rejected (rerun \`ferry teardown\` to finish an incomplete one)`);
+        try {
+          await handle.executeUpdate(chosen, { args: [{ by: flags.by, reason: flags.reason, ...(vms ? { vms } : {}) }] });
+        } catch (err) {
+          if (err instanceof WorkflowUpdateFailedError) {
+            throw new Error(`${name} refused by ${handle.workflowId}: ${err.cause?.message ?? err.message}`);
+          }
+          throw err;
+        }
+        console.log(`${name}: accepted by ${handle.workflowId}`);
+      });
+    });
+  }
+}
+
+/** A wave takes approve only; reject, retry and rollback go to one VM's workflow, listed here. */
+async function waveRefusal(client: Client, decision: string, wave: WorkflowExecutionDescription): Promise<UsageError> {
+  const waveId = wave.typedSearchAttributes.get(WaveId);
+  const lines: string[] = [];
+  if (waveId !== undefined) {
+    const query = `FerryKind = 'migrate' AND WaveId = ${quote(waveId)}`;
+    for await (const vm of client.workflow.list({ query, pageSize: 100 })) {
+      lines.push(`  ${vm.workflowId}  ${String(vm.typedSearchAttributes.get(VmName) ?? '').padEnd(20)} ${vm.status.name}`);
+      if (lines.length >= 100) break;
+    }
+  }
+  return new UsageError(
+    `${decision} is decided per VM: ${wave.workflowId} is a wave, which takes approve only. Run \`ferry ${decision} <VM workflow>\` with one of:\n` +
+      (lines.length ? lines.join('\n') : '  (no VM workflows of this wave yet)'),
+  );
+}

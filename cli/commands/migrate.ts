@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import type { migrationWave } from '../../workflows/migration-wave';
+import { FerryKind, WaveId } from '../../src/domain/search-attributes';
+import { withClient, type GlobalOptions } from '../client';
+import { UsageError } from '../errors';
+import { intOption } from '../int-option';
+import { readWaveFile } from '../wave-file';
+import { selectionFrom } from './plan';
+import { selectionOptions, type SelectionFlags } from './selection';
+
+interface MigrateFlags extends SelectionFlags {
+  vm?: string;
+  wave?: string;
+  waveId?: string;
+  maxConcurrent?: number;
+}
+
+export function waveWorkflowId(waveId: string): string {
+  return `wave-${waveId}`;
+}
+
+export function registerMigrate(program: Command): void {
+  const command = program
+    .command('migrate')
+    .description('start a migration wave (one VM with --vm, a wave file with --wave, or a selection); cutovers wait for `ferry approve`')
+    .option('--vm <name>', 'migrate one VM')
+    .option('--wave <file>', 'wave file (YAML: waveId, selection, maxConcurrent)')
+    .option('--wave-id <id>', 'wave id (default: from the file, or the VM name)')
+    .option('--max-concurrent <n>', 'VM workflows at once (default: the wave file\'s, else 50)', intOption(1, 1000));
+  selectionOptions(command).action(async (flags: MigrateFlags, cmd: Command) => {
+    const file = flags.wave ? readWaveFile(flags.wave) : undefined;
+    const selection = file?.selection ?? (flags.vm ? { names: [flags.vm] } : selectionFrom(flags));
+    if (!selection.names && !selection.folder && !selection.cluster && !selection.tag) {
+      throw new UsageError('say what to migrate: --vm NAME, --wave FILE, or --names/--folder/--cluster/--tag');
+    }
+    const waveId = flags.waveId ?? file?.waveId ?? (flags.vm ? `vm-${flags.vm}` : undefined);
+    if (!waveId) throw new UsageError('--wave-id is required with --names/--folder/--cluster/--tag');
+    const maxConcurrent = flags.maxConcurrent ?? file?.maxConcurrent;
+    const workflowId = waveWorkflowId(waveId);
+    await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
+      const handle = await client.workflow.start<typeof migrationWave>('migrationWave', {
+        taskQueue: config.worker.taskQueue,
+        workflowId,
+        args: [{ waveId, selection, maxConcurrent }],
+        // Starting the same wave twice finds the running one.
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: [
+          { key: FerryKind, value: 'wave' },
+          { key: WaveId, value: waveId },
+        ],
+        staticSummary: `migration wave ${waveId}`,
+      });
+      console.log(`wave ${waveId}: workflow ${handle.workflowId} (run ${handle.firstExecutionRunId})`);
+      console.log(`  watch:    ferry status ${workflowId} --watch`);
+      console.log(`  approve:  ferry approve ${workflowId} --by <approver> --reason "<why>"`);
+    });
+  });
+}

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../src/config';
+import { NetboxClient } from '../../src/netbox/client';
+import { FERRY_CUSTOM_FIELDS } from '../../src/netbox/custom-fields';
+import type { GlobalOptions } from '../client';
+import { UsageError } from '../errors';
+
+export function registerNetbox(program: Command): void {
+  const netbox = program.command('netbox').description('NetBox, the source of truth ferry provisions from');
+  netbox
+    .command('setup')
+    .description("create ferry's custom fields on NetBox virtual machines (idempotent: existing ones are kept)")
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, { sections: ['netbox'] });
+      if (!config.netbox) throw new UsageError('NetBox is not configured: set netbox.url in ferry.yaml (or NETBOX_URL) and NETBOX_TOKEN');
+      const client = NetboxClient.fromConfig(config.netbox);
+      try {
+        const results = await client.ensureCustomFields();
+        if (options.json) {
+          console.log(JSON.stringify(results, null, 2));
+          return;
+        }
+        for (const { name, outcome } of results) {
+          const field = FERRY_CUSTOM_FIELDS.find((f) => f.name === name)!;
+          console.log(`${outcome.padEnd(9)} ${name.padEnd(14)} ${field.type.padEnd(7)} ${field.label}`);
+        }
+      } finally {
+        await client.close();
+      }
+    });
+}

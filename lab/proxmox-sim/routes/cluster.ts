@@ -1,0 +1,144 @@
+import { parseUpid } from '../../../src/proxmox/upid';
+import { fail, paramError } from '../api-error';
+import { VERSIONS } from '../cluster';
+import { memoryMiB } from '../vm-config';
+import { int, WithTotal, type RouteTable, type SimRequest } from './types';
+
+/** /version, /cluster/resources, /cluster/nextid, /nodes…, storage and task endpoints. */
+function resources(req: SimRequest) {
+  const { cluster } = req;
+  const type = req.params.type;
+  const rows: Array<Record<string, unknown>> = [];
+  if (!type || type === 'vm') {
+    const visibleBefore = Date.now() - cluster.settings.resourcesLagMs;
+    for (const vm of cluster.vms.values()) {
+      if (vm.createdMs > visibleBefore) continue; // not yet propagated through the cluster file system
+      const memory = memoryMiB(vm.config);
+      rows.push({
+        id: `qemu/${vm.vmid}`, type: 'qemu', vmid: vm.vmid, node: vm.node, status: vm.status, template: 0,
+        maxmem: memory * 1024 * 1024, maxcpu: int(vm.config.cores, 1) * int(vm.config.sockets, 1), maxdisk: 0,
+        uptime: vm.startedMs ? Math.floor((Date.now() - vm.startedMs) / 1000) : 0,
+        ...(vm.config.name ? { name: vm.config.name } : {}),
+        ...(vm.config.lock ? { lock: vm.config.lock } : {}),
+        ...(vm.config.tags ? { tags: vm.config.tags } : {}),
+      });
+    }
+    for (const ct of cluster.containers) {
+      rows.push({ id: `lxc/${ct.vmid}`, type: 'lxc', vmid: ct.vmid, node: ct.node, name: ct.name, status: 'running', template: 0 });
+    }
+  }
+  if (!type || type === 'node') {
+    for (const node of cluster.nodes) rows.push({ id: `node/${node}`, type: 'node', node, status: 'online', level: '', maxcpu: 16 });
+  }
+  if (!type || type === 'storage') {
+    for (const s of cluster.storages.list()) {
+      for (const node of cluster.nodes) {
+        rows.push({ id: `storage/${node}/${s.id}`, type: 'storage', storage: s.id, node, status: 'available', shared: s.shared ? 1 : 0, content: s.content.join(','), plugintype: s.type });
+      }
+    }
+  }
+  if (!type || type === 'sdn') {
+    for (const zone of Object.keys(cluster.sdnRunning.zones)) {
+      for (const node of cluster.nodes) rows.push({ id: `sdn/${node}/${zone}`, type: 'sdn', sdn: zone, node, status: 'ok' });
+    }
+  }
+  return rows;
+}
+
+export const clusterRoutes: RouteTable = {
+  'GET /version': (req) => VERSIONS[req.cluster.flavour],
+
+  'GET /cluster/resources': resources,
+
+  'GET /cluster/nextid': (req) => {
+    const { cluster } = req;
+    if (req.params.vmid !== undefined) {
+      const vmid = Number(req.params.vmid);
+      if (cluster.vmidTaken(vmid)) throw paramError({ vmid: `VM ${vmid} already exists` });
+      return req.params.vmid;
+    }
+    // PVE answers a string here (its JSON encoder sees a Perl string): clients must accept both.
+    return String(cluster.nextFreeVmid());
+  },
+
+  'GET /nodes': (req) => req.cluster.nodes.map((node) => ({ node, status: 'online', type: 'node', id: `node/${node}`, level: '', maxcpu: 16, uptime: 86400 })),
+
+  'GET /nodes/{node}/network': (req) => {
+    req.cluster.requireNode(req.params.node!);
+    const rows: Array<Record<string, unknown>> = req.cluster.bridges.map((iface) => ({ iface, type: 'bridge', active: 1, autostart: 1, bridge_ports: 'eno1', families: ['inet'] }));
+    for (const vnet of Object.keys(req.cluster.sdnRunning.vnets)) rows.push({ iface: vnet, type: 'vnet', active: 1 });
+    return req.params.type ? rows.filter((r) => r.type === req.params.type || (req.params.type === 'any_bridge' && (r.type === 'bridge' || r.type === 'vnet'))) : rows;
+  },
+
+  'GET /nodes/{node}/storage': (req) => {
+    req.cluster.requireNode(req.params.node!);
+    return req.cluster.storages
+      .list()
+      .filter((s) => !req.params.storage || s.id === req.params.storage)
+      .filter((s) => !req.params.content || s.content.includes(req.params.content))
+      .map((s) => ({ storage: s.id, type: s.type, content: s.content.join(','), shared: s.shared ? 1 : 0, active: 1, enabled: 1, total: 1 << 40, used: 0, avail: 1 << 40 }));
+  },
+
+  'GET /nodes/{node}/storage/{storage}/content': (req) => {
+    const { cluster } = req;
+    cluster.requireNode(req.params.node!);
+    const storage = cluster.storages.require(req.params.storage!);
+    return cluster.storages.content(storage, req.params.node!, {
+      content: req.params.content,
+      vmid: req.params.vmid === undefined ? undefined : Number(req.params.vmid),
+    });
+  },
+
+  'GET /nodes/{node}/tasks': (req) => {
+    const node = req.params.node!;
+    req.cluster.requireNode(node);
+    const vmid = req.params.vmid;
+    const limit = int(req.params.limit, 50);
+    // PVE's sources: `archive` (the default) holds ended tasks, `active` the running ones (status RUNNING).
+    const source = req.params.source ?? 'archive';
+    const listed = (t: { endMs?: number }) => source === 'all' || (source === 'active') === (t.endMs === undefined);
+    return req.cluster.tasks.history
+      .filter((t) => t.node === node && listed(t) && (vmid === undefined || t.id === vmid) && (!req.params.typefilter || t.type === req.params.typefilter))
+      .filter((t) => req.params.errors !== '1' || (t.exitstatus !== undefined && t.exitstatus !== 'OK'))
+      .slice(-limit)
+      .reverse()
+      .map((t) => ({
+        upid: t.upid, node: t.node, type: t.type, id: t.id, user: t.user, starttime: Math.floor(t.startMs / 1000), pid: 0, pstart: 0,
+        ...(t.endMs !== undefined ? { endtime: Math.floor(t.endMs / 1000), status: t.exitstatus } : { status: 'RUNNING' }),
+      }));
+  },
+
+  'GET /nodes/{node}/tasks/{upid}/status': (req) => {
+    const task = taskOf(req);
+    return {
+      upid: task.upid, node: task.node, type: task.type, id: task.id, user: task.user, pid: parseUpid(task.upid).pid, pstart: parseUpid(task.upid).pstart,
+      starttime: Math.floor(task.startMs / 1000),
+      status: task.endMs === undefined ? 'running' : 'stopped',
+      ...(task.endMs !== undefined ? { exitstatus: task.exitstatus } : {}),
+    };
+  },
+
+  'GET /nodes/{node}/tasks/{upid}/log': (req) => {
+    const task = taskOf(req);
+    // Like PVE's dump_logfile: limit 0 reads to the end, `total` counts every line, an empty log reads "no content".
+    const start = int(req.params.start, 0);
+    const limit = int(req.params.limit, 50);
+    if (task.log.length === 0) return new WithTotal([{ n: 1, t: 'no content' }], 1);
+    const lines = task.log.slice(start, limit === 0 ? undefined : start + limit).map((t, i) => ({ n: start + i + 1, t }));
+    return new WithTotal(lines, task.log.length);
+  },
+};
+
+function taskOf(req: SimRequest) {
+  const upid = req.params.upid!;
+  let parsed;
+  try {
+    parsed = parseUpid(upid);
+  } catch {
+    throw paramError({ upid: 'unable to parse worker upid' });
+  }
+  if (parsed.node !== req.params.node) throw fail(`no such task (wrong node '${req.params.node}')`);
+  const task = req.cluster.tasks.get(upid);
+  if (!task) throw fail(`no such task`);
+  return task;
+}

@@ -1,0 +1,365 @@
+import { readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { formatPropertyString, parsePropertyString } from '../../../src/proxmox/property-string';
+import { fail } from '../api-error';
+import { configDigest, type SimVm } from '../cluster';
+import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
+import { schemaFor } from '../schema/validate';
+import { loadSubset } from '../schema/subset';
+import { formatDiskSize, parseDiskSize } from '../../../src/proxmox/disk-size';
+import {
+  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
+} from '../vm-config';
+import { checkDrives } from '../drive-checks';
+import type { TaskContext } from '../tasks';
+import { int, startTask, type RouteTable, type SimRequest } from './types';
+
+/** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
+const CONFIG_CONTROL = ['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock', 'force', 'background_delay', 'import-working-storage'];
+
+const vmOf = (req: SimRequest): SimVm => req.cluster.vm(req.params.node!, Number(req.params.vmid));
+const ctxOf = (req: SimRequest, vm: SimVm): WriteContext => ({ cluster: req.cluster, vm, user: req.user });
+
+/** Config values typed as PVE's JSON has them: integers and booleans as numbers, the rest strings. */
+function typedConfig(req: SimRequest, config: Record<string, string>): Record<string, string | number> {
+  const properties = loadSubset(req.cluster.flavour).endpoints['/nodes/{node}/qemu/{vmid}/config']!.PUT!.parameters!.properties!;
+  const out: Record<string, string | number> = {};
+  for (const [key, value] of Object.entries(config)) {
+    const type = schemaFor(properties, key)?.type;
+    out[key] = (type === 'integer' || type === 'boolean') && /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}
+
+function checkDigest(vm: SimVm, digest: string | undefined, message = 'checksum mismatch (file change by other user?)'): void {
+  if (digest !== undefined && digest !== configDigest(vm)) throw fail(message);
+}
+
+async function writeConfig(req: SimRequest, asTask: boolean): Promise<string | null> {
+  const vm = vmOf(req);
+  const write = parseConfigWrite(req.params, CONFIG_CONTROL);
+  const { cluster } = req;
+  checkDrives(cluster, vm.node, write.set);
+  const preflight = () => {
+    cluster.checkLock(vm, req.params.skiplock);
+    checkDigest(vm, req.params.digest);
+  };
+  preflight(); // checked before the worker forks too, as qemu-server does
+  if (!asTask) {
+    await vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+      preflight();
+      await applyConfigWrite(ctxOf(req, vm), write);
+    });
+    return null;
+  }
+  const task = startTask(req, { node: vm.node, type: 'qmconfig', id: String(vm.vmid) }, (task) =>
+    vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+      preflight();
+      await task.sleep(cluster.settings.taskMs);
+      await applyConfigWrite({ ...ctxOf(req, vm), task }, write);
+    }),
+  );
+  const delay = req.params.background_delay;
+  if (delay !== undefined) {
+    const finished = await Promise.race([task.done.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), Number(delay) * 1000))]);
+    if (finished && task.exitstatus === 'OK') return null;
+  }
+  return task.upid;
+}
+
+function vmStatus(req: SimRequest, vm: SimVm) {
+  const memory = memoryMiB(vm.config);
+  return {
+    vmid: vm.vmid,
+    name: vm.config.name,
+    status: vm.status,
+    qmpstatus: vm.status,
+    ...(vm.config.lock ? { lock: vm.config.lock } : {}),
+    ...(vm.status === 'running' ? { pid: 10000 + vm.vmid, uptime: Math.floor((Date.now() - vm.startedMs!) / 1000) } : { uptime: 0 }),
+    cpus: int(vm.config.cores, 1) * int(vm.config.sockets, 1),
+    maxmem: memory * 1024 * 1024,
+    ha: { managed: 0 },
+    ...(vm.config.tags ? { tags: vm.config.tags } : {}),
+    agent: /^(1|enabled=1)/.test(vm.config.agent ?? '') ? 1 : 0,
+  };
+}
+
+function stop(vm: SimVm): void {
+  vm.status = 'stopped';
+  vm.startedMs = undefined;
+}
+
+export const qemuRoutes: RouteTable = {
+  'GET /nodes/{node}/qemu': (req) => {
+    req.cluster.requireNode(req.params.node!);
+    return [...req.cluster.vms.values()].filter((vm) => vm.node === req.params.node).map((vm) => vmStatus(req, vm));
+  },
+
+  'POST /nodes/{node}/qemu': async (req) => {
+    const { cluster } = req;
+    const node = req.params.node!;
+    cluster.requireNode(node);
+    const vmid = Number(req.params.vmid);
+    const existing = cluster.vms.get(vmid);
+    if (existing || cluster.vmidTaken(vmid)) {
+      throw fail(`unable to create VM ${vmid} - VM ${vmid} already exists on node '${existing?.node ?? node}'`);
+    }
+    const { node: _n, vmid: _v, start, storage: _s, 'live-restore': liveRestore, ...settings } = req.params;
+    checkDrives(cluster, node, settings);
+    const vm = cluster.newVm(node, vmid, { lock: 'create' });
+    const write = { set: settings, delete: [], revert: [], force: false };
+    const live = liveRestore === '1' ? { imports: [] as LiveImport[] } : undefined;
+    let started = false;
+    const task = startTask(
+      req,
+      { node, type: 'qmcreate', id: String(vmid) },
+      async (ctx) => {
+        await ctx.sleep(cluster.settings.createTaskMs);
+        try {
+          await applyConfigWrite({ cluster, vm, user: req.user, task: ctx, live }, write);
+        } catch (err) {
+          destroyVolumes(req, vm, false);
+          cluster.vms.delete(vmid);
+          throw err;
+        }
+        vm.config = {
+          ...vm.config,
+          smbios1: `uuid=${crypto.randomUUID()}`,
+          vmgenid: crypto.randomUUID(),
+          meta: `creation-qemu=${cluster.flavour === '9.1' ? '10.1.2' : '9.2.0'},ctime=${Math.floor(Date.now() / 1000)}`,
+        };
+        delete vm.config.lock;
+        vm.createdMs = Date.now();
+        // live-restore without an import-from disk is no live import: qemu-server then creates the VM and,
+        // since it skips the autostart whenever live-restore is set, leaves it stopped.
+        if (live && live.imports.length > 0) {
+          started = true;
+          return liveImport(req, vm, live.imports, ctx);
+        }
+        if (start === '1' && !live) {
+          vm.status = 'running';
+          vm.startedMs = Date.now();
+        }
+      },
+      // A create that failed leaves nothing, as qemu-server removes the config; a live import that
+      // failed after the start leaves the VM, stopped and locked.
+      () => {
+        if (!started) cluster.vms.delete(vmid);
+      },
+    );
+    return task.upid;
+  },
+
+  'GET /nodes/{node}/qemu/{vmid}/config': (req) => {
+    const vm = vmOf(req);
+    let config = { ...vm.config };
+    if (req.params.current !== '1') {
+      for (const key of vm.pendingDelete.keys()) delete config[key];
+      config = { ...config, ...vm.pending };
+    }
+    return { ...typedConfig(req, config), digest: configDigest(vm) };
+  },
+
+  'GET /nodes/{node}/qemu/{vmid}/pending': (req) => {
+    const vm = vmOf(req);
+    const keys = new Set([...Object.keys(vm.config), ...Object.keys(vm.pending), ...vm.pendingDelete.keys()]);
+    const current = typedConfig(req, vm.config);
+    const pending = typedConfig(req, vm.pending);
+    return [...keys].sort().map((key) => ({
+      key,
+      ...(key in current ? { value: current[key] } : {}),
+      ...(key in pending ? { pending: pending[key] } : {}),
+      ...(vm.pendingDelete.has(key) ? { delete: vm.pendingDelete.get(key) ? 2 : 1 } : {}),
+    }));
+  },
+
+  'PUT /nodes/{node}/qemu/{vmid}/config': (req) => writeConfig(req, false),
+  'POST /nodes/{node}/qemu/{vmid}/config': (req) => writeConfig(req, true),
+
+  'PUT /nodes/{node}/qemu/{vmid}/unlink': async (req) => {
+    const vm = vmOf(req);
+    req.cluster.checkLock(vm);
+    const ids = req.params.idlist!.split(/[,;\s]+/).filter(Boolean);
+    await vm.flock.run(req.cluster.settings.flockTimeoutMs, () =>
+      applyConfigWrite(ctxOf(req, vm), { set: {}, delete: ids, revert: [], force: req.params.force === '1' }),
+    );
+    return null;
+  },
+
+  'PUT /nodes/{node}/qemu/{vmid}/resize': (req) => {
+    const vm = vmOf(req);
+    const { cluster } = req;
+    const disk = req.params.disk!;
+    cluster.checkLock(vm, req.params.skiplock);
+    checkDigest(vm, req.params.digest);
+    const value = vm.config[disk];
+    if (value === undefined) throw fail(`disk '${disk}' does not exist`);
+    const props = parsePropertyString(value, 'file');
+    if (props.media === 'cdrom') throw fail("you can't resize a cdrom");
+    const volume = cluster.storages.resolve(props.file!, vm.node);
+    const m = /^(\+?)(\d+(?:\.\d+)?[KMGT]?)$/.exec(req.params.size!)!;
+    return startTask(req, { node: vm.node, type: 'qmresize', id: String(vm.vmid) }, (task) =>
+      vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+        checkDigest(vm, req.params.digest); // again under the lock: another writer may have come first
+        const current = (await imageInfo(volume.file)).virtualSize;
+        const wanted = m[1] ? current + parseDiskSize(m[2]!) : parseDiskSize(m[2]!);
+        if (wanted < current) throw new Error('shrinking disks is not supported');
+        await task.sleep(cluster.settings.taskMs);
+        if (wanted > current) await resizeImage(volume.file, volume.format as ImageFormat, wanted);
+        vm.config[disk] = formatPropertyString({ ...props, size: formatDiskSize(wanted) }, 'file');
+        task.log(`Image resized to ${formatDiskSize(wanted)}`);
+      }),
+    ).upid;
+  },
+
+  'POST /nodes/{node}/qemu/{vmid}/move_disk': (req) => {
+    const vm = vmOf(req);
+    const { cluster } = req;
+    const disk = req.params.disk!;
+    if (req.params['target-vmid'] || req.params['target-disk']) throw fail('moving a disk to another VM is not simulated');
+    cluster.checkLock(vm);
+    checkDigest(vm, req.params.digest, 'detected modified configuration - file changed by other user? Try again.');
+    const value = vm.config[disk];
+    if (value === undefined || !DISK_KEY.test(disk)) throw fail(`disk '${disk}' does not exist`);
+    const sourceName = volumeOf(value);
+    // qemu-server parses the old volume as a volume ID (no noerr) before it forks: a disk attached by
+    // absolute path cannot be moved at all, and the request fails at once.
+    if (sourceName.startsWith('/')) throw fail(`unable to parse volume ID '${sourceName}'`);
+    const source = cluster.storages.resolve(sourceName, vm.node);
+    const target = cluster.storages.require(req.params.storage!);
+    const format = (req.params.format as ImageFormat | undefined) ?? (cluster.storages.supportsFormat(target, source.format as ImageFormat) ? (source.format as ImageFormat) : 'raw');
+    if (target.id === source.storage?.id && format === source.format) throw fail("you can't move to the same storage with same format");
+    if (!cluster.storages.supportsFormat(target, format)) throw fail(`unsupported format '${format}' on storage '${target.id}'`);
+    return startTask(req, { node: vm.node, type: 'qmmove', id: String(vm.vmid) }, (task) =>
+      vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+        checkDigest(vm, req.params.digest, 'detected modified configuration - file changed by other user? Try again.');
+        if (vm.config[disk] !== value) throw new Error('detected modified configuration - file changed by other user? Try again.');
+        const volume = cluster.storages.allocateName(target, vm.node, vm.vmid, format);
+        task.log(`moving disk '${disk}' to '${volume.volid}'`);
+        task.countImport();
+        await task.sleep(cluster.settings.importTaskMs);
+        await convertImage(source.file, volume.file, format, source.format);
+        await task.sleep(cluster.settings.taskMs);
+        vm.config[disk] = value.replace(/^[^,]+/, volume.volid);
+        if (req.params.delete === '1') cluster.storages.remove(source);
+        else vm.config[freeUnusedKey(vm)] = source.volid;
+      }),
+    ).upid;
+  },
+
+  'GET /nodes/{node}/qemu/{vmid}/status/current': (req) => vmStatus(req, vmOf(req)),
+
+  'POST /nodes/{node}/qemu/{vmid}/status/start': (req) => {
+    const vm = vmOf(req);
+    const { cluster } = req;
+    cluster.checkLock(vm, req.params.skiplock);
+    return startTask(req, { node: vm.node, type: 'qmstart', id: String(vm.vmid) }, (task) =>
+      vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+        if (vm.status === 'running') throw new Error(`VM ${vm.vmid} already running`);
+        await task.sleep(cluster.settings.taskMs);
+        applyPending(ctxOf(req, vm));
+        vm.status = 'running';
+        vm.startedMs = Date.now();
+      }),
+    ).upid;
+  },
+
+  'POST /nodes/{node}/qemu/{vmid}/status/stop': (req) => {
+    const vm = vmOf(req);
+    const { cluster } = req;
+    cluster.checkLock(vm, req.params.skiplock);
+    return startTask(req, { node: vm.node, type: 'qmstop', id: String(vm.vmid) }, (task) =>
+      vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+        await task.sleep(cluster.settings.taskMs);
+        stop(vm);
+      }),
+    ).upid;
+  },
+
+  'POST /nodes/{node}/qemu/{vmid}/status/shutdown': (req) => {
+    const vm = vmOf(req);
+    const { cluster } = req;
+    cluster.checkLock(vm, req.params.skiplock);
+    const timeoutMs = int(req.params.timeout, 60) * 1000;
+    const forceStop = req.params.forceStop === '1';
+    return startTask(req, { node: vm.node, type: 'qmshutdown', id: String(vm.vmid) }, (task) =>
+      vm.flock.run(cluster.settings.flockTimeoutMs + timeoutMs, async () => {
+        if (vm.status === 'stopped') return;
+        if (vm.guestAcpi && cluster.settings.guestShutdownMs <= timeoutMs) {
+          await task.sleep(cluster.settings.guestShutdownMs);
+          stop(vm);
+          return;
+        }
+        await task.sleep(timeoutMs);
+        if (!forceStop) throw new Error('VM quit/powerdown failed - got timeout');
+        task.warn('VM still running - terminating now with SIGTERM');
+        stop(vm);
+      }),
+    ).upid;
+  },
+
+  'DELETE /nodes/{node}/qemu/{vmid}': (req) => {
+    const vm = vmOf(req);
+    const { cluster } = req;
+    cluster.checkLock(vm, req.params.skiplock);
+    if (vm.status === 'running') throw fail(`VM ${vm.vmid} is running - destroy failed`);
+    if (vm.config.protection === '1') throw fail("can't remove VM " + vm.vmid + ' - protection mode enabled');
+    return startTask(req, { node: vm.node, type: 'qmdestroy', id: String(vm.vmid) }, (task) =>
+      vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+        if (vm.status === 'running') throw new Error(`VM ${vm.vmid} is running - destroy failed`);
+        await task.sleep(cluster.settings.taskMs);
+        destroyVolumes(req, vm, req.params['destroy-unreferenced-disks'] === '1');
+        cluster.vms.delete(vm.vmid);
+        task.log(`destroyed VM ${vm.vmid}`);
+      }),
+    ).upid;
+  },
+};
+
+/**
+ * qemu-server's live import: the VM (locked `import`) starts on the new, still empty volumes backed by
+ * the sources, and the task streams the data in, then ends. On failure the VM is stopped and keeps the
+ * lock, and the task fails "live-restore failed".
+ */
+async function liveImport(req: SimRequest, vm: SimVm, imports: LiveImport[], ctx: TaskContext): Promise<void> {
+  vm.config.lock = 'import';
+  vm.status = 'running';
+  vm.startedMs = Date.now();
+  try {
+    imports.forEach(() => ctx.countImport());
+    await ctx.sleep(req.cluster.settings.importTaskMs);
+    for (const job of imports) {
+      ctx.log(`${job.key}: streaming from '${job.source}'`);
+      await job.copy();
+    }
+    ctx.log('restore-drive jobs finished successfully, removing all tracking block devices');
+  } catch (err) {
+    ctx.log(`An error occurred during live-restore: ${err instanceof Error ? err.message : String(err)}`);
+    stop(vm);
+    throw new Error('live-restore failed');
+  }
+  delete vm.config.lock;
+}
+
+/** Removes the VM's own volumes (disks and unusedN); with `unreferenced`, also its other images. */
+function destroyVolumes(req: SimRequest, vm: SimVm, unreferenced: boolean): void {
+  const { storages } = req.cluster;
+  for (const [key, value] of Object.entries({ ...vm.config, ...vm.pending })) {
+    if (!DISK_KEY.test(key) && !UNUSED_KEY.test(key)) continue;
+    const volid = volumeOf(value);
+    if (!/^[^/][^:]*:/.test(volid)) continue;
+    try {
+      const volume = storages.resolve(volid, vm.node);
+      if (volume.vmid === vm.vmid) storages.remove(volume);
+    } catch {
+      // not a managed volume (cdrom, absolute path): nothing to remove
+    }
+  }
+  if (!unreferenced) return;
+  for (const storage of storages.list()) {
+    const base = storages.folder(storage, vm.node);
+    if (storage.type === 'lvmthin') {
+      for (const f of readdirSync(base)) if (f.startsWith(`vm-${vm.vmid}-disk-`)) rmSync(path.join(base, f), { force: true });
+    } else rmSync(path.join(base, 'images', String(vm.vmid)), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,75 @@
+import type { Client } from '@temporalio/client';
+import type { migrationWave } from '../workflows/migration-wave';
+import type { planMigration } from '../workflows/plan-migration';
+import { approveWaveUpdate, waveStatusQuery } from '../src/messages';
+import type { WaveStatus } from '../src/domain/migration';
+import { FerryKind, WaveId } from '../src/domain/search-attributes';
+import { LAB_APPROVERS } from './migration-lab';
+import { labRunStamp } from './vcsim/vcsim-lab';
+import type { LabCommands } from './sample-run';
+
+/** The lab estate's VMs (named ones and the scale ones). */
+export const LAB_WAVE_SELECTION = { folder: '/DC0/vm' };
+
+export function labWaveId(): string {
+  return `lab-${labRunStamp()}`;
+}
+
+/**
+ * The migration part of the lab's sample run: a plan of the lab estate, then a wave that builds the
+ * networks and shells and moves the disks onto the shared NFS datastore, and stops where a person
+ * approves the cutover.
+ */
+export async function runSampleMigration(
+  client: Client,
+  taskQueue: string,
+  log: (line: string) => void,
+  commands: LabCommands,
+): Promise<WaveStatus> {
+  const waveId = labWaveId();
+  const plan = await client.workflow.execute<typeof planMigration>('planMigration', {
+    taskQueue,
+    workflowId: `plan-${waveId}`,
+    args: [LAB_WAVE_SELECTION],
+    staticSummary: 'lab sample: plan of the lab estate',
+  });
+  const refused = plan.vms.filter((v) => v.refusals.length > 0);
+  log(`lab: plan: ${plan.vms.length} VMs, ${plan.actions.length} actions; ${refused.length} not translatable:`);
+  for (const vm of refused) log(`  ${vm.name}: ${vm.refusals.map((r) => r.reason).join('; ')}`);
+
+  const workflowId = `wave-${waveId}`;
+  const wave = await client.workflow.start<typeof migrationWave>('migrationWave', {
+    taskQueue,
+    workflowId,
+    args: [{ waveId, selection: LAB_WAVE_SELECTION }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [
+      { key: FerryKind, value: 'wave' },
+      { key: WaveId, value: waveId },
+    ],
+    staticSummary: `lab sample: migration wave ${waveId}`,
+  });
+  let status: WaveStatus;
+  for (;;) {
+    status = await wave.query(waveStatusQuery).catch(() => undefined as unknown as WaveStatus);
+    if (status && status.stage === 'migrating' && status.vms.every((v) => v.state === 'finished' || v.stage === 'awaiting-approval')) break;
+    if (status?.stage === 'done') break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  log(`lab: wave ${waveId}: ${status.vms.length} VMs waiting for approval (shells built, disks on nfs-migration)`);
+  log(`  approve:  ${commands.ferry} approve ${workflowId} --by ${LAB_APPROVERS[0]} --reason "lab cutover"`);
+  log(`  or:       .tools/bin/temporal workflow update execute${commands.temporalFlags ? ` ${commands.temporalFlags}` : ''} --workflow-id ${workflowId} --name ${approveWaveUpdate.name} --input '{"by":"${LAB_APPROVERS[0]}","reason":"lab cutover"}'`);
+  log(`  watch:    ${commands.ferry} status ${workflowId} --watch`);
+  return status;
+}
+
+/** `ferry lab --once`: approves the lab wave as the lab's approver and waits for it; true if every VM ended as planned. */
+export async function finishLabWave(client: Client, waveId: string, log: (line: string) => void): Promise<boolean> {
+  const wave = client.workflow.getHandle<typeof migrationWave>(`wave-${waveId}`);
+  await wave.executeUpdate(approveWaveUpdate, { args: [{ by: LAB_APPROVERS[0]!, reason: 'ferry lab --once' }] });
+  const result = await wave.result();
+  for (const vm of result.status.vms) log(`  ${vm.name.padEnd(14)} ${vm.outcome ?? vm.error ?? vm.state}`);
+  const migrated = result.status.vms.filter((v) => v.outcome === 'migrated').length;
+  log(`lab: wave ${waveId}: ${migrated} migrated, ${result.status.vms.length - migrated} refused at cutover, ${result.status.refused.length} not translatable`);
+  return result.status.vms.every((v) => v.outcome === 'migrated' || v.outcome === 'refused');
+}

@@ -1,0 +1,47 @@
+import type { Client } from '@temporalio/client';
+import type { doctor } from '../workflows/doctor';
+import type { FerryConfig } from '../src/config';
+import { formatVerdict, type DoctorReport } from '../src/domain/doctor';
+import type { WaveStatus } from '../src/domain/migration';
+import type { ProvisionPlannedStatus } from '../src/domain/provisioning';
+import { runSampleMigration } from './sample-migration';
+import { logSampleProvisioning, startSampleProvisioning } from './sample-provision';
+
+/** How the commands the lab prints reach it: its config file, its Temporal address. */
+export interface LabCommands {
+  /** e.g. `FERRY_CONFIG=.state/lab/ferry.yaml npm run ferry --` */
+  ferry: string;
+  /** Flags for `temporal workflow …`, e.g. `--address 127.0.0.1:7233`. */
+  temporalFlags: string;
+}
+
+export const DEFAULT_LAB_COMMANDS: LabCommands = { ferry: 'npm run ferry --', temporalFlags: '' };
+
+export interface SampleResult {
+  doctor: DoctorReport;
+  wave?: WaveStatus;
+  provisioned?: ProvisionPlannedStatus;
+}
+
+/** The lab's sample run: what a newcomer sees in the UI a minute after `npm run lab`. */
+export async function runSample(
+  client: Client,
+  config: FerryConfig,
+  log: (line: string) => void,
+  commands: LabCommands = DEFAULT_LAB_COMMANDS,
+): Promise<SampleResult> {
+  const taskQueue = config.worker.taskQueue;
+  const report = await client.workflow.execute<typeof doctor>('doctor', {
+    taskQueue,
+    workflowId: `doctor-lab-${Date.now()}`,
+    staticSummary: 'lab sample: doctor',
+  });
+  log('lab: doctor');
+  for (const v of report.verdicts) log(`  ${formatVerdict(v)}`);
+  // The planned NetBox VMs are built while the migration wave runs up to its approval gate.
+  const provisioning = config.provisioning && config.netbox && report.ok ? await startSampleProvisioning(client, taskQueue) : undefined;
+  const wave = config.migration && report.ok ? await runSampleMigration(client, taskQueue, log, commands) : undefined;
+  const provisioned = provisioning ? await provisioning.result() : undefined;
+  if (provisioned) logSampleProvisioning(provisioned, log, commands, taskQueue);
+  return { doctor: report, wave, provisioned };
+}

@@ -1,0 +1,104 @@
+/**
+ * Every signal, update and query ferry's workflows accept, shared by the workflows and by clients
+ * (CLI, tests, other workflows), so a name is spelled in one place only.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { PermitRequest, SemaphoreInput, SemaphoreState } from './domain/permits';
+import type {
+  CutoverApproval,
+  CutoverDecision,
+  CutoverPlan,
+  MigrationStage,
+  MigrationStatus,
+  Throughput,
+  VmFinished,
+  WaveStatus,
+} from './domain/migration';
+import type {
+  AllocatorState,
+  ProvisionPlannedStatus,
+  ProvisionStatus,
+  TeardownDecision,
+  TeardownStatus,
+  VmidRequest,
+} from './domain/provisioning';
+
+/** Every ferry workflow answers this query with its status (see the typed definitions below). */
+const STATUS = 'status';
+/** For callers that do not know which kind of workflow they ask (the CLI's `status`). */
+export const anyStatusQuery = defineQuery<FerryStatus>(STATUS);
+export type FerryStatus =
+  | MigrationStatus
+  | WaveStatus
+  | ProvisionStatus
+  | ProvisionPlannedStatus
+  | TeardownStatus
+  | AllocatorState;
+/** One approval name for a VM and a wave, with one payload (a wave reads `vms`). */
+const APPROVE_CUTOVER = 'approveCutover';
+
+// --- workflows that activities start (activities sit below workflows/, so they name them by signature) ---
+/** workflows/semaphore.ts: one global limit; requesters signal-with-start it. */
+export type SemaphoreWorkflow = (input: SemaphoreInput) => Promise<void>;
+/** workflows/vmid-allocator.ts: the single writer of VMIDs; provisions reach it with update-with-start. */
+export type VmidAllocatorWorkflow = (input: VmidAllocatorInput) => Promise<void>;
+export interface VmidAllocatorInput {
+  /** State carried across continue-as-new. */
+  carried?: AllocatorState;
+}
+
+// --- semaphore (global limits) ---
+export const acquirePermitSignal = defineSignal<[PermitRequest]>('acquirePermit');
+export const releasePermitSignal = defineSignal<[{ requestId: string }]>('releasePermit');
+export const renewPermitSignal = defineSignal<[{ requestId: string; leaseMs: number }]>('renewPermit');
+/** Sent by the semaphore to the requesting workflow. */
+export const permitGrantedSignal = defineSignal<[{ key: string; requestId: string }]>('permitGranted');
+/** Change the number of permits at run time; returns the new state. */
+export const setPermitsUpdate = defineUpdate<SemaphoreState, [number]>('setPermits');
+export const semaphoreStateQuery = defineQuery<SemaphoreState>('semaphoreState');
+
+// --- migration (one VM) ---
+
+/** Approve the cutover. The update is validated (known approver, a reason); the signal form is for `temporal workflow signal`. */
+export const approveCutoverUpdate = defineUpdate<MigrationStatus, [CutoverApproval]>(APPROVE_CUTOVER);
+export const approveCutoverSignal = defineSignal<[CutoverApproval]>(APPROVE_CUTOVER);
+/** Refuse the cutover: the workflow ends with outcome `rejected`, VMware untouched. */
+export const rejectCutoverUpdate = defineUpdate<MigrationStatus, [CutoverDecision]>('rejectCutover');
+export const rejectCutoverSignal = defineSignal<[CutoverDecision]>('rejectCutover');
+/** After a failure past the shutdown: try the cutover steps again … */
+export const retryCutoverUpdate = defineUpdate<MigrationStatus, [CutoverDecision]>('retryCutover');
+export const retryCutoverSignal = defineSignal<[CutoverDecision]>('retryCutover');
+/** … or power the VMware VM back on and remove only the disks this workflow imported. */
+export const rollbackUpdate = defineUpdate<MigrationStatus, [CutoverDecision]>('rollback');
+export const rollbackSignal = defineSignal<[CutoverDecision]>('rollback');
+/** What the cutover will do: disks and sizes, expected downtime, NIC → VNet. */
+export const cutoverPlanQuery = defineQuery<CutoverPlan | undefined>('cutoverPlan');
+/** Measured import throughput, sent by the wave to VMs that wait for approval. */
+export const importThroughputSignal = defineSignal<[Throughput]>('importThroughput');
+export const migrationStatusQuery = defineQuery<MigrationStatus>(STATUS);
+
+// --- migration wave ---
+/** Approve the cutover of every VM of the wave, or of the VMs named. Validated like a VM's approval. */
+export const approveWaveUpdate = defineUpdate<WaveStatus, [CutoverApproval]>(APPROVE_CUTOVER);
+export const approveWaveSignal = defineSignal<[CutoverApproval]>(APPROVE_CUTOVER);
+export const waveStatusQuery = defineQuery<WaveStatus>(STATUS);
+/** Sent by each VM's workflow to its wave: its stage changes and its end. */
+/** `seq` counts a run's stage changes: signals to another workflow may arrive out of order. */
+export const vmStageSignal = defineSignal<[{ moid: string; stage: MigrationStage; at: number; seq?: number }]>('vmStage');
+export const vmFinishedSignal = defineSignal<[VmFinished]>('vmFinished');
+
+// --- provisioning ---
+export const provisionStatusQuery = defineQuery<ProvisionStatus>(STATUS);
+export const provisionPlannedStatusQuery = defineQuery<ProvisionPlannedStatus>(STATUS);
+/** A VMID for a record without one; the same key gets the same VMID. Sent with update-with-start. */
+export const allocateVmidUpdate = defineUpdate<number, [VmidRequest]>('allocateVmid');
+export const vmidAllocatorStatusQuery = defineQuery<AllocatorState>(STATUS);
+
+// --- teardown ---
+export const teardownStatusQuery = defineQuery<TeardownStatus>(STATUS);
+/** Approve a teardown that needs approval. Validated like a cutover approval; the signal form is for `temporal workflow signal`. */
+export const approveTeardownUpdate = defineUpdate<TeardownStatus, [TeardownDecision]>('approveTeardown');
+export const approveTeardownSignal = defineSignal<[TeardownDecision]>('approveTeardown');
+/** Refuse it: the workflow ends with outcome `rejected`, nothing removed. */
+export const rejectTeardownUpdate = defineUpdate<TeardownStatus, [TeardownDecision]>('rejectTeardown');
+export const rejectTeardownSignal = defineSignal<[TeardownDecision]>('rejectTeardown');

@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities';
+import type { FerryConfig } from '../src/config';
+import { queueName, type QueueRole } from '../src/domain/task-queues';
+import { REPO_ROOT, WORKFLOWS_PATH } from '../src/paths';
+
+export interface WorkerSetup {
+  config: FerryConfig;
+  connection: NativeConnection;
+  deps: ActivityDeps;
+  /** A prebuilt bundle (see `npm run build:bundle`), else the workflows are bundled at start. */
+  workflowBundlePath?: string;
+  /** Extra options for every worker (tests pass a tiny shutdown grace, say). */
+  overrides?: Partial<WorkerOptions>;
+}
+
+/** The default prebuilt bundle location, used by the container image. */
+export const PREBUILT_BUNDLE = path.join(REPO_ROOT, 'dist', 'workflow-bundle.js');
+
+/**
+ * One Worker per configured task queue. Workflows run on the main queue only; every queue serves the
+ * activities, and the workflow picks the queue per call, so heavy work lands on its own queue.
+ */
+export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
+  const { config, connection, deps } = setup;
+  const activities = createActivities(deps);
+  const bundlePath = setup.workflowBundlePath ?? (existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
+  const workers: Worker[] = [];
+  for (const [role, settings] of Object.entries(config.worker.taskQueues) as Array<[QueueRole, typeof config.worker.taskQueues.main]>) {
+    if (!settings) continue;
+    const taskQueue = queueName(config.worker.taskQueue, role);
+    const workflowSource: Partial<WorkerOptions> =
+      role !== 'main'
+        ? {}
+        : bundlePath
+          ? { workflowBundle: { codePath: bundlePath } }
+          : { workflowsPath: WORKFLOWS_PATH };
+    workers.push(
+      await Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue,
+        activities,
+        ...workflowSource,
+        maxConcurrentActivityTaskExecutions: settings.maxConcurrentActivities,
+        maxTaskQueueActivitiesPerSecond: settings.maxTaskQueueActivitiesPerSecond,
+        shutdownGraceTime: config.worker.shutdownGraceTime,
+        ...setup.overrides,
+      }),
+    );
+  }
+  if (workers.length === 0) throw new Error('worker.taskQueues is empty: this worker would serve nothing');
+  return workers;
+}
+
+/** What a worker run ends with when one of its workers failed; the first failure is the cause. */
+export class WorkerFailedError extends Error {
+  constructor(
+    readonly taskQueue: string,
+    cause: unknown,
+  ) {
+    super(`the worker for task queue ${taskQueue} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'WorkerFailedError';
+  }
+}
+
+type RunnableWorker = Pick<Worker, 'run' | 'shutdown' | 'getState'> & { options: { taskQueue: string } };
+
+/**
+ * Runs workers until they are shut down (SIGINT/SIGTERM by default), then resolves. When one worker
+ * fails, the others are shut down at once (a process that serves only some of its queues would look
+ * healthy while, say, imports pile up) and the run rejects with the first failure.
+ */
+export async function runWorkers(workers: readonly RunnableWorker[]): Promise<void> {
+  let failure: WorkerFailedError | undefined;
+  const runs = workers.map((worker) =>
+    worker.run().catch((err: unknown) => {
+      if (failure) return;
+      failure = new WorkerFailedError(worker.options.taskQueue, err);
+      for (const other of workers) {
+        if (other !== worker && other.getState() === 'RUNNING') other.shutdown();
+      }
+    }),
+  );
+  await Promise.all(runs);
+  if (failure) throw failure;
+}

@@ -1,0 +1,18 @@
+import type { ActivityDeps } from '../activities';
+import type { FerryConfig } from '../src/config';
+import { createPrivilegedProxmoxClient, createProxmoxClient } from '../src/proxmox';
+import { VsphereClient } from '../src/vsphere';
+import { DnsClient } from '../src/dns/client';
+import { NetboxClient } from '../src/netbox/client';
+
+/** Builds the outside-system clients activities use from the worker's configuration. */
+export async function createDependencies(config: FerryConfig): Promise<ActivityDeps> {
+  return {
+    config,
+    ...(config.proxmox ? { proxmox: createProxmoxClient(config.proxmox) } : {}),
+    ...(config.proxmox?.privilegedPassword ? { proxmoxPrivileged: createPrivilegedProxmoxClient(config.proxmox) } : {}),
+    ...(config.vsphere ? { vsphere: new VsphereClient(config.vsphere) } : {}),
+    ...(config.netbox ? { netbox: NetboxClient.fromConfig(config.netbox) } : {}),
+    ...(config.dns ? { dns: DnsClient.fromConfig(config.dns) } : {}),
+  };
+}
