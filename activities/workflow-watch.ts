@@ -1,17 +1,11 @@
 import { getClient } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { MigrationOutcome, PreviousRun } from '../src/domain/migration';
-
-export interface ClosedWorkflow {
-  workflowId: string;
-  /** How it closed: COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, … */
-  status: string;
-}
+import type { ClosedWorkflow, WorkflowWatchActivities } from './workflow-watch-contract';
 
 /** Reads the state of workflows through the worker's Temporal client (no external system involved). */
-export function createWorkflowWatchActivities() {
+export function createWorkflowWatchActivities(): WorkflowWatchActivities {
   return {
-    /** Those of `workflowIds` whose latest run is closed (or that do not exist), with how they closed. */
     async closedWorkflows({ workflowIds }: { workflowIds: string[] }): Promise<ClosedWorkflow[]> {
       const client = getClient();
       const closed: ClosedWorkflow[] = [];
@@ -27,7 +21,6 @@ export function createWorkflowWatchActivities() {
       return closed;
     },
 
-    /** The latest run of a workflow: how it stands and, if it completed, the migration outcome it returned. */
     async previousRun({ workflowId }: { workflowId: string }): Promise<PreviousRun> {
       const handle = getClient().workflow.getHandle(workflowId);
       try {

@@ -51,13 +51,52 @@ export interface WaveStatus {
   importThroughputBytesPerSecond?: number;
 }
 
+/** A wave's status before discovery. */
+export function newWaveStatus(waveId: string): WaveStatus {
+  return { waveId, stage: 'discover', vms: [], refused: [], approvals: [], ignored: [], counts: { pending: 0, running: 0, finished: 0 } };
+}
+
 export function waveCounts(vms: readonly WaveVm[]): Record<WaveVmState, number> {
   const counts: Record<WaveVmState, number> = { pending: 0, running: 0, finished: 0 };
   for (const vm of vms) counts[vm.state] += 1;
   return counts;
 }
 
+export function approvalCovers(approval: WaveApproval, vmName: string): boolean {
+  return approval.vms === 'all' || approval.vms.includes(vmName);
+}
+
 /** Is this VM covered by the wave's approvals so far? */
 export function approvedBy(approvals: readonly WaveApproval[], vmName: string): WaveApproval | undefined {
-  return approvals.find((a) => a.vms === 'all' || a.vms.includes(vmName));
+  return approvals.find((a) => approvalCovers(a, vmName));
+}
+
+/**
+ * Whether a VM's stage signal numbered `seq` still tells the wave something: not once the VM finished,
+ * and not when a later stage was applied already (the stage changes of one workflow task are separate
+ * signals, and those may arrive in any order).
+ */
+export function stageReportApplies(vm: Pick<WaveVm, 'state' | 'stageSeq'>, seq: number | undefined): boolean {
+  if (vm.state === 'finished') return false;
+  return seq === undefined || vm.stageSeq === undefined || seq > vm.stageSeq;
+}
+
+/** Names shown at most in a summary of a selection by names. */
+const NAMES_SHOWN = 3;
+
+/**
+ * The VMs a wave selects, in words for the Temporal UI (`VMs in /DC0/vm/apps tagged ferry/wave1`).
+ * The selection's filters all apply together.
+ */
+export function selectionSummary(selection: { names?: readonly string[]; folder?: string; cluster?: string; tag?: string }): string {
+  const parts = ['VMs'];
+  const { names } = selection;
+  if (names) {
+    const more = names.length > NAMES_SHOWN ? ` +${names.length - NAMES_SHOWN} more` : '';
+    parts.push(names.length === 0 ? 'named (none)' : `named ${names.slice(0, NAMES_SHOWN).join(', ')}${more}`);
+  }
+  if (selection.folder) parts.push(`in ${selection.folder}`);
+  if (selection.cluster) parts.push(`in cluster ${selection.cluster}`);
+  if (selection.tag) parts.push(`tagged ${selection.tag}`);
+  return parts.join(' ');
 }

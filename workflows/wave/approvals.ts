@@ -1,0 +1,85 @@
+import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import {
+  approvalCovers,
+  approvedBy,
+  decisionProblem,
+  type CutoverApproval,
+  type MigrationSettings,
+  type WaveApproval,
+  type WaveVm,
+} from '../../src/domain/migration';
+import { approveCutoverSignal, approveWaveSignal, approveWaveUpdate } from '../../src/messages';
+import { workflowNow } from '../clock';
+import type { SignalsInFlight } from './signals-in-flight';
+import type { WaveState } from './state';
+
+/**
+ * The wave's approvals: one covers every VM of the wave or the named ones, and is passed on to each
+ * covered VM workflow, running now or started later. An update is validated and refused without a
+ * trace in history; a signal cannot be refused, so one that comes before the settings (the approvers)
+ * are known waits for them, and an invalid one is recorded in `status.ignored` instead of acted on.
+ */
+export class WaveApprovals {
+  /** Approval signals that came before the settings were loaded. */
+  private readonly early: CutoverApproval[] = [];
+
+  constructor(
+    private readonly wave: WaveState,
+    private readonly signals: SignalsInFlight,
+  ) {
+    setHandler(approveWaveUpdate, (decision) => (this.approve(decision, 'update'), wave.report()), {
+      validator: (decision) => {
+        const problem = this.problem(decision);
+        if (problem) throw new Error(problem);
+      },
+    });
+    setHandler(approveWaveSignal, (decision) => {
+      if (wave.settings) this.takeSignal(decision);
+      else this.early.push(decision);
+    });
+  }
+
+  /** The settings are known: the signals that waited for them are taken, in the order they came. */
+  settingsLoaded(): void {
+    for (const decision of this.early.splice(0)) this.takeSignal(decision);
+  }
+
+  /** `autoApprove` is refused at once unless a known approver gives it. */
+  checkAutoApprove(decision: CutoverApproval | undefined, settings: MigrationSettings): void {
+    const problem = decision && decisionProblem(decision, settings.approvers);
+    if (problem) throw new Error(`autoApprove refused: ${problem}`);
+  }
+
+  approve(decision: CutoverApproval, via: 'update' | 'signal'): void {
+    const approval: WaveApproval = { by: decision.by, reason: decision.reason, at: workflowNow(), via, vms: decision.vms ?? 'all' };
+    this.wave.status.approvals.push(approval);
+    for (const vm of this.wave.vmsIn('running').filter((v) => approvalCovers(approval, v.name))) this.forward(vm, approval);
+  }
+
+  /** A VM workflow just started: it hears the approval that covers it, if one came already. */
+  forwardEarlier(vm: WaveVm): void {
+    const approval = approvedBy(this.wave.status.approvals, vm.name);
+    if (approval) this.forward(vm, approval);
+  }
+
+  private forward(vm: WaveVm, approval: WaveApproval): void {
+    const signal = getExternalWorkflowHandle(vm.workflowId).signal(approveCutoverSignal, { by: approval.by, reason: `${approval.reason} (wave approval)` });
+    this.signals.send(signal);
+  }
+
+  private takeSignal(decision: CutoverApproval): void {
+    const problem = this.problem(decision);
+    if (problem) this.wave.status.ignored.push({ message: `approve by ${String(decision?.by)}`, reason: problem });
+    else this.approve(decision, 'signal');
+  }
+
+  private problem(decision: CutoverApproval): string | undefined {
+    const { settings, status } = this.wave;
+    if (!settings) return 'the wave is still loading its settings; try again in a moment';
+    const problem = decisionProblem(decision, settings.approvers);
+    if (problem) return problem;
+    const unknown = (decision.vms ?? []).filter((name) => !status.vms.some((vm) => vm.name === name));
+    if (status.stage !== 'discover' && unknown.length > 0) return `not in this wave: ${unknown.join(', ')}`;
+    return undefined;
+  }
+}

@@ -1,0 +1,52 @@
+import { continueAsNew, workflowInfo } from '@temporalio/workflow';
+import type { MigrationSettings } from '../../src/domain/migration';
+import type { migrationWave, MigrationWaveInput } from '../migration-wave';
+import type { WaveApprovals } from './approvals';
+import type { SignalsInFlight } from './signals-in-flight';
+import { waitForReports } from './silent-children';
+import { startVmWorkflow } from './start-vm-workflow';
+import type { WaveState } from './state';
+
+const DEFAULT_CONCURRENCY = 50;
+
+/**
+ * The VMs, a bounded number of VM workflows at a time (those waiting for approval count), until every
+ * one has finished. The global limits (vMotion, imports) are held by the semaphores, not by this.
+ */
+export async function fanOut(
+  wave: WaveState,
+  settings: MigrationSettings,
+  handlers: { approvals: WaveApprovals; signals: SignalsInFlight },
+  input: MigrationWaveInput,
+): Promise<void> {
+  wave.setStage('migrating');
+  const limit = input.maxConcurrent ?? DEFAULT_CONCURRENCY;
+  let startedThisRun = 0;
+  for (;;) {
+    const running = wave.vmsIn('running').length;
+    const next = wave.status.vms.find((v) => v.state === 'pending');
+    if (next && running < limit) {
+      await startVmWorkflow(next, wave, settings);
+      delete wave.snapshots[next.moid];
+      startedThisRun += 1;
+      handlers.approvals.forwardEarlier(next);
+      continue;
+    }
+    if (!next && running === 0) return;
+    if (timeForNewRun(input, startedThisRun)) await continueWithNewRun(wave, settings, handlers.signals, input);
+    await waitForReports(wave, input.childCheckIntervalMs);
+  }
+}
+
+/**
+ * A long wave starts afresh (continue-as-new) before its history grows too long; the VMs it started
+ * keep running and report to the new run.
+ */
+function timeForNewRun(input: MigrationWaveInput, startedThisRun: number): boolean {
+  return workflowInfo().continueAsNewSuggested || (input.continueAsNewAfter !== undefined && startedThisRun >= input.continueAsNewAfter);
+}
+
+async function continueWithNewRun(wave: WaveState, settings: MigrationSettings, signals: SignalsInFlight, input: MigrationWaveInput): Promise<never> {
+  await signals.settled();
+  return continueAsNew<typeof migrationWave>({ ...input, autoApprove: undefined, carried: wave.carryOver(settings) });
+}
