@@ -171,7 +171,7 @@ export function placeWave(input: PlacementInput): Placement {
         },
       ]);
     }
-    const reason = `pinned by ${ruleText} to ${named.join(', ')}${why.length && ok.length ? ` (not ${why.join('; ')})` : ''}`;
+    const reason = `pinned by ${ruleText} to ${named.join(', ')}${why.length && ok.length ? ` (${why.join('; ')})` : ''}`;
     allowed.set(vm.moid, { nodes: ok, reason, pinned: true });
   }
 
@@ -201,7 +201,7 @@ export function placeWave(input: PlacementInput): Placement {
   let datastorePlaced = 0;
   const waveRefusals: PlacementRefusal[] = [];
   const headroomText = datastore ? `${Math.round(headroom * 100)}% (${formatBytes(headroomBytes, 'up')}) kept as headroom` : '';
-  if (datastore && !partial && datastoreNeed > datastoreRoom) {
+  if (datastore && !partial && datastoreNeed > 0 && datastoreNeed > datastoreRoom) {
     const resource = `migration datastore ${datastore.name}`;
     waveRefusals.push({
       code: 'placement-migration-datastore',
@@ -273,7 +273,7 @@ export function placeWave(input: PlacementInput): Placement {
 
     const datastoreNeedOfVm = datastore ? migrationDatastoreNeed(vm, datastore.name) : 0;
     const datastoreProblem: PlacementRefusal[] = [];
-    if (datastore && partial && datastorePlaced + datastoreNeedOfVm > datastoreRoom) {
+    if (datastore && partial && datastoreNeedOfVm > 0 && datastorePlaced + datastoreNeedOfVm > datastoreRoom) {
       const room = Math.max(0, datastoreRoom - datastorePlaced);
       const resource = `migration datastore ${datastore.name}`;
       const wave = datastorePlaced > 0 ? ` after ${formatBytes(datastorePlaced, 'up')} for this wave's other VMs` : '';
@@ -289,7 +289,7 @@ export function placeWave(input: PlacementInput): Placement {
 
     if (fits.length === 0 || datastoreProblem.length > 0) {
       const nodeProblems = fits.length === 0 ? allow.nodes.flatMap((name) => problems.get(name)!) : [];
-      refused.push({ moid: vm.moid, name: vm.name, refusals: [...nodeProblems, ...datastoreProblem] });
+      refused.push({ moid: vm.moid, name: vm.name, refusals: distinct([...nodeProblems, ...datastoreProblem]) });
       continue;
     }
 
@@ -372,6 +372,17 @@ export function placeWave(input: PlacementInput): Placement {
     },
     notes,
   };
+}
+
+/** Shared storage refuses the same way from every node: say it once. */
+function distinct(refusals: readonly PlacementRefusal[]): PlacementRefusal[] {
+  const seen = new Set<string>();
+  return refusals.filter((r) => {
+    const key = `${r.code} ${r.reason}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function byName(a: { name: string; moid: string }, b: { name: string; moid: string }): number {
