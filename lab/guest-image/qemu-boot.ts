@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startServerProcess, type ServerProcess } from '../server-process';
@@ -62,6 +63,8 @@ export interface RunningGuest {
   waitForAgent(timeoutMs?: number): Promise<number>;
   /** A synced agent session (close it when done). */
   agent(): Promise<GuestAgentClient>;
+  /** ACPI power button over QMP (what PVE's status/shutdown sends); resolves when QEMU has exited. */
+  powerdown(timeoutMs?: number): Promise<void>;
   /** Kills QEMU (SIGKILL: the disk is a throwaway copy) and waits for it to exit. */
   kill(): Promise<void>;
 }
@@ -167,9 +170,49 @@ export async function bootGuest(options: BootOptions & { vmlinuzForProbe?: strin
       return Date.now() - startedAt;
     },
     agent: () => GuestAgentClient.connect(agentSocket, 5000),
+    async powerdown(timeoutMs = 30_000) {
+      await qmpCommand(qmpSocket, 'system_powerdown');
+      const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs).unref());
+      if ((await Promise.race([qemu.exited, timer])) === 'timeout') throw new Error(`the guest did not power off within ${timeoutMs} ms`);
+    },
     kill: () => qemu.stop({ signal: 'SIGKILL' }),
   };
   return guest;
+}
+
+/** Sends one QMP command (after the capabilities handshake) and resolves with its `return`. */
+export function qmpCommand(socketPath: string, command: string, args?: Record<string, unknown>): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath);
+    let buffer = '';
+    let stage: 'greeting' | 'capabilities' | 'command' = 'greeting';
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) !== -1) {
+        const message = JSON.parse(buffer.slice(0, nl)) as { QMP?: unknown; return?: unknown; error?: { desc?: string }; event?: string };
+        buffer = buffer.slice(nl + 1);
+        if (message.event) continue;
+        if (message.error) {
+          socket.destroy();
+          reject(new Error(`QMP ${command}: ${message.error.desc ?? 'error'}`));
+          return;
+        }
+        if (stage === 'greeting') {
+          stage = 'capabilities';
+          socket.write(`${JSON.stringify({ execute: 'qmp_capabilities' })}\n`);
+        } else if (stage === 'capabilities') {
+          stage = 'command';
+          socket.write(`${JSON.stringify(args ? { execute: command, arguments: args } : { execute: command })}\n`);
+        } else {
+          socket.destroy();
+          resolve(message.return);
+          return;
+        }
+      }
+    });
+  });
 }
 
 /** The QEMU version line (for reports). */

@@ -55,7 +55,7 @@ gi_configure() {
   tar -C "$GUEST_IMAGE_OVERLAY" --owner=0 --group=0 -cf - . | tar -C "$GI_ROOTFS" --no-overwrite-dir -xf -
   cat >"$GI_ROOTFS/etc/fstab" <<EOF
 UUID=$GI_ROOT_UUID / ext4 rw,errors=remount-ro 0 0
-UUID=$GI_ESP_FSID /boot/efi vfat ro,nofail,umask=0077,x-systemd.device-timeout=10s 0 0
+UUID=$GI_ESP_FSID /boot/efi vfat ro,nofail,umask=0077,x-systemd.device-timeout=90s 0 0
 EOF
   mkdir -p "$GI_ROOTFS/boot/efi" "$GI_ROOTFS/etc/ferry"
   echo ferry-guest >"$GI_ROOTFS/etc/hostname"

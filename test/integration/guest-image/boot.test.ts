@@ -137,7 +137,7 @@ describe('lab guest image', () => {
           const found = (await interfaces(guest)).find((i) => i['hardware-address'] === mac);
           return ipv4(found).includes('192.0.2.10/24') ? found : undefined;
         },
-        15_000,
+        20_000,
       );
       expect(nic.name).not.toBe('ens192');
       const banner = await until('the probe banner through the forwarded port', () => readBanner(port), 15_000);
@@ -146,9 +146,13 @@ describe('lab guest image', () => {
       expect(serial).toContain('Linux version');
       expect(serial).toContain(`ferry-guest-config: NIC0 ${mac}: 192.0.2.10/24 via 192.0.2.254 on the interface with MACAddress=${mac}`);
       expect(serial).toMatch(/Started .*qemu-guest-agent\.service/);
+      if (firmware === 'ovmf') {
+        await guest.powerdown(30_000); // ACPI power button: acpid powers the guest off cleanly
+        expect(guest.serial()).toMatch(/reboot: Power down/);
+      }
       await guest.kill();
     },
-    60_000,
+    90_000,
   );
 
   it('ens192 variant: boots, but the address configured for ens192 is not on the virtio NIC (the failure after migration)', async () => {
@@ -165,5 +169,5 @@ describe('lab guest image', () => {
     expect(nics.flatMap(ipv4)).not.toContain('192.0.2.10/24');
     expect(await readBanner(port, 2000)).toBeUndefined(); // nothing answers at the address
     await guest.kill();
-  }, 60_000);
+  }, 90_000);
 });
