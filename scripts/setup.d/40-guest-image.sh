@@ -1,0 +1,213 @@
+# A real guest for the lab: Debian 12 (minbase) with the cloud kernel, systemd (systemd-networkd) and the
+# real qemu-guest-agent, built offline from Debian packages (debootstrap through the Debian mirror) and
+# cached by version. One raw disk boots on SeaBIOS and on OVMF:
+#
+#   GPT, 384 MiB (sparse)
+#   p1  1 MiB + 64 MiB  ESP, FAT, "legacy BIOS bootable"   kernel + initramfs, systemd-boot as
+#                       EFI/BOOT/BOOTX64.EFI (OVMF), syslinux (SeaBIOS through gptmbr.bin in the MBR),
+#                       and ferry/vm.conf: the per-VM settings (see lab/guest-image/per-vm-config.ts)
+#   p2  65 MiB + 318 MiB  ext4 root (made with mke2fs -d: no loop device, no mount)
+#
+# Variants (only /etc/ferry/nic-match differs):
+#   mac     the address goes on the NIC matched by MAC (survives vmxnet3 -> virtio)
+#   ens192  matched by interface name ens192 (as many VMware guests are): lost after migration
+# Each variant is kept raw (for QEMU) and as vSphere keeps a disk on a datastore: a monolithicFlat VMDK
+# (descriptor + -flat.vmdk extent, the layout lab/vcsim/vmdk.ts makes for the estate's disks).
+#
+# Cache layout ($FERRY_CACHE/guest-image-$GUEST_IMAGE_KEY, linked as .tools/guest-image):
+#   ferry-guest-<variant>.raw   ferry-guest-<variant>.vmdk + ferry-guest-<variant>-flat.vmdk
+#   vmlinuz   manifest.json (versions, partition offsets)   build.log   .complete
+GUEST_IMAGE_VERSION=1
+GUEST_IMAGE_SUITE=bookworm
+GUEST_IMAGE_MIRROR="${FERRY_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+GUEST_IMAGE_OVERLAY="$ROOT/lab/guest-image/overlay"
+# The cache key is the version and a hash of the recipe (this file and the guest's own files), so an
+# edited recipe never reuses a stale image.
+GUEST_IMAGE_KEY="$GUEST_IMAGE_VERSION-$(cat "${BASH_SOURCE[0]}" $(find "$GUEST_IMAGE_OVERLAY" -type f | LC_ALL=C sort) |
+  sha256sum | cut -c1-12)"
+GUEST_IMAGE_DIR="$FERRY_CACHE/guest-image-$GUEST_IMAGE_KEY"
+
+GI_DISK_MIB=384
+GI_ESP_START_MIB=1
+GI_ESP_MIB=64
+GI_ROOT_START_MIB=65
+GI_ROOT_MIB=318
+# Kernel modules the initramfs needs to find the root disk on PVE's and VMware's usual controllers.
+GI_INITRAMFS_MODULES="virtio_pci virtio_scsi virtio_blk sd_mod ahci ata_piix vmw_pvscsi nvme"
+# mitigations=off: a lab guest; KPTI's page-table switches are costly under TCG.
+GI_CMDLINE_EXTRA="ro console=ttyS0,115200n8 panic=-1 mitigations=off"
+
+gi_step() { log "guest image: $*"; }
+
+gi_chroot() { chroot "$GI_ROOTFS" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+
+gi_debootstrap() {
+  gi_step "debootstrap Debian 12 ($GUEST_IMAGE_SUITE) minbase + linux-image-cloud-amd64 + systemd + qemu-guest-agent + acpid from $GUEST_IMAGE_MIRROR (about a minute)"
+  # INITRD=No: the kernel's postinst skips the default (MODULES=most) initramfs; a small one is made below.
+  INITRD=No debootstrap --variant=minbase \
+    --include=systemd-sysv,udev,qemu-guest-agent,acpid,initramfs-tools,zstd,linux-image-cloud-amd64 \
+    "$GUEST_IMAGE_SUITE" "$GI_ROOTFS" "$GUEST_IMAGE_MIRROR" >>"$GI_LOG" 2>&1 ||
+    die "debootstrap of the guest image failed; see $GI_LOG"
+}
+
+gi_configure() {
+  gi_step "configuring the guest: fstab, ferry's units (per-VM settings, probe on TCP 8080), networkd, boot speed"
+  tar -C "$GUEST_IMAGE_OVERLAY" --owner=0 --group=0 -cf - . | tar -C "$GI_ROOTFS" --no-overwrite-dir -xf -
+  cat >"$GI_ROOTFS/etc/fstab" <<EOF
+UUID=$GI_ROOT_UUID / ext4 rw,errors=remount-ro 0 0
+UUID=$GI_ESP_FSID /boot/efi vfat ro,nofail,umask=0077,x-systemd.device-timeout=90s 0 0
+EOF
+  mkdir -p "$GI_ROOTFS/boot/efi" "$GI_ROOTFS/etc/ferry"
+  echo ferry-guest >"$GI_ROOTFS/etc/hostname"
+  printf '127.0.0.1\tlocalhost\n127.0.1.1\tferry-guest\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$GI_ROOTFS/etc/hosts"
+  # Empty: every copy of the image makes its own machine-id at first boot.
+  : >"$GI_ROOTFS/etc/machine-id"
+  rm -f "$GI_ROOTFS/var/lib/dbus/machine-id"
+  rm -rf "$GI_ROOTFS/var/log/journal"
+  gi_chroot systemctl enable --quiet systemd-networkd.service ferry-guest-config.service ferry-probe.socket
+  # Nothing in the lab waits for these; masking them keeps a TCG boot short. systemd-firstboot would
+  # prompt on the console at the first boot of each copy.
+  # (fstab's pass 0 likewise skips a boot-time fsck of the root: 3 s under TCG.)
+  gi_chroot systemctl mask --quiet systemd-firstboot.service systemd-networkd-wait-online.service \
+    apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer fstrim.timer e2scrub_reap.service \
+    dev-hugepages.mount dev-mqueue.mount sys-kernel-debug.mount sys-kernel-tracing.mount sys-kernel-config.mount \
+    sys-fs-fuse-connections.mount modprobe@fuse.service modprobe@configfs.service modprobe@dm_mod.service \
+    modprobe@loop.service modprobe@efi_pstore.service systemd-pstore.service systemd-journal-flush.service
+  printf '%s\n' $GI_INITRAMFS_MODULES >"$GI_ROOTFS/etc/initramfs-tools/modules"
+  sed -i 's/^MODULES=.*/MODULES=list/' "$GI_ROOTFS/etc/initramfs-tools/initramfs.conf"
+  echo RESUME=none >"$GI_ROOTFS/etc/initramfs-tools/conf.d/resume"
+}
+
+gi_initramfs() {
+  GI_KVER="$(ls "$GI_ROOTFS/lib/modules")"
+  gi_step "making a small initramfs for kernel $GI_KVER (modules: $GI_INITRAMFS_MODULES)"
+  gi_chroot mkinitramfs -o "/boot/initrd.img-$GI_KVER" "$GI_KVER" >>"$GI_LOG" 2>&1 ||
+    die "mkinitramfs failed; see $GI_LOG"
+}
+
+gi_record_versions() {
+  GI_VERSIONS="$(gi_chroot dpkg-query -W -f='"${Package}": "${Version}",' \
+    "linux-image-$GI_KVER" qemu-guest-agent systemd udev base-files | sed 's/,$//')"
+}
+
+gi_trim() {
+  gi_step "trimming the root (apt caches and lists, docs, man pages, locales)"
+  rm -rf "$GI_ROOTFS"/var/cache/apt/archives/*.deb "$GI_ROOTFS"/var/cache/apt/*.bin "$GI_ROOTFS"/var/lib/apt/lists/* \
+    "$GI_ROOTFS"/usr/share/doc/* "$GI_ROOTFS"/usr/share/man/* "$GI_ROOTFS"/usr/share/info/* \
+    "$GI_ROOTFS"/usr/share/locale/* "$GI_ROOTFS"/var/log/*.log "$GI_ROOTFS"/var/log/apt/* "$GI_ROOTFS"/tmp/*
+  # The kernel and initramfs live on the ESP (both boot loaders read them there).
+  mv "$GI_ROOTFS/boot/vmlinuz-$GI_KVER" "$GI_WORK/vmlinuz"
+  mv "$GI_ROOTFS/boot/initrd.img-$GI_KVER" "$GI_WORK/initrd.img"
+}
+
+gi_esp() {
+  gi_step "making the ESP: systemd-boot for OVMF, syslinux for SeaBIOS, kernel and initramfs"
+  local esp="$GI_WORK/esp.img" cmdline="root=UUID=$GI_ROOT_UUID $GI_CMDLINE_EXTRA"
+  # -h: hidden sectors = the partition's start, as a partitioning tool would write it.
+  mkfs.vfat -n FERRY-ESP -i "${GI_ESP_FSID/-/}" -h $((GI_ESP_START_MIB * 2048)) -C "$esp" $((GI_ESP_MIB * 1024)) >>"$GI_LOG"
+  mkdir -p "$GI_WORK/esp/EFI/BOOT" "$GI_WORK/esp/loader/entries" "$GI_WORK/esp/syslinux" "$GI_WORK/esp/ferry"
+  cp /usr/lib/systemd/boot/efi/systemd-bootx64.efi "$GI_WORK/esp/EFI/BOOT/BOOTX64.EFI"
+  printf 'default ferry.conf\ntimeout 0\nconsole-mode keep\n' >"$GI_WORK/esp/loader/loader.conf"
+  printf 'title ferry guest (Debian 12)\nlinux /vmlinuz\ninitrd /initrd.img\noptions %s\n' "$cmdline" \
+    >"$GI_WORK/esp/loader/entries/ferry.conf"
+  printf 'SERIAL 0 115200\nDEFAULT ferry\nPROMPT 0\nTIMEOUT 0\nLABEL ferry\n  LINUX /vmlinuz\n  INITRD /initrd.img\n  APPEND %s\n' \
+    "$cmdline" >"$GI_WORK/esp/syslinux/syslinux.cfg"
+  cat >"$GI_WORK/esp/ferry/README.txt" <<'EOF'
+ferry lab guest: put this VM's settings in ferry/vm.conf (KEY=VALUE lines), read at boot by
+ferry-guest-config.service: HOSTNAME, DNS, NIC<n>_MAC, NIC<n>_ADDRESS (CIDR), NIC<n>_GATEWAY (n = 0..9).
+EOF
+  cp "$GI_WORK/vmlinuz" "$GI_WORK/initrd.img" "$GI_WORK/esp/"
+  MTOOLS_SKIP_CHECK=1 mcopy -s -i "$esp" "$GI_WORK"/esp/* ::/
+}
+
+# gi_disk VARIANT NIC_MATCH: root filesystem, GPT disk, boot loaders, VMDK for one variant.
+gi_disk() {
+  local variant="$1" match="$2"
+  local raw="$GI_WORK/out/ferry-guest-$variant.raw" root="$GI_WORK/root-$variant.img"
+  gi_step "variant $variant (NIC match: $match): ext4 root, GPT disk with BIOS and UEFI boot, VMDK"
+  echo "$match" >"$GI_ROOTFS/etc/ferry/nic-match"
+  rm -f "$root"
+  mke2fs -q -F -t ext4 -b 4096 -L ferry-root -U "$GI_ROOT_UUID" -E lazy_itable_init=1,lazy_journal_init=1 \
+    -d "$GI_ROOTFS" "$root" "${GI_ROOT_MIB}M" >>"$GI_LOG" 2>&1 || die "mke2fs of the guest root failed; see $GI_LOG"
+  rm -f "$raw"
+  truncate -s "${GI_DISK_MIB}M" "$raw"
+  sgdisk -o "$raw" >>"$GI_LOG" 2>&1
+  sgdisk -n "1:$((GI_ESP_START_MIB * 2048)):+${GI_ESP_MIB}M" -t 1:ef00 -c 1:ferry-esp "$raw" >>"$GI_LOG" 2>&1
+  sgdisk -A 1:set:2 "$raw" >>"$GI_LOG" 2>&1 # legacy BIOS bootable: gptmbr.bin boots this partition
+  sgdisk -n "2:$((GI_ROOT_START_MIB * 2048)):+${GI_ROOT_MIB}M" -t 2:8300 -c 2:ferry-root "$raw" >>"$GI_LOG" 2>&1
+  sgdisk -p "$raw" | grep -q ferry-root || die "could not partition the guest's disk; see $GI_LOG"
+  dd if="$GI_WORK/esp.img" of="$raw" bs=1M seek="$GI_ESP_START_MIB" conv=notrunc,sparse status=none
+  dd if="$root" of="$raw" bs=1M seek="$GI_ROOT_START_MIB" conv=notrunc,sparse status=none
+  rm -f "$root"
+  MTOOLS_SKIP_CHECK=1 syslinux --install --directory /syslinux --offset $((GI_ESP_START_MIB * 1048576)) "$raw" >>"$GI_LOG" 2>&1 ||
+    die "syslinux could not be installed on the guest's ESP; see $GI_LOG"
+  dd if=/usr/lib/syslinux/mbr/gptmbr.bin of="$raw" bs=440 count=1 conv=notrunc status=none
+  qemu-img convert -q -f raw -O vmdk -o subformat=monolithicFlat,adapter_type=lsilogic \
+    "$raw" "$GI_WORK/out/ferry-guest-$variant.vmdk"
+  qemu-img compare -q -f raw -F vmdk "$raw" "$GI_WORK/out/ferry-guest-$variant.vmdk" ||
+    die "the guest's VMDK ($variant) differs from its raw disk"
+}
+
+gi_manifest() {
+  local out="$GI_WORK/out"
+  cp "$GI_WORK/vmlinuz" "$out/vmlinuz"
+  cat >"$out/manifest.json" <<EOF
+{
+  "key": "$GUEST_IMAGE_KEY",
+  "debian": "$GUEST_IMAGE_SUITE",
+  "kernel": "$GI_KVER",
+  "packages": { $GI_VERSIONS },
+  "diskBytes": $((GI_DISK_MIB * 1048576)),
+  "esp": { "offsetBytes": $((GI_ESP_START_MIB * 1048576)), "sizeBytes": $((GI_ESP_MIB * 1048576)), "fsid": "$GI_ESP_FSID", "vmConfPath": "ferry/vm.conf" },
+  "root": { "offsetBytes": $((GI_ROOT_START_MIB * 1048576)), "sizeBytes": $((GI_ROOT_MIB * 1048576)), "uuid": "$GI_ROOT_UUID" },
+  "cmdline": "root=UUID=$GI_ROOT_UUID $GI_CMDLINE_EXTRA",
+  "probe": { "port": 8080, "banner": "ferry-guest-probe" },
+  "variants": {
+    "mac": { "nicMatch": "mac", "raw": "ferry-guest-mac.raw", "vmdk": "ferry-guest-mac.vmdk", "flat": "ferry-guest-mac-flat.vmdk" },
+    "ens192": { "nicMatch": "name ens192 ens224 ens256", "raw": "ferry-guest-ens192.raw", "vmdk": "ferry-guest-ens192.vmdk", "flat": "ferry-guest-ens192-flat.vmdk" }
+  },
+  "buildSeconds": $((SECONDS - GI_STARTED))
+}
+EOF
+}
+
+# Runs in a subshell: its EXIT trap removes the work folder (a debootstrapped tree) on success and failure.
+install_guest_image() (
+  [ -f "$GUEST_IMAGE_DIR/.complete" ] && exit 0
+  [ "$(id -u)" -eq 0 ] || die "building the lab's guest image needs root (debootstrap, chroot); run scripts/setup.sh as root once"
+  GI_STARTED=$SECONDS
+  GI_WORK="$(mktemp -d "$FERRY_CACHE/.guest-image-build.XXXXXX")"
+  trap 'rm -rf "$GI_WORK"' EXIT
+  GI_ROOTFS="$GI_WORK/rootfs"
+  GI_LOG="$GI_WORK/out/build.log"
+  mkdir -p "$GI_WORK/out"
+  GI_ROOT_UUID="$(cat /proc/sys/kernel/random/uuid)"
+  GI_ESP_FSID="$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n' | tr a-f A-F | sed 's/^\(....\)/\1-/')"
+  log "building the lab's guest image $GUEST_IMAGE_KEY into $GUEST_IMAGE_DIR (a few minutes, once)"
+  gi_debootstrap
+  gi_configure
+  gi_initramfs
+  gi_record_versions
+  gi_trim
+  gi_esp
+  gi_disk mac mac
+  gi_disk ens192 "name ens192 ens224 ens256"
+  gi_manifest
+  rm -rf "$GUEST_IMAGE_DIR"
+  mv "$GI_WORK/out" "$GUEST_IMAGE_DIR"
+  touch "$GUEST_IMAGE_DIR/.complete"
+  log "guest image built in $((SECONDS - GI_STARTED)) s: $(du -sh --apparent-size "$GUEST_IMAGE_DIR/ferry-guest-mac.raw" | cut -f1) raw, $(du -sh "$GUEST_IMAGE_DIR/ferry-guest-mac.raw" | cut -f1) on disk"
+)
+
+# What the lab needs to run the guest (checked at every setup: a few milliseconds) and what building it needs.
+apt_install_guest_runtime() { apt_install qemu-system-x86 ovmf seabios qemu-utils mtools; }
+apt_install_guest_build() {
+  apt_install debootstrap dosfstools syslinux syslinux-common systemd-boot-efi gdisk e2fsprogs
+}
+
+with_lock apt apt_install_guest_runtime
+if [ ! -f "$GUEST_IMAGE_DIR/.complete" ]; then
+  with_lock apt apt_install_guest_build
+  with_lock "guest-image-$GUEST_IMAGE_KEY" install_guest_image
+fi
+ln -sfn "$GUEST_IMAGE_DIR" "$ROOT/.tools/guest-image"

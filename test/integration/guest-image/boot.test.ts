@@ -1,0 +1,173 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../../lab/free-port';
+import type { GuestInterface } from '../../../lab/guest-image/guest-agent-client';
+import { guestImage, GUEST_VARIANTS, type GuestVariant } from '../../../lab/guest-image/paths';
+import { makeGuestDisk, readVmConfig, renderVmConf, type GuestVmConfig } from '../../../lab/guest-image/per-vm-config';
+import { bootGuest, type Firmware, type RunningGuest } from '../../../lab/guest-image/qemu-boot';
+import { STATE_DIR } from '../../../src/paths';
+
+const run = promisify(execFile);
+const MiB = 1024 * 1024;
+
+/** One line from a TCP service, or undefined when it does not answer within `timeoutMs`. */
+function readBanner(port: number, timeoutMs = 3000): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    const done = (value: string | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(value);
+    };
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    socket.on('data', (chunk) => {
+      data += chunk.toString();
+      if (data.includes('\n')) done(data.split('\n')[0]);
+    });
+    socket.on('error', () => done(undefined));
+    socket.on('close', () => done(data ? data.split('\n')[0] : undefined));
+  });
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** The real lab guest (scripts/setup.d/40-guest-image.sh) booted under QEMU TCG as Proxmox VE would run it. */
+describe('lab guest image', () => {
+  const image = guestImage();
+  const work = (mkdirSync(path.join(STATE_DIR, 'test'), { recursive: true }), mkdtempSync(path.join(STATE_DIR, 'test', 'guest-image-')));
+  const guests: RunningGuest[] = [];
+  const timings: string[] = [];
+  const probe = image.manifest.probe;
+
+  afterAll(async () => {
+    await Promise.all(guests.map((g) => g.kill()));
+    rmSync(work, { recursive: true, force: true });
+    if (timings.length) process.stdout.write(`guest boot to agent (${guests[0]?.accel ?? 'tcg'}): ${timings.join(', ')}\n`);
+  });
+
+  const config = (hostname: string, mac: string): GuestVmConfig => ({
+    hostname,
+    dns: ['192.0.2.3'],
+    nics: [{ mac, address: '192.0.2.10/24', gateway: '192.0.2.254' }],
+  });
+
+  async function boot(variant: GuestVariant, firmware: Firmware, mac: string) {
+    const name = `${variant}-${firmware}`;
+    const dir = path.join(work, name);
+    mkdirSync(dir);
+    const disk = await makeGuestDisk(variant, path.join(dir, 'disk.raw'), config(`vm-${name}`, mac), image);
+    const port = await freePort();
+    const guest = await bootGuest({
+      disk,
+      firmware,
+      workDir: dir,
+      nics: [{ mac, net: '192.0.2.0/24', host: '192.0.2.254', forwards: [{ hostPort: port, guestAddress: '192.0.2.10', guestPort: probe.port }] }],
+    });
+    guests.push(guest);
+    const ms = await guest.waitForAgent(45_000);
+    timings.push(`${name} ${(ms / 1000).toFixed(1)} s`);
+    return { guest, port, name };
+  }
+
+  const interfaces = async (guest: RunningGuest) => {
+    const agent = await guest.agent();
+    try {
+      return await agent.execute<GuestInterface[]>('guest-network-get-interfaces');
+    } finally {
+      agent.close();
+    }
+  };
+  const ipv4 = (nic: GuestInterface | undefined) => (nic?.['ip-addresses'] ?? []).filter((a) => a['ip-address-type'] === 'ipv4').map((a) => `${a['ip-address']}/${a.prefix}`);
+
+  it('is a sparse GPT disk of at most 400 MiB, kept raw and as a monolithicFlat VMDK with the same bytes', async () => {
+    for (const variant of GUEST_VARIANTS) {
+      const raw = statSync(image.raw(variant));
+      expect(raw.size).toBeLessThanOrEqual(400 * MiB);
+      expect(raw.blocks * 512).toBeLessThan(raw.size); // sparse
+      const descriptor = readFileSync(image.vmdk(variant), 'utf8');
+      expect(descriptor).toContain('createType="monolithicFlat"');
+      expect(descriptor).toContain(`FLAT "${path.basename(image.flat(variant))}" 0`);
+      expect(statSync(image.flat(variant)).size).toBe(raw.size);
+      await run('qemu-img', ['compare', '-q', '-f', 'raw', '-F', 'vmdk', image.raw(variant), image.vmdk(variant)]);
+      const { stdout } = await run('sgdisk', ['-p', image.raw(variant)]);
+      expect(stdout).toMatch(/EF00\s+ferry-esp/);
+      expect(stdout).toMatch(/8300\s+ferry-root/);
+    }
+  });
+
+  it('carries a VM’s settings in ferry/vm.conf on the ESP of its own copy, and refuses bad values', async () => {
+    const disk = await makeGuestDisk('mac', path.join(work, 'settings.raw'), config('db01', '52:54:00:AB:CD:EF'), image);
+    const text = await readVmConfig(disk, image);
+    expect(text).toContain('HOSTNAME=db01');
+    expect(text).toContain('NIC0_MAC=52:54:00:ab:cd:ef');
+    expect(text).toContain('NIC0_ADDRESS=192.0.2.10/24');
+    expect(await readVmConfig(image.raw('mac'), image)).toBeUndefined(); // the cached image stays clean
+    expect(() => renderVmConf({ nics: [{ mac: '52:54:00:ab:cd', address: '192.0.2.10/24' }] })).toThrow(/not a MAC/);
+    expect(() => renderVmConf({ nics: [{ mac: '52:54:00:ab:cd:ef', address: '192.0.2.10' }] })).toThrow(/prefix length/);
+    expect(() => renderVmConf({ hostname: 'a b', nics: [] })).toThrow(/host name/);
+  });
+
+  it.each<Firmware>(['seabios', 'ovmf'])(
+    'boots on %s to the real guest agent, with its address on the NIC that has its MAC and the probe answering',
+    async (firmware) => {
+      const mac = firmware === 'seabios' ? '52:54:00:12:34:01' : '52:54:00:12:34:02';
+      const { guest, port, name } = await boot('mac', firmware, mac);
+      const agent = await guest.agent();
+      try {
+        expect(await agent.execute('guest-ping')).toEqual({});
+      } finally {
+        agent.close();
+      }
+      // systemd-networkd may set the address a moment after the agent starts.
+      const nic = await until(
+        `192.0.2.10/24 on the NIC with MAC ${mac}`,
+        async () => {
+          const found = (await interfaces(guest)).find((i) => i['hardware-address'] === mac);
+          return ipv4(found).includes('192.0.2.10/24') ? found : undefined;
+        },
+        20_000,
+      );
+      expect(nic.name).not.toBe('ens192');
+      const banner = await until('the probe banner through the forwarded port', () => readBanner(port), 15_000);
+      expect(banner).toBe(`${probe.banner} vm-${name}`);
+      const serial = guest.serial();
+      expect(serial).toContain('Linux version');
+      expect(serial).toContain(`ferry-guest-config: NIC0 ${mac}: 192.0.2.10/24 via 192.0.2.254 on the interface with MACAddress=${mac}`);
+      expect(serial).toMatch(/Started .*qemu-guest-agent\.service/);
+      if (firmware === 'ovmf') {
+        await guest.powerdown(30_000); // ACPI power button: acpid powers the guest off cleanly
+        expect(guest.serial()).toMatch(/reboot: Power down/);
+      }
+      await guest.kill();
+    },
+    90_000,
+  );
+
+  it('ens192 variant: boots, but the address configured for ens192 is not on the virtio NIC (the failure after migration)', async () => {
+    const mac = '52:54:00:12:34:03';
+    const { guest, port } = await boot('ens192', 'seabios', mac);
+    const serial = () => guest.serial();
+    await until('ferry-guest-config to run', async () => (serial().includes('ferry-guest-config: NIC0') ? true : undefined), 15_000);
+    expect(serial()).toContain(`ferry-guest-config: NIC0 ${mac}: 192.0.2.10/24 via 192.0.2.254 on the interface with Name=ens192`);
+    const nics = await interfaces(guest);
+    const virtio = nics.find((i) => i['hardware-address'] === mac);
+    expect(virtio).toBeDefined();
+    expect(virtio!.name).not.toBe('ens192');
+    expect(ipv4(virtio)).toEqual([]);
+    expect(nics.flatMap(ipv4)).not.toContain('192.0.2.10/24');
+    expect(await readBanner(port, 2000)).toBeUndefined(); // nothing answers at the address
+    await guest.kill();
+  }, 90_000);
+});
