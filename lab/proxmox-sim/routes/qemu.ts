@@ -8,7 +8,7 @@ import { schemaFor } from '../schema/validate';
 import { loadSubset } from '../schema/subset';
 import { formatDiskSize, parseDiskSize } from '../../../src/proxmox/disk-size';
 import {
-  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
+  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
 } from '../vm-config';
 import { checkDrives } from '../drive-checks';
 import { defaultBootOrder } from '../guest-stats';
@@ -206,7 +206,7 @@ export const qemuRoutes: RouteTable = {
         if (wanted < current) throw new Error('shrinking disks is not supported');
         await task.sleep(cluster.settings.taskMs);
         if (wanted > current) await resizeImage(volume.file, volume.format as ImageFormat, wanted);
-        vm.config[disk] = formatPropertyString({ ...props, size: formatDiskSize(wanted) }, 'file');
+        vm.config[disk] = printDevice(cluster, disk, formatPropertyString({ ...props, size: formatDiskSize(wanted) }, 'file'));
         task.log(`Image resized to ${formatDiskSize(wanted)}`);
       }),
     ).upid;
