@@ -109,11 +109,18 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
       if (ctx.user !== 'root@pam') throw fail('Only root can pass arbitrary filesystem paths.');
       if (!existsSync(importFrom) || !statSync(importFrom).isFile()) throw fail(`import-from: '${importFrom}' does not exist`);
       sourceFile = importFrom;
+      await requireSourceSize(importFrom, undefined, true);
     } else {
       const source = cluster.storages.resolve(importFrom, vm.node);
       if (!cluster.storages.exists(source)) throw fail(`volume '${importFrom}' does not exist`);
       sourceFile = source.file;
       sourceFormat = source.format;
+      const untrusted = source.vtype === 'import';
+      if (live) await requireSourceSize(source.file, source.format, untrusted);
+      else {
+        const size = await fileSizeInfo(source.file, source.format, untrusted);
+        if (!size) throw fail(`cannot import from '${importFrom}' - could not get size of ${importFrom}`);
+      }
     }
     if (live) {
       // The others start empty at the source's size.
@@ -144,6 +151,24 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
   delete props.file;
   delete props.size;
   return formatPropertyString({ file: target.volid, ...sortKeys({ ...props, size: formatDiskSize(bytes) }) }, 'file');
+}
+
+/**
+ * pve-storage's file_size_info: the image's virtual size, or undefined when qemu-img cannot read it. For
+ * an untrusted source (an absolute path, an `import` volume) a file qemu-img cannot read is an error.
+ */
+async function fileSizeInfo(file: string, format: string | undefined, untrusted: boolean): Promise<number | undefined> {
+  try {
+    return (await imageInfo(file, format === 'iso' ? 'raw' : format)).virtualSize;
+  } catch {
+    if (untrusted) throw fail('failed to query file information with qemu-img');
+    return undefined;
+  }
+}
+
+/** qemu-server's check before an import by path or a live import: an empty or unreadable source fails. */
+async function requireSourceSize(file: string, format: string | undefined, untrusted: boolean): Promise<void> {
+  if (!(await fileSizeInfo(file, format, untrusted))) throw fail(`could not get file size of ${file}`);
 }
 
 function sortKeys(map: Record<string, string>): Record<string, string> {

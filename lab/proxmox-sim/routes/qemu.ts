@@ -117,7 +117,7 @@ export const qemuRoutes: RouteTable = {
         } catch (err) {
           destroyVolumes(req, vm, false);
           cluster.vms.delete(vmid);
-          throw err;
+          throw new Error(`unable to create VM ${vmid} - ${err instanceof Error ? err.message : String(err)}`);
         }
         const boot = vm.config.boot === undefined ? defaultBootOrder(vm.config) : undefined;
         vm.config = {
