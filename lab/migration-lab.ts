@@ -73,7 +73,7 @@ export async function startMigrationSims(options: MigrationSimsOptions): Promise
   const credentials = sampleCredentials();
   const pve = await startProxmoxSimulator({
     ...sampleCluster(options.stateDir, '9.1', credentials),
-    settings: { resourcesLagMs: 300, createTaskMs: 50, taskMs: 20, authFailureDelayMs: 50, ...options.sim },
+    settings: { createTaskMs: 50, taskMs: 20, authFailureDelayMs: 50, ...options.sim },
   });
   const vcsim = await startVcsimLab({ stateDir: options.stateDir, extraVms: options.extraVms, methodDelay: options.methodDelay });
   const admin = new SimulatorAdmin(pve.url, pve.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { fail } from './api-error';
 import { FileLock } from './flock';
+import { defaultNodeHardware, type NodeHardware } from './node-hardware';
 import { Storages, type StorageSpec } from './storage';
 import { Tasks } from './tasks';
 import type { Flavour } from './schema/subset';
@@ -79,14 +80,37 @@ export interface AclEntry {
   propagate: number;
 }
 
+/** A container (LXC): listed, never changed; running since the cluster started unless `stopped`. */
+export interface SimContainer {
+  vmid: number;
+  node: string;
+  name: string;
+  memoryMiB?: number;
+  swapMiB?: number;
+  cores?: number;
+  /** Size of the root disk (`rootfs: …,size=`). */
+  rootfsBytes?: number;
+  stopped?: boolean;
+}
+
+/** A resource pool (user.cfg `pool:` line): its comment and its member VMs. */
+export interface SimPool {
+  comment?: string;
+  vms: Set<number>;
+}
+
 export interface ClusterSpec {
   flavour: Flavour;
   nodes: string[];
+  /** Per-node hardware; a node not listed gets defaultNodeHardware. */
+  hardware?: Record<string, Partial<NodeHardware>>;
+  /** Pools that exist from the start, by id. */
+  pools?: Record<string, { comment?: string }>;
   storages: StorageSpec[];
   bridges: string[];
   identities: SimIdentity[];
   /** Containers (LXC) listed by /cluster/resources, so clients must filter them out. */
-  containers?: Array<{ vmid: number; node: string; name: string }>;
+  containers?: SimContainer[];
   settings?: Partial<SimSettings>;
 }
 
@@ -97,12 +121,18 @@ export const VERSIONS: Record<Flavour, { version: string; release: string; repoi
 
 export class Cluster {
   readonly flavour: Flavour;
+  /** The corosync cluster name. */
+  readonly name = 'ferrylab';
   readonly nodes: string[];
   readonly bridges: string[];
   readonly storages: Storages;
   readonly tasks = new Tasks();
   readonly vms = new Map<number, SimVm>();
-  readonly containers: Array<{ vmid: number; node: string; name: string }>;
+  readonly containers: SimContainer[];
+  readonly pools = new Map<string, SimPool>();
+  /** When the simulated nodes booted (uptimes count from here). */
+  readonly bootedMs = Date.now();
+  private readonly hardwareSpec: Record<string, Partial<NodeHardware>>;
   readonly identities = new Map<string, SimIdentity>();
   readonly tickets = new Map<string, { userid: string; issuedMs: number; csrf: string }>();
   readonly acl: AclEntry[] = [];
@@ -120,6 +150,8 @@ export class Cluster {
     this.bridges = spec.bridges;
     this.storages = new Storages(spec.storages, spec.nodes);
     this.containers = spec.containers ?? [];
+    this.hardwareSpec = spec.hardware ?? {};
+    for (const [id, pool] of Object.entries(spec.pools ?? {})) this.pools.set(id, { comment: pool.comment, vms: new Set() });
     for (const identity of spec.identities) this.identities.set(identity.id, identity);
     this.settings = { ...DEFAULT_SETTINGS, ...spec.settings };
   }
@@ -134,6 +166,23 @@ export class Cluster {
     const vm = this.vms.get(vmid);
     if (!vm || vm.node !== node) throw fail(`Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`);
     return vm;
+  }
+
+  hardware(node: string): NodeHardware {
+    return { ...defaultNodeHardware(this.nodes.indexOf(node)), ...this.hardwareSpec[node] };
+  }
+
+  /** The pool a guest belongs to (a guest is in at most one). */
+  poolOf(vmid: number): string | undefined {
+    for (const [id, pool] of this.pools) if (pool.vms.has(vmid)) return id;
+    return undefined;
+  }
+
+  /** pve-access-control's remove_vm_access: the guest's ACL entries (`/vms/<vmid>`) and pool membership go. */
+  removeVmAccess(vmid: number): void {
+    const path = `/vms/${vmid}`;
+    for (let i = this.acl.length - 1; i >= 0; i--) if (this.acl[i]!.path === path || this.acl[i]!.path.startsWith(`${path}/`)) this.acl.splice(i, 1);
+    for (const pool of this.pools.values()) pool.vms.delete(vmid);
   }
 
   vmidTaken(vmid: number): boolean {

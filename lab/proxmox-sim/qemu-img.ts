@@ -35,7 +35,8 @@ export async function resizeImage(file: string, format: ImageFormat, bytes: numb
   await qemuImg(['resize', '-q', '-f', format, file, String(bytes)]);
 }
 
-export async function imageInfo(file: string): Promise<{ format: string; virtualSize: number }> {
-  const info = JSON.parse(await qemuImg(['info', '--output=json', file])) as { format: string; 'virtual-size': number };
+/** `qemu-img info` of a file, probing its format unless one is given. */
+export async function imageInfo(file: string, format?: string): Promise<{ format: string; virtualSize: number }> {
+  const info = JSON.parse(await qemuImg(['info', '--output=json', ...(format ? ['-f', format] : []), file])) as { format: string; 'virtual-size': number };
   return { format: info.format, virtualSize: info['virtual-size'] };
 }

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { nfsMigrationDir } from '../shared-paths';
 import type { SimIdentity } from './cluster';
+import { defaultNodeHardware } from './node-hardware';
 import { newTokenSecret, type SimulatorOptions } from './server';
 import type { Flavour } from './schema/subset';
 
@@ -9,10 +10,11 @@ import type { Flavour } from './schema/subset';
  * The sample cluster of the lab and the tests: three nodes; storages `local` (dir, per node: ISOs,
  * images, imports), `local-lvm` (thin, per node) and `nfs-migration` (NFS, shared, the folder the
  * vSphere lab serves as a datastore); bridges vmbr0/vmbr1; an ISO; one LXC container (so callers must
- * filter /cluster/resources to qemu).
+ * filter /cluster/resources to qemu); a pool `migrated`.
  */
 export const SAMPLE_NODES = ['pve1', 'pve2', 'pve3'];
 export const SAMPLE_ISO = 'debian-12.8.0-amd64-netinst.iso';
+export const SAMPLE_POOL = 'migrated';
 
 export interface SampleCredentials {
   /** The automation token ferry uses: `ferry@pve!ferry`. */
@@ -53,7 +55,10 @@ export function sampleCluster(stateDir: string, flavour: Flavour, credentials: S
     nodes: SAMPLE_NODES,
     bridges: ['vmbr0', 'vmbr1'],
     identities,
-    containers: [{ vmid: 900, node: 'pve1', name: 'ct-dns' }],
+    // Three identical hosts of 64 GiB and 16 threads, on the lab's documentation network 192.0.2.0/24.
+    hardware: Object.fromEntries(SAMPLE_NODES.map((node, i) => [node, defaultNodeHardware(i)])),
+    containers: [{ vmid: 900, node: 'pve1', name: 'ct-dns', memoryMiB: 512, swapMiB: 512, cores: 1, rootfsBytes: 8 * 1024 ** 3 }],
+    pools: { [SAMPLE_POOL]: { comment: 'VMs migrated from vSphere' } },
     storages: [
       { id: 'local', type: 'dir', content: ['iso', 'vztmpl', 'backup', 'images', 'import'], path: path.join(storageRoot, 'local') },
       { id: 'local-lvm', type: 'lvmthin', content: ['images', 'rootdir'], path: path.join(storageRoot, 'local-lvm') },

@@ -8,8 +8,13 @@ import { z } from 'zod';
 import { FaultInjector, faultSettingsSchema, type FaultDecision, type FaultSettings } from './faults';
 import { accessRoutes } from './routes/access';
 import { clusterRoutes } from './routes/cluster';
+import { lxcRoutes } from './routes/lxc';
+import { nodeRoutes } from './routes/nodes';
+import { poolRoutes } from './routes/pools';
 import { qemuRoutes } from './routes/qemu';
+import { qemuIndexRoutes } from './routes/qemu-index';
 import { sdnRoutes } from './routes/sdn';
+import { storageRoutes } from './routes/storage';
 import { WithTotal, type Handler } from './routes/types';
 import { SIMULATED_ENDPOINTS } from './schema/endpoints';
 import { loadSubset, type Flavour } from './schema/subset';
@@ -71,7 +76,9 @@ interface Route {
   handlers: Partial<Record<string, Handler>>;
 }
 
-const ALL_ROUTES: Record<string, Handler> = { ...clusterRoutes, ...qemuRoutes, ...sdnRoutes, ...accessRoutes };
+const ALL_ROUTES: Record<string, Handler> = {
+  ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes,
+};
 
 function buildRoutes(flavour: Flavour): Route[] {
   const subset = loadSubset(flavour);

@@ -5,6 +5,9 @@ import type { Cluster, SimVm } from './cluster';
 import { convertImage, createImage, imageInfo, type ImageFormat } from './qemu-img';
 import { formatDiskSize, parseDiskSize } from '../../src/proxmox/disk-size';
 import { parseNic } from '../../src/proxmox/nics';
+import { normalisePropertyString } from './schema/property-print';
+import { loadSubset } from './schema/subset';
+import { schemaFor } from './schema/validate';
 import type { TaskContext } from './tasks';
 
 /**
@@ -101,22 +104,30 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
   if (importFrom !== undefined) {
     let sourceFile: string;
     let sourceFormat: string | undefined;
+    const live = key !== 'efidisk0' ? ctx.live : undefined; // qemu-server never live-imports efidisk0
     if (importFrom.startsWith('/')) {
       if (ctx.user !== 'root@pam') throw fail('Only root can pass arbitrary filesystem paths.');
       if (!existsSync(importFrom) || !statSync(importFrom).isFile()) throw fail(`import-from: '${importFrom}' does not exist`);
       sourceFile = importFrom;
+      await requireSourceSize(importFrom, undefined, true);
     } else {
       const source = cluster.storages.resolve(importFrom, vm.node);
       if (!cluster.storages.exists(source)) throw fail(`volume '${importFrom}' does not exist`);
       sourceFile = source.file;
       sourceFormat = source.format;
+      const untrusted = source.vtype === 'import';
+      if (live) await requireSourceSize(source.file, source.format, untrusted);
+      else {
+        const size = await fileSizeInfo(source.file, source.format, untrusted);
+        if (!size) throw fail(`cannot import from '${importFrom}' - could not get size of ${importFrom}`);
+      }
     }
-    if (ctx.live && key !== 'efidisk0') {
-      // qemu-server never live-imports efidisk0; the others start empty at the source's size.
+    if (live) {
+      // The others start empty at the source's size.
       bytes = (await imageInfo(sourceFile)).virtualSize;
       await createImage(target.file, format, bytes);
       const from = sourceFile;
-      ctx.live.imports.push({ key, source: importFrom, copy: () => convertImage(from, target.file, format, sourceFormat) });
+      live.imports.push({ key, source: importFrom, copy: () => convertImage(from, target.file, format, sourceFormat) });
     } else {
       ctx.task?.log(`importing disk '${importFrom}' to VM ${vm.vmid} ...`);
       ctx.task?.countImport();
@@ -139,11 +150,36 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
   }
   delete props.file;
   delete props.size;
-  return formatPropertyString({ file: target.volid, ...sortKeys(props), size: formatDiskSize(bytes) }, 'file');
+  return formatPropertyString({ file: target.volid, ...sortKeys({ ...props, size: formatDiskSize(bytes) }) }, 'file');
+}
+
+/**
+ * pve-storage's file_size_info: the image's virtual size, or undefined when qemu-img cannot read it. For
+ * an untrusted source (an absolute path, an `import` volume) a file qemu-img cannot read is an error.
+ */
+async function fileSizeInfo(file: string, format: string | undefined, untrusted: boolean): Promise<number | undefined> {
+  try {
+    return (await imageInfo(file, format === 'iso' ? 'raw' : format)).virtualSize;
+  } catch {
+    if (untrusted) throw fail('failed to query file information with qemu-img');
+    return undefined;
+  }
+}
+
+/** qemu-server's check before an import by path or a live import: an empty or unreadable source fails. */
+async function requireSourceSize(file: string, format: string | undefined, untrusted: boolean): Promise<void> {
+  if (!(await fileSizeInfo(file, format, untrusted))) throw fail(`could not get file size of ${file}`);
 }
 
 function sortKeys(map: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.keys(map).sort().map((k) => [k, map[k]!]));
+}
+
+/** A drive or NIC value as qemu-server writes it (print_drive, print_net), by the flavour's schema. */
+export function printDevice(cluster: Cluster, key: string, value: string): string {
+  const properties = loadSubset(cluster.flavour).endpoints['/nodes/{node}/qemu/{vmid}/config']!.PUT!.parameters!.properties!;
+  const format = schemaFor(properties, key)?.format;
+  return format && typeof format === 'object' ? normalisePropertyString(format, value) : value;
 }
 
 /** `virtio,bridge=vmbr0` → `virtio=BC:24:11:…,bridge=vmbr0` (MAC generated unless given). */
@@ -193,8 +229,9 @@ export async function applyConfigWrite(ctx: WriteContext, write: ConfigWrite): P
   }
   for (const [key, raw] of Object.entries(write.set)) {
     let value = raw;
-    if (DISK_KEY.test(key)) value = await prepareDisk(ctx, key, raw);
-    else if (NET_KEY.test(key)) value = normaliseNic(ctx.cluster, raw);
+    // qemu-server parses and prints every drive and NIC it stores (booleans become 1/0, keys sorted).
+    if (DISK_KEY.test(key)) value = printDevice(ctx.cluster, key, await prepareDisk(ctx, key, printDevice(ctx.cluster, key, raw)));
+    else if (NET_KEY.test(key)) value = printDevice(ctx.cluster, key, normaliseNic(ctx.cluster, raw));
     else if (UNUSED_KEY.test(key)) throw paramError({ [key]: 'unable to set unused disks directly, detach a disk instead' });
     if (running && !HOTPLUG(key)) {
       vm.pending[key] = value;

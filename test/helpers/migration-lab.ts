@@ -44,6 +44,8 @@ export async function startMigrationLab(options: MigrationLabOptions = {}): Prom
     // A vCenter name of its own, so workflow ids (migrate-<vcenter>-<moid>) never meet another test's.
     vcenterName: uniqueName('vc'),
     ...options,
+    // The tests wait for a new VM to show cluster-wide: give /cluster/resources pmxcfs's lag.
+    sim: { resourcesLagMs: 300, ...options.sim },
   });
   const config = parseConfig(sims.document, sims.env, 'migration lab');
   const deps = await createDependencies(config);

@@ -28,7 +28,7 @@ export const accessRoutes: RouteTable = {
     const ticket = `PVE:${username}:${hexTime}::${randomBytes(24).toString('base64')}`;
     const csrf = `${hexTime}:${randomBytes(16).toString('base64')}`;
     cluster.tickets.set(ticket, { userid: username, issuedMs: Date.now(), csrf });
-    return { ticket, CSRFPreventionToken: csrf, username, clustername: 'ferrylab' };
+    return { ticket, CSRFPreventionToken: csrf, username, clustername: cluster.name };
   },
 
   'GET /access/acl': (req) => req.cluster.acl.map((e) => ({ ...e })),

@@ -1,16 +1,17 @@
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { formatPropertyString, parsePropertyString } from '../../../src/proxmox/property-string';
-import { fail } from '../api-error';
+import { ApiError, fail } from '../api-error';
 import { configDigest, type SimVm } from '../cluster';
 import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
 import { schemaFor } from '../schema/validate';
 import { loadSubset } from '../schema/subset';
 import { formatDiskSize, parseDiskSize } from '../../../src/proxmox/disk-size';
 import {
-  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
+  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
 } from '../vm-config';
 import { checkDrives } from '../drive-checks';
+import { defaultBootOrder } from '../guest-stats';
 import type { TaskContext } from '../tasks';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
 
@@ -90,11 +91,6 @@ function stop(vm: SimVm): void {
 }
 
 export const qemuRoutes: RouteTable = {
-  'GET /nodes/{node}/qemu': (req) => {
-    req.cluster.requireNode(req.params.node!);
-    return [...req.cluster.vms.values()].filter((vm) => vm.node === req.params.node).map((vm) => vmStatus(req, vm));
-  },
-
   'POST /nodes/{node}/qemu': async (req) => {
     const { cluster } = req;
     const node = req.params.node!;
@@ -104,7 +100,8 @@ export const qemuRoutes: RouteTable = {
     if (existing || cluster.vmidTaken(vmid)) {
       throw fail(`unable to create VM ${vmid} - VM ${vmid} already exists on node '${existing?.node ?? node}'`);
     }
-    const { node: _n, vmid: _v, start, storage: _s, 'live-restore': liveRestore, ...settings } = req.params;
+    const { node: _n, vmid: _v, start, storage: _s, 'live-restore': liveRestore, pool, ...settings } = req.params;
+    if (pool !== undefined && !cluster.pools.has(pool)) throw new ApiError(403, `Permission check failed (pool '${pool}' does not exist)`);
     checkDrives(cluster, node, settings);
     const vm = cluster.newVm(node, vmid, { lock: 'create' });
     const write = { set: settings, delete: [], revert: [], force: false };
@@ -120,15 +117,18 @@ export const qemuRoutes: RouteTable = {
         } catch (err) {
           destroyVolumes(req, vm, false);
           cluster.vms.delete(vmid);
-          throw err;
+          throw new Error(`unable to create VM ${vmid} - ${err instanceof Error ? err.message : String(err)}`);
         }
+        const boot = vm.config.boot === undefined ? defaultBootOrder(vm.config) : undefined;
         vm.config = {
           ...vm.config,
+          ...(boot ? { boot } : {}),
           smbios1: `uuid=${crypto.randomUUID()}`,
           vmgenid: crypto.randomUUID(),
           meta: `creation-qemu=${cluster.flavour === '9.1' ? '10.1.2' : '9.2.0'},ctime=${Math.floor(Date.now() / 1000)}`,
         };
         delete vm.config.lock;
+        if (pool !== undefined) cluster.pools.get(pool)?.vms.add(vmid);
         vm.createdMs = Date.now();
         // live-restore without an import-from disk is no live import: qemu-server then creates the VM and,
         // since it skips the autostart whenever live-restore is set, leaves it stopped.
@@ -206,7 +206,7 @@ export const qemuRoutes: RouteTable = {
         if (wanted < current) throw new Error('shrinking disks is not supported');
         await task.sleep(cluster.settings.taskMs);
         if (wanted > current) await resizeImage(volume.file, volume.format as ImageFormat, wanted);
-        vm.config[disk] = formatPropertyString({ ...props, size: formatDiskSize(wanted) }, 'file');
+        vm.config[disk] = printDevice(cluster, disk, formatPropertyString({ ...props, size: formatDiskSize(wanted) }, 'file'));
         task.log(`Image resized to ${formatDiskSize(wanted)}`);
       }),
     ).upid;
@@ -310,6 +310,9 @@ export const qemuRoutes: RouteTable = {
         await task.sleep(cluster.settings.taskMs);
         destroyVolumes(req, vm, req.params['destroy-unreferenced-disks'] === '1');
         cluster.vms.delete(vm.vmid);
+        // qemu-server's destroy calls remove_vm_access (and removes the firewall config, which the
+        // simulator does not keep) on every destroy; `purge` only adds backup, replication and HA jobs.
+        cluster.removeVmAccess(vm.vmid);
         task.log(`destroyed VM ${vm.vmid}`);
       }),
     ).upid;

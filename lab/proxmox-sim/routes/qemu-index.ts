@@ -1,0 +1,38 @@
+import { configDigest } from '../cluster';
+import { qemuVmStatus } from '../guest-stats';
+import type { RouteTable, SimRequest } from './types';
+
+/**
+ * qemu-server's read-only listings: a node's VMs (vmstatus), the directory indexes of a VM and of its
+ * status commands, and a VM's snapshots (the simulator takes none, so only PVE's `current` entry).
+ */
+const VM_SUBDIRS = [
+  'config', 'cloudinit', 'pending', 'status', 'unlink', 'vncproxy', 'termproxy', 'migrate', 'resize', 'move', 'rrd', 'rrddata',
+  'monitor', 'agent', 'snapshot', 'spiceproxy', 'sendkey', 'firewall', 'mtunnel', 'remote_migrate',
+];
+const STATUS_SUBDIRS = ['current', 'start', 'stop', 'reset', 'shutdown', 'suspend', 'reboot'];
+
+const vmOf = (req: SimRequest) => req.cluster.vm(req.params.node!, Number(req.params.vmid));
+
+export const qemuIndexRoutes: RouteTable = {
+  'GET /nodes/{node}/qemu': ({ cluster, params }) => {
+    cluster.requireNode(params.node!);
+    return [...cluster.vms.values()].filter((vm) => vm.node === params.node).map((vm) => qemuVmStatus(cluster, vm, params.full === '1'));
+  },
+
+  // vmdiridx does not load the config: it answers for any VMID.
+  'GET /nodes/{node}/qemu/{vmid}': ({ cluster, params }) => {
+    cluster.requireNode(params.node!);
+    return VM_SUBDIRS.map((subdir) => ({ subdir }));
+  },
+
+  'GET /nodes/{node}/qemu/{vmid}/status': (req) => {
+    vmOf(req); // "test if VM exists"
+    return STATUS_SUBDIRS.map((subdir) => ({ subdir }));
+  },
+
+  'GET /nodes/{node}/qemu/{vmid}/snapshot': (req) => {
+    const vm = vmOf(req);
+    return [{ name: 'current', digest: configDigest(vm), running: vm.status === 'running' ? 1 : 0, description: 'You are here!', ...(vm.config.parent ? { parent: vm.config.parent } : {}) }];
+  },
+};
