@@ -11,7 +11,7 @@ import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { failureMessage } from './failures';
 import { provisionPlannedStatusQuery } from '../src/messages';
 import { provisionVm } from './provision-vm';
-import { reads } from './provisioning/proxies';
+import { loadSettings, reads } from './provisioning/proxies';
 
 export interface ProvisionPlannedInput {
   /** Only VMs of this NetBox cluster (name). */
@@ -46,7 +46,7 @@ export async function provisionPlanned(input: ProvisionPlannedInput = {}): Promi
     { key: FerryStage, value: 'select' },
   ]);
 
-  const settings = await reads.loadProvisioningSettings.executeWithOptions({ summary: 'read the provisioning settings (ferry.yaml)' }, []);
+  const settings = await loadSettings();
   status.vms = await selectPlanned(status.selection, settings);
 
   status.stage = 'provisioning';

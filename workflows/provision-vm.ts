@@ -3,7 +3,7 @@ import { newProvisionStatus, type ProvisionResult, type ProvisionStage, type Pro
 import { FerryKind } from '../src/domain/search-attributes';
 import { provisionStatusQuery } from '../src/messages';
 import { failureMessage } from './failures';
-import { reads } from './provisioning/proxies';
+import { loadSettings } from './provisioning/proxies';
 import { provisionRun } from './provisioning/run-context';
 import { stageSetter, type EnterStage } from './provisioning/stage';
 import { assignAddress } from './provisioning/stages/address';
@@ -52,7 +52,7 @@ export async function provisionVm(input: ProvisionVmInput): Promise<ProvisionRes
 }
 
 async function provision(input: ProvisionVmInput, status: ProvisionStatus, enter: EnterStage<ProvisionStage>): Promise<void> {
-  const settings = input.settings ?? (await reads.loadProvisioningSettings.executeWithOptions({ summary: 'read the provisioning settings (ferry.yaml)' }, []));
+  const settings = input.settings ?? (await loadSettings());
   const run = provisionRun(settings, status, enter);
   const spec = await resolveSpec(run, input);
   const vm = await resolveVmid(run, spec);

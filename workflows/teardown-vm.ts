@@ -9,7 +9,7 @@ import {
 import { FerryKind, VmId } from '../src/domain/search-attributes';
 import { teardownStatusQuery } from '../src/messages';
 import { failureMessage } from './failures';
-import { reads } from './provisioning/proxies';
+import { loadSettings } from './provisioning/proxies';
 import { stageSetter } from './provisioning/stage';
 import { TeardownGate } from './teardown/gate';
 import { teardownRun, type TeardownRun } from './teardown/run-context';
@@ -46,7 +46,7 @@ export async function teardownVm(input: TeardownVmInput): Promise<TeardownResult
   const gate = new TeardownGate(status, () => approvers);
   try {
     enter('resolve');
-    const settings = input.settings ?? (await reads.loadProvisioningSettings.executeWithOptions({ summary: 'read the provisioning settings (ferry.yaml)' }, []));
+    const settings = input.settings ?? (await loadSettings());
     approvers = settings.approvers;
     const outcome = await teardown(teardownRun(settings, status, enter), input, gate);
     status.outcome = outcome;

@@ -1,5 +1,6 @@
 import { proxyActivities, type ActivityInterfaceFor, type ActivityOptions } from '@temporalio/workflow';
 import type { ProvisioningActivities, PveVmActivities, TeardownActivities } from '../../activities/provisioning-contract';
+import type { ProvisioningSettings } from '../../src/domain/provisioning';
 
 /**
  * Activity proxies of the provisioning and teardown workflows, one per kind of work. Transient trouble
@@ -16,6 +17,11 @@ const RETRY: ActivityOptions['retry'] = { initialInterval: '1s', backoffCoeffici
 /** Reads before the settings are known (the settings themselves, the allocator's): answer quickly; keep trying for a while. */
 const READ: ActivityOptions = { startToCloseTimeout: '1m', scheduleToCloseTimeout: '15m', retry: RETRY };
 export const reads = proxyActivities<ProvisioningActivities>(READ);
+
+/** The settings from the worker's ferry.yaml, for a workflow started without them. */
+export function loadSettings(): Promise<ProvisioningSettings> {
+  return reads.loadProvisioningSettings.executeWithOptions({ summary: 'read the provisioning settings (ferry.yaml)' }, []);
+}
 
 export interface ProvisioningTiming {
   /** A task wait silent for this long counts as lost (worker died) and is retried on another worker. */
