@@ -7,7 +7,18 @@ import { checkProxmox } from '../src/doctor/proxmox';
 import { checkNetbox } from '../src/doctor/netbox';
 import { checkDns } from '../src/doctor/dns';
 
-export function createDoctorActivities(deps: ActivityDeps) {
+/** The activities the doctor workflow calls: the configured endpoints, then one check each. */
+export interface DoctorActivities {
+  /** The endpoints this worker is configured for, by name and address (never credentials). */
+  listEndpoints(): Promise<EndpointRef[]>;
+  checkTemporal(): Promise<EndpointVerdict>;
+  checkProxmox(): Promise<EndpointVerdict>;
+  checkVsphere(): Promise<EndpointVerdict>;
+  checkNetbox(): Promise<EndpointVerdict>;
+  checkDns(): Promise<EndpointVerdict>;
+}
+
+export function createDoctorActivities(deps: ActivityDeps): DoctorActivities {
   const { config } = deps;
   const notYet = (ref: EndpointRef): EndpointVerdict => ({
     ...ref,
@@ -20,7 +31,6 @@ export function createDoctorActivities(deps: ActivityDeps) {
   });
 
   return {
-    /** The endpoints this worker is configured for, by name and address (never credentials). */
     async listEndpoints(): Promise<EndpointRef[]> {
       const refs: EndpointRef[] = [{ endpoint: 'temporal', target: config.temporal.address }];
       if (config.proxmox) refs.push({ endpoint: 'proxmox', target: `https://${config.proxmox.host}:${config.proxmox.port}` });

@@ -3,10 +3,15 @@ import { semaphoreWorkflowId, type PermitRequest } from '../src/domain/permits';
 import { acquirePermitSignal, type SemaphoreWorkflow } from '../src/messages';
 import { FerryKind } from '../src/domain/search-attributes';
 
-export function createPermitActivities() {
+/** The activity withPermit (workflows/permits.ts) calls. */
+export interface PermitActivities {
+  /** Queues a permit request at the semaphore for `key`, starting the semaphore if it is not running. */
+  requestPermit(input: { key: string; permits: number; taskQueue: string; request: PermitRequest }): Promise<void>;
+}
+
+export function createPermitActivities(): PermitActivities {
   return {
-    /** Queues a permit request at the semaphore for `key`, starting the semaphore if it is not running. */
-    async requestPermit(input: { key: string; permits: number; taskQueue: string; request: PermitRequest }): Promise<void> {
+    async requestPermit(input) {
       await getClient().workflow.signalWithStart<SemaphoreWorkflow, [PermitRequest]>('semaphore', {
         workflowId: semaphoreWorkflowId(input.key),
         taskQueue: input.taskQueue,

@@ -1,8 +1,8 @@
 /**
  * The activities the provisioning and teardown workflows call, by name and shape.
  * activities/provisioning.ts and activities/teardown.ts implement them on the Proxmox, NetBox, DNS
- * and known_hosts clients; workflows see only this type. (They also use the generic Proxmox reads of
- * the migration contract: findPveVms, waitVmVisible, startVm, stopVm.)
+ * and known_hosts clients; workflows see only these types. (They also use generic Proxmox VM
+ * activities the migration defines: PveVmActivities.)
  */
 import type {
   BareVm,
@@ -16,6 +16,7 @@ import type {
   VmidRange,
   VmidRequest,
 } from '../src/domain/provisioning';
+import type { MigrationActivities } from './migration-contract';
 
 /** What an idempotent NetBox or DNS write did. */
 export type WriteOutcome = 'created' | 'updated' | 'unchanged';
@@ -80,3 +81,6 @@ export interface TeardownActivities {
   cleanupInterfaces(input: { target: TeardownTarget }): Promise<CleanupOutcome>;
   cleanupNetboxVm(input: { target: TeardownTarget; after: NetboxAfterTeardown }): Promise<CleanupOutcome>;
 }
+
+/** The generic Proxmox VM activities provisioning and teardown share with the migration (activities/migration.ts). */
+export type PveVmActivities = Pick<MigrationActivities, 'findPveVms' | 'waitVmVisible' | 'startVm' | 'stopVm'>;

@@ -1,12 +1,12 @@
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { DoctorActivities } from '../activities/doctor';
 import { doctorReport, type DoctorReport, type Endpoint, type EndpointVerdict } from '../src/domain/doctor';
 import { FerryKind } from '../src/domain/search-attributes';
 import { failureMessage } from './failures';
 
 // A check answers quickly or the endpoint is unhealthy; a failed check is a verdict, not a reason to retry.
 const CHECK_OPTIONS = { startToCloseTimeout: '45s', retry: { maximumAttempts: 1 } } as const;
-const checks = proxyActivities<Activities>(CHECK_OPTIONS);
+const checks = proxyActivities<DoctorActivities>(CHECK_OPTIONS);
 
 const checkActivity: Record<Endpoint, (typeof checks)['checkTemporal']> = {
   temporal: checks.checkTemporal,
@@ -23,10 +23,7 @@ export async function doctor(): Promise<DoctorReport> {
   const verdicts = await Promise.all(
     endpoints.map(async ({ endpoint, target }): Promise<EndpointVerdict> => {
       try {
-        return await checkActivity[endpoint].executeWithOptions(
-          { ...CHECK_OPTIONS, summary: `check ${endpoint} at ${target}` },
-          [],
-        );
+        return await checkActivity[endpoint].executeWithOptions({ summary: `check ${endpoint} at ${target}` }, []);
       } catch (err) {
         // The activity itself failed (worker lost, timeout): still a verdict for this endpoint.
         return {

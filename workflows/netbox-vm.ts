@@ -1,7 +1,7 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { NetboxVmRecord } from '../src/domain/provisioning';
 import { FerryKind } from '../src/domain/search-attributes';
-import { READ, run } from './provisioning/proxies';
+import { reads } from './provisioning/proxies';
 
 /**
  * Reads one NetBox VM through the worker (which holds the NetBox token), for clients that need its
@@ -9,5 +9,5 @@ import { READ, run } from './provisioning/proxies';
  */
 export async function netboxVm(input: { netboxId: number }): Promise<NetboxVmRecord> {
   upsertSearchAttributes([{ key: FerryKind, value: 'lookup' }]);
-  return run(READ, 'readNetboxVm', `read NetBox VM ${input.netboxId}`, input);
+  return reads.readNetboxVm.executeWithOptions({ summary: `read NetBox VM ${input.netboxId}` }, [input]);
 }

@@ -13,13 +13,13 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { PermitActivities } from '../activities/permits';
 import { semaphoreWorkflowId } from '../src/domain/permits';
 import { scopedLimitKey } from '../src/domain/task-queues';
 import { permitGrantedSignal, releasePermitSignal, renewPermitSignal } from '../src/messages';
 import { workflowNow } from './clock';
 
-const { requestPermit } = proxyActivities<Activities>({
+const { requestPermit } = proxyActivities<PermitActivities>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '1s', maximumInterval: '30s' },
   // On cancellation, wait until the request has really been queued (or failed), so the withdrawal

@@ -11,7 +11,7 @@ import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { failureMessage } from './failures';
 import { provisionPlannedStatusQuery } from '../src/messages';
 import { provisionVm } from './provision-vm';
-import { READ, run } from './provisioning/proxies';
+import { loadSettings, reads } from './provisioning/proxies';
 
 export interface ProvisionPlannedInput {
   /** Only VMs of this NetBox cluster (name). */
@@ -46,45 +46,61 @@ export async function provisionPlanned(input: ProvisionPlannedInput = {}): Promi
     { key: FerryStage, value: 'select' },
   ]);
 
-  const settings = await run(READ, 'loadProvisioningSettings', 'read the provisioning settings (ferry.yaml)');
-  const planned = await run(READ, 'listPlannedVms', `NetBox VMs in status planned${input.cluster ? ` in ${input.cluster}` : ''}${input.tag ? ` tagged ${input.tag}` : ''}`, {
-    ...(input.cluster ? { cluster: input.cluster } : {}),
-    ...(input.tag ? { tag: input.tag } : {}),
-  });
-  status.vms = planned.map((vm) => ({ ...vm, workflowId: provisionWorkflowId(vm, settings.netboxName), state: 'pending' }));
+  const settings = await loadSettings();
+  status.vms = await selectPlanned(status.selection, settings);
 
   status.stage = 'provisioning';
   upsertSearchAttributes([{ key: FerryStage, value: 'provisioning' }]);
-  const limit = input.maxConcurrent ?? settings.maxConcurrent;
-  const running = new Set<Promise<void>>();
-  for (const vm of status.vms) {
-    while (running.size >= limit) await Promise.race(running);
-    const handle = await startVm(vm, settings, input.start);
-    if (!handle) continue;
-    const done: Promise<void> = handle
-      .result()
-      .then((result) => {
-        vm.outcome = 'provisioned';
-        vm.vmid = result.vmid;
-        if (result.address) vm.address = result.address;
-      })
-      .catch((err: unknown) => {
-        vm.outcome = 'failed';
-        vm.error = failureMessage(err);
-      })
-      .finally(() => {
-        vm.state = 'finished';
-        running.delete(done);
-      });
-    running.add(done);
-  }
-  await Promise.all(running);
+  await provisionAll(status.vms, settings, input);
+
   status.stage = 'done';
   upsertSearchAttributes([{ key: FerryStage, value: 'done' }]);
   return { ...status, counts: plannedCounts(status.vms) };
 }
 
-async function startVm(vm: PlannedVm, settings: ProvisioningSettings, start: boolean | undefined): Promise<ChildWorkflowHandle<typeof provisionVm> | undefined> {
+/** The planned NetBox VMs of the selection, each with the id of its provision workflow. */
+async function selectPlanned(selection: ProvisionPlannedStatus['selection'], settings: ProvisioningSettings): Promise<PlannedVm[]> {
+  const { cluster, tag } = selection;
+  const summary = `NetBox VMs in status planned${cluster ? ` in ${cluster}` : ''}${tag ? ` tagged ${tag}` : ''}`;
+  const planned = await reads.listPlannedVms.executeWithOptions({ summary }, [selection]);
+  return planned.map((vm) => ({ ...vm, workflowId: provisionWorkflowId(vm, settings.netboxName), state: 'pending' }));
+}
+
+/** One provisionVm child per VM, at most `maxConcurrent` running at once; returns when all have ended. */
+async function provisionAll(vms: PlannedVm[], settings: ProvisioningSettings, input: ProvisionPlannedInput): Promise<void> {
+  const limit = input.maxConcurrent ?? settings.maxConcurrent;
+  const running = new Set<Promise<void>>();
+  for (const vm of vms) {
+    while (running.size >= limit) await Promise.race(running);
+    const handle = await startVmWorkflow(vm, settings, input.start);
+    if (!handle) continue;
+    const done: Promise<void> = recordResult(vm, handle, () => running.delete(done));
+    running.add(done);
+  }
+  await Promise.all(running);
+}
+
+/** Waits for one VM's workflow and writes its outcome into the VM's entry; then `ended`. */
+function recordResult(vm: PlannedVm, handle: ChildWorkflowHandle<typeof provisionVm>, ended: () => void): Promise<void> {
+  return handle
+    .result()
+    .then((result) => {
+      vm.outcome = 'provisioned';
+      vm.vmid = result.vmid;
+      if (result.address) vm.address = result.address;
+    })
+    .catch((err: unknown) => {
+      vm.outcome = 'failed';
+      vm.error = failureMessage(err);
+    })
+    .finally(() => {
+      vm.state = 'finished';
+      ended();
+    });
+}
+
+/** Starts the VM's provisionVm child; a record that has a provision workflow already is marked not started. */
+async function startVmWorkflow(vm: PlannedVm, settings: ProvisioningSettings, start: boolean | undefined): Promise<ChildWorkflowHandle<typeof provisionVm> | undefined> {
   try {
     const handle = await startChild(provisionVm, {
       workflowId: vm.workflowId,

@@ -24,6 +24,14 @@ import { failureMessage } from './failures';
 import { allocateVmidUpdate, vmidAllocatorStatusQuery, type VmidAllocatorInput } from '../src/messages';
 import { reads } from './provisioning/proxies';
 
+interface QueuedRequest {
+  id: string;
+  request: VmidRequest;
+}
+
+/** A failed read is not an answer about the range: those requests may try again. */
+type Answer = Allocation | { readFailed: string };
+
 /**
  * The single writer of VMIDs for records that have none. Provisions reach it with update-with-start
  * (`allocateVmid`); requests are answered one batch at a time, each batch against a fresh read of the
@@ -32,9 +40,8 @@ import { reads } from './provisioning/proxies';
  */
 export async function vmidAllocator(input: VmidAllocatorInput = {}): Promise<void> {
   const state: AllocatorState = input.carried ?? { reservations: [], allocated: 0 };
-  const queue: Array<{ id: string; request: VmidRequest }> = [];
-  // A failed read is not an answer about the range: those requests may try again.
-  const answers = new Map<string, Allocation | { readFailed: string }>();
+  const queue: QueuedRequest[] = [];
+  const answers = new Map<string, Answer>();
 
   upsertSearchAttributes([
     { key: FerryKind, value: 'vmid-allocator' },
@@ -67,33 +74,37 @@ export async function vmidAllocator(input: VmidAllocatorInput = {}): Promise<voi
   for (;;) {
     await condition(() => queue.length > 0 || workflowInfo().continueAsNewSuggested);
     if (queue.length > 0) {
-      const batch = queue.splice(0);
-      const range = {
-        min: Math.min(...batch.map((b) => b.request.range.min)),
-        max: Math.max(...batch.map((b) => b.request.range.max)),
-      };
-      let used: number[];
-      try {
-        used = await reads.usedVmids({ range });
-      } catch (err) {
-        // The allocator outlives a failed read: this batch is refused, the next one reads again.
-        for (const b of batch) answers.set(b.id, { readFailed: `could not read the VMIDs in use: ${failureMessage(err)}` });
-        continue;
-      }
-      const result = allocate(
-        batch.map((b) => b.request),
-        used,
-        state.reservations,
-        workflowNow(),
-      );
-      state.reservations = result.reservations;
-      batch.forEach((b, i) => answers.set(b.id, result.answers[i]!));
-      state.allocated += result.answers.filter((a) => 'vmid' in a).length;
-      setCurrentDetails(`${state.allocated} VMIDs handed out; ${state.reservations.length} not yet in use: ${state.reservations.map((r) => `${r.vmid} ${r.name}`).join(', ') || 'none'}`);
+      await answerBatch(queue.splice(0), state, answers);
       continue;
     }
     // Hand over to a fresh run once every waiting update has its answer (new ones keep the loop going).
     await condition(() => allHandlersFinished() || queue.length > 0);
     if (queue.length === 0) await continueAsNew<typeof vmidAllocator>({ carried: state });
   }
+}
+
+/** Answers one batch against one fresh read of the VMIDs in use, over the union of the batch's ranges. */
+async function answerBatch(batch: QueuedRequest[], state: AllocatorState, answers: Map<string, Answer>): Promise<void> {
+  const range = {
+    min: Math.min(...batch.map((b) => b.request.range.min)),
+    max: Math.max(...batch.map((b) => b.request.range.max)),
+  };
+  let used: number[];
+  try {
+    used = await reads.usedVmids({ range });
+  } catch (err) {
+    // The allocator outlives a failed read: this batch is refused, the next one reads again.
+    for (const b of batch) answers.set(b.id, { readFailed: `could not read the VMIDs in use: ${failureMessage(err)}` });
+    return;
+  }
+  const result = allocate(
+    batch.map((b) => b.request),
+    used,
+    state.reservations,
+    workflowNow(),
+  );
+  state.reservations = result.reservations;
+  batch.forEach((b, i) => answers.set(b.id, result.answers[i]!));
+  state.allocated += result.answers.filter((a) => 'vmid' in a).length;
+  setCurrentDetails(`${state.allocated} VMIDs handed out; ${state.reservations.length} not yet in use: ${state.reservations.map((r) => `${r.vmid} ${r.name}`).join(', ') || 'none'}`);
 }

@@ -1,0 +1,14 @@
+import { clientsOf } from '../clients';
+import type { ActivityDeps } from '../deps';
+import type { ProvisioningActivities } from '../provisioning-contract';
+
+/** The DNS side of provisioning: the VM's A and PTR records (RFC 2136). */
+export function createDnsActivities(deps: ActivityDeps): Pick<ProvisioningActivities, 'ensureDnsRecord'> {
+  const { dns } = clientsOf(deps);
+  return {
+    async ensureDnsRecord({ type, name, address }) {
+      const outcome = type === 'A' ? await dns().ensureA(name, address) : await dns().ensurePtr(address, name);
+      return { outcome: outcome === 'created' ? 'created' : 'unchanged' };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { getClient } from '@temporalio/activity';
+import { ApplicationFailure, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { VMID_ALLOCATOR_KEY, VMID_RANGE_EXHAUSTED, VMID_READ_FAILED } from '../../src/domain/provisioning';
+import { FerryKind } from '../../src/domain/search-attributes';
+import { scopedLimitKey } from '../../src/domain/task-queues';
+import { FerryError } from '../../src/errors';
+import { allocateVmidUpdate, type VmidAllocatorWorkflow } from '../../src/messages';
+import { clientsOf } from '../clients';
+import type { ActivityDeps } from '../deps';
+import type { ProvisioningActivities } from '../provisioning-contract';
+
+/** The allocator's range is full: final until a person widens the range or frees VMIDs. */
+class VmidRangeExhausted extends FerryError {}
+/** The allocator could not read the VMIDs in use (Proxmox or NetBox unreachable): asking again can help. */
+class VmidReadFailed extends FerryError {}
+
+/**
+ * The two sides of the VMID allocator workflow: a provision's request to it (update-with-start), and
+ * the allocator's read of the VMIDs Proxmox and NetBox use.
+ */
+export function createVmidAllocatorActivities(deps: ActivityDeps): Pick<ProvisioningActivities, 'requestVmid' | 'usedVmids'> {
+  const { pve, netbox } = clientsOf(deps);
+  return {
+    async requestVmid({ request, taskQueue }) {
+      const workflowId = scopedLimitKey(taskQueue, VMID_ALLOCATOR_KEY);
+      try {
+        const vmid = await getClient().workflow.executeUpdateWithStart(allocateVmidUpdate, {
+          args: [request],
+          startWorkflowOperation: new WithStartWorkflowOperation<VmidAllocatorWorkflow>('vmidAllocator', {
+            workflowId,
+            taskQueue,
+            args: [{}],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            typedSearchAttributes: [{ key: FerryKind, value: 'vmid-allocator' }],
+            staticSummary: 'hands out VMIDs to records that have none (one writer)',
+          }),
+        });
+        return { vmid };
+      } catch (err) {
+        throw err instanceof WorkflowUpdateFailedError ? refusal(workflowId, err) : err;
+      }
+    },
+
+    async usedVmids({ range }) {
+      const inRange = (vmid: number) => vmid >= range.min && vmid <= range.max;
+      const proxmox = (await pve().vms.usedVmids()).filter(inRange);
+      const records = deps.netbox ? await netbox().usedVmids(range) : [];
+      return [...new Set([...proxmox, ...records])].sort((a, b) => a - b);
+    },
+  };
+}
+
+/** The allocator's refusal, classified: a failed read may be asked again, a full range may not. */
+function refusal(workflowId: string, err: WorkflowUpdateFailedError): FerryError {
+  const type = err.cause instanceof ApplicationFailure ? err.cause.type : undefined;
+  const message = `the VMID allocator ${workflowId} refused: ${err.cause?.message ?? err.message}`;
+  if (type === VMID_READ_FAILED) return new VmidReadFailed(message, 'transient', { cause: err });
+  if (type === VMID_RANGE_EXHAUSTED) return new VmidRangeExhausted(message, 'policy', { cause: err });
+  return new FerryError(message, 'invalid', { cause: err }); // the request failed the allocator's validation
+}

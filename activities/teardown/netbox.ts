@@ -1,0 +1,53 @@
+import { NetboxError } from '../../src/netbox/errors';
+import { clientsOf } from '../clients';
+import type { ActivityDeps } from '../deps';
+import type { TeardownActivities } from '../provisioning-contract';
+import { outcomeOf } from './outcome';
+
+/** Every NetBox VM status (a kept record moves to the configured one from any of them). */
+const NETBOX_VM_STATUSES = ['offline', 'active', 'planned', 'staged', 'failed', 'decommissioning', 'paused'];
+
+/** Undoes the VM's NetBox records: addresses, interfaces with their MACs, and the VM (deleted or kept with a status). */
+export function createNetboxCleanupActivities(deps: ActivityDeps): Pick<TeardownActivities, 'cleanupIps' | 'cleanupInterfaces' | 'cleanupNetboxVm'> {
+  const { netbox } = clientsOf(deps);
+  return {
+    async cleanupIps({ target }) {
+      if (!deps.netbox) return { cleanup: 'ip', result: 'skipped', detail: 'NetBox is not configured for this worker' };
+      const results = [];
+      for (const { address, id } of target.addresses.filter((a) => a.id !== undefined)) {
+        results.push({ what: address, removed: (await netbox().releaseIp(id!)) === 'deleted' });
+      }
+      return outcomeOf('ip', results, 'no NetBox address');
+    },
+
+    async cleanupInterfaces({ target }) {
+      if (!deps.netbox) return { cleanup: 'interfaces', result: 'skipped', detail: 'NetBox is not configured for this worker' };
+      const results = [];
+      for (const iface of target.interfaces) {
+        const macIds = new Set(iface.macIds);
+        for (const mac of await netbox().interfaceMacs(iface.id)) macIds.add(mac.id);
+        for (const id of macIds) results.push({ what: `MAC object ${id} of ${iface.name}`, removed: (await netbox().deleteMac(id)) === 'deleted' });
+        results.push({ what: `interface ${iface.name}`, removed: (await netbox().deleteInterface(iface.id)) === 'deleted' });
+      }
+      return outcomeOf('interfaces', results, 'no NetBox interface');
+    },
+
+    async cleanupNetboxVm({ target, after }) {
+      if (!deps.netbox) return { cleanup: 'netbox-vm', result: 'skipped', detail: 'NetBox is not configured for this worker' };
+      if (target.netboxId === undefined) return { cleanup: 'netbox-vm', result: 'already-absent', detail: `no NetBox VM holds ferry_vmid ${target.vmid}` };
+      const what = `NetBox VM ${target.netboxId}`;
+      if (after === 'delete') {
+        const deleted = (await netbox().deleteVirtualMachine(target.netboxId)) === 'deleted';
+        return { cleanup: 'netbox-vm', result: deleted ? 'done' : 'already-absent', detail: deleted ? `deleted ${what}` : `${what} is gone` };
+      }
+      try {
+        const { outcome, guarded } = await netbox().transitionStatus(target.netboxId, NETBOX_VM_STATUSES.filter((s) => s !== after), after);
+        const unguarded = outcome === 'updated' && !guarded ? ' (unguarded: NetBox sent no ETag, a change made meanwhile was overwritten if any)' : '';
+        return { cleanup: 'netbox-vm', result: outcome === 'updated' ? 'done' : 'already-absent', detail: `${what} ${outcome === 'updated' ? 'set' : 'already'} ${after}${unguarded}` };
+      } catch (err) {
+        if (err instanceof NetboxError && err.status === 404) return { cleanup: 'netbox-vm', result: 'already-absent', detail: `${what} is gone` };
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { fqdn } from '../../../src/domain/provisioning';
+import type { VmBuild } from '../run-context';
+import type { InterfaceIds } from './netbox';
+
+/** The first NIC's address, from the prefix (NetBox looks first, then allocates), made the primary IP. */
+export async function assignAddress({ acts, spec, status, enter, record }: VmBuild, interfaceIds: InterfaceIds): Promise<void> {
+  enter('address');
+  const first = spec.nics[0];
+  if (!spec.prefix || !first || spec.netboxId === undefined) {
+    record('ip', first?.slot ?? '-', 'skipped', spec.prefix ? 'no NetBox record or NIC' : 'no prefix (provisioning.prefix)');
+    return;
+  }
+  const dnsName = spec.dnsZone ? fqdn(spec.name, spec.dnsZone) : undefined;
+  const ip = await acts.record.assignNetboxIp.executeWithOptions({ summary: `address for ${spec.name} ${first.slot} from ${spec.prefix}` }, [
+    { netboxId: spec.netboxId, interfaceId: interfaceIds[first.slot]!, prefix: spec.prefix, ...(dnsName ? { dnsName } : {}) },
+  ]);
+  status.address = ip.address;
+  record('ip', ip.address, ip.outcome, `${first.slot}, from ${spec.prefix}`);
+  record('primary-ip', ip.address, ip.primary);
+}

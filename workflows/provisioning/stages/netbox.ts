@@ -1,0 +1,24 @@
+import type { VmBuild } from '../run-context';
+
+/** NetBox interface id per NIC slot. */
+export type InterfaceIds = Record<string, number>;
+
+/** The record's interfaces, with the MACs Proxmox gave the NICs. */
+export async function recordNetboxInterfaces({ acts, spec, vmid, node, status, enter, record }: VmBuild): Promise<InterfaceIds> {
+  enter('netbox');
+  status.macs = await acts.read.readVmMacs.executeWithOptions({ summary: `MACs of VM ${vmid}` }, [{ node, vmid }]);
+  const interfaceIds: InterfaceIds = {};
+  for (const nic of spec.nics) {
+    const mac = status.macs[nic.slot]!;
+    if (spec.netboxId === undefined) {
+      record('interface', nic.slot, 'skipped', 'no NetBox record');
+      continue;
+    }
+    const summary = `NetBox interface ${nic.slot} of ${spec.name}, MAC ${mac}`;
+    const done = await acts.record.ensureNetboxInterface.executeWithOptions({ summary }, [{ netboxId: spec.netboxId, name: nic.slot, mac }]);
+    interfaceIds[nic.slot] = done.interfaceId;
+    record('interface', nic.slot, done.interface);
+    record('mac', `${nic.slot} ${mac}`, done.mac);
+  }
+  return interfaceIds;
+}

@@ -1,0 +1,37 @@
+import { ApplicationFailure, condition } from '@temporalio/workflow';
+import { approvalReason, type TeardownOutcome, type TeardownTarget } from '../../../src/domain/provisioning';
+import { workflowNow } from '../../clock';
+import type { TeardownGate } from '../gate';
+import type { TeardownRun } from '../run-context';
+
+/**
+ * A VM in service is not removed on one command: when its record's status (or the caller) asks for
+ * it, waits for a person's decision. Returns the outcome that ends the teardown here, if any.
+ */
+export async function awaitApproval(
+  { settings, status, enter }: TeardownRun,
+  gate: TeardownGate,
+  target: TeardownTarget,
+  requireApproval: boolean | undefined,
+): Promise<TeardownOutcome | undefined> {
+  const reason = approvalReason(target, settings.teardown.approvalFor, requireApproval);
+  if (!reason) return undefined;
+  if (settings.approvers.length === 0) {
+    throw ApplicationFailure.create({ type: 'NoApprovers', message: `${reason}, but provisioning.approvers is empty: nobody could approve; name the approvers in ferry.yaml`, nonRetryable: true });
+  }
+  status.approvalRequired = reason;
+  enter('awaiting-approval');
+  gate.openGate();
+  const started = workflowNow();
+  const deadline = settings.teardown.approvalDeadlineMs;
+  const decided = deadline === undefined ? (await condition(() => gate.decided), true) : await condition(() => gate.decided, deadline);
+  gate.closeGate();
+  status.waits.push({ for: 'teardown approval', waitedMs: workflowNow() - started });
+  if (!decided) return 'approval-expired';
+  if (gate.rejection) {
+    status.rejection = gate.rejection;
+    return 'rejected';
+  }
+  status.approval = gate.approval;
+  return undefined;
+}
