@@ -16,6 +16,13 @@ export function longScheduleToCloseMs(startToCloseMs: number): number {
   return 2 * startToCloseMs;
 }
 
+const LEASE_MARGIN_MS = 15 * 60_000;
+
+/** A permit held around a long activity lasts as long as the activity may retry (and rejoin its task), and a margin. */
+export function permitLeaseMs(startToCloseMs: number): number {
+  return longScheduleToCloseMs(startToCloseMs) + LEASE_MARGIN_MS;
+}
+
 /** Reads: short timeouts, no heartbeat (a read lost with its worker is retried after a minute). */
 export const reads = proxyActivities<MigrationActivities>({ startToCloseTimeout: '1m', retry: RETRY });
 
