@@ -1,5 +1,5 @@
 import { proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
-import type { MigrationActivities } from '../../activities/migration-contract';
+import type { MigrationActivities, ProxmoxMigrationActivities, VsphereMigrationActivities } from '../../activities/migration-contract';
 import { heavyQueue } from '../../src/domain/task-queues';
 
 // Transient trouble (network, 5xx, locks) is retried with backoff; invalid input, permission and
@@ -55,9 +55,9 @@ export function longActivities(timing: ProxyTiming) {
   const heartbeatTimeout = timing.heartbeatTimeoutMs;
   return {
     /** Proxmox writes that wait on a task. */
-    pve: proxyActivities<MigrationActivities>({ startToCloseTimeout: '15m', heartbeatTimeout, retry: RETRY }),
+    pve: proxyActivities<ProxmoxMigrationActivities>({ startToCloseTimeout: '15m', heartbeatTimeout, retry: RETRY }),
     /** Storage vMotion on the vMotion queue. */
-    vmotion: proxyActivities<MigrationActivities>({
+    vmotion: proxyActivities<Pick<VsphereMigrationActivities, 'relocateVm'>>({
       taskQueue: heavyQueue(mainQueue, 'vmotion'),
       startToCloseTimeout: timing.relocateTimeoutMs,
       scheduleToCloseTimeout: longScheduleToCloseMs(timing.relocateTimeoutMs),
@@ -65,7 +65,7 @@ export function longActivities(timing: ProxyTiming) {
       retry: LONG_RETRY,
     }),
     /** Disk imports (and live imports) on the import queue. */
-    copies: proxyActivities<MigrationActivities>({
+    copies: proxyActivities<Pick<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm'>>({
       taskQueue: heavyQueue(mainQueue, 'import'),
       startToCloseTimeout: timing.importTimeoutMs,
       scheduleToCloseTimeout: longScheduleToCloseMs(timing.importTimeoutMs),
@@ -73,7 +73,7 @@ export function longActivities(timing: ProxyTiming) {
       retry: LONG_RETRY,
     }),
     /** Guest shutdown waits up to its own timeout before it returns. */
-    guest: proxyActivities<MigrationActivities>({
+    guest: proxyActivities<Pick<VsphereMigrationActivities, 'shutdownGuest' | 'powerOnVm'>>({
       startToCloseTimeout: timing.shutdownTimeoutMs + 5 * 60_000,
       heartbeatTimeout,
       retry: RETRY,
@@ -83,7 +83,7 @@ export function longActivities(timing: ProxyTiming) {
 
 /** SDN writes run on their own queue (the cluster-wide SDN lock makes them one at a time anyway). */
 export function sdnWrites(heartbeatTimeoutMs: number) {
-  return proxyActivities<MigrationActivities>({
+  return proxyActivities<Pick<ProxmoxMigrationActivities, 'ensureSdn'>>({
     taskQueue: heavyQueue(workflowInfo().taskQueue, 'sdn'),
     startToCloseTimeout: '10m',
     heartbeatTimeout: heartbeatTimeoutMs,
