@@ -10,7 +10,10 @@ export { NIC_MODELS, type NicModel, type NicSpec } from '../domain/pve-vm-spec';
 /**
  * NICs (`netN`), as Ansible's proxmox_nic handles them: the existing MAC is kept unless one is given
  * (changing it would change the guest's interface), and the config is written only when the NIC differs.
+ * The spec types live in src/domain (domain rules build them); only this module writes them as PVE values.
  */
+
+/** A NIC as read from a config. */
 export interface Nic {
   model: string;
   macaddr: string;
