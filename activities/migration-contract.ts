@@ -1,20 +1,12 @@
 /**
- * The activities the migration workflows call, by name and shape. activities/migration.ts implements
- * them on the vSphere and Proxmox clients; workflows see only this type.
+ * The activities the migration workflows call, by name and shape, grouped by the system they talk to.
+ * activities/migration/ implements them on the vSphere and Proxmox clients; workflows see only these types.
  */
 import type { PortgroupRecord, VmRecord } from '../src/domain/inventory';
-import type { MigrationSettings, PlannedVnet, SdnState } from '../src/domain/migration';
+import type { MigratedVmSpec, MigrationSettings, PlannedVnet, SdnState, WaveSelection } from '../src/domain/migration';
+import type { NicSpec } from '../src/domain/pve-vm-spec';
 
-export interface WaveSelection {
-  /** VM names (exact). */
-  names?: string[];
-  /** Inventory folder path, e.g. `/DC0/vm/apps` (VMs below it). */
-  folder?: string;
-  /** Cluster name. */
-  cluster?: string;
-  /** vSphere tag (`name` or `category/name`). */
-  tag?: string;
-}
+export type { WaveSelection } from '../src/domain/migration';
 
 export interface VmSnapshot {
   vcenter: string;
@@ -49,33 +41,42 @@ export interface LiveImported {
   disks: Array<{ slot: string; volume: string; bytes: number }>;
 }
 
-export interface MigrationActivities {
+/** The run's settings, from the worker's configuration. */
+export interface MigrationSettingsActivities {
   loadMigrationSettings(): Promise<MigrationSettings>;
-  /** Proxmox VMs and configs for the given VMIDs and names, and the SDN state: one read for `plan`. */
-  readPlanState(input: { vms: Array<{ vmid: number; name: string }> }): Promise<PlanState>;
+}
+
+/** What the migration asks of vCenter: discovery, storage vMotion, guest power. */
+export interface VsphereMigrationActivities {
   /** One discovery for a whole wave: selected VMs with all portgroups. */
   discoverWave(selection: WaveSelection): Promise<{ vcenter: string; vms: VmRecord[]; portgroups: PortgroupRecord[]; datastoresByVm: Record<string, string[]> }>;
   /** One VM with the portgroups its NICs use (a standalone migration; a wave passes this in). */
   readVmForMigration(input: { moid: string }): Promise<VmSnapshot>;
   /** One VM's hardware read fresh (cutover needs the disk paths after the storage vMotion). */
   rereadVm(input: { moid: string }): Promise<VmRecord>;
+  relocateVm(input: { moid: string; datastore: string }): Promise<{ moved: boolean }>;
+  shutdownGuest(input: { moid: string; timeoutMs: number; force: boolean }): Promise<{ result: 'shut-down' | 'powered-off' | 'already-off' }>;
+  powerOnVm(input: { moid: string }): Promise<{ result: 'powered-on' | 'already-on' }>;
+}
+
+/** What the migration asks of Proxmox: VMs, configs, SDN, the shell, NICs, disk imports, power. */
+export interface ProxmoxMigrationActivities {
+  /** Proxmox VMs and configs for the given VMIDs and names, and the SDN state: one read for `plan`. */
+  readPlanState(input: { vms: Array<{ vmid: number; name: string }> }): Promise<PlanState>;
   findPveVms(input: { vmid: number; name: string }): Promise<PveVmRef[]>;
   readPveConfig(input: { node: string; vmid: number }): Promise<Record<string, string | number>>;
   readSdnState(): Promise<SdnState>;
   /** Creates the zone and VNets that are missing and applies once. */
   ensureSdn(input: { zone: string; bridge: string; vnets: PlannedVnet[] }): Promise<{ created: string[]; applied: boolean }>;
-  createVmShell(input: { node: string; params: Record<string, string | number> }): Promise<{ created: boolean }>;
+  createVmShell(input: { spec: MigratedVmSpec }): Promise<{ created: boolean }>;
   waitVmVisible(input: { vmid: number }): Promise<{ visible: boolean }>;
-  setNic(input: { node: string; vmid: number; slot: string; value: string }): Promise<void>;
-  relocateVm(input: { moid: string; datastore: string }): Promise<{ moved: boolean }>;
-  shutdownGuest(input: { moid: string; timeoutMs: number; force: boolean }): Promise<{ result: 'shut-down' | 'powered-off' | 'already-off' }>;
-  powerOnVm(input: { moid: string }): Promise<{ result: 'powered-on' | 'already-on' }>;
+  setNic(input: { node: string; vmid: number; slot: string; nic: NicSpec }): Promise<void>;
   importDisk(input: { node: string; vmid: number; slot: string; source: string; storage: string }): Promise<ImportedDisk>;
   /**
-   * live-import: replaces the disk-less, stopped shell by the VM created with all its disks `import-from`
-   * and live-restore; returns when PVE has streamed every disk in (the VM runs from the start).
+   * live-import: replaces the disk-less, stopped shell by the VM created from `spec` (every disk
+   * `import-from`, live-restore); returns when PVE has streamed every disk in (the VM runs from the start).
    */
-  liveImportVm(input: { node: string; vmid: number; name: string; params: Record<string, string | number>; slots: string[]; storage: string }): Promise<LiveImported>;
+  liveImportVm(input: { spec: MigratedVmSpec }): Promise<LiveImported>;
   diskSizes(input: { node: string; vmid: number }): Promise<Record<string, number>>;
   setBootOrder(input: { node: string; vmid: number; order: string }): Promise<void>;
   startVm(input: { node: string; vmid: number }): Promise<void>;
@@ -86,6 +87,8 @@ export interface MigrationActivities {
   /** Hard-stops the Proxmox VM if it runs. */
   stopVm(input: { node: string; vmid: number }): Promise<void>;
 }
+
+export type MigrationActivities = MigrationSettingsActivities & VsphereMigrationActivities & ProxmoxMigrationActivities;
 
 /** Everything `plan` reads from Proxmox in one call. */
 export interface PlanState {

@@ -1,5 +1,4 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import type { WaveSelection } from '../activities/migration-contract';
 import {
   assessInventory,
   predictVmActions,
@@ -7,6 +6,7 @@ import {
   type MigrationAction,
   type UntranslatedNetwork,
   type VmPrediction,
+  type WaveSelection,
 } from '../src/domain/migration';
 import { FerryKind } from '../src/domain/search-attributes';
 import { estateReads, reads } from './migration/proxies';

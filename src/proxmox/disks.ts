@@ -42,6 +42,13 @@ export function parseDisk(value: string): Disk {
   return { volume: file ?? '', ...(size ? { sizeBytes: parseDiskSize(size) } : {}), options };
 }
 
+const ATTACHED_SLOT = /^(scsi|sata|ide|virtio)\d+$/;
+
+/** The disks attached in a VM config (`scsiN`, `sataN`, `ideN`, `virtioN`), by slot. */
+export function attachedDisks(values: Readonly<Record<string, string>>): Record<string, Disk> {
+  return Object.fromEntries(Object.entries(values).filter(([key]) => ATTACHED_SLOT.test(key)).map(([key, value]) => [key, parseDisk(value)]));
+}
+
 export interface EnsureDiskSpec {
   storage: string;
   sizeGiB: number;

@@ -3,28 +3,17 @@ import { VmConfigApi } from './config';
 import { formatPropertyString, parsePropertyString } from './property-string';
 import { ProxmoxInputError } from './errors';
 import { flag } from './quirks';
+import { NIC_MODELS, type NicSpec } from '../domain/pve-vm-spec';
+
+export { NIC_MODELS, type NicModel, type NicSpec } from '../domain/pve-vm-spec';
 
 /**
  * NICs (`netN`), as Ansible's proxmox_nic handles them: the existing MAC is kept unless one is given
  * (changing it would change the guest's interface), and the config is written only when the NIC differs.
+ * The spec types live in src/domain (domain rules build them); only this module writes them as PVE values.
  */
-export const NIC_MODELS = ['e1000', 'e1000-82540em', 'e1000-82544gc', 'e1000-82545em', 'e1000e', 'i82551', 'i82557b', 'i82559er', 'ne2k_isa', 'ne2k_pci', 'pcnet', 'rtl8139', 'virtio', 'vmxnet3'] as const;
-export type NicModel = (typeof NIC_MODELS)[number];
 
-export interface NicSpec {
-  model?: NicModel;
-  bridge: string;
-  /** Keep the current MAC when omitted (a new NIC gets one from PVE, prefix BC:24:11). */
-  macaddr?: string;
-  tag?: number;
-  trunks?: number[];
-  firewall?: boolean;
-  linkDown?: boolean;
-  mtu?: number;
-  queues?: number;
-  rate?: number;
-}
-
+/** A NIC as read from a config. */
 export interface Nic {
   model: string;
   macaddr: string;
@@ -58,6 +47,13 @@ function nicOptions(spec: NicSpec): Record<string, string> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, string>;
 }
 
+/** The `netN` value: `model=MAC,bridge=…,tag=…` (no MAC: PVE generates one). */
+export function formatNic(spec: NicSpec): string {
+  const model = spec.model ?? 'virtio';
+  const head = spec.macaddr ? `${model}=${spec.macaddr.toUpperCase()}` : model;
+  return [head, formatPropertyString(nicOptions(spec))].filter(Boolean).join(',');
+}
+
 const sameOptions = (a: Record<string, string>, b: Record<string, string>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
@@ -84,11 +80,16 @@ export class NicsApi {
     if (current && current.model === model && current.macaddr === macaddr && sameOptions(current.options, options)) {
       return { changed: false, macaddr: current.macaddr };
     }
-    const head = macaddr ? `${model}=${macaddr}` : model; // no MAC: PVE generates one
-    const value = [head, formatPropertyString(options)].filter(Boolean).join(',');
+    const value = formatNic({ ...spec, model, ...(macaddr ? { macaddr } : {}) });
     await this.config.update(node, vmid, { set: { [key]: value }, digest: config.digest });
     const written = (await this.config.get(node, vmid)).values[key];
     return { changed: true, macaddr: written ? parseNic(written).macaddr : (macaddr ?? '') };
+  }
+
+  /** Writes `slot` as exactly this NIC (MAC included) when its value differs; returns whether it wrote. */
+  async ensure(node: string, vmid: number, slot: string, spec: NicSpec): Promise<{ changed: boolean }> {
+    const { changed } = await this.config.ensure(node, vmid, { [slot]: formatNic(spec) });
+    return { changed: changed.length > 0 };
   }
 
   async remove(node: string, vmid: number, index: number): Promise<{ changed: boolean }> {

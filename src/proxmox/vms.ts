@@ -7,6 +7,10 @@ import { NodesApi } from './nodes';
 import { PowerApi } from './power';
 import { nextIdSchema, nodeVmListSchema, resourcesSchema, vmConfigSchema } from './schemas';
 import type { TaskResult, WaitOptions } from './tasks';
+import { formatNic } from './nics';
+import type { ImportFromDiskSpec, VmShellSpec } from '../domain/pve-vm-spec';
+
+export type { VmShellSpec } from '../domain/pve-vm-spec';
 
 /**
  * Finding, creating and deleting VMs. VMIDs are identities (unique); names are labels (PVE does not keep
@@ -21,41 +25,6 @@ export interface VmSummary {
   lock?: string;
   tags: string[];
   template: boolean;
-}
-
-export interface VmShellSpec {
-  node: string;
-  vmid: number;
-  name?: string;
-  /** `q35`, `pc-q35-9.2+pve1`, … */
-  machine?: string;
-  bios?: 'seabios' | 'ovmf';
-  /** EFI vars disk, created with the VM (OVMF needs it from the start). */
-  efidisk?: { storage: string; efitype?: '2m' | '4m'; preEnrolledKeys?: boolean };
-  cores?: number;
-  sockets?: number;
-  /** MiB */
-  memory?: number;
-  ostype?: string;
-  scsihw?: string;
-  /** `true`, or a property string such as `enabled=1,fstrim_cloned_disks=1`. */
-  agent?: boolean | string;
-  onboot?: boolean;
-  tags?: string[];
-  /** `order=scsi0;net0` */
-  boot?: string;
-  /** `source=/dev/urandom` */
-  rng0?: string;
-  args?: string;
-  description?: string;
-  /**
-   * Live import (PVE 8.2+, creation only): PVE starts the VM as soon as its disks exist and streams the
-   * `import-from` disks in behind it; the config holds `lock: import` until the copy is done, and the
-   * create task ends only then. Needs at least one `import-from` disk in `extra` (PVE ignores it otherwise).
-   */
-  liveRestore?: boolean;
-  /** Any further creation options (disks, NICs, …), passed as they are. */
-  extra?: ConfigValues;
 }
 
 export interface CreateResult {
@@ -166,7 +135,7 @@ export class VmsApi {
     if (existing) return existing;
     let task: TaskResult | null;
     try {
-      task = await this.api.task('POST', `/nodes/${spec.node}/qemu`, { vmid: spec.vmid, ...shellParams(spec) }, wait);
+      task = await this.api.task('POST', `/nodes/${spec.node}/qemu`, { vmid: spec.vmid, ...vmCreateParams(spec) }, wait);
     } catch (err) {
       // Created meanwhile (by our own earlier attempt whose answer was lost, or by someone else): look again.
       if (err instanceof ProxmoxError && /already exists/.test(err.message)) {
@@ -245,13 +214,15 @@ export class VmsApi {
   }
 }
 
-function shellParams(spec: VmShellSpec): Record<string, string | undefined> {
+/** The parameters of `POST /nodes/{node}/qemu` (all but `vmid`) for a spec. */
+export function vmCreateParams(spec: VmShellSpec): Record<string, string> {
   const params: ConfigValues = {
     name: spec.name,
     machine: spec.machine,
     bios: spec.bios,
     cores: spec.cores,
     sockets: spec.sockets,
+    vcpus: spec.vcpus,
     memory: spec.memory,
     ostype: spec.ostype,
     scsihw: spec.scsihw,
@@ -269,7 +240,14 @@ function shellParams(spec: VmShellSpec): Record<string, string | undefined> {
           'file',
         )
       : undefined,
+    ...Object.fromEntries((spec.nics ?? []).map(({ slot, ...nic }) => [slot, formatNic(nic)])),
+    ...Object.fromEntries((spec.importDisks ?? []).map((d) => [d.slot, importFromValue(d)])),
     ...spec.extra,
   };
   return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => [k, normaliseValue(v!)]));
+}
+
+/** `STORAGE:0,import-from=SOURCE`: a new disk on STORAGE, copied from SOURCE. */
+function importFromValue(disk: ImportFromDiskSpec): string {
+  return formatPropertyString({ file: `${disk.storage}:0`, 'import-from': disk.source }, 'file');
 }

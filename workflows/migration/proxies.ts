@@ -1,5 +1,5 @@
 import { proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
-import type { MigrationActivities } from '../../activities/migration-contract';
+import type { MigrationActivities, ProxmoxMigrationActivities, VsphereMigrationActivities } from '../../activities/migration-contract';
 import { heavyQueue } from '../../src/domain/task-queues';
 
 // Transient trouble (network, 5xx, locks) is retried with backoff; invalid input, permission and
@@ -14,6 +14,13 @@ const LONG_RETRY: ActivityOptions['retry'] = { initialInterval: '2s', backoffCoe
 /** Room for retries (and rejoining a task) beyond one attempt's start-to-close. */
 export function longScheduleToCloseMs(startToCloseMs: number): number {
   return 2 * startToCloseMs;
+}
+
+const LEASE_MARGIN_MS = 15 * 60_000;
+
+/** A permit held around a long activity lasts as long as the activity may retry (and rejoin its task), and a margin. */
+export function permitLeaseMs(startToCloseMs: number): number {
+  return longScheduleToCloseMs(startToCloseMs) + LEASE_MARGIN_MS;
 }
 
 /** Reads: short timeouts, no heartbeat (a read lost with its worker is retried after a minute). */
@@ -48,9 +55,9 @@ export function longActivities(timing: ProxyTiming) {
   const heartbeatTimeout = timing.heartbeatTimeoutMs;
   return {
     /** Proxmox writes that wait on a task. */
-    pve: proxyActivities<MigrationActivities>({ startToCloseTimeout: '15m', heartbeatTimeout, retry: RETRY }),
+    pve: proxyActivities<ProxmoxMigrationActivities>({ startToCloseTimeout: '15m', heartbeatTimeout, retry: RETRY }),
     /** Storage vMotion on the vMotion queue. */
-    vmotion: proxyActivities<MigrationActivities>({
+    vmotion: proxyActivities<Pick<VsphereMigrationActivities, 'relocateVm'>>({
       taskQueue: heavyQueue(mainQueue, 'vmotion'),
       startToCloseTimeout: timing.relocateTimeoutMs,
       scheduleToCloseTimeout: longScheduleToCloseMs(timing.relocateTimeoutMs),
@@ -58,7 +65,7 @@ export function longActivities(timing: ProxyTiming) {
       retry: LONG_RETRY,
     }),
     /** Disk imports (and live imports) on the import queue. */
-    copies: proxyActivities<MigrationActivities>({
+    copies: proxyActivities<Pick<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm'>>({
       taskQueue: heavyQueue(mainQueue, 'import'),
       startToCloseTimeout: timing.importTimeoutMs,
       scheduleToCloseTimeout: longScheduleToCloseMs(timing.importTimeoutMs),
@@ -66,7 +73,7 @@ export function longActivities(timing: ProxyTiming) {
       retry: LONG_RETRY,
     }),
     /** Guest shutdown waits up to its own timeout before it returns. */
-    guest: proxyActivities<MigrationActivities>({
+    guest: proxyActivities<Pick<VsphereMigrationActivities, 'shutdownGuest' | 'powerOnVm'>>({
       startToCloseTimeout: timing.shutdownTimeoutMs + 5 * 60_000,
       heartbeatTimeout,
       retry: RETRY,
@@ -76,7 +83,7 @@ export function longActivities(timing: ProxyTiming) {
 
 /** SDN writes run on their own queue (the cluster-wide SDN lock makes them one at a time anyway). */
 export function sdnWrites(heartbeatTimeoutMs: number) {
-  return proxyActivities<MigrationActivities>({
+  return proxyActivities<Pick<ProxmoxMigrationActivities, 'ensureSdn'>>({
     taskQueue: heavyQueue(workflowInfo().taskQueue, 'sdn'),
     startToCloseTimeout: '10m',
     heartbeatTimeout: heartbeatTimeoutMs,

@@ -1,5 +1,6 @@
 import type { VmAssessment } from './assess';
-import { netConfigValue } from './nics';
+import type { SlotNicSpec } from '../pve-vm-spec';
+import { netConfigValue, pveNic } from './nics';
 import { refusal, type Refusal } from './refusal';
 import type { VnetPlan } from './vnet-plan';
 
@@ -83,65 +84,18 @@ export function missingVnetRefusals(plan: Pick<VnetPlan, 'vnets'>, state: SdnSta
   );
 }
 
-export interface ShellOptions {
-  node: string;
-  vcenter: string;
-}
-
-/** Parameters of `POST /nodes/{node}/qemu` for a migrated VM's shell: no disks, NICs come after. */
-export function shellCreateParams(a: VmAssessment, options: ShellOptions): Record<string, string | number> {
-  if (a.vmid === undefined || a.cpu === undefined) throw new Error(`${a.name} cannot be built: ${a.refusals.map((r) => r.reason).join('; ')}`);
-  const params: Record<string, string | number> = {
-    vmid: a.vmid,
-    name: a.pveName,
-    machine: a.firmware.machine,
-    bios: a.firmware.bios,
-    sockets: a.cpu.sockets,
-    cores: a.cpu.cores,
-    memory: a.memoryMb,
-    ostype: a.ostype.ostype,
-    scsihw: 'virtio-scsi-single',
-    onboot: 0,
-    tags: 'ferry;migrated',
-    description: `Migrated by ferry from vCenter ${options.vcenter}, ${a.moid} ("${a.name}").`,
-  };
-  if (a.cpu.vcpus !== undefined) params.vcpus = a.cpu.vcpus;
-  if (a.firmware.efidisk0) params.efidisk0 = a.firmware.efidisk0;
-  return params;
-}
-
-/**
- * Parameters of `POST /nodes/{node}/qemu` for a live import at cutover: the shell's settings, the NICs
- * with the VMware MACs, every disk `import-from` its source and the boot order, with live-restore so
- * PVE starts the VM at once and streams the disks in behind it (efidisk0 is created new, as PVE never
- * live-imports it).
- */
-export function liveImportCreateParams(
-  a: VmAssessment,
-  options: ShellOptions,
-  sources: Readonly<Record<string, string>>,
-  storage: string,
-): Record<string, string | number> {
-  const params = shellCreateParams(a, options);
-  for (const nic of a.nics) params[nic.slot] = netConfigValue(nic);
-  for (const d of a.disks) {
-    const source = sources[d.slot];
-    if (source === undefined) throw new Error(`${a.name}: no source for ${d.slot} (${d.source})`);
-    params[d.slot] = `${storage}:0,import-from=${source}`;
-  }
-  params.boot = bootOrder(a);
-  params['live-restore'] = 1;
-  return params;
-}
+export type SetNicAction = Extract<MigrationAction, { kind: 'set-nic' }>;
 
 /** `set-nic` for every planned NIC whose current value in the VM config differs. */
-export function nicActions(a: VmAssessment, currentConfig: Readonly<Record<string, unknown>>): MigrationAction[] {
-  const actions: MigrationAction[] = [];
-  for (const nic of a.nics) {
-    const value = netConfigValue(nic);
-    if (!sameNetValue(currentConfig[nic.slot], value)) actions.push({ kind: 'set-nic', vm: a.pveName, vmid: a.vmid!, slot: nic.slot, value });
-  }
-  return actions;
+export function nicActions(a: VmAssessment, currentConfig: Readonly<Record<string, unknown>>): SetNicAction[] {
+  return nicWrites(a, currentConfig).map((w) => w.action);
+}
+
+/** Each NIC to write: the action as recorded, and the NIC as Proxmox gets it. */
+export function nicWrites(a: VmAssessment, currentConfig: Readonly<Record<string, unknown>>): Array<{ action: SetNicAction; nic: SlotNicSpec }> {
+  return a.nics
+    .filter((nic) => !sameNetValue(currentConfig[nic.slot], netConfigValue(nic)))
+    .map((nic) => ({ action: { kind: 'set-nic', vm: a.pveName, vmid: a.vmid!, slot: nic.slot, value: netConfigValue(nic) }, nic: pveNic(nic) }));
 }
 
 /** PVE writes `virtio=MAC,bridge=X` plus options it added (firewall=0, …): compare the parts ferry sets. */

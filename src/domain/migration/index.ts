@@ -1,4 +1,5 @@
 export * from './actions';
+export * from './shell-spec';
 export * from './assess';
 export * from './cpu';
 export * from './disks';
@@ -19,3 +20,4 @@ export * from './wave';
 export * from './predict';
 export * from './vm-changes';
 export * from './rerun';
+export * from './selection';

@@ -1,4 +1,5 @@
 import type { PortgroupRecord, VmNic, VmRecord } from '../inventory';
+import type { SlotNicSpec } from '../pve-vm-spec';
 import { refusal, type Refusal } from './refusal';
 import type { VnetPlan } from './vnet-plan';
 
@@ -27,7 +28,12 @@ function nicModel(nic: VmNic, policy: NicModelPolicy): PveNicModel {
   return KEEPABLE[nic.deviceType] ?? 'e1000';
 }
 
-/** PVE `netN` value: `model=MAC,bridge=VNET`. */
+/** A planned NIC as Proxmox gets it: the VMware MAC and model on its VNet. */
+export function pveNic(nic: PlannedNic): SlotNicSpec {
+  return { slot: nic.slot, model: nic.model, macaddr: nic.mac, bridge: nic.bridge };
+}
+
+/** PVE `netN` value: `model=MAC,bridge=VNET` (the form actions record and configs are compared in). */
 export function netConfigValue(nic: Pick<PlannedNic, 'model' | 'mac' | 'bridge'>): string {
   return `${nic.model}=${nic.mac},bridge=${nic.bridge}`;
 }

@@ -7,6 +7,8 @@ import { createMigrationActivities } from '../../../activities/migration';
 import type { ImportedDisk, LiveImported, MigrationActivities } from '../../../activities/migration-contract';
 import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { ESTATE } from '../../../lab/vcsim/estate';
+import type { MigratedVmSpec } from '../../../src/domain/migration';
+import { vmCreateParams } from '../../../src/proxmox';
 import { parseDisk } from '../../../src/proxmox/disks';
 import { upidSchema } from '../../../src/proxmox/schemas';
 import { element, moRef } from '../../../src/vsphere/envelope';
@@ -123,19 +125,18 @@ describe('a retry whose lost attempt never said which task it started', () => {
     mkdirSync(dir, { recursive: true });
     const source = path.join(dir, `${name}.vmdk`);
     await run('qemu-img', ['create', '-q', '-f', 'vmdk', source, '16M']);
-    const params = {
-      vmid, name, machine: 'q35', bios: 'seabios', sockets: 1, cores: 1, memory: 512, ostype: 'l26', scsihw: 'virtio-scsi-single', onboot: 0, tags: 'ferry',
-      scsi0: `${storage}:0,import-from=${source}`, 'live-restore': 1,
+    const spec: MigratedVmSpec = {
+      node, vmid, name, machine: 'q35', bios: 'seabios', sockets: 1, cores: 1, memory: 512, ostype: 'l26', scsihw: 'virtio-scsi-single', onboot: false, tags: ['ferry'],
+      importDisks: [{ slot: 'scsi0', storage, source }], liveRestore: true,
     };
 
     let lost: string | undefined;
     const { result, attempts, beats } = await afterLostAttempt<Parameters<MigrationActivities['liveImportVm']>[0], LiveImported>(
       'liveImportVm',
-      { node, vmid, name, params, slots: ['scsi0'], storage },
+      { spec },
       async () => {
         // The create with live-restore as the activity sends it; the lost attempt never heartbeated its UPID.
-        const { vmid: _vmid, ...rest } = params;
-        lost = await root.transport.call('POST', `/nodes/${node}/qemu`, { vmid, ...rest }, upidSchema);
+        lost = await root.transport.call('POST', `/nodes/${node}/qemu`, { vmid, ...vmCreateParams(spec) }, upidSchema);
       },
       async () => lab.pve.cluster.tasks.get(lost!)?.endMs === undefined,
     );

@@ -5,9 +5,11 @@ import {
   missingExistingVnets,
   nicActions,
   sameNetValue,
-  liveImportCreateParams,
+  liveImportSpec,
+  nicWrites,
+  pveNic,
   sdnActions,
-  shellCreateParams,
+  shellSpec,
   type MigrationAction,
 } from '../../../../src/domain/migration';
 import { disk, nic, PORTGROUPS, rules, vm } from './fixtures';
@@ -57,45 +59,56 @@ describe('sdnActions', () => {
   });
 });
 
-describe('shellCreateParams', () => {
+describe('shellSpec', () => {
   it('builds a diskless q35 shell with the VMware CPU, memory and firmware', () => {
-    expect(shellCreateParams(web01, { node: 'pve1', vcenter: 'vc.example.com' })).toEqual({
+    expect(shellSpec(web01, { node: 'pve1', vcenter: 'vc.example.com' })).toEqual({
+      node: 'pve1',
       vmid: 20042,
       name: 'web01',
       machine: 'q35',
       bios: 'ovmf',
-      efidisk0: 'local-lvm:1,efitype=4m,pre-enrolled-keys=0',
+      efidisk: { storage: 'local-lvm', efitype: '4m', preEnrolledKeys: false },
       sockets: 2,
       cores: 4,
       vcpus: 6,
       memory: 8192,
       ostype: 'l26',
       scsihw: 'virtio-scsi-single',
-      onboot: 0,
-      tags: 'ferry;migrated',
+      onboot: false,
+      tags: ['ferry', 'migrated'],
       description: 'Migrated by ferry from vCenter vc.example.com, vm-42 ("web01").',
     });
-    expect(shellCreateParams(db01, { node: 'pve1', vcenter: 'vc' })).not.toHaveProperty('efidisk0');
+    expect(shellSpec(db01, { node: 'pve1', vcenter: 'vc' })).not.toHaveProperty('efidisk');
+    expect(shellSpec(db01, { node: 'pve1', vcenter: 'vc' })).not.toHaveProperty('vcpus');
   });
 
   it('live import: the shell settings plus NICs with the VMware MACs, every disk import-from, boot order and live-restore', () => {
     const sources = { scsi0: '/mnt/pve/nfs/web01/web01.vmdk', scsi1: 'nfs:import/web01_1.vmdk' };
-    const params = liveImportCreateParams(web01, { node: 'pve1', vcenter: 'vc' }, sources, 'local-lvm');
-    expect(params).toMatchObject({
-      ...shellCreateParams(web01, { node: 'pve1', vcenter: 'vc' }),
-      net0: `${web01.nics[0]!.model}=${web01.nics[0]!.mac},bridge=${web01.nics[0]!.bridge}`,
-      net1: `${web01.nics[1]!.model}=${web01.nics[1]!.mac},bridge=${web01.nics[1]!.bridge}`,
-      scsi0: 'local-lvm:0,import-from=/mnt/pve/nfs/web01/web01.vmdk',
-      scsi1: 'local-lvm:0,import-from=nfs:import/web01_1.vmdk',
+    expect(liveImportSpec(web01, { node: 'pve1', vcenter: 'vc' }, sources, 'local-lvm')).toEqual({
+      ...shellSpec(web01, { node: 'pve1', vcenter: 'vc' }),
+      nics: [
+        { slot: 'net0', model: web01.nics[0]!.model, macaddr: web01.nics[0]!.mac, bridge: web01.nics[0]!.bridge },
+        { slot: 'net1', model: web01.nics[1]!.model, macaddr: web01.nics[1]!.mac, bridge: web01.nics[1]!.bridge },
+      ],
+      importDisks: [
+        { slot: 'scsi0', storage: 'local-lvm', source: '/mnt/pve/nfs/web01/web01.vmdk' },
+        { slot: 'scsi1', storage: 'local-lvm', source: 'nfs:import/web01_1.vmdk' },
+      ],
       boot: 'order=scsi0;net0',
-      'live-restore': 1,
+      liveRestore: true,
     });
-    expect(() => liveImportCreateParams(web01, { node: 'pve1', vcenter: 'vc' }, { scsi0: 'x' }, 'local-lvm')).toThrow(/no source for scsi1/);
+    expect(() => liveImportSpec(web01, { node: 'pve1', vcenter: 'vc' }, { scsi0: 'x' }, 'local-lvm')).toThrow(/no source for scsi1/);
   });
 
   it('refuses to build a refused VM', () => {
     const refused = assessInventory({ portgroups: PORTGROUPS, vms: [vm({ moid: 'bad' })] }, RULES).vms[0]!;
-    expect(() => shellCreateParams(refused, { node: 'pve1', vcenter: 'vc' })).toThrow(/cannot be built: moid "bad"/);
+    expect(() => shellSpec(refused, { node: 'pve1', vcenter: 'vc' })).toThrow(/cannot be built: moid "bad"/);
+  });
+});
+
+describe('pveNic', () => {
+  it('keeps the VMware MAC and model on the planned VNet', () => {
+    expect(pveNic(web01.nics[0]!)).toEqual({ slot: 'net0', model: 'virtio', macaddr: '00:50:56:AA:BB:A0', bridge: 'v100' });
   });
 });
 
@@ -114,6 +127,12 @@ describe('nicActions', () => {
         net1: 'virtio=BC:24:11:00:00:01,bridge=trunk1',
       }),
     ).toEqual([{ kind: 'set-nic', vm: 'web01', vmid: 20042, slot: 'net1', value: 'virtio=00:50:56:AA:BB:A1,bridge=trunk1' }]);
+    expect(nicWrites(web01, { net0: 'virtio=00:50:56:AA:BB:A0,bridge=v100' })).toEqual([
+      {
+        action: { kind: 'set-nic', vm: 'web01', vmid: 20042, slot: 'net1', value: 'virtio=00:50:56:AA:BB:A1,bridge=trunk1' },
+        nic: { slot: 'net1', model: 'virtio', macaddr: '00:50:56:AA:BB:A1', bridge: 'trunk1' },
+      },
+    ]);
   });
 
   it.each([

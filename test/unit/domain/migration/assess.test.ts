@@ -32,7 +32,7 @@ describe('assessInventory', () => {
       name: 'web01',
       pveName: 'web01',
       vmid: 20042,
-      firmware: { bios: 'ovmf', machine: 'q35', efidisk0: 'local-lvm:1,efitype=4m,pre-enrolled-keys=0' },
+      firmware: { bios: 'ovmf', machine: 'q35', efidisk: { storage: 'local-lvm', efitype: '4m', preEnrolledKeys: false } },
       cpu: { sockets: 2, cores: 2 },
       memoryMb: 8192,
       ostype: { ostype: 'l26', known: true },

@@ -25,7 +25,7 @@ describe('firmwareSettings', () => {
     expect(firmwareSettings('efi', 'local-lvm')).toEqual({
       bios: 'ovmf',
       machine: 'q35',
-      efidisk0: 'local-lvm:1,efitype=4m,pre-enrolled-keys=0',
+      efidisk: { storage: 'local-lvm', efitype: '4m', preEnrolledKeys: false },
     });
   });
 

@@ -1,0 +1,138 @@
+import { activityInfo } from '@temporalio/activity';
+import type { ImportFromDiskSpec } from '../../src/domain/pve-vm-spec';
+import { FerryError } from '../../src/errors';
+import { attachedDisks, ProxmoxNotFoundError, ProxmoxTaskError, type ProxmoxClient } from '../../src/proxmox';
+import { clientsOf } from '../clients';
+import type { ActivityDeps } from '../deps';
+import { beat } from '../heartbeat';
+import type { ImportedDisk, LiveImported, ProxmoxMigrationActivities } from '../migration-contract';
+import { privilegedClient } from './privileged';
+import { rejoinProxmoxTask } from './task-rejoin';
+
+const DAY_MS = 24 * 3600_000;
+
+/** Bringing the disks into Proxmox at cutover: one import per disk, or the live import of the whole VM. */
+export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm'> {
+  const { pve } = clientsOf(deps);
+  return {
+    async importDisk({ node, vmid, slot, source, storage }): Promise<ImportedDisk> {
+      const client = () => (source.startsWith('/') ? privilegedClient(deps, `importing ${source}`) : pve());
+      // A retry after the worker died: wait for the import it started instead of asking for a second one.
+      const rejoined = await rejoinProxmoxTask(client, { node, vmid, type: 'qmconfig' });
+      const current = await pve().disks.get(node, vmid, slot);
+      if (current) {
+        if (!current.volume.startsWith(`${storage}:`)) {
+          throw new FerryError(`VM ${vmid} ${slot} holds ${current.volume}, not a disk on ${storage}; ferry does not overwrite it`, 'policy');
+        }
+        // On a retry the disk is most likely ours from the attempt whose answer was lost (then it took
+        // an unknown time, 0 s: it does not count in the throughput), unless it was the task just rejoined.
+        return {
+          slot,
+          volume: current.volume,
+          bytes: current.sizeBytes ?? 0,
+          seconds: rejoined ? (Date.now() - rejoined.startedMs) / 1000 : 0,
+          alreadyPresent: !rejoined && activityInfo().attempt === 1,
+        };
+      }
+      const started = Date.now();
+      const { disk, task } = await client().disks.import(node, vmid, slot, { storage, source }, { onProgress: beat, timeoutMs: DAY_MS });
+      return { slot, volume: disk.volume, bytes: disk.sizeBytes ?? 0, seconds: (task?.durationMs ?? Date.now() - started) / 1000, alreadyPresent: false };
+    },
+
+    async liveImportVm({ spec }): Promise<LiveImported> {
+      const { node, vmid, name } = spec;
+      const disks = spec.importDisks ?? [];
+      const byPath = disks.find((d) => d.source.startsWith('/'));
+      const client = byPath ? privilegedClient(deps, `live import from ${byPath.source}`) : pve();
+      let started = Date.now();
+      // A retry after the worker died: wait for the live import it started (its create task).
+      const rejoined = await rejoinProxmoxTask(() => client, { node, vmid, type: 'qmcreate' }, /live-restore failed/).catch((err: unknown) => {
+        throw liveImportFailure(vmid, err);
+      });
+      if (rejoined) started = rejoined.startedMs;
+      let waited = rejoined !== undefined;
+      for (;;) {
+        const found = await liveImportState(client, node, vmid, name, disks);
+        if (found.kind === 'done') {
+          // Found complete at once: an earlier run's; after waiting for an import, or on a retry, ours.
+          const ours = waited || activityInfo().attempt > 1;
+          return { created: ours, seconds: waited ? (Date.now() - started) / 1000 : 0, disks: found.disks };
+        }
+        if (found.kind === 'importing') {
+          // An earlier attempt's live import still streams (its worker died): wait for it, do not start another.
+          waited = true;
+          beat({ type: 'qmcreate', upid: `(the live import of VM ${vmid} already running)`, elapsedMs: Date.now() - started, running: true });
+          await sleep(2_000);
+          continue;
+        }
+        if (found.kind === 'failed' && (waited || activityInfo().attempt > 1)) {
+          // Only a fresh call (a person's retry) replaces a failed live import: the guest wrote to it.
+          throw liveImportFailure(vmid, new ProxmoxTaskError(`(the live import of VM ${vmid})`, 'live-restore failed', []));
+        }
+        // The disk-less shell, or a failed live import a person chose to retry: it goes, the create replaces it.
+        if (found.kind !== 'absent') await client.vms.delete(node, vmid, { skiplock: found.kind === 'failed' }, { onProgress: beat });
+        waited = true; // from here on, what stands at the VMID is this call's
+        try {
+          const result = await client.vms.create({ ...spec, liveRestore: true }, { onProgress: beat, timeoutMs: DAY_MS });
+          // Without a task (the answer to the create was lost) the import may still run: look again.
+          if (!result.task) continue;
+          return { created: true, seconds: result.task.durationMs / 1000, disks: diskVolumes((await client.config.get(node, vmid)).values, disks) };
+        } catch (err) {
+          throw liveImportFailure(vmid, err);
+        }
+      }
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A failed live import: the guest ran and wrote to the new disks, so starting over is for a person to decide. */
+function liveImportFailure(vmid: number, err: unknown): unknown {
+  if (!(err instanceof ProxmoxTaskError && /live-restore failed/.test(err.exitstatus))) return err;
+  return new FerryError(
+    `the live import of VM ${vmid} failed after the VM had started (${err.message.split('\n')[0]}); the VM is stopped and locked. ` +
+      'Retry re-creates it from the NFS copies (what the guest wrote since the start is lost); rollback destroys it and powers the VMware VM on',
+    'policy',
+    { cause: err },
+  );
+}
+
+function diskVolumes(config: Record<string, string>, disks: readonly ImportFromDiskSpec[]): LiveImported['disks'] {
+  const attached = attachedDisks(config);
+  return disks.map(({ slot }) => ({ slot, volume: attached[slot]?.volume ?? '', bytes: attached[slot]?.sizeBytes ?? 0 }));
+}
+
+type LiveImportState =
+  | { kind: 'absent' }
+  | { kind: 'shell' }
+  | { kind: 'importing' }
+  | { kind: 'failed' }
+  | { kind: 'done'; disks: LiveImported['disks'] };
+
+/**
+ * What stands at the VMID before and during a live import. Only ferry's own states are replaced: the
+ * disk-less stopped shell and a failed live import (stopped, `lock: import`); anything else is refused.
+ */
+async function liveImportState(client: ProxmoxClient, node: string, vmid: number, name: string, wanted: readonly ImportFromDiskSpec[]): Promise<LiveImportState> {
+  let config;
+  try {
+    config = (await client.config.get(node, vmid)).values;
+  } catch (err) {
+    if (err instanceof ProxmoxNotFoundError) return { kind: 'absent' };
+    throw err;
+  }
+  if (config.name !== name) throw new FerryError(`VM ${vmid} is '${String(config.name)}', not '${name}'; ferry does not replace it`, 'policy');
+  const running = (await client.power.status(node, vmid)).status === 'running';
+  if (config.lock === 'import') return running ? { kind: 'importing' } : { kind: 'failed' };
+  const attached = attachedDisks(config);
+  const slots = Object.keys(attached);
+  if (slots.length === 0 && !running && config.lock === undefined) return { kind: 'shell' };
+  const complete = config.lock === undefined && wanted.every((d) => attached[d.slot]?.volume.startsWith(`${d.storage}:`) === true);
+  if (complete) return { kind: 'done', disks: diskVolumes(config, wanted) };
+  const storages = [...new Set(wanted.map((d) => d.storage))].join(', ');
+  throw new FerryError(
+    `VM ${vmid} holds ${slots.join(', ') || 'no disks'}${config.lock ? ` (lock: ${String(config.lock)})` : ''}${running ? ', running' : ''}: neither ferry's disk-less shell nor a live import of ${wanted.map((d) => d.slot).join(', ')} to ${storages}; ferry does not replace it`,
+    'policy',
+  );
+}

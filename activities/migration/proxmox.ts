@@ -1,0 +1,110 @@
+import { FerryError } from '../../src/errors';
+import { attachedDisks, ProxmoxNotFoundError } from '../../src/proxmox';
+import { clientsOf } from '../clients';
+import type { ActivityDeps } from '../deps';
+import { beat, beatWhile } from '../heartbeat';
+import type { PlanState, ProxmoxMigrationActivities, PveVmRef } from '../migration-contract';
+import { privilegedClient } from './privileged';
+
+type ProxmoxActivities = Omit<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm'>;
+
+/** Proxmox reads, SDN, the shell, NICs, boot order and power; disk imports are in disk-imports.ts. */
+export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxActivities {
+  const { pve } = clientsOf(deps);
+  return {
+    async findPveVms({ vmid, name }): Promise<PveVmRef[]> {
+      // Each node's own list too: /cluster/resources lags behind a fresh create.
+      const found = (await pve().vms.listEverywhere()).filter((vm) => vm.vmid === vmid || vm.name === name);
+      return found.map((vm) => ({ vmid: vm.vmid, name: vm.name, node: vm.node, status: vm.status }));
+    },
+
+    async readPveConfig({ node, vmid }) {
+      return (await pve().config.get(node, vmid)).values;
+    },
+
+    async readPlanState({ vms }): Promise<PlanState> {
+      const client = pve();
+      const all = await beatWhile('Proxmox VMs', client.vms.list());
+      const wanted = new Set(vms.map((v) => v.vmid));
+      const names = new Set(vms.map((v) => v.name));
+      const existing = all.filter((vm) => wanted.has(vm.vmid) || (vm.name !== undefined && names.has(vm.name)));
+      const configs: PlanState['configs'] = {};
+      for (const vm of existing.filter((e) => wanted.has(e.vmid))) {
+        beat({ reading: `config of VM ${vm.vmid}` });
+        configs[vm.vmid] = (await client.config.get(vm.node, vm.vmid)).values;
+      }
+      const [zones, vnets] = await Promise.all([client.sdn.zones(), client.sdn.vnets()]);
+      return {
+        existing: existing.map((vm) => ({ vmid: vm.vmid, name: vm.name, node: vm.node, status: vm.status })),
+        configs,
+        sdn: { zones: zones.map((z) => z.zone), vnets: vnets.map((v) => v.vnet) },
+      };
+    },
+
+    async readSdnState() {
+      const [zones, vnets] = await Promise.all([pve().sdn.zones(), pve().sdn.vnets()]);
+      return { zones: zones.map((z) => z.zone), vnets: vnets.map((v) => v.vnet) };
+    },
+
+    async ensureSdn({ zone, bridge, vnets }) {
+      const changes = await pve().sdn.ensure(
+        {
+          zones: [{ zone, type: 'vlan', bridge }],
+          vnets: vnets.filter((v) => v.create && v.tag !== undefined).map((v) => ({ vnet: v.id, zone, tag: v.tag, alias: v.alias })),
+        },
+        // All of ferry's SDN writes go through its single `sdn` permit, so a lock left by a lost answer is ours.
+        { heldLock: 'take-over', onProgress: beat },
+      );
+      return { created: changes.created, applied: changes.applied };
+    },
+
+    async createVmShell({ spec }) {
+      const result = await pve().vms.create(spec, { onProgress: beat });
+      return { created: result.created };
+    },
+
+    async waitVmVisible({ vmid }) {
+      return { visible: (await pve().vms.list()).some((vm) => vm.vmid === vmid) };
+    },
+
+    async setNic({ node, vmid, slot, nic }) {
+      await pve().nics.ensure(node, vmid, slot, nic);
+    },
+
+    async diskSizes({ node, vmid }) {
+      const disks = attachedDisks((await pve().config.get(node, vmid)).values);
+      return Object.fromEntries(Object.entries(disks).map(([slot, disk]) => [slot, disk.sizeBytes ?? -1]));
+    },
+
+    async setBootOrder({ node, vmid, order }) {
+      await pve().config.ensure(node, vmid, { boot: order });
+    },
+
+    async startVm({ node, vmid }) {
+      await pve().power.start(node, vmid, { onProgress: beat });
+    },
+
+    async stopVm({ node, vmid }) {
+      await pve().power.stop(node, vmid, { onProgress: beat });
+    },
+
+    async removeDisks({ node, vmid, slots }) {
+      for (const slot of slots) await pve().disks.delete(node, vmid, slot);
+    },
+
+    async discardVm({ node, vmid, name }) {
+      const client = privilegedClient(deps, `discarding VM ${vmid} (it may be locked by its live import)`);
+      let config;
+      try {
+        config = (await client.config.get(node, vmid)).values;
+      } catch (err) {
+        if (err instanceof ProxmoxNotFoundError) return { destroyed: false };
+        throw err;
+      }
+      if (config.name !== name) throw new FerryError(`VM ${vmid} is '${String(config.name)}', not '${name}'; ferry does not destroy it`, 'policy');
+      await client.power.stop(node, vmid, { onProgress: beat }, { skiplock: true });
+      const result = await client.vms.delete(node, vmid, { skiplock: true }, { onProgress: beat });
+      return { destroyed: result.deleted };
+    },
+  };
+}

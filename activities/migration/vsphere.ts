@@ -1,0 +1,80 @@
+import { cancellationSignal } from '@temporalio/activity';
+import { selectVms } from '../../src/domain/migration';
+import { FerryError } from '../../src/errors';
+import { VsphereFault } from '../../src/vsphere';
+import { clientsOf } from '../clients';
+import type { ActivityDeps } from '../deps';
+import { beat, beatWhile } from '../heartbeat';
+import type { VsphereMigrationActivities } from '../migration-contract';
+import { earlierRelocation } from './task-rejoin';
+
+/** The vCenter's name in workflow ids and records (vsphere.name, else its host). */
+export function vcenterName(deps: ActivityDeps): string {
+  const vsphere = clientsOf(deps).vsphere();
+  return vsphere.config.name ?? vsphere.config.host;
+}
+
+/** Discovery, storage vMotion and guest power on vCenter. */
+export function createVsphereMigrationActivities(deps: ActivityDeps): VsphereMigrationActivities {
+  const { vsphere } = clientsOf(deps);
+  return {
+    async discoverWave(selection) {
+      const { inventory } = await beatWhile('discovery', vsphere().discover());
+      const tagged = selection.tag ? new Set(await beatWhile('tagged VMs', vsphere().vmsTagged(selection.tag))) : undefined;
+      const { vms, missingNames } = selectVms(inventory.vms, selection, tagged);
+      if (missingNames.length > 0) throw new FerryError(`not found in vCenter ${inventory.vcenter}: ${missingNames.join(', ')}`, 'invalid');
+      if (vms.length === 0) throw new FerryError(`the selection ${JSON.stringify(selection)} matches no VM in vCenter ${inventory.vcenter}`, 'invalid');
+      return {
+        vcenter: vcenterName(deps),
+        vms,
+        portgroups: inventory.portgroups,
+        datastoresByVm: Object.fromEntries(vms.map((vm) => [vm.moid, vm.datastores ?? []])),
+      };
+    },
+
+    async readVmForMigration({ moid }) {
+      const { inventory } = await vsphere().discover();
+      const vm = inventory.vms.find((v) => v.moid === moid);
+      if (!vm) throw new FerryError(`VM ${moid} is not in vCenter ${inventory.vcenter} (within the discovery scope)`, 'not-found');
+      const keys = new Set(vm.nics.flatMap((n) => (n.backing.kind === 'dvportgroup' ? [n.backing.portgroupKey] : [])));
+      return {
+        vcenter: vcenterName(deps),
+        vm,
+        portgroups: inventory.portgroups.filter((pg) => keys.has(pg.key)),
+        datastores: vm.datastores ?? [],
+      };
+    },
+
+    async rereadVm({ moid }) {
+      return vsphere().readVm(moid);
+    },
+
+    async relocateVm({ moid, datastore }) {
+      // A retry after the worker died: wait for the vMotion it started (vCenter would refuse a second one).
+      const earlier = await earlierRelocation(vsphere(), moid);
+      if (earlier) {
+        try {
+          await vsphere().waitForRelocation(moid, earlier, { onProgress: beat, signal: cancellationSignal() });
+          return { moved: true };
+        } catch (err) {
+          // That task failed or is forgotten: say so in the heartbeat (so it is not rejoined again) and start afresh.
+          if (!(err instanceof VsphereFault)) throw err;
+          beat({ step: 'relocate', earlierTask: earlier, earlierError: err.message });
+        }
+      }
+      const result = await vsphere().relocateVmStorage(moid, datastore, { onProgress: beat, signal: cancellationSignal() });
+      return { moved: result.moved };
+    },
+
+    async shutdownGuest({ moid, timeoutMs, force }) {
+      const result = await vsphere().shutdownGuest(moid, { timeoutMs, force, onProgress: beat, signal: cancellationSignal() });
+      const map = { 'already-off': 'already-off', 'guest-shutdown': 'shut-down', 'powered-off': 'powered-off' } as const;
+      return { result: map[result.outcome] };
+    },
+
+    async powerOnVm({ moid }) {
+      const result = await vsphere().powerOn(moid, { onProgress: beat, signal: cancellationSignal() });
+      return { result: result.outcome };
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { MigrationSettings } from '../domain/migration/settings';
+import { durationToMs } from './common';
+import type { FerryConfig, MigrationConfig } from './schema';
+
+/**
+ * The `migration:` and `limits:` sections as the settings a migration run carries (durations in ms,
+ * the EFI storage defaulted). `vcenter` names the vCenter in workflow ids and records.
+ */
+export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limits'], vcenter: string): MigrationSettings {
+  return {
+    vcenter,
+    node: m.node,
+    targetStorage: m.targetStorage,
+    migrationDatastore: m.migrationDatastore,
+    datastores: m.datastores,
+    rules: {
+      vmidBase: m.vmidBase,
+      network: m.network,
+      nicModel: m.nicModel,
+      diskBus: m.diskBus,
+      efiStorage: m.efiStorage ?? m.targetStorage,
+    },
+    approvers: m.approvers,
+    relocateTimeoutMs: durationToMs(m.relocateTimeout),
+    heartbeatTimeoutMs: durationToMs(m.heartbeatTimeout),
+    cutover: {
+      mode: m.cutover.mode,
+      shutdownTimeoutMs: durationToMs(m.cutover.shutdownTimeout),
+      forcePowerOff: m.cutover.forcePowerOff,
+      startAfter: m.cutover.startAfter,
+      ...(m.cutover.approvalDeadline !== undefined ? { approvalDeadlineMs: durationToMs(m.cutover.approvalDeadline) } : {}),
+      importTimeoutMs: durationToMs(m.cutover.importTimeout),
+    },
+    limits,
+  };
+}

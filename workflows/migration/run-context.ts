@@ -1,0 +1,190 @@
+import { CancellationScope, getExternalWorkflowHandle, setHandler, upsertSearchAttributes, type ExternalWorkflowHandle } from '@temporalio/workflow';
+import type { VmSnapshot } from '../../activities/migration-contract';
+import {
+  cutoverPlan,
+  measuredThroughput,
+  type InventoryAssessment,
+  type MigrateVmResult,
+  type MigrationAction,
+  type MigrationSettings,
+  type MigrationStage,
+  type MigrationStatus,
+  type Refusal,
+  type Throughput,
+  type VmAssessment,
+  type VmidOccupancy,
+} from '../../src/domain/migration';
+import type { WaitRecord } from '../../src/domain/waits';
+import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../../src/domain/search-attributes';
+import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmStageSignal } from '../../src/messages';
+import { workflowNow } from '../clock';
+import { failureMessage } from '../failures';
+import { CutoverGate } from './cutover-gate';
+import { longActivities, reads, timingOf } from './proxies';
+
+export interface MigrateVmInput {
+  moid: string;
+  /** Resolved once by the wave; a standalone run loads them from the worker's configuration. */
+  settings?: MigrationSettings;
+  waveId?: string;
+  /** Import throughput measured so far by the wave (for the cutover plan's downtime estimate). */
+  throughput?: Throughput;
+  /** The wave to tell about stage changes and the end (its id survives the wave's continue-as-new). */
+  waveWorkflowId?: string;
+  /** The VM as the wave discovered it; a standalone run reads it. */
+  snapshot?: VmSnapshot;
+}
+
+/** What validation found out about the VM, for the stages after it. */
+export interface PlannedVm {
+  snapshot: VmSnapshot;
+  assessment: VmAssessment;
+  vnetPlan: InventoryAssessment['vnetPlan'];
+  vmid: number;
+  occupancy: VmidOccupancy;
+}
+
+/** What the run settled on when it began: its settings, the activities with their timeouts, the human gate. */
+interface Settled {
+  settings: MigrationSettings;
+  acts: ReturnType<typeof longActivities>;
+  gate: CutoverGate;
+}
+
+/**
+ * One migration run, as every stage sees it: the status a query shows, the helpers that record an
+ * action or enter a stage (upserting FerryStage and telling the wave), and, once settled, the settings,
+ * activities and gate.
+ */
+export class MigrationRun {
+  readonly status: MigrationStatus;
+  private readonly wave?: ExternalWorkflowHandle;
+  private seq = 0;
+  private settled?: Settled;
+  private planned?: PlannedVm;
+  private assessment?: VmAssessment;
+  private throughput: Throughput;
+
+  constructor(readonly input: MigrateVmInput) {
+    this.wave = input.waveWorkflowId ? getExternalWorkflowHandle(input.waveWorkflowId) : undefined;
+    this.status = newStatus(input.moid);
+    this.throughput = input.throughput ?? measuredThroughput([]);
+    setHandler(migrationStatusQuery, () => this.status);
+    upsertSearchAttributes([{ key: FerryKind, value: 'migrate' }, ...(input.waveId ? [{ key: WaveId, value: input.waveId }] : [])]);
+  }
+
+  get moid(): string {
+    return this.input.moid;
+  }
+
+  /** Loads the settings (unless the wave passed them) and opens the run's gate and plan query. */
+  async settle(): Promise<void> {
+    const settings = this.input.settings ?? (await reads.loadMigrationSettings());
+    this.settled = { settings, acts: longActivities(timingOf(settings)), gate: new CutoverGate(this.status, settings.approvers) };
+    setHandler(importThroughputSignal, (t) => {
+      this.throughput = t;
+    });
+    setHandler(cutoverPlanQuery, () =>
+      this.assessment ? cutoverPlan(this.assessment, settings.cutover.mode, settings.targetStorage, this.throughput) : undefined,
+    );
+  }
+
+  get settings(): MigrationSettings {
+    return this.require(this.settled, 'settings').settings;
+  }
+
+  get acts(): Settled['acts'] {
+    return this.require(this.settled, 'activities').acts;
+  }
+
+  get gate(): CutoverGate {
+    return this.require(this.settled, 'gate').gate;
+  }
+
+  /** The VM as assessed: the status, the search attributes and the cutover plan name it from now on. */
+  assessed(assessment: VmAssessment): void {
+    this.assessment = assessment;
+    this.status.vm = assessment.pveName;
+    this.status.vmid = assessment.vmid;
+    upsertSearchAttributes([
+      { key: VmName, value: assessment.name },
+      ...(assessment.vmid !== undefined ? [{ key: VmId, value: assessment.vmid }] : []),
+    ]);
+  }
+
+  /** The VM as validation planned it. */
+  get vm(): PlannedVm {
+    return this.require(this.planned, 'planned VM');
+  }
+
+  set vm(planned: PlannedVm) {
+    this.planned = planned;
+  }
+
+  enter(stage: MigrationStage): void {
+    const now = workflowNow();
+    const open = this.status.timings.at(-1);
+    if (open && open.endedAt === undefined) open.endedAt = now;
+    this.status.timings.push({ stage, startedAt: now });
+    this.status.stage = stage;
+    upsertSearchAttributes([{ key: FerryStage, value: stage }]);
+    this.seq += 1;
+    const seq = this.seq;
+    if (this.wave) void this.wave.signal(vmStageSignal, { moid: this.moid, stage, at: now, seq }).catch(() => undefined);
+  }
+
+  record(action: MigrationAction): void {
+    this.status.actions.push(action);
+  }
+
+  waited(wait: WaitRecord): void {
+    this.status.waits.push(wait);
+  }
+
+  /** Ends the run with an outcome, in its final stage. */
+  finish(outcome: MigrateVmResult['outcome'], stage: MigrationStage): MigrateVmResult {
+    this.enter(stage);
+    this.status.timings.at(-1)!.endedAt = this.status.timings.at(-1)!.startedAt;
+    this.status.outcome = outcome;
+    return { ...this.status, outcome };
+  }
+
+  /** Ends the run without migrating the VM, saying why. */
+  refuse(refusals: Refusal[]): MigrateVmResult {
+    this.status.refusals = refusals;
+    this.record({ kind: 'refuse', vm: this.status.vm, reasons: refusals.map((r) => r.reason) });
+    return this.finish('refused', 'refused');
+  }
+
+  failed(err: unknown): void {
+    this.status.error = failureMessage(err);
+  }
+
+  /** Tells the wave how the run ended, even when it was cancelled. */
+  async reportFinished(): Promise<void> {
+    const wave = this.wave;
+    if (!wave) return;
+    const { status } = this;
+    await CancellationScope.nonCancellable(() =>
+      wave
+        .signal(vmFinishedSignal, {
+          moid: this.moid,
+          outcome: status.outcome,
+          error: status.outcome ? undefined : (status.error ?? `failed in stage ${status.stage}`),
+          actions: status.actions,
+          timings: status.timings,
+          imports: status.imports.map((i) => ({ bytes: i.bytes, seconds: i.seconds })),
+        })
+        .catch(() => undefined),
+    );
+  }
+
+  private require<T>(value: T | undefined, what: string): T {
+    if (value === undefined) throw new Error(`migration run: ${what} used before the stage that sets it`);
+    return value;
+  }
+}
+
+function newStatus(moid: string): MigrationStatus {
+  return { vm: moid, moid, stage: 'validate', actions: [], timings: [], waits: [], decisions: [], ignored: [], refusals: [], imports: [] };
+}

@@ -1,0 +1,41 @@
+import { liveImportSpec } from '../../../src/domain/migration';
+import { withPermit } from '../../permits';
+import type { MigrationRun } from '../run-context';
+import { importSource, type DiskSources } from './disk-sources';
+import { importPermit } from './import-permit';
+
+/**
+ * live-import: the disk-less shell made before the approval (it held the VMID and had PVE check every
+ * setting) is replaced by one create with every disk `import-from` and live-restore. The VM boots at
+ * once; the task, and so this call, ends when PVE has streamed the disks in. One task copies all the
+ * VM's disks, so it holds one import permit.
+ */
+export async function liveImport(run: MigrationRun, sources: DiskSources): Promise<void> {
+  const { assessment, vmid } = run.vm;
+  const { node, vcenter, targetStorage: storage } = run.settings;
+  const { status } = run;
+  const vm = assessment.pveName;
+  const from = Object.fromEntries(assessment.disks.map((d) => [d.slot, importSource(sources[d.slot]!)]));
+  const spec = liveImportSpec(assessment, { node, vcenter }, from, storage);
+  const slots = assessment.disks.map((d) => d.slot);
+  // Set before asking: a create that fails half-way still leaves a VM this workflow made (rollback destroys it).
+  const replacedBefore = status.replacedVm === true;
+  status.replacedVm = true;
+  const result = await withPermit(importPermit(run, `live import ${vm}`), async ({ waitedMs }) => {
+    run.waited({ for: 'import permit (live import)', waitedMs });
+    return run.acts.copies.liveImportVm.executeWithOptions({ summary: `live import ${vm} (${slots.join(', ')}) into ${storage} on ${node}` }, [{ spec }]);
+  });
+  const ours = replacedBefore || result.created;
+  status.replacedVm = ours;
+  const total = result.disks.reduce((sum, d) => sum + d.bytes, 0);
+  status.imports = result.disks.map((d) => ({
+    slot: d.slot,
+    disk: assessment.disks.find((p) => p.slot === d.slot)!.source,
+    volume: d.volume,
+    bytes: d.bytes,
+    // One task streamed them all: its time is shared by size, so the sum stays the task's duration.
+    seconds: total > 0 ? (result.seconds * d.bytes) / total : 0,
+    created: ours,
+  }));
+  if (result.created) run.record({ kind: 'live-import', vm, vmid, node, slots, storage });
+}

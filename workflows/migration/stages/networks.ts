@@ -1,0 +1,23 @@
+import { executeChild, workflowInfo } from '@temporalio/workflow';
+import { missingVnetRefusals, sdnActions, type MigrateVmResult } from '../../../src/domain/migration';
+import { sdnSync } from '../../sdn-sync';
+import { reads } from '../proxies';
+import type { MigrationRun } from '../run-context';
+
+/** The VNets this VM needs exist (the wave usually made them already; otherwise a child run makes them). */
+export async function networks(run: MigrationRun): Promise<MigrateVmResult | undefined> {
+  run.enter('networks');
+  const { vnetPlan } = run.vm;
+  const { settings } = run;
+  const sdnState = await reads.readSdnState();
+  const missing = missingVnetRefusals(vnetPlan, sdnState);
+  if (missing.length > 0) return run.refuse(missing);
+  if (sdnActions(vnetPlan, sdnState).length > 0) {
+    const sdn = await executeChild(sdnSync, {
+      workflowId: `${workflowInfo().workflowId}/sdn`,
+      args: [{ zone: vnetPlan.zone, vnets: vnetPlan.vnets, permits: settings.limits.sdn, waveId: run.input.waveId, heartbeatTimeoutMs: settings.heartbeatTimeoutMs }],
+    });
+    run.status.actions.push(...sdn.actions);
+  }
+  return undefined;
+}

@@ -1,0 +1,23 @@
+import { filesOnDatastore, type MigrateVmResult } from '../../../src/domain/migration';
+import { PERMIT_KEYS } from '../../../src/domain/permits';
+import { withPermit } from '../../permits';
+import { permitLeaseMs } from '../proxies';
+import type { MigrationRun } from '../run-context';
+
+/** Storage vMotion onto the datastore Proxmox mounts: live, reversible, under the global vMotion limit. */
+export async function relocate(run: MigrationRun): Promise<MigrateVmResult | undefined> {
+  run.enter('relocate');
+  const { snapshot, assessment } = run.vm;
+  const { settings } = run;
+  const datastore = settings.migrationDatastore;
+  const diskDatastores = Object.fromEntries(snapshot.vm.disks.map((d) => [d.label, d.datastore?.name]));
+  if (filesOnDatastore(snapshot.datastores, diskDatastores, datastore)) return undefined;
+  // The permit is held for as long as the activity may retry (and rejoin its vMotion).
+  const permit = { key: PERMIT_KEYS.vmotion, permits: settings.limits.vmotion, leaseMs: permitLeaseMs(settings.relocateTimeoutMs), label: `relocate ${assessment.name}` };
+  await withPermit(permit, async ({ waitedMs }) => {
+    run.waited({ for: 'vMotion permit', waitedMs });
+    await run.acts.vmotion.relocateVm.executeWithOptions({ summary: `storage vMotion ${assessment.name} → ${datastore}` }, [{ moid: run.moid, datastore }]);
+  });
+  run.record({ kind: 'relocate', vm: assessment.pveName, moid: run.moid, datastore });
+  return undefined;
+}

@@ -1,0 +1,39 @@
+import { CancellationScope } from '@temporalio/workflow';
+import type { MigrateVmResult } from '../../../src/domain/migration';
+import type { MigrationRun } from '../run-context';
+
+/**
+ * Power the VMware VM back on, after making sure the Proxmox VM is off (both running would share MACs).
+ * Only what this workflow created goes: its imported disks, or the VM its live import created (which
+ * replaced the shell). Disks an earlier run imported stay, and are listed in `keptOnRollback`. Runs to
+ * its end even when the workflow is cancelled.
+ */
+export async function rollback(run: MigrationRun): Promise<MigrateVmResult> {
+  run.enter('rollback');
+  await CancellationScope.nonCancellable(() => undoCutover(run));
+  return run.finish('rolled-back', 'rolled-back');
+}
+
+async function undoCutover(run: MigrationRun): Promise<void> {
+  const { status, acts } = run;
+  const { assessment, vmid } = run.vm;
+  const { node } = run.settings;
+  const vm = assessment.pveName;
+  const kept = status.imports
+    .filter((i) => !i.created)
+    .map((i) => `${i.slot} (${i.disk}): ${i.volume} was there before this workflow ran; left in place`);
+  if (status.replacedVm) {
+    await acts.pve.discardVm.executeWithOptions({ summary: `discard VM ${vmid} ${vm} (its live import)` }, [{ node, vmid, name: vm }]);
+  } else {
+    await acts.pve.stopVm.executeWithOptions({ summary: `stop VM ${vmid} ${vm}` }, [{ node, vmid }]);
+    const ours = status.imports.filter((i) => i.created).map((i) => i.slot);
+    if (ours.length > 0) await acts.pve.removeDisks.executeWithOptions({ summary: `remove ${ours.join(', ')} of ${vm}` }, [{ node, vmid, slots: ours }]);
+  }
+  status.imports = [];
+  if (kept.length > 0) status.keptOnRollback = kept;
+  await powerOnVmwareVm(run);
+}
+
+async function powerOnVmwareVm(run: MigrationRun): Promise<void> {
+  await run.acts.guest.powerOnVm.executeWithOptions({ summary: `power on ${run.vm.assessment.name} on VMware` }, [{ moid: run.moid }]);
+}

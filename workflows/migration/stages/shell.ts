@@ -1,0 +1,27 @@
+import { nicWrites, shellSpec, type MigrateVmResult } from '../../../src/domain/migration';
+import { pollUntil } from '../../poll';
+import { reads } from '../proxies';
+import type { MigrationRun } from '../run-context';
+
+const VISIBILITY_POLL = { intervalMs: 2_000, timeoutMs: 10 * 60_000 };
+
+/** A diskless VM with the VMware CPU, memory, firmware and MACs (a VM ferry made before is adopted). */
+export async function shell(run: MigrationRun): Promise<MigrateVmResult | undefined> {
+  run.enter('shell');
+  const { assessment, vmid, occupancy } = run.vm;
+  const { node, vcenter } = run.settings;
+  const vm = assessment.pveName;
+  if (occupancy.kind === 'free') {
+    const { created } = await run.acts.pve.createVmShell.executeWithOptions({ summary: `create shell VM ${vmid} ${vm} on ${node}` }, [
+      { spec: shellSpec(assessment, { node, vcenter }) },
+    ]);
+    if (created) run.record({ kind: 'create-vm', vm, vmid, node });
+    run.waited(await pollUntil(async () => (await reads.waitVmVisible({ vmid })).visible, { what: `VM ${vmid} visible cluster-wide`, ...VISIBILITY_POLL }));
+  }
+  for (const { action, nic } of nicWrites(assessment, await reads.readPveConfig({ node, vmid }))) {
+    const { slot, ...spec } = nic;
+    await run.acts.pve.setNic.executeWithOptions({ summary: `set ${slot} of ${vm}: ${spec.macaddr} on ${spec.bridge}` }, [{ node, vmid, slot, nic: spec }]);
+    run.record(action);
+  }
+  return undefined;
+}

@@ -1,0 +1,19 @@
+import { assessInventory, vmidOccupancy, type MigrateVmResult } from '../../../src/domain/migration';
+import { reads } from '../proxies';
+import type { MigrationRun } from '../run-context';
+
+/** What the VM is, and whether ferry can and may build it (its VMID free, or ferry's own VM there). */
+export async function validate(run: MigrationRun): Promise<MigrateVmResult | undefined> {
+  run.enter('validate');
+  await run.settle();
+  const snapshot = run.input.snapshot ?? (await reads.readVmForMigration({ moid: run.moid }));
+  const assessed = assessInventory({ vms: [snapshot.vm], portgroups: snapshot.portgroups }, run.settings.rules);
+  const assessment = assessed.vms[0]!;
+  run.assessed(assessment);
+  if (assessment.refusals.length > 0) return run.refuse(assessment.refusals);
+  const vmid = assessment.vmid!;
+  const occupancy = vmidOccupancy(vmid, assessment.pveName, await reads.findPveVms({ vmid, name: assessment.pveName }));
+  if (occupancy.kind === 'clash') return run.refuse([occupancy.refusal]);
+  run.vm = { snapshot, assessment, vnetPlan: assessed.vnetPlan, vmid, occupancy };
+  return undefined;
+}

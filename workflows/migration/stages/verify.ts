@@ -1,0 +1,16 @@
+import { ApplicationFailure } from '@temporalio/workflow';
+import { reads } from '../proxies';
+import type { MigrationRun } from '../run-context';
+
+/** Each disk arrived whole: its size in Proxmox equals the VMware capacity. */
+export async function verifySizes(run: MigrationRun): Promise<void> {
+  run.enter('verify');
+  const { assessment, vmid } = run.vm;
+  const sizes = await reads.diskSizes({ node: run.settings.node, vmid });
+  const wrong = assessment.disks
+    .filter((d) => sizes[d.slot] !== d.capacityBytes)
+    .map((d) => `${d.slot} (${d.source}) is ${sizes[d.slot] ?? 'missing'} bytes, expected ${d.capacityBytes}`);
+  if (wrong.length > 0) {
+    throw ApplicationFailure.create({ type: 'DiskSizeMismatch', message: `disk sizes differ: ${wrong.join('; ')}`, nonRetryable: true });
+  }
+}
