@@ -1,8 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { NAMED_VMS } from '../../lab/vcsim/estate';
 import { spawnFerry } from '../helpers/processes';
-import { startTestVcsim, TEST_EXTRA_VMS, type TestVcsim } from '../helpers/vcsim';
+import { startTestVcsim, vmwareEnv, TEST_EXTRA_VMS, type TestVcsim } from '../helpers/vcsim';
 
 describe('ferry discover, as a user runs it', () => {
   jest.setTimeout(120_000);
@@ -11,17 +9,7 @@ describe('ferry discover, as a user runs it', () => {
 
   beforeAll(async () => {
     sim = await startTestVcsim();
-    // An empty ferry.yaml: everything comes from the environment, as with the Ansible collections.
-    const configFile = path.join(sim.stateDir, 'ferry.yaml');
-    writeFileSync(configFile, '# empty\n');
-    env = {
-      FERRY_CONFIG: configFile,
-      VMWARE_HOST: sim.config.host,
-      VMWARE_PORT: String(sim.config.port),
-      VMWARE_USER: sim.config.user,
-      VMWARE_PASSWORD: sim.config.password,
-      VMWARE_CA_FILE: sim.config.caFile!,
-    };
+    env = vmwareEnv(sim);
   });
 
   afterAll(() => sim?.stop());

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { NAMED_VMS } from '../../lab/vcsim/estate';
 import { ROOT } from '../helpers/processes';
-import { startTestVcsim, type TestVcsim } from '../helpers/vcsim';
+import { startTestVcsim, vmwareEnv, type TestVcsim } from '../helpers/vcsim';
 
 /** Enough VMs that the JSON is many times a pipe's 64 KiB buffer. */
 const SCALE_VMS = 300;
@@ -33,16 +32,7 @@ describe('output through a pipe', () => {
 
   beforeAll(async () => {
     sim = await startTestVcsim({ extraVms: SCALE_VMS });
-    const configFile = path.join(sim.stateDir, 'ferry.yaml');
-    writeFileSync(configFile, '# empty\n');
-    env = {
-      FERRY_CONFIG: configFile,
-      VMWARE_HOST: sim.config.host,
-      VMWARE_PORT: String(sim.config.port),
-      VMWARE_USER: sim.config.user,
-      VMWARE_PASSWORD: sim.config.password,
-      VMWARE_CA_FILE: sim.config.caFile!,
-    };
+    env = vmwareEnv(sim);
   });
 
   afterAll(() => sim?.stop());

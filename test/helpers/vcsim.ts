@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseConfig, type VsphereConfig } from '../../src/config';
@@ -37,5 +37,22 @@ export async function startTestVcsim(options: { methodDelay?: Record<string, num
       await lab.stop();
       rmSync(stateDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * How a user points `ferry` at this vcsim: an empty ferry.yaml and everything from the environment,
+ * as with the Ansible collections.
+ */
+export function vmwareEnv(sim: TestVcsim): Record<string, string> {
+  const configFile = path.join(sim.stateDir, 'ferry.yaml');
+  writeFileSync(configFile, '# empty\n');
+  return {
+    FERRY_CONFIG: configFile,
+    VMWARE_HOST: sim.config.host,
+    VMWARE_PORT: String(sim.config.port),
+    VMWARE_USER: sim.config.user,
+    VMWARE_PASSWORD: sim.config.password,
+    VMWARE_CA_FILE: sim.config.caFile!,
   };
 }

@@ -1,17 +1,6 @@
 import { placeWave, vmMatches, type PlacementInput, type PlacementStorage, type PlacementVm } from '../../../../src/domain/placement';
+import { seededRandom as generator } from '../../../../lab/proxmox-sim/prng';
 import { GiB, node } from './fixtures';
-
-/** mulberry32: a seeded generator, so every run checks the same waves. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomWave(seed: number): PlacementInput {
   const random = generator(seed);
