@@ -80,8 +80,6 @@ const runtimes = new WeakMap<Cluster, QemuRuntime>();
 export const attachQemuRuntime = (cluster: Cluster, runtime: QemuRuntime) => runtimes.set(cluster, runtime);
 export const qemuRuntime = (cluster: Cluster): QemuRuntime | undefined => runtimes.get(cluster);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Every live runtime, so one exit hook can kill what is left if the process ends without stopAll. */
 const live = new Set<QemuRuntime>();
 let exitHook = false;
@@ -352,7 +350,10 @@ export class QemuRuntime {
   }
 
   private async exitedWithin(i: QemuInstance, ms: number): Promise<boolean> {
-    return (await Promise.race([i.gone.then(() => true), sleep(ms).then(() => false)])) || !this.instances.has(i.vmid);
+    let timer: NodeJS.Timeout | undefined;
+    const gone = await Promise.race([i.gone.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)))]);
+    clearTimeout(timer);
+    return gone || !this.instances.has(i.vmid);
   }
 
   /**
