@@ -17,8 +17,10 @@ install_govmomi() {
     command -v go >/dev/null || die "Go $GOVMOMI_GO_MIN or newer is needed to build vcsim and govc ($GOVMOMI_VERSION)"
     go_at_least "$GOVMOMI_GO_MIN" ||
       die "vcsim and govc $GOVMOMI_VERSION need Go $GOVMOMI_GO_MIN or newer; this is $(go version) (install a newer Go from https://go.dev/dl/)"
-    log "building vcsim and govc $GOVMOMI_VERSION with go install into $dir"
+    log "building vcsim and govc $GOVMOMI_VERSION with go install into $dir (about a minute)"
+    local began=$SECONDS
     GOBIN="$dir" go install "github.com/vmware/govmomi/vcsim@$GOVMOMI_VERSION" "github.com/vmware/govmomi/govc@$GOVMOMI_VERSION"
+    log "vcsim and govc built in $((SECONDS - began)) s"
   fi
   link_tool vcsim "$dir/vcsim"
   link_tool govc "$dir/govc"
