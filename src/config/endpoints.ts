@@ -31,6 +31,7 @@ export const proxmoxSection = z
     (p, ctx) => {
       // Reported as missing values, with the variable to set (see missing.ts). Run even when other keys
       // are wrong (ALWAYS), so one pass lists every problem: the values may then be of any type.
+      if (typeof p !== 'object' || p === null) return; // the section's type error says it
       const auth = p.auth ?? 'token';
       if (auth === 'token' && !p.tokenId) ctx.addIssue({ code: 'custom', path: ['tokenId'], message: 'token auth needs it' });
       if (auth === 'token' && !p.tokenSecret) ctx.addIssue({ code: 'custom', path: ['tokenSecret'], message: 'token auth needs it' });
@@ -49,7 +50,7 @@ export const vsphereDiscoverySection = z
     pageSize: z.number().int().min(1).max(10_000).default(500),
   })
   .strict()
-  .refine((d) => d.datacenter !== undefined || ((d.folders?.length ?? 0) === 0 && (d.clusters?.length ?? 0) === 0), {
+  .refine((d) => typeof d !== 'object' || d === null || d.datacenter !== undefined || ((d.folders?.length ?? 0) === 0 && (d.clusters?.length ?? 0) === 0), {
     message: 'folders and clusters are paths inside a datacenter: set discovery.datacenter too',
     ...ALWAYS,
   });
@@ -88,6 +89,7 @@ export const netboxSection = z
   .strict()
   .superRefine((n, ctx) => {
     // Run even when other keys are wrong (a missing token, say), so the URL's problems come in the same pass.
+    if (typeof n !== 'object' || n === null) return; // the section's type error says it
     let url: URL;
     try {
       url = new URL(String(n.url));

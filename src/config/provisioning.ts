@@ -27,7 +27,7 @@ export const provisioningSection = z
     vmidRange: z
       .object({ min: vmid, max: vmid })
       .strict()
-      .refine((r) => typeof r.min !== 'number' || typeof r.max !== 'number' || r.min <= r.max, { message: 'min must not be above max', ...ALWAYS })
+      .refine((r) => typeof r !== 'object' || r === null || typeof r.min !== 'number' || typeof r.max !== 'number' || r.min <= r.max, { message: 'min must not be above max', ...ALWAYS })
       .default({ min: 10_000, max: 99_999 }),
     ostype: z.string().regex(/^[a-z0-9]+$/, 'a Proxmox ostype such as l26 or win11').default('l26'),
     nicModel: z.enum(['virtio', 'e1000', 'e1000e', 'vmxnet3', 'rtl8139']).default('virtio'),
@@ -86,6 +86,7 @@ export const provisioningSection = z
   })
   .strict()
   .superRefine((p, ctx) => {
+    if (typeof p !== 'object' || p === null) return; // the section's type error says it
     const approvalFor: unknown = p.teardown?.approvalFor;
     const approvers: unknown = p.approvers;
     if (Array.isArray(approvalFor) && approvalFor.length > 0 && Array.isArray(approvers) && approvers.length === 0) {

@@ -21,7 +21,7 @@ export const temporalSection = z
         serverName: z.string().min(1).optional(),
       })
       .strict()
-      .refine((t) => Boolean(t.clientCertFile) === Boolean(t.clientKeyFile), {
+      .refine((t) => typeof t !== 'object' || t === null || Boolean(t.clientCertFile) === Boolean(t.clientKeyFile), {
         message: 'mTLS needs both clientCertFile and clientKeyFile',
         ...ALWAYS,
       })

@@ -60,6 +60,9 @@ const CONFIG_CASES: ConfigCase[] = [
   ['dns.ttl negative', { dns: { server: 'ns1', tsigKeyName: 'k', ttl: -1 } }, SECRETS, ['dns.ttl']],
   ['PROXMOX_PORT not a number', { proxmox: PVE }, { ...SECRETS, PROXMOX_PORT: 'eighty' }, ['proxmox.port (environment PROXMOX_PORT)']],
   ['provisioning vmidRange min above max', { provisioning: { vmidRange: { min: 2000, max: 1000 }, approvers: ['a'] } }, {}, ['provisioning.vmidRange', 'min must not be above max']],
+  ['a section that is not a mapping', { proxmox: 'pve1' }, {}, ['proxmox (ferry.yaml)', 'expected object']],
+  ['a nested section that is null', { vsphere: { host: 'vc', user: 'u', discovery: null } }, SECRETS, ['vsphere.discovery']],
+  ['vmidRange not a mapping', { provisioning: { node: 'pve1', storage: 'local-lvm', vmidRange: 'all', approvers: ['a'] } }, {}, ['provisioning.vmidRange']],
   ['provisioning approvals without approvers, and a type error (B4)', { provisioning: { maxConcurrent: 'ten' } }, {}, ['provisioning.maxConcurrent', 'provisioning.approvers']],
 ];
 

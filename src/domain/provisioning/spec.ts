@@ -110,6 +110,7 @@ export const provisionSpecSchema = z
   .strict()
   .superRefine((given, ctx) => {
     // Run even when some key has the wrong type, so one pass lists every problem: the values are as given.
+    if (!isObject(given)) return; // not a mapping at all: its type error says so
     const spec = given as Partial<Record<keyof typeof given, unknown>>;
     const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
     const slotsOf = (v: unknown) => list(v).flatMap((item) => (isObject(item) && typeof item.slot === 'string' ? [item.slot] : []));
