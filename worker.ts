@@ -7,22 +7,22 @@
  */
 import { writeFileSync } from 'node:fs';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
-import { ConfigError, loadConfig } from './src/config';
-import { connectWorker } from './src/temporal/connection';
+import { ConfigError, loadScopedConfig } from './src/config';
+import { connectWorker, TemporalUnreachable } from './src/temporal/connection';
 import { parseWorkerArgs } from './worker/args';
 import { createDependencies } from './worker/dependencies';
 import { createWorkers, runWorkers } from './worker/create-workers';
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
-  const config = loadConfig(parseWorkerArgs(argv).config);
+  const { config, defaults } = loadScopedConfig(parseWorkerArgs(argv).config);
   Runtime.install({ logger: new DefaultLogger(logLevel(process.env.FERRY_LOG_LEVEL)), shutdownSignals: ['SIGINT', 'SIGTERM'] });
-  const connection = await connectWorker(config.temporal);
+  const connection = await connectWorker(config.temporal, { defaultAddress: defaults.temporalAddress });
   try {
     const workers = await createWorkers({ config, connection, deps: await createDependencies(config) });
     console.log(
-      `ferry worker: ${config.temporal.address} namespace ${config.temporal.namespace}, queues ${workers
-        .map((w) => w.options.taskQueue)
-        .join(', ')}`,
+      `ferry worker: ${config.temporal.address}${defaults.temporalAddress ? ' (the default address; set TEMPORAL_ADDRESS or temporal.address)' : ''} namespace ${
+        config.temporal.namespace
+      }, queues ${workers.map((w) => w.options.taskQueue).join(', ')}`,
     );
     // The container's health check looks for this file.
     if (process.env.FERRY_READY_FILE) writeFileSync(process.env.FERRY_READY_FILE, new Date().toISOString());
@@ -44,7 +44,8 @@ function logLevel(value: string | undefined): LogLevel {
 
 if (require.main === module) {
   main().catch((err: unknown) => {
-    console.error(err instanceof ConfigError ? err.message : err);
+    // Known refusals are one line each; anything else keeps its stack, for a bug report.
+    console.error(err instanceof ConfigError ? err.message : err instanceof TemporalUnreachable ? `ferry worker: ${err.message}` : err);
     // A configuration or command-line problem exits 2, like the CLI's usage errors.
     process.exit(err instanceof ConfigError ? 2 : 1);
   });

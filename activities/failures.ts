@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { FerryError } from '../src/errors';
+import { tlsProblem } from '../src/tls-errors';
 
 /**
  * The one place where outside errors become Temporal failures: transient, locked and conflict errors
@@ -9,7 +10,14 @@ import { FerryError } from '../src/errors';
  */
 export function toActivityFailure(err: unknown): unknown {
   if (err instanceof ApplicationFailure) return err;
-  if (!(err instanceof FerryError)) return err; // unknown errors: Temporal retries them by default
+  if (!(err instanceof FerryError)) {
+    // A TLS refusal from a library that does not classify it (Temporal's client, undici) is configuration: never retried.
+    const tls = tlsProblem(err);
+    if (tls && err instanceof Error) {
+      return ApplicationFailure.create({ type: 'TlsError', message: `TLS: ${tls.problem} (${tls.code}): ${err.message}`, nonRetryable: true, cause: err });
+    }
+    return err; // unknown errors: Temporal retries them by default
+  }
   return ApplicationFailure.create({
     type: err.name,
     message: err.message,

@@ -16,8 +16,8 @@ export async function withClient<T>(
   fn: (client: Client, config: FerryConfig, names: WorkflowNames) => Promise<T>,
   sections: readonly OptionalSection[] = [],
 ): Promise<T> {
-  const { config, names } = loadScopedConfig(options.config, process.env, { sections });
-  const client = await connectClient(config.temporal);
+  const { config, names, defaults } = loadScopedConfig(options.config, process.env, { sections });
+  const client = await connectClient(config.temporal, { defaultAddress: defaults.temporalAddress });
   try {
     return await fn(client, config, names);
   } finally {

@@ -1,3 +1,5 @@
+import { tlsProblem } from './tls-errors';
+
 /**
  * Errors from outside systems, classified once so activities can turn them into the right Temporal
  * failure (activities/failures.ts). Every client (Proxmox, vSphere, NetBox, DNS) throws subclasses.
@@ -43,9 +45,24 @@ export class FerryError extends Error {
     this.retryAfterMs = options.retryAfterMs;
   }
 
+  /** Retryable by its category, unless something in its cause chain is final: a wrapper never makes a final error retryable. */
   get retryable(): boolean {
-    return RETRYABLE.has(this.category);
+    return RETRYABLE.has(this.category) && !hasFinalCause(this.cause);
   }
+}
+
+/**
+ * Whether an error, or anything in its `cause` chain, is final: a non-retryable FerryError, a Temporal
+ * failure marked non-retryable, or a TLS refusal (a configuration matter everywhere). Wrappers ask this
+ * so a TLS, authentication, permission or schema error stays non-retryable however often it is wrapped.
+ */
+export function hasFinalCause(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof FerryError && !RETRYABLE.has(e.category)) return true;
+    if ((e as { nonRetryable?: unknown }).nonRetryable === true) return true;
+    if (tlsProblem(e)) return true;
+  }
+  return false;
 }
 
 export function isRetryableCategory(category: ErrorCategory): boolean {

@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
@@ -29,8 +30,11 @@ interface QueuedRequest {
   request: VmidRequest;
 }
 
-/** A failed read is not an answer about the range: those requests may try again. */
-type Answer = Allocation | { readFailed: string };
+/**
+ * A failed read is not an answer about the range: those requests may try again, unless the read failed
+ * for a reason asking again cannot fix (TLS, credentials, permission, an answer ferry cannot read).
+ */
+type Answer = Allocation | { readFailed: string; final: boolean; category?: string };
 
 /**
  * The single writer of VMIDs for records that have none. Provisions reach it with update-with-start
@@ -56,7 +60,14 @@ export async function vmidAllocator(input: VmidAllocatorInput = {}): Promise<voi
       await condition(() => answers.has(id));
       const answer = answers.get(id)!;
       answers.delete(id);
-      if ('readFailed' in answer) throw ApplicationFailure.create({ type: VMID_READ_FAILED, message: answer.readFailed, nonRetryable: false });
+      if ('readFailed' in answer) {
+        throw ApplicationFailure.create({
+          type: VMID_READ_FAILED,
+          message: answer.readFailed,
+          nonRetryable: answer.final,
+          details: answer.category ? [{ category: answer.category }] : [],
+        });
+      }
       if ('error' in answer) throw ApplicationFailure.create({ type: VMID_RANGE_EXHAUSTED, message: answer.error, nonRetryable: true });
       return answer.vmid;
     },
@@ -94,7 +105,9 @@ async function answerBatch(batch: QueuedRequest[], state: AllocatorState, answer
     used = await reads.usedVmids({ range });
   } catch (err) {
     // The allocator outlives a failed read: this batch is refused, the next one reads again.
-    for (const b of batch) answers.set(b.id, { readFailed: `could not read the VMIDs in use: ${failureMessage(err)}` });
+    const readFailed = `could not read the VMIDs in use: ${failureMessage(err)}`;
+    const { final, category } = finalCause(err);
+    for (const b of batch) answers.set(b.id, { readFailed, final, category });
     return;
   }
   const result = allocate(
@@ -107,4 +120,12 @@ async function answerBatch(batch: QueuedRequest[], state: AllocatorState, answer
   batch.forEach((b, i) => answers.set(b.id, result.answers[i]!));
   state.allocated += result.answers.filter((a) => 'vmid' in a).length;
   setCurrentDetails(`${state.allocated} VMIDs handed out; ${state.reservations.length} not yet in use: ${state.reservations.map((r) => `${r.vmid} ${r.name}`).join(', ') || 'none'}`);
+}
+
+/** Whether the read failed for good (the activity's own failure was non-retryable), and its category. */
+function finalCause(err: unknown): { final: boolean; category?: string } {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || !cause.nonRetryable) return { final: false };
+  const category = (cause.details?.[0] as { category?: unknown } | undefined)?.category;
+  return { final: true, ...(typeof category === 'string' ? { category } : {}) };
 }

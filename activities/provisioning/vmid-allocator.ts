@@ -3,7 +3,7 @@ import { ApplicationFailure, WithStartWorkflowOperation, WorkflowUpdateFailedErr
 import { VMID_ALLOCATOR_KEY, VMID_RANGE_EXHAUSTED, VMID_READ_FAILED } from '../../src/domain/provisioning';
 import { FerryKind } from '../../src/domain/search-attributes';
 import { scopedLimitKey } from '../../src/domain/task-queues';
-import { FerryError } from '../../src/errors';
+import { FerryError, isRetryableCategory, type ErrorCategory } from '../../src/errors';
 import { allocateVmidUpdate, type VmidAllocatorWorkflow } from '../../src/messages';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
@@ -11,7 +11,10 @@ import type { ProvisioningActivities } from '../provisioning-contract';
 
 /** The allocator's range is full: final until a person widens the range or frees VMIDs. */
 class VmidRangeExhausted extends FerryError {}
-/** The allocator could not read the VMIDs in use (Proxmox or NetBox unreachable): asking again can help. */
+/**
+ * The allocator could not read the VMIDs in use: asking again can help when Proxmox or NetBox was
+ * unreachable, not when the read was refused for good (TLS, credentials, permission, an unreadable answer).
+ */
 class VmidReadFailed extends FerryError {}
 
 /**
@@ -54,7 +57,17 @@ export function createVmidAllocatorActivities(deps: ActivityDeps): Pick<Provisio
 function refusal(workflowId: string, err: WorkflowUpdateFailedError): FerryError {
   const type = err.cause instanceof ApplicationFailure ? err.cause.type : undefined;
   const message = `the VMID allocator ${workflowId} refused: ${err.cause?.message ?? err.message}`;
-  if (type === VMID_READ_FAILED) return new VmidReadFailed(message, 'transient', { cause: err });
+  if (type === VMID_READ_FAILED) return new VmidReadFailed(message, readCategory(err.cause as ApplicationFailure), { cause: err });
   if (type === VMID_RANGE_EXHAUSTED) return new VmidRangeExhausted(message, 'policy', { cause: err });
   return new FerryError(message, 'invalid', { cause: err }); // the request failed the allocator's validation
+}
+
+const CATEGORIES: readonly ErrorCategory[] = ['transient', 'locked', 'conflict', 'invalid', 'permission', 'not-found', 'policy'];
+
+/** A failed read stays what its cause was: retryable only when the allocator's read may be asked again. */
+function readCategory(failure: ApplicationFailure): ErrorCategory {
+  if (!failure.nonRetryable) return 'transient';
+  const said = (failure.details?.[0] as { category?: unknown } | undefined)?.category;
+  const category = CATEGORIES.find((c) => c === said);
+  return category && !isRetryableCategory(category) ? category : 'invalid';
 }

@@ -14,6 +14,7 @@ import {
 } from '../../src/messages';
 import { withClient, type GlobalOptions } from '../client';
 import { UsageError } from '../errors';
+import { requireWorker } from '../worker-presence';
 import { quote, resolveTarget } from '../targets';
 
 type Decision = UpdateDefinition<unknown, [CutoverApproval]>;
@@ -48,6 +49,7 @@ interface DecisionFlags {
   by: string;
   reason: string;
   vms?: string;
+  wait?: boolean;
 }
 
 /** approve / reject / retry / rollback: validated updates, so a refusal is reported here and changes nothing. */
@@ -60,6 +62,7 @@ export function registerDecisions(program: Command): void {
       .requiredOption('--by <name>', 'who decides (must be an approver in ferry.yaml)')
       .requiredOption('--reason <text>', 'why (recorded in the workflow history)');
     if (name === 'approve') command.option('--vms <a,b,…>', 'for a wave: only these VMs');
+    command.option('--wait', 'when no worker polls the workflow\'s task queue, wait for one (else: say so and exit 1)');
     command.action(async (target: string, flags: DecisionFlags, cmd: Command) => {
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const handle = await resolveTarget(client, target, ['migrate', 'wave', 'teardown']);
@@ -70,6 +73,8 @@ export function registerDecisions(program: Command): void {
         if (vms && !wave) throw new UsageError(`--vms is for a wave; ${handle.workflowId} is a ${description.type}`);
         const chosen = wave ? updates.wave : description.type === 'teardownVm' ? updates.teardown : updates.vm;
         if (!chosen) throw new Error(`${name} is for migrations; a teardown is approved or rejected (rerun \`ferry teardown\` to finish an incomplete one)`);
+        // An update is answered by a worker: without one it would wait in silence.
+        await requireWorker(client, description.taskQueue, { wait: Boolean(flags.wait), what: `${name} of ${handle.workflowId}` });
         try {
           await handle.executeUpdate(chosen, { args: [{ by: flags.by, reason: flags.reason, ...(vms ? { vms } : {}) }] });
         } catch (err) {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../../src/domain/search-attributes';
+import { FERRY_KINDS, FerryKind, FerryStage, VmId, VmName, WaveId } from '../../src/domain/search-attributes';
+import { UsageError } from '../errors';
 import { withClient, type GlobalOptions } from '../client';
 import { intOption } from '../int-option';
 
@@ -14,12 +15,15 @@ export function registerList(program: Command): void {
   program
     .command('list')
     .description('running and recent ferry workflows')
-    .option('--kind <kind>', 'migrate, wave, provision, teardown, semaphore, doctor, plan, …')
+    .option('--kind <kind>', FERRY_KINDS.join(', '))
     .option('--running', 'only running workflows')
     .option('--limit <n>', 'at most this many', intOption(1, 10_000), 50)
     .action(async (flags: ListFlags, cmd: Command) => {
       const clauses = ['FerryKind IS NOT NULL'];
-      if (flags.kind) clauses.push(`FerryKind = '${flags.kind.replace(/'/g, '')}'`);
+      if (flags.kind !== undefined) {
+        if (!(FERRY_KINDS as readonly string[]).includes(flags.kind)) throw new UsageError(`--kind: unknown kind "${flags.kind}"; one of ${FERRY_KINDS.join(', ')}`);
+        clauses.push(`FerryKind = '${flags.kind}'`);
+      }
       if (flags.running) clauses.push("ExecutionStatus = 'Running'");
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         let count = 0;

@@ -5,6 +5,7 @@ import { withClient, type GlobalOptions } from '../client';
 import { UsageError } from '../errors';
 import { intOption } from '../int-option';
 import { readWaveFile } from '../wave-file';
+import { warnWithoutWorker } from '../worker-presence';
 import { selectionFrom } from './plan';
 import { selectionOptions, type SelectionFlags } from './selection';
 
@@ -28,6 +29,9 @@ export function registerMigrate(program: Command): void {
     .option('--wave-id <id>', 'wave id (default: from the file, or the VM name)')
     .option('--max-concurrent <n>', 'VM workflows at once (default: the wave file\'s, else 50)', intOption(1, 1000));
   selectionOptions(command).action(async (flags: MigrateFlags, cmd: Command) => {
+    const selectionFlags = (['names', 'folder', 'cluster', 'tag'] as const).filter((k) => flags[k] !== undefined).map((k) => `--${k}`);
+    const sources = [...(flags.vm !== undefined ? ['--vm'] : []), ...(flags.wave !== undefined ? ['--wave'] : []), ...(selectionFlags.length ? [selectionFlags.join('/')] : [])];
+    if (sources.length > 1) throw new UsageError(`say what to migrate one way: ${sources.join(' and ')} do not go together (--vm NAME, --wave FILE, or --names/--folder/--cluster/--tag)`);
     const file = flags.wave ? readWaveFile(flags.wave) : undefined;
     const selection = file?.selection ?? (flags.vm ? { names: [flags.vm] } : selectionFrom(flags));
     if (!selection.names && !selection.folder && !selection.cluster && !selection.tag) {
@@ -53,6 +57,7 @@ export function registerMigrate(program: Command): void {
       console.log(`wave ${waveId}: workflow ${handle.workflowId} (run ${handle.firstExecutionRunId})`);
       console.log(`  watch:    ferry status ${workflowId} --watch`);
       console.log(`  approve:  ferry approve ${workflowId} --by <approver> --reason "<why>"`);
+      await warnWithoutWorker(client, config.worker.taskQueue, `wave ${waveId}`);
     });
   });
 }

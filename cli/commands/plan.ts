@@ -4,6 +4,9 @@ import type { planMigration } from '../../workflows/plan-migration';
 import { describeAction } from '../../src/domain/migration';
 import { withClient, type GlobalOptions } from '../client';
 import { selectionOptions, type SelectionFlags } from './selection';
+import { UsageError } from '../errors';
+import { requireWorker } from '../worker-presence';
+import { selectionProblems } from '../wave-file';
 
 export function registerPlan(program: Command): void {
   const command = program
@@ -11,16 +14,18 @@ export function registerPlan(program: Command): void {
     .description('dry run: read vCenter and Proxmox, change nothing, and list every action a migration would take');
   selectionOptions(command)
     .option('--json', 'print the plan as JSON')
-    .action(async (flags: SelectionFlags & { json?: boolean }, cmd: Command) => {
+    .option('--wait', 'when no worker polls the task queue, wait for one (else: say so and exit 1)')
+    .action(async (flags: SelectionFlags & { json?: boolean; wait?: boolean }, cmd: Command) => {
       const selection: WaveSelection = selectionFrom(flags);
-      const plan = await withClient(cmd.optsWithGlobals<GlobalOptions>(), (client, config) =>
-        client.workflow.execute<typeof planMigration>('planMigration', {
+      const plan = await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
+        await requireWorker(client, config.worker.taskQueue, { wait: Boolean(flags.wait), what: 'the plan' });
+        return client.workflow.execute<typeof planMigration>('planMigration', {
           taskQueue: config.worker.taskQueue,
           workflowId: `plan-${new Date().toISOString().replace(/[:.]/g, '')}`,
           args: [selection],
           staticSummary: 'ferry plan',
-        }),
-      );
+        });
+      });
       if (flags.json) return void console.log(JSON.stringify(plan, null, 2));
       console.log(`Plan for vCenter ${plan.vcenter} (${plan.vms.length} VMs)\n`);
       if (plan.sdn.length) {
@@ -36,11 +41,15 @@ export function registerPlan(program: Command): void {
     });
 }
 
+/** The selection the flags give, checked as a wave file's is (names alone, a tag's form, a folder's path); a problem names its flag. */
 export function selectionFrom(flags: SelectionFlags): WaveSelection {
   const selection: WaveSelection = {};
-  if (flags.names) selection.names = flags.names.split(',').map((n) => n.trim()).filter(Boolean);
-  if (flags.folder) selection.folder = flags.folder;
-  if (flags.cluster) selection.cluster = flags.cluster;
-  if (flags.tag) selection.tag = flags.tag;
+  if (flags.names !== undefined) selection.names = flags.names.split(',').map((n) => n.trim()).filter(Boolean);
+  if (flags.folder !== undefined) selection.folder = flags.folder;
+  if (flags.cluster !== undefined) selection.cluster = flags.cluster;
+  if (flags.tag !== undefined) selection.tag = flags.tag;
+  if (Object.keys(selection).length === 0) return selection; // the caller says what is missing
+  const problems = selectionProblems(selection);
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
   return selection;
 }

@@ -11,6 +11,7 @@ import { renderStatus, statusView } from './status';
 import { UsageError } from '../errors';
 import { intOption } from '../int-option';
 import { awaitResult } from '../workflow-result';
+import { requireWorker, warnWithoutWorker } from '../worker-presence';
 
 interface ProvisionFlags {
   netboxId?: number;
@@ -44,7 +45,8 @@ export function registerProvision(program: Command): void {
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config, names) => {
         const workflowId = flags.planned ? await startPlanned(client, config, flags) : await startOne(client, config, names, { netboxId, spec, start: flags.start });
         console.log(`  watch:   ferry status ${workflowId} --watch`);
-        if (!flags.wait) return;
+        if (!flags.wait) return warnWithoutWorker(client, config.worker.taskQueue, 'the provision');
+        await requireWorker(client, config.worker.taskQueue, { wait: true, what: 'the provision' });
         const handle = client.workflow.getHandle(workflowId);
         const result = (await awaitResult(handle)) as { vms?: Array<{ outcome?: string }> };
         console.log(renderStatus(await statusView(client, handle)));

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import { rootCauseMessage } from '../workflow-result';
 import { formatVerdict, type EndpointVerdict } from '../../src/domain/doctor';
 import { describeAction, type MigrationAction } from '../../src/domain/migration';
@@ -8,9 +8,11 @@ import { resolveTarget } from '../targets';
 import { renderLifecycle } from '../render-lifecycle';
 import { intOption } from '../int-option';
 import { anyStatusQuery } from '../../src/messages';
+import { NoWorkerError, noWorkerLine, requireWorker, workerPolls } from '../worker-presence';
 
 interface StatusFlags {
   watch?: boolean;
+  wait?: boolean;
   json?: boolean;
   interval: number;
 }
@@ -23,11 +25,22 @@ export function registerStatus(program: Command): void {
     .option('--watch', 'refresh until the workflow ends (live progress of vMotions and imports)')
     .option('--interval <seconds>', 'refresh interval with --watch', intOption(1, 3600), 2)
     .option('--json', 'print the raw status as JSON')
+    .option('--wait', 'when no worker polls the workflow\'s task queue, wait for one (else: say so and exit 1)')
     .action(async (target: string, flags: StatusFlags, cmd: Command) => {
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const handle = await resolveTarget(client, target);
         for (;;) {
-          const view = await statusView(client, handle);
+          let view = await statusView(client, handle);
+          if (view.noWorker !== undefined) {
+            // Its status needs a worker to answer the query: say so now, rather than wait in silence.
+            if (!flags.wait) {
+              if (flags.json) console.log(JSON.stringify(view, null, 2));
+              else console.log(renderStatus(view));
+              throw new NoWorkerError(`${noWorkerLine(client, view.noWorker, `the status of ${handle.workflowId}`)}; or pass --wait to wait for one`);
+            }
+            await requireWorker(client, view.noWorker, { wait: true, what: `the status of ${handle.workflowId}` });
+            view = await statusView(client, handle);
+          }
           if (flags.json) console.log(JSON.stringify(view, null, 2));
           else {
             if (flags.watch) process.stdout.write('\x1b[2J\x1b[H');
@@ -47,6 +60,8 @@ export interface StatusView {
   status?: Record<string, unknown>;
   result?: unknown;
   progress: Array<{ activity: string; attempt: number; details?: unknown }>;
+  /** The task queue no worker polls, when the status needed one (it was then not asked). */
+  noWorker?: string;
 }
 
 /** The workflow's own status; undefined when no worker answers (the caller shows what describe knows). */
@@ -60,6 +75,11 @@ export async function statusView(client: Client, handle: WorkflowHandle): Promis
   const state = description.status.name;
   let status: Record<string, unknown> | undefined;
   let result: unknown;
+  // A query waits for a worker as long as none comes: ask only when one polls the workflow's queue.
+  const needsWorker = state === 'RUNNING' || state === 'FAILED';
+  if (needsWorker && !(await workerPolls(client, description.taskQueue))) {
+    return { workflowId: handle.workflowId, type: description.type, state, progress: progressOf(client, description), noWorker: description.taskQueue };
+  }
   if (state === 'RUNNING') {
     status = await queryStatus(handle);
   } else if (state === 'COMPLETED') {
@@ -76,16 +96,20 @@ export async function statusView(client: Client, handle: WorkflowHandle): Promis
       status = { ...status, error: failure };
     }
   }
-  const progress = (description.raw.pendingActivities ?? []).map((a) => ({
+  return { workflowId: handle.workflowId, type: description.type, state, status, result, progress: progressOf(client, description) };
+}
+
+function progressOf(client: Client, description: WorkflowExecutionDescription): StatusView['progress'] {
+  return (description.raw.pendingActivities ?? []).map((a) => ({
     activity: a.activityType?.name ?? '?',
     attempt: a.attempt ?? 1,
     details: a.heartbeatDetails?.payloads?.length ? client.options.loadedDataConverter.payloadConverter.fromPayload(a.heartbeatDetails.payloads[0]!) : undefined,
   }));
-  return { workflowId: handle.workflowId, type: description.type, state, status, result, progress };
 }
 
 export function renderStatus(view: StatusView): string {
   const lines = [`${view.workflowId} (${view.type}): ${view.state}`];
+  if (view.noWorker !== undefined) lines.push(`  no worker polls task queue "${view.noWorker}": the workflow's own status cannot be read, nor can it move on`);
   const s = view.status ?? {};
   if (typeof s.stage === 'string') lines.push(`  stage: ${s.stage}${typeof s.outcome === 'string' ? `, outcome ${s.outcome}` : ''}`);
   if (typeof s.error === 'string') lines.push(`  error: ${s.error}`);

@@ -9,6 +9,7 @@ import { PVE_VMID_MAX, PVE_VMID_MIN } from '../../src/domain/vmid';
 import { UsageError } from '../errors';
 import { intOption } from '../int-option';
 import { awaitResult } from '../workflow-result';
+import { requireWorker, warnWithoutWorker } from '../worker-presence';
 
 interface TeardownFlags {
   vmid?: number;
@@ -32,7 +33,8 @@ export function registerTeardown(program: Command): void {
         const netboxId = flags.netboxId;
         let vmid = flags.vmid;
         if (vmid === undefined) {
-          // The worker holds the NetBox token: it reads the record for us.
+          // The worker holds the NetBox token: it reads the record for us (so one must poll).
+          await requireWorker(client, taskQueue, { wait: Boolean(flags.wait), what: `reading NetBox VM ${netboxId}` });
           const lookup = await client.workflow.start<typeof netboxVm>('netboxVm', {
             taskQueue,
             workflowId: `lookup-netbox-${netboxId}-${Date.now()}`,
@@ -58,7 +60,8 @@ export function registerTeardown(program: Command): void {
         console.log(`teardown: workflow ${handle.workflowId} (run ${handle.firstExecutionRunId})`);
         console.log(`  watch:   ferry status ${handle.workflowId} --watch`);
         console.log(`  approve: ferry approve ${handle.workflowId} --by <approver> --reason "<why>"   (when it waits for approval)`);
-        if (!flags.wait) return;
+        if (!flags.wait) return warnWithoutWorker(client, taskQueue, `the teardown`);
+        await requireWorker(client, taskQueue, { wait: true, what: `the teardown` });
         const result = await awaitResult(handle);
         console.log(renderStatus(await statusView(client, handle)));
         if (result.outcome !== 'torn-down') process.exitCode = 1;

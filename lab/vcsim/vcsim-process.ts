@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { toolPath } from '../tools';
 import type { LabCertificates } from './tls';
@@ -31,13 +32,29 @@ export interface Vcsim {
 
 /**
  * Starts govmomi's vcsim on a free loopback port with its own certificate and a fixed user, and waits
- * for the line it prints once it serves (`export GOVC_URL=…`). The password is passed on the command
- * line: acceptable for a lab simulator, and never printed by ferry.
+ * for the line it prints once it serves (`export GOVC_URL=…`).
+ *
+ * The password never goes on vcsim's command line (which every local user reads in `ps`): vcsim reads
+ * no variable for it, but its `-password` (like `-username`) takes a file whose content is the value
+ * (govmomi's session.Secret: a value naming a readable file is replaced by the file's trimmed content).
+ * So the password goes into a file only this user can read, in a 0700 folder removed when vcsim stops.
  */
 export async function startVcsim(options: VcsimOptions): Promise<Vcsim> {
+  const secrets = mkdtempSync(path.join(tmpdir(), 'ferry-vcsim-')); // mode 0700
+  const passwordFile = path.join(secrets, 'password');
+  writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
+  try {
+    return await startWithPasswordFile(options, passwordFile, () => rmSync(secrets, { recursive: true, force: true }));
+  } catch (err) {
+    rmSync(secrets, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startWithPasswordFile(options: VcsimOptions, passwordFile: string, cleanUp: () => void): Promise<Vcsim> {
   const args = ['-l', '127.0.0.1:0', '-api-version', VCSIM_API_VERSION];
   args.push('-tlscert', options.certs.certFile, '-tlskey', options.certs.keyFile);
-  args.push('-username', options.username, '-password', options.password);
+  args.push('-username', options.username, '-password', passwordFile);
   if (options.load) args.push('-load', options.load);
   else args.push('-vm', '0', '-pg', '0', '-ds', '0');
   if (options.methodDelay && Object.keys(options.methodDelay).length > 0) {
@@ -49,7 +66,12 @@ export async function startVcsim(options: VcsimOptions): Promise<Vcsim> {
     stderrTarget = openSync(options.logFile, 'a');
   }
   const child = spawn(toolPath('vcsim'), args, { stdio: ['ignore', 'pipe', stderrTarget] });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      cleanUp();
+      resolve(code);
+    }),
+  );
 
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';

@@ -1,5 +1,12 @@
 import { z } from 'zod';
 
+/**
+ * For a refinement over several keys: run it even when some key has the wrong type, so validation lists
+ * every problem in one pass instead of hiding the cross-key ones until the types are fixed. The
+ * refinement then sees the values as given (any type) and must check before it uses them.
+ */
+export const ALWAYS = { when: () => true } as const;
+
 /** TLS settings every HTTPS endpoint carries: verification is on unless the config turns it off. */
 export const tlsFields = {
   /** Verify the server certificate. Explicit per endpoint; there is no global insecure switch. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dnsName, hostName, port, tlsFields } from './common';
+import { ALWAYS, dnsName, hostName, port, tlsFields } from './common';
 
 /**
  * Connection settings of the outside systems. Secrets (token secrets, passwords) are read from the
@@ -27,12 +27,18 @@ export const proxmoxSection = z
     ...tlsFields,
   })
   .strict()
-  .superRefine((p, ctx) => {
-    // Reported as missing values, with the variable to set (see missing.ts).
-    if (p.auth === 'token' && !p.tokenId) ctx.addIssue({ code: 'custom', path: ['tokenId'], message: 'token auth needs it' });
-    if (p.auth === 'token' && !p.tokenSecret) ctx.addIssue({ code: 'custom', path: ['tokenSecret'], message: 'token auth needs it' });
-    if (p.auth === 'ticket' && !p.password) ctx.addIssue({ code: 'custom', path: ['password'], message: 'ticket auth needs it' });
-  });
+  .superRefine(
+    (p, ctx) => {
+      // Reported as missing values, with the variable to set (see missing.ts). Run even when other keys
+      // are wrong (ALWAYS), so one pass lists every problem: the values may then be of any type.
+      if (typeof p !== 'object' || p === null) return; // the section's type error says it
+      const auth = p.auth ?? 'token';
+      if (auth === 'token' && !p.tokenId) ctx.addIssue({ code: 'custom', path: ['tokenId'], message: 'token auth needs it' });
+      if (auth === 'token' && !p.tokenSecret) ctx.addIssue({ code: 'custom', path: ['tokenSecret'], message: 'token auth needs it' });
+      if (auth === 'ticket' && !p.password) ctx.addIssue({ code: 'custom', path: ['password'], message: 'ticket auth needs it' });
+    },
+    ALWAYS,
+  );
 
 /** What `discover` reads by default: a datacenter, and within it VM folders and clusters (paths below it). */
 export const vsphereDiscoverySection = z
@@ -44,8 +50,9 @@ export const vsphereDiscoverySection = z
     pageSize: z.number().int().min(1).max(10_000).default(500),
   })
   .strict()
-  .refine((d) => d.datacenter !== undefined || (d.folders.length === 0 && d.clusters.length === 0), {
+  .refine((d) => typeof d !== 'object' || d === null || d.datacenter !== undefined || ((d.folders?.length ?? 0) === 0 && (d.clusters?.length ?? 0) === 0), {
     message: 'folders and clusters are paths inside a datacenter: set discovery.datacenter too',
+    ...ALWAYS,
   });
 
 export const vsphereSection = z
@@ -81,18 +88,32 @@ export const netboxSection = z
   })
   .strict()
   .superRefine((n, ctx) => {
-    const url = new URL(n.url);
+    // Run even when other keys are wrong (a missing token, say), so the URL's problems come in the same pass.
+    if (typeof n !== 'object' || n === null) return; // the section's type error says it
+    let url: URL;
+    try {
+      url = new URL(String(n.url));
+    } catch {
+      return; // not a URL at all: the url key's own check says so
+    }
     if (url.username || url.password) {
       ctx.addIssue({ code: 'custom', path: ['url'], message: 'no credentials in the URL: the token comes from NETBOX_TOKEN' });
     }
-    if (url.protocol === 'http:' && !isLoopback(url.hostname) && !n.allowInsecureHttp) {
+    if (url.search || url.hash) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: 'no query string or fragment in the URL (a token there would be logged and sent to every page): the token comes from NETBOX_TOKEN',
+      });
+    }
+    if (url.protocol === 'http:' && !isLoopback(url.hostname) && n.allowInsecureHttp !== true) {
       ctx.addIssue({
         code: 'custom',
         path: ['url'],
         message: 'http:// would send the NetBox token unencrypted: use https://, or set netbox.allowInsecureHttp: true',
       });
     }
-  });
+  }, ALWAYS);
 
 function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');

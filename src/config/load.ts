@@ -1,4 +1,4 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { accessSync, constants, readFileSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { z } from 'zod';
@@ -77,6 +77,12 @@ export interface WorkflowNames {
   netbox?: string;
 }
 
+/** Values ferry filled in itself, so messages can say so (a default Temporal address that does not answer). */
+export interface ConfigDefaults {
+  /** Neither TEMPORAL_ADDRESS nor temporal.address was set: the address is 127.0.0.1:7233. */
+  temporalAddress: boolean;
+}
+
 /**
  * Validates a parsed config document after applying environment overrides. Every problem is listed,
  * each with the key and where the value came from. With a scope, sections outside it are left out
@@ -91,7 +97,7 @@ function parseScoped(
   env: Env,
   source: string,
   scope: ConfigScope | undefined,
-): { config: FerryConfig; names: WorkflowNames } {
+): { config: FerryConfig; names: WorkflowNames; defaults: ConfigDefaults } {
   const problems: string[] = [];
   if (document !== null && document !== undefined && (typeof document !== 'object' || Array.isArray(document))) {
     throw new ConfigError([`${source}: the top level must be a mapping of sections (temporal, worker, proxmox, …)`]);
@@ -114,13 +120,41 @@ function parseScoped(
 
   // Out of scope, netbox.name alone is checked here; in scope, with the rest of its section below.
   const names = inScope('netbox') ? undefined : workflowNames(raw, source, problems);
+  const defaults = { temporalAddress: getPath(raw, ['temporal', 'address']) === undefined };
   for (const section of OPTIONAL_SECTIONS) if (!inScope(section)) delete raw[section];
 
+  problems.push(...unreadableCaFiles(raw, fromEnv, source));
   const result = ferryConfigSchema.safeParse(raw);
   if (!result.success) problems.push(...result.error.issues.map((i) => formatIssue(i, raw, fromEnv, createdBy, source)));
   if (problems.length > 0) throw new ConfigError(problems);
   const config = result.data!;
-  return { config, names: names ?? (config.netbox?.name !== undefined ? { netbox: config.netbox.name } : {}) };
+  return { config, names: names ?? (config.netbox?.name !== undefined ? { netbox: config.netbox.name } : {}), defaults };
+}
+
+/** Sections whose `caFile` names a PEM file the worker reads at start (before any request). */
+const CA_FILE_SECTIONS = ['proxmox', 'vsphere', 'netbox'] as const;
+
+/**
+ * A `caFile` that names no readable file is refused with the configuration: else the worker starts and
+ * every request to that endpoint fails (or the endpoint is trusted by a CA no one meant).
+ */
+function unreadableCaFiles(raw: Record<string, unknown>, fromEnv: Map<string, string>, source: string): string[] {
+  const problems: string[] = [];
+  for (const section of CA_FILE_SECTIONS) {
+    const file = getPath(raw, [section, 'caFile']);
+    if (typeof file !== 'string' || file === '') continue;
+    const key = `${section}.caFile`;
+    let reason: string | undefined;
+    try {
+      if (statSync(file).isDirectory()) reason = 'is a folder, not a PEM file';
+      else accessSync(file, constants.R_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : (err as Error).message;
+    }
+    if (reason) problems.push(`${key} (${describeOrigin(key, fromEnv, source)}): ${file}: ${reason}; name the PEM file of the CA that signed the server's certificate`);
+  }
+  return problems;
 }
 
 /** netbox.name is part of provisioning workflow ids: every command that starts or finds one needs it. */
@@ -167,7 +201,7 @@ export function loadScopedConfig(
   file: string | undefined,
   env: Env = process.env,
   scope?: ConfigScope,
-): { config: FerryConfig; names: WorkflowNames } {
+): { config: FerryConfig; names: WorkflowNames; defaults: ConfigDefaults } {
   const explicit = file ?? env.FERRY_CONFIG;
   const candidate = explicit ?? 'ferry.yaml';
   if (!existsSync(candidate)) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dnsName, duration } from './common';
+import { ALWAYS, dnsName, duration } from './common';
 import { PVE_VMID_MAX, PVE_VMID_MIN } from '../domain/vmid';
 import { EXTRA_OPTION_KEYS, NETBOX_AFTER_TEARDOWN, PVE_NAME, PVE_STORAGE_ID, PVE_TAG } from '../domain/provisioning/spec';
 
@@ -27,7 +27,7 @@ export const provisioningSection = z
     vmidRange: z
       .object({ min: vmid, max: vmid })
       .strict()
-      .refine((r) => r.min <= r.max, { message: 'min must not be above max' })
+      .refine((r) => typeof r !== 'object' || r === null || typeof r.min !== 'number' || typeof r.max !== 'number' || r.min <= r.max, { message: 'min must not be above max', ...ALWAYS })
       .default({ min: 10_000, max: 99_999 }),
     ostype: z.string().regex(/^[a-z0-9]+$/, 'a Proxmox ostype such as l26 or win11').default('l26'),
     nicModel: z.enum(['virtio', 'e1000', 'e1000e', 'vmxnet3', 'rtl8139']).default('virtio'),
@@ -36,8 +36,9 @@ export const provisioningSection = z
     /** Further VM options set through the config API after the hardware, e.g. `rng0: source=/dev/urandom`. */
     extras: z
       .record(z.string(), z.string().min(1))
-      .refine((e) => Object.keys(e).every((k) => EXTRA_OPTION_KEYS.includes(k)), {
+      .refine((e) => typeof e !== 'object' || e === null || Object.keys(e).every((k) => EXTRA_OPTION_KEYS.includes(k)), {
         message: `only these options: ${EXTRA_OPTION_KEYS.join(', ')}`,
+        ...ALWAYS,
       })
       .default({ rng0: 'source=/dev/urandom' }),
     /** The ACL each new VM gets (path /vms/<vmid>); none when omitted. */
@@ -85,7 +86,10 @@ export const provisioningSection = z
   })
   .strict()
   .superRefine((p, ctx) => {
-    if (p.teardown.approvalFor.length > 0 && p.approvers.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['approvers'], message: `teardown.approvalFor (${p.teardown.approvalFor.join(', ')}) needs approvers (or set teardown.approvalFor: [])` });
+    if (typeof p !== 'object' || p === null) return; // the section's type error says it
+    const approvalFor: unknown = p.teardown?.approvalFor;
+    const approvers: unknown = p.approvers;
+    if (Array.isArray(approvalFor) && approvalFor.length > 0 && Array.isArray(approvers) && approvers.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['approvers'], message: `teardown.approvalFor (${approvalFor.join(', ')}) needs approvers (or set teardown.approvalFor: [])` });
     }
-  });
+  }, ALWAYS);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from './common';
+import { ALWAYS, duration } from './common';
 import { DEFAULT_TASK_QUEUE, QUEUE_ROLES, type QueueRole } from '../domain/task-queues';
 
 export const temporalSection = z
@@ -21,8 +21,9 @@ export const temporalSection = z
         serverName: z.string().min(1).optional(),
       })
       .strict()
-      .refine((t) => Boolean(t.clientCertFile) === Boolean(t.clientKeyFile), {
+      .refine((t) => typeof t !== 'object' || t === null || Boolean(t.clientCertFile) === Boolean(t.clientKeyFile), {
         message: 'mTLS needs both clientCertFile and clientKeyFile',
+        ...ALWAYS,
       })
       .default({ enabled: false }),
   })

@@ -31,15 +31,54 @@ function readTlsFile(key: string, file: string): Buffer {
   }
 }
 
-export async function connectClient(config: TemporalConfig): Promise<Client> {
-  const connection = await Connection.connect({
-    address: config.address,
-    tls: temporalTls(config),
-    apiKey: config.apiKey,
-  });
+/** How the address was chosen, for messages: `default` when neither TEMPORAL_ADDRESS nor temporal.address set it. */
+export interface AddressOrigin {
+  defaultAddress?: boolean;
+}
+
+/** Temporal's frontend did not answer: one line with the address, where it came from and how to set it. */
+export class TemporalUnreachable extends Error {
+  override name = 'TemporalUnreachable';
+}
+
+/** The one line for an address that did not answer; says when it is the built-in default. */
+export function unreachableMessage(address: string, reason: string, origin: AddressOrigin = {}): string {
+  const which = origin.defaultAddress ? ` (the default address: neither TEMPORAL_ADDRESS nor temporal.address is set)` : '';
+  return `cannot reach Temporal at ${address}${which}: ${reason}; set TEMPORAL_ADDRESS or temporal.address in ferry.yaml to its frontend's host:port, and check that it runs`;
+}
+
+/** The reason inside a gRPC or tonic transport error, short: "Connection refused", "no answer within 10 s", … */
+export function transportReason(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const os = /message: "([^"]+)"/.exec(message)?.[1];
+  if (os) return os;
+  if (/dns error|failed to lookup address/i.test(message)) return 'the host name does not resolve';
+  if (/before the deadline|timed? ?out/i.test(message)) return 'no answer before the deadline';
+  return message.split('\n')[0]!.slice(0, 200);
+}
+
+function isTransportFailure(err: unknown): boolean {
+  const name = (err as { name?: unknown })?.name;
+  const message = err instanceof Error ? err.message : '';
+  return name === 'TransportError' || /Failed to connect before the deadline|tcp connect error|transport error|UNAVAILABLE/i.test(message);
+}
+
+export async function connectClient(config: TemporalConfig, origin: AddressOrigin = {}): Promise<Client> {
+  const tls = temporalTls(config);
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address: config.address, tls, apiKey: config.apiKey });
+  } catch (err) {
+    throw isTransportFailure(err) ? new TemporalUnreachable(unreachableMessage(config.address, transportReason(err), origin), { cause: err }) : err;
+  }
   return new Client({ connection, namespace: config.namespace });
 }
 
-export function connectWorker(config: TemporalConfig): Promise<NativeConnection> {
-  return NativeConnection.connect({ address: config.address, tls: temporalTls(config), apiKey: config.apiKey });
+export async function connectWorker(config: TemporalConfig, origin: AddressOrigin = {}): Promise<NativeConnection> {
+  const tls = temporalTls(config);
+  try {
+    return await NativeConnection.connect({ address: config.address, tls, apiKey: config.apiKey });
+  } catch (err) {
+    throw isTransportFailure(err) ? new TemporalUnreachable(unreachableMessage(config.address, transportReason(err), origin), { cause: err }) : err;
+  }
 }

@@ -2,6 +2,7 @@ import type { Pool } from 'undici';
 import { z } from 'zod';
 import type { VsphereConfig } from '../config';
 import { FerryError } from '../errors';
+import { tlsProblem } from '../tls-errors';
 import { vcenterOrigin, vcenterPool } from './https-pool';
 
 /**
@@ -103,6 +104,9 @@ export class VsphereTagging {
         continue;
       }
       if (answer.status >= 500) throw new FerryError(`vCenter ${method} ${path}: HTTP ${answer.status}`, 'transient');
+      if (answer.status === 401 || answer.status === 403) {
+        throw new FerryError(`vCenter ${method} ${path}: HTTP ${answer.status}: ${this.#config.user} may not read tags; grant it the privilege to read vSphere tags`, 'permission');
+      }
       if (answer.status >= 400) throw new FerryError(`vCenter ${method} ${path}: HTTP ${answer.status}`, answer.status === 404 ? 'not-found' : 'invalid');
       return answer.body;
     }
@@ -118,6 +122,13 @@ export class VsphereTagging {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {
+      const tls = tlsProblem(err);
+      if (tls) {
+        const hint = this.#config.caFile
+          ? `check host and port, and that the CA in ${this.#config.caFile} signed it`
+          : 'check host and port, set vsphere.caFile (VMWARE_CA_FILE) to the CA that signed it, or validateCerts: false to skip verification';
+        throw new FerryError(`TLS: vCenter ${this.origin} Automation API: ${tls.problem} (${tls.code}); ${hint}`, 'invalid', { cause: err, details: { code: tls.code } });
+      }
       throw new FerryError(`vCenter ${this.origin} did not answer ${method} ${path}: ${(err as Error).message}`, 'transient', { cause: err });
     }
     const text = await response.body.text();

@@ -336,6 +336,8 @@ describe('config: provisioning', () => {
       expect.stringMatching(/^provisioning\.extras \(ferry\.yaml\): only these options: rng0, serial0/),
       'provisioning.acl (ferry.yaml): name at least one user or group',
       'provisioning.teardown.netbox (ferry.yaml): Invalid option: expected one of "delete"|"decommissioning"|"offline"',
+      // In the same pass as the type errors: the rule across keys no longer waits for them to be fixed.
+      'provisioning.approvers (ferry.yaml): teardown.approvalFor (active) needs approvers (or set teardown.approvalFor: [])',
     ]);
     expect(problemsOf(() => parseConfig({ provisioning: { node: 'pve1' } }, {}))).toEqual([
       'provisioning.approvers (ferry.yaml): teardown.approvalFor (active) needs approvers (or set teardown.approvalFor: [])',

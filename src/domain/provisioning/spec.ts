@@ -17,6 +17,8 @@ const ISO_VOLUME = /^[A-Za-z][A-Za-z0-9_.-]*:iso\/[^,;=\s]+$/;
 const IPV4_PREFIX = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}\/([0-9]|[12][0-9]|3[0-2])$/;
 const DNS_ZONE = /^(?=.{1,253}\.?$)([A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?$/;
 const MAC = /^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/;
+/** Cross-key checks run even when a key has the wrong type: every problem in one pass. */
+const ALWAYS = { when: () => true } as const;
 
 /**
  * VM options a spec may set through the config API besides its disks and NICs. Everything else is
@@ -57,7 +59,7 @@ const diskSchema = z
     sizeGiB: z.number().int('a whole number of GiB').min(1, 'at least 1 GiB').max(131_072, 'at most 128 TiB'),
     options: z
       .record(z.string(), z.union([z.string().min(1), z.number(), z.boolean()]))
-      .refine((o) => Object.keys(o).every((k) => DISK_OPTION_KEYS.includes(k)), { message: `only ${DISK_OPTION_KEYS.join(', ')}` })
+      .refine((o) => !isObject(o) || Object.keys(o).every((k) => DISK_OPTION_KEYS.includes(k)), { message: `only ${DISK_OPTION_KEYS.join(', ')}`, ...ALWAYS })
       .default({}),
   })
   .strict();
@@ -95,7 +97,7 @@ export const provisionSpecSchema = z
     nics: z.array(nicSchema).default([]),
     extras: z
       .record(z.string(), z.string().min(1))
-      .refine((e) => Object.keys(e).every((k) => EXTRA_OPTION_KEYS.includes(k)), { message: `only ${EXTRA_OPTION_KEYS.join(', ')}` })
+      .refine((e) => !isObject(e) || Object.keys(e).every((k) => EXTRA_OPTION_KEYS.includes(k)), { message: `only ${EXTRA_OPTION_KEYS.join(', ')}`, ...ALWAYS })
       .default({}),
     tags: z.array(z.string().regex(PVE_TAG, 'a Proxmox tag: letters, digits, - _ + .')).default([]),
     /** NetBox prefix the first NIC's address is allocated from. */
@@ -106,17 +108,26 @@ export const provisionSpecSchema = z
     description: z.string().max(8192).optional(),
   })
   .strict()
-  .superRefine((spec, ctx) => {
+  .superRefine((given, ctx) => {
+    // Run even when some key has the wrong type, so one pass lists every problem: the values are as given.
+    if (!isObject(given)) return; // not a mapping at all: its type error says so
+    const spec = given as Partial<Record<keyof typeof given, unknown>>;
+    const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+    const slotsOf = (v: unknown) => list(v).flatMap((item) => (isObject(item) && typeof item.slot === 'string' ? [item.slot] : []));
     const dup = (slots: string[]) => slots.filter((s, i) => slots.indexOf(s) !== i);
-    for (const slot of new Set(dup(spec.disks.map((d) => d.slot)))) ctx.addIssue({ code: 'custom', path: ['disks'], message: `slot ${slot} is used twice` });
-    for (const slot of new Set(dup(spec.nics.map((n) => n.slot)))) ctx.addIssue({ code: 'custom', path: ['nics'], message: `slot ${slot} is used twice` });
-    if (!spec.efiStorage && spec.disks.length === 0) {
+    for (const slot of new Set(dup(slotsOf(spec.disks)))) ctx.addIssue({ code: 'custom', path: ['disks'], message: `slot ${slot} is used twice` });
+    for (const slot of new Set(dup(slotsOf(spec.nics)))) ctx.addIssue({ code: 'custom', path: ['nics'], message: `slot ${slot} is used twice` });
+    if (!spec.efiStorage && list(spec.disks).length === 0 && (spec.disks === undefined || Array.isArray(spec.disks))) {
       ctx.addIssue({ code: 'custom', path: ['efiStorage'], message: 'needed when there is no disk (the EFI vars disk goes on the first disk’s storage otherwise)' });
     }
     if (spec.prefix && !spec.netboxId) ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'addresses are allocated in NetBox: set netboxId too' });
-    if (spec.prefix && spec.nics.length === 0) ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'an address needs a NIC: add one to nics' });
+    if (spec.prefix && list(spec.nics).length === 0 && (spec.nics === undefined || Array.isArray(spec.nics))) ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'an address needs a NIC: add one to nics' });
     if (spec.dnsZone && !spec.prefix) ctx.addIssue({ code: 'custom', path: ['dnsZone'], message: 'DNS records need an address: set prefix too' });
-  });
+  }, ALWAYS);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
 
 export type ProvisionSpec = z.output<typeof provisionSpecSchema>;
 export type ProvisionSpecInput = z.input<typeof provisionSpecSchema>;

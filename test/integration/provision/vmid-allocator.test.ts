@@ -5,6 +5,7 @@ import { toActivityFailure, withFailureMapping } from '../../../activities/failu
 import { createProvisioningActivities } from '../../../activities/provisioning';
 import type { FerryConfig } from '../../../src/config';
 import { FerryError } from '../../../src/errors';
+import { ProxmoxTlsError } from '../../../src/proxmox';
 import { connectTestTemporal, createTestWorker, uniqueName, type TestTemporal } from '../../helpers/temporal';
 
 /**
@@ -18,11 +19,11 @@ describe('VMID allocator failures', () => {
   });
   afterAll(() => temporal.close());
 
-  it('tells a failed read of the VMIDs in use (retryable) from a full range (final)', async () => {
+  it('keeps a read refused for good final (TLS, permission) and tells a full range (final) apart', async () => {
     const taskQueue = uniqueName('vmid');
+    // An untrusted certificate, as the Proxmox client classifies it: a configuration error, never retried.
     let used: () => number[] = () => {
-      // Non-retryable, so the allocator's own read gives up at once instead of after its deadline.
-      throw new FerryError('Proxmox refused the VM list', 'permission');
+      throw new ProxmoxTlsError('https://pve:8006: TLS: the certificate is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE); set proxmox.caFile', {}, Object.assign(new Error('unable to verify the first certificate'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }));
     };
     const worker = await createTestWorker(temporal.nativeConnection, {
       taskQueue,
@@ -45,9 +46,17 @@ describe('VMID allocator failures', () => {
     };
 
     await worker.runUntil(async () => {
-      const unread = await failureOf('a');
-      expect(unread).toMatchObject({ type: 'VmidReadFailed', nonRetryable: false });
-      expect(unread.message).toMatch(/could not read the VMIDs in use: .*Proxmox refused the VM list/);
+      const untrusted = await failureOf('a');
+      // Before: retryable, so `ferry provision --wait` retried an untrusted certificate for 15 minutes.
+      expect(untrusted).toMatchObject({ type: 'VmidReadFailed', nonRetryable: true });
+      expect(untrusted.message).toMatch(/could not read the VMIDs in use: .*TLS: .*proxmox\.caFile/);
+
+      used = () => {
+        throw new FerryError('Proxmox refused the VM list', 'permission');
+      };
+      const refused = await failureOf('a');
+      expect(refused).toMatchObject({ type: 'VmidReadFailed', nonRetryable: true });
+      expect(refused.message).toMatch(/could not read the VMIDs in use: .*Proxmox refused the VM list/);
 
       used = () => [9000];
       await expect(ask('a')).resolves.toEqual({ vmid: 9001 });

@@ -87,6 +87,8 @@ describe('validateSpec', () => {
       'spec.yaml: cores: missing',
       'spec.yaml: memoryMiB: missing',
       'spec.yaml: (top level): unknown key(s) "colour"',
+      // In the same pass: the rules across keys run even while types are wrong or values missing.
+      'spec.yaml: efiStorage: needed when there is no disk (the EFI vars disk goes on the first disk’s storage otherwise)',
     ]);
     expect(problems('not an object')).toEqual(['spec.yaml: (top level): Invalid input: expected object, received string']);
   });
