@@ -55,6 +55,36 @@ export interface VmDisk {
   rdm?: { compatibilityMode: 'physicalMode' | 'virtualMode' | string; deviceName?: string };
 }
 
+/** What a CD/DVD drive is connected to on the VMware side. */
+export type CdromBacking =
+  /** `[datastore] path/file.iso` (VirtualCdromIsoBackingInfo). */
+  | { kind: 'iso'; fileName: string }
+  /** A CD drive of the ESXi host (VirtualCdromAtapiBackingInfo, VirtualCdromPassthroughBackingInfo). */
+  | { kind: 'host-device'; deviceName?: string }
+  /** The drive of the client running the console (VirtualCdromRemoteAtapi/RemotePassthroughBackingInfo): vCenter's "empty" drive. */
+  | { kind: 'client-device' }
+  | { kind: 'none' }
+  | { kind: 'other'; backingType: string };
+
+export interface VmCdrom {
+  key: number;
+  /** Device label, e.g. `CD/DVD drive 1`. */
+  label: string;
+  /** Controller type as for disks (`ide`, `ahci`, …). */
+  controllerType: string;
+  controllerBusNumber: number;
+  unitNumber: number;
+  /** Connected when the VM powers on (`connectable.startConnected`; true when vCenter says nothing). */
+  startConnected: boolean;
+  backing: CdromBacking;
+}
+
+/** A virtual TPM (VirtualTPM): its secrets are sealed in the VM's encrypted files and cannot be moved. */
+export interface VmTpm {
+  key: number;
+  label: string;
+}
+
 export type PowerState = 'poweredOn' | 'poweredOff' | 'suspended';
 
 /** Where a guest's addresses were read. */
@@ -103,6 +133,10 @@ export interface VmRecord {
   guestAddresses?: GuestNicAddresses[];
   /** The guest's host name as VMware Tools reports it (`guest.hostName`). */
   guestHostName?: string;
+  /** CD/DVD drives; absent when the VM has none (and in records read before ferry looked at them). */
+  cdroms?: VmCdrom[];
+  /** Present when the VM has a virtual TPM. */
+  tpm?: VmTpm;
 }
 
 /** A distributed portgroup's VLAN setting, classified. */

@@ -14,6 +14,7 @@ import type {
 import type { MoRef } from './envelope';
 import { VsphereResponseError } from './faults';
 import type { ObjectContent } from './property-collector';
+import { cdromsAndTpmOf } from './devices-cdrom-tpm';
 import { asBool, asInt, asMoRef, badAnswer, Fields } from './read';
 import { child, children, type XmlElement } from './xml';
 
@@ -470,6 +471,7 @@ export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef
       disks,
       ...(guestAddresses ? { guestAddresses } : {}),
       ...(guestHostName ? { guestHostName } : {}),
+      ...cdromsAndTpmOf(prop(o, 'config.hardware.device'), where(o, 'config.hardware.device')),
     },
   };
 }
