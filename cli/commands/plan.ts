@@ -36,6 +36,7 @@ export function registerPlan(program: Command): void {
       for (const vm of plan.vms) {
         console.log(`\n${vm.name} (${vm.moid}${vm.vmid !== undefined ? ` → VMID ${vm.vmid}` : ''})`);
         for (const a of vm.actions) console.log(`  ${describeAction(a)}`);
+        for (const w of vm.warnings ?? []) console.log(`  WARNING: ${w}`);
         for (const n of vm.notes) console.log(`  note: ${n}`);
       }
     });

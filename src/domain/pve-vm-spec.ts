@@ -44,6 +44,20 @@ export interface EfiDiskSpec {
   preEnrolledKeys?: boolean;
 }
 
+/** A CD/DVD drive (`ide2: none,media=cdrom` or `ide2: local:iso/x.iso,media=cdrom`). */
+export interface CdromDriveSpec {
+  /** `ide2`, … */
+  slot: string;
+  /** The ISO volume in the drive (`local:iso/x.iso`); an empty drive when omitted. */
+  iso?: string;
+}
+
+/** A new TPM state volume (`tpmstate0`), allocated by PVE (4 MiB) on `storage`. */
+export interface TpmStateSpec {
+  storage: string;
+  version: 'v1.2' | 'v2.0';
+}
+
 export interface VmShellSpec {
   node: string;
   vmid: number;
@@ -52,6 +66,10 @@ export interface VmShellSpec {
   machine?: string;
   bios?: 'seabios' | 'ovmf';
   efidisk?: EfiDiskSpec;
+  /** A new, empty TPM (there is no way to bring a TPM's secrets along). */
+  tpmstate?: TpmStateSpec;
+  /** CD/DVD drives, created with the VM. */
+  cdroms?: CdromDriveSpec[];
   cores?: number;
   sockets?: number;
   /** Set when sockets × cores exceeds the vCPU count the guest should see. */

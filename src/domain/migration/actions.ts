@@ -1,5 +1,6 @@
 import type { VmAssessment } from './assess';
-import type { SlotNicSpec } from '../pve-vm-spec';
+import type { SlotNicSpec, TpmStateSpec } from '../pve-vm-spec';
+import { describeCdrom, type PlannedCdrom } from './cdrom';
 import { netConfigValue, pveNic } from './nics';
 import { refusal, type Refusal } from './refusal';
 import type { VnetPlan } from './vnet-plan';
@@ -13,7 +14,8 @@ export type MigrationAction =
   | { kind: 'create-sdn-zone'; zone: string; bridge: string }
   | { kind: 'create-vnet'; vnet: string; zone: string; tag: number; alias: string }
   | { kind: 'apply-sdn' }
-  | { kind: 'create-vm'; vm: string; vmid: number; node: string }
+  /** `cdroms` and `tpm`: what the shell is created with besides CPU, memory and firmware (absent when none). */
+  | { kind: 'create-vm'; vm: string; vmid: number; node: string; cdroms?: PlannedCdrom[]; tpm?: TpmStateSpec }
   | { kind: 'set-nic'; vm: string; vmid: number; slot: string; value: string }
   | { kind: 'relocate'; vm: string; moid: string; datastore: string }
   | { kind: 'await-approval'; vm: string }
@@ -33,7 +35,7 @@ export function describeAction(a: MigrationAction): string {
     case 'apply-sdn':
       return 'apply the SDN configuration';
     case 'create-vm':
-      return `create VM ${a.vmid} "${a.vm}" on ${a.node} (no disks yet)`;
+      return `create VM ${a.vmid} "${a.vm}" on ${a.node} (no disks yet${shellDevices(a).map((d) => `; ${d}`).join('')})`;
     case 'set-nic':
       return `${a.vm}: set ${a.slot} = ${a.value}`;
     case 'relocate':
@@ -53,6 +55,28 @@ export function describeAction(a: MigrationAction): string {
     case 'refuse':
       return `${a.vm}: not migrated — ${a.reasons.join('; ')}`;
   }
+}
+
+export type CreateVmAction = Extract<MigrationAction, { kind: 'create-vm' }>;
+
+/** The shell's creation as `plan` predicts it and the workflow records it: with its CD drives and new TPM. */
+export function createVmAction(a: Pick<VmAssessment, 'pveName' | 'vmid' | 'cdroms' | 'tpm'>, node: string): CreateVmAction {
+  return {
+    kind: 'create-vm',
+    vm: a.pveName,
+    vmid: a.vmid!,
+    node,
+    ...(a.cdroms?.length ? { cdroms: a.cdroms } : {}),
+    ...(a.tpm ? { tpm: a.tpm } : {}),
+  };
+}
+
+/** The devices a shell is created with that the description names: CD drives, then the new TPM. */
+function shellDevices(a: CreateVmAction): string[] {
+  return [
+    ...(a.cdroms ?? []).map(describeCdrom),
+    ...(a.tpm ? [`tpmstate0: a new, empty TPM ${a.tpm.version} on ${a.tpm.storage} (secrets sealed to the VMware vTPM do not move)`] : []),
+  ];
 }
 
 /** What exists in Proxmox SDN already (ids only). */
@@ -107,7 +131,7 @@ export function sameNetValue(current: unknown, wanted: string): boolean {
   return true;
 }
 
-/** Boot from the first disk, then the first NIC. */
+/** Boot from the first disk, then the first NIC (CD drives are not in the boot order). */
 export function bootOrder(a: Pick<VmAssessment, 'disks' | 'nics'>): string {
   const devices = [a.disks[0]?.slot, a.nics[0]?.slot].filter((d): d is string => Boolean(d));
   return `order=${devices.join(';')}`;

@@ -1,4 +1,6 @@
 import type { Inventory, PortgroupRecord, VmRecord } from '../inventory';
+import type { TpmStateSpec } from '../pve-vm-spec';
+import { planCdroms, type IsoMap, type PlannedCdrom } from './cdrom';
 import { cpuTopology, type CpuTopology } from './cpu';
 import { diskRefusals, planDiskSlots, type DiskBusPolicy, type PlannedDisk } from './disks';
 import { firmwareSettings, type FirmwareSettings } from './firmware';
@@ -6,6 +8,7 @@ import { pveVmName } from './names';
 import { mapNics, type NicModelPolicy, type PlannedNic } from './nics';
 import { osTypeFor, type OsTypeMapping } from './ostype';
 import { refusal, type Refusal } from './refusal';
+import { tpmRefusals, tpmState, tpmWarnings, type TpmPolicy } from './tpm';
 import { vmidFromMoid } from './vmid';
 import { planVnets, type UntranslatedNetwork, type VnetPlan, type VnetPlanOptions } from './vnet-plan';
 import { compareCodeUnits } from '../order';
@@ -17,8 +20,12 @@ export interface MigrationRules {
   network: VnetPlanOptions;
   nicModel: NicModelPolicy;
   diskBus: DiskBusPolicy;
-  /** Storage for the EFI vars disk of EFI guests. */
+  /** Storage for the EFI vars disk of EFI guests (and the TPM state of `tpm: new`). */
   efiStorage: string;
+  /** VMware ISO path → Proxmox ISO volume, for CD drives (unmapped: an empty drive). */
+  isoMap?: IsoMap;
+  /** A VM with a vTPM: refused (default), or given a new TPM. */
+  tpm?: TpmPolicy;
 }
 
 export interface VmAssessment {
@@ -33,6 +40,12 @@ export interface VmAssessment {
   ostype: OsTypeMapping;
   nics: PlannedNic[];
   disks: PlannedDisk[];
+  /** CD drives (absent when the VM has none). */
+  cdroms?: PlannedCdrom[];
+  /** The new TPM of a VM with a vTPM under `tpm: new`. */
+  tpm?: TpmStateSpec;
+  /** Things a person must act on before the cutover (absent when none). */
+  warnings?: string[];
   /** Empty when the VM can be migrated. */
   refusals: Refusal[];
   /** Things a person should know that do not stop the migration. */
@@ -57,6 +70,7 @@ function vmRefusals(vm: VmRecord, rules: MigrationRules): { refusals: Refusal[];
     );
   }
   refusals.push(...diskRefusals(vm));
+  refusals.push(...tpmRefusals(vm, rules.tpm));
   const vmid = vmidFromMoid(vm.moid, rules.vmidBase);
   if (!vmid.ok) refusals.push(vmid.refusal);
   let cpu: CpuTopology | undefined;
@@ -100,9 +114,12 @@ export function assessInventory(
     const { refusals, vmid, cpu } = vmRefusals(vm, rules);
     const nicPlan = mapNics(vm, portgroupsByKey, everyNetwork, rules.nicModel);
     const diskPlan = planDiskSlots(vm, rules.diskBus);
+    const cdromPlan = planCdroms(vm, diskPlan.disks, rules.isoMap);
+    const tpm = tpmState(vm, rules.tpm, rules.efiStorage);
+    const warnings = tpmWarnings(vm, tpm);
     const ostype = osTypeFor(vm.guestId);
     const pveName = pveVmName(vm.name);
-    const notes: string[] = [...diskPlan.problems];
+    const notes: string[] = [...diskPlan.problems, ...cdromPlan.problems];
     if (!ostype.known) notes.push(`guestId ${vm.guestId} is not in ferry's table; ostype set to "other"`);
     if (pveName !== vm.name) notes.push(`named "${pveName}" in Proxmox (VM names there must be DNS names)`);
     return {
@@ -116,6 +133,9 @@ export function assessInventory(
       ostype,
       nics: nicPlan.nics,
       disks: diskPlan.disks,
+      ...(cdromPlan.cdroms.length > 0 ? { cdroms: cdromPlan.cdroms } : {}),
+      ...(tpm ? { tpm } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
       refusals: [...refusals, ...nicPlan.refusals],
       notes,
     };

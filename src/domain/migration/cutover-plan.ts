@@ -1,4 +1,6 @@
 import type { VmAssessment } from './assess';
+import type { TpmStateSpec } from '../pve-vm-spec';
+import type { PlannedCdrom } from './cdrom';
 import type { CutoverMode } from './settings';
 
 /** Assumed until the wave has measured its own imports. */
@@ -21,6 +23,12 @@ export interface CutoverPlan {
   disks: Array<{ slot: string; disk: string; sizeBytes: number }>;
   totalBytes: number;
   nics: Array<{ slot: string; mac: string; vnet: string; source: string }>;
+  /** CD drives, with what did not come along (absent when none). */
+  cdroms?: PlannedCdrom[];
+  /** The new TPM (absent when none). */
+  tpm?: TpmStateSpec;
+  /** What to do before approving, e.g. have BitLocker recovery keys ready (absent when none). */
+  warnings?: string[];
   /** Expected time the service is down: shutdown + copy (import), or shutdown + one boot (live-import). */
   expectedDowntimeSeconds: number;
   throughput: Throughput;
@@ -40,6 +48,9 @@ export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: s
     disks: a.disks.map((d) => ({ slot: d.slot, disk: d.source, sizeBytes: d.capacityBytes })),
     totalBytes,
     nics: a.nics.map((n) => ({ slot: n.slot, mac: n.mac, vnet: n.bridge, source: n.source })),
+    ...(a.cdroms?.length ? { cdroms: a.cdroms } : {}),
+    ...(a.tpm ? { tpm: a.tpm } : {}),
+    ...(a.warnings?.length ? { warnings: a.warnings } : {}),
     expectedDowntimeSeconds,
     throughput,
   };

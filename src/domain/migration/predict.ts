@@ -1,4 +1,4 @@
-import { bootOrder, missingVnetRefusals, nicActions, type MigrationAction, type SdnState } from './actions';
+import { bootOrder, createVmAction, missingVnetRefusals, nicActions, type MigrationAction, type SdnState } from './actions';
 import type { VmAssessment } from './assess';
 import type { Refusal } from './refusal';
 import type { MigrationSettings } from './settings';
@@ -25,6 +25,8 @@ export interface VmPrediction {
   actions: MigrationAction[];
   refusals: Refusal[];
   notes: string[];
+  /** Things a person must act on before the cutover (absent when none), e.g. a new TPM. */
+  warnings?: string[];
 }
 
 /** All of a VM's files are on the datastore already, so the storage vMotion has nothing to do. */
@@ -43,7 +45,7 @@ export function predictVmActions(
   plan: Pick<VnetPlan, 'vnets'>,
   sdn: SdnState,
 ): VmPrediction {
-  const base = { name: a.name, moid: a.moid, vmid: a.vmid, notes: a.notes };
+  const base = { name: a.name, moid: a.moid, vmid: a.vmid, notes: a.notes, ...(a.warnings?.length ? { warnings: a.warnings } : {}) };
   const refuse = (refusals: Refusal[]): VmPrediction => ({
     ...base,
     refusals,
@@ -58,7 +60,7 @@ export function predictVmActions(
 
   const vm = a.pveName;
   const actions: MigrationAction[] = [];
-  if (occupancy.kind === 'free') actions.push({ kind: 'create-vm', vm, vmid, node: settings.node });
+  if (occupancy.kind === 'free') actions.push(createVmAction(a, settings.node));
   actions.push(...nicActions(a, occupancy.kind === 'adopt' ? (live.config ?? {}) : {}));
   if (!filesOnDatastore(live.datastores, live.diskDatastores, settings.migrationDatastore)) {
     actions.push({ kind: 'relocate', vm, moid: a.moid, datastore: settings.migrationDatastore });

@@ -16,6 +16,8 @@ export type RefusalCode =
   | 'disk-unmapped-datastore'
   | 'disk-path-invalid'
   | 'cpu-invalid'
+  /** A virtual TPM, and `migration.tpm` is not `new`. */
+  | 'vtpm'
   /** The VM's disks or NICs changed between planning and cutover. */
   | 'vm-changed';
 

@@ -11,7 +11,10 @@ export interface ShellOptions {
 /** A migrated VM's spec: `name` is always set (it is how ferry knows its own VM at the VMID). */
 export type MigratedVmSpec = VmShellSpec & { name: string };
 
-/** The shell of a migrated VM: the VMware CPU, memory and firmware; no disks, NICs come after. */
+/**
+ * The shell of a migrated VM: the VMware CPU, memory and firmware, its CD drives and (with `tpm: new`)
+ * a new TPM; no disks, NICs come after.
+ */
 export function shellSpec(a: VmAssessment, options: ShellOptions): MigratedVmSpec {
   if (a.vmid === undefined || a.cpu === undefined) throw new Error(`${a.name} cannot be built: ${a.refusals.map((r) => r.reason).join('; ')}`);
   return {
@@ -21,6 +24,8 @@ export function shellSpec(a: VmAssessment, options: ShellOptions): MigratedVmSpe
     machine: a.firmware.machine,
     bios: a.firmware.bios,
     ...(a.firmware.efidisk ? { efidisk: a.firmware.efidisk } : {}),
+    ...(a.tpm ? { tpmstate: a.tpm } : {}),
+    ...(a.cdroms?.length ? { cdroms: a.cdroms.map(({ slot, iso }) => (iso ? { slot, iso } : { slot })) } : {}),
     sockets: a.cpu.sockets,
     cores: a.cpu.cores,
     ...(a.cpu.vcpus !== undefined ? { vcpus: a.cpu.vcpus } : {}),

@@ -1,12 +1,12 @@
 import type { VmRecord } from '../inventory';
 
-type Hardware = Pick<VmRecord, 'disks' | 'nics'>;
+type Hardware = Pick<VmRecord, 'disks' | 'nics' | 'tpm'>;
 
 /**
- * How the VMware VM's disks (keys, labels, sizes) and NICs (MACs) differ now from when the migration
- * was planned (and approved). The cutover builds exactly the planned disks and MACs, so any difference
- * means the approval was for another VM: ferry stops before shutting anything down. Empty when nothing
- * relevant changed.
+ * How the VMware VM's disks (keys, labels, sizes), NICs (MACs) and vTPM differ now from when the
+ * migration was planned (and approved). The cutover builds exactly the planned disks and MACs, so any
+ * difference means the approval was for another VM: ferry stops before shutting anything down. Empty
+ * when nothing relevant changed.
  */
 export function hardwareChanges(planned: Hardware, fresh: Hardware): string[] {
   const changes: string[] = [];
@@ -27,5 +27,8 @@ export function hardwareChanges(planned: Hardware, fresh: Hardware): string[] {
     else if (mac(now.macAddress) !== mac(p.macAddress)) changes.push(`NIC ${p.label} MAC changed from ${p.macAddress} to ${now.macAddress}`);
   }
   for (const f of fresh.nics) if (!planned.nics.some((n) => n.key === f.key)) changes.push(`NIC ${f.label} (${f.macAddress}) was added`);
+  // The shell's TPM (or its absence, or the refusal) was decided on the planned VM.
+  if (!planned.tpm && fresh.tpm) changes.push(`a virtual TPM (${fresh.tpm.label}) was added`);
+  if (planned.tpm && !fresh.tpm) changes.push(`the virtual TPM (${planned.tpm.label}) was removed`);
   return changes;
 }

@@ -1,4 +1,4 @@
-import { nicWrites, shellSpec, type MigrateVmResult } from '../../../src/domain/migration';
+import { createVmAction, nicWrites, shellSpec, type MigrateVmResult } from '../../../src/domain/migration';
 import { pollUntil } from '../../poll';
 import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
@@ -15,7 +15,7 @@ export async function shell(run: MigrationRun): Promise<MigrateVmResult | undefi
     const { created } = await run.acts.pve.createVmShell.executeWithOptions({ summary: `create shell VM ${vmid} ${vm} on ${node}` }, [
       { spec: shellSpec(assessment, { node, vcenter }) },
     ]);
-    if (created) run.record({ kind: 'create-vm', vm, vmid, node });
+    if (created) run.record(createVmAction(assessment, node));
     run.waited(await pollUntil(async () => (await reads.waitVmVisible({ vmid })).visible, { what: `VM ${vmid} visible cluster-wide`, ...VISIBILITY_POLL }));
   }
   for (const { action, nic } of nicWrites(assessment, await reads.readPveConfig({ node, vmid }))) {
