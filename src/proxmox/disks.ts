@@ -3,6 +3,7 @@ import { VmConfigApi } from './config';
 import { ProxmoxInputError, ProxmoxPolicyError, ProxmoxRequestError } from './errors';
 import { formatDiskSize, parseDiskSize } from './disk-size';
 import { formatPropertyString, parsePropertyString } from './property-string';
+import { isCdromValue } from './cdrom-tpm';
 
 export { parseDiskSize };
 import { nullSchema } from './schemas';
@@ -44,9 +45,13 @@ export function parseDisk(value: string): Disk {
 
 const ATTACHED_SLOT = /^(scsi|sata|ide|virtio)\d+$/;
 
-/** The disks attached in a VM config (`scsiN`, `sataN`, `ideN`, `virtioN`), by slot. */
+/** The disks attached in a VM config (`scsiN`, `sataN`, `ideN`, `virtioN`), by slot; CD drives (`media=cdrom`) are not disks. */
 export function attachedDisks(values: Readonly<Record<string, string>>): Record<string, Disk> {
-  return Object.fromEntries(Object.entries(values).filter(([key]) => ATTACHED_SLOT.test(key)).map(([key, value]) => [key, parseDisk(value)]));
+  return Object.fromEntries(
+    Object.entries(values)
+      .filter(([key, value]) => ATTACHED_SLOT.test(key) && !isCdromValue(value))
+      .map(([key, value]) => [key, parseDisk(value)]),
+  );
 }
 
 export interface EnsureDiskSpec {

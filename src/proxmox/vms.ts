@@ -8,6 +8,7 @@ import { PowerApi } from './power';
 import { nextIdSchema, nodeVmListSchema, resourcesSchema, vmConfigSchema } from './schemas';
 import type { TaskResult, WaitOptions } from './tasks';
 import { formatNic } from './nics';
+import { cdromParams, tpmstateValue } from './cdrom-tpm';
 import type { ImportFromDiskSpec, VmShellSpec } from '../domain/pve-vm-spec';
 
 export type { VmShellSpec } from '../domain/pve-vm-spec';
@@ -240,6 +241,8 @@ export function vmCreateParams(spec: VmShellSpec): Record<string, string> {
           'file',
         )
       : undefined,
+    tpmstate0: spec.tpmstate ? tpmstateValue(spec.tpmstate) : undefined,
+    ...cdromParams(spec.cdroms),
     ...Object.fromEntries((spec.nics ?? []).map(({ slot, ...nic }) => [slot, formatNic(nic)])),
     ...Object.fromEntries((spec.importDisks ?? []).map((d) => [d.slot, importFromValue(d)])),
     ...spec.extra,
