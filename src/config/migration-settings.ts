@@ -19,6 +19,8 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
       nicModel: m.nicModel,
       diskBus: m.diskBus,
       efiStorage: m.efiStorage ?? m.targetStorage,
+      isoMap: m.isoMap,
+      tpm: m.tpm,
     },
     approvers: m.approvers,
     relocateTimeoutMs: durationToMs(m.relocateTimeout),

@@ -42,6 +42,23 @@ export const migrationSection = z
       .default({ zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: [] }),
     nicModel: z.enum(['virtio', 'e1000', 'e1000e', 'vmxnet3', 'rtl8139', 'keep']).default('virtio'),
     diskBus: z.enum(['scsi', 'keep']).default('scsi'),
+    /**
+     * CD drives: VMware ISO path → Proxmox ISO volume, exact paths (`'[iso-ds] win/server2022.iso':
+     * 'local:iso/server2022.iso'`). A drive whose ISO is not here becomes an empty CD drive.
+     */
+    isoMap: z
+      .record(z.string(), z.string().regex(/^[a-z][a-z0-9\-_.]*[a-z0-9]:iso\/[^/]+\.(iso|img)$/i, 'a Proxmox ISO volume: storage:iso/file.iso'))
+      .superRefine((map, ctx) => {
+        for (const key of Object.keys(map)) {
+          if (!/^\[[^\]]+\]\s*\S/.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'a VMware datastore path: [datastore] path/file.iso' });
+        }
+      })
+      .default({}),
+    /**
+     * A VM with a virtual TPM: `refuse` (default) does not migrate it; `new` gives it a new, empty TPM 2.0
+     * (tpmstate0): secrets sealed to the old one (BitLocker keys) then need their recovery key.
+     */
+    tpm: z.enum(['refuse', 'new']).default('refuse'),
     /** Who may approve a cutover (names recorded in history with the reason). */
     approvers: z.array(z.string().min(1)).min(1),
     relocateTimeout: duration.default('12h'),
