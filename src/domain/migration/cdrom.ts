@@ -47,7 +47,7 @@ function driveContent(cdrom: VmCdrom, isoMap: IsoMap): Pick<PlannedCdrom, 'iso' 
       return iso ? { iso } : { notCarried: `ISO ${path}, which migration.isoMap does not map` };
     }
     case 'host-device':
-      return { notCarried: `the ESXi host's CD drive${b.deviceName ? ` ${b.deviceName}` : ''} (host passthrough is not carried over)` };
+      return { notCarried: `the ESXi host's CD drive${b.deviceName ? ` ${b.deviceName}` : ''} (host passthrough)` };
     case 'other':
       return { notCarried: `a ${b.backingType} backing` };
     case 'client-device':

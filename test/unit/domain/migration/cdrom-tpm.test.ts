@@ -89,7 +89,7 @@ describe('CD drives', () => {
       {
         slot: 'ide1',
         source: 'CD/DVD drive 2',
-        notCarried: "the ESXi host's CD drive /vmfs/devices/cdrom/mpx.vmhba0:C0:T0:L0 (host passthrough is not carried over)",
+        notCarried: "the ESXi host's CD drive /vmfs/devices/cdrom/mpx.vmhba0:C0:T0:L0 (host passthrough)",
       },
     ]);
     expect(describeCdrom(cdroms[2]!)).toBe('ide0: empty CD drive (CD/DVD drive 1; not carried over: ISO [iso-ds] linux/rescue.iso, which migration.isoMap does not map)');
