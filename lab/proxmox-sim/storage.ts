@@ -82,7 +82,7 @@ export class Storages {
       volume = { volid, storage, file: path.join(base, 'images', im[1]!, `${im[2]}.${im[3]}`), format: im[3] as ImageFormat, vmid: Number(im[1]), vtype: 'images' };
     } else if ((im = /^vm-(\d+)-disk-\d+$/.exec(rel)) && storage.type === 'lvmthin') {
       volume = { volid, storage, file: path.join(base, `${rel}.raw`), format: 'raw', vmid: Number(im[1]), vtype: 'images' };
-    } else if ((im = /^iso\/([^/]+\.iso)$/i.exec(rel))) {
+    } else if ((im = /^iso\/([^/]+\.(?:iso|img))$/i.exec(rel))) {
       volume = { volid, storage, file: path.join(base, 'template', 'iso', im[1]!), format: 'iso', vtype: 'iso' };
     } else if ((im = /^import\/([^/]+)\.(raw|qcow2|vmdk)$/.exec(rel))) {
       volume = { volid, storage, file: path.join(base, 'import', `${im[1]}.${im[2]}`), format: im[2] as ImageFormat, vtype: 'import' };
@@ -122,7 +122,7 @@ export class Storages {
       const st = statSync(file);
       rows.push({ volid, format, content, size, used: st.blocks * 512, ctime: Math.floor(st.ctimeMs / 1000), ...(vmid !== undefined ? { vmid } : {}) });
     };
-    if (want('iso')) for (const f of files(path.join(base, 'template', 'iso'))) if (/\.iso$/i.test(f)) row(`${spec.id}:iso/${f}`, path.join(base, 'template', 'iso', f), 'iso', 'iso', statSync(path.join(base, 'template', 'iso', f)).size);
+    if (want('iso')) for (const f of files(path.join(base, 'template', 'iso'))) if (/\.(iso|img)$/i.test(f)) row(`${spec.id}:iso/${f}`, path.join(base, 'template', 'iso', f), 'iso', 'iso', statSync(path.join(base, 'template', 'iso', f)).size);
     if (want('import')) {
       for (const f of files(path.join(base, 'import'))) {
         const m = /\.(raw|qcow2|vmdk)$/.exec(f);
