@@ -1,4 +1,6 @@
+import type { PowerState } from '../inventory';
 import type { VmAssessment } from './assess';
+import { powerStateWarnings } from './power-state';
 import type { CutoverMode } from './settings';
 
 /** Assumed until the wave has measured its own imports. */
@@ -24,9 +26,11 @@ export interface CutoverPlan {
   /** Expected time the service is down: shutdown + copy (import), or shutdown + one boot (live-import). */
   expectedDowntimeSeconds: number;
   throughput: Throughput;
+  /** What an approver must know first: a suspended VM will be refused; a powered-off one stays off on rollback. */
+  warnings: string[];
 }
 
-export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: string, throughput: Throughput): CutoverPlan {
+export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: string, throughput: Throughput, powerState?: PowerState): CutoverPlan {
   const totalBytes = a.disks.reduce((sum, d) => sum + d.capacityBytes, 0);
   const copySeconds = throughput.bytesPerSecond > 0 ? totalBytes / throughput.bytesPerSecond : Number.POSITIVE_INFINITY;
   const expectedDowntimeSeconds = Math.ceil(
@@ -42,6 +46,7 @@ export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: s
     nics: a.nics.map((n) => ({ slot: n.slot, mac: n.mac, vnet: n.bridge, source: n.source })),
     expectedDowntimeSeconds,
     throughput,
+    warnings: powerState ? powerStateWarnings(a.name, powerState) : [],
   };
 }
 

@@ -21,3 +21,5 @@ export * from './predict';
 export * from './vm-changes';
 export * from './rerun';
 export * from './selection';
+export * from './verification';
+export * from './power-state';

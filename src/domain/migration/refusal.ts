@@ -17,7 +17,9 @@ export type RefusalCode =
   | 'disk-path-invalid'
   | 'cpu-invalid'
   /** The VM's disks or NICs changed between planning and cutover. */
-  | 'vm-changed';
+  | 'vm-changed'
+  /** The VM is suspended at cutover: ferry does not power off a suspended guest. */
+  | 'vm-suspended';
 
 export interface Refusal {
   code: RefusalCode;
