@@ -31,7 +31,13 @@ export function createGuestCheckActivities(deps: ActivityDeps): GuestCheckActivi
     },
 
     async probeGuestPort({ vmid, address, port, timeoutMs }) {
-      const target = await resolve({ vmid, address, port });
+      let target;
+      try {
+        target = await resolve({ vmid, address, port });
+      } catch (err) {
+        // No way to reach it from this worker (the lab: no forward to that address:port) is a failed probe, said so.
+        return { ok: false, endpoint: `${address}:${port}`, ms: 0, error: `not reachable from this worker: ${(err as Error).message}` };
+      }
       const endpoint = target.host === address && target.port === port ? `${address}:${port}` : `${address}:${port} via ${target.host}:${target.port}`;
       const result = await tcpConnect(target.host, target.port, timeoutMs);
       return { ok: result.ok, endpoint, ms: result.ms, ...(result.error ? { error: result.error } : {}) };
