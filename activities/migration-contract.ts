@@ -56,6 +56,7 @@ export interface VsphereMigrationActivities {
   rereadVm(input: { moid: string }): Promise<VmRecord>;
   relocateVm(input: { moid: string; datastore: string }): Promise<{ moved: boolean }>;
   shutdownGuest(input: { moid: string; timeoutMs: number; force: boolean }): Promise<{ result: 'shut-down' | 'powered-off' | 'already-off' }>;
+  /** Powers the VMware VM on (powerOnVmwareVm in the rollback stage; the type name is kept). */
   powerOnVm(input: { moid: string }): Promise<{ result: 'powered-on' | 'already-on' }>;
 }
 
@@ -79,6 +80,7 @@ export interface ProxmoxMigrationActivities {
   liveImportVm(input: { spec: MigratedVmSpec }): Promise<LiveImported>;
   diskSizes(input: { node: string; vmid: number }): Promise<Record<string, number>>;
   setBootOrder(input: { node: string; vmid: number; order: string }): Promise<void>;
+  /** Boots the Proxmox VM (workflows call it as bootPveVm; the type name is kept: histories and running workflows name it). */
   startVm(input: { node: string; vmid: number }): Promise<void>;
   /** Detaches and deletes the given disk slots (rollback of what this workflow imported). */
   removeDisks(input: { node: string; vmid: number; slots: string[] }): Promise<void>;

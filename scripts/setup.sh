@@ -31,6 +31,12 @@ apt_install() {
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
+  # The setup parts run side by side: their installs queue here, one apt at a time.
+  ( flock -w 1800 8 || die "timed out waiting for another apt install"; apt_get_install "${missing[@]}" ) 8>"$FERRY_CACHE/.dpkg.lock"
+}
+
+apt_get_install() {
+  local missing=("$@")
   log "installing Debian packages: ${missing[*]}"
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -71,8 +77,21 @@ npm_deps() {
 }
 
 npm_deps
+# The parts are independent (each takes the locks it needs), so they run side by side: on a new machine
+# NetBox's migrate, the Go build of vcsim and the guest image each take minutes, and overlap.
+started=$SECONDS
+pids=()
+parts=()
 for part in "$ROOT"/scripts/setup.d/*.sh; do
   # shellcheck source=/dev/null
-  source "$part"
+  ( source "$part" ) &
+  pids+=("$!")
+  parts+=("$(basename "$part" .sh)")
 done
+failed=()
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || failed+=("${parts[$i]}")
+done
+[ ${#failed[@]} -eq 0 ] || die "setup failed in: ${failed[*]} (its error is above)"
+[ $((SECONDS - started)) -lt 5 ] || log "all parts done in $((SECONDS - started)) s"
 log "ready: tools in $TOOLS_BIN"

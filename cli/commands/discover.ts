@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig, type FerryConfig } from '../../src/config';
-import type { Inventory, PortgroupRecord, VmNic, Vlan } from '../../src/domain/inventory';
+import type { Inventory, PortgroupRecord, VmNic, VmRecord, Vlan } from '../../src/domain/inventory';
 import { assessInventory, describeRanges, type InventoryAssessment, type MigrationRules } from '../../src/domain/migration';
 import { VsphereClient, type DiscoveryResult, type DiscoveryScope } from '../../src/vsphere';
 import { formatTable } from '../table';
@@ -59,7 +59,14 @@ function describeNic(nic: VmNic, portgroups: Map<string, PortgroupRecord>): stri
   return `${nic.deviceType} ${nic.macAddress} ${where}`;
 }
 
+/** The guest's addresses on this NIC and where they were read, e.g. ` 198.51.100.21 (from tools)`; '' when unknown. */
+function describeGuestAddresses(vm: VmRecord, nic: VmNic): string {
+  const found = vm.guestAddresses?.find((g) => g.mac === nic.macAddress);
+  return found ? ` ${found.addresses.join(', ')} (from ${found.source})` : '';
+}
+
 function gib(bytes: number): string {
+  if (bytes < 1024 ** 3) return `${Math.round(bytes / 1024 ** 2)} MiB`;
   const g = bytes / 1024 ** 3;
   return `${Number.isInteger(g) ? g : g.toFixed(1)} GiB`;
 }
@@ -67,12 +74,12 @@ function gib(bytes: number): string {
 export function formatInventory(inventory: Inventory): string {
   const portgroups = new Map(inventory.portgroups.map((p) => [p.key, p]));
   const vmRows = inventory.vms.map((vm) => [
-    `${vm.name}\n${vm.moid}${vm.template ? '\ntemplate' : ''}${vm.hasSnapshot ? '\nsnapshots' : ''}`,
+    `${vm.name}\n${vm.moid}${vm.template ? '\ntemplate' : ''}${vm.hasSnapshot ? '\nsnapshots' : ''}${vm.guestHostName ? `\nguest ${vm.guestHostName}` : ''}`,
     `${vm.powerState.replace('powered', '').toLowerCase()}`,
     vm.firmware,
     `${vm.numCpu} (${vm.numCoresPerSocket}/socket)\n${vm.memoryMb} MB`,
     `${vm.cluster?.name ?? '-'}\n${vm.host?.name ?? '-'}`,
-    vm.nics.map((n) => describeNic(n, portgroups)).join('\n') || '-',
+    vm.nics.map((n) => `${describeNic(n, portgroups)}${describeGuestAddresses(vm, n)}`).join('\n') || '-',
     vm.disks
       .map((d) => `${gib(d.capacityBytes)} ${d.fileName}${d.diskMode !== 'persistent' ? ` ${d.diskMode}` : ''}${d.rdm ? ` RDM ${d.rdm.compatibilityMode}` : ''}`)
       .join('\n') || '-',
@@ -80,7 +87,7 @@ export function formatInventory(inventory: Inventory): string {
   const pgRows = inventory.portgroups.map((p) => [p.name, p.key, p.switchName, describeVlan(p.vlan, p.uplink)]);
   return [
     `VMs (${inventory.vms.length}) in ${inventory.vcenter}`,
-    formatTable(['VM', 'POWER', 'FIRMWARE', 'CPU / MEMORY', 'CLUSTER / HOST', 'NICS (VLAN)', 'DISKS'], vmRows),
+    formatTable(['VM', 'POWER', 'FIRMWARE', 'CPU / MEMORY', 'CLUSTER / HOST', 'NICS (VLAN) GUEST ADDRESSES', 'DISKS'], vmRows),
     '',
     `Distributed portgroups (${inventory.portgroups.length})`,
     formatTable(['PORTGROUP', 'KEY', 'SWITCH', 'VLAN'], pgRows),

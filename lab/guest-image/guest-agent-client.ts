@@ -81,7 +81,7 @@ export class GuestAgentClient {
       }
       const waiter = this.waiters.shift();
       if (!waiter) continue;
-      if (reply.error) waiter.reject(new Error(`guest agent: ${reply.error.class ?? 'error'}: ${reply.error.desc ?? line}`));
+      if (reply.error) waiter.reject(new GuestAgentError(reply.error.class ?? 'error', reply.error.desc ?? line));
       else waiter.resolve(reply.return);
     }
   }
@@ -107,6 +107,16 @@ export class GuestAgentClient {
 
   close(): void {
     this.socket.destroy();
+  }
+}
+
+/** The agent's own error reply (`{"error": {"class", "desc"}}`) to a command. */
+export class GuestAgentError extends Error {
+  constructor(
+    readonly errorClass: string,
+    readonly desc: string,
+  ) {
+    super(`guest agent: ${errorClass}: ${desc}`);
   }
 }
 

@@ -65,6 +65,23 @@ export function renderVmConf(config: GuestVmConfig): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The inverse of renderVmConf: the settings a ferry/vm.conf text holds (unknown lines ignored). */
+export function parseVmConf(text: string): GuestVmConfig {
+  const values = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (m) values.set(m[1]!, m[2]!);
+  }
+  const nics: GuestNic[] = [];
+  for (let i = 0; values.has(`NIC${i}_MAC`) && values.has(`NIC${i}_ADDRESS`); i++) {
+    const gateway = values.get(`NIC${i}_GATEWAY`);
+    nics.push({ mac: values.get(`NIC${i}_MAC`)!, address: values.get(`NIC${i}_ADDRESS`)!, ...(gateway ? { gateway } : {}) });
+  }
+  const hostname = values.get('HOSTNAME');
+  const dns = values.get('DNS');
+  return { ...(hostname ? { hostname } : {}), ...(dns ? { dns: dns.split(',') } : {}), nics };
+}
+
 const mtoolsEnv = () => ({ ...process.env, MTOOLS_SKIP_CHECK: '1' });
 const espImage = (disk: string, image: GuestImage) => `${disk}@@${image.manifest.esp.offsetBytes}`;
 

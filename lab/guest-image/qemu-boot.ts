@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { qmpCommand } from '../qemu/qmp';
 import { startServerProcess, type ServerProcess } from '../server-process';
 import { GuestAgentClient } from './guest-agent-client';
 import { OVMF_CODE, OVMF_VARS_TEMPLATE } from './paths';
@@ -178,41 +178,6 @@ export async function bootGuest(options: BootOptions & { vmlinuzForProbe?: strin
     kill: () => qemu.stop({ signal: 'SIGKILL' }),
   };
   return guest;
-}
-
-/** Sends one QMP command (after the capabilities handshake) and resolves with its `return`. */
-export function qmpCommand(socketPath: string, command: string, args?: Record<string, unknown>): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(socketPath);
-    let buffer = '';
-    let stage: 'greeting' | 'capabilities' | 'command' = 'greeting';
-    socket.on('error', reject);
-    socket.on('data', (chunk) => {
-      buffer += chunk.toString();
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) !== -1) {
-        const message = JSON.parse(buffer.slice(0, nl)) as { QMP?: unknown; return?: unknown; error?: { desc?: string }; event?: string };
-        buffer = buffer.slice(nl + 1);
-        if (message.event) continue;
-        if (message.error) {
-          socket.destroy();
-          reject(new Error(`QMP ${command}: ${message.error.desc ?? 'error'}`));
-          return;
-        }
-        if (stage === 'greeting') {
-          stage = 'capabilities';
-          socket.write(`${JSON.stringify({ execute: 'qmp_capabilities' })}\n`);
-        } else if (stage === 'capabilities') {
-          stage = 'command';
-          socket.write(`${JSON.stringify(args ? { execute: command, arguments: args } : { execute: command })}\n`);
-        } else {
-          socket.destroy();
-          resolve(message.return);
-          return;
-        }
-      }
-    });
-  });
 }
 
 /** The QEMU version line (for reports). */

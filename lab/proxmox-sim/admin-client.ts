@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import type { SimSettings } from './cluster';
 import type { FaultSettings } from './faults';
+import type { GuestNetworkHints } from './qemu/guest-network';
+import type { QemuInstanceInfo } from './qemu/runtime';
 import type { ConnectionStats, RequestLogEntry } from './server';
 import type { SimTask } from './tasks';
 
@@ -65,6 +67,21 @@ export class SimulatorAdmin {
 
   clearLog(): Promise<unknown> {
     return this.call('DELETE', 'log');
+  }
+
+  /** A VM's real QEMU (pid, accel, loopback forwards to the guest, serial log), or `{ running: false }`. */
+  qemu(vmid: number): Promise<({ running: true } & QemuInstanceInfo) | { running: false; serialLog?: string }> {
+    return this.call('GET', `vms/${vmid}/qemu`);
+  }
+
+  /** Every running QEMU of the simulator. */
+  qemuList(): Promise<QemuInstanceInfo[]> {
+    return this.call('GET', 'qemu');
+  }
+
+  /** The guest's addresses and the ports to forward from 127.0.0.1, from the VM's next start. */
+  setGuestNetwork(vmid: number, hints: GuestNetworkHints): Promise<GuestNetworkHints> {
+    return this.call('PUT', `vms/${vmid}/guest-network`, hints);
   }
 
   close(): Promise<void> {

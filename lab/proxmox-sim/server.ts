@@ -6,7 +6,10 @@ import { ApiError, fail } from './api-error';
 import { Cluster, configDigest, type ClusterSpec, type SimIdentity, type SimSettings } from './cluster';
 import { z } from 'zod';
 import { FaultInjector, faultSettingsSchema, type FaultDecision, type FaultSettings } from './faults';
+import { handleQemuAdmin } from './qemu/admin';
+import { attachQemuRuntime, QemuRuntime } from './qemu/runtime';
 import { accessRoutes } from './routes/access';
+import { agentRoutes } from './routes/agent';
 import { clusterRoutes } from './routes/cluster';
 import { lxcRoutes } from './routes/lxc';
 import { nodeRoutes } from './routes/nodes';
@@ -77,7 +80,7 @@ interface Route {
 }
 
 const ALL_ROUTES: Record<string, Handler> = {
-  ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes,
+  ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes, ...agentRoutes,
 };
 
 function buildRoutes(flavour: Flavour): Route[] {
@@ -141,6 +144,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startProxmoxSimulator(options: SimulatorOptions): Promise<ProxmoxSimulator> {
   const cluster = new Cluster(options);
+  // Real QEMU for VMs with a bootable disk (qemu/runtime.ts); FERRY_SIM_QEMU=off simulates every VM.
+  const qemu = process.env.FERRY_SIM_QEMU === 'off' ? undefined : new QemuRuntime(path.join(options.stateDir, 'qemu-server'));
+  if (qemu) attachQemuRuntime(cluster, qemu);
   const routes = buildRoutes(options.flavour);
   const subset = loadSubset(options.flavour);
   const faults = new FaultInjector();
@@ -289,6 +295,8 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       cluster.settings = { ...cluster.settings, ...(body as Partial<SimSettings>) };
       return send(res, 200, { data: cluster.settings });
     }
+    const qemuAnswer = handleQemuAdmin(cluster, req.method ?? 'GET', url.pathname, body);
+    if (qemuAnswer) return send(res, 200, qemuAnswer);
     if (vmMatch && req.method === 'PUT') {
       const vm = cluster.vms.get(Number(vmMatch[1]));
       if (!vm) throw new ApiError(404, `no VM ${vmMatch[1]}`);
@@ -332,7 +340,9 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await qemu?.stopAll(); // first, so tasks waiting on a guest end at once
       await cluster.tasks.idle();
+      await qemu?.stopAll(); // and whatever a start task still launched
     },
   };
 }

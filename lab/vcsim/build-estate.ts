@@ -13,7 +13,9 @@ import { asMoRef } from '../../src/vsphere/read';
 import { child } from '../../src/vsphere/xml';
 import { nfsMigrationDir } from '../shared-paths';
 import { toolPath } from '../tools';
-import { ESTATE, NAMED_VMS, SCALE_DISK_BYTES, scaleVmName, type NamedVmSpec } from './estate';
+import { guestImage, type GuestVariant } from '../guest-image/paths';
+import type { GuestVmConfig } from '../guest-image/per-vm-config';
+import { ESTATE, GUEST_VMS, guestVmConfig, NAMED_VMS, SCALE_DISK_BYTES, scaleVmName, type LabGuest, type NamedVmSpec } from './estate';
 import { makeLabCertificates } from './tls';
 import { startVcsim } from './vcsim-process';
 import { fillVcsimGaps } from './vcsim-gaps';
@@ -28,6 +30,8 @@ export const STATE_DIR_PLACEHOLDER = '@FERRY_LAB_STATE_DIR@';
 export interface ManifestDisk {
   fileName: string;
   capacityBytes: number;
+  /** A VM's copy of the lab guest disk with these settings written in (else a patterned blank disk). */
+  guest?: { variant: GuestVariant; config: GuestVmConfig };
 }
 
 export interface EstateManifest {
@@ -86,7 +90,7 @@ async function addPvlanPortgroup(client: VsphereClient, dvs: MoRef, name: string
   ]);
 }
 
-function namedVmSpec(ctx: BuildContext, vm: NamedVmSpec): VmCreateSpec {
+function namedVmSpec(ctx: BuildContext, vm: NamedVmSpec, guestDiskBytes: number): VmCreateSpec {
   return {
     name: vm.name,
     guestId: vm.guestId,
@@ -97,9 +101,34 @@ function namedVmSpec(ctx: BuildContext, vm: NamedVmSpec): VmCreateSpec {
     datastore: vm.datastore,
     homeDatastore: vm.homeDatastore,
     controller: vm.controller,
-    disks: vm.disks.map((d) => ({ bytes: d.gb * 1024 ** 3, mode: d.mode })),
-    nics: vm.nics.map((n) => ({ adapter: n.adapter, network: ctx.network(n.network) })),
+    disks: vm.disks.map((d) => ('guestImage' in d ? { bytes: guestDiskBytes } : { bytes: d.gb * 1024 ** 3, mode: d.mode })),
+    nics: vm.nics.map((n) => ({ adapter: n.adapter, network: ctx.network(n.network), mac: n.mac })),
   };
+}
+
+/** `24` → `255.255.255.0`. */
+function netmask(prefixLength: number): string {
+  const bits = prefixLength === 0 ? 0 : (0xffffffff << (32 - prefixLength)) >>> 0;
+  return [24, 16, 8, 0].map((shift) => (bits >>> shift) & 0xff).join('.');
+}
+
+/**
+ * `govc vm.customize` arguments giving the VM its guest's hostname and addresses through vSphere guest
+ * customization (CustomizeVM_Task, a fixed IP per NIC): vcsim applies it at the next power-on and then
+ * reports it in `guest.net` / `guest.ipAddress` / `guest.hostName`, as VMware Tools would.
+ */
+export function customizeArgs(vm: { name: string; guest: LabGuest }): string[] {
+  const args = ['vm.customize', '-vm', vm.name, '-type', 'Linux', '-name', vm.guest.hostname];
+  let gatewaysEnded = false;
+  for (const [i, a] of vm.guest.addresses.entries()) {
+    const [ip, prefix] = a.address.split('/');
+    args.push('-ip', ip!, '-netmask', netmask(Number(prefix)));
+    // govc pairs the n-th -gateway with the n-th -ip.
+    if (a.gateway && gatewaysEnded) throw new Error(`lab estate: ${vm.name} NIC ${i} has a gateway after a NIC without one`);
+    if (a.gateway) args.push('-gateway', a.gateway);
+    else gatewaysEnded = true;
+  }
+  return args;
 }
 
 /** Runs `fn` over `items`, `limit` at a time. */
@@ -193,8 +222,10 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
       },
     };
 
+    const guestDiskBytes = guestImage().manifest.diskBytes;
     for (const vm of NAMED_VMS) {
-      await createVmAt(ctx, namedVmSpec(ctx, vm), vm.folder, vm.host);
+      await createVmAt(ctx, namedVmSpec(ctx, vm, guestDiskBytes), vm.folder, vm.host);
+      if (vm.guest) await govc(...customizeArgs({ name: vm.name, guest: vm.guest }));
       if (vm.snapshot) await govc('snapshot.create', '-vm', vm.name, vm.snapshot);
       if (vm.template) await govc('vm.markastemplate', vm.name);
       if (vm.poweredOn) await govc('vm.power', '-on', vm.name);
@@ -224,23 +255,33 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
     const objects = path.join(outDir, 'objects');
     await govc('object.save', '-d', objects);
     const rdms = NAMED_VMS.flatMap((vm) =>
-      vm.disks.flatMap((d, i) => (d.rdm ? [{ fileName: diskFileName(vm.datastore, vm.name, i), lun: d.rdm }] : [])),
+      vm.disks.flatMap((d, i) => ('rdm' in d && d.rdm ? [{ fileName: diskFileName(vm.datastore, vm.name, i), lun: d.rdm }] : [])),
     );
     fillVcsimGaps(objects, {
       uplinkPortgroupKeys: final.inventory.portgroups.filter((p) => p.name.startsWith(`${ESTATE.switchName}-DVUplinks`)).map((p) => p.key),
       rdms,
     });
     replaceInTree(objects, root, STATE_DIR_PLACEHOLDER);
+    const guestDisks = new Map(
+      GUEST_VMS.flatMap((vm) =>
+        vm.disks.flatMap((d, i) => ('guestImage' in d ? [[diskFileName(vm.datastore, vm.name, i), { variant: vm.guest.variant, config: guestVmConfig(vm) }] as const] : [])),
+      ),
+    );
     const manifest: EstateManifest = {
       extraVms: options.extraVms,
       datastoreDirs: dirs,
       disks: final.inventory.vms.flatMap((vm) =>
         vm.disks
           .filter((d) => !rdms.some((r) => r.fileName === d.fileName))
-          .map((d) => ({ fileName: d.fileName, capacityBytes: d.capacityBytes })),
+          .map((d) => {
+            const guest = guestDisks.get(d.fileName);
+            return { fileName: d.fileName, capacityBytes: d.capacityBytes, ...(guest ? { guest } : {}) };
+          }),
       ),
       vmCount: final.inventory.vms.length,
     };
+    const placedGuests = manifest.disks.filter((d) => d.guest).length;
+    if (placedGuests !== guestDisks.size) throw new Error(`estate builder: ${guestDisks.size} guest disks in the estate, ${placedGuests} found on the VMs`);
     writeFileSync(path.join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 1));
     log(`estate: saved ${manifest.vmCount} VMs in ${Math.round(performance.now() - started)} ms`);
     return manifest;

@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, 
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { escapeXml } from '../../src/vsphere/envelope';
+import { guestImage } from '../guest-image/paths';
 import { toolPath } from '../tools';
 import { buildEstate, replaceInTree, STATE_DIR_PLACEHOLDER, type EstateManifest } from './build-estate';
 
@@ -13,12 +14,16 @@ function cacheRoot(): string {
   return path.join(process.env.FERRY_CACHE ?? path.join(homedir(), '.cache', 'ferry'), 'vcsim-estates');
 }
 
-/** Hash of the builder's sources, the vcsim build it ran on and the number of scale VMs. */
+/**
+ * Hash of the builder's sources, the vcsim build it ran on, the guest image (its disks' size is the
+ * guest VMs' disk capacity) and the number of scale VMs.
+ */
 export function estateKey(extraVms: number): string {
   const hash = createHash('sha256');
   const ext = path.extname(__filename);
   for (const name of BUILDER_SOURCES) hash.update(readFileSync(path.join(__dirname, `${name}${ext}`)));
   hash.update(realpathSync(toolPath('vcsim')));
+  hash.update(`guestImage=${guestImage().manifest.key}`);
   hash.update(`extraVms=${extraVms}`);
   return hash.digest('hex').slice(0, 16);
 }

@@ -1,3 +1,6 @@
+import type { GuestVmConfig } from '../guest-image/per-vm-config';
+import type { GuestVariant } from '../guest-image/paths';
+
 /**
  * The lab's vCenter estate, as data: what the builder creates and what tests and docs refer to. VM
  * disks live on `nfs-migration` (the NFS export Proxmox also mounts) except mig-legacy01's, which stay
@@ -32,6 +35,19 @@ export const ESTATE = {
   scaleFolder: 'scale',
 } as const;
 
+/**
+ * A lab VM that carries the real guest (lab/guest-image) as its first disk: a copy of the image's
+ * `variant`, with the hostname and each NIC's MAC and address written into it (per-vm-config). The
+ * VM's NICs carry the same MACs (`nics[i].mac`), and vSphere guest customization gives vcsim the same
+ * addresses, which it then reports in `guest.net` as VMware Tools would.
+ */
+export interface LabGuest {
+  variant: GuestVariant;
+  hostname: string;
+  /** One per NIC, in the VM's NIC order. */
+  addresses: Array<{ address: string; gateway?: string }>;
+}
+
 export interface NamedVmSpec {
   name: string;
   folder: string;
@@ -42,9 +58,13 @@ export interface NamedVmSpec {
   memoryMb: number;
   guestId: string;
   controller: 'pvscsi' | 'lsilogic';
-  nics: Array<{ network: string; adapter: 'vmxnet3' | 'e1000' | 'e1000e' }>;
-  /** `rdm`: a physical-mode raw device mapping of this LUN (see build-estate: vcsim cannot create one). */
-  disks: Array<{ gb: number; mode?: 'independent_persistent'; rdm?: string }>;
+  /** `mac`: a fixed (manual) MAC, else vcsim generates one. */
+  nics: Array<{ network: string; adapter: 'vmxnet3' | 'e1000' | 'e1000e'; mac?: string }>;
+  /**
+   * `rdm`: a physical-mode raw device mapping of this LUN (see build-estate: vcsim cannot create one).
+   * `guestImage`: the VM's copy of the lab guest (see `guest`); its size is the image's virtual size.
+   */
+  disks: Array<{ gb: number; mode?: 'independent_persistent'; rdm?: string } | { guestImage: true }>;
   /** Where the disks are. */
   datastore: string;
   /**
@@ -56,9 +76,16 @@ export interface NamedVmSpec {
   snapshot?: string;
   template?: boolean;
   poweredOn: boolean;
+  guest?: LabGuest;
 }
 
 const P = ESTATE.portgroups;
+
+/** The lab guests' networks (documentation ranges): VLAN 100 and VLAN 200, gateway .1 on each. */
+export const GUEST_NETWORKS = {
+  vlan100: { prefix: '198.51.100.0/24', gateway: '198.51.100.1' },
+  vlan200: { prefix: '203.0.113.0/24', gateway: '203.0.113.1' },
+} as const;
 
 export const NAMED_VMS: readonly NamedVmSpec[] = [
   {
@@ -210,7 +237,79 @@ export const NAMED_VMS: readonly NamedVmSpec[] = [
     template: true,
     poweredOn: false,
   },
+  // Real guests (lab/guest-image): booted from a per-VM copy of the guest disk on nfs-migration.
+  {
+    name: 'mig-app01',
+    folder: 'apps',
+    host: 'DC0_C0_H1',
+    firmware: 'bios',
+    cpus: 1,
+    memoryMb: 1024,
+    guestId: 'debian12_64Guest',
+    controller: 'pvscsi',
+    nics: [{ network: P.vlan100, adapter: 'vmxnet3', mac: '00:50:56:01:00:01' }],
+    disks: [{ guestImage: true }],
+    datastore: ESTATE.migrationDatastore,
+    homeDatastore: ESTATE.localDatastore,
+    poweredOn: true,
+    guest: { variant: 'mac', hostname: 'mig-app01', addresses: [{ address: '198.51.100.21/24', gateway: GUEST_NETWORKS.vlan100.gateway }] },
+  },
+  {
+    name: 'mig-app02',
+    folder: 'apps',
+    host: 'DC0_C0_H2',
+    firmware: 'efi',
+    cpus: 2,
+    memoryMb: 2048,
+    guestId: 'debian12_64Guest',
+    controller: 'pvscsi',
+    nics: [
+      { network: P.vlan100, adapter: 'vmxnet3', mac: '00:50:56:01:00:02' },
+      { network: P.vlan200, adapter: 'vmxnet3', mac: '00:50:56:01:00:03' },
+    ],
+    disks: [{ guestImage: true }],
+    datastore: ESTATE.migrationDatastore,
+    homeDatastore: ESTATE.localDatastore,
+    poweredOn: true,
+    guest: {
+      variant: 'mac',
+      hostname: 'mig-app02',
+      addresses: [{ address: '198.51.100.22/24', gateway: GUEST_NETWORKS.vlan100.gateway }, { address: '203.0.113.22/24' }],
+    },
+  },
+  {
+    // Its network config names the NIC (ens192, VMware's PCI layout): on a virtio NIC it has no address.
+    name: 'mig-ens01',
+    folder: 'apps',
+    host: 'DC0_C0_H0',
+    firmware: 'bios',
+    cpus: 1,
+    memoryMb: 1024,
+    guestId: 'debian12_64Guest',
+    controller: 'pvscsi',
+    nics: [{ network: P.vlan100, adapter: 'vmxnet3', mac: '00:50:56:01:00:04' }],
+    disks: [{ guestImage: true }],
+    datastore: ESTATE.migrationDatastore,
+    homeDatastore: ESTATE.localDatastore,
+    poweredOn: true,
+    guest: { variant: 'ens192', hostname: 'mig-ens01', addresses: [{ address: '198.51.100.23/24', gateway: GUEST_NETWORKS.vlan100.gateway }] },
+  },
 ];
+
+/** The lab VMs that carry the real guest. */
+export const GUEST_VMS = NAMED_VMS.filter((vm): vm is NamedVmSpec & { guest: LabGuest } => vm.guest !== undefined);
+
+/** The guest settings written into a VM's copy of the guest disk: hostname, and each NIC's MAC and address. */
+export function guestVmConfig(vm: NamedVmSpec & { guest: LabGuest }): GuestVmConfig {
+  return {
+    hostname: vm.guest.hostname,
+    nics: vm.guest.addresses.map((a, i) => {
+      const mac = vm.nics[i]?.mac;
+      if (!mac) throw new Error(`lab estate: ${vm.name} NIC ${i} carries a guest address but has no fixed MAC`);
+      return { mac, address: a.address, ...(a.gateway ? { gateway: a.gateway } : {}) };
+    }),
+  };
+}
 
 /** Extra VMs for scale: `scale-0001` … in folder `scale`, alternating VLAN 100/200, one 1 GiB disk each, home on LocalDS_0. */
 export function scaleVmName(i: number): string {

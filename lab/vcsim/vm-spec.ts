@@ -14,7 +14,8 @@ export interface VmCreateSpec {
   homeDatastore?: string;
   controller: 'pvscsi' | 'lsilogic';
   disks: Array<{ bytes: number; mode?: string }>;
-  nics: Array<{ adapter: 'vmxnet3' | 'e1000' | 'e1000e'; network: NicNetwork }>;
+  /** `mac`: a manual MAC (vSphere's `addressType` manual), else generated. */
+  nics: Array<{ adapter: 'vmxnet3' | 'e1000' | 'e1000e'; network: NicNetwork; mac?: string }>;
 }
 
 export type NicNetwork =
@@ -101,7 +102,9 @@ export function vmConfigSpec(spec: VmCreateSpec): Xml {
           deviceInfo(`Network adapter ${i + 1}`, nic.network.name),
           backing,
           element('connectable', element('startConnected', true), element('allowGuestControl', true), element('connected', false)),
-          element('addressType', 'generated'),
+          // VirtualEthernetCard: addressType, macAddress.
+          element('addressType', nic.mac ? 'manual' : 'generated'),
+          optional('macAddress', nic.mac),
         ),
       ),
     );

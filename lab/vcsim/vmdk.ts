@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseDatastorePath } from '../../src/domain/migration/disks';
+import { guestImage, type GuestImage } from '../guest-image/paths';
+import { readVmConfig, renderVmConf, writeVmConfig } from '../guest-image/per-vm-config';
 import type { ManifestDisk } from './build-estate';
 
 const run = promisify(execFile);
@@ -45,11 +47,38 @@ class DescriptorTemplates {
 }
 
 /**
- * Places a real VMDK (descriptor + sparse flat extent starting with the disk's pattern) where each
- * disk's backing file name points. Disks already in place with the right size are left alone.
+ * A VM's copy of the lab guest disk, as vSphere keeps it: the image's monolithicFlat descriptor (its
+ * extent renamed to `flatName`) and a sparse copy of its flat extent with the VM's settings written
+ * onto the ESP. Left alone when already there with these settings.
+ */
+async function placeGuestDisk(disk: ManifestDisk & { guest: NonNullable<ManifestDisk['guest']> }, descriptor: string, flat: string, image: GuestImage): Promise<boolean> {
+  const { variant, config } = disk.guest;
+  if (disk.capacityBytes !== image.manifest.diskBytes) {
+    throw new Error(`lab disk ${disk.fileName}: the estate says ${disk.capacityBytes} bytes, the guest image ${image.manifest.key} is ${image.manifest.diskBytes}`);
+  }
+  try {
+    if (statSync(flat).size === disk.capacityBytes && statSync(descriptor).size > 0 && (await readVmConfig(flat, image)) === renderVmConf(config)) return false;
+  } catch {
+    // not there yet
+  }
+  const imageFlat = path.basename(image.flat(variant));
+  const text = readFileSync(image.vmdk(variant), 'utf8');
+  if (!text.includes(`"${imageFlat}"`)) throw new Error(`guest image descriptor ${image.vmdk(variant)} does not name its extent ${imageFlat}`);
+  mkdirSync(path.dirname(descriptor), { recursive: true });
+  writeFileSync(descriptor, text.replace(`"${imageFlat}"`, `"${path.basename(flat)}"`));
+  await run('cp', ['--sparse=always', image.flat(variant), flat]);
+  await writeVmConfig(flat, config, image);
+  return true;
+}
+
+/**
+ * Places a real VMDK where each disk's backing file name points: descriptor + sparse flat extent
+ * starting with the disk's pattern, or, for a guest disk, the VM's own copy of the lab guest. Disks
+ * already in place with the right size (and settings) are left alone.
  */
 export async function placeDisks(disks: readonly ManifestDisk[], datastoreDir: (datastore: string) => string | undefined): Promise<number> {
   const templates = new DescriptorTemplates();
+  let image: GuestImage | undefined;
   let placed = 0;
   try {
     for (const disk of disks) {
@@ -59,6 +88,11 @@ export async function placeDisks(disks: readonly ManifestDisk[], datastoreDir: (
       const descriptor = path.join(root, parsed.path);
       const flatName = `${path.basename(descriptor, '.vmdk')}-flat.vmdk`;
       const flat = path.join(path.dirname(descriptor), flatName);
+      if (disk.guest) {
+        image ??= guestImage();
+        if (await placeGuestDisk({ ...disk, guest: disk.guest }, descriptor, flat, image)) placed++;
+        continue;
+      }
       try {
         if (statSync(flat).size === disk.capacityBytes && statSync(descriptor).size > 0) continue;
       } catch {

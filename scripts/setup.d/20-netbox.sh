@@ -105,6 +105,23 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# run_netbox_migrate WORK: `manage.py migrate` (minutes on a new machine, silent until the end), saying
+# every 30 s how many of its migrations are applied.
+run_netbox_migrate() {
+  local work="$1" total pid next=30 began=$SECONDS
+  total="$(NETBOX_ROOT="$work/root" "$NETBOX_DIR/bin/netbox-run" netbox showmigrations --plan 2>/dev/null | grep -c '^\[ \]' || true)"
+  NETBOX_ROOT="$work/root" "$NETBOX_DIR/bin/netbox-run" netbox migrate --no-input >"$work/migrate.log" 2>&1 9>&- &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    if [ $((SECONDS - began)) -ge "$next" ]; then
+      log "NetBox migrate: $(grep -c '^  Applying ' "$work/migrate.log" || true) of ${total:-?} migrations applied ($((SECONDS - began)) s)"
+      next=$((next + 30))
+    fi
+  done
+  wait "$pid"
+}
+
 # Runs in a subshell: its EXIT trap stops the temporary servers and removes the work folder, on
 # success and failure alike.
 install_netbox_database() (
@@ -141,7 +158,7 @@ SECRET_KEY = '$(python3 -c 'import secrets; print(secrets.token_urlsafe(48))')'
 API_TOKEN_PEPPERS = {1: '$(python3 -c 'import secrets; print(secrets.token_urlsafe(48))')'}
 CENSUS_REPORTING_ENABLED = False
 EOF
-  NETBOX_ROOT="$work/root" "$NETBOX_DIR/bin/netbox-run" netbox migrate --no-input >"$work/migrate.log" 2>&1 ||
+  run_netbox_migrate "$work" ||
     { cp "$work/migrate.log" "$FERRY_CACHE/netbox-migrate.log"; die "NetBox migrate failed; see $FERRY_CACHE/netbox-migrate.log"; }
   password="$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')"
   NETBOX_ROOT="$work/root" DJANGO_SUPERUSER_PASSWORD="$password" "$NETBOX_DIR/bin/netbox-run" netbox \

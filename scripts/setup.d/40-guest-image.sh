@@ -45,7 +45,7 @@ gi_debootstrap() {
   gi_step "debootstrap Debian 12 ($GUEST_IMAGE_SUITE) minbase + linux-image-cloud-amd64 + systemd + qemu-guest-agent + acpid from $GUEST_IMAGE_MIRROR (about a minute)"
   # INITRD=No: the kernel's postinst skips the default (MODULES=most) initramfs; a small one is made below.
   INITRD=No debootstrap --variant=minbase \
-    --include=systemd-sysv,udev,qemu-guest-agent,acpid,initramfs-tools,zstd,linux-image-cloud-amd64 \
+    --include=systemd-sysv,udev,dbus,qemu-guest-agent,acpid,initramfs-tools,zstd,linux-image-cloud-amd64 \
     "$GUEST_IMAGE_SUITE" "$GI_ROOTFS" "$GUEST_IMAGE_MIRROR" >>"$GI_LOG" 2>&1 ||
     die "debootstrap of the guest image failed; see $GI_LOG"
 }

@@ -57,6 +57,22 @@ export interface VmDisk {
 
 export type PowerState = 'poweredOn' | 'poweredOff' | 'suspended';
 
+/** Where a guest's addresses were read. */
+export type GuestAddressSource =
+  /** VMware Tools' report, `guest.net` (only while the guest runs Tools). */
+  | 'tools'
+  /** The VM's `guestinfo.ferry.ipaddress.<n>` configuration options (n: the NIC's position, from 0). */
+  | 'extraConfig';
+
+/** The addresses the guest had on one NIC while it ran on VMware. */
+export interface GuestNicAddresses {
+  /** The NIC's MAC as in `VmNic.macAddress` (lower case). */
+  mac: string;
+  /** `198.51.100.21/24`, or without the prefix length where vSphere gave none. Link-local addresses are left out. */
+  addresses: string[];
+  source: GuestAddressSource;
+}
+
 export interface VmRecord {
   moid: string;
   name: string;
@@ -80,6 +96,13 @@ export interface VmRecord {
   datastores?: string[];
   nics: VmNic[];
   disks: VmDisk[];
+  /**
+   * The guest's addresses per NIC, in NIC order: from VMware Tools when it reports any for the VM's
+   * NICs, else from the VM's `guestinfo.ferry.ipaddress.<n>` options; absent when neither knows one.
+   */
+  guestAddresses?: GuestNicAddresses[];
+  /** The guest's host name as VMware Tools reports it (`guest.hostName`). */
+  guestHostName?: string;
 }
 
 /** A distributed portgroup's VLAN setting, classified. */

@@ -1,5 +1,7 @@
+import { isIP } from 'node:net';
 import type {
   DatastoreRecord,
+  GuestNicAddresses,
   ManagedRef,
   NicBacking,
   PortgroupRecord,
@@ -14,6 +16,23 @@ import { VsphereResponseError } from './faults';
 import type { ObjectContent } from './property-collector';
 import { asBool, asInt, asMoRef, badAnswer, Fields } from './read';
 import { child, children, type XmlElement } from './xml';
+
+/** The configuration options where a VM's guest addresses can be kept: `guestinfo.ferry.ipaddress.<n>` for its n-th NIC. */
+export const GUEST_ADDRESS_OPTION = 'guestinfo.ferry.ipaddress';
+
+/** A vSphere VM has at most 10 NICs: options 0 … 9 are read. */
+const MAX_NICS = 10;
+
+/**
+ * The property path of one configuration option: PropertyCollector indexes `config.extraConfig` by key,
+ * so only these options travel, not the VM's whole extraConfig (verified on vcsim; an unset key is
+ * left out of the answer).
+ */
+export function extraConfigPath(key: string): string {
+  return `config.extraConfig["${key}"]`;
+}
+
+const GUEST_ADDRESS_PATHS = Array.from({ length: MAX_NICS }, (_, n) => extraConfigPath(`${GUEST_ADDRESS_OPTION}.${n}`));
 
 /** Properties discovery reads, by managed object type (base types: vCenter's subtypes match them). */
 export const VM_PATHS = [
@@ -31,6 +50,10 @@ export const VM_PATHS = [
   'runtime.host',
   'rootSnapshot',
   'datastore',
+  'guest.net',
+  'guest.ipAddress',
+  'guest.hostName',
+  ...GUEST_ADDRESS_PATHS,
 ] as const;
 
 export const INFRA_PATHS: Record<string, readonly string[]> = {
@@ -280,6 +303,86 @@ export function devicesOf(deviceList: XmlElement | undefined, at: string, index:
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Guest addresses
+
+/** 169.254.0.0/16 and fe80::/10: made up by the guest itself, never an address to keep. */
+function isLinkLocal(ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 4) return ip.startsWith('169.254.');
+  if (family === 6) return /^fe[89ab][0-9a-f]?:/i.test(ip);
+  return false;
+}
+
+/** `198.51.100.21` or `198.51.100.21/24` that is a usable (not link-local) address, else undefined. */
+function usableAddress(value: string): string | undefined {
+  const [ip = '', prefix, ...rest] = value.trim().split('/');
+  const family = isIP(ip);
+  if (!family || rest.length > 0 || isLinkLocal(ip)) return undefined;
+  if (prefix === undefined) return ip;
+  if (!/^\d+$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128)) return undefined;
+  // A prefix length of 0 is no guest's configured subnet (vcsim reports 0 for customized addresses): unknown.
+  return Number(prefix) === 0 ? ip : `${ip}/${Number(prefix)}`;
+}
+
+function uniqueAddresses(values: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const v of values) {
+    const a = usableAddress(v);
+    if (a !== undefined && !out.includes(a)) out.push(a);
+  }
+  return out;
+}
+
+/**
+ * `guest.net` (GuestNicInfo per guest interface) → addresses per VM NIC, matched by `deviceConfigId`
+ * (the NIC's device key) or else by MAC; interfaces that are no VM NIC (a bridge inside the guest) are
+ * left out. Addresses come with their prefix length from `ipConfig` where the guest gave it.
+ */
+function toolsAddresses(o: ObjectContent, nics: readonly VmNic[]): Map<VmNic, string[]> {
+  const found = new Map<VmNic, string[]>();
+  const at = where(o, 'guest.net');
+  const net = prop(o, 'guest.net');
+  for (const [i, e] of (net ? children(net, 'GuestNicInfo') : []).entries()) {
+    const info = new Fields(e, `${at}[${i}]`);
+    const deviceKey = info.int('deviceConfigId');
+    const mac = info.string('macAddress')?.toLowerCase();
+    const nic = nics.find((n) => deviceKey !== undefined && deviceKey >= 0 && n.key === deviceKey) ?? nics.find((n) => mac !== undefined && n.macAddress === mac);
+    if (!nic) continue;
+    const configured = info.object('ipConfig')?.objects('ipAddress') ?? [];
+    const listed =
+      configured.length > 0
+        ? configured.map((a) => {
+            const prefix = a.int('prefixLength');
+            return `${a.requiredString('ipAddress')}${prefix ? `/${prefix}` : ''}`;
+          })
+        : info.strings('ipAddress');
+    found.set(nic, uniqueAddresses([...(found.get(nic) ?? []), ...listed]));
+  }
+  return found;
+}
+
+/**
+ * The guest's addresses per NIC, in NIC order: VMware Tools' `guest.net` when it names any for the
+ * VM's NICs (or, with one NIC, Tools' `guest.ipAddress`); otherwise the `guestinfo.ferry.ipaddress.<n>`
+ * options (comma- or space-separated addresses of the n-th NIC; what is not an address is ignored).
+ * Undefined when neither knows an address.
+ */
+export function guestAddressesOf(o: ObjectContent, nics: readonly VmNic[]): GuestNicAddresses[] | undefined {
+  const tools = toolsAddresses(o, nics);
+  const primary = uniqueAddresses([text(o, 'guest.ipAddress') ?? '']);
+  if (![...tools.values()].some((a) => a.length > 0) && nics.length === 1 && primary.length > 0) tools.set(nics[0]!, primary);
+  const fromTools = nics.flatMap((n) => (tools.get(n)?.length ? [{ mac: n.macAddress, addresses: tools.get(n)!, source: 'tools' as const }] : []));
+  if (fromTools.length > 0) return fromTools;
+  const fromOptions = nics.flatMap((n, i) => {
+    const option = prop(o, GUEST_ADDRESS_PATHS[i] ?? '');
+    const value = option ? (child(option, 'value')?.text ?? '') : '';
+    const addresses = uniqueAddresses(value.split(/[\s,]+/));
+    return addresses.length > 0 ? [{ mac: n.macAddress, addresses, source: 'extraConfig' as const }] : [];
+  });
+  return fromOptions.length > 0 ? fromOptions : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // VMs
 
 const POWER_STATES = new Set<PowerState>(['poweredOn', 'poweredOff', 'suspended']);
@@ -343,6 +446,8 @@ export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef
   const host = index.get(hostRef);
   const clusterRef = host ? ref(host, 'parent') : undefined;
   const { nics, disks } = devicesOf(prop(o, 'config.hardware.device'), where(o, 'config.hardware.device'), index, ports);
+  const guestAddresses = guestAddressesOf(o, nics);
+  const guestHostName = text(o, 'guest.hostName')?.trim();
   return {
     ok: true,
     vm: {
@@ -363,6 +468,8 @@ export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef
       datastores: arrayItems(o, 'datastore').map((e) => index.nameOf({ type: 'Datastore', value: e.text.trim() }) ?? e.text.trim()),
       nics,
       disks,
+      ...(guestAddresses ? { guestAddresses } : {}),
+      ...(guestHostName ? { guestHostName } : {}),
     },
   };
 }

@@ -27,6 +27,12 @@ describe('ferry discover, as a user runs it', () => {
     expect(output).toMatch(/^mig-web01 +on +efi +4 \(1\/socket\) +DC0_C0 +vmxnet3 \S+ PG-VLAN100 \(vlan 100\) +20 GiB \[nfs-migration\] mig-web01\/mig-web01\.vmdk$/m);
     expect(output).toMatch(/^vm-\d+ +8192 MB +DC0_C0_H0 +e1000e \S+ PG-VLAN200 \(vlan 200\) +50 GiB \[nfs-migration\] mig-web01\/mig-web01_1\.vmdk$/m);
     expect(output).toMatch(/^PG-TRUNK +dvportgroup-\d+ +DSwitch-Mig +trunk 100-200,300-310$/m);
+    // The real-guest VMs: the address each NIC's guest had on VMware, and where ferry read it.
+    expect(output).toMatch(/^mig-app01 +on +bios +1 \(1\/socket\) +DC0_C0 +vmxnet3 00:50:56:01:00:01 PG-VLAN100 \(vlan 100\) 198\.51\.100\.21 \(from tools\) +384 MiB \[nfs-migration\] mig-app01\/mig-app01\.vmdk$/m);
+    expect(output).toMatch(/^mig-app02 +on +efi +2 \(1\/socket\) +DC0_C0 +vmxnet3 00:50:56:01:00:02 PG-VLAN100 \(vlan 100\) 198\.51\.100\.22 \(from tools\) +384 MiB/m);
+    expect(output).toMatch(/^vm-\d+ +2048 MB +DC0_C0_H2 +vmxnet3 00:50:56:01:00:03 PG-VLAN200 \(vlan 200\) 203\.0\.113\.22 \(from tools\)$/m);
+    expect(output).toMatch(/^guest mig-app02$/m);
+    expect(output).toMatch(/^mig-ens01 +on +bios .* 198\.51\.100\.23 \(from tools\) /m);
     const notTranslated = output.slice(output.indexOf('Not translated automatically'));
     expect(notTranslated).toMatch(/^Not translated automatically \(7\)$/m);
     for (const [vm, why] of [
@@ -40,7 +46,7 @@ describe('ferry discover, as a user runs it', () => {
     ] as const) {
       expect(notTranslated).toMatch(new RegExp(`^  ${vm} \\(vm-\\d+\\): ${why.source}`, 'm'));
     }
-    expect(notTranslated).not.toMatch(/mig-web01|mig-db01/);
+    expect(notTranslated).not.toMatch(/mig-web01|mig-db01|mig-app0|mig-ens01/);
     expect(output).not.toContain(sim.config.password);
   });
 
@@ -56,6 +62,17 @@ describe('ferry discover, as a user runs it', () => {
     expect(report.inventory.vms[0]!.numCoresPerSocket).toBe(2);
     expect(report.notTranslated).toEqual([{ vm: 'mig-rdm01', moid: expect.stringMatching(/^vm-/), code: 'rdm', subject: 'Hard disk 2', reason: expect.stringContaining('raw device mapping') }]);
     expect(report.stats.pages).toBeGreaterThan(3);
+    const apps = JSON.parse((await ferry('--json', '--datacenter', 'DC0', '--folder', 'apps')).output) as {
+      inventory: { vms: Array<{ name: string; guestAddresses?: unknown; guestHostName?: string }> };
+    };
+    expect(apps.inventory.vms.find((v) => v.name === 'mig-app02')).toMatchObject({
+      guestHostName: 'mig-app02',
+      guestAddresses: [
+        { mac: '00:50:56:01:00:02', addresses: ['198.51.100.22'], source: 'tools' },
+        { mac: '00:50:56:01:00:03', addresses: ['203.0.113.22'], source: 'tools' },
+      ],
+    });
+    expect(apps.inventory.vms.find((v) => v.name === 'mig-web01')).not.toHaveProperty('guestAddresses');
     // service content, login, FindByInventoryPath ×2, two views, pages, two DestroyView, logout
     expect(report.stats.roundTrips).toBe(report.stats.pages + 9);
   });

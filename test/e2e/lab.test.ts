@@ -114,7 +114,7 @@ describe('ferry lab, as a user runs it', () => {
   it('brought the lab wave to the approval gate, and `ferry approve` lets every translatable VM cut over', async () => {
     const [, waveWorkflowId] = lab.output().match(/npm run ferry -- approve (wave-lab-\S+) --by lab-admin/) ?? [];
     expect(waveWorkflowId).toBeDefined();
-    expect(lab.output()).toMatch(/lab: plan: 20 VMs, \d+ actions; 7 not translatable:/);
+    expect(lab.output()).toMatch(/lab: plan: 23 VMs, \d+ actions; 7 not translatable:/);
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
 
     const refusedApprover = spawnFerry(['approve', waveWorkflowId!, '--by', 'mallory', '--reason', 'e2e'], env);

@@ -14,6 +14,8 @@ import { checkDrives } from '../drive-checks';
 import { defaultBootOrder } from '../guest-stats';
 import type { TaskContext } from '../tasks';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
+import { liveStatus, powerOff, powerOn, runsQemu, shutdownPrecheck, shutdownQemu } from '../qemu/power';
+import { qemuRuntime } from '../qemu/runtime';
 
 /** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
 const CONFIG_CONTROL = ['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock', 'force', 'background_delay', 'import-working-storage'];
@@ -81,7 +83,6 @@ function vmStatus(req: SimRequest, vm: SimVm) {
     maxmem: memory * 1024 * 1024,
     ha: { managed: 0 },
     ...(vm.config.tags ? { tags: vm.config.tags } : {}),
-    agent: /^(1|enabled=1)/.test(vm.config.agent ?? '') ? 1 : 0,
   };
 }
 
@@ -247,7 +248,10 @@ export const qemuRoutes: RouteTable = {
     ).upid;
   },
 
-  'GET /nodes/{node}/qemu/{vmid}/status/current': (req) => vmStatus(req, vmOf(req)),
+  'GET /nodes/{node}/qemu/{vmid}/status/current': async (req) => {
+    const vm = vmOf(req);
+    return { ...vmStatus(req, vm), ...(await liveStatus(req.cluster, vm)) };
+  },
 
   'POST /nodes/{node}/qemu/{vmid}/status/start': (req) => {
     const vm = vmOf(req);
@@ -258,8 +262,7 @@ export const qemuRoutes: RouteTable = {
         if (vm.status === 'running') throw new Error(`VM ${vm.vmid} already running`);
         await task.sleep(cluster.settings.taskMs);
         applyPending(ctxOf(req, vm));
-        vm.status = 'running';
-        vm.startedMs = Date.now();
+        await powerOn(cluster, vm, task);
       }),
     ).upid;
   },
@@ -271,20 +274,25 @@ export const qemuRoutes: RouteTable = {
     return startTask(req, { node: vm.node, type: 'qmstop', id: String(vm.vmid) }, (task) =>
       vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
         await task.sleep(cluster.settings.taskMs);
-        stop(vm);
+        await powerOff(cluster, vm, task, req.params.timeout === undefined ? undefined : Number(req.params.timeout));
       }),
     ).upid;
   },
 
-  'POST /nodes/{node}/qemu/{vmid}/status/shutdown': (req) => {
+  'POST /nodes/{node}/qemu/{vmid}/status/shutdown': async (req) => {
     const vm = vmOf(req);
     const { cluster } = req;
     cluster.checkLock(vm, req.params.skiplock);
     const timeoutMs = int(req.params.timeout, 60) * 1000;
     const forceStop = req.params.forceStop === '1';
+    const stopInstead = await shutdownPrecheck(cluster, vm, forceStop);
     return startTask(req, { node: vm.node, type: 'qmshutdown', id: String(vm.vmid) }, (task) =>
       vm.flock.run(cluster.settings.flockTimeoutMs + timeoutMs, async () => {
         if (vm.status === 'stopped') return;
+        if (runsQemu(cluster, vm)) {
+          const timeoutS = req.params.timeout === undefined ? undefined : Number(req.params.timeout);
+          return shutdownQemu(cluster, vm, task, { timeoutS, forceStop, stopInstead });
+        }
         if (vm.guestAcpi && cluster.settings.guestShutdownMs <= timeoutMs) {
           await task.sleep(cluster.settings.guestShutdownMs);
           stop(vm);
@@ -310,6 +318,7 @@ export const qemuRoutes: RouteTable = {
         await task.sleep(cluster.settings.taskMs);
         destroyVolumes(req, vm, req.params['destroy-unreferenced-disks'] === '1');
         cluster.vms.delete(vm.vmid);
+        await qemuRuntime(cluster)?.release(vm.vmid);
         // qemu-server's destroy calls remove_vm_access (and removes the firewall config, which the
         // simulator does not keep) on every destroy; `purge` only adds backup, replication and HA jobs.
         cluster.removeVmAccess(vm.vmid);

@@ -3,6 +3,8 @@
  * (`pve-<version>.subset.json`) holds exactly these entries of the official schema, for each flavour
  * that has them; `npm run pve-schema-subset` regenerates it from ../shared/pve-api.
  */
+import { AGENT_ENDPOINTS } from './agent-endpoints';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export const SIMULATED_ENDPOINTS: ReadonlyArray<{ path: string; methods: readonly HttpMethod[] }> = [
@@ -45,4 +47,5 @@ export const SIMULATED_ENDPOINTS: ReadonlyArray<{ path: string; methods: readonl
   { path: '/nodes/{node}/storage/{storage}/status', methods: ['GET'] },
   { path: '/nodes/{node}/storage/{storage}/content', methods: ['GET'] },
   { path: '/nodes/{node}/lxc', methods: ['GET'] },
+  ...AGENT_ENDPOINTS,
 ];

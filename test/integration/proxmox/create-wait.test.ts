@@ -17,7 +17,9 @@ describe('vms.create finding a create still running', () => {
     const pve = fixture.client();
     const spec = { node: 'pve1', vmid: 4100, name: 'slow01', cores: 1, memory: 512 };
     const first = pve.vms.create(spec);
-    await new Promise((r) => setTimeout(r, 150));
+    // The second call comes once the first one's create is in (a fixed pause is too short on a busy machine).
+    const creates = () => fixture.sim.requests.filter((r) => r.method === 'POST' && r.path === '/nodes/pve1/qemu');
+    while (creates().length === 0) await new Promise((r) => setTimeout(r, 10));
     const progress: TaskProgress[] = [];
     const second = await pve.vms.create(spec, { onProgress: (p) => progress.push(p), pollIntervalMs: 50 });
     expect(second).toEqual({ created: false, vmid: 4100, node: 'pve1' });
@@ -25,7 +27,6 @@ describe('vms.create finding a create still running', () => {
     expect(progress.length).toBeGreaterThan(3);
     expect(progress.every((p) => p.type === 'qmcreate' && p.running)).toBe(true);
     expect(progress.at(-1)!.elapsedMs).toBeGreaterThan(300);
-    const creates = fixture.sim.requests.filter((r) => r.method === 'POST' && r.path === '/nodes/pve1/qemu');
-    expect(creates).toHaveLength(1);
+    expect(creates()).toHaveLength(1);
   });
 });

@@ -1,9 +1,15 @@
-import { execFileSync } from 'node:child_process';
-import { openSync, readSync, closeSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { openSync, readSync, closeSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DiscoveryResult } from '../../../src/vsphere';
 import { ScopeError, VsphereConnectionError, VsphereFault } from '../../../src/vsphere';
-import { ESTATE, NAMED_VMS } from '../../../lab/vcsim/estate';
+import { element, typed } from '../../../src/vsphere/envelope';
+import { asMoRef } from '../../../src/vsphere/read';
+import { waitForTask } from '../../../src/vsphere/tasks';
+import { child } from '../../../src/vsphere/xml';
+import { guestImage } from '../../../lab/guest-image/paths';
+import { readVmConfig, renderVmConf } from '../../../lab/guest-image/per-vm-config';
+import { ESTATE, GUEST_VMS, guestVmConfig, NAMED_VMS } from '../../../lab/vcsim/estate';
 import { diskPattern, PATTERN_BYTES } from '../../../lab/vcsim/vmdk';
 import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { startTestVcsim, TEST_EXTRA_VMS, type TestVcsim } from '../../helpers/vcsim';
@@ -116,6 +122,93 @@ describe('vSphere discovery against vcsim', () => {
     expect(head.equals(diskPattern(disk.fileName))).toBe(true);
     const legacy = path.join(sim.stateDir, 'vcsim', 'datastores', ESTATE.localDatastore, 'mig-legacy01', 'mig-legacy01.vmdk');
     expect(execFileSync('qemu-img', ['info', legacy], { encoding: 'utf8' })).toMatch(/virtual size: 32 GiB/);
+  });
+
+  it('discovers the real-guest VMs with their firmware, fixed MACs, and the addresses and host name Tools reports', () => {
+    expect(GUEST_VMS.map((v) => [v.name, v.firmware, v.guest.variant])).toEqual([
+      ['mig-app01', 'bios', 'mac'],
+      ['mig-app02', 'efi', 'mac'],
+      ['mig-ens01', 'bios', 'ens192'],
+    ]);
+    for (const spec of GUEST_VMS) {
+      const found = vm(spec.name);
+      expect(found).toMatchObject({ firmware: spec.firmware, powerState: 'poweredOn', guestHostName: spec.guest.hostname });
+      expect(found.nics.map((n) => n.macAddress)).toEqual(spec.nics.map((n) => n.mac));
+      // vcsim reports a customized address with prefix length 0, which ferry takes as unknown.
+      expect(found.guestAddresses).toEqual(
+        spec.guest.addresses.map((a, i) => ({ mac: spec.nics[i]!.mac, addresses: [a.address.split('/')[0]], source: 'tools' })),
+      );
+    }
+    // Guests without customization have no address in guest.net: no record of one.
+    expect(vm('mig-web01').guestAddresses).toBeUndefined();
+    expect(vm('mig-web01').guestHostName).toBeUndefined();
+  });
+
+  it('boots each of them from its own copy of the guest disk, with its settings written in', async () => {
+    const image = guestImage();
+    const bytes = (file: string, offset: number, length: number) => {
+      const out = Buffer.alloc(length);
+      const fd = openSync(file, 'r');
+      readSync(fd, out, 0, length, offset);
+      closeSync(fd);
+      return out;
+    };
+    const head = (file: string) => bytes(file, 0, image.manifest.esp.offsetBytes);
+    /** Whether two disks hold the same root filesystem (cmp: exit 0 same, 1 different). */
+    const sameRoot = (a: string, b: string) => {
+      const { offsetBytes, sizeBytes } = image.manifest.root;
+      return spawnSync('cmp', ['-s', '-i', String(offsetBytes), '-n', String(sizeBytes), a, b]).status === 0;
+    };
+    for (const spec of GUEST_VMS) {
+      const [disk, ...rest] = vm(spec.name).disks;
+      expect(rest).toEqual([]);
+      expect(disk).toMatchObject({ capacityBytes: image.manifest.diskBytes, fileName: `[${ESTATE.migrationDatastore}] ${spec.name}/${spec.name}.vmdk`, datastore: { name: ESTATE.migrationDatastore } });
+      const descriptor = path.join(nfsMigrationDir(sim.stateDir), spec.name, `${spec.name}.vmdk`);
+      const info = JSON.parse(execFileSync('qemu-img', ['info', '--output=json', descriptor], { encoding: 'utf8' })) as { format: string; 'virtual-size': number };
+      expect(info).toMatchObject({ format: 'vmdk', 'virtual-size': image.manifest.diskBytes });
+      expect(readFileSync(descriptor, 'utf8')).toContain(`"${spec.name}-flat.vmdk"`);
+      const flat = path.join(path.dirname(descriptor), `${spec.name}-flat.vmdk`);
+      // The VM's own settings (hostname, MACs, addresses) on the ESP of its copy…
+      expect(await readVmConfig(flat, image)).toBe(renderVmConf(guestVmConfig(spec)));
+      expect(await readVmConfig(flat, image)).toContain(`HOSTNAME=${spec.name}\nNIC0_MAC=${spec.nics[0]!.mac}\nNIC0_ADDRESS=${spec.guest.addresses[0]!.address}`);
+      // …and its variant's boot sectors, partition table and root filesystem, byte for byte.
+      const own = image.flat(spec.guest.variant);
+      const other = image.flat(spec.guest.variant === 'mac' ? 'ens192' : 'mac');
+      expect(head(flat).equals(head(own))).toBe(true);
+      expect(sameRoot(flat, own)).toBe(true);
+      expect(sameRoot(flat, other)).toBe(false);
+    }
+    // Each VM has its own settings: no two copies carry the same.
+    const settings = await Promise.all(GUEST_VMS.map((v) => readVmConfig(path.join(nfsMigrationDir(sim.stateDir), v.name, `${v.name}-flat.vmdk`), image)));
+    expect(new Set(settings).size).toBe(GUEST_VMS.length);
+  });
+
+  it('falls back to the guestinfo.ferry.ipaddress.<n> options where Tools reports no address, and keeps Tools\' where it does', async () => {
+    const client = sim.client();
+    const setOptions = async (name: string, options: Record<string, string>) => {
+      const spec = element(
+        'spec',
+        Object.entries(options).map(([key, value]) => typed('extraConfig', 'OptionValue', element('key', key), typed('value', 'xsd:string', value))),
+      );
+      const moid = vm(name).moid;
+      const response = await client.session.call('ReconfigVM_Task', { type: 'VirtualMachine', value: moid }, [spec]);
+      await waitForTask(client.session, asMoRef(child(response, 'returnval')!, 'ReconfigVM_Task'), { step: 'test', method: 'ReconfigVM_Task', object: moid });
+    };
+    await setOptions('mig-db01', { 'guestinfo.ferry.ipaddress.0': '203.0.113.40/24' });
+    await setOptions('mig-app01', { 'guestinfo.ferry.ipaddress.0': '192.0.2.99/24' });
+    try {
+      const { inventory } = await client.discover({ scope: { datacenter: 'DC0', folders: ['apps', 'db'] } });
+      const byName = (name: string) => inventory.vms.find((v) => v.name === name)!;
+      expect(byName('mig-db01').guestAddresses).toEqual([{ mac: vm('mig-db01').nics[0]!.macAddress, addresses: ['203.0.113.40/24'], source: 'extraConfig' }]);
+      expect(byName('mig-app01').guestAddresses).toEqual(vm('mig-app01').guestAddresses);
+      expect(byName('mig-web01').guestAddresses).toBeUndefined();
+    } finally {
+      // An empty value removes an option.
+      await setOptions('mig-db01', { 'guestinfo.ferry.ipaddress.0': '' });
+      await setOptions('mig-app01', { 'guestinfo.ferry.ipaddress.0': '' });
+    }
+    const after = await client.discover({ scope: { datacenter: 'DC0', folders: ['db'] } });
+    expect(after.inventory.vms.find((v) => v.name === 'mig-db01')!.guestAddresses).toBeUndefined();
   });
 
   it('scopes the query to a datacenter, its folders and clusters before retrieving', async () => {

@@ -1,4 +1,4 @@
-import { classifyVlan, devicesOf, mapVm, ObjectIndex, portgroupRecord, portKey, unnamedPorts, vmRecord } from '../../../src/vsphere/inventory-mapping';
+import { classifyVlan, devicesOf, mapVm, ObjectIndex, portgroupRecord, portKey, unnamedPorts, VM_PATHS, vmRecord } from '../../../src/vsphere/inventory-mapping';
 import { readObjects } from '../../../src/vsphere/property-collector';
 import { parseXml } from '../../../src/vsphere/xml';
 
@@ -227,5 +227,99 @@ describe('VM records', () => {
       reason: 'unexpected vSphere answer at VirtualMachine vm-42 ("web01") config.firmware: unknown firmware "coreboot"',
     });
     expect(mapVm(objects(vmXml(required))[0]!, new ObjectIndex([]), ROOT)).toMatchObject({ ok: true, vm: { name: 'web01' } });
+  });
+});
+
+describe('guest addresses', () => {
+  const TWO_NICS = `<VirtualDevice XMLSchema-instance:type="VirtualVmxnet3"><key>4000</key>
+      <backing XMLSchema-instance:type="VirtualEthernetCardNetworkBackingInfo"><deviceName>VM Network</deviceName></backing><macAddress>00:50:56:01:00:02</macAddress></VirtualDevice>
+    <VirtualDevice XMLSchema-instance:type="VirtualVmxnet3"><key>4001</key>
+      <backing XMLSchema-instance:type="VirtualEthernetCardNetworkBackingInfo"><deviceName>VM Network</deviceName></backing><macAddress>00:50:56:01:00:0a</macAddress></VirtualDevice>`;
+  const ONE_NIC = TWO_NICS.slice(0, TWO_NICS.indexOf('<VirtualDevice', 10));
+  const vm = (devices: string, props = '') =>
+    objects(
+      `<objects><obj type="VirtualMachine">vm-7</obj>` +
+        prop('name', 'app02') +
+        prop('config.guestId', 'debian12_64Guest') +
+        prop('config.hardware.numCPU', '2', 'xsd:int') +
+        prop('config.hardware.memoryMB', '2048', 'xsd:int') +
+        prop('config.hardware.device', devices, 'ArrayOfVirtualDevice') +
+        prop('runtime.powerState', 'poweredOn', 'VirtualMachinePowerState') +
+        props +
+        '</objects>',
+    );
+  const record = (devices: string, props = '') => {
+    const objs = vm(devices, props);
+    const mapped = vmRecord(objs[0]!, new ObjectIndex(objs), ROOT);
+    if (!mapped.ok) throw new Error(mapped.reason);
+    return mapped.vm;
+  };
+  // As vCenter reports VMware Tools' view: one GuestNicInfo per guest interface, ipConfig with prefix lengths.
+  const guestNet = (...nics: string[]) => prop('guest.net', nics.join(''), 'ArrayOfGuestNicInfo');
+  const nicInfo = (mac: string, deviceKey: number, ips: string[], config: Array<[string, number]> = []) =>
+    `<GuestNicInfo><network>VM Network</network>${ips.map((ip) => `<ipAddress>${ip}</ipAddress>`).join('')}<macAddress>${mac}</macAddress>` +
+    `<connected>true</connected><deviceConfigId>${deviceKey}</deviceConfigId>` +
+    (config.length ? `<ipConfig>${config.map(([ip, p]) => `<ipAddress><ipAddress>${ip}</ipAddress><prefixLength>${p}</prefixLength><state>preferred</state></ipAddress>`).join('')}</ipConfig>` : '') +
+    '</GuestNicInfo>';
+  const option = (n: number, value: string) =>
+    `<propSet><name>config.extraConfig["guestinfo.ferry.ipaddress.${n}"]</name><val XMLSchema-instance:type="OptionValue"><key>guestinfo.ferry.ipaddress.${n}</key>` +
+    `<value XMLSchema-instance:type="xsd:string">${value}</value></val></propSet>`;
+
+  it('reads VMware Tools\' guest.net per NIC, with prefix lengths, leaving out link-local addresses and interfaces that are no VM NIC', () => {
+    const vmRec = record(
+      TWO_NICS,
+      guestNet(
+        nicInfo('00:50:56:01:00:02', 4000, ['198.51.100.22', 'fe80::250:56ff:fe01:2'], [['198.51.100.22', 24], ['fe80::250:56ff:fe01:2', 64], ['2001:db8::22', 64]]),
+        // A bridge inside the guest: no device, a MAC of its own.
+        nicInfo('02:42:ac:11:00:01', -1, ['172.17.0.1'], [['172.17.0.1', 16]]),
+        // Matched by MAC when vCenter gives no device key; upper case as some guests report it.
+        '<GuestNicInfo><ipAddress>203.0.113.22</ipAddress><ipAddress>169.254.10.1</ipAddress><macAddress>00:50:56:01:00:0A</macAddress><connected>true</connected></GuestNicInfo>',
+      ) +
+        prop('guest.ipAddress', '198.51.100.22') +
+        prop('guest.hostName', 'mig-app02') +
+        option(0, '192.0.2.99'),
+    );
+    expect(vmRec.guestAddresses).toEqual([
+      { mac: '00:50:56:01:00:02', addresses: ['198.51.100.22/24', '2001:db8::22/64'], source: 'tools' },
+      { mac: '00:50:56:01:00:0a', addresses: ['203.0.113.22'], source: 'tools' },
+    ]);
+    expect(vmRec.guestHostName).toBe('mig-app02');
+  });
+
+  it('takes a prefix length of 0 (vcsim\'s for customized addresses) as unknown, and guest.ipAddress for a one-NIC VM whose guest.net names none', () => {
+    expect(record(ONE_NIC, guestNet(nicInfo('00:50:56:01:00:02', 4000, ['198.51.100.21'], [['198.51.100.21', 0]]))).guestAddresses).toEqual([
+      { mac: '00:50:56:01:00:02', addresses: ['198.51.100.21'], source: 'tools' },
+    ]);
+    expect(record(ONE_NIC, guestNet(nicInfo('00:50:56:01:00:02', 4000, [])) + prop('guest.ipAddress', '198.51.100.21')).guestAddresses).toEqual([
+      { mac: '00:50:56:01:00:02', addresses: ['198.51.100.21'], source: 'tools' },
+    ]);
+    // With two NICs, Tools' primary address belongs to no NIC in particular.
+    expect(record(TWO_NICS, prop('guest.ipAddress', '198.51.100.21')).guestAddresses).toBeUndefined();
+  });
+
+  it('falls back to the guestinfo.ferry.ipaddress.<n> options when Tools reports no address, ignoring what is not an address', () => {
+    const vmRec = record(
+      TWO_NICS,
+      guestNet(nicInfo('00:50:56:01:00:02', 4000, []), nicInfo('00:50:56:01:00:0a', 4001, [])) +
+        option(0, '198.51.100.22/24, 2001:db8::22/64 fe80::1') +
+        option(1, 'not-an-address 203.0.113.22/33 203.0.113.23') +
+        option(2, '192.0.2.1'),
+    );
+    expect(vmRec.guestAddresses).toEqual([
+      { mac: '00:50:56:01:00:02', addresses: ['198.51.100.22/24', '2001:db8::22/64'], source: 'extraConfig' },
+      { mac: '00:50:56:01:00:0a', addresses: ['203.0.113.23'], source: 'extraConfig' },
+    ]);
+    expect(vmRec.guestHostName).toBeUndefined();
+  });
+
+  it('leaves the record without addresses when neither source has one', () => {
+    const vmRec = record(TWO_NICS, guestNet(nicInfo('00:50:56:01:00:02', 4000, ['fe80::1'])) + option(0, ' '));
+    expect(vmRec).not.toHaveProperty('guestAddresses');
+    expect(vmRec).not.toHaveProperty('guestHostName');
+  });
+
+  it('reads the options by key, not the whole extraConfig', () => {
+    expect(VM_PATHS).toEqual(expect.arrayContaining(['guest.net', 'guest.ipAddress', 'guest.hostName', 'config.extraConfig["guestinfo.ferry.ipaddress.0"]', 'config.extraConfig["guestinfo.ferry.ipaddress.9"]']));
+    expect(VM_PATHS).not.toContain('config.extraConfig');
   });
 });
