@@ -1,4 +1,5 @@
 import type { GuestEndpointResolver } from '../src/guest/tcp-probe';
+import type { SimulatorAdmin } from './proxmox-sim/admin-client';
 
 /** A loopback port QEMU forwards to a guest's address:port (as the Proxmox simulator's admin API reports it). */
 export interface LoopbackForward {
@@ -25,4 +26,12 @@ export function forwardedEndpoints(forwardsOf: (vmid: number) => Promise<readonl
     }
     return { host: match.hostAddress, port: match.hostPort };
   };
+}
+
+/** The resolver for a Proxmox simulator: the forwards of the VM's running QEMU (none when it runs no real guest). */
+export function simulatorGuestEndpoints(admin: Pick<SimulatorAdmin, 'qemu'>): GuestEndpointResolver {
+  return forwardedEndpoints(async (vmid) => {
+    const qemu = await admin.qemu(vmid);
+    return qemu.running ? qemu.forwards : [];
+  });
 }

@@ -1,3 +1,5 @@
+import type { GuestNicAddresses } from '../inventory';
+
 /**
  * Proving a migrated guest is up: the checks `verify-guest` runs after ferry starts the VM, each
  * recorded with its time, and the verdict over them. Pure: the workflow gathers the facts (QEMU's
@@ -100,6 +102,16 @@ export function expectedAddress(vmName: string, expect: Readonly<Record<string, 
   if (configured !== undefined) return { address: bareAddress(configured), source: 'config' };
   if (discovered !== undefined && discovered !== '') return { address: bareAddress(discovered), source: 'discovery' };
   return undefined;
+}
+
+/**
+ * The VM's address as discovery recorded it (VMware Tools, else guestinfo): the first IPv4 address of
+ * the first NIC that has one, else its first address at all.
+ */
+export function discoveredAddress(guestAddresses: readonly GuestNicAddresses[] | undefined): string | undefined {
+  const nic = guestAddresses?.find((n) => n.addresses.length > 0);
+  if (!nic) return undefined;
+  return nic.addresses.find((a) => /^\d+\.\d+\.\d+\.\d+(\/\d+)?$/.test(a)) ?? nic.addresses[0];
 }
 
 /** `10.0.0.5/24` → `10.0.0.5`. */

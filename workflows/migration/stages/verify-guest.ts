@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import {
   describeInterfaces,
+  discoveredAddress,
   downtimeSeconds,
   expectedAddress,
   guestAgentEnabled,
@@ -45,7 +46,7 @@ export async function verifyGuest(run: MigrationRun): Promise<void> {
   run.enter('verify-guest');
   const { assessment, vmid, snapshot } = run.vm;
   const verify = verifySettingsOf(run.settings);
-  const expected = expectedAddress(assessment.name, verify.expect, discoveredAddress(snapshot.vm));
+  const expected = expectedAddress(assessment.name, verify.expect, discoveredAddress(snapshot.vm.guestAddresses));
   const result: GuestVerification = { state: 'failed', checks: [], ...(expected ? { expectedAddress: expected } : {}) };
   run.status.verification = result;
   const c: Checking = { run, node: run.settings.node, vmid, vm: assessment.pveName, verify, macs: assessment.nics.map((n) => n.mac), result };
@@ -64,15 +65,6 @@ export async function verifyGuest(run: MigrationRun): Promise<void> {
     message: `${c.vm} (VM ${vmid}) is not verified: ${judged.reason ?? 'a check failed'}${interfaces}`,
     nonRetryable: true,
   });
-}
-
-/**
- * The address vCenter reported for the VM at discovery, when the record carries one. (Discovery does
- * not record it yet; until it does, `migration.verify.expect` names the address.)
- */
-function discoveredAddress(vm: object): string | undefined {
-  const address = (vm as { guestAddress?: unknown }).guestAddress;
-  return typeof address === 'string' ? address : undefined;
 }
 
 function check(c: Checking, name: GuestCheck['check'], ok: boolean | 'skipped', detail: string): boolean {

@@ -1,5 +1,6 @@
 import {
   describeInterfaces,
+  discoveredAddress,
   describeVerification,
   downtimeSeconds,
   expectedAddress,
@@ -27,6 +28,21 @@ describe('the expected address', () => {
     expect(expectedAddress('app02', {}, undefined)).toBeUndefined();
     expect(expectedAddress('app02', {}, '')).toBeUndefined();
     expect(expectedAddress('v6', { v6: '2001:DB8::5' })).toEqual({ address: '2001:db8::5', source: 'config' });
+  });
+});
+
+describe('the discovered address', () => {
+  it('is the first IPv4 address of the first NIC that has one (VMware Tools or guestinfo), else none', () => {
+    expect(discoveredAddress(undefined)).toBeUndefined();
+    expect(discoveredAddress([{ mac: 'a', addresses: [], source: 'tools' }])).toBeUndefined();
+    expect(
+      discoveredAddress([
+        { mac: 'a', addresses: [], source: 'tools' },
+        { mac: 'b', addresses: ['2001:db8::22/64', '198.51.100.22/24'], source: 'tools' },
+        { mac: 'c', addresses: ['203.0.113.22/24'], source: 'tools' },
+      ]),
+    ).toBe('198.51.100.22/24');
+    expect(discoveredAddress([{ mac: 'a', addresses: ['2001:db8::5'], source: 'extraConfig' }])).toBe('2001:db8::5');
   });
 });
 
