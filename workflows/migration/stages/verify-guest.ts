@@ -34,6 +34,8 @@ interface Checking {
   verify: VerifySettings;
   macs: string[];
   result: GuestVerification;
+  /** When verification began (right after the start): the agent and the network share agentTimeout from here. */
+  startedAt: number;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function verifyGuest(run: MigrationRun): Promise<void> {
   const expected = expectedAddress(assessment.name, verify.expect, discoveredAddress(snapshot.vm.guestAddresses));
   const result: GuestVerification = { state: 'failed', checks: [], ...(expected ? { expectedAddress: expected } : {}) };
   run.status.verification = result;
-  const c: Checking = { run, node: run.settings.node, vmid, vm: assessment.pveName, verify, macs: assessment.nics.map((n) => n.mac), result };
+  const c: Checking = { run, node: run.settings.node, vmid, vm: assessment.pveName, verify, macs: assessment.nics.map((n) => n.mac), result, startedAt: workflowNow() };
   const passed = (await qemuRunning(c)) && (await agentAnswers(c)) && (await interfacesMatch(c)) && (await probesConnect(c));
   const judged = verdict(result.checks);
   if (passed && judged.verified) {
@@ -93,16 +95,26 @@ async function agentAnswers(c: Checking): Promise<boolean> {
   return check(c, 'agent-ping', true, `answered ${last?.uptimeSeconds ?? '?'} s after QEMU started`);
 }
 
-/** The guest's interfaces: every VMware MAC present, the expected address on one of them. */
+/**
+ * The guest's interfaces: every VMware MAC present, the expected address on one of them. The guest's
+ * network may come up after its agent, so they are read again on durable timers until they match or
+ * the rest of `agentTimeout` has passed; the last reading is what is judged.
+ */
 async function interfacesMatch(c: Checking): Promise<boolean> {
   if (!guestAgentEnabled(c.run.settings)) return check(c, 'macs', 'skipped', 'the guest agent is off: interfaces not read');
-  try {
+  let checks: GuestCheck[] = [];
+  const matches = async () => {
     c.result.interfaces = await reads.guestInterfaces({ node: c.node, vmid: c.vmid });
+    checks = interfaceChecks(c.result.interfaces, c.macs, c.result.expectedAddress, workflowNow());
+    return checks.every((x) => x.result !== 'failed');
+  };
+  const timeoutMs = Math.max(c.verify.pollIntervalMs, c.verify.agentTimeoutMs - (workflowNow() - c.startedAt));
+  try {
+    c.run.waited(await pollUntil(matches, { what: `network of ${c.vm} (VMware MACs and address)`, intervalMs: c.verify.pollIntervalMs, timeoutMs }));
   } catch (err) {
-    if (!(err instanceof ActivityFailure)) throw err;
-    return check(c, 'macs', false, `the guest agent did not list the interfaces: ${failureMessage(err)}`);
+    if (!(err instanceof ApplicationFailure || err instanceof ActivityFailure)) throw err;
+    if (checks.length === 0) return check(c, 'macs', false, `the guest agent did not list the interfaces: ${failureMessage(err)}`);
   }
-  const checks = interfaceChecks(c.result.interfaces, c.macs, c.result.expectedAddress, workflowNow());
   c.result.checks.push(...checks);
   return checks.every((x) => x.result !== 'failed');
 }
