@@ -3,6 +3,7 @@ import type { VsphereClient } from '../src/vsphere';
 import type { ProxmoxClient } from '../src/proxmox';
 import type { DnsClient } from '../src/dns/client';
 import type { NetboxClient } from '../src/netbox/client';
+import type { GuestEndpointResolver } from '../src/guest/tcp-probe';
 
 /**
  * What activities are built from. Clients are injected so tests and the lab can point them at
@@ -20,4 +21,9 @@ export interface ActivityDeps {
   netbox?: NetboxClient;
   /** Present when `dns` is configured. */
   dns?: DnsClient;
+  /**
+   * Where verify-guest's probes connect for a guest's address:port. Default: the address itself. The
+   * lab maps it to the loopback port the simulator's QEMU forwards to the guest (see src/guest/tcp-probe.ts).
+   */
+  guestEndpoints?: GuestEndpointResolver;
 }

@@ -3,7 +3,7 @@
  * activities/migration/ implements them on the vSphere and Proxmox clients; workflows see only these types.
  */
 import type { PortgroupRecord, VmRecord } from '../src/domain/inventory';
-import type { MigratedVmSpec, MigrationSettings, PlannedVnet, SdnState, WaveSelection } from '../src/domain/migration';
+import type { GuestInterface, MigratedVmSpec, MigrationSettings, PlannedVnet, SdnState, WaveSelection } from '../src/domain/migration';
 import type { NicSpec } from '../src/domain/pve-vm-spec';
 
 export type { WaveSelection } from '../src/domain/migration';
@@ -90,7 +90,28 @@ export interface ProxmoxMigrationActivities {
   stopVm(input: { node: string; vmid: number }): Promise<void>;
 }
 
-export type MigrationActivities = MigrationSettingsActivities & VsphereMigrationActivities & ProxmoxMigrationActivities;
+/** The run state verify-guest reads: QEMU's view and how long it has been up. */
+export interface GuestRunState {
+  status: 'running' | 'stopped';
+  qmpstatus?: string;
+  uptimeSeconds: number;
+}
+
+/** What verify-guest asks of the started guest (through Proxmox's agent endpoints) and of its services. */
+export interface GuestCheckActivities {
+  guestRunState(input: { node: string; vmid: number }): Promise<GuestRunState>;
+  /**
+   * guest-ping once: `answered` false (with PVE's reason) while the agent is not running yet, so the
+   * workflow asks again on a durable timer; an agent that is not configured fails non-retryable.
+   * `uptimeSeconds`: QEMU's uptime read right after the agent answered (boot-to-agent).
+   */
+  pingGuestAgent(input: { node: string; vmid: number }): Promise<{ answered: boolean; reason?: string; uptimeSeconds?: number }>;
+  guestInterfaces(input: { node: string; vmid: number }): Promise<GuestInterface[]>;
+  /** One TCP connect to the guest's address:port (through the worker's endpoint resolver); never throws for a refused or silent port. */
+  probeGuestPort(input: { vmid: number; address: string; port: number; timeoutMs: number }): Promise<{ ok: boolean; endpoint: string; ms: number; error?: string }>;
+}
+
+export type MigrationActivities = MigrationSettingsActivities & VsphereMigrationActivities & ProxmoxMigrationActivities & GuestCheckActivities;
 
 /** Everything `plan` reads from Proxmox in one call. */
 export interface PlanState {

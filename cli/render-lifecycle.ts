@@ -1,3 +1,4 @@
+import { describeVerification, type GuestVerification, type MigrationStatus } from '../src/domain/migration';
 import { describeCleanup, describeStep, type ProvisionStatus, type TeardownStatus } from '../src/domain/provisioning';
 
 /**
@@ -7,7 +8,27 @@ import { describeCleanup, describeStep, type ProvisionStatus, type TeardownStatu
 export function renderLifecycle(s: Record<string, unknown>): string[] {
   if (s.kind === 'provision') return renderProvision(s as unknown as ProvisionStatus);
   if (s.kind === 'teardown') return renderTeardown(s as unknown as TeardownStatus);
+  if (typeof s.moid === 'string' && Array.isArray(s.imports)) return renderMigration(s as unknown as MigrationStatus);
   return [];
+}
+
+/** A migration's guest verification (verdict, boot-to-agent, downtime, every check) and the VMware power state it restores. */
+function renderMigration(s: MigrationStatus): string[] {
+  const lines: string[] = [];
+  if (s.vmwarePowerState) lines.push(`  VMware power state before the shutdown: ${s.vmwarePowerState}`);
+  if (s.verification) lines.push(...renderVerification(s.verification));
+  return lines;
+}
+
+export function renderVerification(v: GuestVerification): string[] {
+  const lines = [`  guest: ${describeVerification(v)}`];
+  if (v.expectedAddress) lines.push(`    expected address ${v.expectedAddress.address} (${v.expectedAddress.source})`);
+  for (const c of v.checks) lines.push(`    ${new Date(c.at).toISOString().slice(11, 19)} ${c.check.padEnd(12)} ${c.result.padEnd(7)} ${c.detail}`);
+  if (v.state === 'failed' && v.interfaces) {
+    lines.push('    interfaces in the guest:');
+    for (const i of v.interfaces) lines.push(`      ${i.name} ${i.mac ?? '(no MAC)'} ${i.addresses.join(' ') || '(no address)'}`);
+  }
+  return lines;
 }
 
 function renderProvision(s: ProvisionStatus): string[] {

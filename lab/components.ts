@@ -1,3 +1,4 @@
+import type { ActivityDeps } from '../activities';
 import { vcsimLabComponent } from './vcsim/vcsim-lab';
 import { migrationLabComponent } from './migration-lab';
 import { proxmoxLabComponent } from './proxmox-lab';
@@ -21,6 +22,8 @@ export interface LabComponentHandle {
   config: Record<string, unknown>;
   /** Secrets for the lab's configuration, by environment variable name. */
   env?: Record<string, string>;
+  /** Worker dependencies the component injects (e.g. how probes reach the lab's guests). */
+  deps?: Partial<ActivityDeps>;
   stop(): Promise<void>;
 }
 

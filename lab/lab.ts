@@ -1,3 +1,4 @@
+import type { ActivityDeps } from '../activities';
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { parseConfig, type FerryConfig } from '../src/config';
@@ -70,7 +71,8 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
     const connection = await NativeConnection.connect({ address: temporal.address });
     stops.push(() => connection.close());
-    const workers = await createWorkers({ config, connection, deps: await createDependencies(config) });
+    const injected = Object.assign({}, ...components.map((c) => c.deps ?? {})) as Partial<ActivityDeps>;
+    const workers = await createWorkers({ config, connection, deps: { ...(await createDependencies(config)), ...injected } });
     const running = runWorkers(workers);
     stops.push(async () => {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();

@@ -1,3 +1,5 @@
+import { simulatorGuestEndpoints } from './guest-endpoints';
+import { SimulatorAdmin } from './proxmox-sim/admin-client';
 import { SAMPLE_NODES, sampleCluster, sampleCredentials } from './proxmox-sim/sample-cluster';
 import { startProxmoxSimulator } from './proxmox-sim/server';
 import type { Flavour } from './proxmox-sim/schema/subset';
@@ -26,6 +28,7 @@ export const proxmoxLabComponent: LabComponent = {
     log(`  curl -k -H '${auth}' ${sim.url}/api2/json/version`);
     log(`  curl -k -H '${auth}' '${sim.url}/api2/json/cluster/resources?tpye=vm'    # misspelled: 400 naming it`);
     log(`  curl -k -H '${auth}' ${sim.url}/_sim/state                              # simulator admin: state, log, faults`);
+    const admin = new SimulatorAdmin(sim.url, sim.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });
     return {
       name: 'proxmox',
       summary: `PVE ${flavour} simulator on ${sim.url} (nodes ${SAMPLE_NODES.join(', ')}; storages local, local-lvm, nfs-migration; CA ${sim.caFile})`,
@@ -42,7 +45,12 @@ export const proxmoxLabComponent: LabComponent = {
         },
       },
       env: { PROXMOX_TOKEN_SECRET: credentials.tokenSecret, PROXMOX_PRIVILEGED_PASSWORD: credentials.rootPassword },
-      stop: () => sim.stop(),
+      // verify-guest's probes reach the guests through the loopback ports the simulator forwards to them.
+      deps: { guestEndpoints: simulatorGuestEndpoints(admin) },
+      stop: async () => {
+        await admin.close();
+        await sim.stop();
+      },
     };
   },
 };

@@ -1,6 +1,7 @@
 import type { ActivityDeps } from '../deps';
 import type { MigrationActivities } from '../migration-contract';
 import { createDiskImportActivities } from './disk-imports';
+import { createGuestCheckActivities } from './guest-checks';
 import { createProxmoxMigrationActivities } from './proxmox';
 import { createMigrationSettingsActivities } from './settings';
 import { createVsphereMigrationActivities } from './vsphere';
@@ -16,5 +17,6 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     ...createVsphereMigrationActivities(deps),
     ...createProxmoxMigrationActivities(deps),
     ...createDiskImportActivities(deps),
+    ...createGuestCheckActivities(deps),
   };
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { WorkflowFailedError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import { rootCauseMessage } from '../workflow-result';
 import { formatVerdict, type EndpointVerdict } from '../../src/domain/doctor';
-import { describeAction, type MigrationAction } from '../../src/domain/migration';
+import { describeAction, describeVerification, type GuestVerification, type MigrationAction } from '../../src/domain/migration';
 import { withClient, type GlobalOptions } from '../client';
 import { resolveTarget } from '../targets';
 import { renderLifecycle } from '../render-lifecycle';
@@ -117,7 +117,8 @@ export function renderStatus(view: StatusView): string {
   if (Array.isArray(s.vms)) {
     lines.push('  VMs:');
     for (const vm of s.vms as Array<Record<string, unknown>>) {
-      lines.push(`    ${String(vm.name).padEnd(20)} ${String(vm.state).padEnd(9)} ${String(vm.stage ?? '-').padEnd(18)} ${[vm.outcome, vm.error].filter(Boolean).join(': ')}`);
+      const guest = vm.verification ? `guest ${describeVerification(vm.verification as GuestVerification)}` : undefined;
+      lines.push(`    ${String(vm.name).padEnd(20)} ${String(vm.state).padEnd(9)} ${String(vm.stage ?? '-').padEnd(18)} ${[[vm.outcome, vm.error].filter(Boolean).join(': '), guest].filter(Boolean).join(', ')}`);
     }
   }
   if (Array.isArray(s.refused) && s.refused.length) {

@@ -32,6 +32,16 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
       startAfter: m.cutover.startAfter,
       ...(m.cutover.approvalDeadline !== undefined ? { approvalDeadlineMs: durationToMs(m.cutover.approvalDeadline) } : {}),
       importTimeoutMs: durationToMs(m.cutover.importTimeout),
+      guestAgent: m.cutover.guestAgent,
+    },
+    verify: {
+      enabled: m.verify.enabled,
+      agentTimeoutMs: durationToMs(m.verify.agentTimeout),
+      probeTimeoutMs: durationToMs(m.verify.probeTimeout),
+      pollIntervalMs: durationToMs(m.verify.pollInterval),
+      probes: m.verify.probes,
+      onFailure: m.verify.onFailure,
+      expect: m.verify.expect,
     },
     limits,
   };

@@ -1,7 +1,35 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { duration } from './common';
 
 const sdnId = z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,6}[a-zA-Z0-9]$/, '2–8 letters and digits, starting with a letter');
+
+/** A guest address in `migration.verify.expect`: IPv4 or IPv6, optionally with a prefix length. */
+const guestAddress = z
+  .string()
+  .refine((a) => isIP(a.split('/')[0]!) !== 0, { message: 'an IPv4 or IPv6 address (optionally /prefix), e.g. 198.51.100.21' });
+
+const verifySection = z
+  .object({
+    /** false: ferry starts VMs but claims nothing about their guests (reported "not verified"). */
+    enabled: z.boolean().default(true),
+    /** How long the guest agent may take to answer after the VM started. */
+    agentTimeout: duration.default('5m'),
+    /** How long each probe may keep failing before verification fails. */
+    probeTimeout: duration.default('2m'),
+    /** How often the agent and the probes are asked again. */
+    pollInterval: duration.default('5s'),
+    /** Checks after the agent answered: `{ tcp: 22 }` connects to that port of the guest's address. */
+    probes: z
+      .array(z.object({ tcp: z.number().int().min(1, 'a TCP port 1–65535').max(65535, 'a TCP port 1–65535') }).strict())
+      .default([]),
+    /** `decide`: a failed check waits for retry or rollback. `rollback`: ferry rolls back by itself. */
+    onFailure: z.enum(['decide', 'rollback'], { message: "'decide' (wait for a person) or 'rollback' (ferry rolls back by itself)" }).default('decide'),
+    /** The address each VM (by its VMware name) must carry on one of its VMware NICs; wins over discovery. */
+    expect: z.record(z.string().min(1), guestAddress).default({}),
+  })
+  .strict()
+  .default({ enabled: true, agentTimeout: '5m', probeTimeout: '2m', pollInterval: '5s', probes: [], onFailure: 'decide', expect: {} });
 
 /** How VMware VMs become Proxmox VMs (see src/domain/migration). */
 export const migrationSection = z
@@ -85,9 +113,13 @@ export const migrationSection = z
         /** Without approval by then, the cutover is not done (explicit outcome). */
         approvalDeadline: duration.optional(),
         importTimeout: duration.default('6h'),
+        /** Shells get `agent: enabled=1` (verify-guest asks the guest agent; the guest needs qemu-guest-agent). */
+        guestAgent: z.boolean().default(true),
       })
       .strict()
-      .default({ mode: 'import', shutdownTimeout: '5m', forcePowerOff: false, startAfter: false, importTimeout: '6h' }),
+      .default({ mode: 'import', shutdownTimeout: '5m', forcePowerOff: false, startAfter: false, importTimeout: '6h', guestAgent: true }),
+    /** verify-guest: whenever ferry starts the VM, it proves the guest is up before calling it migrated. */
+    verify: verifySection,
   })
   .strict();
 

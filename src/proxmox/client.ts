@@ -1,5 +1,6 @@
 import type { ProxmoxConfig } from '../config';
 import { AclApi } from './acl';
+import { AgentApi } from './agent';
 import { ProxmoxApi } from './api';
 import { VmConfigApi } from './config';
 import { DisksApi } from './disks';
@@ -36,6 +37,8 @@ export class ProxmoxClient {
   readonly acl: AclApi;
   readonly sdn: SdnApi;
   readonly nodes: NodesApi;
+  /** The guest agent and QMP's run state. */
+  readonly agent: AgentApi;
   private versionPromise?: Promise<PveVersion>;
 
   constructor(options: ProxmoxClientOptions) {
@@ -51,6 +54,7 @@ export class ProxmoxClient {
     this.acl = new AclApi(api);
     this.sdn = new SdnApi(api);
     this.nodes = new NodesApi(api);
+    this.agent = new AgentApi(api);
   }
 
   /** `GET /version`, read once (a failed read is tried again next time). */

@@ -69,6 +69,23 @@ export class ProxmoxVmRunningError extends ProxmoxError {
   }
 }
 
+/**
+ * The VM has `agent` enabled but the guest agent does not answer (not started yet, not installed, or
+ * hung): worth asking again while a deadline allows.
+ */
+export class ProxmoxAgentNotRunningError extends ProxmoxError {
+  constructor(message: string, context: ProxmoxErrorContext = {}) {
+    super(message, 'transient', context);
+  }
+}
+
+/** The VM's config does not enable the guest agent: asking again cannot help; set `agent: enabled=1` first. */
+export class ProxmoxAgentNotConfiguredError extends ProxmoxError {
+  constructor(message: string, context: ProxmoxErrorContext = {}) {
+    super(`${message}; the VM needs agent: enabled=1 (migration.cutover.guestAgent)`, 'invalid', context);
+  }
+}
+
 /** 5xx without a known permanent cause, connection reset or refused, timeouts. */
 export class ProxmoxTransientError extends ProxmoxError {
   constructor(message: string, context: ProxmoxErrorContext = {}, cause?: unknown) {
@@ -139,6 +156,9 @@ type Classified = { category: ErrorCategory; make: (message: string, context: Pr
 
 /** PVE messages (HTTP 500 reason or task exit status) whose meaning is known. Checked in order. */
 const KNOWN: Array<[RegExp, Classified]> = [
+  // qemu-server's PVE::QemuServer::Agent wording.
+  [/No QEMU guest agent configured/i, { category: 'invalid', make: (m, c) => new ProxmoxAgentNotConfiguredError(m, c) }],
+  [/QEMU guest agent is not running/i, { category: 'transient', make: (m, c) => new ProxmoxAgentNotRunningError(m, c) }],
   [/is locked|can't lock file|invalid lock token|could not acquire lock/i, { category: 'locked', make: (m, c) => new ProxmoxLockedError(m, c) }],
   // qemu-server's and pve-common's wording; a download's "checksum mismatch: got …" is not a conflict.
   [/checksum mismatch \(file change by other user\?\)|detected modified configuration/i, { category: 'conflict', make: (m, c) => new ProxmoxDigestMismatchError(m, c) }],

@@ -13,3 +13,4 @@ export type { ZoneSpec, VnetSpec, SdnChanges } from './sdn';
 export type { AclSpec, AclEntry } from './acl';
 export type { StorageItem, ContentType } from './storage';
 export type { NodeSummary, NodeStorage, NodeNetwork } from './nodes';
+export type { GuestNetworkInterface, VmRunState } from './agent';

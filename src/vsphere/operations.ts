@@ -163,7 +163,8 @@ export interface ShutdownResult {
 
 /**
  * Asks the guest to shut down, waits for poweredOff up to the timeout, then powers off if `force`
- * allows it (else fails with GuestShutdownTimeout). A VM that is already off is left as it is.
+ * allows it (else fails with GuestShutdownTimeout). A VM that is already off is left as it is; a
+ * suspended VM is refused (policy), `force` or not.
  */
 export async function shutdownGuest(session: VimSession, moid: string, options: ShutdownOptions): Promise<ShutdownResult> {
   const started = performance.now();
@@ -181,8 +182,9 @@ export async function shutdownGuest(session: VimSession, moid: string, options: 
   const state = await powerState(session, moid);
   if (state === 'poweredOff') return { outcome: 'already-off', waitedMs: elapsed() };
   if (state === 'suspended') {
-    if (options.force) return forceOff('the VM was suspended; a suspended guest cannot shut itself down');
-    throw new FerryError(`VM ${moid} is suspended: its guest cannot shut down; resume it, or allow a forced power-off`, 'policy', {
+    // Not even with `force`: powering off a suspended VM throws its suspended memory away, and a
+    // rollback could not restore it. A person resumes it or powers it off first.
+    throw new FerryError(`VM ${moid} is suspended: its guest cannot shut down, and ferry does not power off a suspended VM; resume it or power it off first`, 'policy', {
       details: { moid },
     });
   }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { parseConfig, type FerryConfig } from '../../src/config';
+import { simulatorGuestEndpoints } from '../../lab/guest-endpoints';
 import { startMigrationSims } from '../../lab/migration-lab';
 import type { SimSettings } from '../../lab/proxmox-sim/cluster';
 import type { SimulatorAdmin } from '../../lab/proxmox-sim/admin-client';
@@ -48,7 +49,8 @@ export async function startMigrationLab(options: MigrationLabOptions = {}): Prom
     sim: { resourcesLagMs: 300, ...options.sim },
   });
   const config = parseConfig(sims.document, sims.env, 'migration lab');
-  const deps = await createDependencies(config);
+  // verify-guest's probes reach the lab's guests through the simulator's loopback forwards.
+  const deps = { ...(await createDependencies(config)), guestEndpoints: simulatorGuestEndpoints(sims.admin) };
   return {
     stateDir,
     pve: sims.pve,

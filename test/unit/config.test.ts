@@ -1,3 +1,4 @@
+import { migrationSettings } from '../../src/config/migration-settings';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -135,6 +136,22 @@ describe('config', () => {
     });
     expect(config.limits).toEqual({ vmotion: 2, importPerStorage: 2, sdn: 1, vmStart: 4 });
     expect(parseConfig({ migration: { ...base, cutover: { mode: 'live-import' } } }, {}).migration!.cutover.mode).toBe('live-import');
+    // verify-guest and the guest agent: on by default, every key validated with a message that says what is wanted.
+    expect(config.migration).toMatchObject({
+      cutover: { guestAgent: true },
+      verify: { enabled: true, agentTimeout: '5m', probeTimeout: '2m', pollInterval: '5s', probes: [], onFailure: 'decide', expect: {} },
+    });
+    const verify = { probes: [{ tcp: 22 }], onFailure: 'rollback', expect: { 'mig-app01': '198.51.100.21' }, agentTimeout: '90s' };
+    const settings = migrationSettings(parseConfig({ migration: { ...base, verify } }, {}).migration!, config.limits, 'vc');
+    expect(settings.verify).toEqual({ enabled: true, agentTimeoutMs: 90_000, probeTimeoutMs: 120_000, pollIntervalMs: 5_000, probes: [{ tcp: 22 }], onFailure: 'rollback', expect: { 'mig-app01': '198.51.100.21' } });
+    expect(problemsOf(() => parseConfig({ migration: { ...base, verify: { probes: [{ tcp: 0 }, { udp: 53 }], onFailure: 'ignore', expect: { a: 'not-an-ip' }, agentTimeout: 'soon' } } }, {}))).toEqual([
+      expect.stringMatching(/^migration\.verify\.agentTimeout \(ferry\.yaml\): .*a duration such as/),
+      expect.stringMatching(/^migration\.verify\.probes\.0\.tcp \(ferry\.yaml\): a TCP port 1–65535/),
+      'migration.verify.probes.1.tcp: required: set it in ferry.yaml',
+      'migration.verify.probes.1 (ferry.yaml): unknown key(s) "udp"',
+      expect.stringMatching(/^migration\.verify\.onFailure \(ferry\.yaml\): 'decide' \(wait for a person\) or 'rollback'/),
+      expect.stringMatching(/^migration\.verify\.expect\.a \(ferry\.yaml\): an IPv4 or IPv6 address/),
+    ]);
     // The old mode cannot work on real PVE: the config says why and what to use instead.
     expect(problemsOf(() => parseConfig({ migration: { ...base, cutover: { mode: 'attach-then-move' } } }, {}))).toEqual([
       expect.stringMatching(/^migration\.cutover\.mode \(ferry\.yaml\): 'attach-then-move' is no longer supported: Proxmox VE cannot move a disk attached by absolute path.*use 'live-import'/),

@@ -13,6 +13,7 @@ import {
   type Throughput,
   type VmAssessment,
   type VmidOccupancy,
+  verificationSummary,
 } from '../../src/domain/migration';
 import type { WaitRecord } from '../../src/domain/waits';
 import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../../src/domain/search-attributes';
@@ -85,7 +86,9 @@ export class MigrationRun {
       this.throughput = t;
     });
     setHandler(cutoverPlanQuery, () =>
-      this.assessment ? cutoverPlan(this.assessment, settings.cutover.mode, settings.targetStorage, this.throughput) : undefined,
+      this.assessment
+        ? cutoverPlan(this.assessment, settings.cutover.mode, settings.targetStorage, this.throughput, this.planned?.snapshot.vm.powerState)
+        : undefined,
     );
   }
 
@@ -174,6 +177,7 @@ export class MigrationRun {
           actions: status.actions,
           timings: status.timings,
           imports: status.imports.map((i) => ({ bytes: i.bytes, seconds: i.seconds })),
+          ...(status.verification ? { verification: verificationSummary(status.verification) } : {}),
         })
         .catch(() => undefined),
     );

@@ -34,6 +34,7 @@ function recordFinished(vm: WaveVm, finished: VmFinished): void {
   vm.error = finished.error;
   vm.finishedAt = workflowNow();
   vm.timings = finished.timings;
+  if (finished.verification) vm.verification = finished.verification;
   vm.stage = finished.timings.at(-1)?.stage ?? vm.stage;
 }
 

@@ -1,6 +1,8 @@
+import type { PowerState } from '../inventory';
 import type { VmAssessment } from './assess';
 import type { TpmStateSpec } from '../pve-vm-spec';
 import type { PlannedCdrom } from './cdrom';
+import { powerStateWarnings } from './power-state';
 import type { CutoverMode } from './settings';
 
 /** Assumed until the wave has measured its own imports. */
@@ -27,14 +29,17 @@ export interface CutoverPlan {
   cdroms?: PlannedCdrom[];
   /** The new TPM (absent when none). */
   tpm?: TpmStateSpec;
-  /** What to do before approving, e.g. have BitLocker recovery keys ready (absent when none). */
-  warnings?: string[];
   /** Expected time the service is down: shutdown + copy (import), or shutdown + one boot (live-import). */
   expectedDowntimeSeconds: number;
   throughput: Throughput;
+  /**
+   * What an approver must know first: have BitLocker recovery keys ready (a new TPM); a suspended VM
+   * will be refused; a powered-off one stays off on rollback.
+   */
+  warnings: string[];
 }
 
-export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: string, throughput: Throughput): CutoverPlan {
+export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: string, throughput: Throughput, powerState?: PowerState): CutoverPlan {
   const totalBytes = a.disks.reduce((sum, d) => sum + d.capacityBytes, 0);
   const copySeconds = throughput.bytesPerSecond > 0 ? totalBytes / throughput.bytesPerSecond : Number.POSITIVE_INFINITY;
   const expectedDowntimeSeconds = Math.ceil(
@@ -50,9 +55,9 @@ export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: s
     nics: a.nics.map((n) => ({ slot: n.slot, mac: n.mac, vnet: n.bridge, source: n.source })),
     ...(a.cdroms?.length ? { cdroms: a.cdroms } : {}),
     ...(a.tpm ? { tpm: a.tpm } : {}),
-    ...(a.warnings?.length ? { warnings: a.warnings } : {}),
     expectedDowntimeSeconds,
     throughput,
+    warnings: [...(a.warnings ?? []), ...(powerState ? powerStateWarnings(a.name, powerState) : [])],
   };
 }
 

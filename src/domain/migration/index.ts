@@ -23,3 +23,5 @@ export * from './rerun';
 export * from './selection';
 export * from './cdrom';
 export * from './tpm';
+export * from './verification';
+export * from './power-state';

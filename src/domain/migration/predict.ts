@@ -1,5 +1,6 @@
 import { bootOrder, createVmAction, missingVnetRefusals, nicActions, type MigrationAction, type SdnState } from './actions';
 import type { VmAssessment } from './assess';
+import { cutoverPowerRefusal, powerStateWarnings } from './power-state';
 import type { Refusal } from './refusal';
 import type { MigrationSettings } from './settings';
 import { vmidOccupancy, type VmidOccupancy } from './vmid';
@@ -45,7 +46,13 @@ export function predictVmActions(
   plan: Pick<VnetPlan, 'vnets'>,
   sdn: SdnState,
 ): VmPrediction {
-  const base = { name: a.name, moid: a.moid, vmid: a.vmid, notes: a.notes, ...(a.warnings?.length ? { warnings: a.warnings } : {}) };
+  const base = {
+    name: a.name,
+    moid: a.moid,
+    vmid: a.vmid,
+    notes: [...a.notes, ...powerStateWarnings(a.name, live.powerState)],
+    ...(a.warnings?.length ? { warnings: a.warnings } : {}),
+  };
   const refuse = (refusals: Refusal[]): VmPrediction => ({
     ...base,
     refusals,
@@ -66,6 +73,9 @@ export function predictVmActions(
     actions.push({ kind: 'relocate', vm, moid: a.moid, datastore: settings.migrationDatastore });
   }
   actions.push({ kind: 'await-approval', vm });
+  // A suspended VM is refused right after the approval (nothing on VMware is touched).
+  const suspended = cutoverPowerRefusal(a.name, live.powerState);
+  if (suspended) return { ...base, refusals: [suspended], actions: [...actions, { kind: 'refuse', vm, reasons: [suspended.reason] }] };
   if (live.powerState !== 'poweredOff') actions.push({ kind: 'shutdown-guest', vm, moid: a.moid });
   const order = bootOrder(a);
   if (settings.cutover.mode === 'import') {

@@ -19,7 +19,9 @@ export type RefusalCode =
   /** A virtual TPM, and `migration.tpm` is not `new`. */
   | 'vtpm'
   /** The VM's disks or NICs changed between planning and cutover. */
-  | 'vm-changed';
+  | 'vm-changed'
+  /** The VM is suspended at cutover: ferry does not power off a suspended guest. */
+  | 'vm-suspended';
 
 export interface Refusal {
   code: RefusalCode;

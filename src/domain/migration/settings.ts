@@ -1,5 +1,6 @@
 import type { MigrationRules } from './assess';
 import type { DatastoreMapping } from './disks';
+import type { VerifySettings } from './verification';
 
 /**
  * `import`: disks copied with import-from while the VM is off, then started if asked. `live-import`: the
@@ -31,10 +32,22 @@ export interface MigrationSettings {
     startAfter: boolean;
     approvalDeadlineMs?: number;
     importTimeoutMs: number;
+    /**
+     * Shells get `agent: enabled=1`, so verify-guest can ask the guest agent. Absent in runs started
+     * before it existed: treat as true (guestAgentEnabled).
+     */
+    guestAgent?: boolean;
   };
+  /** How verify-guest proves the guest is up (absent in runs started before it existed: verifySettingsOf). */
+  verify?: VerifySettings;
   limits: { vmotion: number; importPerStorage: number; sdn: number; vmStart: number };
 }
 
 export function migrateVmWorkflowId(vcenter: string, moid: string): string {
   return `migrate-${vcenter}-${moid}`;
+}
+
+/** Whether shells get the guest agent (default on). */
+export function guestAgentEnabled(settings: Pick<MigrationSettings, 'cutover'>): boolean {
+  return settings.cutover.guestAgent !== false;
 }

@@ -6,6 +6,8 @@ import { pveNic } from './nics';
 export interface ShellOptions {
   node: string;
   vcenter: string;
+  /** `agent: enabled=1` (default), so verify-guest can ask the guest agent; false leaves it off. */
+  guestAgent?: boolean;
 }
 
 /** A migrated VM's spec: `name` is always set (it is how ferry knows its own VM at the VMID). */
@@ -32,6 +34,7 @@ export function shellSpec(a: VmAssessment, options: ShellOptions): MigratedVmSpe
     memory: a.memoryMb,
     ostype: a.ostype.ostype,
     scsihw: 'virtio-scsi-single',
+    ...(options.guestAgent === false ? {} : { agent: 'enabled=1' }),
     onboot: false,
     tags: ['ferry', 'migrated'],
     description: `Migrated by ferry from vCenter ${options.vcenter}, ${a.moid} ("${a.name}").`,

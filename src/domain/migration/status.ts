@@ -1,7 +1,9 @@
 import type { WaitRecord } from '../waits';
 import type { MigrationAction } from './actions';
 import type { CutoverDecision } from './approval';
+import type { PowerState } from '../inventory';
 import type { Refusal } from './refusal';
+import type { GuestVerification } from './verification';
 
 export type MigrationStage =
   | 'validate'
@@ -12,6 +14,7 @@ export type MigrationStage =
   | 'shutdown'
   | 'import'
   | 'verify'
+  | 'verify-guest'
   | 'start'
   | 'awaiting-decision'
   | 'rollback'
@@ -32,8 +35,11 @@ export interface StageTiming {
 
 export interface DecisionRecord extends CutoverDecision {
   at: number;
-  /** `update` (validated) or `signal` (from `temporal workflow signal`). */
-  via: 'update' | 'signal';
+  /**
+   * `update` (validated) or `signal` (from `temporal workflow signal`); `setting`: ferry decided by
+   * itself because the configuration said so (`migration.verify.onFailure: rollback`).
+   */
+  via: 'update' | 'signal' | 'setting';
 }
 
 export interface ImportRecord {
@@ -70,6 +76,10 @@ export interface MigrationStatus {
   replacedVm?: boolean;
   /** What a rollback left in place because this workflow did not create it. */
   keptOnRollback?: string[];
+  /** The VMware power state read just before the shutdown: a rollback returns the VM to exactly it. */
+  vmwarePowerState?: PowerState;
+  /** Whether the guest was proven up after ferry started it (or why nothing was claimed). */
+  verification?: GuestVerification;
   /** The last failure, while a person decides what to do. */
   error?: string;
 }

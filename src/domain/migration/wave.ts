@@ -2,6 +2,7 @@ import type { MigrationAction } from './actions';
 import type { DecisionRecord } from './status';
 import type { MigrationOutcome, MigrationStage, StageTiming } from './status';
 import type { Refusal } from './refusal';
+import type { GuestVerification } from './verification';
 
 export type WaveVmState = 'pending' | 'running' | 'finished';
 
@@ -21,7 +22,12 @@ export interface WaveVm {
   error?: string;
   /** How the child's workflow closed when it ended without reporting (terminated, timed out, …). */
   closedAs?: string;
+  /** Whether its guest was proven up, with boot-to-agent and downtime (children that report it). */
+  verification?: VerificationSummary;
 }
+
+/** A VM's verification as its wave shows it: the verdict and the two figures, without the checks. */
+export type VerificationSummary = Pick<GuestVerification, 'state' | 'bootToAgentSeconds' | 'downtimeSeconds'>;
 
 /** What a child reports to its wave when it ends. */
 export interface VmFinished {
@@ -31,6 +37,7 @@ export interface VmFinished {
   actions: MigrationAction[];
   timings: StageTiming[];
   imports: Array<{ bytes: number; seconds: number }>;
+  verification?: VerificationSummary;
 }
 
 export interface WaveApproval extends DecisionRecord {

@@ -22,9 +22,12 @@ import { until } from '../../helpers/wait';
 
 const run = promisify(execFile);
 
-function withMigration(deps: ActivityDeps, cutover: Record<string, unknown>): ActivityDeps {
+function withMigration(deps: ActivityDeps, cutover: Record<string, unknown>, verify: Record<string, unknown> = {}): ActivityDeps {
   const migration = deps.config.migration!;
-  return { ...deps, config: { ...deps.config, migration: { ...migration, cutover: { ...migration.cutover, ...cutover } } } };
+  return {
+    ...deps,
+    config: { ...deps.config, migration: { ...migration, cutover: { ...migration.cutover, ...cutover }, verify: { ...migration.verify, ...verify } } },
+  };
 }
 
 async function startWave(client: Client, taskQueue: string, names: string[]) {
@@ -100,6 +103,8 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       expect(power('mig-web01')).toBe('poweredOn'); // rolled back: VMware runs it again
       expect(power('scale-0001')).toBe(before.get('scale-0001')); // rejected: never shut down or touched
       expect(power('mig-db01')).toBe('poweredOff');
+      // Imported and left stopped (no startAfter): nothing is claimed about its guest.
+      expect(((await child('mig-db01').result()) as MigrationStatus).verification).toEqual({ state: 'not-verified-left-stopped', checks: [] });
       // Rollback removed only what it imported; the shell stays for another try, stopped.
       const web01 = (await pve.vms.findByName('mig-web01'))[0]!;
       const config = (await pve.config.get(web01.node, web01.vmid)).values;
@@ -114,7 +119,8 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
   });
 
   it('live-import: the shell is replaced by a VM that runs at once while its disks stream in; VMware’s file is kept', async () => {
-    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'live-import' }));
+    // The scale VMs' disks are patterned blanks, no guest: nothing could prove one up, so verification is off and claims nothing.
+    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'live-import' }, { enabled: false }));
     await workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
@@ -132,12 +138,15 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       expect(plan).toMatchObject({ mode: 'live-import', expectedDowntimeSeconds: 120 }); // shutdown + one boot
       const pve = suite.lab.deps.proxmox!;
       // By VMID on the node: /cluster/resources (findByName) lags behind the fresh create.
-      const vm = { node: suite.lab.deps.config.migration!.node, vmid: ((await child.result()) as MigrationStatus).vmid! };
+      const finished = (await child.result()) as MigrationStatus;
+      expect(finished.verification).toEqual({ state: 'not-verified-disabled', checks: [] });
+      const vm = { node: suite.lab.deps.config.migration!.node, vmid: finished.vmid! };
       expect((await pve.power.status(vm.node, vm.vmid)).status).toBe('running');
       const config = (await pve.config.get(vm.node, vm.vmid)).values;
       expect(config.lock).toBeUndefined();
       expect(String(config.scsi0)).toMatch(/^local-lvm:/);
       expect(config.boot).toBe('order=scsi0;net0');
+      expect(config.agent).toBe('enabled=1');
       const source = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0003')!;
       source.nics.forEach((nic, i) => expect(String(config[`net${i}`])).toContain(`=${nic.macAddress.toUpperCase()},bridge=v`));
       // One create did it all, as root (import-from by path), and it was the import.
@@ -153,7 +162,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     });
   });
 
-  it('live-import that fails after the VM started: it stops and waits; rollback destroys the VM this workflow made, VMware runs again', async () => {
+  it('live-import that fails after the VM started: it stops and waits; rollback destroys the VM this workflow made; VMware, off before, stays off', async () => {
     const admin = suite.lab.admin;
     const before = await admin.setSettings({});
     // A slow copy, so the source can vanish while the VM already runs from it.
@@ -190,8 +199,10 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         expect(result.outcome).toBe('rolled-back');
         await expect(pve.config.get(node, vmid)).rejects.toMatchObject({ category: 'not-found' });
         expect(await pve.storage.content(node, 'local-lvm', { vmid })).toEqual([]);
+        // scale-0005 was powered off before the wave: a rollback restores that, it does not power it on.
+        expect(result.vmwarePowerState).toBe('poweredOff');
         const vm = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0005')!;
-        expect(vm.powerState).toBe('poweredOn');
+        expect(vm.powerState).toBe('poweredOff');
       });
     } finally {
       copyFileSync(`${vmdk}.kept`, vmdk);
@@ -199,30 +210,65 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     }
   });
 
-  it('a guest shutdown that fails waits for a decision like any cutover failure; rollback powers the VMware VM on', async () => {
-    // A suspended guest cannot shut down, and without forcePowerOff the shutdown fails (policy).
+  it('a suspended VM is refused at cutover, forcePowerOff or not: never powered off, VMware untouched', async () => {
     const vsphere = suite.lab.deps.vsphere!;
     const moid = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0006')!.moid;
     await vsphere.powerOn(moid);
     await vsphere.session.call('SuspendVM_Task', vmRef(moid));
     await until('scale-0006 suspended', async () => ((await vsphere.readVm(moid)).powerState === 'suspended' ? true : undefined));
-    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { forcePowerOff: false }));
+    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { forcePowerOff: true }));
     await workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
-        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0006'] }, autoApprove: { by: 'alice', reason: 'shutdown' } }],
+        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0006'] } }],
       });
-      const workflowId = await until('the VM workflow', async () => (await wave.query(waveStatusQuery)).vms[0]?.workflowId);
+      const workflowId = await until('the VM at the approval gate', async () => {
+        const vm = (await wave.query(waveStatusQuery)).vms[0];
+        return vm?.stage === 'awaiting-approval' ? vm.workflowId : undefined;
+      });
       const child = suite.temporal.client.workflow.getHandle(workflowId);
-      const waiting = await until('a decision awaited', async () => {
-        const s = await child.query(migrationStatusQuery);
-        return s.stage === 'awaiting-decision' ? s : undefined;
+      // The approver is warned first.
+      expect((await child.query(cutoverPlanQuery))!.warnings).toEqual([expect.stringMatching(/scale-0006 is suspended: the cutover will be refused \(.*resume it or power it off first/)]);
+      await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'suspended test' }] });
+      const result = (await child.result()) as MigrationStatus;
+      expect(result.outcome).toBe('refused');
+      expect(result.refusals).toEqual([expect.objectContaining({ code: 'vm-suspended', reason: expect.stringContaining('resume it or power it off first') })]);
+      expect(result.actions.map((a) => a.kind)).toEqual(['create-vm', 'set-nic', 'relocate', 'await-approval', 'refuse']);
+      expect((await vsphere.readVm(moid)).powerState).toBe('suspended');
+    });
+  });
+
+  it('verify-guest: a started VM whose guest does not answer is not verified, and with onFailure rollback ferry rolls back by itself', async () => {
+    // scale-0007 runs on VMware; its disk is a patterned blank, so no guest agent will ever answer.
+    const vsphere = suite.lab.deps.vsphere!;
+    const moid = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0007')!.moid;
+    await vsphere.powerOn(moid);
+    const deps = withMigration(suite.lab.deps, { mode: 'live-import' }, { agentTimeout: '6s', pollInterval: '1s', onFailure: 'rollback' });
+    const workers = await labWorkers(suite.temporal.nativeConnection, deps);
+    const pve = suite.lab.deps.proxmox!;
+    const node = suite.lab.deps.config.migration!.node;
+    await workers.run(async () => {
+      const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-wave`,
+        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0007'] }, autoApprove: { by: 'alice', reason: 'verify' } }],
       });
-      expect(waiting.error).toMatch(/suspended/);
-      expect(waiting.imports).toEqual([]);
-      await child.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'guest stuck' }] });
-      expect(((await child.result()) as MigrationStatus).outcome).toBe('rolled-back');
+      const waveResult = await wave.result();
+      const child = suite.temporal.client.workflow.getHandle(waveResult.status.vms[0]!.workflowId);
+      const result = (await child.result()) as MigrationStatus;
+      expect(result.outcome).toBe('rolled-back');
+      expect(result.vmwarePowerState).toBe('poweredOn');
+      expect(result.verification).toMatchObject({ state: 'failed' });
+      const checks = result.verification!.checks.map((c) => [c.check, c.result]);
+      expect(checks).toEqual([['qemu-running', 'passed'], ['agent-ping', 'failed']]);
+      expect(result.error).toMatch(/scale-0007 \(VM \d+\) is not verified: agent-ping: /);
+      // ferry's own decision, recorded as such; nobody was asked.
+      expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'ferry', via: 'setting' })]);
+      expect(result.timings.map((t) => t.stage)).not.toContain('awaiting-decision');
+      expect(waveResult.status.vms[0]).toMatchObject({ outcome: 'rolled-back', verification: { state: 'failed' } });
+      // Both sides: the VM live import made is gone from Proxmox, the VMware VM runs again.
+      await expect(pve.config.get(node, result.vmid!)).rejects.toMatchObject({ category: 'not-found' });
       expect((await vsphere.readVm(moid)).powerState).toBe('poweredOn');
     });
   });

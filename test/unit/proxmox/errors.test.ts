@@ -1,4 +1,5 @@
 import {
+  ProxmoxAgentNotConfiguredError, ProxmoxAgentNotRunningError,
   classifyMessage, errorFromResponse, ProxmoxAuthError, ProxmoxDigestMismatchError, ProxmoxLockedError, ProxmoxNotFoundError,
   ProxmoxParameterError, ProxmoxPermissionError, ProxmoxRequestError, ProxmoxTaskError, ProxmoxTransientError, ProxmoxVmRunningError,
 } from '../../../src/proxmox/errors';
@@ -27,6 +28,9 @@ describe('Proxmox error classification', () => {
     [500, 'online resize of a disk on this storage is not possible', undefined, ProxmoxRequestError, 'invalid'],
     // move_disk of a disk attached by absolute path: PVE cannot do it, retrying changes nothing.
     [500, "unable to parse volume ID '/mnt/pve/nfs-migration/web01/web01.vmdk'", undefined, ProxmoxRequestError, 'invalid'],
+    // The guest agent (qemu-server's PVE::QemuServer::Agent): not running yet is worth asking again; not configured is not.
+    [500, 'QEMU guest agent is not running', undefined, ProxmoxAgentNotRunningError, 'transient'],
+    [500, 'No QEMU guest agent configured', undefined, ProxmoxAgentNotConfiguredError, 'invalid'],
     [500, 'got unexpected error', undefined, ProxmoxTransientError, 'transient'],
     [503, 'Service Unavailable', undefined, ProxmoxTransientError, 'transient'],
     [596, 'Connection timed out', undefined, ProxmoxTransientError, 'transient'],

@@ -1,4 +1,6 @@
-import type { MigrateVmResult } from '../../../src/domain/migration';
+import { ApplicationFailure } from '@temporalio/workflow';
+import { LEFT_STOPPED, VERIFY_DISABLED, verifySettingsOf, type MigrateVmResult } from '../../../src/domain/migration';
+import { workflowNow } from '../../clock';
 import type { MigrationRun } from '../run-context';
 import { bootPveVm, setBootOrder } from './boot';
 import { awaitDecision } from './decision';
@@ -8,10 +10,13 @@ import { liveImport } from './live-import';
 import { rollback } from './rollback';
 import { shutdownGuest } from './shutdown';
 import { verifySizes } from './verify';
+import { GUEST_NOT_VERIFIED, verifyGuest } from './verify-guest';
 
 /**
- * The approved cutover: the guest shuts down on VMware and its disks come into Proxmox. A failure
- * waits for a person, who retries (from the shutdown, then already off) or rolls back.
+ * The approved cutover: the guest shuts down on VMware, its disks come into Proxmox and, when ferry
+ * starts the VM, the guest is proven up. A failure waits for a person, who retries (from the shutdown,
+ * then already off) or rolls back — or, for a guest not verified with `migration.verify.onFailure:
+ * rollback`, ferry rolls back by itself (the approval covered it).
  */
 export async function cutover(run: MigrationRun): Promise<MigrateVmResult | undefined> {
   const sources = await currentDiskSources(run);
@@ -23,21 +28,46 @@ export async function cutover(run: MigrationRun): Promise<MigrateVmResult | unde
       await bringDisksIn(run, sources.byslot, asked);
       return undefined;
     } catch (err) {
+      if (rollsBackByItself(run, err)) return rollback(run);
       if ((await awaitDecision(run, err)) === 'rollback') return rollback(run);
     }
   }
 }
 
-/** import: each disk, verify, boot order, start if asked. live-import: one create that boots at once, verify. */
+/**
+ * import: each disk, sizes, boot order, and if asked start and verify the guest (else it is left
+ * stopped, not verified). live-import: one create that boots at once, sizes, verify the guest.
+ */
 async function bringDisksIn(run: MigrationRun, sources: DiskSources, asked: Set<string>): Promise<void> {
   run.enter('import');
   if (run.settings.cutover.mode === 'live-import') {
     await liveImport(run, sources);
     await verifySizes(run);
+    await verifyStarted(run);
     return;
   }
   await importDisks(run, sources, asked);
   await verifySizes(run);
   await setBootOrder(run);
-  if (run.settings.cutover.startAfter) await bootPveVm(run);
+  if (!run.settings.cutover.startAfter) {
+    run.status.verification = LEFT_STOPPED;
+    return;
+  }
+  await bootPveVm(run);
+  await verifyStarted(run);
+}
+
+async function verifyStarted(run: MigrationRun): Promise<void> {
+  if (verifySettingsOf(run.settings).enabled) await verifyGuest(run);
+  else run.status.verification = VERIFY_DISABLED;
+}
+
+/** A guest not verified, and the settings say roll back: recorded as ferry's own decision, taken at once. */
+function rollsBackByItself(run: MigrationRun, err: unknown): boolean {
+  if (!(err instanceof ApplicationFailure && err.type === GUEST_NOT_VERIFIED)) return false;
+  if (verifySettingsOf(run.settings).onFailure !== 'rollback') return false;
+  run.failed(err);
+  const reason = `the guest was not verified and migration.verify.onFailure is rollback (approved by ${run.status.approval?.by ?? 'the approval'})`;
+  run.status.decisions.push({ decision: 'rollback', by: 'ferry', reason, at: workflowNow(), via: 'setting' });
+  return true;
 }

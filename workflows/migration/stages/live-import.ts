@@ -1,4 +1,4 @@
-import { liveImportSpec } from '../../../src/domain/migration';
+import { guestAgentEnabled, liveImportSpec } from '../../../src/domain/migration';
 import { withPermit } from '../../permits';
 import type { MigrationRun } from '../run-context';
 import { importSource, type DiskSources } from './disk-sources';
@@ -16,7 +16,7 @@ export async function liveImport(run: MigrationRun, sources: DiskSources): Promi
   const { status } = run;
   const vm = assessment.pveName;
   const from = Object.fromEntries(assessment.disks.map((d) => [d.slot, importSource(sources[d.slot]!)]));
-  const spec = liveImportSpec(assessment, { node, vcenter }, from, storage);
+  const spec = liveImportSpec(assessment, { node, vcenter, guestAgent: guestAgentEnabled(run.settings) }, from, storage);
   const slots = assessment.disks.map((d) => d.slot);
   // Set before asking: a create that fails half-way still leaves a VM this workflow made (rollback destroys it).
   const replacedBefore = status.replacedVm === true;

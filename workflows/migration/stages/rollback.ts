@@ -1,9 +1,10 @@
 import { CancellationScope } from '@temporalio/workflow';
-import type { MigrateVmResult } from '../../../src/domain/migration';
+import { rollbackPowerAction, type MigrateVmResult } from '../../../src/domain/migration';
 import type { MigrationRun } from '../run-context';
 
 /**
- * Power the VMware VM back on, after making sure the Proxmox VM is off (both running would share MACs).
+ * Return the VMware VM to the power state it had before the shutdown (on stays on, off stays off),
+ * after making sure the Proxmox VM is off (both running would share MACs).
  * Only what this workflow created goes: its imported disks, or the VM its live import created (which
  * replaced the shell). Disks an earlier run imported stay, and are listed in `keptOnRollback`. Runs to
  * its end even when the workflow is cancelled.
@@ -31,9 +32,11 @@ async function undoCutover(run: MigrationRun): Promise<void> {
   }
   status.imports = [];
   if (kept.length > 0) status.keptOnRollback = kept;
-  await powerOnVmwareVm(run);
+  await restoreVmwarePower(run);
 }
 
-async function powerOnVmwareVm(run: MigrationRun): Promise<void> {
+/** Power on only a VM that was on before the shutdown: a rollback restores, it does not guess. */
+async function restoreVmwarePower(run: MigrationRun): Promise<void> {
+  if (rollbackPowerAction(run.status.vmwarePowerState) === 'leave-off') return;
   await run.acts.guest.powerOnVm.executeWithOptions({ summary: `power on ${run.vm.assessment.name} on VMware` }, [{ moid: run.moid }]);
 }

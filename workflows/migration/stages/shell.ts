@@ -1,4 +1,4 @@
-import { createVmAction, nicWrites, shellSpec, type MigrateVmResult } from '../../../src/domain/migration';
+import { createVmAction, guestAgentEnabled, nicWrites, shellSpec, type MigrateVmResult } from '../../../src/domain/migration';
 import { pollUntil } from '../../poll';
 import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
@@ -13,7 +13,7 @@ export async function shell(run: MigrationRun): Promise<MigrateVmResult | undefi
   const vm = assessment.pveName;
   if (occupancy.kind === 'free') {
     const { created } = await run.acts.pve.createVmShell.executeWithOptions({ summary: `create shell VM ${vmid} ${vm} on ${node}` }, [
-      { spec: shellSpec(assessment, { node, vcenter }) },
+      { spec: shellSpec(assessment, { node, vcenter, guestAgent: guestAgentEnabled(run.settings) }) },
     ]);
     if (created) run.record(createVmAction(assessment, node));
     run.waited(await pollUntil(async () => (await reads.waitVmVisible({ vmid })).visible, { what: `VM ${vmid} visible cluster-wide`, ...VISIBILITY_POLL }));

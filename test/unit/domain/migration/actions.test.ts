@@ -60,7 +60,7 @@ describe('sdnActions', () => {
 });
 
 describe('shellSpec', () => {
-  it('builds a diskless q35 shell with the VMware CPU, memory and firmware', () => {
+  it('builds a diskless q35 shell with the VMware CPU, memory and firmware, and the guest agent on', () => {
     expect(shellSpec(web01, { node: 'pve1', vcenter: 'vc.example.com' })).toEqual({
       node: 'pve1',
       vmid: 20042,
@@ -74,10 +74,12 @@ describe('shellSpec', () => {
       memory: 8192,
       ostype: 'l26',
       scsihw: 'virtio-scsi-single',
+      agent: 'enabled=1',
       onboot: false,
       tags: ['ferry', 'migrated'],
       description: 'Migrated by ferry from vCenter vc.example.com, vm-42 ("web01").',
     });
+    expect(shellSpec(web01, { node: 'pve1', vcenter: 'vc', guestAgent: false })).not.toHaveProperty('agent');
     expect(shellSpec(db01, { node: 'pve1', vcenter: 'vc' })).not.toHaveProperty('efidisk');
     expect(shellSpec(db01, { node: 'pve1', vcenter: 'vc' })).not.toHaveProperty('vcpus');
   });
