@@ -5,7 +5,8 @@ import { sampleCluster, sampleCredentials } from './proxmox-sim/sample-cluster';
 import { startProxmoxSimulator, type ProxmoxSimulator } from './proxmox-sim/server';
 import { startVcsimLab, type VcsimLab } from './vcsim/vcsim-lab';
 import { nfsMigrationDir } from './shared-paths';
-import { ESTATE } from './vcsim/estate';
+import { guestImage } from './guest-image/paths';
+import { ESTATE, NAMED_VMS } from './vcsim/estate';
 
 /** Lab approvers (ferry.yaml migration.approvers). */
 export const LAB_APPROVERS = ['lab-admin', 'alice'];
@@ -28,14 +29,34 @@ export function labMigrationSection(stateDir: string): Record<string, unknown> {
   };
 }
 
+/**
+ * The interactive lab also starts each migrated VM and proves its guest up: the VMs that carry the real
+ * guest image boot under QEMU on the simulator and are checked (agent, address, the image's TCP probe);
+ * the others have blank disks, so their guests are skipped (reported "not verified"). mig-ens01's network
+ * config names the VMware interface, so its check fails and ferry rolls it back by itself.
+ */
+export function labGuestVerification(cutover: Record<string, unknown>): Record<string, unknown> {
+  const guests = NAMED_VMS.filter((vm) => vm.guest).map((vm) => vm.name);
+  return {
+    cutover: { ...cutover, startAfter: true },
+    verify: {
+      probes: [{ tcp: guestImage().manifest.probe.port }],
+      onFailure: 'rollback',
+      agentTimeout: '4m',
+      skip: [...NAMED_VMS.filter((vm) => !guests.includes(vm.name)).map((vm) => vm.name), 'scale-*' /* scaleVmName */],
+    },
+  };
+}
+
 /** The lab's migration rules: no process of its own, only the `migration` section joining the two sides. */
 export const migrationLabComponent: LabComponent = {
   name: 'migration',
   async start({ stateDir }) {
+    const section = labMigrationSection(stateDir);
     return {
       name: 'migration',
-      summary: `vcsim → Proxmox simulator through nfs-migration; approvers ${LAB_APPROVERS.join(', ')}`,
-      config: { migration: labMigrationSection(stateDir) },
+      summary: `vcsim → Proxmox simulator through nfs-migration; approvers ${LAB_APPROVERS.join(', ')}; real guests started and verified`,
+      config: { migration: { ...section, ...labGuestVerification(section.cutover as Record<string, unknown>) } },
       stop: async () => undefined,
     };
   },

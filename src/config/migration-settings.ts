@@ -42,6 +42,7 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
       probes: m.verify.probes,
       onFailure: m.verify.onFailure,
       expect: m.verify.expect,
+      skip: m.verify.skip,
     },
     limits,
   };

@@ -27,9 +27,11 @@ const verifySection = z
     onFailure: z.enum(['decide', 'rollback'], { message: "'decide' (wait for a person) or 'rollback' (ferry rolls back by itself)" }).default('decide'),
     /** The address each VM (by its VMware name) must carry on one of its VMware NICs; wins over discovery. */
     expect: z.record(z.string().min(1), guestAddress).default({}),
+    /** VMware names (globs) of VMs whose guests are not checked (appliances without an agent): reported "not verified". */
+    skip: z.array(z.string().min(1, 'a VM name or glob')).default([]),
   })
   .strict()
-  .default({ enabled: true, agentTimeout: '5m', probeTimeout: '2m', pollInterval: '5s', probes: [], onFailure: 'decide', expect: {} });
+  .default({ enabled: true, agentTimeout: '5m', probeTimeout: '2m', pollInterval: '5s', probes: [], onFailure: 'decide', expect: {}, skip: [] });
 
 /** How VMware VMs become Proxmox VMs (see src/domain/migration). */
 export const migrationSection = z

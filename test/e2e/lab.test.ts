@@ -111,7 +111,7 @@ describe('ferry lab, as a user runs it', () => {
     expect(list.output()).toMatch(/COMPLETED +doctor .*doctor-from-cli/);
   });
 
-  it('brought the lab wave to the approval gate, and `ferry approve` lets every translatable VM cut over', async () => {
+  it('brought the lab wave to the approval gate; after `ferry approve` the real guests come up verified and the ens192 one is rolled back', async () => {
     const [, waveWorkflowId] = lab.output().match(/npm run ferry -- approve (wave-lab-\S+) --by lab-admin/) ?? [];
     expect(waveWorkflowId).toBeDefined();
     expect(lab.output()).toMatch(/lab: plan: 23 VMs, \d+ actions; 7 not translatable:/);
@@ -125,14 +125,18 @@ describe('ferry lab, as a user runs it', () => {
     expect(await approve.exited).toBe(0);
     expect(approve.output()).toContain(`approve: accepted by ${waveWorkflowId}`);
 
-    let status: { state: string; status?: { vms: Array<{ name: string; outcome?: string }>; refused: Array<{ name: string }> } } = { state: 'RUNNING' };
-    for (let i = 0; i < 240 && status.state === 'RUNNING'; i++) {
+    type Verification = { state: string; bootToAgentSeconds?: number; downtimeSeconds?: number };
+    type WaveView = { vms: Array<{ name: string; outcome?: string; verification?: Verification }>; refused: Array<{ name: string }> };
+    let status: { state: string; status?: WaveView } = { state: 'RUNNING' };
+    // The real guests boot under QEMU (TCG): minutes on a busy machine.
+    for (let i = 0; i < 480 && status.state === 'RUNNING'; i++) {
       await new Promise((r) => setTimeout(r, 500));
       const shown = spawnFerry(['status', waveWorkflowId!, '--json'], env);
       expect(await shown.exited).toBe(0);
       status = JSON.parse(shown.output());
     }
     expect(status.state).toBe('COMPLETED');
+    const vmsByName = Object.fromEntries(status.status!.vms.map((v) => [v.name, v]));
     const outcomes = Object.fromEntries(status.status!.vms.map((v) => [v.name, v.outcome]));
     expect(outcomes['mig-web01']).toBe('migrated');
     expect(outcomes['mig-db01']).toBe('migrated');
@@ -140,14 +144,25 @@ describe('ferry lab, as a user runs it', () => {
     expect(status.status!.refused.map((r) => r.name).sort()).toEqual(
       ['mig-dmz01', 'mig-indep01', 'mig-rdm01', 'mig-router01', 'mig-snap01', 'mig-std01', 'mig-tmpl01'],
     );
+    // The real guests came up on Proxmox (agent, their VMware address on the virtio NIC, the TCP probe)...
+    for (const name of ['mig-app01', 'mig-app02']) {
+      expect(vmsByName[name]).toMatchObject({ outcome: 'migrated', verification: { state: 'verified' } });
+      expect(vmsByName[name]!.verification!.bootToAgentSeconds).toBeGreaterThan(0);
+      expect(vmsByName[name]!.verification!.downtimeSeconds).toBeGreaterThan(0);
+    }
+    // ...except the one whose network config names ens192: not verified, and ferry rolled it back by itself.
+    expect(vmsByName['mig-ens01']).toMatchObject({ outcome: 'rolled-back', verification: { state: 'failed' } });
+    // VMs with blank disks are started but not claimed verified.
+    expect(vmsByName['mig-web01']!.verification).toMatchObject({ state: 'not-verified-skipped' });
 
-    // The Proxmox side, through the API with the lab's token: the migrated VMs exist and are stopped.
+    // The Proxmox side, through the API with the lab's token: the migrated VMs exist and run.
     const [versionLine] = lab.output().match(/curl -k -H '[^']+' https:\/\/\S+\/api2\/json\/version/) ?? [];
     const resources = await run('bash', ['-c', `${versionLine!.replace('/version', '/cluster/resources?type=vm')} -s`]);
     const vms = (JSON.parse(resources.stdout) as { data: Array<{ name?: string; status: string; type: string }> }).data.filter((r) => r.type === 'qemu');
-    for (const name of ['mig-web01', 'mig-db01']) expect(vms.find((v) => v.name === name)).toMatchObject({ status: 'stopped' });
+    for (const name of ['mig-web01', 'mig-db01', 'mig-app01', 'mig-app02']) expect(vms.find((v) => v.name === name)).toMatchObject({ status: 'running' });
+    expect(vms.find((v) => v.name === 'mig-ens01')).toMatchObject({ status: 'stopped' });
     expect(vms.some((v) => v.name === 'mig-snap01')).toBe(false);
-  });
+  }, 600_000);
 
   it('provisioned the planned NetBox VMs on the simulator; `ferry list` and `ferry status` show them', async () => {
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };

@@ -1,4 +1,5 @@
 import type { GuestNicAddresses } from '../inventory';
+import { globMatches } from '../placement/match';
 
 /**
  * Proving a migrated guest is up: the checks `verify-guest` runs after ferry starts the VM, each
@@ -27,6 +28,11 @@ export interface VerifySettings {
   onFailure: VerifyFailurePolicy;
   /** The address each VM (by VMware name) must have on one of its VMware NICs, when discovery does not say. */
   expect: Record<string, string>;
+  /**
+   * VMware names (globs: `*`, `?`) of VMs whose guests are not checked, such as appliances without a
+   * guest agent: ferry starts them and reports `not-verified-skipped`, never `verified`.
+   */
+  skip: string[];
 }
 
 export const DEFAULT_VERIFY: VerifySettings = {
@@ -37,6 +43,7 @@ export const DEFAULT_VERIFY: VerifySettings = {
   probes: [],
   onFailure: 'decide',
   expect: {},
+  skip: [],
 };
 
 /**
@@ -73,10 +80,11 @@ export interface ExpectedAddress {
 
 /**
  * What ferry concluded about the guest. `not-verified-left-stopped`: ferry did not start the VM
- * (import without startAfter); `not-verified-disabled`: `migration.verify.enabled: false`. In both
- * nothing was checked and nothing is claimed.
+ * (import without startAfter); `not-verified-disabled`: `migration.verify.enabled: false`;
+ * `not-verified-skipped`: the VM is in `migration.verify.skip`. In all three nothing was checked and
+ * nothing is claimed.
  */
-export type VerificationState = 'verified' | 'failed' | 'not-verified-left-stopped' | 'not-verified-disabled';
+export type VerificationState = 'verified' | 'failed' | 'not-verified-left-stopped' | 'not-verified-disabled' | 'not-verified-skipped';
 
 export interface GuestVerification {
   state: VerificationState;
@@ -91,6 +99,14 @@ export interface GuestVerification {
 
 export const LEFT_STOPPED: GuestVerification = { state: 'not-verified-left-stopped', checks: [] };
 export const VERIFY_DISABLED: GuestVerification = { state: 'not-verified-disabled', checks: [] };
+export const VERIFY_SKIPPED: GuestVerification = { state: 'not-verified-skipped', checks: [] };
+
+/** Whether ferry checks this VM's guest once it started it: verification is on and the VM is not skipped. */
+export function guestChecked(vmName: string, verify: Pick<VerifySettings, 'enabled' | 'skip'>): GuestVerification | 'check' {
+  if (!verify.enabled) return VERIFY_DISABLED;
+  if (verify.skip.some((pattern) => globMatches(pattern, vmName))) return VERIFY_SKIPPED;
+  return 'check';
+}
 
 /**
  * The address the guest must carry: `migration.verify.expect` names it explicitly and wins; else the
@@ -199,6 +215,7 @@ export function downtimeSeconds(shutdownStartedAt: number | undefined, lastPasse
 export function describeVerification(v: GuestVerification): string {
   if (v.state === 'not-verified-left-stopped') return 'not verified (left stopped)';
   if (v.state === 'not-verified-disabled') return 'not verified (migration.verify.enabled: false)';
+  if (v.state === 'not-verified-skipped') return 'not verified (in migration.verify.skip)';
   const figures = [
     v.bootToAgentSeconds !== undefined ? `boot-to-agent ${v.bootToAgentSeconds} s` : undefined,
     v.downtimeSeconds !== undefined ? `downtime ${v.downtimeSeconds} s` : undefined,

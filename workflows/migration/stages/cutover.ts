@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import { LEFT_STOPPED, VERIFY_DISABLED, verifySettingsOf, type MigrateVmResult } from '../../../src/domain/migration';
+import { guestChecked, LEFT_STOPPED, verifySettingsOf, type MigrateVmResult } from '../../../src/domain/migration';
 import { workflowNow } from '../../clock';
 import type { MigrationRun } from '../run-context';
 import { bootPveVm, setBootOrder } from './boot';
@@ -58,8 +58,9 @@ async function bringDisksIn(run: MigrationRun, sources: DiskSources, asked: Set<
 }
 
 async function verifyStarted(run: MigrationRun): Promise<void> {
-  if (verifySettingsOf(run.settings).enabled) await verifyGuest(run);
-  else run.status.verification = VERIFY_DISABLED;
+  const checked = guestChecked(run.vm.assessment.name, verifySettingsOf(run.settings));
+  if (checked === 'check') await verifyGuest(run);
+  else run.status.verification = checked;
 }
 
 /** A guest not verified, and the settings say roll back: recorded as ferry's own decision, taken at once. */

@@ -9,6 +9,7 @@ import {
   verdict,
   verifySettingsOf,
   DEFAULT_VERIFY,
+  guestChecked,
   type GuestCheck,
   type GuestInterface,
 } from '../../../../src/domain/migration';
@@ -129,5 +130,30 @@ describe('downtime and the status line', () => {
   it('defaults settings a run started before verification existed does not carry', () => {
     expect(verifySettingsOf({})).toEqual(DEFAULT_VERIFY);
     expect(verifySettingsOf({ verify: { ...DEFAULT_VERIFY, onFailure: 'rollback' } }).onFailure).toBe('rollback');
+  });
+});
+
+describe('guestChecked: which started VMs have their guests checked', () => {
+  const on = { enabled: true, skip: ['mig-web*', 'appliance?'] };
+
+  it('checks a VM that verification covers', () => {
+    expect(guestChecked('mig-app01', on)).toBe('check');
+    expect(guestChecked('appliance10', on)).toBe('check');
+  });
+
+  it('skips the VMs migration.verify.skip names, by glob, and says so', () => {
+    expect(guestChecked('mig-web01', on)).toEqual({ state: 'not-verified-skipped', checks: [] });
+    expect(guestChecked('appliance1', on)).toEqual({ state: 'not-verified-skipped', checks: [] });
+    expect(describeVerification({ state: 'not-verified-skipped', checks: [] })).toBe('not verified (in migration.verify.skip)');
+  });
+
+  it('checks nothing when verification is off, skip list or not', () => {
+    expect(guestChecked('mig-app01', { enabled: false, skip: [] })).toEqual({ state: 'not-verified-disabled', checks: [] });
+    expect(guestChecked('mig-web01', { enabled: false, skip: ['mig-web*'] })).toEqual({ state: 'not-verified-disabled', checks: [] });
+  });
+
+  it('defaults to skipping nothing, and a run started before skip existed skips nothing', () => {
+    expect(DEFAULT_VERIFY.skip).toEqual([]);
+    expect(guestChecked('anything', verifySettingsOf({ verify: { enabled: true } }))).toBe('check');
   });
 });
