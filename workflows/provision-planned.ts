@@ -109,6 +109,7 @@ async function startVmWorkflow(vm: PlannedVm, settings: ProvisioningSettings, st
       parentClosePolicy: ParentClosePolicy.ABANDON,
       // A record that has a provision workflow already (running, or finished) is not started twice.
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `provision NetBox VM ${vm.netboxId} ${vm.name}`,
     });
     vm.state = 'running';
     return handle;

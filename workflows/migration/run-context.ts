@@ -1,4 +1,4 @@
-import { CancellationScope, getExternalWorkflowHandle, setHandler, upsertSearchAttributes, type ExternalWorkflowHandle } from '@temporalio/workflow';
+import { CancellationScope, getExternalWorkflowHandle, setCurrentDetails, setHandler, upsertSearchAttributes, type ExternalWorkflowHandle } from '@temporalio/workflow';
 import type { VmSnapshot } from '../../activities/migration-contract';
 import {
   cutoverPlan,
@@ -131,6 +131,7 @@ export class MigrationRun {
     this.status.timings.push({ stage, startedAt: now });
     this.status.stage = stage;
     upsertSearchAttributes([{ key: FerryStage, value: stage }]);
+    setCurrentDetails(`${this.status.vm}: ${stage}`);
     this.seq += 1;
     const seq = this.seq;
     if (this.wave) void this.wave.signal(vmStageSignal, { moid: this.moid, stage, at: now, seq }).catch(() => undefined);

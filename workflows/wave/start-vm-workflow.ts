@@ -1,5 +1,5 @@
 import { ParentClosePolicy, startChild, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import { measuredThroughput, rerunDecision, type MigrationSettings, type WaveVm } from '../../src/domain/migration';
+import { measuredThroughput, rerunDecision, vmWorkflowSummary, type MigrationSettings, type WaveVm } from '../../src/domain/migration';
 import { workflowNow } from '../clock';
 import { migrateVm } from '../migrate-vm';
 import type { WaveState } from './state';
@@ -21,6 +21,8 @@ export async function startVmWorkflow(vm: WaveVm, wave: WaveState, settings: Mig
       // The VM's workflow outlives a continue-as-new of the wave and reports back by signal.
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy,
+      staticSummary: vmWorkflowSummary(vm.name, vm.moid, settings),
+      staticDetails: `wave ${wave.waveId}, moid ${vm.moid}`,
     });
   if (await started(() => start(WorkflowIdReusePolicy.REJECT_DUPLICATE))) return;
   const previous = await watch.previousRun.executeWithOptions({ summary: `look up the earlier run of ${vm.workflowId}` }, [{ workflowId: vm.workflowId }]);

@@ -1,4 +1,4 @@
-import { upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { VmSnapshot } from '../../activities/migration-contract';
 import {
   newWaveStatus,
@@ -61,6 +61,7 @@ export class WaveState {
   setStage(stage: WaveStatus['stage']): void {
     this.status.stage = stage;
     upsertSearchAttributes([{ key: FerryStage, value: stage }]);
+    setCurrentDetails(`wave ${this.waveId}: ${stage}`);
   }
 
   vm(moid: string): WaveVm | undefined {

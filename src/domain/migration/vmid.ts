@@ -53,3 +53,9 @@ export function vmidOccupancy(
       : `a Proxmox VM named "${name}" already exists as VMID ${clash.vmids.join(', ')}, not ${vmid}; rename or remove it first`;
   return { kind: 'clash', refusal: refusal('vmid-clash', name, reason) };
 }
+
+/** What the Temporal UI shows for a VM's migration workflow: `mig-web01 → VM 20074 on pve1`. */
+export function vmWorkflowSummary(name: string, moid: string, settings: { node: string; rules: { vmidBase: number } }): string {
+  const vmid = vmidFromMoid(moid, settings.rules.vmidBase);
+  return `${name} → ${vmid.ok ? `VM ${vmid.vmid}` : 'no VMID'} on ${settings.node}`;
+}

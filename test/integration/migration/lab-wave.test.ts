@@ -58,6 +58,10 @@ describe('a wave over the whole lab estate', () => {
       const migrated = result.status.vms.filter((v) => v.name !== 'mig-legacy01');
       expect(migrated.length).toBeGreaterThanOrEqual(12);
       expect(migrated.every((v) => v.outcome === 'migrated')).toBe(true);
+      // The Temporal UI names each VM's workflow by what it moves and where to.
+      const web01 = result.status.vms.find((v) => v.name === 'mig-web01')!;
+      const shown = await suite.temporal.client.workflow.getHandle(web01.workflowId).describe();
+      expect(await shown.staticSummary()).toBe(`mig-web01 → VM ${20000 + Number(web01.moid.slice(3))} on pve1`);
 
       // plan told the truth: the same actions, except where reality refused mig-legacy01 at cutover.
       const planned = plan.actions.filter((a) => vmOf(a) !== 'mig-legacy01').map(key).sort();

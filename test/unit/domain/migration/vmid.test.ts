@@ -1,4 +1,4 @@
-import { PVE_VMID_MAX, vmidFromMoid, vmidOccupancy } from '../../../../src/domain/migration';
+import { PVE_VMID_MAX, vmidFromMoid, vmidOccupancy, vmWorkflowSummary } from '../../../../src/domain/migration';
 
 describe('vmidFromMoid', () => {
   it('adds the numeric part of the moid to the base', () => {
@@ -51,5 +51,15 @@ describe('vmidOccupancy', () => {
     const result = vmidOccupancy(20044, 'db01', existing);
     expect(result.kind).toBe('clash');
     if (result.kind === 'clash') expect(result.refusal.reason).toContain('already exists as VMID 300, 301, not 20044');
+  });
+});
+
+describe('vmWorkflowSummary: what the Temporal UI shows for a VM migration', () => {
+  it('names the VM, its VMID and the node', () => {
+    expect(vmWorkflowSummary('mig-web01', 'vm-74', { node: 'pve1', rules: { vmidBase: 20000 } })).toBe('mig-web01 → VM 20074 on pve1');
+  });
+
+  it('says when the moid gives no VMID (the workflow then refuses the VM)', () => {
+    expect(vmWorkflowSummary('odd', 'virtualmachine-7', { node: 'pve2', rules: { vmidBase: 20000 } })).toBe('odd → no VMID on pve2');
   });
 });
