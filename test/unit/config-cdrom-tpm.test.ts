@@ -1,5 +1,6 @@
-import { ConfigError, parseConfig } from '../../src/config';
+import { parseConfig } from '../../src/config';
 import { migrationSettings } from '../../src/config/migration-settings';
+import { problemsOf } from '../helpers/config-problems';
 
 const BASE = {
   vmidBase: 20000,
@@ -9,16 +10,6 @@ const BASE = {
   datastores: [{ datastore: 'nfs-migration', storage: 'nfs-migration', path: '/mnt/pve/nfs-migration' }],
   approvers: ['alice'],
 };
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('config: migration.isoMap and migration.tpm', () => {
   it('defaults to no ISO carried over and vTPM VMs refused, and passes both into the rules', () => {

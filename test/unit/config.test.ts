@@ -2,17 +2,8 @@ import { migrationSettings } from '../../src/config/migration-settings';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig, loadScopedConfig, parseConfig } from '../../src/config';
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { loadConfig, loadScopedConfig, parseConfig } from '../../src/config';
+import { problemsOf } from '../helpers/config-problems';
 
 describe('config', () => {
   it('gives working defaults with nothing configured', () => {

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../../lab/free-port';
@@ -9,29 +8,10 @@ import { guestImage, GUEST_VARIANTS, type GuestVariant } from '../../../lab/gues
 import { makeGuestDisk, readVmConfig, renderVmConf, type GuestVmConfig } from '../../../lab/guest-image/per-vm-config';
 import { bootGuest, type Firmware, type RunningGuest } from '../../../lab/guest-image/qemu-boot';
 import { STATE_DIR } from '../../../src/paths';
+import { readBanner } from '../../helpers/tcp-banner';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
-
-/** One line from a TCP service, or undefined when it does not answer within `timeoutMs`. */
-function readBanner(port: number, timeoutMs = 3000): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let data = '';
-    const done = (value: string | undefined) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(value);
-    };
-    const timer = setTimeout(() => done(undefined), timeoutMs);
-    socket.on('data', (chunk) => {
-      data += chunk.toString();
-      if (data.includes('\n')) done(data.split('\n')[0]);
-    });
-    socket.on('error', () => done(undefined));
-    socket.on('close', () => done(data ? data.split('\n')[0] : undefined));
-  });
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;

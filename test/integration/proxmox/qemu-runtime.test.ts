@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import path from 'node:path';
 import type { GuestInterface } from '../../../lab/guest-image/guest-agent-client';
 import { guestImage } from '../../../lab/guest-image/paths';
@@ -9,6 +8,7 @@ import { checkReturns, type ReturnsSchema } from '../../../lab/proxmox-sim/schem
 import { loadSubset } from '../../../lab/proxmox-sim/schema/subset';
 import { ProxmoxTaskError, type ProxmoxClient } from '../../../src/proxmox';
 import { failure, startSim, type SimFixture } from '../../helpers/proxmox';
+import { readBanner } from '../../helpers/tcp-banner';
 
 /**
  * The simulator runs a VM whose disk holds a bootable image under real QEMU (the lab's Debian guest,
@@ -20,26 +20,6 @@ const NODE = 'pve1';
 const VMID = 700;
 const MAC = 'BC:24:11:07:00:01';
 const ADDRESS = '192.0.2.10';
-
-/** One line from a TCP service, or undefined when it does not answer within `timeoutMs`. */
-function readBanner(port: number, timeoutMs = 3000): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let data = '';
-    const done = (value: string | undefined) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(value);
-    };
-    const timer = setTimeout(() => done(undefined), timeoutMs);
-    socket.on('data', (chunk) => {
-      data += chunk.toString();
-      if (data.includes('\n')) done(data.split('\n')[0]);
-    });
-    socket.on('error', () => done(undefined));
-    socket.on('close', () => done(data ? data.split('\n')[0] : undefined));
-  });
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 500): Promise<T> {
   const deadline = Date.now() + timeoutMs;
