@@ -1,4 +1,5 @@
 import type { MigrationSettings } from '../domain/migration/settings';
+import { approvalPolicy, approverNames } from './approvers';
 import { durationToMs } from './common';
 import type { FerryConfig, MigrationConfig } from './schema';
 
@@ -20,7 +21,8 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
       diskBus: m.diskBus,
       efiStorage: m.efiStorage ?? m.targetStorage,
     },
-    approvers: m.approvers,
+    approvers: approverNames(m.approvers),
+    approvals: approvalPolicy(m.approvals, m.approvers),
     relocateTimeoutMs: durationToMs(m.relocateTimeout),
     heartbeatTimeoutMs: durationToMs(m.heartbeatTimeout),
     cutover: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { duration } from './common';
+import { ALWAYS, duration } from './common';
+import { approvalMode, approverEntry, approversNeedKeys } from './approvers';
 
 const sdnId = z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,6}[a-zA-Z0-9]$/, '2–8 letters and digits, starting with a letter');
 
@@ -42,8 +43,10 @@ export const migrationSection = z
       .default({ zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: [] }),
     nicModel: z.enum(['virtio', 'e1000', 'e1000e', 'vmxnet3', 'rtl8139', 'keep']).default('virtio'),
     diskBus: z.enum(['scsi', 'keep']).default('scsi'),
-    /** Who may approve a cutover (names recorded in history with the reason). */
-    approvers: z.array(z.string().min(1)).min(1),
+    /** Who may approve a cutover: `{ name, key }` (ed25519 public key), or plain names under `approvals: unsigned`. */
+    approvers: z.array(approverEntry).min(1),
+    /** `signed` (default): each approval is signed by the approver's key over the workflow id and the plan shown. */
+    approvals: approvalMode,
     relocateTimeout: duration.default('12h'),
     /** A long activity (vMotion, import, shutdown) silent for this long counts as lost and is retried. */
     heartbeatTimeout: duration.default('1m'),
@@ -72,7 +75,8 @@ export const migrationSection = z
       .strict()
       .default({ mode: 'import', shutdownTimeout: '5m', forcePowerOff: false, startAfter: false, importTimeout: '6h' }),
   })
-  .strict();
+  .strict()
+  .superRefine(approversNeedKeys('migration'), ALWAYS);
 
 /** Global limits, held by semaphore workflows across every worker. Changeable at run time (setPermits). */
 export const limitsSection = z
