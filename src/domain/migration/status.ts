@@ -34,6 +34,8 @@ export interface DecisionRecord extends CutoverDecision {
   at: number;
   /** `update` (validated) or `signal` (from `temporal workflow signal`). */
   via: 'update' | 'signal';
+  /** The approval carried the approver's signature, checked against their listed key. */
+  signed?: true;
 }
 
 export interface ImportRecord {
