@@ -1,5 +1,5 @@
 import { parsePublicKey, signatureProblem } from './ssh-signature';
-import { approvalStatement, type ApprovalPolicy, type ApprovalSignature, type SignedAction } from './statement';
+import { approvalStatement, type ApprovalPolicy, type ApprovalSignature, type CoveredVm, type SignedAction } from './statement';
 
 /** An approval as it arrives: who, why, and (when signed) the signature and what it covers. */
 export interface SignableDecision {
@@ -53,13 +53,14 @@ function scopeProblem(signed: ApprovalSignature, scope: SignatureScope): string 
     const mine = scope.kind === 'forwarded' ? `this VM's wave (${scope.wave ?? 'none'})` : `this workflow (${scope.workflowId})`;
     return `signed for ${signed.workflowId}, not for ${mine}`;
   }
+  const covers = coveredVms(signed.covers);
+  if (covers === undefined) return 'malformed signed approval: covers is a list of { workflowId, plan }';
   if (scope.kind === 'wave') {
-    const covers = Array.isArray(signed.covers) ? signed.covers : [];
     if (covers.length === 0) return 'a signed wave approval names the VMs it covers, with their plans: none named';
     const strangers = covers.filter((c) => !scope.vms.includes(c.workflowId)).map((c) => c.workflowId);
     return strangers.length > 0 ? `not VMs of this wave: ${strangers.join(', ')}` : undefined;
   }
-  const signedPlan = scope.kind === 'workflow' ? signed.plan : signed.covers?.find((c) => c.workflowId === scope.workflowId)?.plan;
+  const signedPlan = scope.kind === 'workflow' ? signed.plan : covers.find((c) => c.workflowId === scope.workflowId)?.plan;
   if (signedPlan === undefined) {
     return scope.kind === 'workflow' ? 'the signature names no plan' : `the signed wave approval does not cover this VM (${scope.workflowId})`;
   }
@@ -68,4 +69,15 @@ function scopeProblem(signed: ApprovalSignature, scope: SignatureScope): string 
     return `the plan changed since it was signed (signed ${signedPlan}, now ${scope.plan}): look at it again and sign anew`;
   }
   return undefined;
+}
+
+/** The covered VMs, checked entry by entry (a signal's payload is whatever the sender made it); undefined when malformed. */
+function coveredVms(covers: unknown): CoveredVm[] | undefined {
+  if (covers === undefined) return [];
+  if (!Array.isArray(covers)) return undefined;
+  const valid = covers.every((c: unknown) => {
+    const entry = c as Partial<CoveredVm> | null;
+    return typeof entry === 'object' && entry !== null && typeof entry.workflowId === 'string' && typeof entry.plan === 'string';
+  });
+  return valid ? (covers as CoveredVm[]) : undefined;
 }

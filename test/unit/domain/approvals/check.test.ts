@@ -93,5 +93,11 @@ describe('signedApprovalProblem', () => {
     expect(signedApprovalProblem('approve-cutover', approval, policy, { ...forwarded, workflowId: 'migrate-vc-vm-43' })).toMatch(/does not cover this VM/);
     expect(signedApprovalProblem('approve-cutover', approval, policy, { ...forwarded, wave: 'wave-8' })).toMatch(/not for this VM's wave \(wave-8\)/);
     expect(signedApprovalProblem('approve-cutover', approval, policy, { ...forwarded, plan: 'sha256:00' })).toMatch(/plan changed/);
+    // Whatever a signal carries, the check answers (a throw would fail the workflow task).
+    for (const covers of [{}, [null], [{ workflowId: 1 }], 'x']) {
+      const odd = sign('alice', { workflowId: 'wave-7', covers: covers as never });
+      expect(signedApprovalProblem('approve-cutover', odd, policy, forwarded)).toMatch(/malformed signed approval/);
+    }
+    expect(signedApprovalProblem('approve-cutover', { by: 'alice', reason: 'x', signed: 'x' as never }, policy, vm)).toMatch(/malformed/);
   });
 });
