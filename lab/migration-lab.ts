@@ -24,6 +24,8 @@ export function labMigrationSection(stateDir: string): Record<string, unknown> {
     datastores: [{ datastore: ESTATE.migrationDatastore, storage: 'nfs-migration', path: nfsMigrationDir(stateDir) }],
     network: { zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: [] },
     approvers: LAB_APPROVERS,
+    // The lab's approvers are names anyone can claim; a real ferry.yaml signs (see ferry.example.yaml).
+    approvals: 'unsigned',
     relocateTimeout: '30m',
     cutover: { mode: 'import', shutdownTimeout: '2m', forcePowerOff: true },
   };

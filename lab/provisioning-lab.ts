@@ -22,6 +22,8 @@ export function labProvisioningSection(): Record<string, unknown> {
     vmidRange: { min: 9100, max: 9999 },
     acl: { roles: ['PVEVMUser'], groups: ['admins'] },
     approvers: LAB_APPROVERS,
+    // The lab's approvers are names anyone can claim; a real ferry.yaml signs (see ferry.example.yaml).
+    approvals: 'unsigned',
     teardown: { approvalFor: ['active'], netbox: 'delete', shutdownTimeout: '30s' },
   };
 }

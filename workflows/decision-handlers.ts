@@ -1,6 +1,6 @@
 import { setHandler, type SignalDefinition } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
-import type { CutoverDecision, DecisionRecord } from '../src/domain/migration';
+import type { CutoverDecision, DecisionRecord, SignedDecision } from '../src/domain/migration';
 import { workflowNow } from './clock';
 
 export interface DecisionHandlers<D extends CutoverDecision, R> {
@@ -23,7 +23,13 @@ export interface DecisionHandlers<D extends CutoverDecision, R> {
  * same-named signal (an invalid one is recorded in `ignored` instead of acted on).
  */
 export function handleDecision<D extends CutoverDecision, R>(h: DecisionHandlers<D, R>): void {
-  const record = (d: D, via: DecisionRecord['via']): DecisionRecord => ({ by: d.by, reason: d.reason, at: workflowNow(), via });
+  const record = (d: D, via: DecisionRecord['via']): DecisionRecord => ({
+    by: d.by,
+    reason: d.reason,
+    at: workflowNow(),
+    via,
+    ...((d as SignedDecision).signed ? { signed: true as const } : {}),
+  });
   setHandler(
     h.update,
     (decision) => {

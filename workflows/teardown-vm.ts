@@ -6,6 +6,7 @@ import {
   type TeardownOutcome,
   type TeardownResult,
 } from '../src/domain/provisioning';
+import type { ApprovalPolicy } from '../src/domain/approvals';
 import { FerryKind, VmId } from '../src/domain/search-attributes';
 import { teardownStatusQuery } from '../src/messages';
 import { failureMessage } from './failures';
@@ -43,11 +44,13 @@ export async function teardownVm(input: TeardownVmInput): Promise<TeardownResult
   ]);
   const enter = stageSetter(status);
   let approvers: readonly string[] = [];
-  const gate = new TeardownGate(status, () => approvers);
+  let approvals: ApprovalPolicy | undefined;
+  const gate = new TeardownGate(status, () => approvers, () => approvals);
   try {
     enter('resolve');
     const settings = input.settings ?? (await loadSettings());
     approvers = settings.approvers;
+    approvals = settings.approvals;
     const outcome = await teardown(teardownRun(settings, status, enter), input, gate);
     status.outcome = outcome;
     enter(outcome === 'torn-down' ? 'done' : outcome);

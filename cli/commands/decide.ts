@@ -16,6 +16,7 @@ import { withClient, type GlobalOptions } from '../client';
 import { UsageError } from '../errors';
 import { requireWorker } from '../worker-presence';
 import { quote, resolveTarget } from '../targets';
+import { sign, statementOf, whatIsSigned } from '../signed-approval';
 
 type Decision = UpdateDefinition<unknown, [CutoverApproval]>;
 
@@ -50,6 +51,9 @@ interface DecisionFlags {
   reason: string;
   vms?: string;
   wait?: boolean;
+  key?: string;
+  signature?: string;
+  printStatement?: boolean;
 }
 
 /** approve / reject / retry / rollback: validated updates, so a refusal is reported here and changes nothing. */
@@ -61,7 +65,13 @@ export function registerDecisions(program: Command): void {
       .description(`${help}; target: VM name, wave id or workflow id`)
       .requiredOption('--by <name>', 'who decides (must be an approver in ferry.yaml)')
       .requiredOption('--reason <text>', 'why (recorded in the workflow history)');
-    if (name === 'approve') command.option('--vms <a,b,…>', 'for a wave: only these VMs');
+    if (name === 'approve') {
+      command
+        .option('--vms <a,b,…>', 'for a wave: only these VMs')
+        .option('--key <file>', 'sign with this SSH ed25519 key (ssh-keygen -Y sign; a .pub file signs through ssh-agent)')
+        .option('--signature <file>', 'a signature made elsewhere of the statement --print-statement shows')
+        .option('--print-statement', 'show the plan and the exact text to sign, and change nothing');
+    }
     command.option('--wait', 'when no worker polls the workflow\'s task queue, wait for one (else: say so and exit 1)');
     command.action(async (target: string, flags: DecisionFlags, cmd: Command) => {
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
@@ -75,8 +85,14 @@ export function registerDecisions(program: Command): void {
         if (!chosen) throw new Error(`${name} is for migrations; a teardown is approved or rejected (rerun \`ferry teardown\` to finish an incomplete one)`);
         // An update is answered by a worker: without one it would wait in silence.
         await requireWorker(client, description.taskQueue, { wait: Boolean(flags.wait), what: `${name} of ${handle.workflowId}` });
+        const signing = { by: flags.by, reason: flags.reason, vms, key: flags.key, signatureFile: flags.signature };
+        const signs = name === 'approve' && (flags.key || flags.signature || flags.printStatement);
+        const unsigned = signs ? await whatIsSigned(client, handle, description.type, signing) : undefined;
+        if (unsigned) for (const line of unsigned.shown) console.error(`plan: ${line}`);
+        if (unsigned && flags.printStatement) return void console.log(statementOf(unsigned, signing));
+        const signed = unsigned && (await sign(unsigned, signing));
         try {
-          await handle.executeUpdate(chosen, { args: [{ by: flags.by, reason: flags.reason, ...(vms ? { vms } : {}) }] });
+          await handle.executeUpdate(chosen, { args: [{ by: flags.by, reason: flags.reason, ...(vms && !signed ? { vms } : {}), ...(signed ? { signed } : {}) }] });
         } catch (err) {
           if (err instanceof WorkflowUpdateFailedError) {
             throw new Error(`${name} refused by ${handle.workflowId}: ${err.cause?.message ?? err.message}`);

@@ -1,4 +1,5 @@
 import type { MigrationSettings } from '../domain/migration/settings';
+import { approvalPolicy, approverNames } from './approvers';
 import { durationToMs } from './common';
 import type { FerryConfig, MigrationConfig } from './schema';
 
@@ -22,7 +23,8 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
       isoMap: m.isoMap,
       tpm: m.tpm,
     },
-    approvers: m.approvers,
+    approvers: approverNames(m.approvers),
+    approvals: approvalPolicy(m.approvals, m.approvers),
     relocateTimeoutMs: durationToMs(m.relocateTimeout),
     heartbeatTimeoutMs: durationToMs(m.heartbeatTimeout),
     cutover: {

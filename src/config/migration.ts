@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { duration } from './common';
+import { ALWAYS, duration } from './common';
+import { approvalMode, approverEntry, approversNeedKeys } from './approvers';
 
 const sdnId = z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,6}[a-zA-Z0-9]$/, '2–8 letters and digits, starting with a letter');
 
@@ -89,8 +90,10 @@ export const migrationSection = z
      * (tpmstate0): secrets sealed to the old one (BitLocker keys) then need their recovery key.
      */
     tpm: z.enum(['refuse', 'new']).default('refuse'),
-    /** Who may approve a cutover (names recorded in history with the reason). */
-    approvers: z.array(z.string().min(1)).min(1),
+    /** Who may approve a cutover: `{ name, key }` (ed25519 public key), or plain names under `approvals: unsigned`. */
+    approvers: z.array(approverEntry).min(1),
+    /** `signed` (default): each approval is signed by the approver's key over the workflow id and the plan shown. */
+    approvals: approvalMode,
     relocateTimeout: duration.default('12h'),
     /** A long activity (vMotion, import, shutdown) silent for this long counts as lost and is retried. */
     heartbeatTimeout: duration.default('1m'),
@@ -123,7 +126,8 @@ export const migrationSection = z
     /** verify-guest: whenever ferry starts the VM, it proves the guest is up before calling it migrated. */
     verify: verifySection,
   })
-  .strict();
+  .strict()
+  .superRefine(approversNeedKeys('migration'), ALWAYS);
 
 /** Global limits, held by semaphore workflows across every worker. Changeable at run time (setPermits). */
 export const limitsSection = z

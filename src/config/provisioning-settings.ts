@@ -1,3 +1,4 @@
+import { approvalPolicy, approverNames } from './approvers';
 import { durationToMs } from './common';
 import type { FerryConfig } from './schema';
 import type { ProvisioningSettings } from '../domain/provisioning';
@@ -31,7 +32,8 @@ export function provisioningSettings(config: FerryConfig, clients: ProvisioningC
     },
     vmidRange: p.vmidRange,
     ...(p.acl ? { acl: p.acl } : {}),
-    approvers: p.approvers,
+    approvers: approverNames(p.approvers),
+    approvals: approvalPolicy(p.approvals, p.approvers),
     maxConcurrent: p.maxConcurrent,
     heartbeatTimeoutMs: durationToMs(p.heartbeatTimeout),
     retry: { initialIntervalMs: durationToMs(p.retry.initialInterval), maximumIntervalMs: durationToMs(p.retry.maximumInterval) },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALWAYS, dnsName, duration } from './common';
+import { approvalMode, approverEntry, approversNeedKeys } from './approvers';
 import { PVE_VMID_MAX, PVE_VMID_MIN } from '../domain/vmid';
 import { EXTRA_OPTION_KEYS, NETBOX_AFTER_TEARDOWN, PVE_NAME, PVE_STORAGE_ID, PVE_TAG } from '../domain/provisioning/spec';
 
@@ -55,8 +56,10 @@ export const provisioningSection = z
     start: z.boolean().default(false),
     /** provisionPlanned: VM workflows at once. */
     maxConcurrent: z.number().int().min(1).max(500).default(10),
-    /** Who may approve a teardown that needs approval (recorded in history with the reason). */
-    approvers: z.array(z.string().min(1)).default([]),
+    /** Who may approve a teardown that needs approval: `{ name, key }`, or plain names under `approvals: unsigned`. */
+    approvers: z.array(approverEntry).default([]),
+    /** `signed` (default): each teardown approval is signed by the approver's key over the workflow id and the target. */
+    approvals: approvalMode,
     /** A VM task silent for this long counts as lost (worker died) and is retried. */
     heartbeatTimeout: duration.default('1m'),
     /** Backoff of retried activities (transient errors, locks): from the first interval, doubling up to the maximum. */
@@ -92,4 +95,5 @@ export const provisioningSection = z
     if (Array.isArray(approvalFor) && approvalFor.length > 0 && Array.isArray(approvers) && approvers.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['approvers'], message: `teardown.approvalFor (${approvalFor.join(', ')}) needs approvers (or set teardown.approvalFor: [])` });
     }
+    approversNeedKeys('provisioning')(p, ctx);
   }, ALWAYS);

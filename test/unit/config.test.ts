@@ -118,6 +118,7 @@ describe('config', () => {
       migrationDatastore: 'nfs-migration',
       datastores: [{ datastore: 'nfs-migration', storage: 'nfs-migration', path: '/mnt/pve/nfs-migration' }],
       approvers: ['alice'],
+      approvals: 'unsigned',
     };
     const config = parseConfig({ migration: base }, {});
     expect(config.migration).toMatchObject({
@@ -273,7 +274,7 @@ describe('config: endpoint URLs', () => {
 
 describe('config: provisioning', () => {
   it('fills the defaults around a node and the approvers', () => {
-    const config = parseConfig({ provisioning: { node: 'pve1', approvers: ['alice'] } }, {});
+    const config = parseConfig({ provisioning: { node: 'pve1', approvers: ['alice'], approvals: 'unsigned' } }, {});
     expect(config.provisioning).toEqual({
       node: 'pve1',
       storage: 'local-lvm',
@@ -286,6 +287,7 @@ describe('config: provisioning', () => {
       start: false,
       maxConcurrent: 10,
       approvers: ['alice'],
+      approvals: 'unsigned',
       heartbeatTimeout: '1m',
       retry: { initialInterval: '1s', maximumInterval: '30s' },
       pollInterval: '2s',
@@ -350,5 +352,68 @@ describe('config: provisioning', () => {
     expect(problemsOf(() => parseConfig({ provisioning: { node: 'pve1' } }, {}))).toEqual([
       'provisioning.approvers (ferry.yaml): teardown.approvalFor (active) needs approvers (or set teardown.approvalFor: [])',
     ]);
+  });
+});
+
+describe('config: approvers and signed approvals', () => {
+  const alice = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINndqdzIWWJn77slxeVkrhwCk2dBPloq495NCPHJ+jyx alice@example.com';
+  const raw = 'xj5JpL3w8Nmwmo5FH8L7Sgm4WYfl5CD9ofRXMHgEGk8=';
+  const migration = (extra: Record<string, unknown>) => ({
+    vmidBase: 20000,
+    node: 'pve1',
+    targetStorage: 'local-lvm',
+    migrationDatastore: 'nfs',
+    datastores: [{ datastore: 'nfs', storage: 'nfs', path: '/mnt/pve/nfs' }],
+    ...extra,
+  });
+
+  it('signs by default: each approver has an ed25519 key (an OpenSSH line or raw), and the run carries them', () => {
+    const config = parseConfig({ migration: migration({ approvers: [{ name: 'alice', key: alice }, { name: 'bob', key: raw }, { name: 'alice', key: raw }] }) }, {});
+    expect(config.migration!.approvals).toBe('signed');
+    const settings = migrationSettings(config.migration!, config.limits, 'vc1');
+    expect(settings.approvers).toEqual(['alice', 'bob']);
+    expect(settings.approvals).toEqual({
+      mode: 'signed',
+      keys: [
+        { name: 'alice', key: alice },
+        { name: 'bob', key: raw },
+        { name: 'alice', key: raw },
+      ],
+    });
+  });
+
+  it('takes plain names only under approvals: unsigned, and says so', () => {
+    expect(problemsOf(() => parseConfig({ migration: migration({ approvers: ['alice', { name: 'bob', key: raw }] }) }, {}))).toEqual([
+      'migration.approvers.0 (ferry.yaml): alice has no key: migration.approvals is signed (the default), so each approver is { name, key } with an ed25519 public key; or set migration.approvals: unsigned',
+    ]);
+    const unsigned = parseConfig({ migration: migration({ approvers: ['alice', { name: 'bob', key: raw }], approvals: 'unsigned' }) }, {});
+    expect(migrationSettings(unsigned.migration!, unsigned.limits, 'vc1').approvals).toEqual({ mode: 'unsigned', keys: [{ name: 'bob', key: raw }] });
+    expect(problemsOf(() => parseConfig({ provisioning: { node: 'pve1', approvers: ['carol'] } }, {}))).toEqual([
+      expect.stringMatching(/^provisioning\.approvers\.0 \(ferry\.yaml\): carol has no key: provisioning\.approvals is signed/),
+    ]);
+  });
+
+  it('refuses a key that is not ed25519, and a mode it does not know', () => {
+    const problems = problemsOf(() =>
+      parseConfig(
+        {
+          migration: migration({
+            approvals: 'trusted',
+            approvers: [
+              { name: 'alice', key: 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ alice' },
+              { name: 'bob', key: 'not a key' },
+            ],
+          }),
+        },
+        {},
+      ),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^migration\.approvals /),
+        expect.stringMatching(/^migration\.approvers\.0\.key .*ssh-rsa keys are not supported/),
+        expect.stringMatching(/^migration\.approvers\.1\.key .*expected "ssh-ed25519 AAAA…" or a raw ed25519 public key/),
+      ]),
+    );
   });
 });

@@ -1,6 +1,7 @@
-import type { SignalDefinition } from '@temporalio/workflow';
+import { workflowInfo, type SignalDefinition } from '@temporalio/workflow';
+import { signedApprovalProblem, type ApprovalPolicy } from '../../src/domain/approvals';
 import type { UpdateDefinition } from '@temporalio/common';
-import { decisionProblem, type CutoverDecision, type DecisionRecord, type MigrationStatus } from '../../src/domain/migration';
+import { decisionProblem, type CutoverApproval, type CutoverDecision, type DecisionRecord, type MigrationStatus } from '../../src/domain/migration';
 import { handleDecision } from '../decision-handlers';
 import {
   approveCutoverSignal,
@@ -12,6 +13,15 @@ import {
   rollbackSignal,
   rollbackUpdate,
 } from '../../src/messages';
+
+/** What the gate needs to check a signed approval (runs from before signed approvals have no policy: names alone). */
+export interface SigningContext {
+  policy?: ApprovalPolicy;
+  /** The wave that started this run, whose signed approvals may cover it. */
+  wave?: string;
+  /** The digest of the current cutover plan (undefined before the VM is assessed). */
+  plan?: () => string | undefined;
+}
 
 /**
  * The human gates of a migration: approve or reject the cutover (any time before it starts, so a
@@ -30,6 +40,7 @@ export class CutoverGate {
   constructor(
     private readonly status: MigrationStatus,
     private readonly approvers: readonly string[],
+    private readonly signing: SigningContext = {},
   ) {
     this.gate(approveCutoverUpdate, approveCutoverSignal, 'approve', (r) => (this.approval = r));
     this.gate(rejectCutoverUpdate, rejectCutoverSignal, 'reject', (r) => (this.rejection = r));
@@ -71,11 +82,26 @@ export class CutoverGate {
       if (!this.approvalOpen) return `the cutover is no longer waiting for a decision (stage ${this.status.stage})`;
       if (this.approval) return `already approved by ${this.approval.by}`;
       if (this.rejection) return `already rejected by ${this.rejection.by}`;
+      if (kind === 'approve') return this.signatureProblem(decision as CutoverApproval);
     } else {
       if (!this.decisionOpen) return `nothing to ${kind}: the workflow is not waiting for a decision after a failure (stage ${this.status.stage})`;
       if (this.pending) return `already decided: ${this.pending.decision} by ${this.pending.record.by}`;
     }
     return undefined;
+  }
+
+  /**
+   * A signed approval names this VM's workflow and its plan, or (passed on by the wave) the VM's own wave
+   * and, among the VMs it covers, this one with its plan: whoever delivers it, only the signature counts.
+   */
+  private signatureProblem(decision: CutoverApproval): string | undefined {
+    const { policy, wave, plan } = this.signing;
+    const workflowId = workflowInfo().workflowId;
+    const current = plan?.();
+    const scope = decision.signed?.covers
+      ? { kind: 'forwarded' as const, wave, workflowId, plan: current }
+      : { kind: 'workflow' as const, workflowId, plan: current };
+    return signedApprovalProblem('approve-cutover', decision, policy, scope);
   }
 
   private gate(

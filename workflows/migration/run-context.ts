@@ -3,6 +3,7 @@ import type { VmSnapshot } from '../../activities/migration-contract';
 import {
   cutoverPlan,
   measuredThroughput,
+  type CutoverPlan,
   type InventoryAssessment,
   type MigrateVmResult,
   type MigrationAction,
@@ -15,6 +16,7 @@ import {
   type VmidOccupancy,
   verificationSummary,
 } from '../../src/domain/migration';
+import { cutoverPlanDigest } from '../../src/domain/approvals';
 import type { WaitRecord } from '../../src/domain/waits';
 import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../../src/domain/search-attributes';
 import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmStageSignal } from '../../src/messages';
@@ -81,15 +83,22 @@ export class MigrationRun {
   /** Loads the settings (unless the wave passed them) and opens the run's gate and plan query. */
   async settle(): Promise<void> {
     const settings = this.input.settings ?? (await reads.loadMigrationSettings());
-    this.settled = { settings, acts: longActivities(timingOf(settings)), gate: new CutoverGate(this.status, settings.approvers) };
+    const planned = (): string | undefined => {
+      const plan = this.plan(settings);
+      return plan && cutoverPlanDigest(plan);
+    };
+    const signing = { policy: settings.approvals, wave: this.input.waveWorkflowId, plan: planned };
+    this.settled = { settings, acts: longActivities(timingOf(settings)), gate: new CutoverGate(this.status, settings.approvers, signing) };
     setHandler(importThroughputSignal, (t) => {
       this.throughput = t;
     });
-    setHandler(cutoverPlanQuery, () =>
-      this.assessment
-        ? cutoverPlan(this.assessment, settings.cutover.mode, settings.targetStorage, this.throughput, this.planned?.snapshot.vm.powerState)
-        : undefined,
-    );
+    setHandler(cutoverPlanQuery, () => this.plan(settings));
+  }
+
+  private plan(settings: MigrationSettings): CutoverPlan | undefined {
+    return this.assessment
+      ? cutoverPlan(this.assessment, settings.cutover.mode, settings.targetStorage, this.throughput, this.planned?.snapshot.vm.powerState)
+      : undefined;
   }
 
   get settings(): MigrationSettings {

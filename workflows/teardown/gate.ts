@@ -1,3 +1,5 @@
+import { workflowInfo } from '@temporalio/workflow';
+import { signedApprovalProblem, teardownPlanDigest, type ApprovalPolicy } from '../../src/domain/approvals';
 import { decisionProblem } from '../../src/domain/migration/approval';
 import type { DecisionRecord } from '../../src/domain/migration/status';
 import type { TeardownDecision, TeardownStatus } from '../../src/domain/provisioning';
@@ -18,6 +20,8 @@ export class TeardownGate {
     private readonly status: TeardownStatus,
     /** Read when a decision comes in (the settings load after the handlers are set). */
     private readonly approvers: () => readonly string[],
+    /** How approvals are checked (absent: names alone, as in runs from before signed approvals). */
+    private readonly policy: () => ApprovalPolicy | undefined = () => undefined,
   ) {
     for (const [kind, update, signal] of [
       ['approve', approveTeardownUpdate, approveTeardownSignal],
@@ -27,7 +31,7 @@ export class TeardownGate {
         kind,
         update,
         signal,
-        problem: (decision) => this.problem(decision),
+        problem: (decision) => this.problem(decision) ?? (kind === 'approve' ? this.signatureProblem(decision) : undefined),
         accept: (record) => {
           if (kind === 'approve') this.approval = record;
           else this.rejection = record;
@@ -48,6 +52,13 @@ export class TeardownGate {
 
   closeGate(): void {
     this.open = false;
+  }
+
+  /** A signed approval names this teardown's workflow and the digest of the target it was shown. */
+  private signatureProblem(decision: TeardownDecision | undefined): string | undefined {
+    if (!decision) return undefined;
+    const plan = this.status.target && teardownPlanDigest(this.status.target);
+    return signedApprovalProblem('approve-teardown', decision, this.policy(), { kind: 'workflow', workflowId: workflowInfo().workflowId, plan });
   }
 
   private problem(decision: TeardownDecision | undefined): string | undefined {

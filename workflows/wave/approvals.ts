@@ -1,4 +1,5 @@
-import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import { signedApprovalProblem } from '../../src/domain/approvals';
 import {
   approvalCovers,
   approvedBy,
@@ -12,6 +13,9 @@ import { approveCutoverSignal, approveWaveSignal, approveWaveUpdate } from '../.
 import { workflowNow } from '../clock';
 import type { SignalsInFlight } from './signals-in-flight';
 import type { WaveState } from './state';
+
+const AUTO_APPROVE_SIGNED =
+  'approvals are signed here, and a signature covers VM plans, which do not exist when the wave starts: approve with `ferry approve <wave> --key <ssh key>` once the VMs wait';
 
 /**
  * The wave's approvals: one covers every VM of the wave or the named ones, and is passed on to each
@@ -44,14 +48,28 @@ export class WaveApprovals {
     for (const decision of this.early.splice(0)) this.takeSignal(decision);
   }
 
-  /** `autoApprove` is refused at once unless a known approver gives it. */
+  /**
+   * `autoApprove` is refused at once unless a known approver gives it, and under `approvals: signed`
+   * always: nothing can be signed before the VMs have plans.
+   */
   checkAutoApprove(decision: CutoverApproval | undefined, settings: MigrationSettings): void {
-    const problem = decision && decisionProblem(decision, settings.approvers);
+    if (!decision) return;
+    const signed = settings.approvals?.mode === 'signed';
+    const problem = decisionProblem(decision, settings.approvers) ?? (signed ? AUTO_APPROVE_SIGNED : undefined);
     if (problem) throw new Error(`autoApprove refused: ${problem}`);
   }
 
   approve(decision: CutoverApproval, via: 'update' | 'signal'): void {
-    const approval: WaveApproval = { by: decision.by, reason: decision.reason, at: workflowNow(), via, vms: decision.vms ?? 'all' };
+    const { signed } = decision;
+    const vms = signed ? this.wave.status.vms.filter((vm) => signed.covers?.some((c) => c.workflowId === vm.workflowId)).map((vm) => vm.name) : decision.vms;
+    const approval: WaveApproval = {
+      by: decision.by,
+      reason: decision.reason,
+      at: workflowNow(),
+      via,
+      vms: vms ?? 'all',
+      ...(signed ? { signed: true as const, signature: signed } : {}),
+    };
     this.wave.status.approvals.push(approval);
     for (const vm of this.wave.vmsIn('running').filter((v) => approvalCovers(approval, v.name))) this.forward(vm, approval);
   }
@@ -62,8 +80,11 @@ export class WaveApprovals {
     if (approval) this.forward(vm, approval);
   }
 
+  /** Unsigned: the wave vouches for the approval. Signed: passed on as signed, and the VM checks it again. */
   private forward(vm: WaveVm, approval: WaveApproval): void {
-    const signal = getExternalWorkflowHandle(vm.workflowId).signal(approveCutoverSignal, { by: approval.by, reason: `${approval.reason} (wave approval)` });
+    const { by, reason, signature } = approval;
+    const decision = signature ? { by, reason, signed: signature } : { by, reason: `${reason} (wave approval)` };
+    const signal = getExternalWorkflowHandle(vm.workflowId).signal(approveCutoverSignal, decision);
     this.signals.send(signal);
   }
 
@@ -80,6 +101,7 @@ export class WaveApprovals {
     if (problem) return problem;
     const unknown = (decision.vms ?? []).filter((name) => !status.vms.some((vm) => vm.name === name));
     if (status.stage !== 'discover' && unknown.length > 0) return `not in this wave: ${unknown.join(', ')}`;
-    return undefined;
+    const scope = { kind: 'wave' as const, workflowId: workflowInfo().workflowId, vms: status.vms.map((vm) => vm.workflowId) };
+    return signedApprovalProblem('approve-cutover', decision, settings.approvals, scope);
   }
 }

@@ -1,3 +1,5 @@
+import type { ApprovalSignature } from '../approvals/statement';
+
 /** A person's decision on a cutover, recorded in history and in the result. */
 export interface CutoverDecision {
   by: string;
@@ -8,8 +10,16 @@ export interface CutoverDecision {
  * The one payload of `approveCutover`, to a VM's workflow or to a wave: a wave approves the VMs named
  * in `vms` (all when absent); a VM's workflow approves itself and takes no `vms`.
  */
-export interface CutoverApproval extends CutoverDecision {
+export interface CutoverApproval extends SignedDecision {
   vms?: string[];
+}
+
+/**
+ * An approval that may carry its approver's signature (required under `approvals: signed`): over the
+ * workflow id and the digest of the plan shown, or, for a wave, the VMs it covers with their plans.
+ */
+export interface SignedDecision extends CutoverDecision {
+  signed?: ApprovalSignature;
 }
 
 /** Why an approval or rejection is refused, or undefined when it is acceptable. */

@@ -1,3 +1,4 @@
+import type { ApprovalPolicy } from '../approvals/statement';
 import type { MigrationRules } from './assess';
 import type { DatastoreMapping } from './disks';
 import type { VerifySettings } from './verification';
@@ -22,6 +23,8 @@ export interface MigrationSettings {
   datastores: DatastoreMapping[];
   rules: MigrationRules;
   approvers: string[];
+  /** How approvals are checked (signed: by the approvers' keys); absent in runs from before signed approvals: names alone. */
+  approvals?: ApprovalPolicy;
   relocateTimeoutMs: number;
   /** A long activity silent for this long counts as lost (its worker died) and is retried. */
   heartbeatTimeoutMs: number;

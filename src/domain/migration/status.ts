@@ -40,6 +40,8 @@ export interface DecisionRecord extends CutoverDecision {
    * itself because the configuration said so (`migration.verify.onFailure: rollback`).
    */
   via: 'update' | 'signal' | 'setting';
+  /** The approval carried the approver's signature, checked against their listed key. */
+  signed?: true;
 }
 
 export interface ImportRecord {

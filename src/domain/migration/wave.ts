@@ -1,3 +1,4 @@
+import type { ApprovalSignature } from '../approvals/statement';
 import type { MigrationAction } from './actions';
 import type { DecisionRecord } from './status';
 import type { MigrationOutcome, MigrationStage, StageTiming } from './status';
@@ -43,6 +44,8 @@ export interface VmFinished {
 export interface WaveApproval extends DecisionRecord {
   /** VM names approved, or every VM of the wave. */
   vms: string[] | 'all';
+  /** A signed approval, passed on to each VM it covers exactly as signed (each VM checks it again). */
+  signature?: ApprovalSignature;
 }
 
 export interface WaveStatus {

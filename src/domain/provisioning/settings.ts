@@ -1,3 +1,4 @@
+import type { ApprovalPolicy } from '../approvals/statement';
 import type { SpecDefaults } from './spec';
 import type { TeardownSettings } from './teardown';
 import type { VmidRange } from './allocation';
@@ -11,6 +12,8 @@ export interface ProvisioningSettings {
   vmidRange: VmidRange;
   acl?: { roles: string[]; users: string[]; groups: string[] };
   approvers: string[];
+  /** How teardown approvals are checked (signed: by the approvers' keys); absent in runs from before signed approvals: names alone. */
+  approvals?: ApprovalPolicy;
   maxConcurrent: number;
   heartbeatTimeoutMs: number;
   /** Backoff of retried activities. */

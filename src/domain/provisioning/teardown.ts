@@ -1,5 +1,5 @@
 import type { WaitRecord } from '../waits';
-import type { CutoverDecision } from '../migration/approval';
+import type { SignedDecision } from '../migration/approval';
 import type { DecisionRecord } from '../migration/status';
 import type { NetboxAfterTeardown } from './spec';
 
@@ -89,7 +89,8 @@ export interface TeardownStatus {
 
 export type TeardownResult = TeardownStatus & { outcome: TeardownOutcome };
 
-export type TeardownDecision = CutoverDecision;
+/** approve (which may be signed, see SignedDecision) or reject. */
+export type TeardownDecision = SignedDecision;
 
 export function newTeardownStatus(vmid: number, netboxId?: number): TeardownStatus {
   return { kind: 'teardown', vmid, ...(netboxId !== undefined ? { netboxId } : {}), stage: 'resolve', ignored: [], steps: [], cleanups: [], waits: [] };

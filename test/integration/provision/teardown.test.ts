@@ -1,12 +1,17 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { provisionWorkflowId, type TeardownResult } from '../../../src/domain/provisioning';
+import { sshSign } from '../../../src/approval-signing';
+import { provisioningSettings } from '../../../src/config/provisioning-settings';
+import { approvalStatement, teardownPlanDigest } from '../../../src/domain/approvals';
+import { provisionWorkflowId, type TeardownDecision, type TeardownResult } from '../../../src/domain/provisioning';
 import { ipAddressSchema, macAddressSchema } from '../../../src/netbox/schemas';
 import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownUpdate, teardownStatusQuery } from '../../../src/messages';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import type { teardownVm } from '../../../workflows/teardown-vm';
 import { dig } from '../../helpers/bind-tools';
 import { useProvisionLab } from '../../helpers/provision-lab';
+import { makeKeys } from '../../helpers/ssh-keys';
+import { until } from '../../helpers/wait';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHl0ZXN0a2V5dGVzdGtleXRlc3RrZXl0ZXN0a2V5';
 
@@ -86,6 +91,55 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
     ]);
     expect(rerun.cleanups[1]!.detail).toBe(`removed 2 line(s) of ${suite.lab.knownHostsFile} (${vm.name}, ${vm.fqdn})`);
     expect(readFileSync(suite.lab.knownHostsFile, 'utf8')).toBe(`other.example.com ${KEY}\n`);
+  });
+
+  it('signed teardown approvals: unsigned, unlisted-key, other-workflow and changed-target ones are refused and the VM keeps running', async () => {
+    const vm = await runningVm();
+    const { keys, remove } = makeKeys('alice', 'mallory');
+    try {
+      const deps = suite.lab.deps;
+      const settings = {
+        ...provisioningSettings(deps.config, { netbox: Boolean(deps.netbox), dns: Boolean(deps.dns) }),
+        approvals: { mode: 'signed' as const, keys: [{ name: 'alice', key: keys.alice!.publicLine }] },
+      };
+      const handle = await suite.temporal.client.workflow.start<typeof teardownVm>('teardownVm', {
+        taskQueue: suite.workers.taskQueue,
+        workflowId: teardownId(vm.vmid),
+        args: [{ vmid: vm.vmid, requireApproval: true, settings }],
+      });
+      const waiting = await until('the teardown at its gate', async () => {
+        const s = await handle.query(teardownStatusQuery);
+        return s.stage === 'awaiting-approval' ? s : undefined;
+      });
+      const plan = teardownPlanDigest(waiting.target!);
+      const mine = { workflowId: handle.workflowId, plan };
+      const signed = async (key: string, statement: typeof mine) => ({
+        by: 'alice',
+        reason: 'decommissioned',
+        signed: { ...statement, signature: await sshSign(key, approvalStatement('approve-teardown', 'alice', 'decommissioned', statement)) },
+      });
+      const refusal = (decision: TeardownDecision) =>
+        handle.executeUpdate(approveTeardownUpdate, { args: [decision] }).then(
+          () => 'accepted',
+          (e: WorkflowUpdateFailedError) => String(e.cause?.message),
+        );
+      expect(await refusal({ by: 'alice', reason: 'x' })).toMatch(/^approvals are signed here/);
+      expect(await refusal(await signed(keys.mallory!.file, mine))).toBe("the signature is not alice's: signed with another key");
+      expect(await refusal(await signed(keys.alice!.file, { ...mine, workflowId: teardownId(vm.vmid + 1) }))).toMatch(/^signed for .*, not for this workflow/);
+      const changed = teardownPlanDigest({ ...waiting.target!, node: 'pve2' });
+      expect(await refusal(await signed(keys.alice!.file, { ...mine, plan: changed }))).toMatch(/^the plan changed since it was signed/);
+      // A cutover's signature is not a teardown's.
+      const cutover = { by: 'alice', reason: 'decommissioned', signed: { ...mine, signature: await sshSign(keys.alice!.file, approvalStatement('approve-cutover', 'alice', 'decommissioned', mine)) } };
+      expect(await refusal(cutover)).toMatch(/^the signature is not alice's/);
+      expect((await handle.query(teardownStatusQuery)).stage).toBe('awaiting-approval');
+      expect((await deps.proxmox!.power.status('pve1', vm.vmid)).status).toBe('running');
+
+      expect(await refusal(await signed(keys.alice!.file, mine))).toBe('accepted');
+      const done: TeardownResult = await handle.result();
+      expect(done).toMatchObject({ outcome: 'torn-down', approval: { by: 'alice', via: 'update', signed: true } });
+    } finally {
+      remove();
+    }
   });
 
   it('waits for a person when the record is active: a refused approver changes nothing, a rejection keeps the VM, an approval by signal removes it', async () => {

@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { sshSign } from '../src/approval-signing';
+import {
+  approvalStatement,
+  cutoverPlanDigest,
+  teardownPlanDigest,
+  type ApprovalSignature,
+  type CoveredVm,
+  type SignedAction,
+} from '../src/domain/approvals';
+import type { CutoverPlan } from '../src/domain/migration';
+import { cutoverPlanQuery, teardownStatusQuery, waveStatusQuery } from '../src/messages';
+import { UsageError } from './errors';
+
+export interface SigningFlags {
+  by: string;
+  reason: string;
+  vms?: string[];
+  /** SSH private key (or its .pub with ssh-agent) for `ssh-keygen -Y sign`. */
+  key?: string;
+  /** A signature made elsewhere (armored SSHSIG or raw ed25519, base64) of the statement --print-statement shows. */
+  signatureFile?: string;
+}
+
+/** What is signed for one approval: the action, and the workflow and plan(s) it names. */
+export interface Unsigned {
+  action: SignedAction;
+  statement: Omit<ApprovalSignature, 'signature'>;
+  /** The plan(s) as the approver should read them before signing. */
+  shown: string[];
+}
+
+/**
+ * Reads what the approval will cover, from the workflow itself: a VM's cutover plan, a teardown's
+ * target, or each waiting VM of a wave (or the --vms named) with its plan. The workflow computes the
+ * same digests, so a plan that changes after this read makes the signature fail there.
+ */
+export async function whatIsSigned(client: Client, handle: WorkflowHandle, type: string, flags: SigningFlags): Promise<Unsigned> {
+  const workflowId = handle.workflowId;
+  if (type === 'teardownVm') {
+    const target = (await handle.query(teardownStatusQuery)).target;
+    if (!target) throw new UsageError(`${workflowId} has not read its target yet: approve once it waits for approval`);
+    return { action: 'approve-teardown', statement: { workflowId, plan: teardownPlanDigest(target) }, shown: [`teardown target: ${JSON.stringify(target)}`] };
+  }
+  if (type !== 'migrationWave') {
+    const plan = await handle.query(cutoverPlanQuery);
+    if (!plan) throw new UsageError(`${workflowId} has no cutover plan yet (it is still being assessed): approve once it has one`);
+    return { action: 'approve-cutover', statement: { workflowId, plan: cutoverPlanDigest(plan) }, shown: [describePlan(plan)] };
+  }
+  const status = await handle.query(waveStatusQuery);
+  const named = flags.vms ?? status.vms.map((vm) => vm.name);
+  const unknown = named.filter((name) => !status.vms.some((vm) => vm.name === name));
+  if (unknown.length) throw new UsageError(`not in wave ${workflowId}: ${unknown.join(', ')}`);
+  const covers: CoveredVm[] = [];
+  const shown: string[] = [];
+  for (const vm of status.vms.filter((v) => named.includes(v.name) && v.state === 'running')) {
+    const plan = await client.workflow.getHandle(vm.workflowId).query(cutoverPlanQuery).catch(() => undefined);
+    if (!plan) continue;
+    covers.push({ workflowId: vm.workflowId, plan: cutoverPlanDigest(plan) });
+    shown.push(describePlan(plan));
+  }
+  const left = named.filter((name) => !status.vms.some((vm) => vm.name === name && covers.some((c) => c.workflowId === vm.workflowId)));
+  if (flags.vms && left.length) throw new UsageError(`no cutover plan to sign yet for ${left.join(', ')}: approve them once they have one`);
+  if (!covers.length) throw new UsageError(`no VM of ${workflowId} has a cutover plan to sign yet: approve once they wait for approval`);
+  if (left.length) shown.push(`not covered (no plan yet, or finished): ${left.join(', ')}`);
+  return { action: 'approve-cutover', statement: { workflowId, covers }, shown };
+}
+
+function describePlan(p: CutoverPlan): string {
+  const disks = p.disks.map((d) => `${d.slot} ${d.disk} ${(d.sizeBytes / 2 ** 30).toFixed(1)} GiB`).join('; ');
+  const nics = p.nics.map((n) => `${n.slot} ${n.mac} → ${n.vnet}`).join('; ');
+  return `${p.vm} (VMID ${p.vmid ?? '?'}): ${p.mode} to ${p.targetStorage}; disks ${disks || 'none'}; NICs ${nics || 'none'}; expected downtime ~${p.expectedDowntimeSeconds}s`;
+}
+
+/** The text to sign for these flags (what --print-statement shows). */
+export function statementOf(unsigned: Unsigned, flags: SigningFlags): string {
+  return approvalStatement(unsigned.action, flags.by, flags.reason, unsigned.statement);
+}
+
+/** Signs with --key (ssh-keygen) or takes --signature's file. */
+export async function sign(unsigned: Unsigned, flags: SigningFlags): Promise<ApprovalSignature> {
+  const statement = statementOf(unsigned, flags);
+  const signature = flags.key ? await sshSign(flags.key, statement) : readFileSync(flags.signatureFile!, 'utf8').trim();
+  return { ...unsigned.statement, signature };
+}
