@@ -9,6 +9,7 @@ const BASE = {
   migrationDatastore: 'nfs-migration',
   datastores: [{ datastore: 'nfs-migration', storage: 'nfs-migration', path: '/mnt/pve/nfs-migration' }],
   approvers: ['alice'],
+  approvals: 'unsigned',
 };
 
 describe('config: migration.isoMap and migration.tpm', () => {
