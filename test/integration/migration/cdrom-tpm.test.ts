@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { toolPath } from '../../../lab/tools';
+import { govcFor } from '../../../lab/vcsim/govc';
 import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
 import { ESTATE } from '../../../lab/vcsim/estate';
@@ -19,19 +17,10 @@ import type { ActivityDeps } from '../../../activities';
 import type { MigrationStatus } from '../../../src/domain/migration';
 import { labWorkers, useMigrationLab, type MigrationSuite } from '../../helpers/migration-lab';
 
-const run = promisify(execFile);
-
-/** govc against the lab's vcsim, as an administrator preparing the VMs would. */
-async function govc(vcsim: VcsimLab, ...args: string[]): Promise<string> {
+/** govc against the lab's vcsim, as an administrator would use it. */
+function govc(vcsim: VcsimLab, ...args: string[]): Promise<string> {
   const { host, port, user, caFile } = vcsim.config;
-  const env = {
-    ...process.env,
-    GOVC_URL: `https://${encodeURIComponent(user)}:${encodeURIComponent(vcsim.password)}@${host}:${port}/sdk`,
-    GOVC_TLS_CA_CERTS: caFile,
-    GOVC_PERSIST_SESSION: 'false',
-    GOVC_DATACENTER: ESTATE.datacenter,
-  };
-  return (await run(toolPath('govc'), args, { env })).stdout;
+  return govcFor({ host, port, user, password: vcsim.password, caFile: caFile! })(...args);
 }
 
 /** A vTPM on a lab VM: govc has no command for it, ReconfigVM_Task does it (vcsim asks for no key provider). */

@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { MigrationStatus } from '../../../src/domain/migration';
-import { toolPath } from '../../../lab/tools';
+import { govcFor } from '../../../lab/vcsim/govc';
 import { ESTATE } from '../../../lab/vcsim/estate';
 import type { VcsimLab } from '../../../lab/vcsim/vcsim-lab';
 import { approveWaveUpdate, waveStatusQuery } from '../../../src/messages';
@@ -9,19 +7,10 @@ import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab, type MigrationSuite } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';
 
-const run = promisify(execFile);
-
-/** govc against the lab's vcsim, as an administrator editing the VM behind ferry's back would. */
-async function govc(vcsim: VcsimLab, ...args: string[]): Promise<string> {
+/** govc against the lab's vcsim, as an administrator would use it. */
+function govc(vcsim: VcsimLab, ...args: string[]): Promise<string> {
   const { host, port, user, caFile } = vcsim.config;
-  const env = {
-    ...process.env,
-    GOVC_URL: `https://${encodeURIComponent(user)}:${encodeURIComponent(vcsim.password)}@${host}:${port}/sdk`,
-    GOVC_TLS_CA_CERTS: caFile,
-    GOVC_PERSIST_SESSION: 'false',
-    GOVC_DATACENTER: ESTATE.datacenter,
-  };
-  return (await run(toolPath('govc'), args, { env })).stdout;
+  return govcFor({ host, port, user, password: vcsim.password, caFile: caFile! })(...args);
 }
 
 /**
