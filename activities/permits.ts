@@ -1,6 +1,6 @@
 import { getClient } from '@temporalio/activity';
 import { semaphoreWorkflowId, type PermitRequest } from '../src/domain/permits';
-import { acquirePermitSignal, type SemaphoreWorkflow } from '../src/messages';
+import { acquirePermitSignal, type SemaphoreWorkflow } from '../src/domain/messages';
 import { FerryKind } from '../src/domain/search-attributes';
 
 /** The activity withPermit (workflows/permits.ts) calls. */

@@ -10,7 +10,7 @@ import {
   type SignedAction,
 } from '../src/domain/approvals';
 import type { CutoverPlan } from '../src/domain/migration';
-import { cutoverPlanQuery, teardownStatusQuery, waveStatusQuery } from '../src/messages';
+import { cutoverPlanQuery, teardownStatusQuery, waveStatusQuery } from '../src/domain/messages';
 import { UsageError } from './errors';
 
 export interface SigningFlags {

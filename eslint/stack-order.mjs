@@ -30,7 +30,7 @@ const stackOrder = {
       if (!to || STACK.indexOf(to) <= STACK.indexOf(from)) return;
       context.report({
         node,
-        message: `${from}/ may not import ${to}/ ('${source.value}'): the stack is ${STACK.join(' → ')}, and each folder imports only from those before it. Move the shared part down (messages and their types live in src/messages.ts).`,
+        message: `${from}/ may not import ${to}/ ('${source.value}'): the stack is ${STACK.join(' → ')}, and each folder imports only from those before it. Move the shared part down (messages and their types live in src/domain/messages.ts).`,
       });
     };
     return {

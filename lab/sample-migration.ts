@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { migrationWave } from '../workflows/migration-wave';
 import type { planMigration } from '../workflows/plan-migration';
-import { approveWaveUpdate, waveStatusQuery } from '../src/messages';
+import { approveWaveUpdate, waveStatusQuery } from '../src/domain/messages';
 import { describeVerification, type WaveStatus } from '../src/domain/migration';
 import { FerryKind, WaveId } from '../src/domain/search-attributes';
 import { LAB_APPROVERS } from './migration-lab';

@@ -11,9 +11,9 @@ export { semaphore } from './semaphore';
 export { teardownVm } from './teardown-vm';
 export { vmidAllocator } from './vmid-allocator';
 
-import type { SemaphoreWorkflow, VmidAllocatorWorkflow } from '../src/messages';
+import type { SemaphoreWorkflow, VmidAllocatorWorkflow } from '../src/domain/messages';
 import { semaphore } from './semaphore';
 import { vmidAllocator } from './vmid-allocator';
-// Activities start these two by the signatures in src/messages.ts; this fails to compile if they drift.
+// Activities start these two by the signatures in src/domain/messages.ts; this fails to compile if they drift.
 const startedByActivities: [SemaphoreWorkflow, VmidAllocatorWorkflow] = [semaphore, vmidAllocator];
 void startedByActivities;

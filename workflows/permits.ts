@@ -16,7 +16,7 @@ import {
 import type { PermitActivities } from '../activities/permits';
 import { semaphoreWorkflowId } from '../src/domain/permits';
 import { scopedLimitKey } from '../src/domain/task-queues';
-import { permitGrantedSignal, releasePermitSignal, renewPermitSignal } from '../src/messages';
+import { permitGrantedSignal, releasePermitSignal, renewPermitSignal } from '../src/domain/messages';
 import { workflowNow } from './clock';
 
 const { requestPermit } = proxyActivities<PermitActivities>({

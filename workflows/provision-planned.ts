@@ -9,7 +9,7 @@ import {
 import { plannedCounts, provisionWorkflowId, type PlannedVm, type ProvisionPlannedStatus, type ProvisioningSettings } from '../src/domain/provisioning';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { failureMessage } from './failures';
-import { provisionPlannedStatusQuery } from '../src/messages';
+import { provisionPlannedStatusQuery } from '../src/domain/messages';
 import { provisionVm } from './provision-vm';
 import { loadSettings, reads } from './provisioning/proxies';
 

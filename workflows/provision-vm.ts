@@ -1,7 +1,7 @@
 import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { newProvisionStatus, type ProvisionResult, type ProvisionStage, type ProvisionStatus, type ProvisioningSettings } from '../src/domain/provisioning';
 import { FerryKind } from '../src/domain/search-attributes';
-import { provisionStatusQuery } from '../src/messages';
+import { provisionStatusQuery } from '../src/domain/messages';
 import { failureMessage } from './failures';
 import { loadSettings } from './provisioning/proxies';
 import { provisionRun } from './provisioning/run-context';

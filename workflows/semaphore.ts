@@ -17,7 +17,7 @@ import {
   renewPermitSignal,
   semaphoreStateQuery,
   setPermitsUpdate,
-} from '../src/messages';
+} from '../src/domain/messages';
 import { workflowNow } from './clock';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 

@@ -8,7 +8,7 @@ import {
 } from '../src/domain/provisioning';
 import type { ApprovalPolicy } from '../src/domain/approvals';
 import { FerryKind, VmId } from '../src/domain/search-attributes';
-import { teardownStatusQuery } from '../src/messages';
+import { teardownStatusQuery } from '../src/domain/messages';
 import { failureMessage } from './failures';
 import { loadSettings } from './provisioning/proxies';
 import { stageSetter } from './provisioning/stage';

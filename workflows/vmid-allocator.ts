@@ -22,7 +22,7 @@ import { PVE_VMID_MAX, PVE_VMID_MIN } from '../src/domain/vmid';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { workflowNow } from './clock';
 import { failureMessage } from './failures';
-import { allocateVmidUpdate, vmidAllocatorStatusQuery, type VmidAllocatorInput } from '../src/messages';
+import { allocateVmidUpdate, vmidAllocatorStatusQuery, type VmidAllocatorInput } from '../src/domain/messages';
 import { reads } from './provisioning/proxies';
 
 interface QueuedRequest {

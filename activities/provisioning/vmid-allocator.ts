@@ -4,7 +4,7 @@ import { VMID_ALLOCATOR_KEY, VMID_RANGE_EXHAUSTED, VMID_READ_FAILED } from '../.
 import { FerryKind } from '../../src/domain/search-attributes';
 import { scopedLimitKey } from '../../src/domain/task-queues';
 import { FerryError, isRetryableCategory, type ErrorCategory } from '../../src/errors';
-import { allocateVmidUpdate, type VmidAllocatorWorkflow } from '../../src/messages';
+import { allocateVmidUpdate, type VmidAllocatorWorkflow } from '../../src/domain/messages';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { ProvisioningActivities } from '../provisioning-contract';

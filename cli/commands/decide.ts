@@ -11,7 +11,7 @@ import {
   rejectTeardownUpdate,
   retryCutoverUpdate,
   rollbackUpdate,
-} from '../../src/messages';
+} from '../../src/domain/messages';
 import { withClient, type GlobalOptions } from '../client';
 import { UsageError } from '../errors';
 import { requireWorker } from '../worker-presence';

@@ -7,7 +7,7 @@ import { withClient, type GlobalOptions } from '../client';
 import { resolveTarget } from '../targets';
 import { renderLifecycle } from '../render-lifecycle';
 import { intOption } from '../int-option';
-import { anyStatusQuery } from '../../src/messages';
+import { anyStatusQuery } from '../../src/domain/messages';
 import { NoWorkerError, noWorkerLine, requireWorker, workerPolls } from '../worker-presence';
 
 interface StatusFlags {

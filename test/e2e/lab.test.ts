@@ -4,7 +4,7 @@ import path from 'node:path';
 import { toolPath } from '../../lab/tools';
 import { freePort } from '../../lab/free-port';
 import { run, spawnFerry, type Spawned } from '../helpers/processes';
-import { anyStatusQuery } from '../../src/messages';
+import { anyStatusQuery } from '../../src/domain/messages';
 
 describe('ferry lab, as a user runs it', () => {
   jest.setTimeout(300_000);

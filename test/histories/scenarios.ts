@@ -14,7 +14,7 @@ import type { doctor } from '../../workflows/doctor';
 import type { holdPermit } from '../workflow-bundle/permit-probes';
 import { mkdirSync } from 'node:fs';
 import { provisionWorkflowId, teardownWorkflowId, VMID_ALLOCATOR_KEY } from '../../src/domain/provisioning';
-import { approveTeardownSignal, teardownStatusQuery } from '../../src/messages';
+import { approveTeardownSignal, teardownStatusQuery } from '../../src/domain/messages';
 import type { provisionPlanned } from '../../workflows/provision-planned';
 import type { provisionVm } from '../../workflows/provision-vm';
 import type { teardownVm } from '../../workflows/teardown-vm';

@@ -45,11 +45,11 @@ const PROBES: Probe[] = [
     code: [
       "import { startLab } from '../lab/lab';",
       "import { createWorkers } from '../worker/create-workers';",
-      "import { approveCutoverUpdate } from '../src/messages';",
+      "import { approveCutoverUpdate } from '../src/domain/messages';",
       'export const probe = [startLab, createWorkers, approveCutoverUpdate.name];',
     ].join('\n'),
   },
-  // Message names are spelled once, in src/messages.ts.
+  // Message names are spelled once, in src/domain/messages.ts.
   { name: 'signal by name', dir: 'cli', code: "import type { WorkflowHandle } from '@temporalio/client';\nexport const probe = (h: WorkflowHandle) => h.signal('approveCutover', { by: 'a', reason: 'b' });\n" },
   { name: 'definition outside messages', dir: 'workflows', code: "import { defineQuery } from '@temporalio/workflow';\nexport const probe = defineQuery<string>('mine');\n" },
   {
@@ -121,9 +121,9 @@ describe('lint rules that keep workflow code deterministic and the stack in orde
     expect(messages.get('downward imports')).toEqual([]);
   });
 
-  it('refuses message names spelled as strings and definitions outside src/messages.ts', () => {
+  it('refuses message names spelled as strings and definitions outside src/domain/messages.ts', () => {
     expect(messages.get('signal by name')!.some((m) => m.startsWith('no-restricted-syntax') && m.includes('not its name as a string'))).toBe(true);
-    expect(messages.get('definition outside messages')!.some((m) => m.startsWith('no-restricted-syntax') && m.includes('src/messages.ts'))).toBe(true);
+    expect(messages.get('definition outside messages')!.some((m) => m.startsWith('no-restricted-syntax') && m.includes('src/domain/messages.ts'))).toBe(true);
   });
 
   it('reports floating promises anywhere', () => {

@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createPermitActivities } from '../../activities/permits';
 import { semaphoreWorkflowId } from '../../src/domain/permits';
-import { semaphoreStateQuery } from '../../src/messages';
+import { semaphoreStateQuery } from '../../src/domain/messages';
 import { permitHeldQuery, type holdPermit, type holdPermitUntilKilled } from '../workflow-bundle/permit-probes';
 import { createTimeSkippingEnv, uniqueName, workflowBundlePath } from '../helpers/temporal';
 

@@ -2,7 +2,7 @@ import { scopedLimitKey } from '../../src/domain/task-queues';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { createPermitActivities } from '../../activities/permits';
 import { semaphoreWorkflowId } from '../../src/domain/permits';
-import { semaphoreStateQuery, setPermitsUpdate } from '../../src/messages';
+import { semaphoreStateQuery, setPermitsUpdate } from '../../src/domain/messages';
 import { permitHeldQuery, type holdPermit, type holdPermitUntilKilled } from '../workflow-bundle/permit-probes';
 import { CancelledFailure } from '@temporalio/common';
 import { until } from '../helpers/wait';

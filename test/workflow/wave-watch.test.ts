@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { createWorkflowWatchActivities } from '../../activities/workflow-watch';
 import type { MigrationSettings, WaveStatus } from '../../src/domain/migration';
 import { migrateVmWorkflowId } from '../../src/domain/migration';
-import { approveWaveSignal, waveStatusQuery } from '../../src/messages';
+import { approveWaveSignal, waveStatusQuery } from '../../src/domain/messages';
 import type { migrationWave } from '../../workflows/migration-wave';
 import { rules, vm } from '../unit/domain/migration/fixtures';
 import { until } from '../helpers/wait';

@@ -12,7 +12,7 @@ import {
   retryCutoverUpdate,
   rollbackSignal,
   rollbackUpdate,
-} from '../../src/messages';
+} from '../../src/domain/messages';
 
 /** What the gate needs to check a signed approval (runs from before signed approvals have no policy: names alone). */
 export interface SigningContext {

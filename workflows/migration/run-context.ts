@@ -19,7 +19,7 @@ import {
 import { cutoverPlanDigest } from '../../src/domain/approvals';
 import type { WaitRecord } from '../../src/domain/waits';
 import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../../src/domain/search-attributes';
-import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmStageSignal } from '../../src/messages';
+import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmStageSignal } from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import { failureMessage } from '../failures';
 import { CutoverGate } from './cutover-gate';

@@ -4,7 +4,7 @@ import { decisionProblem } from '../../src/domain/migration/approval';
 import type { DecisionRecord } from '../../src/domain/migration/status';
 import type { TeardownDecision, TeardownStatus } from '../../src/domain/provisioning';
 import { handleDecision } from '../decision-handlers';
-import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownSignal, rejectTeardownUpdate } from '../../src/messages';
+import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownSignal, rejectTeardownUpdate } from '../../src/domain/messages';
 
 /**
  * The human gate of a teardown: approve or reject, by a validated update (refused without a trace in

@@ -9,7 +9,7 @@ import {
   type WaveApproval,
   type WaveVm,
 } from '../../src/domain/migration';
-import { approveCutoverSignal, approveWaveSignal, approveWaveUpdate } from '../../src/messages';
+import { approveCutoverSignal, approveWaveSignal, approveWaveUpdate } from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import type { SignalsInFlight } from './signals-in-flight';
 import type { WaveState } from './state';

@@ -1,6 +1,6 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import { measuredThroughput, stageReportApplies, type VmFinished, type WaveVm } from '../../src/domain/migration';
-import { importThroughputSignal, vmFinishedSignal, vmStageSignal, waveStatusQuery } from '../../src/messages';
+import { importThroughputSignal, vmFinishedSignal, vmStageSignal, waveStatusQuery } from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import type { SignalsInFlight } from './signals-in-flight';
 import type { WaveState } from './state';

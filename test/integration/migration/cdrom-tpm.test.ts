@@ -5,7 +5,7 @@ import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
 import { ESTATE } from '../../../lab/vcsim/estate';
 import type { VcsimLab } from '../../../lab/vcsim/vcsim-lab';
-import { approveWaveUpdate, waveStatusQuery } from '../../../src/messages';
+import { approveWaveUpdate, waveStatusQuery } from '../../../src/domain/messages';
 import { element, typed } from '../../../src/vsphere/envelope';
 import { asMoRef } from '../../../src/vsphere/read';
 import { waitForTask } from '../../../src/vsphere/tasks';

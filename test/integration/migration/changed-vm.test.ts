@@ -2,7 +2,7 @@ import type { MigrationStatus } from '../../../src/domain/migration';
 import { govcFor } from '../../../lab/vcsim/govc';
 import { ESTATE } from '../../../lab/vcsim/estate';
 import type { VcsimLab } from '../../../lab/vcsim/vcsim-lab';
-import { approveWaveUpdate, waveStatusQuery } from '../../../src/messages';
+import { approveWaveUpdate, waveStatusQuery } from '../../../src/domain/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab, type MigrationSuite } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';

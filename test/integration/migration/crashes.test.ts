@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { approveWaveUpdate, waveStatusQuery } from '../../../src/messages';
+import { approveWaveUpdate, waveStatusQuery } from '../../../src/domain/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';

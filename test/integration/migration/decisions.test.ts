@@ -15,7 +15,7 @@ import {
   retryCutoverUpdate,
   rollbackUpdate,
   waveStatusQuery,
-} from '../../../src/messages';
+} from '../../../src/domain/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';

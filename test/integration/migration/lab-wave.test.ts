@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { MigrationAction } from '../../../src/domain/migration';
 import { nfsMigrationDir } from '../../../lab/shared-paths';
-import { approveWaveUpdate } from '../../../src/messages';
+import { approveWaveUpdate } from '../../../src/domain/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import type { planMigration } from '../../../workflows/plan-migration';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { peakConcurrency } from '../../../lab/proxmox-sim/admin-client';
-import { approveWaveUpdate, waveStatusQuery } from '../../../src/messages';
+import { approveWaveUpdate, waveStatusQuery } from '../../../src/domain/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import type { planMigration } from '../../../workflows/plan-migration';
-import { approveWaveUpdate, waveStatusQuery } from '../../../src/messages';
+import { approveWaveUpdate, waveStatusQuery } from '../../../src/domain/messages';
 import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 

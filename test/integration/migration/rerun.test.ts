@@ -1,5 +1,5 @@
 import type { MigrationStatus } from '../../../src/domain/migration';
-import { approveWaveUpdate, rejectCutoverUpdate, waveStatusQuery } from '../../../src/messages';
+import { approveWaveUpdate, rejectCutoverUpdate, waveStatusQuery } from '../../../src/domain/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';

@@ -14,7 +14,7 @@ import {
   migrationStatusQuery,
   rejectCutoverUpdate,
   waveStatusQuery,
-} from '../../../src/messages';
+} from '../../../src/domain/messages';
 import { REPO_ROOT } from '../../../src/paths';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { sign, whatIsSigned } from '../../../cli/signed-approval';

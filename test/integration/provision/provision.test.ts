@@ -4,7 +4,7 @@ import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
 import { changed, provisionWorkflowId, type ProvisionResult } from '../../../src/domain/provisioning';
 import { ipAddressSchema, vmInterfaceSchema } from '../../../src/netbox/schemas';
 import { parseNic } from '../../../src/proxmox/nics';
-import { provisionStatusQuery } from '../../../src/messages';
+import { provisionStatusQuery } from '../../../src/domain/messages';
 import type { provisionPlanned } from '../../../workflows/provision-planned';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import { dig } from '../../helpers/bind-tools';

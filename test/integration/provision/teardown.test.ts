@@ -5,7 +5,7 @@ import { provisioningSettings } from '../../../src/config/provisioning-settings'
 import { approvalStatement, teardownPlanDigest } from '../../../src/domain/approvals';
 import { provisionWorkflowId, type TeardownDecision, type TeardownResult } from '../../../src/domain/provisioning';
 import { ipAddressSchema, macAddressSchema } from '../../../src/netbox/schemas';
-import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownUpdate, teardownStatusQuery } from '../../../src/messages';
+import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownUpdate, teardownStatusQuery } from '../../../src/domain/messages';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import type { teardownVm } from '../../../workflows/teardown-vm';
 import { dig } from '../../helpers/bind-tools';

@@ -3,7 +3,7 @@
  * (CLI, tests, other workflows), so a name is spelled in one place only.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PermitRequest, SemaphoreInput, SemaphoreState } from './domain/permits';
+import type { PermitRequest, SemaphoreInput, SemaphoreState } from './permits';
 import type {
   CutoverApproval,
   CutoverDecision,
@@ -13,7 +13,7 @@ import type {
   Throughput,
   VmFinished,
   WaveStatus,
-} from './domain/migration';
+} from './migration';
 import type {
   AllocatorState,
   ProvisionPlannedStatus,
@@ -21,7 +21,7 @@ import type {
   TeardownDecision,
   TeardownStatus,
   VmidRequest,
-} from './domain/provisioning';
+} from './provisioning';
 
 /** Every ferry workflow answers this query with its status (see the typed definitions below). */
 const STATUS = 'status';
