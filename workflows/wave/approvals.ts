@@ -69,6 +69,7 @@ export class WaveApprovals {
       via,
       vms: vms ?? 'all',
       ...(signed ? { signed: true as const, signature: signed } : {}),
+      ...(decision.notBefore !== undefined ? { notBefore: decision.notBefore } : {}),
     };
     this.wave.status.approvals.push(approval);
     for (const vm of this.wave.vmsIn('running').filter((v) => approvalCovers(approval, v.name))) this.forward(vm, approval);
@@ -82,8 +83,9 @@ export class WaveApprovals {
 
   /** Unsigned: the wave vouches for the approval. Signed: passed on as signed, and the VM checks it again. */
   private forward(vm: WaveVm, approval: WaveApproval): void {
-    const { by, reason, signature } = approval;
-    const decision = signature ? { by, reason, signed: signature } : { by, reason: `${reason} (wave approval)` };
+    const { by, reason, signature, notBefore } = approval;
+    const when = notBefore !== undefined ? { notBefore } : {};
+    const decision = signature ? { by, reason, signed: signature, ...when } : { by, reason: `${reason} (wave approval)`, ...when };
     const signal = getExternalWorkflowHandle(vm.workflowId).signal(approveCutoverSignal, decision);
     this.signals.send(signal);
   }

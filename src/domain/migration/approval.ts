@@ -12,6 +12,8 @@ export interface CutoverDecision {
  */
 export interface CutoverApproval extends SignedDecision {
   vms?: string[];
+  /** `ferry approve --at`: the cutover starts no earlier than this instant (epoch ms), and inside the wave's window if it has one. */
+  notBefore?: number;
 }
 
 /**

@@ -25,3 +25,5 @@ export * from './cdrom';
 export * from './tpm';
 export * from './verification';
 export * from './power-state';
+export * from './cancel';
+export * from './cutover-window';
