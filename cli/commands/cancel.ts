@@ -29,6 +29,7 @@ export function registerCancel(program: Command): void {
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const handle = await resolveTarget(client, target, ['migrate', 'wave']);
         const description = await handle.describe();
+        if (description.status.name !== 'RUNNING') throw new Error(`nothing to cancel: ${handle.workflowId} has ended (${description.status.name})`);
         await requireWorker(client, description.taskQueue, { wait: Boolean(flags.wait), what: `cancel of ${handle.workflowId}` });
         const request = { by: flags.by, reason: flags.reason, ...(flags.removeShells ? { removeShells: true } : {}) };
         try {

@@ -1,6 +1,6 @@
-import { sleep } from '@temporalio/workflow';
 import type { MigrateVmResult } from '../../../src/domain/migration';
 import { workflowNow } from '../../clock';
+import { waitForCutoverStart } from '../cutover-start';
 import type { MigrationRun } from '../run-context';
 
 /**
@@ -9,17 +9,17 @@ import type { MigrationRun } from '../run-context';
  * goes on at once, with no timer.
  */
 export async function awaitCutoverWindow(run: MigrationRun): Promise<MigrateVmResult | undefined> {
-  let schedule = run.schedule();
-  if (!schedule || schedule.startsAt <= workflowNow()) return undefined;
-  run.enter('awaiting-window');
   const started = workflowNow();
-  while (schedule && schedule.startsAt > workflowNow()) {
-    run.status.schedule = schedule;
-    await sleep(schedule.startsAt - workflowNow());
-    // Timers fire at their instant; asking again also covers a window that has moved meanwhile.
-    schedule = run.schedule();
-  }
-  run.status.schedule = schedule;
-  run.waited({ for: 'cutover window', waitedMs: workflowNow() - started });
+  let waited = false;
+  const schedule = await waitForCutoverStart(
+    () => run.schedule(),
+    (next) => {
+      if (!waited) run.enter('awaiting-window');
+      waited = true;
+      run.status.schedule = next;
+    },
+  );
+  if (schedule) run.status.schedule = schedule;
+  if (waited) run.waited({ for: 'cutover window', waitedMs: workflowNow() - started });
   return undefined;
 }
