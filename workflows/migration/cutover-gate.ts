@@ -5,6 +5,7 @@ import {
   cancelEffect,
   cancelProblem,
   decisionProblem,
+  notBeforeProblem,
   type CancellationRecord,
   type CutoverApproval,
   type CutoverDecision,
@@ -151,10 +152,4 @@ export class CutoverGate {
       reply: () => this.status,
     });
   }
-}
-
-function notBeforeProblem(decision: CutoverApproval): string | undefined {
-  const { notBefore } = decision;
-  if (notBefore === undefined) return undefined;
-  return typeof notBefore === 'number' && Number.isFinite(notBefore) ? undefined : 'notBefore: expected an instant (epoch milliseconds)';
 }

@@ -4,6 +4,7 @@ import {
   approvalCovers,
   approvedBy,
   decisionProblem,
+  notBeforeProblem,
   type CutoverApproval,
   type MigrationSettings,
   type WaveApproval,
@@ -99,7 +100,7 @@ export class WaveApprovals {
   private problem(decision: CutoverApproval): string | undefined {
     const { settings, status } = this.wave;
     if (!settings) return 'the wave is still loading its settings; try again in a moment';
-    const problem = decisionProblem(decision, settings.approvers);
+    const problem = decisionProblem(decision, settings.approvers) ?? notBeforeProblem(decision);
     if (problem) return problem;
     const unknown = (decision.vms ?? []).filter((name) => !status.vms.some((vm) => vm.name === name));
     if (status.stage !== 'discover' && unknown.length > 0) return `not in this wave: ${unknown.join(', ')}`;

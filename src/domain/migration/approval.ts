@@ -32,3 +32,10 @@ export function decisionProblem(decision: Partial<CutoverDecision> | undefined, 
   if (typeof decision.reason !== 'string' || decision.reason.trim() === '') return 'a reason is required';
   return undefined;
 }
+
+/** Why an approval's `notBefore` (`approve --at`) is unusable, or undefined when it is absent or an instant. */
+export function notBeforeProblem(approval: Pick<CutoverApproval, 'notBefore'>): string | undefined {
+  const { notBefore } = approval;
+  if (notBefore === undefined) return undefined;
+  return typeof notBefore === 'number' && Number.isFinite(notBefore) ? undefined : 'notBefore: expected an instant (epoch milliseconds)';
+}

@@ -64,14 +64,17 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
         return s.vms.length === 2 && s.vms.every((v) => v.state === 'running') ? s.vms.map((v) => v.workflowId) : undefined;
       });
       const moving = await until('a storage vMotion in flight', () => runningActivityWithTask(suite.temporal.client, children, 'relocateVm', 'task'));
+      // The other VM's shell is built: it waits for the vMotion permit.
+      await until('both VMs in relocate', async () => ((await wave.query(waveStatusQuery)).vms.every((v) => v.stage === 'relocate') ? true : undefined));
 
       await expect(wave.executeUpdate(cancelWaveUpdate, { args: [{ by: 'mallory', reason: 'no' }] })).rejects.toMatchObject({
         cause: { message: expect.stringContaining('mallory is not an approver') },
       });
-      const accepted = await wave.executeUpdate(cancelWaveUpdate, { args: [{ by: 'alice', reason: 'change freeze' }] });
-      expect(accepted.cancellation).toMatchObject({ by: 'alice', reason: 'change freeze', removeShells: false, via: 'update' });
+      const accepted = await ferryFor(workers.taskQueue)('cancel', wave.workflowId, '--by', 'alice', '--reason', 'change freeze');
+      expect(accepted).toMatchObject({ code: 0, output: expect.stringContaining(`cancel: accepted by ${wave.workflowId}: 0 VM(s) will not start, 2 running VM(s) told to cancel`) });
 
       const result = await wave.result();
+      expect(result.status.cancellation).toMatchObject({ by: 'alice', reason: 'change freeze', removeShells: false, via: 'update' });
       // The wave's result lists each VM's state.
       expect(result.status.vms.map((v) => [v.name, v.state, v.outcome, v.stage])).toEqual(names.map((n) => [n, 'finished', 'cancelled', 'cancelled']));
       const movingVm = result.status.vms.find((v) => v.workflowId === moving)!;
@@ -117,13 +120,13 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
       const refused = await ferry('cancel', workflowOf('scale-0003'), '--by', 'alice', '--reason', 'again');
       expect(refused.code).toBe(1);
       expect(refused.output).toMatch(/cancel refused by .*: already cancelled by alice|nothing to cancel: .* has ended/);
-      const removed = await ferry('cancel', workflowOf('scale-0004'), '--by', 'bob', '--reason', 'retired instead', '--remove-shells');
-      expect(removed.code).toBe(0);
+      const removed = await ferry('cancel', workflowOf('scale-0004'), '--by', 'lab-admin', '--reason', 'retired instead', '--remove-shells');
+      expect(removed).toMatchObject({ code: 0 });
 
       const result = await wave.result();
       const vm = (name: string) => result.status.vms.find((v) => v.name === name)!;
       expect(vm('scale-0003')).toMatchObject({ outcome: 'cancelled', cancellation: { by: 'alice', stage: 'awaiting-approval', left: { shell: 'kept' } } });
-      expect(vm('scale-0004')).toMatchObject({ outcome: 'cancelled', cancellation: { by: 'bob', removeShells: true, left: { shell: 'removed' } } });
+      expect(vm('scale-0004')).toMatchObject({ outcome: 'cancelled', cancellation: { by: 'lab-admin', removeShells: true, left: { shell: 'removed' } } });
       expect(result.actions).toContainEqual({ kind: 'remove-shell', vm: 'scale-0004', vmid: expect.any(Number) });
       const pveNames = (await suite.lab.deps.proxmox!.vms.list()).map((v) => v.name);
       expect(pveNames).toContain('scale-0003');
@@ -149,7 +152,7 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
       );
       const vm = suite.temporal.client.workflow.getHandle(child!.workflowId);
       // Approved to start a few seconds from now: the cutover waits for that time on a timer.
-      const at = new Date(Date.now() + 4_000).toISOString();
+      const at = new Date(Date.now() + 25_000).toISOString();
       const approved = await ferryFor(workers.taskQueue)('approve', child!.workflowId, '--by', 'alice', '--reason', 'window 7', '--at', at);
       expect(approved).toMatchObject({ code: 0, output: expect.stringContaining('approve: accepted') });
       const scheduled = await until('the cutover waiting for its time', async () => {
@@ -160,14 +163,14 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
       await until('the shutdown under way', async () => ((await vm.query(migrationStatusQuery)).stage === 'shutdown' ? true : undefined));
       expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(at));
 
-      const accepted = await vm.executeUpdate(cancelMigrationUpdate, { args: [{ by: 'bob', reason: 'found a problem' }] });
+      const accepted = await vm.executeUpdate(cancelMigrationUpdate, { args: [{ by: 'lab-admin', reason: 'found a problem' }] });
       expect(accepted.cancellation).toMatchObject({ stage: 'shutdown', effect: 'at-safe-point' });
       const waiting = await until('the VM waiting for a decision', async () => {
         const s = await vm.query(migrationStatusQuery);
         return s.stage === 'awaiting-decision' ? s : undefined;
       });
       // Not cut in half: the guest is down on VMware, nothing was imported yet.
-      expect(waiting.error).toContain('cancelled by bob (found a problem) during the cutover, after shutdown');
+      expect(waiting.error).toContain('cancelled by lab-admin (found a problem) during the cutover, after shutdown');
       expect(waiting.imports).toEqual([]);
       expect(waiting.actions.map((a) => a.kind)).toContain('shutdown-guest');
       const off = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0005')!;
@@ -176,7 +179,7 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
       await vm.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'as bob asked' }] });
       const result = await wave.result();
       expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual([['scale-0005', 'rolled-back']]);
-      expect(result.status.vms[0]!.cancellation).toMatchObject({ by: 'bob', effect: 'at-safe-point', safePointAt: expect.any(Number) });
+      expect(result.status.vms[0]!.cancellation).toMatchObject({ by: 'lab-admin', effect: 'at-safe-point', safePointAt: expect.any(Number) });
       const back = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0005')!;
       expect(back.powerState).toBe('poweredOn');
     });
