@@ -16,7 +16,8 @@ import { vcsimTasks } from '../../helpers/vcsim-tasks';
 import type { VsphereClient } from '../../../src/vsphere';
 import { runningActivityWithTask, until } from '../../helpers/wait';
 
-const RELOCATE_MS = 12_000;
+// Long enough for the CLI (a fresh Node process) to cancel a vMotion while it runs.
+const RELOCATE_MS = 40_000;
 
 /** The scale VMs start powered off: these are turned on, so a cancel can be seen to leave them running. */
 async function powerOn(vsphere: VsphereClient, names: string[]): Promise<void> {
