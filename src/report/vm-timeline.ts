@@ -1,0 +1,96 @@
+import { permitGrantedSignal } from '../domain/messages';
+import type { WorkflowTimeline } from './history';
+import type { Bar } from './model';
+import { isFinalStage, stageCategory, stageLabel } from './stages';
+
+/** Where an open bar ends: the workflow's close, or now while it runs. */
+function endOf(t: WorkflowTimeline, now: number): number {
+  return t.closedAt ?? now;
+}
+
+/** One bar per stage the workflow went through, each until the next began (repeated marks are one stage). */
+export function stageBars(t: WorkflowTimeline, now: number): Bar[] {
+  const marks = t.stages.filter((m, i) => i === 0 || m.stage !== t.stages[i - 1]!.stage);
+  const bars: Bar[] = [];
+  marks.forEach((mark, i) => {
+    if (isFinalStage(mark.stage)) return;
+    const next = marks[i + 1];
+    bars.push({
+      lane: 'stage',
+      label: stageLabel(mark.stage),
+      category: stageCategory(mark.stage),
+      start: mark.at,
+      end: next?.at ?? endOf(t, now),
+      open: !next && t.closedAt === undefined,
+    });
+  });
+  return bars;
+}
+
+interface PermitRequestInput {
+  key?: string;
+  taskQueue?: string;
+  request?: { requestId?: string; label?: string };
+}
+
+/** The limit's own name: `vmotion`, `import-local-lvm` (keys are scoped by the main task queue). */
+function limitName(input: PermitRequestInput): string {
+  const key = input.key ?? '?';
+  const scope = input.taskQueue ? `${input.taskQueue}.` : '';
+  return scope && key.startsWith(scope) ? key.slice(scope.length) : key;
+}
+
+/** Each wait for a permit: from the request until the semaphore granted it. */
+export function permitBars(t: WorkflowTimeline, now: number): Bar[] {
+  const grants = t.messages.filter((m) => m.name === permitGrantedSignal.name);
+  return t.activities
+    .filter((a) => a.name === 'requestPermit')
+    .map((a) => {
+      const input = (a.input ?? {}) as PermitRequestInput;
+      const grant = grants.find((g) => (g.args[0] as { requestId?: string } | undefined)?.requestId === input.request?.requestId);
+      return {
+        lane: 'wait' as const,
+        label: `permit ${limitName(input)}`,
+        category: 'permit',
+        start: a.scheduledAt,
+        end: grant?.at ?? endOf(t, now),
+        open: !grant && t.closedAt === undefined,
+        ...(input.request?.label ? { detail: input.request.label } : {}),
+      };
+    });
+}
+
+/** Durable timers: polls for a condition, cutover windows. */
+export function timerBars(t: WorkflowTimeline, now: number): Bar[] {
+  return t.timers.map((timer) => ({
+    lane: 'wait' as const,
+    label: `timer ${timer.durationMs >= 1000 ? `${Math.round(timer.durationMs / 1000)} s` : `${timer.durationMs} ms`}`,
+    category: 'timer',
+    start: timer.startedAt,
+    end: timer.firedAt ?? endOf(t, now),
+    open: timer.firedAt === undefined && t.closedAt === undefined,
+  }));
+}
+
+/** The bytes each finished import brought in, when: from the activities' results. */
+export function importsOf(t: WorkflowTimeline): Array<{ at: number; bytes: number }> {
+  return t.activities.flatMap((a) => {
+    const bytes = (a.result as { bytes?: unknown } | undefined)?.bytes;
+    const copied = (a.result as { alreadyPresent?: boolean } | undefined)?.alreadyPresent !== true;
+    return a.outcome === 'completed' && /import/i.test(a.name) && typeof bytes === 'number' && copied ? [{ at: a.closedAt!, bytes }] : [];
+  });
+}
+
+/**
+ * From the start of the VMware shutdown to the guest proven up on Proxmox (the workflow's own
+ * measurement when it made one), else to the workflow's end; open while it runs.
+ */
+export function downtimeOf(t: WorkflowTimeline, now: number): { ms: number; open: boolean } | undefined {
+  const measured = (t.result as { verification?: { downtimeSeconds?: number } } | undefined)?.verification?.downtimeSeconds;
+  if (typeof measured === 'number') return { ms: measured * 1000, open: false };
+  const shutdown = t.stages.find((m) => m.stage === 'shutdown');
+  if (!shutdown) return undefined;
+  const back = t.stages.find((m) => m.at >= shutdown.at && isFinalStage(m.stage));
+  const end = back?.at ?? endOf(t, now);
+  return { ms: Math.max(0, end - shutdown.at), open: !back && t.closedAt === undefined };
+}
