@@ -1,4 +1,5 @@
 import { buildReport } from '../../../src/report';
+import { retryCutoverSignal, rollbackUpdate } from '../../../src/domain/messages';
 import { HistoryBuilder, recorded, T0 } from './history-builder';
 
 const NOW = T0 + 3_600_000;
@@ -72,7 +73,7 @@ describe('the report model, built from histories', () => {
   it('lists failures with the decisions taken after each: retries, a failed activity, a rollback sent while running', () => {
     const vm = new HistoryBuilder().started('migrateVm').attribute(0, { VmName: 'db1' }).stage(1, 'import');
     vm.activity('importDisk', 1, { startedAt: 4, attempt: 2, lastFailure: 'storage locked', failedAt: 6, failure: 'disk full' });
-    vm.stage(6, 'awaiting-decision').signal(8, 'retryCutover', { by: 'carol', reason: 'freed space' }).update(20, 'rollback', { by: 'carol', reason: 'still full' });
+    vm.stage(6, 'awaiting-decision').signalled(8, retryCutoverSignal.name, { by: 'carol', reason: 'freed space' }).updated(20, rollbackUpdate.name, { by: 'carol', reason: 'still full' });
     const parent = new HistoryBuilder().started('migrationWave', 0, { waveId: 'w' });
     const model = buildReport({ parent: parent.read('wave-w'), children: [vm.read('migrate-db1')], now: T0 + 30_000 });
     expect(model.failures).toEqual([

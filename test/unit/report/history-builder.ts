@@ -58,12 +58,12 @@ export class HistoryBuilder {
     return this;
   }
 
-  signal(at: number, name: string, arg: unknown): this {
+  signalled(at: number, name: string, arg: unknown): this {
     this.add('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED', at, { signalName: name, input: { payloads: [payload(arg)] } });
     return this;
   }
 
-  update(at: number, name: string, arg: unknown): this {
+  updated(at: number, name: string, arg: unknown): this {
     this.add('EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED', at, { acceptedRequest: { input: { name, args: { payloads: [payload(arg)] } } } });
     return this;
   }

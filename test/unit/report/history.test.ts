@@ -1,4 +1,5 @@
 import { joinRuns } from '../../../src/report';
+import { rollbackUpdate } from '../../../src/domain/messages';
 import { decodePayload, failureMessage } from '../../../src/report/history';
 import { HistoryBuilder, recorded, T0 } from './history-builder';
 
@@ -31,7 +32,7 @@ describe('reading a workflow history for a report', () => {
 
   it('reads updates, retries with their last failure, failures with their causes, and a run still going', () => {
     const b = new HistoryBuilder().started('migrateVm');
-    b.update(1, 'rollback', { by: 'bob', reason: 'guest broken' });
+    b.updated(1, rollbackUpdate.name, { by: 'bob', reason: 'guest broken' });
     b.activity('importDisk', 2, { startedAt: 5, attempt: 3, lastFailure: 'storage locked', failedAt: 9, failure: 'disk full' });
     b.activity('verifyGuest', 10, { startedAt: 10 });
     const t = b.read('w1');
