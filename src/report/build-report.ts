@@ -1,6 +1,6 @@
 import type { WorkflowTimeline } from './history';
 import type { ApprovalEntry, Mark, RefusalEntry, ReportKind, ReportModel, ThroughputPoint, Totals, VmReport } from './model';
-import { approvalOf, decisionsOf, failuresWithDecisions, refusalReasons } from './vm-events';
+import { approvalOf, decisionsOf, failuresWithDecisions, refusalLine, refusalReasons } from './vm-events';
 import { downtimeOf, importsOf, permitBars, stageBars, timerBars } from './vm-timeline';
 
 export interface ReportInput {
@@ -57,7 +57,7 @@ export function vmReport(t: WorkflowTimeline, now: number): VmReport {
     ...(t.closedAt !== undefined ? { endedAt: t.closedAt } : {}),
     bars: [...stageBars(t, now), ...permitBars(t, now), ...timerBars(t, now)],
     marks: marks.sort((a, b) => a.at - b.at),
-    ...(downtime ? { downtimeMs: downtime.ms, downtimeOpen: downtime.open } : {}),
+    ...(downtime ? { downtimeFrom: downtime.from, downtimeMs: downtime.ms, downtimeOpen: downtime.open } : {}),
     importedBytes: importsOf(t).reduce((sum, i) => sum + i.bytes, 0),
     ...(r.verification?.state ? { verification: r.verification.state } : {}),
     ...(r.error ? { error: r.error } : t.failure ? { error: t.failure } : {}),
@@ -67,10 +67,10 @@ export function vmReport(t: WorkflowTimeline, now: number): VmReport {
 function refusals(input: ReportInput, vms: readonly VmReport[]): RefusalEntry[] {
   const entries: RefusalEntry[] = (parentStatusOf(input).refused ?? []).map((r) => ({
     vm: r.name,
-    reasons: (r.refusals ?? []).map((x) => (x.subject ? `${x.subject}: ${x.reason ?? ''}` : (x.reason ?? ''))),
+    reasons: (r.refusals ?? []).map((x) => refusalLine(r.name, x)),
   }));
   input.children.forEach((child, i) => {
-    const reasons = refusalReasons(child);
+    const reasons = refusalReasons(child, vms[i]!.name);
     if (reasons.length && !entries.some((e) => e.vm === vms[i]!.name)) entries.push({ vm: vms[i]!.name, reasons });
   });
   return entries;

@@ -37,6 +37,8 @@ export interface VmReport {
   marks: Mark[];
   /** From the VMware shutdown to the guest proven up (or the workflow's end); absent before a shutdown. */
   downtimeMs?: number;
+  /** When the downtime began (the shutdown's start). */
+  downtimeFrom?: number;
   downtimeOpen?: boolean;
   importedBytes: number;
   verification?: string;

@@ -17,7 +17,7 @@ function cards(model: ReportModel): string {
   return `<div class="cards">${[
     card(String(t.vms), 'VM workflows'),
     ...outcomes,
-    card(String(t.refused), 'refused'),
+    card(String(t.refused), 'refusals, with discovery'),
     card(String(t.approvals), 'approvals'),
     card(String(t.failures), 'failures'),
     ...(t.downtime.count ? [card(formatDuration(t.downtime.medianMs), `median downtime (max ${formatDuration(t.downtime.maxMs)})`)] : []),
@@ -32,7 +32,7 @@ function legend(model: ReportModel): string {
   for (const bar of model.vms.flatMap((vm) => vm.bars)) if (!seen.has(`${bar.lane}:${bar.category}`)) seen.set(`${bar.lane}:${bar.category}`, bar);
   const bars = [...seen.values()].sort((a, b) => (a.lane === b.lane ? 0 : a.lane === 'stage' ? -1 : 1));
   const items = bars.map((b) => `<span><i class="${b.lane}" style="background:${colourOf(b.category)}"></i>${escapeHtml(b.lane === 'wait' ? b.label.replace(/ .*/, '') + ' wait' : b.label)}</span>`);
-  const marks = '<span>◆ approval</span><span>■ decision</span><span>✕ failure</span><span>dashed: still going</span>';
+  const marks = '<span><i style="background:#cf1124;height:2px"></i>downtime</span><span>◆ approval</span><span>■ decision</span><span>✕ failure</span><span>dashed: still going</span>';
   return `<div class="legend">${items.join('')}${marks}</div>`;
 }
 

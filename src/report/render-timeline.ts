@@ -3,7 +3,7 @@ import type { Bar, Mark, ReportModel, VmReport } from './model';
 import { colourOf } from './stages';
 
 /** The timeline's geometry, in SVG units (the image scales to the page). */
-const LAYOUT = { width: 1160, nameWidth: 190, tailWidth: 160, axisHeight: 34, rowHeight: 30, stageHeight: 14, waitHeight: 6 };
+const LAYOUT = { width: 1160, nameWidth: 190, tailWidth: 200, axisHeight: 34, rowHeight: 30, stageHeight: 14, waitHeight: 6 };
 
 interface Scale {
   start: number;
@@ -61,6 +61,14 @@ function vmTail(vm: VmReport): string {
   return `${outcome}${down}`;
 }
 
+/** A red line under the row from the shutdown for as long as the VM was down. */
+function downtimeLine(vm: VmReport, scale: Scale, y: number): string {
+  if (vm.downtimeFrom === undefined || vm.downtimeMs === undefined) return '';
+  const x1 = scale.x(vm.downtimeFrom);
+  const x2 = Math.max(x1 + 1.5, scale.x(vm.downtimeFrom + vm.downtimeMs));
+  return `<line class="downtime" x1="${x1.toFixed(1)}" y1="${y}" x2="${x2.toFixed(1)}" y2="${y}"><title>down ${escapeHtml(formatDuration(vm.downtimeMs))}${vm.downtimeOpen ? ', still down' : ''}</title></line>`;
+}
+
 function row(vm: VmReport, index: number, scale: Scale): string {
   const top = LAYOUT.axisHeight + index * LAYOUT.rowHeight;
   const stageY = top + 4;
@@ -72,6 +80,7 @@ function row(vm: VmReport, index: number, scale: Scale): string {
     `<text class="vm-name" x="8" y="${stageY + 11}">${escapeHtml(vm.name)}<title>${escapeHtml(vm.workflowId)}</title></text>`,
     ...vm.bars.filter((b) => b.lane === 'stage').map((b) => barRect(b, scale, stageY)),
     ...vm.bars.filter((b) => b.lane === 'wait').map((b) => barRect(b, scale, waitY)),
+    downtimeLine(vm, scale, waitY + LAYOUT.waitHeight + 2),
     ...vm.marks.map((m) => markShape(m, scale, stageY + LAYOUT.stageHeight / 2)),
     `<text class="vm-tail outcome-${outcome}" x="${LAYOUT.width - LAYOUT.tailWidth + 8}" y="${stageY + 11}">${escapeHtml(vmTail(vm))}</text>`,
     '</g>',

@@ -22,6 +22,7 @@ svg .vm-name { font-weight: 600; font-size: 12px; }
 svg .bar-label { fill: #fff; font-size: 10px; pointer-events: none; }
 svg .bar.open rect { stroke: #102a43; stroke-dasharray: 3 2; }
 svg .vm-tail { font-size: 11px; fill: var(--muted); }
+svg .downtime { stroke: #cf1124; stroke-width: 2; }
 svg .outcome-migrated, svg .outcome-provisioned { fill: #0c6b58; }
 svg .outcome-failed, svg .outcome-rolled-back, svg .outcome-rejected { fill: #ab091e; }
 svg .mark.approval { fill: #f0b429; stroke: #8d2b0b; stroke-width: 1; }
@@ -36,6 +37,7 @@ svg .axis-title.vms { fill: #147d64; font-weight: 600; } svg .axis-title.bytes {
 table { border-collapse: collapse; width: 100%; background: #fff; border: 1px solid var(--line); border-radius: 8px; font-size: 13px; }
 th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: #f0f4f8; font-weight: 600; }
+td { white-space: nowrap; } td:last-child { white-space: normal; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .none { color: var(--muted); font-style: italic; }
 footer { margin-top: 32px; color: var(--muted); font-size: 12px; }

@@ -60,8 +60,13 @@ export function decisionsOf(t: WorkflowTimeline): DecisionEntry[] {
   return t.messages.filter((m) => ['retry', 'rollback'].includes(DECISION_MESSAGES[m.name] ?? '')).map((m) => fromMessage(DECISION_MESSAGES[m.name]!, m));
 }
 
-export function refusalReasons(t: WorkflowTimeline): string[] {
-  return (resultOf(t).refusals ?? []).map((r) => (r.subject ? `${r.subject}: ${r.reason ?? ''}` : (r.reason ?? '')));
+/** A refusal as a line: its subject first, unless the subject is the VM itself. */
+export function refusalLine(vm: string, r: { subject?: string; reason?: string }): string {
+  return r.subject && r.subject !== vm ? `${r.subject}: ${r.reason ?? ''}` : (r.reason ?? '');
+}
+
+export function refusalReasons(t: WorkflowTimeline, vm: string): string[] {
+  return (resultOf(t).refusals ?? []).map((r) => refusalLine(vm, r));
 }
 
 /** What went wrong on the way, in time order: failed or retried activities, a failed guest check, the workflow's own failure. */

@@ -60,15 +60,25 @@ export function permitBars(t: WorkflowTimeline, now: number): Bar[] {
     });
 }
 
-/** Durable timers: polls for a condition, cutover windows. */
+/** Timers closer than this to the one before are one wait: the polls of one condition. */
+const POLL_GAP_MS = 2000;
+
+/** Durable timers (polls for a condition, cutover windows); back-to-back polls are drawn as one wait. */
 export function timerBars(t: WorkflowTimeline, now: number): Bar[] {
-  return t.timers.map((timer) => ({
-    lane: 'wait' as const,
-    label: `timer ${timer.durationMs >= 1000 ? `${Math.round(timer.durationMs / 1000)} s` : `${timer.durationMs} ms`}`,
-    category: 'timer',
-    start: timer.startedAt,
-    end: timer.firedAt ?? endOf(t, now),
-    open: timer.firedAt === undefined && t.closedAt === undefined,
+  const bars: Array<Bar & { count: number; askedMs: number }> = [];
+  for (const timer of t.timers) {
+    const end = timer.firedAt ?? endOf(t, now);
+    const open = timer.firedAt === undefined && t.closedAt === undefined;
+    const last = bars[bars.length - 1];
+    if (last && timer.startedAt - last.end <= POLL_GAP_MS) {
+      Object.assign(last, { end, open, count: last.count + 1 });
+    } else {
+      bars.push({ lane: 'wait', label: 'timer', category: 'timer', start: timer.startedAt, end, open, count: 1, askedMs: timer.durationMs });
+    }
+  }
+  return bars.map(({ count, askedMs, ...bar }) => ({
+    ...bar,
+    label: count > 1 ? `polling (${count} timers)` : `timer ${askedMs >= 1000 ? `${Math.round(askedMs / 1000)} s` : `${askedMs} ms`}`,
   }));
 }
 
@@ -85,12 +95,12 @@ export function importsOf(t: WorkflowTimeline): Array<{ at: number; bytes: numbe
  * From the start of the VMware shutdown to the guest proven up on Proxmox (the workflow's own
  * measurement when it made one), else to the workflow's end; open while it runs.
  */
-export function downtimeOf(t: WorkflowTimeline, now: number): { ms: number; open: boolean } | undefined {
-  const measured = (t.result as { verification?: { downtimeSeconds?: number } } | undefined)?.verification?.downtimeSeconds;
-  if (typeof measured === 'number') return { ms: measured * 1000, open: false };
+export function downtimeOf(t: WorkflowTimeline, now: number): { from: number; ms: number; open: boolean } | undefined {
   const shutdown = t.stages.find((m) => m.stage === 'shutdown');
   if (!shutdown) return undefined;
+  const measured = (t.result as { verification?: { downtimeSeconds?: number } } | undefined)?.verification?.downtimeSeconds;
+  if (typeof measured === 'number') return { from: shutdown.at, ms: measured * 1000, open: false };
   const back = t.stages.find((m) => m.at >= shutdown.at && isFinalStage(m.stage));
   const end = back?.at ?? endOf(t, now);
-  return { ms: Math.max(0, end - shutdown.at), open: !back && t.closedAt === undefined };
+  return { from: shutdown.at, ms: Math.max(0, end - shutdown.at), open: !back && t.closedAt === undefined };
 }

@@ -30,6 +30,7 @@ describe('the report model, built from histories', () => {
   it('measures downtime from the shutdown to the end, and counts imported bytes over time', () => {
     const model = wave();
     expect(model.vms[0]!.downtimeMs).toBe(993);
+    expect(model.vms[0]!.downtimeFrom).toBe(model.vms[0]!.bars.find((b) => b.label === 'shutdown')!.start);
     expect(model.vms[0]!.importedBytes).toBe(20 * 2 ** 30 + 50 * 2 ** 30);
     expect(model.throughput.map((p) => [p.vmsDone, p.bytesImported / 2 ** 30])).toEqual([[0, 0], [0, 20], [0, 70], [1, 70]]);
     expect(model.totals).toMatchObject({ vms: 1, outcomes: { migrated: 1 }, refused: 1, approvals: 1, failures: 0, bytesImported: 70 * 2 ** 30, durationMs: 5033 });
@@ -38,7 +39,7 @@ describe('the report model, built from histories', () => {
 
   it('lists refusals with their reasons, and the wave approval once (not again as each VM\'s copy of it)', () => {
     const model = wave();
-    expect(model.refusals).toEqual([{ vm: 'mig-snap01', reasons: [expect.stringContaining('has snapshots')] }]);
+    expect(model.refusals).toEqual([{ vm: 'mig-snap01', reasons: [expect.stringMatching(/^mig-snap01 has snapshots; consolidate/)] }]);
     expect(model.approvals).toEqual([{ decision: 'approve', by: 'alice', reason: 'recorded for the replay test', at: expect.any(Number), via: 'update', vms: 'all' }]);
     expect(model.vms[0]!.marks).toEqual([{ kind: 'approval', at: expect.any(Number), label: 'approved by alice' }]);
   });
@@ -58,11 +59,12 @@ describe('the report model, built from histories', () => {
     const vm = new HistoryBuilder().started('migrateVm').attribute(0, { VmName: 'web9' }).stage(1, 'shutdown').stage(2, 'awaiting-window-2099');
     vm.activity('requestPermit', 3, { startedAt: 3, completedAt: 3.1, input: { key: 'q.import-local-lvm', taskQueue: 'q', request: { requestId: 'r1', label: 'import web9 scsi0' } } });
     const parent = new HistoryBuilder().started('migrationWave', 0, { waveId: 'night' });
-    const model = buildReport({ parent: parent.read('wave-night'), children: [vm.read('migrate-web9')], parentStatus: { refused: [] }, now: T0 + 60_000 });
+    const model = buildReport({ parent: parent.read('wave-night'), children: [vm.read('migrate-web9')], parentStatus: { refused: [{ name: 'dmz1', refusals: [{ subject: 'Network adapter 1', reason: 'PG-PVLAN has no VNet' }] }] }, now: T0 + 60_000 });
     expect(model).toMatchObject({ id: 'night', state: 'running', totals: { durationMs: 60_000, outcomes: { running: 1 } } });
     const row = model.vms[0]!;
     expect(row).toMatchObject({ name: 'web9', state: 'running', downtimeMs: 59_000, downtimeOpen: true });
     expect(row.outcome).toBeUndefined();
+    expect(model.refusals).toEqual([{ vm: 'dmz1', reasons: ['Network adapter 1: PG-PVLAN has no VNet'] }]);
     expect(row.bars).toEqual([
       { lane: 'stage', label: 'shutdown', category: 'shutdown', start: T0 + 1000, end: T0 + 2000, open: false },
       { lane: 'stage', label: 'awaiting-window-2099', category: 'other', start: T0 + 2000, end: T0 + 60_000, open: true },
@@ -113,6 +115,19 @@ describe('the report model, built from histories', () => {
     }]);
     expect(model.approvals).toEqual([{ decision: 'reject', by: 'dave', reason: 'not tonight', at: T0 + 3000, via: 'update', vms: ['app2'] }]);
     expect(model.throughput.map((p) => p.vmsDone)).toEqual([0]);
+  });
+
+  it('draws back-to-back polls as one wait, and a timer far from them as its own', () => {
+    const vm = new HistoryBuilder().started('migrateVm').stage(0, 'verify-guest');
+    for (const [id, start] of [[1, 1], [2, 6.5], [3, 12], [4, 40]] as const) {
+      vm.add('EVENT_TYPE_TIMER_STARTED', start, { timerId: String(id), startToFireTimeout: '5s' });
+      vm.add('EVENT_TYPE_TIMER_FIRED', start + 5, { timerId: String(id) });
+    }
+    const model = buildReport({ parent: new HistoryBuilder().started('migrationWave').read('w'), children: [vm.read('m')], now: T0 + 60_000 });
+    expect(model.vms[0]!.bars.filter((b) => b.lane === 'wait').map((b) => [b.label, (b.start - T0) / 1000, (b.end - T0) / 1000])).toEqual([
+      ['polling (3 timers)', 1, 17],
+      ['timer 5 s', 40, 45],
+    ]);
   });
 
   it('refuses a workflow that is neither a wave nor a provision batch, naming it', () => {

@@ -41,7 +41,7 @@ describe('rendering a report', () => {
     expect(md).toContain('- VM workflows: 1 (1 migrated)');
     expect(md).toContain('- downtime: median 1.0 s, max 1.0 s, total 1.0 s over 1 VMs');
     expect(md).toMatch(/^\| mig-web01 \| 20074 \| migrated \| validate 0\.0 s → networks 1\.0 s → shell 2\.2 s → vMotion 0\.2 s → .* \| 1\.0 s \| 70\.0 GiB \|$/m);
-    expect(md).toContain('- **mig-snap01**: mig-snap01: mig-snap01 has snapshots');
+    expect(md).toContain('- **mig-snap01**: mig-snap01 has snapshots; consolidate');
     expect(md).toContain('- approve by **alice** at 2026-11-30 02:47:53 UTC (update): recorded for the replay test — all VMs');
   });
 
