@@ -55,7 +55,7 @@ export function vmReport(t: WorkflowTimeline, now: number): VmReport {
     ...(typeof vmid === 'number' ? { vmid } : {}),
     startedAt: t.startedAt,
     ...(t.closedAt !== undefined ? { endedAt: t.closedAt } : {}),
-    bars: [...stageBars(t, now), ...permitBars(t, now), ...timerBars(t, now)],
+    bars: [...stageBars(t, now), ...timerBars(t, now), ...permitBars(t, now)],
     marks: marks.sort((a, b) => a.at - b.at),
     ...(downtime ? { downtimeFrom: downtime.from, downtimeMs: downtime.ms, downtimeOpen: downtime.open } : {}),
     importedBytes: importsOf(t).reduce((sum, i) => sum + i.bytes, 0),

@@ -41,7 +41,7 @@ export const STAGE_COLOURS: Record<string, string> = {
   handover: '#f0b429',
   // waits
   permit: '#52606d',
-  timer: '#bcccdc',
+  timer: '#d3dce6',
   other: '#cbd2d9',
 };
 

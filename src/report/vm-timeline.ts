@@ -60,7 +60,7 @@ export function permitBars(t: WorkflowTimeline, now: number): Bar[] {
     });
 }
 
-/** Timers closer than this to the one before are one wait: the polls of one condition. */
+/** A timer this close to the one before (or closer than its own length) continues its wait: the polls of one condition. */
 const POLL_GAP_MS = 2000;
 
 /** Durable timers (polls for a condition, cutover windows); back-to-back polls are drawn as one wait. */
@@ -70,7 +70,7 @@ export function timerBars(t: WorkflowTimeline, now: number): Bar[] {
     const end = timer.firedAt ?? endOf(t, now);
     const open = timer.firedAt === undefined && t.closedAt === undefined;
     const last = bars[bars.length - 1];
-    if (last && timer.startedAt - last.end <= POLL_GAP_MS) {
+    if (last && timer.startedAt - last.end <= Math.max(POLL_GAP_MS, timer.durationMs)) {
       Object.assign(last, { end, open, count: last.count + 1 });
     } else {
       bars.push({ lane: 'wait', label: 'timer', category: 'timer', start: timer.startedAt, end, open, count: 1, askedMs: timer.durationMs });

@@ -46,8 +46,9 @@ describe('ferry report of a lab wave, opened in a browser', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const ferry = async (args: string[]) => {
-    const p = spawnFerry(['report', waveId, ...args], { TEMPORAL_ADDRESS: devServerAddress() });
+  /** `ferry report` of the wave, named by its wave id or (`byWorkflowId`) its workflow id. */
+  const ferry = async (args: string[], byWorkflowId = false) => {
+    const p = spawnFerry(['report', byWorkflowId ? `${waveId}-wave` : waveId, ...args], { TEMPORAL_ADDRESS: devServerAddress() });
     const code = await p.exited;
     return { code, output: p.output() };
   };
@@ -77,7 +78,7 @@ describe('ferry report of a lab wave, opened in a browser', () => {
   });
 
   it('prints the model with --json and a summary with --md', async () => {
-    const json = await ferry(['--json']);
+    const json = await ferry(['--json'], true);
     expect(json.code).toBe(0);
     const model = JSON.parse(json.output) as ReportModel;
     expect(model).toMatchObject({ kind: 'migration-wave', id: waveId, state: 'completed' });
