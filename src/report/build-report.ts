@@ -1,3 +1,4 @@
+import { approveWaveSignal } from '../domain/messages';
 import type { WorkflowTimeline } from './history';
 import type { ApprovalEntry, Mark, RefusalEntry, ReportKind, ReportModel, ThroughputPoint, Totals, VmReport } from './model';
 import { approvalOf, decisionsOf, failuresWithDecisions, refusalLine, refusalReasons } from './vm-events';
@@ -76,9 +77,16 @@ function refusals(input: ReportInput, vms: readonly VmReport[]): RefusalEntry[] 
   return entries;
 }
 
+/** A wave's approvals as sent to it, when it has neither a result nor answered its status query. */
+function sentApprovals(parent: WorkflowTimeline): NonNullable<ParentStatus['approvals']> {
+  return parent.messages
+    .filter((m) => m.name === approveWaveSignal.name)
+    .map((m) => ({ ...(m.args[0] as { by?: string; reason?: string; vms?: string[] }), at: m.at, via: m.kind }));
+}
+
 /** The wave's approvals as given, then each VM's own approval or rejection not already covered by one of them. */
 function approvals(input: ReportInput, vms: readonly VmReport[]): ApprovalEntry[] {
-  const entries: ApprovalEntry[] = (parentStatusOf(input).approvals ?? []).map((a) => ({
+  const entries: ApprovalEntry[] = (parentStatusOf(input).approvals ?? sentApprovals(input.parent)).map((a) => ({
     decision: 'approve',
     by: a.by ?? '?',
     reason: a.reason ?? '',

@@ -1,5 +1,5 @@
 import { buildReport } from '../../../src/report';
-import { retryCutoverSignal, rollbackUpdate } from '../../../src/domain/messages';
+import { approveWaveUpdate, retryCutoverSignal, rollbackUpdate } from '../../../src/domain/messages';
 import { HistoryBuilder, recorded, T0 } from './history-builder';
 
 const NOW = T0 + 3_600_000;
@@ -115,6 +115,13 @@ describe('the report model, built from histories', () => {
     }]);
     expect(model.approvals).toEqual([{ decision: 'reject', by: 'dave', reason: 'not tonight', at: T0 + 3000, via: 'update', vms: ['app2'] }]);
     expect(model.throughput.map((p) => p.vmsDone)).toEqual([0]);
+  });
+
+  it('lists the approvals sent to a running wave that did not answer its status query', () => {
+    const parent = new HistoryBuilder().started('migrationWave', 0, { waveId: 'w' });
+    parent.updated(5, approveWaveUpdate.name, { by: 'erin', reason: 'change 4711', vms: ['db1'] });
+    const model = buildReport({ parent: parent.read('wave-w'), children: [], now: T0 + 10_000 });
+    expect(model.approvals).toEqual([{ decision: 'approve', by: 'erin', reason: 'change 4711', at: T0 + 5000, via: 'update', vms: ['db1'] }]);
   });
 
   it('draws back-to-back polls as one wait, and a timer far from them as its own', () => {
