@@ -18,6 +18,9 @@ describe('ferry report of a lab wave, opened in a browser', () => {
   const suite = useMigrationLab();
   let dir: string;
   let waveId: string;
+  let waiting: ReportModel | undefined;
+  const allWaiting = (m: ReportModel | undefined) =>
+    m?.vms.length === VM_WORKFLOWS.length && m.vms.every((vm) => vm.bars.some((b) => b.category === 'awaiting-approval' && b.open));
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'ferry-report-'));
@@ -29,8 +32,12 @@ describe('ferry report of a lab wave, opened in a browser', () => {
         workflowId: `${waveId}-wave`,
         args: [{ waveId, selection: { names: NAMES } }],
       });
-      // A person approves a little later: the report shows the VMs waiting for it.
-      await new Promise((r) => setTimeout(r, 3000));
+      // Before anyone approves, the report of the running wave shows every VM waiting for it.
+      for (let i = 0; i < 240 && !allWaiting(waiting); i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const shown = spawnFerry(['report', waveId, '--json'], { TEMPORAL_ADDRESS: devServerAddress() });
+        if ((await shown.exited) === 0) waiting = JSON.parse(shown.output()) as ReportModel;
+      }
       for (;;) {
         try {
           await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'lab-admin', reason: 'report test cutover' }] });
@@ -75,6 +82,15 @@ describe('ferry report of a lab wave, opened in a browser', () => {
     }
     expect(page.dom).toContain('<td>mig-snap01</td>');
     expect(page.dom).toMatch(/<td>approve<\/td><td>lab-admin<\/td><td>[^<]+ UTC<\/td><td>update<\/td><td>report test cutover<\/td><td>all<\/td>/);
+  });
+
+  it('draws a running wave as far as it got: every VM at the approval gate, still open', () => {
+    expect(waiting).toMatchObject({ state: 'running', id: waveId });
+    expect(allWaiting(waiting)).toBe(true);
+    expect(waiting!.endedAt).toBeUndefined();
+    // The refusal at discovery comes from the wave's status query (it has no result yet).
+    expect(waiting!.refusals.map((r) => r.vm)).toEqual(['mig-snap01']);
+    for (const vm of waiting!.vms) expect(vm.bars.filter((b) => b.lane === 'stage').map((b) => b.category)).toEqual(['validate', 'networks', 'shell', 'relocate', 'awaiting-approval']);
   });
 
   it('prints the model with --json and a summary with --md', async () => {
