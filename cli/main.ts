@@ -12,6 +12,7 @@ import { registerNetbox } from './commands/netbox';
 import { registerProvision } from './commands/provision';
 import { registerTeardown } from './commands/teardown';
 import { registerCancel } from './commands/cancel';
+import { registerReport } from './commands/report';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerList(program);
   registerNetbox(program);
   registerCancel(program);
+  registerReport(program);
   return program;
 }
 
