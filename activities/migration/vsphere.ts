@@ -4,7 +4,7 @@ import { FerryError } from '../../src/errors';
 import { VsphereFault } from '../../src/vsphere';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
-import { beat, beatWhile } from '../heartbeat';
+import { beatOperation, beatProgress, beatWhile } from '../heartbeat';
 import type { VsphereMigrationActivities } from '../migration-contract';
 import { earlierRelocation } from './task-rejoin';
 
@@ -54,26 +54,26 @@ export function createVsphereMigrationActivities(deps: ActivityDeps): VsphereMig
       const earlier = await earlierRelocation(vsphere(), moid);
       if (earlier) {
         try {
-          await vsphere().waitForRelocation(moid, earlier, { onProgress: beat, signal: cancellationSignal() });
+          await vsphere().waitForRelocation(moid, earlier, { onProgress: beatOperation, signal: cancellationSignal() });
           return { moved: true };
         } catch (err) {
           // That task failed or is forgotten: say so in the heartbeat (so it is not rejoined again) and start afresh.
           if (!(err instanceof VsphereFault)) throw err;
-          beat({ step: 'relocate', earlierTask: earlier, earlierError: err.message });
+          beatProgress({ phase: 'relocate', elapsedMs: 0, earlierTask: earlier, earlierError: err.message });
         }
       }
-      const result = await vsphere().relocateVmStorage(moid, datastore, { onProgress: beat, signal: cancellationSignal() });
+      const result = await vsphere().relocateVmStorage(moid, datastore, { onProgress: beatOperation, signal: cancellationSignal() });
       return { moved: result.moved };
     },
 
     async shutdownGuest({ moid, timeoutMs, force }) {
-      const result = await vsphere().shutdownGuest(moid, { timeoutMs, force, onProgress: beat, signal: cancellationSignal() });
+      const result = await vsphere().shutdownGuest(moid, { timeoutMs, force, onProgress: beatOperation, signal: cancellationSignal() });
       const map = { 'already-off': 'already-off', 'guest-shutdown': 'shut-down', 'powered-off': 'powered-off' } as const;
       return { result: map[result.outcome] };
     },
 
     async powerOnVm({ moid }) {
-      const result = await vsphere().powerOn(moid, { onProgress: beat, signal: cancellationSignal() });
+      const result = await vsphere().powerOn(moid, { onProgress: beatOperation, signal: cancellationSignal() });
       return { result: result.outcome };
     },
   };

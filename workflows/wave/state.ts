@@ -11,6 +11,8 @@ import {
   type WaveVmState,
 } from '../../src/domain/migration';
 import { FerryKind, FerryStage, WaveId } from '../../src/domain/search-attributes';
+import { summarizeWave, waveSummaryRequestSchema, type WaveSummary } from '../../src/domain/status';
+import { workflowNow } from '../clock';
 import type { SdnSyncResult } from '../sdn-sync';
 
 /** What one run of the wave hands to the next when it continues as new. */
@@ -75,6 +77,16 @@ export class WaveState {
   /** The status as the query and the result show it, counts up to date. */
   report(): WaveStatus {
     return { ...this.status, counts: waveCounts(this.status.vms) };
+  }
+
+  /**
+   * The wave at any size: counts, ETA and one page of rows. A query's answer is bounded by the page,
+   * so it stays small and quick at 1,000 VMs; a bad request is an error naming the field.
+   */
+  summary(request: unknown): WaveSummary {
+    const parsed = waveSummaryRequestSchema.safeParse(request ?? {});
+    if (!parsed.success) throw new Error(`waveSummary request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`).join('; ')}`);
+    return summarizeWave(this.status, { now: workflowNow(), limits: this.settings?.limits }, parsed.data);
   }
 
   carryOver(settings: MigrationSettings): WaveCarry {

@@ -1,0 +1,3 @@
+export * from './eta';
+export * from './progress';
+export * from './wave-summary';
