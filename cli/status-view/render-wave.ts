@@ -1,4 +1,4 @@
-import { progressEtaSeconds, type ActivityProgress, type RunningActivity, type StatusView, type WaveSummary, type WaveVmRow } from '../../src/domain/status';
+import { etaWithCopies, progressEtaSeconds, type ActivityProgress, type RunningActivity, type StatusView, type WaveSummary, type WaveVmRow } from '../../src/domain/status';
 import { bar, fit, formatBytes, formatDuration, formatRate } from './format';
 
 /** Activities whose progress is a copy worth a bar. */
@@ -7,17 +7,22 @@ const COPIES = new Set(['relocateVm', 'importDisk', 'liveImportVm']);
 const PERMIT_STAGES: Record<string, string> = { relocate: 'vMotion permit', import: 'import permit' };
 
 /** The header: counts per state and stage, the ETA and what it rests on. */
-export function waveHeader(wave: WaveSummary, state: string): string[] {
+export function waveHeader(wave: WaveSummary, state: string, copies: readonly ActivityProgress[] = []): string[] {
   const counts = `${wave.vms} VMs: ${wave.counts.pending} pending, ${wave.counts.running} running, ${wave.counts.finished} finished`;
   const stages = Object.entries(wave.stages)
     .map(([stage, n]) => `${stage} ${n}`)
     .join(' | ');
-  return [`wave ${wave.waveId} (${wave.stage}, ${state}) ${counts}`, `  stages: ${stages || '-'}`, `  ${etaLine(wave)}`];
+  return [`wave ${wave.waveId} (${wave.stage}, ${state}) ${counts}`, `  stages: ${stages || '-'}`, `  ${etaLine({ ...wave, eta: etaWithCopies(wave.eta, copies) }, copies)}`];
 }
 
-function etaLine(wave: WaveSummary): string {
+function etaLine(wave: WaveSummary, copies: readonly ActivityProgress[]): string {
   const { eta, throughput } = wave;
-  const rate = throughput.importBytesPerSecond ? `import ${formatRate(throughput.importBytesPerSecond)}` : 'import rate not measured yet';
+  const running = copies.flatMap((c) => (c.bytesPerSecond && c.phase.endsWith('import') ? [c.bytesPerSecond] : []));
+  const rate = throughput.importBytesPerSecond
+    ? `import ${formatRate(throughput.importBytesPerSecond)} measured`
+    : running.length > 0
+      ? `import ${formatRate(running.reduce((s, r) => s + r, 0) / running.length)} running now`
+      : 'import rate not measured yet';
   const people = eta.waitingForPeople > 0 ? `; ${eta.waitingForPeople} wait for a person (not counted)` : '';
   if (wave.counts.pending + wave.counts.running === 0) return `ETA: done${people}`;
   const left = `${formatBytes(eta.import.bytesLeft)} to import, ${eta.import.parallel} at once`;
@@ -60,7 +65,8 @@ export function copyDetail(progress: ActivityProgress | undefined, attempt: numb
 /** The whole frame of a wave: header, its rows, and where the other pages are. */
 export function renderWave(view: StatusView, now: number): string[] {
   const wave = view.wave!;
-  const lines = waveHeader(wave, view.state);
+  const copies = Object.values(view.vmActivities ?? {}).flatMap((acts) => acts.flatMap((a) => (a.progress ? [a.progress] : [])));
+  const lines = waveHeader(wave, view.state, copies);
   for (const row of wave.rows) lines.push(`  ${waveRow(row, view.vmActivities?.[row.workflowId] ?? [], now)}`);
   const { offset, matching } = wave.page;
   const shown = wave.rows.length;

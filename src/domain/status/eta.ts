@@ -82,3 +82,38 @@ export function meanRate(copies: ReadonlyArray<{ bytes: number; seconds: number 
   const seconds = timed.reduce((s, c) => s + c.seconds, 0);
   return seconds > 0 ? timed.reduce((s, c) => s + c.bytes, 0) / seconds : undefined;
 }
+
+/** A copy running now, from its heartbeat. */
+export interface RunningCopy {
+  phase: string;
+  bytesDone?: number;
+  bytesPerSecond?: number;
+}
+
+const PHASE_OF: Record<string, 'relocate' | 'import'> = { relocate: 'relocate', import: 'import', 'live-import': 'import' };
+
+/**
+ * The wave's ETA sharpened by the copies running now (their heartbeats): what they copied already is
+ * not left, and before any copy of a kind has finished, their mean rate is the measured throughput.
+ */
+export function etaWithCopies(eta: WaveEta, copies: readonly RunningCopy[]): WaveEta {
+  const phase = (name: 'relocate' | 'import'): PhaseEta => {
+    const running = copies.filter((c) => PHASE_OF[c.phase] === name);
+    const current = eta[name];
+    if (running.length === 0 || current.parallel === 0) return current;
+    const done = running.reduce((s, c) => s + (c.bytesDone ?? 0), 0);
+    const bytesLeft = Math.max(0, current.bytesLeft - done);
+    const rates = running.flatMap((c) => (c.bytesPerSecond ? [c.bytesPerSecond] : []));
+    const rate =
+      current.seconds !== undefined && current.seconds > 0
+        ? current.bytesLeft / (current.seconds * current.parallel)
+        : rates.length > 0
+          ? rates.reduce((s, r) => s + r, 0) / rates.length
+          : undefined;
+    return { ...current, bytesLeft, ...(rate ? { seconds: bytesLeft / (rate * current.parallel) } : {}) };
+  };
+  const relocate = phase('relocate');
+  const imports = phase('import');
+  const known = relocate.seconds !== undefined && imports.seconds !== undefined;
+  return { ...eta, relocate, import: imports, seconds: known ? Math.max(relocate.seconds!, imports.seconds!) : undefined };
+}

@@ -1,4 +1,4 @@
-import { meanRate, waveEta, type EtaVm } from '../../../../src/domain/status';
+import { etaWithCopies, meanRate, waveEta, type EtaVm } from '../../../../src/domain/status';
 
 const GiB = 1024 ** 3;
 const limits = { vmotion: 2, importPerStorage: 2 };
@@ -45,5 +45,22 @@ describe('meanRate', () => {
   it('total bytes over total seconds of copies that took time', () => {
     expect(meanRate([{ bytes: 100, seconds: 1 }, { bytes: 300, seconds: 3 }, { bytes: 999, seconds: 0 }])).toBe(100);
     expect(meanRate([{ bytes: 5, seconds: 0 }])).toBeUndefined();
+  });
+});
+
+describe('etaWithCopies', () => {
+  it('takes the running copies’ rate before any copy finished, and their bytes off what is left', () => {
+    const eta = waveEta({ vms: [{ state: 'running', stage: 'import', bytes: 10 * GiB }, { state: 'pending', bytes: 10 * GiB }], relocateBytesPerSecond: GiB, limits });
+    expect(eta.seconds).toBeUndefined();
+    const sharper = etaWithCopies(eta, [{ phase: 'import', bytesDone: 4 * GiB, bytesPerSecond: GiB / 2 }]);
+    expect(sharper.import).toMatchObject({ bytesLeft: 16 * GiB, parallel: 2, seconds: 16 });
+    expect(sharper.seconds).toBe(16);
+  });
+
+  it('keeps the measured rate when there is one, and ignores copies of a phase with nothing left', () => {
+    const eta = waveEta({ vms: [{ state: 'running', stage: 'import', bytes: 10 * GiB }], importBytesPerSecond: GiB, relocateBytesPerSecond: GiB, limits });
+    const sharper = etaWithCopies(eta, [{ phase: 'import', bytesDone: 5 * GiB, bytesPerSecond: 1 }, { phase: 'relocate', bytesDone: GiB }]);
+    expect(sharper.import.seconds).toBe(5);
+    expect(sharper.relocate).toEqual(eta.relocate);
   });
 });
