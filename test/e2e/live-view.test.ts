@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { migrationWave } from '../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../helpers/migration-lab';
 import { ROOT } from '../helpers/processes';
@@ -19,7 +21,7 @@ describe('ferry status --watch in a terminal', () => {
   // Imports take 16 s and log their progress each second; heartbeats go out at most every 0.8 × 5 s.
   const suite = useMigrationLab({ sim: { importTaskMs: 16_000 }, migration: { heartbeatTimeout: '5s' } });
 
-  it('redraws a moving progress bar with rate and ETA, and a header with counts and the wave ETA', async () => {
+  it('redraws a moving progress bar with rate and ETA and a header with the wave ETA; the UI finds a summary on every start', async () => {
     const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const socket = `ferry-${workers.taskQueue}`;
     const configFile = path.join(suite.lab.stateDir, 'cli.yaml');
@@ -29,6 +31,7 @@ describe('ferry status --watch in a terminal', () => {
     const waveId = workers.taskQueue;
     writeFileSync(script, [...env, `cd ${shellQuote(ROOT)}`, `exec ${shellQuote(process.execPath)} bin/ferry.js status ${waveId}-wave --watch --interval 1`].join('\n'));
     const frames: string[] = [];
+    let finishedVms: string[] = [];
     await workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
@@ -44,7 +47,7 @@ describe('ferry status --watch in a terminal', () => {
           frames.push(tmux(socket, 'capture-pane', '-p', '-t', '0'));
           await new Promise((r) => setTimeout(r, 500));
         }
-        await done;
+        finishedVms = (await done).status.vms.map((vm) => vm.workflowId);
         await new Promise((r) => setTimeout(r, 2500));
         frames.push(tmux(socket, 'capture-pane', '-p', '-t', '0'));
       } finally {
@@ -62,5 +65,40 @@ describe('ferry status --watch in a terminal', () => {
     // Redrawn in place: a frame holds one header, not a scroll of old ones.
     for (const f of frames) expect(f.match(/^wave /gm)?.length ?? 0).toBeLessThanOrEqual(1);
     expect(frames.at(-1)).toMatch(/ETA: done/);
+
+    // Readable in the Temporal UI: every child start and every activity the wave and its VMs scheduled carries a summary.
+    expect(finishedVms).toHaveLength(2);
+    const missing = [];
+    let checked = 0;
+    for (const workflowId of [`${waveId}-wave`, `${waveId}-wave/sdn`, ...finishedVms]) {
+      const found = await eventsWithoutSummary(suite.temporal.client, workflowId);
+      checked += found.checked;
+      missing.push(...found.missing);
+    }
+    expect(missing).toEqual([]);
+    expect(checked).toBeGreaterThan(20);
+    for (const workflowId of finishedVms) {
+      const description = await suite.temporal.client.workflow.getHandle(workflowId).describe();
+      expect(await description.staticSummary()).toMatch(/^scale-000[12] → VM \d+ on \S+$/);
+      expect(await description.staticDetails()).toContain(`wave ${waveId}`);
+    }
   });
 });
+
+const { EventType } = temporal.api.enums.v1;
+const NEEDS_SUMMARY = new Set([EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED]);
+
+/** The activity and child-workflow starts in a workflow's history that carry no summary for the UI. */
+async function eventsWithoutSummary(client: Client, workflowId: string): Promise<{ checked: number; missing: string[] }> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const missing: string[] = [];
+  let checked = 0;
+  for (const event of history.events ?? []) {
+    if (!NEEDS_SUMMARY.has(event.eventType!)) continue;
+    checked += 1;
+    if (event.userMetadata?.summary?.data?.length) continue;
+    const what = event.activityTaskScheduledEventAttributes?.activityType?.name ?? event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name;
+    missing.push(`${workflowId}: ${EventType[event.eventType!]} ${what}`);
+  }
+  return { checked, missing };
+}

@@ -24,6 +24,7 @@ export function handleReports(wave: WaveState, signals: SignalsInFlight): void {
     const vm = wave.vm(finished.moid);
     if (!vm || vm.state === 'finished') return;
     recordFinished(vm, finished);
+    wave.showDetails();
     wave.actions.push(...finished.actions);
     wave.imports.push(...finished.imports);
     forwardThroughput(wave, signals);

@@ -63,7 +63,14 @@ export class WaveState {
   setStage(stage: WaveStatus['stage']): void {
     this.status.stage = stage;
     upsertSearchAttributes([{ key: FerryStage, value: stage }]);
-    setCurrentDetails(`wave ${this.waveId}: ${stage}`);
+    this.showDetails();
+  }
+
+  /** The Temporal UI's current details: the stage and the VMs' counts. */
+  showDetails(): void {
+    const { pending, running, finished } = waveCounts(this.status.vms);
+    const vms = this.status.vms.length > 0 ? `, ${this.status.vms.length} VMs: ${pending} pending, ${running} running, ${finished} finished` : '';
+    setCurrentDetails(`wave ${this.waveId}: ${this.status.stage}${vms}`);
   }
 
   vm(moid: string): WaveVm | undefined {
