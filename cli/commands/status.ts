@@ -9,7 +9,8 @@ import { intOption } from '../int-option';
 import { WAVE_ROWS_DEFAULT, WAVE_ROWS_MAX, type StatusView } from '../../src/domain/status';
 import { NoWorkerError, noWorkerLine, requireWorker } from '../worker-presence';
 import { loadStatus, type LoadOptions } from '../status-view/load';
-import { copyDetail, renderWave } from '../status-view/render-wave';
+import { copyDetail, PERMIT_STAGES, renderWave } from '../status-view/render-wave';
+import { formatDuration } from '../status-view/format';
 import { watcher } from '../status-view/watch';
 
 interface StatusFlags {
@@ -77,12 +78,23 @@ export function statusView(client: Client, handle: WorkflowHandle): Promise<Stat
   return loadStatus(client, handle);
 }
 
+/** How long the running workflow has been in its stage, and what it waits for when no activity runs. */
+function stageAge(s: Record<string, unknown>, view: StatusView, now: number): string {
+  const timings = Array.isArray(s.timings) ? (s.timings as Array<{ startedAt?: number }>) : [];
+  const since = timings.at(-1)?.startedAt;
+  if (since === undefined) return '';
+  const age = formatDuration((now - since) / 1000);
+  const permit = PERMIT_STAGES[String(s.stage)];
+  if (permit && view.progress.length === 0) return ` (waits for ${permit} ${age})`;
+  return ` (for ${age})`;
+}
+
 export function renderStatus(view: StatusView, now = Date.now()): string {
   if (view.wave && !view.status) return [`${view.workflowId} (${view.type}): ${view.state}`, ...renderWave(view, now)].join('\n');
   const lines = [`${view.workflowId} (${view.type}): ${view.state}`];
   if (view.noWorker !== undefined) lines.push(`  no worker polls task queue "${view.noWorker}": the workflow's own status cannot be read, nor can it move on`);
   const s = view.status ?? {};
-  if (typeof s.stage === 'string') lines.push(`  stage: ${s.stage}${typeof s.outcome === 'string' ? `, outcome ${s.outcome}` : ''}`);
+  if (typeof s.stage === 'string') lines.push(`  stage: ${s.stage}${typeof s.outcome === 'string' ? `, outcome ${s.outcome}` : ''}${view.state === 'RUNNING' ? stageAge(s, view, now) : ''}`);
   if (typeof s.error === 'string') lines.push(`  error: ${s.error}`);
   if (Array.isArray(s.verdicts)) for (const v of s.verdicts as EndpointVerdict[]) lines.push(`  ${formatVerdict(v)}`);
   if (Array.isArray(s.vms)) {

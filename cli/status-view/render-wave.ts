@@ -4,7 +4,7 @@ import { bar, fit, formatBytes, formatDuration, formatRate } from './format';
 /** Activities whose progress is a copy worth a bar. */
 const COPIES = new Set(['relocateVm', 'importDisk', 'liveImportVm']);
 /** Stages whose work waits for a global limit's permit before its activity runs. */
-const PERMIT_STAGES: Record<string, string> = { relocate: 'vMotion permit', import: 'import permit' };
+export const PERMIT_STAGES: Record<string, string> = { relocate: 'vMotion permit', import: 'import permit' };
 
 /** The header: counts per state and stage, the ETA and what it rests on. */
 export function waveHeader(wave: WaveSummary, state: string, copies: readonly ActivityProgress[] = []): string[] {
