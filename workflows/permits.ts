@@ -66,13 +66,15 @@ export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWai
   const requestId = `${workflowInfo().workflowId}/${uuid4()}`;
   const askedAt = workflowNow();
   try {
-    await requestPermit({
-      key,
-      permits: options.permits,
-      // The semaphore runs where the workflows that use it run.
-      taskQueue: workflowInfo().taskQueue,
-      request: { requestId, holderWorkflowId: workflowInfo().workflowId, label: options.label, leaseMs: options.leaseMs },
-    });
+    await requestPermit.executeWithOptions({ summary: `ask for a permit of ${options.key}: ${options.label}` }, [
+      {
+        key,
+        permits: options.permits,
+        // The semaphore runs where the workflows that use it run.
+        taskQueue: workflowInfo().taskQueue,
+        request: { requestId, holderWorkflowId: workflowInfo().workflowId, label: options.label, leaseMs: options.leaseMs },
+      },
+    ]);
     await condition(() => grantedRequests.has(requestId));
     const work = () => fn({ waitedMs: workflowNow() - askedAt });
     // Runs that started before renewal existed replay without its timers.

@@ -27,7 +27,7 @@ export interface MigrationPlan {
  */
 export async function planMigration(selection: WaveSelection): Promise<MigrationPlan> {
   upsertSearchAttributes([{ key: FerryKind, value: 'plan' }]);
-  const settings = await reads.loadMigrationSettings();
+  const settings = await reads.loadMigrationSettings.executeWithOptions({ summary: 'load the migration settings' }, []);
   const estate = estateReads(settings.heartbeatTimeoutMs);
   const discovered = await estate.discoverWave(selection);
   const assessment = assessInventory(discovered, settings.rules);

@@ -4,7 +4,7 @@ import { FerryError } from '../../src/errors';
 import { attachedDisks, ProxmoxNotFoundError, ProxmoxTaskError, type ProxmoxClient } from '../../src/proxmox';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
-import { beat } from '../heartbeat';
+import { beatProgress, beatTask } from '../heartbeat';
 import type { ImportedDisk, LiveImported, ProxmoxMigrationActivities } from '../migration-contract';
 import { privilegedClient } from './privileged';
 import { rejoinProxmoxTask } from './task-rejoin';
@@ -35,7 +35,7 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
         };
       }
       const started = Date.now();
-      const { disk, task } = await client().disks.import(node, vmid, slot, { storage, source }, { onProgress: beat, timeoutMs: DAY_MS });
+      const { disk, task } = await client().disks.import(node, vmid, slot, { storage, source }, { onProgress: beatTask('import'), copyProgress: true, timeoutMs: DAY_MS });
       return { slot, volume: disk.volume, bytes: disk.sizeBytes ?? 0, seconds: (task?.durationMs ?? Date.now() - started) / 1000, alreadyPresent: false };
     },
 
@@ -61,7 +61,7 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
         if (found.kind === 'importing') {
           // An earlier attempt's live import still streams (its worker died): wait for it, do not start another.
           waited = true;
-          beat({ type: 'qmcreate', upid: `(the live import of VM ${vmid} already running)`, elapsedMs: Date.now() - started, running: true });
+          beatProgress({ phase: 'live-import', elapsedMs: Date.now() - started });
           await sleep(2_000);
           continue;
         }
@@ -70,10 +70,10 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
           throw liveImportFailure(vmid, new ProxmoxTaskError(`(the live import of VM ${vmid})`, 'live-restore failed', []));
         }
         // The disk-less shell, or a failed live import a person chose to retry: it goes, the create replaces it.
-        if (found.kind !== 'absent') await client.vms.delete(node, vmid, { skiplock: found.kind === 'failed' }, { onProgress: beat });
+        if (found.kind !== 'absent') await client.vms.delete(node, vmid, { skiplock: found.kind === 'failed' }, { onProgress: beatTask('remove shell') });
         waited = true; // from here on, what stands at the VMID is this call's
         try {
-          const result = await client.vms.create({ ...spec, liveRestore: true }, { onProgress: beat, timeoutMs: DAY_MS });
+          const result = await client.vms.create({ ...spec, liveRestore: true }, { onProgress: beatTask('live-import'), copyProgress: true, timeoutMs: DAY_MS });
           // Without a task (the answer to the create was lost) the import may still run: look again.
           if (!result.task) continue;
           return { created: true, seconds: result.task.durationMs / 1000, disks: diskVolumes((await client.config.get(node, vmid)).values, disks) };

@@ -2,7 +2,7 @@ import { activityInfo } from '@temporalio/activity';
 import { ProxmoxNotFoundError, ProxmoxTaskError, type ProxmoxClient } from '../../src/proxmox';
 import { isUpid, parseUpid } from '../../src/proxmox/upid';
 import type { VsphereClient } from '../../src/vsphere';
-import { beat } from '../heartbeat';
+import { beatProgress, beatTask } from '../heartbeat';
 
 /**
  * Finding the task a lost attempt started. A retry after its worker died must join that task (vCenter
@@ -20,7 +20,9 @@ function earlierProgress(): Record<string, unknown> | undefined {
 /** The RelocateVM_Task an earlier attempt started: from its heartbeat, or on a retry the one running on the VM. */
 export async function earlierRelocation(vsphere: VsphereClient, moid: string): Promise<string | undefined> {
   const details = earlierProgress();
-  if (details?.step === 'relocate' && typeof details.task === 'string') return details.task;
+  // `step`: what workers before typed progress heartbeated.
+  const relocating = details?.phase === 'relocate' || details?.step === 'relocate';
+  if (relocating && typeof details?.task === 'string') return details.task;
   return activityInfo().attempt > 1 ? (await vsphere.runningRelocations(moid))[0]?.task : undefined;
 }
 
@@ -42,12 +44,12 @@ export async function rejoinProxmoxTask(
   }
   if (!isUpid(upid)) return undefined;
   try {
-    await client().waitForTask(upid, { onProgress: beat, timeoutMs: 24 * 3600_000 });
+    await client().waitForTask(upid, { onProgress: beatTask(running.type === 'qmcreate' ? 'live-import' : 'import'), copyProgress: true, timeoutMs: 24 * 3600_000 });
     return { startedMs: parseUpid(upid).starttime * 1000 };
   } catch (err) {
     if (!(err instanceof ProxmoxTaskError || err instanceof ProxmoxNotFoundError)) throw err;
     if (fatal && err instanceof ProxmoxTaskError && fatal.test(err.exitstatus)) throw err;
-    beat({ earlierTask: upid, earlierError: err.message.split('\n')[0] });
+    beatProgress({ phase: running.type, elapsedMs: 0, earlierTask: upid, earlierError: err.message.split('\n')[0] });
     return undefined;
   }
 }

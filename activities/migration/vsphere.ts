@@ -4,7 +4,7 @@ import { FerryError } from '../../src/errors';
 import { VsphereFault, type VsphereClient } from '../../src/vsphere';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
-import { beat, beatWhile } from '../heartbeat';
+import { beatOperation, beatProgress, beatWhile } from '../heartbeat';
 import type { VsphereMigrationActivities } from '../migration-contract';
 import { earlierRelocation } from './task-rejoin';
 
@@ -15,10 +15,11 @@ const CANCEL_SETTLE_MS = 10 * 60_000;
  * undo its copy), heartbeating, for at most ten minutes.
  */
 async function relocationsEnded(vsphere: VsphereClient, moid: string): Promise<void> {
-  const deadline = Date.now() + CANCEL_SETTLE_MS;
+  const started = Date.now();
+  const deadline = started + CANCEL_SETTLE_MS;
   for (;;) {
     const running = await vsphere.runningRelocations(moid);
-    beat({ step: 'relocate-cancel', running: running.map((t) => t.task) });
+    beatProgress({ phase: 'relocate-cancel', elapsedMs: Date.now() - started, ...(running[0] ? { task: running[0].task } : {}) });
     if (running.length === 0 || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
@@ -70,16 +71,16 @@ export function createVsphereMigrationActivities(deps: ActivityDeps): VsphereMig
       const earlier = await earlierRelocation(vsphere(), moid);
       if (earlier) {
         try {
-          await vsphere().waitForRelocation(moid, earlier, { onProgress: beat, signal: cancellationSignal() });
+          await vsphere().waitForRelocation(moid, earlier, { onProgress: beatOperation, signal: cancellationSignal() });
           return { moved: true };
         } catch (err) {
           // That task failed or is forgotten: say so in the heartbeat (so it is not rejoined again) and start afresh.
           if (!(err instanceof VsphereFault)) throw err;
-          beat({ step: 'relocate', earlierTask: earlier, earlierError: err.message });
+          beatProgress({ phase: 'relocate', elapsedMs: 0, earlierTask: earlier, earlierError: err.message });
         }
       }
       try {
-        const result = await vsphere().relocateVmStorage(moid, datastore, { onProgress: beat, signal: cancellationSignal() });
+        const result = await vsphere().relocateVmStorage(moid, datastore, { onProgress: beatOperation, signal: cancellationSignal() });
         return { moved: result.moved };
       } catch (err) {
         // Cancelled (ferry cancel): vCenter was asked to cancel the task; the activity ends only once the task has.
@@ -99,13 +100,13 @@ export function createVsphereMigrationActivities(deps: ActivityDeps): VsphereMig
     },
 
     async shutdownGuest({ moid, timeoutMs, force }) {
-      const result = await vsphere().shutdownGuest(moid, { timeoutMs, force, onProgress: beat, signal: cancellationSignal() });
+      const result = await vsphere().shutdownGuest(moid, { timeoutMs, force, onProgress: beatOperation, signal: cancellationSignal() });
       const map = { 'already-off': 'already-off', 'guest-shutdown': 'shut-down', 'powered-off': 'powered-off' } as const;
       return { result: map[result.outcome] };
     },
 
     async powerOnVm({ moid }) {
-      const result = await vsphere().powerOn(moid, { onProgress: beat, signal: cancellationSignal() });
+      const result = await vsphere().powerOn(moid, { onProgress: beatOperation, signal: cancellationSignal() });
       return { result: result.outcome };
     },
   };

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { migrationWave } from '../../workflows/migration-wave';
 import { FerryKind, WaveId } from '../../src/domain/search-attributes';
+import { selectionSummary } from '../../src/domain/migration';
 import { withClient, type GlobalOptions } from '../client';
 import { UsageError } from '../errors';
 import { intOption } from '../int-option';
@@ -52,7 +53,8 @@ export function registerMigrate(program: Command): void {
           { key: FerryKind, value: 'wave' },
           { key: WaveId, value: waveId },
         ],
-        staticSummary: `migration wave ${waveId}`,
+        staticSummary: `wave ${waveId}: ${selectionSummary(selection)}`,
+        staticDetails: `migration wave ${waveId}; follow it with: ferry status ${workflowId} --watch`,
       });
       console.log(`wave ${waveId}: workflow ${handle.workflowId} (run ${handle.firstExecutionRunId})`);
       console.log(`  watch:    ferry status ${workflowId} --watch`);

@@ -1,3 +1,4 @@
+import { simulateCopy } from './copy-log';
 import { existsSync, statSync } from 'node:fs';
 import { formatPropertyString, parsePropertyString } from '../../src/proxmox/property-string';
 import { fail, paramError } from './api-error';
@@ -37,6 +38,8 @@ export interface WriteContext {
 export interface LiveImport {
   key: string;
   source: string;
+  /** The disk's size (the live import's progress lines report it). */
+  bytes: number;
   copy: () => Promise<void>;
 }
 
@@ -127,11 +130,11 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
       bytes = (await imageInfo(sourceFile)).virtualSize;
       await createImage(target.file, format, bytes);
       const from = sourceFile;
-      live.imports.push({ key, source: importFrom, copy: () => convertImage(from, target.file, format, sourceFormat) });
+      live.imports.push({ key, source: importFrom, bytes, copy: () => convertImage(from, target.file, format, sourceFormat) });
     } else {
       ctx.task?.log(`importing disk '${importFrom}' to VM ${vm.vmid} ...`);
       ctx.task?.countImport();
-      await ctx.task?.sleep(cluster.settings.importTaskMs);
+      if (ctx.task) await simulateCopy(ctx.task, cluster.settings.importTaskMs, (await imageInfo(sourceFile)).virtualSize);
       await convertImage(sourceFile, target.file, format, sourceFormat);
       bytes = (await imageInfo(target.file)).virtualSize;
       ctx.task?.log(`Successfully imported disk as '${key}:${target.volid}'`);

@@ -23,6 +23,7 @@ import type {
   TeardownStatus,
   VmidRequest,
 } from './provisioning';
+import type { WaveSummary, WaveSummaryRequest } from './status';
 
 /** Every ferry workflow answers this query with its status (see the typed definitions below). */
 const STATUS = 'status';
@@ -95,6 +96,8 @@ export const waveStatusQuery = defineQuery<WaveStatus>(STATUS);
 /** Cancel the wave: VMs not started never start, and each running VM is cancelled as `cancelMigrationUpdate` says. */
 export const cancelWaveUpdate = defineUpdate<WaveStatus, [CancelRequest]>(CANCEL_MIGRATION);
 export const cancelWaveSignal = defineSignal<[CancelRequest]>(CANCEL_MIGRATION);
+/** The wave at any size: counts, ETA and one page of VM rows (src/domain/status/wave-summary.ts). */
+export const waveSummaryQuery = defineQuery<WaveSummary, [WaveSummaryRequest?]>('waveSummary');
 /** Sent by each VM's workflow to its wave: its stage changes and its end. */
 /** `seq` counts a run's stage changes: signals to another workflow may arrive out of order. */
 export const vmStageSignal = defineSignal<[{ moid: string; stage: MigrationStage; at: number; seq?: number }]>('vmStage');

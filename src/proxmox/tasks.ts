@@ -4,6 +4,7 @@ import { taskListSchema, taskLogSchema, taskStatusSchema } from './schemas';
 import type { ProxmoxTransport, ResultAttributes } from './transport';
 import { parseUpid } from './upid';
 import { nextPollDelay } from '../poll-delay';
+import { CopyProgress, type CopiedBytes } from './copy-progress';
 
 /**
  * Waiting for a PVE task (UPID). PVE's own rule for success: the task stopped and its exit status is
@@ -15,6 +16,8 @@ export interface TaskProgress {
   type: string;
   elapsedMs: number;
   running: boolean;
+  /** Bytes copied, from the task log's progress lines (with `copyProgress`). */
+  copied?: CopiedBytes;
 }
 
 export interface WaitOptions {
@@ -24,6 +27,8 @@ export interface WaitOptions {
   pollIntervalMs?: number;
   /** Called after every poll: activities heartbeat from here. */
   onProgress?: (progress: TaskProgress) => void;
+  /** Also read the task log's new lines at each poll for bytes copied (imports). */
+  copyProgress?: boolean;
 }
 
 /** A task that runs now, as the node's task list shows it. */
@@ -64,10 +69,12 @@ export class TaskWaiter {
     // The task id goes to the caller before any other await: an activity heartbeats it at once, so a
     // retry after its worker died finds it there.
     options.onProgress?.({ upid, type, elapsedMs: 0, running: true });
+    const copy = options.copyProgress && options.onProgress ? new LogFollower(this.transport, path) : undefined;
     for (;;) {
       const status = await this.transport.call('GET', `${path}/status`, {}, taskStatusSchema);
       const elapsedMs = Date.now() - started;
-      options.onProgress?.({ upid, type, elapsedMs, running: status.status === 'running' });
+      const copied = await copy?.read().catch(() => undefined);
+      options.onProgress?.({ upid, type, elapsedMs, running: status.status === 'running', ...(copied ? { copied } : {}) });
       if (status.status === 'stopped') {
         const exitstatus = status.exitstatus ?? 'unexpected status';
         const warnings = /^WARNINGS: (\d+)$/.exec(exitstatus);
@@ -105,5 +112,26 @@ export class TaskWaiter {
       entries = await this.transport.call('GET', `${path}/log`, { start: Math.max(0, attributes.total - lines), limit: lines }, taskLogSchema);
     }
     return entries.map((e) => e.t);
+  }
+}
+
+/** Reads a task log's new lines at each call and keeps the copy progress they report. */
+class LogFollower {
+  private seen = 0;
+  private readonly progress = new CopyProgress();
+  private latest?: CopiedBytes;
+
+  constructor(
+    private readonly transport: ProxmoxTransport,
+    private readonly path: string,
+  ) {}
+
+  async read(): Promise<CopiedBytes | undefined> {
+    const entries = await this.transport.call('GET', `${this.path}/log`, { start: this.seen, limit: 500 }, taskLogSchema);
+    // An empty log reads as one line "no content" (PVE's dump_logfile): nothing was seen yet.
+    const lines = entries.length === 1 && entries[0]!.t === 'no content' ? [] : entries;
+    this.seen += lines.length;
+    this.latest = this.progress.read(lines.map((e) => e.t)) ?? this.latest;
+    return this.latest;
   }
 }

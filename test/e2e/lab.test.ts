@@ -131,7 +131,7 @@ describe('ferry lab, as a user runs it', () => {
     // The real guests boot under QEMU (TCG): minutes on a busy machine.
     for (let i = 0; i < 480 && status.state === 'RUNNING'; i++) {
       await new Promise((r) => setTimeout(r, 500));
-      const shown = spawnFerry(['status', waveWorkflowId!, '--json'], env);
+      const shown = spawnFerry(['status', waveWorkflowId!, '--json', '--full'], env);
       expect(await shown.exited).toBe(0);
       status = JSON.parse(shown.output());
     }

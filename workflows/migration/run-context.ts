@@ -88,7 +88,7 @@ export class MigrationRun {
 
   /** Loads the settings (unless the wave passed them) and opens the run's gate and plan query. */
   async settle(): Promise<void> {
-    const settings = this.input.settings ?? (await reads.loadMigrationSettings());
+    const settings = this.input.settings ?? (await reads.loadMigrationSettings.executeWithOptions({ summary: 'load the migration settings' }, []));
     const planned = (): string | undefined => {
       const plan = this.plan(settings);
       return plan && cutoverPlanDigest(plan);

@@ -27,7 +27,8 @@ export async function discover(wave: WaveState, selection: WaveSelection, settin
       wave.status.refused.push({ name: vm.name, moid: vm.moid, refusals: vm.refusals });
       wave.actions.push({ kind: 'refuse', vm: vm.pveName, reasons: vm.refusals.map((r) => r.reason) });
     } else {
-      wave.status.vms.push({ moid: vm.moid, name: vm.name, workflowId: migrateVmWorkflowId(settings.vcenter, vm.moid), state: 'pending' });
+      const bytes = wave.snapshots[vm.moid]?.vm.disks.reduce((sum, d) => sum + d.capacityBytes, 0);
+      wave.status.vms.push({ moid: vm.moid, name: vm.name, workflowId: migrateVmWorkflowId(settings.vcenter, vm.moid), state: 'pending', bytes });
     }
   }
   return assessment;

@@ -9,6 +9,8 @@ export async function syncNetworks(wave: WaveState, assessment: InventoryAssessm
   const { vnetPlan, untranslatedNetworks } = assessment;
   const sdn = await executeChild(sdnSync, {
     workflowId: `${workflowInfo().workflowId}/sdn`,
+    staticSummary: `wave ${wave.waveId}: SDN zone ${vnetPlan.zone}, ${vnetPlan.vnets.length} VNets`,
+    staticDetails: `the VNets the wave's VMs need: ${vnetPlan.vnets.slice(0, 10).map((v) => v.id).join(', ') || 'none'}${vnetPlan.vnets.length > 10 ? ', …' : ''}`,
     args: [
       {
         zone: vnetPlan.zone,

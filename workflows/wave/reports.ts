@@ -1,6 +1,6 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import { measuredThroughput, stageReportApplies, type VmFinished, type WaveVm } from '../../src/domain/migration';
-import { importThroughputSignal, vmFinishedSignal, vmStageSignal, waveStatusQuery } from '../../src/domain/messages';
+import { importThroughputSignal, vmFinishedSignal, vmStageSignal, waveStatusQuery, waveSummaryQuery } from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import type { SignalsInFlight } from './signals-in-flight';
 import type { WaveState } from './state';
@@ -12,16 +12,19 @@ import type { WaveState } from './state';
  */
 export function handleReports(wave: WaveState, signals: SignalsInFlight): void {
   setHandler(waveStatusQuery, () => wave.report());
-  setHandler(vmStageSignal, ({ moid, stage, seq }) => {
+  setHandler(waveSummaryQuery, (request) => wave.summary(request));
+  setHandler(vmStageSignal, ({ moid, stage, seq, at }) => {
     const vm = wave.vm(moid);
     if (!vm || !stageReportApplies(vm, seq)) return;
     vm.stage = stage;
+    vm.stageAt = at;
     if (seq !== undefined) vm.stageSeq = seq;
   });
   setHandler(vmFinishedSignal, (finished) => {
     const vm = wave.vm(finished.moid);
     if (!vm || vm.state === 'finished') return;
     recordFinished(vm, finished);
+    wave.showDetails();
     wave.actions.push(...finished.actions);
     wave.imports.push(...finished.imports);
     forwardThroughput(wave, signals);

@@ -13,6 +13,7 @@ import { watch } from './watch';
 export async function startVmWorkflow(vm: WaveVm, wave: WaveState, settings: MigrationSettings): Promise<void> {
   vm.state = 'running';
   vm.startedAt = workflowNow();
+  wave.showDetails();
   const snapshot = wave.snapshots[vm.moid]!;
   const { cutoverWindow } = wave.status;
   const start = (workflowIdReusePolicy: WorkflowIdReusePolicy) =>

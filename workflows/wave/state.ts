@@ -11,6 +11,8 @@ import {
   type WaveVmState,
 } from '../../src/domain/migration';
 import { FerryKind, FerryStage, WaveId } from '../../src/domain/search-attributes';
+import { summarizeWave, waveSummaryRequestSchema, type WaveSummary } from '../../src/domain/status';
+import { workflowNow } from '../clock';
 import type { SdnSyncResult } from '../sdn-sync';
 
 /** What one run of the wave hands to the next when it continues as new. */
@@ -61,7 +63,14 @@ export class WaveState {
   setStage(stage: WaveStatus['stage']): void {
     this.status.stage = stage;
     upsertSearchAttributes([{ key: FerryStage, value: stage }]);
-    setCurrentDetails(`wave ${this.waveId}: ${stage}`);
+    this.showDetails();
+  }
+
+  /** The Temporal UI's current details: the stage and the VMs' counts. */
+  showDetails(): void {
+    const { pending, running, finished } = waveCounts(this.status.vms);
+    const vms = this.status.vms.length > 0 ? `, ${this.status.vms.length} VMs: ${pending} pending, ${running} running, ${finished} finished` : '';
+    setCurrentDetails(`wave ${this.waveId}: ${this.status.stage}${vms}`);
   }
 
   vm(moid: string): WaveVm | undefined {
@@ -75,6 +84,16 @@ export class WaveState {
   /** The status as the query and the result show it, counts up to date. */
   report(): WaveStatus {
     return { ...this.status, counts: waveCounts(this.status.vms) };
+  }
+
+  /**
+   * The wave at any size: counts, ETA and one page of rows. A query's answer is bounded by the page,
+   * so it stays small and quick at 1,000 VMs; a bad request is an error naming the field.
+   */
+  summary(request: unknown): WaveSummary {
+    const parsed = waveSummaryRequestSchema.safeParse(request ?? {});
+    if (!parsed.success) throw new Error(`waveSummary request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`).join('; ')}`);
+    return summarizeWave(this.status, { now: workflowNow(), limits: this.settings?.limits }, parsed.data);
   }
 
   carryOver(settings: MigrationSettings): WaveCarry {

@@ -13,6 +13,7 @@ import {
 import { checkDrives } from '../drive-checks';
 import { defaultBootOrder } from '../guest-stats';
 import type { TaskContext } from '../tasks';
+import { simulateCopy } from '../copy-log';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
 import { liveStatus, powerOff, powerOn, runsQemu, shutdownPrecheck, shutdownQemu } from '../qemu/power';
 import { qemuRuntime } from '../qemu/runtime';
@@ -339,7 +340,8 @@ async function liveImport(req: SimRequest, vm: SimVm, imports: LiveImport[], ctx
   vm.startedMs = Date.now();
   try {
     imports.forEach(() => ctx.countImport());
-    await ctx.sleep(req.cluster.settings.importTaskMs);
+    // The block jobs run side by side: one progress line per drive, each over the whole duration.
+    await Promise.all(imports.map((job) => simulateCopy(ctx, req.cluster.settings.importTaskMs, job.bytes, `drive-${job.key}`)));
     for (const job of imports) {
       ctx.log(`${job.key}: streaming from '${job.source}'`);
       await job.copy();

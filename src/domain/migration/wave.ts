@@ -17,6 +17,10 @@ export interface WaveVm {
   stage?: MigrationStage;
   /** The number of the child's latest stage signal applied (stage signals may arrive out of order). */
   stageSeq?: number;
+  /** When the VM entered its current stage (the child's time), for the age of a wait. */
+  stageAt?: number;
+  /** Its disks' bytes (what its vMotion and import move), for the wave's ETA. */
+  bytes?: number;
   outcome?: MigrationOutcome;
   startedAt?: number;
   finishedAt?: number;

@@ -109,7 +109,7 @@ describe('a retry whose lost attempt never said which task it started', () => {
     expect(imports.map((t) => t.upid)).toEqual([lost]);
     expect(imports[0]!.exitstatus).toBe('OK');
     // It was rejoined by its UPID (found on the VM), which the retry heartbeated at once.
-    expect(beats[0]).toMatchObject({ upid: lost, running: true });
+    expect(beats[0]).toMatchObject({ upid: lost, phase: 'import' });
     const disk = parseDisk((await pve.config.get(node, vmid)).values.scsi0!);
     expect(result).toMatchObject({ slot: 'scsi0', volume: disk.volume, bytes: 16 * 1024 * 1024, alreadyPresent: false });
     // Timed from the rejoined task's start: it ran for most of TASK_MS.
@@ -149,7 +149,7 @@ describe('a retry whose lost attempt never said which task it started', () => {
     expect(creates.map((t) => [t.upid, t.exitstatus])).toEqual([[lost, 'OK']]);
     // Rejoined by its UPID (found on the VM), not only seen as a VM locked for import: the retry
     // heartbeated the task at once, so a third attempt would rejoin it too.
-    expect(beats[0]).toMatchObject({ upid: lost, type: 'qmcreate', running: true });
+    expect(beats[0]).toMatchObject({ upid: lost, phase: 'live-import' });
     const disk = parseDisk((await root.config.get(node, vmid)).values.scsi0!);
     expect(result).toMatchObject({ created: true, disks: [{ slot: 'scsi0', volume: disk.volume, bytes: 16 * 1024 * 1024 }] });
     expect(result.seconds).toBeGreaterThan(1);
@@ -181,7 +181,7 @@ describe('a retry whose lost attempt never said which task it started', () => {
     // One storage vMotion of the VM, the lost attempt's, and the activity returned when it had moved the VM.
     const relocations = (await vcsimTasks(vsphere, 'RelocateVm')).filter((t) => t.entity === vm.moid);
     expect(relocations.map((t) => [t.moid, t.state])).toEqual([[lost, 'success']]);
-    expect(beats[0]).toMatchObject({ step: 'relocate', task: lost });
+    expect(beats[0]).toMatchObject({ phase: 'relocate', task: lost });
     expect(result).toEqual({ moved: true });
     expect((await vsphere.readVm(vm.moid)).datastores).toEqual([ESTATE.migrationDatastore]);
   });

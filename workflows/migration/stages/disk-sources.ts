@@ -19,7 +19,7 @@ export function importSource(source: DiskSources[string]): string {
 export async function currentDiskSources(run: MigrationRun): Promise<{ byslot: DiskSources } | { refusals: Refusal[] }> {
   const { snapshot, assessment } = run.vm;
   const { migrationDatastore, datastores } = run.settings;
-  const fresh = await reads.rereadVm({ moid: run.moid });
+  const fresh = await reads.rereadVm.executeWithOptions({ summary: `read VM ${run.moid} again in vCenter` }, [{ moid: run.moid }]);
   const suspended = cutoverPowerRefusal(assessment.name, fresh.powerState);
   if (suspended) return { refusals: [suspended] };
   run.status.vmwarePowerState = fresh.powerState;

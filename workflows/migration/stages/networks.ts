@@ -9,12 +9,13 @@ export async function networks(run: MigrationRun): Promise<MigrateVmResult | und
   run.enter('networks');
   const { vnetPlan } = run.vm;
   const { settings } = run;
-  const sdnState = await reads.readSdnState();
+  const sdnState = await reads.readSdnState.executeWithOptions({ summary: 'read the SDN zones and VNets' }, []);
   const missing = missingVnetRefusals(vnetPlan, sdnState);
   if (missing.length > 0) return run.refuse(missing);
   if (sdnActions(vnetPlan, sdnState).length > 0) {
     const sdn = await executeChild(sdnSync, {
       workflowId: `${workflowInfo().workflowId}/sdn`,
+      staticSummary: `${run.status.vm}: SDN zone ${vnetPlan.zone}, ${vnetPlan.vnets.length} VNets`,
       args: [{ zone: vnetPlan.zone, vnets: vnetPlan.vnets, permits: settings.limits.sdn, waveId: run.input.waveId, heartbeatTimeoutMs: settings.heartbeatTimeoutMs }],
     });
     run.status.actions.push(...sdn.actions);

@@ -16,9 +16,9 @@ export async function shell(run: MigrationRun): Promise<MigrateVmResult | undefi
       { spec: shellSpec(assessment, { node, vcenter, guestAgent: guestAgentEnabled(run.settings) }) },
     ]);
     if (created) run.record(createVmAction(assessment, node));
-    run.waited(await pollUntil(async () => (await reads.waitVmVisible({ vmid })).visible, { what: `VM ${vmid} visible cluster-wide`, ...VISIBILITY_POLL }));
+    run.waited(await pollUntil(async () => (await reads.waitVmVisible.executeWithOptions({ summary: `is VM ${vmid} visible cluster-wide?` }, [{ vmid }])).visible, { what: `VM ${vmid} visible cluster-wide`, ...VISIBILITY_POLL }));
   }
-  for (const { action, nic } of nicWrites(assessment, await reads.readPveConfig({ node, vmid }))) {
+  for (const { action, nic } of nicWrites(assessment, await reads.readPveConfig.executeWithOptions({ summary: `read the config of VM ${vmid}` }, [{ node, vmid }]))) {
     const { slot, ...spec } = nic;
     await run.acts.pve.setNic.executeWithOptions({ summary: `set ${slot} of ${vm}: ${spec.macaddr} on ${spec.bridge}` }, [{ node, vmid, slot, nic: spec }]);
     run.record(action);

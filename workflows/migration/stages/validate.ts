@@ -12,7 +12,7 @@ export async function validate(run: MigrationRun): Promise<MigrateVmResult | und
   run.assessed(assessment);
   if (assessment.refusals.length > 0) return run.refuse(assessment.refusals);
   const vmid = assessment.vmid!;
-  const occupancy = vmidOccupancy(vmid, assessment.pveName, await reads.findPveVms({ vmid, name: assessment.pveName }));
+  const occupancy = vmidOccupancy(vmid, assessment.pveName, await reads.findPveVms.executeWithOptions({ summary: `is VMID ${vmid} or the name ${assessment.pveName} taken on Proxmox?` }, [{ vmid, name: assessment.pveName }]));
   if (occupancy.kind === 'clash') return run.refuse([occupancy.refusal]);
   run.vm = { snapshot, assessment, vnetPlan: assessed.vnetPlan, vmid, occupancy };
   return undefined;

@@ -1,0 +1,4 @@
+export * from './eta';
+export * from './progress';
+export * from './wave-summary';
+export * from './view';

@@ -1,0 +1,51 @@
+import { changed, changeLines } from '../../cli/status-view/changes';
+import { renderWave } from '../../cli/status-view/render-wave';
+import { newWaveStatus } from '../../src/domain/migration';
+import { summarizeWave, type StatusView } from '../../src/domain/status';
+
+const GiB = 1024 ** 3;
+const status = {
+  ...newWaveStatus('w1'),
+  stage: 'migrating' as const,
+  vms: [
+    { moid: 'vm-1', name: 'web01', workflowId: 'm-1', state: 'running' as const, stage: 'import' as const, stageAt: 0, bytes: GiB },
+    { moid: 'vm-2', name: 'db01', workflowId: 'm-2', state: 'running' as const, stage: 'awaiting-approval' as const, stageAt: 0, bytes: GiB },
+    { moid: 'vm-3', name: 'app01', workflowId: 'm-3', state: 'running' as const, stage: 'relocate' as const, stageAt: 60_000, bytes: GiB },
+  ],
+};
+
+function view(percent: number): StatusView {
+  const wave = summarizeWave(status, { now: 0, limits: { vmotion: 1, importPerStorage: 1 } });
+  const done = (GiB * percent) / 100;
+  return {
+    workflowId: 'wave-w1',
+    type: 'migrationWave',
+    state: 'RUNNING',
+    progress: [],
+    wave,
+    vmActivities: {
+      'm-1': [{ activity: 'importDisk', attempt: 1, progress: { phase: 'import', elapsedMs: 10_000, bytesDone: done, bytesTotal: GiB, percent, bytesPerSecond: done / 10 } }],
+      'm-2': [],
+      'm-3': [],
+    },
+  };
+}
+
+describe('the live view of a wave', () => {
+  it('a bar with bytes, rate and ETA for a copy; the age of a wait; the permit a stage waits for', () => {
+    const text = renderWave(view(25), 120_000).join('\n');
+    expect(text).toMatch(/web01 +import +\[#####-{15}\] +25% 256\.0 MiB\/1\.0 GiB 25\.6 MiB\/s ETA 30s/);
+    expect(text).toMatch(/db01 +awaiting-approval +waiting 2m00s/);
+    expect(text).toMatch(/app01 +relocate +waits for vMotion permit 1m00s/);
+    // app01's vMotion is ahead and no vMotion has finished: no rate, no figure (rather than a guess).
+    expect(text).toContain('ETA: unknown (2.8 GiB to import, 1 at once; import 25.6 MiB/s running now)');
+    expect(text).toContain('1 wait for a person (not counted)');
+  });
+
+  it('off a terminal: a line when a stage changes or a copy passes a tenth, not at every poll', () => {
+    const first = changeLines(view(25));
+    expect(changed(new Map(), first)).toContain('web01: import import 20%');
+    expect(changed(first, changeLines(view(27)))).toEqual([]);
+    expect(changed(first, changeLines(view(31)))).toEqual(['web01: import import 30%']);
+  });
+});
