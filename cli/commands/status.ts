@@ -1,14 +1,11 @@
 import type { Command } from 'commander';
-import { WorkflowFailedError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
-import { rootCauseMessage } from '../workflow-result';
+import type { Client, WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import { formatVerdict, type EndpointVerdict } from '../../src/domain/doctor';
 import { describeAction, describeVerification, type GuestVerification, type MigrationAction } from '../../src/domain/migration';
-import { withClient, type GlobalOptions } from '../client';
-import { resolveTarget } from '../targets';
+import type { GlobalOptions } from '../client';
 import { renderLifecycle } from '../render-lifecycle';
 import { intOption } from '../int-option';
 import { anyStatusQuery } from '../../src/domain/messages';
-import { NoWorkerError, noWorkerLine, requireWorker, workerPolls } from '../worker-presence';
 
 interface StatusFlags {
   watch?: boolean;
@@ -27,6 +24,10 @@ export function registerStatus(program: Command): void {
     .option('--json', 'print the raw status as JSON')
     .option('--wait', 'when no worker polls the workflow\'s task queue, wait for one (else: say so and exit 1)')
     .action(async (target: string, flags: StatusFlags, cmd: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { withClient } = require('../client') as typeof import('../client');
+      const { resolveTarget } = require('../targets') as typeof import('../targets');
+      const { NoWorkerError, noWorkerLine, requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const handle = await resolveTarget(client, target);
         for (;;) {
@@ -71,6 +72,10 @@ async function queryStatus(handle: WorkflowHandle): Promise<Record<string, unkno
 }
 
 export async function statusView(client: Client, handle: WorkflowHandle): Promise<StatusView> {
+  // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+  const { WorkflowFailedError } = require('@temporalio/client') as typeof import('@temporalio/client');
+  const { rootCauseMessage } = require('../workflow-result') as typeof import('../workflow-result');
+  const { workerPolls } = require('../worker-presence') as typeof import('../worker-presence');
   const description = await handle.describe();
   const state = description.status.name;
   let status: Record<string, unknown> | undefined;
