@@ -8,7 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { ConfigError, loadScopedConfig } from './src/config';
-import { connectWorker, TemporalUnreachable } from './src/temporal/connection';
+import { TemporalUnreachable } from './src/temporal/connection';
+import { connectWorker } from './src/temporal/worker-connection';
 import { parseWorkerArgs } from './worker/args';
 import { createDependencies } from './worker/dependencies';
 import { createWorkers, runWorkers } from './worker/create-workers';
