@@ -4,6 +4,7 @@
  * activities finish within `worker.shutdownGraceTime`.
  *
  *   node --import tsx worker.ts [--config ferry.yaml | -c ferry.yaml]    (or: npm run worker)
+ *   node dist/worker.js [--config ferry.yaml]                          (compiled: npm run build; production)
  */
 import { writeFileSync } from 'node:fs';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
