@@ -27,7 +27,6 @@ install_temporal_server() {
   fi
   link_tool temporal-server "$dir/temporal-server"
   link_tool temporal-sql-tool "$dir/temporal-sql-tool"
-  ln -sfn "$dir" "$TOOLS_BIN/../temporal-server"
 }
 
 apt_install "postgresql-$TEMPORAL_SERVER_PG_MAJOR"
