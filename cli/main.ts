@@ -11,6 +11,7 @@ import { registerStatus } from './commands/status';
 import { registerNetbox } from './commands/netbox';
 import { registerProvision } from './commands/provision';
 import { registerTeardown } from './commands/teardown';
+import { registerReport } from './commands/report';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerStatus(program);
   registerList(program);
   registerNetbox(program);
+  registerReport(program);
   return program;
 }
 
