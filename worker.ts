@@ -4,11 +4,13 @@
  * activities finish within `worker.shutdownGraceTime`.
  *
  *   node --import tsx worker.ts [--config ferry.yaml | -c ferry.yaml]    (or: npm run worker)
+ *   node dist/worker.js [--config ferry.yaml]                          (compiled: npm run build; production)
  */
 import { writeFileSync } from 'node:fs';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { ConfigError, loadScopedConfig } from './src/config';
-import { connectWorker, TemporalUnreachable } from './src/temporal/connection';
+import { TemporalUnreachable } from './src/temporal/connection';
+import { connectWorker } from './src/temporal/worker-connection';
 import { parseWorkerArgs } from './worker/args';
 import { createDependencies } from './worker/dependencies';
 import { createWorkers, runWorkers } from './worker/create-workers';

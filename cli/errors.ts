@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ConfigError } from '../src/config';
+import { ConfigError } from '../src/config/config-error';
 
 /** The command line asks for something inconsistent: exit code 2, like a flag commander refuses. */
 export class UsageError extends Error {

@@ -1,5 +1,6 @@
 import { describeVerification, type GuestVerification, type MigrationStatus } from '../src/domain/migration';
-import { describeCleanup, describeStep, type ProvisionStatus, type TeardownStatus } from '../src/domain/provisioning';
+import { describeStep, type ProvisionStatus } from '../src/domain/provisioning/status';
+import { describeCleanup, type TeardownStatus } from '../src/domain/provisioning/teardown';
 
 /**
  * The lines `ferry status` adds for a provision (the VM, every step with its outcome) or a teardown

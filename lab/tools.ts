@@ -6,6 +6,8 @@ import { REPO_ROOT } from '../src/paths';
 export type Tool =
   | 'temporal'
   | 'temporal-test-server'
+  | 'temporal-server'
+  | 'temporal-sql-tool'
   | 'vcsim'
   | 'govc'
   | 'redis-server'

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { cancelMigrationUpdate, cancelWaveUpdate } from '../../src/domain/messages';
 import { cancelEffect, cancelEffectText } from '../../src/domain/migration';
-import { withClient, type GlobalOptions } from '../client';
-import { resolveTarget } from '../targets';
-import { requireWorker } from '../worker-presence';
+import type { GlobalOptions } from '../client';
 
 interface CancelFlags {
   by: string;
@@ -26,6 +23,11 @@ export function registerCancel(program: Command): void {
     .option('--remove-shells', 'also remove the diskless shell VMs ferry built on Proxmox (kept by default)')
     .option('--wait', 'when no worker polls the workflow\'s task queue, wait for one (else: say so and exit 1)')
     .action(async (target: string, flags: CancelFlags, cmd: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { WorkflowUpdateFailedError } = require('@temporalio/client') as typeof import('@temporalio/client');
+      const { withClient } = require('../client') as typeof import('../client');
+      const { resolveTarget } = require('../targets') as typeof import('../targets');
+      const { requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const handle = await resolveTarget(client, target, ['migrate', 'wave']);
         const description = await handle.describe();

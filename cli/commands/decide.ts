@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { WorkflowUpdateFailedError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { CutoverApproval } from '../../src/domain/migration';
 import { VmName, WaveId } from '../../src/domain/search-attributes';
@@ -12,12 +12,8 @@ import {
   retryCutoverUpdate,
   rollbackUpdate,
 } from '../../src/domain/messages';
-import { withClient, type GlobalOptions } from '../client';
+import type { GlobalOptions } from '../client';
 import { UsageError } from '../errors';
-import { requireWorker } from '../worker-presence';
-import { quote, resolveTarget } from '../targets';
-import { sign, statementOf, whatIsSigned } from '../signed-approval';
-import { parseAtTime } from '../at-time';
 
 type Decision = UpdateDefinition<unknown, [CutoverApproval]>;
 
@@ -77,6 +73,13 @@ export function registerDecisions(program: Command): void {
     }
     command.option('--wait', 'when no worker polls the workflow\'s task queue, wait for one (else: say so and exit 1)');
     command.action(async (target: string, flags: DecisionFlags, cmd: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { WorkflowUpdateFailedError } = require('@temporalio/client') as typeof import('@temporalio/client');
+      const { withClient } = require('../client') as typeof import('../client');
+      const { requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
+      const { resolveTarget } = require('../targets') as typeof import('../targets');
+      const { sign, statementOf, whatIsSigned } = require('../signed-approval') as typeof import('../signed-approval');
+      const { parseAtTime } = require('../at-time') as typeof import('../at-time');
       const when = flags.at !== undefined ? { notBefore: parseAtTime(flags.at) } : {};
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const handle = await resolveTarget(client, target, ['migrate', 'wave', 'teardown']);
@@ -112,6 +115,8 @@ export function registerDecisions(program: Command): void {
 
 /** A wave takes approve only; reject, retry and rollback go to one VM's workflow, listed here. */
 async function waveRefusal(client: Client, decision: string, wave: WorkflowExecutionDescription): Promise<UsageError> {
+  // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+  const { quote } = require('../targets') as typeof import('../targets');
   const waveId = wave.typedSearchAttributes.get(WaveId);
   const lines: string[] = [];
   if (waveId !== undefined) {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { loadConfig, type FerryConfig } from '../../src/config';
+import type { FerryConfig } from '../../src/config';
 import type { Inventory, PortgroupRecord, VmNic, VmRecord, Vlan } from '../../src/domain/inventory';
 import { assessInventory, describeRanges, type InventoryAssessment, type MigrationRules } from '../../src/domain/migration';
-import { VsphereClient, type DiscoveryResult, type DiscoveryScope } from '../../src/vsphere';
+import type { DiscoveryResult, DiscoveryScope } from '../../src/vsphere';
 import { formatTable } from '../table';
 import type { GlobalOptions } from '../client';
 import { UsageError } from '../errors';
@@ -118,6 +118,9 @@ export function registerDiscover(program: Command): void {
     .option('--cluster <path...>', 'only VMs in these clusters or hosts, below the datacenter\'s host folder')
     .option('--page-size <n>', 'objects per PropertyCollector page', intOption(1, 10_000))
     .action(async (flags: DiscoverFlags, command: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { loadConfig } = require('../../src/config') as typeof import('../../src/config');
+      const { VsphereClient } = require('../../src/vsphere') as typeof import('../../src/vsphere');
       const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, { sections: ['vsphere', 'migration'] });
       if (!config.vsphere) {
         throw new UsageError('no vCenter configured: set VMWARE_HOST, VMWARE_USER and VMWARE_PASSWORD, or a vsphere section in ferry.yaml');

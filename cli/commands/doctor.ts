@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { doctor } from '../../workflows/doctor';
 import { formatVerdict } from '../../src/domain/doctor';
-import { withClient, type GlobalOptions } from '../client';
-import { requireWorker } from '../worker-presence';
+import type { GlobalOptions } from '../client';
 
 export function registerDoctor(program: Command): void {
   program
@@ -11,6 +10,9 @@ export function registerDoctor(program: Command): void {
     .option('--json', 'print the report as JSON')
     .option('--wait', 'when no worker polls the task queue, wait for one (else: say so and exit 1)')
     .action(async (options: { json?: boolean; wait?: boolean }, command: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { withClient } = require('../client') as typeof import('../client');
+      const { requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
       const globals = command.optsWithGlobals<GlobalOptions>();
       const report = await withClient(globals, async (client, config) => {
         // The checks run in the worker (it holds the secrets): without one, there is nothing to ask.

@@ -1,9 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { Client, Connection } from '@temporalio/client';
-import { startLab, type Lab } from '../../lab/lab';
-import { runSample, type LabCommands } from '../../lab/sample-run';
-import { finishLabWave } from '../../lab/sample-migration';
+import type { Lab } from '../../lab/lab';
+import type { LabCommands } from '../../lab/sample-run';
 import { intOption } from '../int-option';
 
 interface LabFlags {
@@ -22,6 +20,11 @@ export function registerLab(program: Command): void {
     .option('--once', 'run the sample through to the end (provisioning, and the lab approves its own wave), print the result and stop')
     .option('--fresh', 'keep no history between runs (in-memory Temporal)')
     .action(async (flags: LabFlags) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { Client, Connection } = require('@temporalio/client') as typeof import('@temporalio/client');
+      const { startLab } = require('../../lab/lab') as typeof import('../../lab/lab');
+      const { runSample } = require('../../lab/sample-run') as typeof import('../../lab/sample-run');
+      const { finishLabWave } = require('../../lab/sample-migration') as typeof import('../../lab/sample-migration');
       const lab = await startLab({ temporalPort: flags.port, uiPort: flags.uiPort, persist: !flags.fresh });
       let stopped: Promise<void> | undefined;
       const stop = () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { FERRY_KINDS, FerryKind, FerryStage, VmId, VmName, WaveId } from '../../src/domain/search-attributes';
 import { UsageError } from '../errors';
-import { withClient, type GlobalOptions } from '../client';
+import type { GlobalOptions } from '../client';
 import { intOption } from '../int-option';
 
 interface ListFlags {
@@ -19,6 +19,8 @@ export function registerList(program: Command): void {
     .option('--running', 'only running workflows')
     .option('--limit <n>', 'at most this many', intOption(1, 10_000), 50)
     .action(async (flags: ListFlags, cmd: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { withClient } = require('../client') as typeof import('../client');
       const clauses = ['FerryKind IS NOT NULL'];
       if (flags.kind !== undefined) {
         if (!(FERRY_KINDS as readonly string[]).includes(flags.kind)) throw new UsageError(`--kind: unknown kind "${flags.kind}"; one of ${FERRY_KINDS.join(', ')}`);

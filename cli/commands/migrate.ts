@@ -2,11 +2,9 @@ import type { Command } from 'commander';
 import type { migrationWave } from '../../workflows/migration-wave';
 import { FerryKind, WaveId } from '../../src/domain/search-attributes';
 import { selectionSummary } from '../../src/domain/migration';
-import { withClient, type GlobalOptions } from '../client';
+import type { GlobalOptions } from '../client';
 import { UsageError } from '../errors';
 import { intOption } from '../int-option';
-import { readWaveFile } from '../wave-file';
-import { warnWithoutWorker } from '../worker-presence';
 import { selectionFrom } from './plan';
 import { selectionOptions, type SelectionFlags } from './selection';
 
@@ -30,6 +28,10 @@ export function registerMigrate(program: Command): void {
     .option('--wave-id <id>', 'wave id (default: from the file, or the VM name)')
     .option('--max-concurrent <n>', 'VM workflows at once (default: the wave file\'s, else 50)', intOption(1, 1000));
   selectionOptions(command).action(async (flags: MigrateFlags, cmd: Command) => {
+    // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+    const { withClient } = require('../client') as typeof import('../client');
+    const { readWaveFile } = require('../wave-file') as typeof import('../wave-file');
+    const { warnWithoutWorker } = require('../worker-presence') as typeof import('../worker-presence');
     const selectionFlags = (['names', 'folder', 'cluster', 'tag'] as const).filter((k) => flags[k] !== undefined).map((k) => `--${k}`);
     const sources = [...(flags.vm !== undefined ? ['--vm'] : []), ...(flags.wave !== undefined ? ['--wave'] : []), ...(selectionFlags.length ? [selectionFlags.join('/')] : [])];
     if (sources.length > 1) throw new UsageError(`say what to migrate one way: ${sources.join(' and ')} do not go together (--vm NAME, --wave FILE, or --names/--folder/--cluster/--tag)`);

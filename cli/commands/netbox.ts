@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../src/config';
-import { NetboxClient } from '../../src/netbox/client';
-import { FERRY_CUSTOM_FIELDS } from '../../src/netbox/custom-fields';
 import type { GlobalOptions } from '../client';
 import { UsageError } from '../errors';
 
@@ -12,6 +9,10 @@ export function registerNetbox(program: Command): void {
     .description("create ferry's custom fields on NetBox virtual machines (idempotent: existing ones are kept)")
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { loadConfig } = require('../../src/config') as typeof import('../../src/config');
+      const { NetboxClient } = require('../../src/netbox/client') as typeof import('../../src/netbox/client');
+      const { FERRY_CUSTOM_FIELDS } = require('../../src/netbox/custom-fields') as typeof import('../../src/netbox/custom-fields');
       const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, { sections: ['netbox'] });
       if (!config.netbox) throw new UsageError('NetBox is not configured: set netbox.url in ferry.yaml (or NETBOX_URL) and NETBOX_TOKEN');
       const client = NetboxClient.fromConfig(config.netbox);

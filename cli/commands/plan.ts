@@ -2,11 +2,9 @@ import type { Command } from 'commander';
 import type { WaveSelection } from '../../activities/migration-contract';
 import type { planMigration } from '../../workflows/plan-migration';
 import { describeAction } from '../../src/domain/migration';
-import { withClient, type GlobalOptions } from '../client';
+import type { GlobalOptions } from '../client';
 import { selectionOptions, type SelectionFlags } from './selection';
 import { UsageError } from '../errors';
-import { requireWorker } from '../worker-presence';
-import { selectionProblems } from '../wave-file';
 
 export function registerPlan(program: Command): void {
   const command = program
@@ -16,6 +14,9 @@ export function registerPlan(program: Command): void {
     .option('--json', 'print the plan as JSON')
     .option('--wait', 'when no worker polls the task queue, wait for one (else: say so and exit 1)')
     .action(async (flags: SelectionFlags & { json?: boolean; wait?: boolean }, cmd: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { withClient } = require('../client') as typeof import('../client');
+      const { requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
       const selection: WaveSelection = selectionFrom(flags);
       const plan = await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
         await requireWorker(client, config.worker.taskQueue, { wait: Boolean(flags.wait), what: 'the plan' });
@@ -44,6 +45,8 @@ export function registerPlan(program: Command): void {
 
 /** The selection the flags give, checked as a wave file's is (names alone, a tag's form, a folder's path); a problem names its flag. */
 export function selectionFrom(flags: SelectionFlags): WaveSelection {
+  // Loaded when a command runs (it parses YAML with zod), so that `ferry --help` does not pay for it.
+  const { selectionProblems } = require('../wave-file') as typeof import('../wave-file');
   const selection: WaveSelection = {};
   if (flags.names !== undefined) selection.names = flags.names.split(',').map((n) => n.trim()).filter(Boolean);
   if (flags.folder !== undefined) selection.folder = flags.folder;

@@ -3,15 +3,13 @@ import type { Client } from '@temporalio/client';
 import type { provisionPlanned } from '../../workflows/provision-planned';
 import type { provisionVm } from '../../workflows/provision-vm';
 import type { FerryConfig, WorkflowNames } from '../../src/config';
-import { provisionPlannedWorkflowId, provisionWorkflowId } from '../../src/domain/provisioning';
+import { provisionPlannedWorkflowId, provisionWorkflowId } from '../../src/domain/provisioning/status';
 import { FerryKind, VmName } from '../../src/domain/search-attributes';
-import { withClient, type GlobalOptions } from '../client';
-import { readSpecFile } from '../spec-file';
+import type { GlobalOptions } from '../client';
+import type { readSpecFile } from '../spec-file';
 import { renderStatus, statusView } from './status';
 import { UsageError } from '../errors';
 import { intOption } from '../int-option';
-import { awaitResult } from '../workflow-result';
-import { requireWorker, warnWithoutWorker } from '../worker-presence';
 
 interface ProvisionFlags {
   netboxId?: number;
@@ -37,6 +35,11 @@ export function registerProvision(program: Command): void {
     .option('--max-concurrent <n>', 'with --planned: VM workflows at once (default: provisioning.maxConcurrent)', intOption(1, 500))
     .option('--wait', 'wait for the end and print what was done')
     .action(async (flags: ProvisionFlags, cmd: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { withClient } = require('../client') as typeof import('../client');
+      const { readSpecFile } = require('../spec-file') as typeof import('../spec-file');
+      const { awaitResult } = require('../workflow-result') as typeof import('../workflow-result');
+      const { requireWorker, warnWithoutWorker } = require('../worker-presence') as typeof import('../worker-presence');
       const chosen = [flags.netboxId !== undefined, flags.spec !== undefined, Boolean(flags.planned)].filter(Boolean).length;
       if (chosen !== 1) throw new UsageError('say what to provision: exactly one of --netbox-id N, --spec FILE or --planned');
       if (!flags.planned && (flags.cluster || flags.tag || flags.maxConcurrent !== undefined)) throw new UsageError('--cluster, --tag and --max-concurrent go with --planned');

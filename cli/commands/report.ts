@@ -1,10 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { withClient, type GlobalOptions } from '../client';
-import { resolveTarget } from '../targets';
-import { workerPolls } from '../worker-presence';
+import type { GlobalOptions } from '../client';
 import { anyStatusQuery } from '../../src/domain/messages';
 import { buildReport, joinRuns, readHistory, renderHtml, renderMarkdown, type JsonHistory, type ReportModel, type WorkflowTimeline } from '../../src/report';
 
@@ -26,6 +23,8 @@ export function registerReport(program: Command): void {
     .option('--md', 'print a Markdown summary')
     .option('--json', 'print the report model as JSON')
     .action(async (target: string, flags: ReportFlags, cmd: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { withClient } = require('../client') as typeof import('../client');
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const model = await reportOf(client, target, Date.now());
         const out = flags.out ?? (flags.md || flags.json ? undefined : `ferry-report-${model.id.replace(/[^\w.-]+/g, '_')}.html`);
@@ -40,6 +39,8 @@ export function registerReport(program: Command): void {
 }
 
 async function timelineOf(handle: WorkflowHandle, workflowId: string): Promise<WorkflowTimeline> {
+  // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+  const { historyToJSON } = require('@temporalio/common/lib/proto-utils') as typeof import('@temporalio/common/lib/proto-utils');
   const history = JSON.parse(historyToJSON(await handle.fetchHistory())) as JsonHistory;
   return readHistory(workflowId, history);
 }
@@ -63,12 +64,16 @@ function childIds(parent: WorkflowTimeline, status: unknown): string[] {
 
 /** A running parent's own status (refusals, approvals), when a worker is there to answer. */
 async function runningStatus(client: Client, handle: WorkflowHandle): Promise<unknown> {
+  // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+  const { workerPolls } = require('../worker-presence') as typeof import('../worker-presence');
   const description = await handle.describe();
   if (!(await workerPolls(client, description.taskQueue))) return undefined;
   return handle.query(anyStatusQuery).catch(() => undefined);
 }
 
 async function reportOf(client: Client, target: string, now: number): Promise<ReportModel> {
+  // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+  const { resolveTarget } = require('../targets') as typeof import('../targets');
   const handle = await resolveTarget(client, target, ['wave', 'provision-planned']);
   const parent = await allRuns(client, handle.workflowId);
   const parentStatus = parent.state === 'running' ? await runningStatus(client, handle) : undefined;

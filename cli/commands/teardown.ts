@@ -1,15 +1,13 @@
 import type { Command } from 'commander';
 import type { netboxVm } from '../../workflows/netbox-vm';
 import type { teardownVm } from '../../workflows/teardown-vm';
-import { teardownWorkflowId } from '../../src/domain/provisioning';
+import { teardownWorkflowId } from '../../src/domain/provisioning/teardown';
 import { FerryKind, VmId } from '../../src/domain/search-attributes';
-import { withClient, type GlobalOptions } from '../client';
+import type { GlobalOptions } from '../client';
 import { renderStatus, statusView } from './status';
 import { PVE_VMID_MAX, PVE_VMID_MIN } from '../../src/domain/vmid';
 import { UsageError } from '../errors';
 import { intOption } from '../int-option';
-import { awaitResult } from '../workflow-result';
-import { requireWorker, warnWithoutWorker } from '../worker-presence';
 
 interface TeardownFlags {
   vmid?: number;
@@ -27,6 +25,10 @@ export function registerTeardown(program: Command): void {
     .option('--require-approval', 'wait for `ferry approve` whatever the record’s status')
     .option('--wait', 'wait for the end and print every cleanup')
     .action(async (flags: TeardownFlags, cmd: Command) => {
+      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+      const { withClient } = require('../client') as typeof import('../client');
+      const { awaitResult } = require('../workflow-result') as typeof import('../workflow-result');
+      const { requireWorker, warnWithoutWorker } = require('../worker-presence') as typeof import('../worker-presence');
       if ((flags.vmid === undefined) === (flags.netboxId === undefined)) throw new UsageError('say what to tear down: exactly one of --vmid N or --netbox-id N');
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
         const taskQueue = config.worker.taskQueue;

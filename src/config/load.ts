@@ -6,13 +6,9 @@ import { ENV_BINDINGS, parseEnvValue, type EnvBinding } from './env';
 import { netboxSection } from './endpoints';
 import { missingValueMessage } from './missing';
 import { ferryConfigSchema, type FerryConfig } from './schema';
+import { ConfigError } from './config-error';
 
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid ferry configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import type { TLSConfig } from '@temporalio/client';
 import { ConfigError, type FerryConfig } from '../config';
 
@@ -57,7 +56,7 @@ export function transportReason(err: unknown): string {
   return message.split('\n')[0]!.slice(0, 200);
 }
 
-function isTransportFailure(err: unknown): boolean {
+export function isTransportFailure(err: unknown): boolean {
   const name = (err as { name?: unknown })?.name;
   const message = err instanceof Error ? err.message : '';
   return name === 'TransportError' || /Failed to connect before the deadline|tcp connect error|transport error|UNAVAILABLE/i.test(message);
@@ -74,11 +73,3 @@ export async function connectClient(config: TemporalConfig, origin: AddressOrigi
   return new Client({ connection, namespace: config.namespace });
 }
 
-export async function connectWorker(config: TemporalConfig, origin: AddressOrigin = {}): Promise<NativeConnection> {
-  const tls = temporalTls(config);
-  try {
-    return await NativeConnection.connect({ address: config.address, tls, apiKey: config.apiKey });
-  } catch (err) {
-    throw isTransportFailure(err) ? new TemporalUnreachable(unreachableMessage(config.address, transportReason(err), origin), { cause: err }) : err;
-  }
-}

@@ -1,4 +1,4 @@
-import { renderStatus } from '../../cli/commands/status';
+import { renderStatus } from '../../cli/status-view/render-status';
 
 describe('ferry status shows a migration’s guest verification', () => {
   const base = { vm: 'mig-app01', moid: 'vm-60', stage: 'done', outcome: 'migrated', actions: [], timings: [], waits: [], decisions: [], ignored: [], refusals: [], imports: [] };

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { WaveStatus, WaveVm } from '../migration/wave';
 import { compareCodeUnits } from '../order';
 import { meanRate, waveEta, type WaveEta } from './eta';
+import { WAVE_ROWS_DEFAULT, WAVE_ROWS_MAX } from './rows';
+
+export { WAVE_ROWS_DEFAULT, WAVE_ROWS_MAX };
 
 /**
  * What a wave answers about itself, at any size: counts per state and stage, the ETA, and one page of
@@ -9,9 +12,6 @@ import { meanRate, waveEta, type WaveEta } from './eta';
  * counts without a schema change. Full detail of a VM comes from its own workflow.
  */
 
-/** Rows one answer carries at most: a page of 1,000 VMs' rows would be what this summary avoids. */
-export const WAVE_ROWS_MAX = 200;
-export const WAVE_ROWS_DEFAULT = 25;
 
 export const waveSummaryRequestSchema = z
   .object({
