@@ -34,9 +34,11 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
     const workflowSource: Partial<WorkerOptions> =
       role !== 'main'
         ? {}
-        : bundlePath
-          ? { workflowBundle: { codePath: bundlePath } }
-          : { workflowsPath: WORKFLOWS_PATH };
+        : {
+            ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH }),
+            maxCachedWorkflows: config.worker.maxCachedWorkflows,
+            maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
+          };
     workers.push(
       await Worker.create({
         connection,
