@@ -9,15 +9,18 @@
  * --no-approve: every VM stops at the cutover gate; prints the worker's RSS once all N wait there.
  *
  *   npm run bench:migration [-- --vms 200 --latency 3000 --vmotion 2 --imports 2 --max-concurrent 50]
+ *   (--cpu-prof DIR: the worker writes a V8 CPU profile there when it stops)
  *   npm run bench:migration -- --vms 1000 --no-approve --latency 100 --vmotion 20 --max-concurrent 1000
  *
  * It prints figures; it is not a test.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { WORKFLOWS_PATH } from '../src/paths';
 import { parseConfig } from '../src/config';
 import { VsphereClient } from '../src/vsphere';
 import { startMigrationSims } from '../lab/migration-lab';
@@ -41,6 +44,7 @@ const { values: args } = parseArgs({
     'max-concurrent': { type: 'string', default: '50' },
     'no-approve': { type: 'boolean', default: false },
     'max-cached': { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const N = Number(args.vms);
@@ -64,6 +68,9 @@ async function main(): Promise<void> {
     limits: { vmotion: VMOTION, importPerStorage: IMPORTS },
   });
   const taskQueue = `bench-${stamp}`;
+  // Bundled here, as production prebuilds it: webpack in the worker would add its own memory.
+  const bundleFile = path.join(stateDir, 'workflow-bundle.js');
+  writeFileSync(bundleFile, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') })).code);
   const worker = await startWorkerProcess({
     config: {
       ...sims.document,
@@ -75,7 +82,7 @@ async function main(): Promise<void> {
       },
     },
     configFile: path.join(stateDir, 'ferry.yaml'),
-    env: sims.env,
+    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...cpuProfile() },
     name: 'bench',
   });
   const clientConnection = await Connection.connect({ address: server.address });
@@ -180,6 +187,11 @@ async function vmHistories(client: Client, waveId: string) {
   const histories = [];
   for (const id of ids) histories.push((await client.workflow.getHandle(id).fetchHistory()).events ?? []);
   return histories;
+}
+
+/** --cpu-prof DIR: the worker process profiles itself (V8 .cpuprofile, written when it stops). */
+function cpuProfile(): Record<string, string> {
+  return args['cpu-prof'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}` } : {};
 }
 
 main().catch((err: unknown) => {
