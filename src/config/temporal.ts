@@ -45,8 +45,12 @@ const defaultQueues: Record<QueueRole, { maxConcurrentActivities: number }> = {
   sdn: { maxConcurrentActivities: 1 },
 };
 
-/** Enough for the active part of a wave; the VMs waiting at a gate are rebuilt from history when needed. */
-export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
+/**
+ * Enough for the active part of a wave (50 VM workflows by default, the semaphores, the wave); VMs waiting
+ * at the gate are evicted and rebuilt from history when they have work. The SDK counts ~1.7 MB per cached
+ * workflow (600 per GiB of heap).
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
 export const DEFAULT_MAX_WORKFLOW_TASKS = 40;
 
 export const workerSection = z
