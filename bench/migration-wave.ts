@@ -28,10 +28,13 @@ import { startDevServer } from '../lab/temporal-dev-server';
 import { ESTATE } from '../lab/vcsim/estate';
 import { startWorkerProcess } from '../test/helpers/worker-process';
 import type { migrationWave } from '../workflows/migration-wave';
-import { activityUses, handoffs, type Use } from './lib/handoffs';
+import { activityUses, eventMs, eventsAfter, handoffs, keyedUses, withRequests, type Use } from './lib/handoffs';
 import { ms, percentile } from './lib/percentiles';
 import { mib, processStats } from './lib/process-stats';
 import { sampleRelocations } from './lib/vcsim-relocations';
+
+/** labMigrationSection's vmidBase: a VM's VMID is it plus the number in its moid. */
+const LAB_VMID_BASE = 20000;
 
 const { values: args } = parseArgs({
   options: {
@@ -82,7 +85,8 @@ async function main(): Promise<void> {
       },
     },
     configFile: path.join(stateDir, 'ferry.yaml'),
-    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...cpuProfile() },
+    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
+    nodeArgs: cpuProfile(),
     name: 'bench',
   });
   const clientConnection = await Connection.connect({ address: server.address });
@@ -123,9 +127,11 @@ async function main(): Promise<void> {
     const makespanMs = performance.now() - started;
     clearInterval(rssSampler);
     const after = processStats(pid);
-    const relocations = [...(await sampler.stop()).values()];
-    const imports = (await sims.admin.log()).tasks.filter((t) => t.imports > 0).map((t) => ({ startMs: t.startMs, endMs: t.endMs ?? t.startMs }));
+    const relocations = keyedUses([...(await sampler.stop())]);
+    const imports = keyedUses((await sims.admin.log()).tasks.filter((t) => t.imports > 0).map((t) => [t.id, { startMs: t.startMs, endMs: t.endMs ?? t.startMs }]));
     const histories = await vmHistories(client, waveId);
+    const historyUses = (activity: string, key: (moid: string) => string) =>
+      keyedUses([...histories].flatMap(([moid, events]) => activityUses(events, activity).map((u): [string, Use] => [key(moid), u])));
 
     const migrated = result.status.vms.filter((v) => v.outcome === 'migrated').length;
     // Two stages through two limited pools: every vMotion, then at least one import after the last;
@@ -138,10 +144,9 @@ async function main(): Promise<void> {
     console.log(`  ratio:                    ${(makespanMs / lowerBoundMs).toFixed(3)}`);
     console.log(`  worker CPU:               ${(cpuMs / 1000).toFixed(1)} s, ${ms(cpuMs / N)} per VM (${((cpuMs / makespanMs) * 100).toFixed(0)}% of one core)`);
     console.log(`  worker peak RSS:          ${mib(peakRss)} during the wave (VmHWM since start ${mib(after.peakRssBytes)})`);
-    printHandoffs('vMotion', relocations, histories.map((h) => activityUses(h, 'relocateVm')).flat(), VMOTION);
-    printHandoffs('import', imports, histories.map((h) => activityUses(h, 'importDisk')).flat(), IMPORTS);
-    const tail = makespanMs - (Math.max(...imports.map((i) => i.endMs)) - (Date.now() - (performance.now() - started)));
-    console.log(`  after the last import:    ${(tail / 1000).toFixed(1)} s until the wave returned`);
+    printHandoffs('vMotion', relocations, historyUses('relocateVm', (moid) => moid), VMOTION);
+    printHandoffs('import', imports, historyUses('importDisk', (moid) => String(LAB_VMID_BASE + Number(/\d+$/.exec(moid)?.[0]))), IMPORTS);
+    printTail(histories, makespanMs, started);
   } finally {
     await worker.stop();
     await vsphere.close().catch(() => undefined);
@@ -152,15 +157,17 @@ async function main(): Promise<void> {
   }
 }
 
-function printHandoffs(what: string, simUses: Use[], historyUses: Use[], permits: number): void {
-  const sim = handoffs(simUses, permits);
-  const hist = handoffs(historyUses, permits);
+function printHandoffs(what: string, simUses: Map<string, Use>, historyUses: Map<string, Use>, permits: number): void {
+  // A slot that freed while nobody waited (the VMs were elsewhere in their itinerary) is not a hand-off.
+  const sim = handoffs(withRequests(simUses, historyUses), permits);
+  const hist = handoffs([...historyUses.values()], permits);
   console.log(`  ${what} hand-offs:`);
   console.log(`    simulator task end → next task start:  p50 ${ms(percentile(sim, 50))}, p99 ${ms(percentile(sim, 99))} (${sim.length})`);
   console.log(`    activity completed → next started:     p50 ${ms(percentile(hist, 50))}, p99 ${ms(percentile(hist, 99))} (${hist.length}, from histories)`);
-  const start = Math.min(...simUses.map((x) => x.startMs));
-  const end = Math.max(...simUses.map((x) => x.endMs));
-  console.log(`    ${simUses.length} tasks ran over ${((end - start) / 1000).toFixed(1)} s`);
+  const uses = [...simUses.values()];
+  const start = Math.min(...uses.map((x) => x.startMs));
+  const end = Math.max(...uses.map((x) => x.endMs));
+  console.log(`    ${uses.length} tasks ran over ${((end - start) / 1000).toFixed(1)} s`);
 }
 
 /** Waits until all N VM workflows wait at the cutover gate, then prints the worker's memory and CPU. */
@@ -181,17 +188,35 @@ async function reportGate(client: Client, waveId: string, pid: number, started: 
   console.log(`  worker CPU to the gate:   ${ms((at.cpuMs - before.cpuMs) / N)} per VM`);
 }
 
-async function vmHistories(client: Client, waveId: string) {
-  const ids: string[] = [];
-  for await (const wf of client.workflow.list({ query: `WaveId = '${waveId}' AND FerryKind = 'migrate'` })) ids.push(wf.workflowId);
-  const histories = [];
-  for (const id of ids) histories.push((await client.workflow.getHandle(id).fetchHistory()).events ?? []);
+type Histories = Map<string, Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events'] & object>;
+
+/** The VM workflows' histories, by VM moid (their ids end in it). */
+async function vmHistories(client: Client, waveId: string): Promise<Histories> {
+  const histories: Histories = new Map();
+  for await (const wf of client.workflow.list({ query: `WaveId = '${waveId}' AND FerryKind = 'migrate'` })) {
+    histories.set(/vm-\d+$/.exec(wf.workflowId)?.[0] ?? wf.workflowId, (await client.workflow.getHandle(wf.workflowId).fetchHistory()).events ?? []);
+  }
   return histories;
 }
 
+/** What the VM whose import ended last did until the wave returned: the tail of the makespan. */
+function printTail(histories: Histories, makespanMs: number, startedPerf: number): void {
+  let last: { moid: string; endMs: number } | undefined;
+  for (const [moid, events] of histories) {
+    for (const use of activityUses(events, 'importDisk')) if (!last || use.endMs > last.endMs) last = { moid, endMs: use.endMs };
+  }
+  if (!last) return;
+  const waveEndMs = Date.now() - (performance.now() - startedPerf - makespanMs);
+  console.log(`  after the last import:    ${((waveEndMs - last.endMs) / 1000).toFixed(1)} s until the wave returned; ${last.moid} then did:`);
+  const events = histories.get(last.moid)!;
+  const lastEventMs = eventMs(events.at(-1)!);
+  for (const line of eventsAfter(events, last.endMs)) console.log(`    ${line}`);
+  console.log(`    (its workflow closed ${((waveEndMs - lastEventMs) / 1000).toFixed(1)} s before the wave returned)`);
+}
+
 /** --cpu-prof DIR: the worker process profiles itself (V8 .cpuprofile, written when it stops). */
-function cpuProfile(): Record<string, string> {
-  return args['cpu-prof'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}` } : {};
+function cpuProfile(): string[] {
+  return args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [];
 }
 
 main().catch((err: unknown) => {

@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   const worker = await startWorkerProcess({
     config: { ...lab.document, worker: { taskQueue, shutdownGraceTime: '1s' } },
     configFile: path.join(lab.stateDir, 'ferry.yaml'),
-    env: { ...lab.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...cpuProfile() },
+    env: { ...lab.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
+    nodeArgs: cpuProfile(),
     name: 'bench',
   });
   const connection = await Connection.connect({ address: server.address });
@@ -83,8 +84,8 @@ async function main(): Promise<void> {
 }
 
 /** --cpu-prof DIR: the worker process profiles itself (V8 .cpuprofile, written when it stops). */
-function cpuProfile(): Record<string, string> {
-  return args['cpu-prof'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}` } : {};
+function cpuProfile(): string[] {
+  return args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [];
 }
 
 main().catch((err: unknown) => {

@@ -1,4 +1,4 @@
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -9,7 +9,7 @@ export interface Use {
   endMs: number;
 }
 
-function eventMs(e: HistoryEvent): number {
+export function eventMs(e: HistoryEvent): number {
   const t = e.eventTime!;
   return Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6);
 }
@@ -55,4 +55,33 @@ export function handoffs(uses: readonly Use[], permits: number): number[] {
     if (use.startMs >= freedAt) gaps.push(use.startMs - freedAt);
   }
   return gaps;
+}
+
+/** The requestedMs of each simulator use, taken from the history use of the same VM (by key). */
+export function withRequests(simUses: ReadonlyMap<string, Use>, historyUses: ReadonlyMap<string, Use>): Use[] {
+  return [...simUses].map(([key, use]) => ({ ...use, requestedMs: historyUses.get(key)?.requestedMs }));
+}
+
+/** The events of a history after `afterMs`, as `+ms type`: what a workflow did after a moment. */
+export function eventsAfter(events: readonly HistoryEvent[], afterMs: number): string[] {
+  return events
+    .filter((e) => eventMs(e) >= afterMs)
+    .map((e) => {
+      const name = e.activityTaskScheduledEventAttributes?.activityType?.name ?? e.timerStartedEventAttributes?.startToFireTimeout?.seconds?.toString();
+      const type = (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '').replace('EVENT_TYPE_', '');
+      return `+${eventMs(e) - afterMs} ms ${type}${name ? ` ${name}` : ''}`;
+    });
+}
+
+/** Uses keyed `<key>#<n>` (the n-th of that key, by start), so a VM with several disks keeps each. */
+export function keyedUses(entries: ReadonlyArray<[string, Use]>): Map<string, Use> {
+  const sorted = [...entries].sort((a, b) => a[1].startMs - b[1].startMs);
+  const seen = new Map<string, number>();
+  const keyed = new Map<string, Use>();
+  for (const [key, use] of sorted) {
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    keyed.set(`${key}#${n}`, use);
+  }
+  return keyed;
 }

@@ -2,7 +2,7 @@ import type { VsphereClient } from '../../src/vsphere';
 import { retrieveAll, traversalSpec } from '../../src/vsphere/property-collector';
 import type { Use } from './handoffs';
 
-/** vcsim keeps its last 200 tasks: sample them while the wave runs and keep every RelocateVm. */
+/** vcsim keeps its last 200 tasks: sample them while the wave runs and keep every RelocateVm, by VM moid. */
 export function sampleRelocations(client: VsphereClient): { stop(): Promise<Map<string, Use>> } {
   const seen = new Map<string, Use>();
   let running = true;
@@ -10,7 +10,7 @@ export function sampleRelocations(client: VsphereClient): { stop(): Promise<Map<
     while (running) {
         const { objects } = await retrieveAll(client.session, [
           {
-            propSet: [{ type: 'Task', pathSet: ['info.name', 'info.startTime', 'info.completeTime'] }],
+            propSet: [{ type: 'Task', pathSet: ['info.name', 'info.entity', 'info.startTime', 'info.completeTime'] }],
             objectSet: [{ obj: { type: 'TaskManager', value: 'TaskManager' }, skip: true, selectSet: [traversalSpec('recent', 'TaskManager', 'recentTask')] }],
           },
         ]);
@@ -18,7 +18,7 @@ export function sampleRelocations(client: VsphereClient): { stop(): Promise<Map<
           if (o.props.get('info.name')?.text.trim() !== 'RelocateVm') continue;
           const end = o.props.get('info.completeTime')?.text.trim();
           if (!end) continue;
-          seen.set(o.obj.value, { startMs: Date.parse(o.props.get('info.startTime')?.text.trim() ?? ''), endMs: Date.parse(end) });
+          seen.set(o.props.get('info.entity')?.text.trim() ?? o.obj.value, { startMs: Date.parse(o.props.get('info.startTime')?.text.trim() ?? ''), endMs: Date.parse(end) });
         }
         await new Promise((r) => setTimeout(r, 1000));
     }
