@@ -88,6 +88,11 @@ async function main(): Promise<void> {
     env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
     nodeArgs: cpuProfile(),
     name: 'bench',
+  }).catch(async (err: unknown) => {
+    await sims.stop();
+    await server.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+    throw err;
   });
   const clientConnection = await Connection.connect({ address: server.address });
   const client = new Client({ connection: clientConnection });

@@ -15,7 +15,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { startDevServer } from '../lab/temporal-dev-server';
 import { WORKFLOWS_PATH } from '../src/paths';
-import { startProvisionLab } from '../test/helpers/provision-lab';
+import { startProvisionLab, type ProvisionLab } from '../test/helpers/provision-lab';
 import { startWorkerProcess } from '../test/helpers/worker-process';
 import type { provisionPlanned } from '../workflows/provision-planned';
 import { ms, percentile } from './lib/percentiles';
@@ -27,7 +27,19 @@ const N = Number(args.vms);
 async function main(): Promise<void> {
   const server = await startDevServer();
   process.env.FERRY_TEST_TEMPORAL_ADDRESS = server.address;
-  const lab = await startProvisionLab();
+  const lab = await startProvisionLab().catch(async (err: unknown) => {
+    await server.stop();
+    throw err;
+  });
+  try {
+    await run(server.address, lab);
+  } finally {
+    await lab.stop();
+    await server.stop();
+  }
+}
+
+async function run(address: string, lab: ProvisionLab): Promise<void> {
   const stamp = Date.now();
   const taskQueue = `bench-prov-${stamp}`;
   const bundleFile = path.join(lab.stateDir, 'workflow-bundle.js');
@@ -39,7 +51,7 @@ async function main(): Promise<void> {
     nodeArgs: cpuProfile(),
     name: 'bench',
   });
-  const connection = await Connection.connect({ address: server.address });
+  const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   try {
     const tag = await lab.tag(`bench-${stamp}`);
@@ -78,8 +90,6 @@ async function main(): Promise<void> {
   } finally {
     await worker.stop();
     await connection.close();
-    await lab.stop();
-    await server.stop();
   }
 }
 
