@@ -73,8 +73,8 @@ async function main(): Promise<void> {
   const taskQueue = `bench-${stamp}`;
   // Bundled here, as production prebuilds it: webpack in the worker would add its own memory.
   const bundleFile = path.join(stateDir, 'workflow-bundle.js');
-  writeFileSync(bundleFile, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') })).code);
-  const worker = await startWorkerProcess({
+  const bundled = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') }).then(({ code }) => writeFileSync(bundleFile, code));
+  const worker = await bundled.then(() => startWorkerProcess({
     config: {
       ...sims.document,
       worker: {
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
     nodeArgs: cpuProfile(),
     name: 'bench',
-  }).catch(async (err: unknown) => {
+  })).catch(async (err: unknown) => {
     await sims.stop();
     await server.stop();
     rmSync(stateDir, { recursive: true, force: true });
