@@ -1,179 +1,227 @@
 /**
- * Benchmark: one migration wave of N VMs (default 200) from vcsim to the Proxmox simulator, auto-approved,
- * with set latencies: each storage vMotion takes RELOCATE_MS in vcsim, each disk import IMPORT_MS in
- * the simulator. Prints the makespan, the lower bound the global limits and latencies imply, their
- * ratio, the worker's CPU and memory, and the peak concurrent vMotions and imports the simulators saw.
+ * Benchmark: one migration wave of N VMs (default 200) from vcsim to the Proxmox simulator, with set
+ * latencies: each storage vMotion takes --relocate-ms in vcsim, each disk import --import-ms in the
+ * simulator (--latency sets both). ferry's real worker runs as its own process (worker.ts), the
+ * simulators and the Temporal dev server in theirs, so the worker's CPU and memory are its own.
  *
- *   npm run bench:migration [-- --vms 200 --relocate-ms 3000 --import-ms 3000 --max-concurrent 50]
+ * Auto-approved (default): prints makespan / lower bound, the permit hand-offs (a slot freed → the next
+ * holder's activity started) p50/p99, worker CPU per VM and the worker's peak RSS.
+ * --no-approve: every VM stops at the cutover gate; prints the worker's RSS once all N wait there.
+ *
+ *   npm run bench:migration [-- --vms 200 --latency 3000 --vmotion 2 --imports 2 --max-concurrent 50]
+ *   (--cpu-prof DIR: the worker writes a V8 CPU profile there when it stops)
+ *   npm run bench:migration -- --vms 1000 --no-approve --latency 100 --vmotion 20 --max-concurrent 1000
  *
  * It prints figures; it is not a test.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createActivities } from '../activities';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { WORKFLOWS_PATH } from '../src/paths';
 import { parseConfig } from '../src/config';
-import { heavyQueue } from '../src/domain/task-queues';
+import { VsphereClient } from '../src/vsphere';
 import { startMigrationSims } from '../lab/migration-lab';
-import { peakConcurrency } from '../lab/proxmox-sim/admin-client';
 import { startDevServer } from '../lab/temporal-dev-server';
 import { ESTATE } from '../lab/vcsim/estate';
-import { WORKFLOWS_PATH } from '../src/paths';
-import { retrieveAll, traversalSpec } from '../src/vsphere/property-collector';
-import type { VsphereClient } from '../src/vsphere';
-import { createDependencies } from '../worker/dependencies';
+import { startWorkerProcess } from '../test/helpers/worker-process';
 import type { migrationWave } from '../workflows/migration-wave';
+import { activityUses, eventMs, eventsAfter, handoffs, keyedUses, withRequests, type Use } from './lib/handoffs';
+import { ms, percentile } from './lib/percentiles';
+import { mib, processStats } from './lib/process-stats';
+import { sampleRelocations } from './lib/vcsim-relocations';
+
+/** labMigrationSection's vmidBase: a VM's VMID is it plus the number in its moid. */
+const LAB_VMID_BASE = 20000;
 
 const { values: args } = parseArgs({
   options: {
     vms: { type: 'string', default: '200' },
+    latency: { type: 'string' },
     'relocate-ms': { type: 'string', default: '3000' },
     'import-ms': { type: 'string', default: '3000' },
     vmotion: { type: 'string', default: '2' },
     imports: { type: 'string', default: '2' },
     'max-concurrent': { type: 'string', default: '50' },
+    'no-approve': { type: 'boolean', default: false },
+    'max-cached': { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const N = Number(args.vms);
-const RELOCATE_MS = Number(args['relocate-ms']);
-const IMPORT_MS = Number(args['import-ms']);
+const RELOCATE_MS = Number(args.latency ?? args['relocate-ms']);
+const IMPORT_MS = Number(args.latency ?? args['import-ms']);
 const VMOTION = Number(args.vmotion);
 const IMPORTS = Number(args.imports);
-
-interface Interval {
-  startMs: number;
-  endMs?: number;
-}
-
-/** vcsim keeps its last 200 tasks: sample them while the wave runs and keep every RelocateVm. */
-function sampleRelocations(client: VsphereClient): { stop(): Promise<Map<string, Interval>> } {
-  const seen = new Map<string, Interval>();
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const { objects } = await retrieveAll(client.session, [
-        {
-          propSet: [{ type: 'Task', pathSet: ['info.name', 'info.startTime', 'info.completeTime'] }],
-          objectSet: [{ obj: { type: 'TaskManager', value: 'TaskManager' }, skip: true, selectSet: [traversalSpec('recent', 'TaskManager', 'recentTask')] }],
-        },
-      ]);
-      for (const o of objects) {
-        if (o.props.get('info.name')?.text.trim() !== 'RelocateVm') continue;
-        const start = Date.parse(o.props.get('info.startTime')?.text.trim() ?? '');
-        const end = o.props.get('info.completeTime')?.text.trim();
-        seen.set(o.obj.value, { startMs: start, endMs: end ? Date.parse(end) : undefined });
-      }
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return seen;
-    },
-  };
-}
-
-function peak(intervals: Interval[]): number {
-  return peakConcurrency(
-    intervals.map((i) => ({ upid: '', node: '', type: '', id: '', user: '', imports: 1, startMs: i.startMs, endMs: i.endMs })),
-    () => true,
-  );
-}
+const APPROVE = !args['no-approve'];
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-bench-'));
   const server = await startDevServer();
+  const stamp = Date.now();
   const sims = await startMigrationSims({
     stateDir,
     extraVms: N,
     temporalAddress: server.address,
-    vcenterName: `bench-${Date.now()}`,
+    vcenterName: `bench-${stamp}`,
     methodDelay: { RelocateVm: RELOCATE_MS, LockHandoff: 0 },
     sim: { importTaskMs: IMPORT_MS },
     limits: { vmotion: VMOTION, importPerStorage: IMPORTS },
   });
-  const config = parseConfig(sims.document, sims.env, 'benchmark');
-  const deps = await createDependencies(config);
-  const connection = await NativeConnection.connect({ address: server.address });
+  const taskQueue = `bench-${stamp}`;
+  // Bundled here, as production prebuilds it: webpack in the worker would add its own memory.
+  const bundleFile = path.join(stateDir, 'workflow-bundle.js');
+  const bundled = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') }).then(({ code }) => writeFileSync(bundleFile, code));
+  const worker = await bundled.then(() => startWorkerProcess({
+    config: {
+      ...sims.document,
+      worker: {
+        taskQueue,
+        shutdownGraceTime: '1s',
+        ...(args['max-cached'] ? { maxCachedWorkflows: Number(args['max-cached']) } : {}),
+        taskQueues: { main: { maxConcurrentActivities: 100 }, vmotion: { maxConcurrentActivities: 8 }, import: { maxConcurrentActivities: 8 }, sdn: { maxConcurrentActivities: 1 } },
+      },
+    },
+    configFile: path.join(stateDir, 'ferry.yaml'),
+    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
+    nodeArgs: cpuProfile(),
+    name: 'bench',
+  })).catch(async (err: unknown) => {
+    await sims.stop();
+    await server.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+    throw err;
+  });
   const clientConnection = await Connection.connect({ address: server.address });
   const client = new Client({ connection: clientConnection });
-  const taskQueue = 'bench';
-  const activities = createActivities(deps);
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
-  const workers = await Promise.all([
-    Worker.create({ connection, taskQueue, workflowBundle: bundle, activities, maxConcurrentActivityTaskExecutions: 100, maxConcurrentWorkflowTaskExecutions: 40 }),
-    ...(['vmotion', 'import', 'sdn'] as const).map((w) =>
-      Worker.create({ connection, taskQueue: heavyQueue(taskQueue, w), activities, maxConcurrentActivityTaskExecutions: 8 }),
-    ),
-  ]);
-  const running = workers.map((w) => w.run());
-
+  const pid = worker.child.pid!;
+  const config = parseConfig(sims.document, sims.env, 'benchmark');
+  const vsphere = new VsphereClient(config.vsphere!);
   try {
-    const memory = { peakRssBytes: 0 };
-    const rssSampler = setInterval(() => (memory.peakRssBytes = Math.max(memory.peakRssBytes, process.memoryUsage().rss)), 250);
-    const sampler = sampleRelocations(deps.vsphere!);
+    const idle = processStats(pid);
+    let peakRss = idle.rssBytes;
+    const rssSampler = setInterval(() => (peakRss = Math.max(peakRss, processStats(pid).rssBytes)), 250);
+    const sampler = sampleRelocations(vsphere);
     await sims.admin.clearLog();
-    const cpuBefore = process.cpuUsage();
+    const waveId = `bench-${stamp}`;
     const started = performance.now();
-    const waveStart = Date.now();
-    const result = await client.workflow.execute<typeof migrationWave>('migrationWave', {
+    const wave = await client.workflow.start<typeof migrationWave>('migrationWave', {
       taskQueue,
-      workflowId: `bench-wave-${Date.now()}`,
+      workflowId: `bench-wave-${stamp}`,
       args: [
         {
-          waveId: 'bench',
+          waveId,
           selection: { folder: `/${ESTATE.datacenter}/vm/${ESTATE.scaleFolder}` },
           maxConcurrent: Number(args['max-concurrent']),
-          autoApprove: { by: 'lab-admin', reason: 'benchmark' },
+          ...(APPROVE ? { autoApprove: { by: 'lab-admin', reason: 'benchmark' } } : {}),
         },
       ],
     });
+    console.log(`wave of ${N} VMs (vMotion ${RELOCATE_MS} ms each, limit ${VMOTION}; import ${IMPORT_MS} ms each, limit ${IMPORTS})`);
+    console.log(`  worker (pid ${pid}) before the wave: RSS ${mib(idle.rssBytes)}, CPU ${(idle.cpuMs / 1000).toFixed(1)} s since start`);
+    if (!APPROVE) {
+      await reportGate(client, waveId, pid, started);
+      clearInterval(rssSampler);
+      await wave.terminate('benchmark done');
+      await sampler.stop();
+      return;
+    }
+    const result = await wave.result();
     const makespanMs = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
     clearInterval(rssSampler);
-    const relocations = [...(await sampler.stop()).values()];
-    const imports = (await sims.admin.log()).tasks.filter((t) => t.imports > 0);
+    const after = processStats(pid);
+    const relocations = keyedUses([...(await sampler.stop())]);
+    const imports = keyedUses((await sims.admin.log()).tasks.filter((t) => t.imports > 0).map((t) => [t.id, { startMs: t.startMs, endMs: t.endMs ?? t.startMs }]));
+    const histories = await vmHistories(client, waveId);
+    const historyUses = (activity: string, key: (moid: string) => string) =>
+      keyedUses([...histories].flatMap(([moid, events]) => activityUses(events, activity).map((u): [string, Use] => [key(moid), u])));
 
     const migrated = result.status.vms.filter((v) => v.outcome === 'migrated').length;
     // Two stages through two limited pools: every vMotion, then at least one import after the last;
     // or one vMotion, then every import.
     const lowerBoundMs = Math.max((N * RELOCATE_MS) / VMOTION + IMPORT_MS, RELOCATE_MS + (N * IMPORT_MS) / IMPORTS);
-    console.log(`wave of ${N} VMs (vMotion ${RELOCATE_MS} ms each, limit ${VMOTION}; import ${IMPORT_MS} ms each, limit ${IMPORTS})`);
+    const cpuMs = after.cpuMs - idle.cpuMs;
     console.log(`  migrated:                 ${migrated}/${result.status.vms.length}`);
     console.log(`  makespan:                 ${(makespanMs / 1000).toFixed(1)} s`);
     console.log(`  lower bound:              ${(lowerBoundMs / 1000).toFixed(1)} s`);
     console.log(`  ratio:                    ${(makespanMs / lowerBoundMs).toFixed(3)}`);
-    console.log(`  worker CPU (user+system): ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (${(((cpu.user + cpu.system) / 1e3 / makespanMs) * 100).toFixed(0)}% of one core)`);
-    console.log(`  worker peak RSS:          ${(memory.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
-    console.log(`  peak concurrent vMotions: ${peak(relocations)} (of ${relocations.length} seen by vcsim)`);
-    console.log(`  peak concurrent imports:  ${peakConcurrency(imports, () => true)} (of ${imports.length} seen by the Proxmox simulator)`);
-    console.log('  (the worker runs in this process: CPU and memory include the client and the samplers)');
-    const span = (xs: Interval[]) => {
-      const start = Math.min(...xs.map((x) => x.startMs));
-      const end = Math.max(...xs.map((x) => x.endMs ?? x.startMs));
-      const busy = xs.reduce((sum, x) => sum + ((x.endMs ?? x.startMs) - x.startMs), 0);
-      return `${((start - waveStart) / 1000).toFixed(1)} s → ${((end - waveStart) / 1000).toFixed(1)} s after the start, busy ${(busy / 1000).toFixed(1)} s`;
-    };
-    console.log(`  vMotions ran from         ${span(relocations)}`);
-    console.log(`  imports ran from          ${span(imports)}`);
+    console.log(`  worker CPU:               ${(cpuMs / 1000).toFixed(1)} s, ${ms(cpuMs / N)} per VM (${((cpuMs / makespanMs) * 100).toFixed(0)}% of one core)`);
+    console.log(`  worker peak RSS:          ${mib(peakRss)} during the wave (VmHWM since start ${mib(after.peakRssBytes)})`);
+    printHandoffs('vMotion', relocations, historyUses('relocateVm', (moid) => moid), VMOTION);
+    printHandoffs('import', imports, historyUses('importDisk', (moid) => String(LAB_VMID_BASE + Number(/\d+$/.exec(moid)?.[0]))), IMPORTS);
+    printTail(histories, makespanMs, started);
   } finally {
-    for (const w of workers) w.shutdown();
-    await Promise.allSettled(running);
-    await connection.close();
+    await worker.stop();
+    await vsphere.close().catch(() => undefined);
     await clientConnection.close();
-    await deps.vsphere?.close().catch(() => undefined);
-    await deps.proxmox?.close();
-    await deps.proxmoxPrivileged?.close();
     await sims.stop();
     await server.stop();
     rmSync(stateDir, { recursive: true, force: true });
   }
+}
+
+function printHandoffs(what: string, simUses: Map<string, Use>, historyUses: Map<string, Use>, permits: number): void {
+  // A slot that freed while nobody waited (the VMs were elsewhere in their itinerary) is not a hand-off.
+  const sim = handoffs(withRequests(simUses, historyUses), permits);
+  const hist = handoffs([...historyUses.values()], permits);
+  console.log(`  ${what} hand-offs:`);
+  console.log(`    simulator task end → next task start:  p50 ${ms(percentile(sim, 50))}, p99 ${ms(percentile(sim, 99))} (${sim.length})`);
+  console.log(`    activity completed → next started:     p50 ${ms(percentile(hist, 50))}, p99 ${ms(percentile(hist, 99))} (${hist.length}, from histories)`);
+  const uses = [...simUses.values()];
+  const start = Math.min(...uses.map((x) => x.startMs));
+  const end = Math.max(...uses.map((x) => x.endMs));
+  console.log(`    ${uses.length} tasks ran over ${((end - start) / 1000).toFixed(1)} s`);
+}
+
+/** Waits until all N VM workflows wait at the cutover gate, then prints the worker's memory and CPU. */
+async function reportGate(client: Client, waveId: string, pid: number, started: number): Promise<void> {
+  const query = `WaveId = '${waveId}' AND FerryStage = 'awaiting-approval' AND ExecutionStatus = 'Running'`;
+  const before = processStats(pid);
+  for (let waiting = 0; waiting < N; ) {
+    await new Promise((r) => setTimeout(r, 2000));
+    waiting = (await client.workflow.count(query)).count;
+    const now = processStats(pid);
+    console.log(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${waiting}/${N} at the gate, worker RSS ${mib(now.rssBytes)}`);
+  }
+  // Let the cache settle (evictions) and the last tasks finish.
+  await new Promise((r) => setTimeout(r, 10_000));
+  const at = processStats(pid);
+  console.log(`  all ${N} at the gate after ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`  worker RSS at the gate:   ${mib(at.rssBytes)} (peak since start ${mib(at.peakRssBytes)})`);
+  console.log(`  worker CPU to the gate:   ${ms((at.cpuMs - before.cpuMs) / N)} per VM`);
+}
+
+type Histories = Map<string, Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events'] & object>;
+
+/** The VM workflows' histories, by VM moid (their ids end in it). */
+async function vmHistories(client: Client, waveId: string): Promise<Histories> {
+  const histories: Histories = new Map();
+  for await (const wf of client.workflow.list({ query: `WaveId = '${waveId}' AND FerryKind = 'migrate'` })) {
+    histories.set(/vm-\d+$/.exec(wf.workflowId)?.[0] ?? wf.workflowId, (await client.workflow.getHandle(wf.workflowId).fetchHistory()).events ?? []);
+  }
+  return histories;
+}
+
+/** What the VM whose import ended last did until the wave returned: the tail of the makespan. */
+function printTail(histories: Histories, makespanMs: number, startedPerf: number): void {
+  let last: { moid: string; endMs: number } | undefined;
+  for (const [moid, events] of histories) {
+    for (const use of activityUses(events, 'importDisk')) if (!last || use.endMs > last.endMs) last = { moid, endMs: use.endMs };
+  }
+  if (!last) return;
+  const waveEndMs = Date.now() - (performance.now() - startedPerf - makespanMs);
+  console.log(`  after the last import:    ${((waveEndMs - last.endMs) / 1000).toFixed(1)} s until the wave returned; ${last.moid} then did:`);
+  const events = histories.get(last.moid)!;
+  const lastEventMs = eventMs(events.at(-1)!);
+  for (const line of eventsAfter(events, last.endMs)) console.log(`    ${line}`);
+  console.log(`    (its workflow closed ${((waveEndMs - lastEventMs) / 1000).toFixed(1)} s before the wave returned)`);
+}
+
+/** --cpu-prof DIR: the worker process profiles itself (V8 .cpuprofile, written when it stops). */
+function cpuProfile(): string[] {
+  return args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [];
 }
 
 main().catch((err: unknown) => {

@@ -10,7 +10,10 @@ export interface WorkerSetup {
   config: FerryConfig;
   connection: NativeConnection;
   deps: ActivityDeps;
-  /** A prebuilt bundle (see `npm run build:bundle`), else the workflows are bundled at start. */
+  /**
+   * A prebuilt bundle (see `npm run build:bundle`; FERRY_WORKFLOW_BUNDLE names one for worker.ts), else
+   * the workflows are bundled at start (webpack in the worker: ~100 MiB of RSS it never gives back).
+   */
   workflowBundlePath?: string;
   /** Extra options for every worker (tests pass a tiny shutdown grace, say). */
   overrides?: Partial<WorkerOptions>;
@@ -26,7 +29,7 @@ export const PREBUILT_BUNDLE = path.join(REPO_ROOT, 'dist', 'workflow-bundle.js'
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const { config, connection, deps } = setup;
   const activities = createActivities(deps);
-  const bundlePath = setup.workflowBundlePath ?? (existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
+  const bundlePath = setup.workflowBundlePath ?? (process.env.FERRY_WORKFLOW_BUNDLE || undefined) ?? (existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
   const workers: Worker[] = [];
   for (const [role, settings] of Object.entries(config.worker.taskQueues) as Array<[QueueRole, typeof config.worker.taskQueues.main]>) {
     if (!settings) continue;
@@ -34,9 +37,11 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
     const workflowSource: Partial<WorkerOptions> =
       role !== 'main'
         ? {}
-        : bundlePath
-          ? { workflowBundle: { codePath: bundlePath } }
-          : { workflowsPath: WORKFLOWS_PATH };
+        : {
+            ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH }),
+            maxCachedWorkflows: config.worker.maxCachedWorkflows,
+            maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
+          };
     workers.push(
       await Worker.create({
         connection,

@@ -7,6 +7,11 @@ export interface PollOptions {
   what: string;
   intervalMs: number;
   timeoutMs: number;
+  /**
+   * Check again this soon first, doubling up to `intervalMs`: for conditions that usually hold within
+   * moments (a new VM visible cluster-wide in ~300 ms), so the wait is not a whole interval.
+   */
+  firstIntervalMs?: number;
 }
 
 /**
@@ -15,6 +20,7 @@ export interface PollOptions {
  */
 export async function pollUntil(check: () => Promise<boolean>, options: PollOptions): Promise<WaitRecord> {
   const started = workflowNow();
+  let interval = Math.min(options.firstIntervalMs ?? options.intervalMs, options.intervalMs);
   for (;;) {
     if (await check()) return { for: options.what, waitedMs: workflowNow() - started };
     if (workflowNow() - started >= options.timeoutMs) {
@@ -24,6 +30,8 @@ export async function pollUntil(check: () => Promise<boolean>, options: PollOpti
         nonRetryable: true,
       });
     }
-    await sleep(options.intervalMs);
+    // Timer durations are not part of replay's command matching, so this stays compatible with histories.
+    await sleep(interval);
+    interval = Math.min(interval * 2, options.intervalMs);
   }
 }

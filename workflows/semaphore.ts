@@ -4,8 +4,10 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   log,
+  patched,
   setCurrentDetails,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -22,6 +24,8 @@ import { workflowNow } from './clock';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 
 const MAX_PERMITS = 1000;
+/** Grants sent together in the task that frees the permits; one lease timer kept until it fires. */
+const QUICK_HANDOFF_PATCH = 'semaphore-quick-handoff';
 
 /**
  * A counting semaphore for one global limit (vMotions, imports into one storage, SDN writes, …).
@@ -81,11 +85,42 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
     { key: FerryStage, value: `limit ${state.key}` },
   ]);
 
+  // Runs recorded before the quick hand-off replay the old loop, command for command.
+  if (!patched(QUICK_HANDOFF_PATCH)) return legacyLoop(state, () => changed, () => (changed = false));
+
+  const grants = new PendingGrants(state, () => (changed = true));
+  let timerDueAt = Infinity;
+  for (;;) {
+    expireLeases(state);
+    grants.grantFreePermits();
+    setCurrentDetails(describeSemaphore(state));
+    changed = false;
+
+    if (workflowInfo().continueAsNewSuggested) {
+      await condition(() => allHandlersFinished() && grants.settled());
+      await continueAsNew<typeof semaphore>({ key: state.key, permits: state.permits, carried: state });
+    }
+    // One timer for the earliest lease end, left running across loops (renewals only push leases
+    // later, so it may fire early: then nothing expires and the next one is armed).
+    const nextExpiry = Math.min(...state.holders.map((h) => h.leaseUntil));
+    if (Number.isFinite(nextExpiry) && nextExpiry < timerDueAt) {
+      timerDueAt = nextExpiry;
+      void sleep(Math.max(1, nextExpiry - workflowNow())).then(() => {
+        if (timerDueAt === nextExpiry) timerDueAt = Infinity;
+        changed = true;
+      });
+    }
+    await condition(() => changed);
+  }
+}
+
+/** The loop as it ran before QUICK_HANDOFF_PATCH: one grant signal at a time, a lease timer per loop. */
+async function legacyLoop(state: SemaphoreState, changed: () => boolean, settle: () => void): Promise<void> {
   for (;;) {
     expireLeases(state);
     await grantFreePermits(state);
     setCurrentDetails(describeSemaphore(state));
-    changed = false;
+    settle();
 
     if (workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
@@ -93,8 +128,8 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
     }
     const nextExpiry = Math.min(...state.holders.map((h) => h.leaseUntil));
     const timeout = Number.isFinite(nextExpiry) ? Math.max(1, nextExpiry - workflowNow()) : undefined;
-    if (timeout === undefined) await condition(() => changed);
-    else await condition(() => changed, timeout);
+    if (timeout === undefined) await condition(changed);
+    else await condition(changed, timeout);
   }
 }
 
@@ -122,6 +157,43 @@ async function grantFreePermits(state: SemaphoreState): Promise<void> {
       // The requester is gone (finished, terminated): its permit goes to the next in line.
       log.warn('permit requester vanished', { key: state.key, requestId: next.requestId, error: String(err) });
       state.holders = state.holders.filter((h) => h.requestId !== next.requestId);
+    }
+  }
+}
+
+/**
+ * Grants sent without waiting for one another: every permit freed in a workflow task is granted in
+ * that same task. A requester found gone gives its permit back, and the loop runs again.
+ */
+class PendingGrants {
+  private inFlight = 0;
+
+  constructor(
+    private readonly state: SemaphoreState,
+    private readonly onChange: () => void,
+  ) {}
+
+  settled(): boolean {
+    return this.inFlight === 0;
+  }
+
+  grantFreePermits(): void {
+    const { state } = this;
+    while (state.holders.length < state.permits && state.waiting.length > 0) {
+      const next = state.waiting.shift()!;
+      const now = workflowNow();
+      state.holders.push({ ...next, grantedAt: now, leaseUntil: now + next.leaseMs });
+      state.granted += 1;
+      this.inFlight += 1;
+      void getExternalWorkflowHandle(next.holderWorkflowId)
+        .signal(permitGrantedSignal, { key: state.key, requestId: next.requestId })
+        .catch((err: unknown) => {
+          log.warn('permit requester vanished', { key: state.key, requestId: next.requestId, error: String(err) });
+          state.granted -= 1;
+          state.holders = state.holders.filter((h) => h.requestId !== next.requestId);
+          this.onChange();
+        })
+        .finally(() => (this.inFlight -= 1));
     }
   }
 }

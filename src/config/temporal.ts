@@ -45,6 +45,14 @@ const defaultQueues: Record<QueueRole, { maxConcurrentActivities: number }> = {
   sdn: { maxConcurrentActivities: 1 },
 };
 
+/**
+ * Enough for the active part of a wave (50 VM workflows by default, the semaphores, the wave); VMs waiting
+ * at the gate are evicted and rebuilt from history when they have work. The SDK counts ~1.7 MB per cached
+ * workflow (600 per GiB of heap).
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
+export const DEFAULT_MAX_WORKFLOW_TASKS = 40;
+
 export const workerSection = z
   .object({
     /** The main queue (workflows, API calls); heavy work goes to `<taskQueue>-vmotion`, `-import`, `-sdn`. */
@@ -56,5 +64,12 @@ export const workerSection = z
     taskQueues: z.partialRecord(z.enum(QUEUE_ROLES as [QueueRole, ...QueueRole[]]), queueSettings).default(defaultQueues),
     /** How long in-flight activities get to finish after SIGINT/SIGTERM before they are cancelled. */
     shutdownGraceTime: duration.default('30s'),
+    /**
+     * Workflows kept in this worker's cache (each costs memory while it waits, e.g. at the cutover gate);
+     * an evicted one is rebuilt from its history when it next has work. Bounds worker memory.
+     */
+    maxCachedWorkflows: z.number().int().min(0).max(100_000).default(DEFAULT_MAX_CACHED_WORKFLOWS),
+    /** Workflow tasks this worker runs at once (main queue). */
+    maxConcurrentWorkflowTaskExecutions: z.number().int().min(2).max(1_000).default(DEFAULT_MAX_WORKFLOW_TASKS),
   })
   .strict();

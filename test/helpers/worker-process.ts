@@ -21,6 +21,8 @@ export interface WorkerProcessOptions {
   env?: Record<string, string>;
   /** Log prefix for this worker's output. */
   name?: string;
+  /** Extra node options before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
 }
 
 /**
@@ -29,7 +31,7 @@ export interface WorkerProcessOptions {
  */
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   writeFileSync(options.configFile, stringify(options.config));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'worker.ts'), '--config', options.configFile], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'worker.ts'), '--config', options.configFile], {
     cwd: ROOT,
     env: { ...process.env, ...options.env, FERRY_LOG_LEVEL: process.env.FERRY_LOG_LEVEL ?? 'WARN' },
     stdio: ['ignore', 'pipe', 'pipe'],

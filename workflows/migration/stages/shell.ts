@@ -3,7 +3,7 @@ import { pollUntil } from '../../poll';
 import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
 
-const VISIBILITY_POLL = { intervalMs: 2_000, timeoutMs: 10 * 60_000 };
+const VISIBILITY_POLL = { firstIntervalMs: 100, intervalMs: 2_000, timeoutMs: 10 * 60_000 };
 
 /** A diskless VM with the VMware CPU, memory, firmware and MACs (a VM ferry made before is adopted). */
 export async function shell(run: MigrationRun): Promise<MigrateVmResult | undefined> {

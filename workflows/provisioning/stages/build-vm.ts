@@ -20,7 +20,7 @@ export async function buildBareVm(vm: VmBuild, { adopt }: { adopt: boolean }): P
 /** Proxmox answers for a new VM on other nodes only once the cluster file system has it. */
 async function waitVisible({ acts, settings, status, vmid }: VmBuild): Promise<void> {
   const visible = async () => (await acts.read.waitVmVisible.executeWithOptions({ summary: `is VM ${vmid} in /cluster/resources` }, [{ vmid }])).visible;
-  status.waits.push(await pollUntil(visible, { what: `VM ${vmid} visible cluster-wide`, intervalMs: settings.pollIntervalMs, timeoutMs: VISIBLE_TIMEOUT_MS }));
+  status.waits.push(await pollUntil(visible, { what: `VM ${vmid} visible cluster-wide`, firstIntervalMs: 100, intervalMs: settings.pollIntervalMs, timeoutMs: VISIBLE_TIMEOUT_MS }));
 }
 
 async function grantAcl({ acts, settings, vmid, record }: VmBuild): Promise<void> {

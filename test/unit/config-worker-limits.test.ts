@@ -1,0 +1,24 @@
+import { parseConfig } from '../../src/config';
+import { DEFAULT_MAX_CACHED_WORKFLOWS, DEFAULT_MAX_WORKFLOW_TASKS } from '../../src/config/temporal';
+import { problemsOf } from '../helpers/config-problems';
+
+describe('config: worker memory and concurrency', () => {
+  it('bounds the workflow cache and concurrent workflow tasks by default', () => {
+    const { worker } = parseConfig({}, {});
+    expect(worker.maxCachedWorkflows).toBe(DEFAULT_MAX_CACHED_WORKFLOWS);
+    expect(worker.maxConcurrentWorkflowTaskExecutions).toBe(DEFAULT_MAX_WORKFLOW_TASKS);
+    expect(worker.taskQueues.vmotion?.maxConcurrentActivities).toBe(4);
+  });
+
+  it('takes them from ferry.yaml', () => {
+    const { worker } = parseConfig({ worker: { maxCachedWorkflows: 0, maxConcurrentWorkflowTaskExecutions: 8, taskQueues: { import: { maxConcurrentActivities: 2 } } } }, {});
+    expect(worker).toMatchObject({ maxCachedWorkflows: 0, maxConcurrentWorkflowTaskExecutions: 8, taskQueues: { import: { maxConcurrentActivities: 2 } } });
+  });
+
+  it('refuses values that are not whole numbers in range, naming the key', () => {
+    const problems = problemsOf(() => parseConfig({ worker: { maxCachedWorkflows: -1, maxConcurrentWorkflowTaskExecutions: 1.5 } }, {}));
+    expect(problems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^worker\.maxCachedWorkflows /), expect.stringMatching(/^worker\.maxConcurrentWorkflowTaskExecutions /)]),
+    );
+  });
+});
