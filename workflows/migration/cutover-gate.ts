@@ -1,7 +1,16 @@
 import { workflowInfo, type SignalDefinition } from '@temporalio/workflow';
 import { signedApprovalProblem, type ApprovalPolicy } from '../../src/domain/approvals';
 import type { UpdateDefinition } from '@temporalio/common';
-import { decisionProblem, type CutoverApproval, type CutoverDecision, type DecisionRecord, type MigrationStatus } from '../../src/domain/migration';
+import {
+  decisionProblem,
+  guestWritesAtRisk,
+  guestWritesProblem,
+  type CutoverApproval,
+  type CutoverDecision,
+  type CutoverMode,
+  type DecisionRecord,
+  type MigrationStatus,
+} from '../../src/domain/migration';
 import { handleDecision } from '../decision-handlers';
 import {
   approveCutoverSignal,
@@ -41,6 +50,8 @@ export class CutoverGate {
     private readonly status: MigrationStatus,
     private readonly approvers: readonly string[],
     private readonly signing: SigningContext = {},
+    /** live-import: a retry or rollback once the guest ran on Proxmox must acknowledge losing its writes. */
+    private readonly mode?: CutoverMode,
   ) {
     this.gate(approveCutoverUpdate, approveCutoverSignal, 'approve', (r) => (this.approval = r));
     this.gate(rejectCutoverUpdate, rejectCutoverSignal, 'reject', (r) => (this.rejection = r));
@@ -71,7 +82,8 @@ export class CutoverGate {
     if (!this.pending) return undefined;
     this.decisionOpen = false;
     const taken = this.pending;
-    this.status.decisions.push({ ...taken.record, decision: taken.decision });
+    const discarded = this.guestWritesAtRisk ? { discardedGuestWrites: true as const } : {};
+    this.status.decisions.push({ ...taken.record, decision: taken.decision, ...discarded });
     return taken;
   }
 
@@ -86,8 +98,13 @@ export class CutoverGate {
     } else {
       if (!this.decisionOpen) return `nothing to ${kind}: the workflow is not waiting for a decision after a failure (stage ${this.status.stage})`;
       if (this.pending) return `already decided: ${this.pending.decision} by ${this.pending.record.by}`;
+      return guestWritesProblem(kind, decision!, this.guestWritesAtRisk);
     }
     return undefined;
+  }
+
+  private get guestWritesAtRisk(): boolean {
+    return guestWritesAtRisk(this.mode, this.status.replacedVm);
   }
 
   /**

@@ -4,6 +4,7 @@ import type { TpmStateSpec } from '../pve-vm-spec';
 import type { PlannedCdrom } from './cdrom';
 import { powerStateWarnings } from './power-state';
 import type { CutoverMode } from './settings';
+import { LIVE_IMPORT_RISK } from './guest-writes';
 
 /** Assumed until the wave has measured its own imports. */
 export const ASSUMED_IMPORT_BYTES_PER_SECOND = 100 * 1024 * 1024;
@@ -34,7 +35,7 @@ export interface CutoverPlan {
   throughput: Throughput;
   /**
    * What an approver must know first: have BitLocker recovery keys ready (a new TPM); a suspended VM
-   * will be refused; a powered-off one stays off on rollback.
+   * will be refused; a powered-off one stays off on rollback; live-import loses the guest's writes if its stream fails.
    */
   warnings: string[];
 }
@@ -57,7 +58,7 @@ export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: s
     ...(a.tpm ? { tpm: a.tpm } : {}),
     expectedDowntimeSeconds,
     throughput,
-    warnings: [...(a.warnings ?? []), ...(powerState ? powerStateWarnings(a.name, powerState) : [])],
+    warnings: [...(a.warnings ?? []), ...(powerState ? powerStateWarnings(a.name, powerState) : []), ...(mode === 'live-import' ? [LIVE_IMPORT_RISK] : [])],
   };
 }
 

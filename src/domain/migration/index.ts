@@ -25,3 +25,4 @@ export * from './cdrom';
 export * from './tpm';
 export * from './verification';
 export * from './power-state';
+export * from './guest-writes';
