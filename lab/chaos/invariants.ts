@@ -164,6 +164,11 @@ function planVsRecorded(o: ChaosObservation): InvariantRow {
   return row('plan ≠ recorded actions', details);
 }
 
+/** An action's kind: actions are compared as their JSON (`{"kind":"create-vm",…}`) or given by kind alone. */
+function kindOf(action: string): string {
+  return action.startsWith('{') ? String((JSON.parse(action) as { kind?: unknown }).kind) : action;
+}
+
 /** What results say was done by this run vs what the simulator's task log shows this run did (every VMID is new to the run). */
 function resultVsLog(o: ChaosObservation): InvariantRow {
   const okTasks = (type: string, vmid: number | undefined) => o.pve.tasks.filter((t) => t.type === type && t.vmid === vmid && t.ok).length;
@@ -179,7 +184,7 @@ function resultVsLog(o: ChaosObservation): InvariantRow {
   }
   for (const m of o.migrations.filter((m) => m.vmid !== undefined && m.recorded)) {
     const created = okTasks('qmcreate', m.vmid) > 0;
-    if (created !== m.recorded!.includes('create-vm')) details.push(`${m.name}: recorded actions ${m.recorded!.includes('create-vm') ? 'include' : 'lack'} create-vm, the simulator log ${created ? 'shows' : 'has no'} qmcreate of VM ${m.vmid}`);
+    if (created !== m.recorded!.some((a) => kindOf(a) === 'create-vm')) details.push(`${m.name}: recorded actions ${created ? 'lack' : 'include'} create-vm, the simulator log ${created ? 'shows' : 'has no'} qmcreate of VM ${m.vmid}`);
   }
   return row('result ≠ simulator log', details);
 }

@@ -40,7 +40,7 @@ export interface KillerOptions {
   points: readonly KillPoint[];
   kill(k: ScheduledKill): Promise<void>;
   restartServer(): Promise<void>;
-  /** BIND goes down once, when provisioning reaches DNS. */
+  /** BIND goes down once during provisioning: at its NetBox address or DNS steps when seen, else at whatever it runs. */
   bindOutage(): Promise<void>;
   log(line: string): void;
   /** Without a point seen for this long, the next kill comes anyway (a fallback). */
@@ -54,6 +54,9 @@ export interface Killer {
   /** Stops watching; kills not made by then are reported as not made. */
   stop(): Promise<void>;
 }
+
+/** Provisioning at (or just before) its DNS records: when BIND goes down. */
+const DNS_STAGE = new Set(['ensureNetboxInterface', 'assignNetboxIp', 'ensureDnsRecord']);
 
 const STARTED = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
 
@@ -109,25 +112,23 @@ export function startKiller(o: KillerOptions): Killer {
     lastKill = Date.now();
   };
 
-  const loop = (async () => {
-    while (running) {
-      await new Promise((r) => setTimeout(r, 400));
-      const activities = await runningActivities(o.client, types).catch(() => [] as RunningActivity[]);
-      if (!outage && activities.some((a) => a.activity === 'ensureDnsRecord')) {
-        bindOutages++;
-        outage = o.bindOutage().catch((err: unknown) => o.log(`chaos: BIND restart failed: ${String(err)}`));
-      }
-      if (pending.length === 0 || Date.now() - lastKill < o.minGapMs) continue;
-      let fired = false;
-      for (const k of pending) {
-        const seen = activities.find((a) => atPoint(k.point, a, o.points));
-        if (!seen) continue;
-        await fire(k, 'point', seen);
-        fired = true;
-        break;
-      }
-      if (!fired && Date.now() - lastKill > o.maxGapMs && activities.length > 0) await fire(pending[0]!, 'fallback', activities[0]);
+  const poll = async (): Promise<void> => {
+    await new Promise((r) => setTimeout(r, 400));
+    const activities = await runningActivities(o.client, types).catch(() => [] as RunningActivity[]);
+    if (!outage && activities.some((a) => DNS_STAGE.has(a.activity) || (a.workflowType === 'provisionVm' && Date.now() - started > 5_000))) {
+      bindOutages++;
+      outage = o.bindOutage().catch((err: unknown) => o.log(`chaos: BIND restart failed: ${String(err)}`));
     }
+    if (pending.length === 0 || Date.now() - lastKill < o.minGapMs) return;
+    for (const k of pending) {
+      const seen = activities.find((a) => atPoint(k.point, a, o.points));
+      if (seen) return fire(k, 'point', seen);
+    }
+    if (Date.now() - lastKill > o.maxGapMs && activities.length > 0) await fire(pending[0]!, 'fallback', activities[0]);
+  };
+
+  const loop = (async () => {
+    while (running) await poll().catch((err: unknown) => o.log(`chaos: killer: ${String(err)}`));
   })();
 
   return {

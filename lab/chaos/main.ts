@@ -4,7 +4,7 @@
  * wave and a provisioning batch (with teardowns); then the invariant table. Exit 1 when an invariant
  * is not 0, 2 on bad flags.
  *
- *   npm run chaos -- --seed 1 --vms 50 --kills 20 --server-restarts 2 --faults 0.1 [--workers 2] [--timeout 1800]
+ *   npm run chaos -- --seed 1 --vms 50 --kills 20 --server-restarts 2 --faults 0.1 [--workers 2] [--timeout 1800] [--dump run.json]
  */
 import { parseArgs } from 'node:util';
 import { runChaos } from './run';
@@ -29,6 +29,7 @@ export async function main(argv: string[]): Promise<number> {
       faults: { type: 'string', default: '0.1' },
       workers: { type: 'string', default: '2' },
       timeout: { type: 'string', default: '1800' },
+      dump: { type: 'string' },
     },
   });
   const faults = Number(values.faults);
@@ -41,6 +42,7 @@ export async function main(argv: string[]): Promise<number> {
     faults,
     workers: integer('workers', values.workers, 2),
     timeoutMs: integer('timeout', values.timeout, 30) * 1000,
+    dumpFile: values.dump,
   });
   return report.ok ? 0 : 1;
 }

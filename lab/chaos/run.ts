@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -22,6 +22,8 @@ export interface ChaosRunOptions extends ChaosSettings {
   /** Kill points to schedule from (all by default). */
   points?: readonly KillPoint[];
   log?: (line: string) => void;
+  /** Write what the checker read (and the report) to this JSON file, to look into a failed invariant. */
+  dumpFile?: string;
 }
 
 export interface ChaosReport {
@@ -73,11 +75,12 @@ async function faultCounts(servers: ChaosServers, bindOutages: number, serverRes
  * provisioning batch with teardowns; then the invariant table.
  */
 export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
-  const log = options.log ?? ((line: string) => console.log(line));
+  const started = Date.now();
+  const print = options.log ?? ((line: string) => console.log(line));
+  const log = (line: string) => print(line.startsWith('chaos: ') ? `chaos: [${Math.round((Date.now() - started) / 1000)}s] ${line.slice(7)}` : line);
   const points = options.points ?? KILL_POINTS;
   const schedule = chaosSchedule(options, points);
-  for (const line of describeSchedule(schedule)) log(line);
-  const started = Date.now();
+  for (const line of describeSchedule(schedule)) print(line);
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-chaos-'));
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
@@ -104,6 +107,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
     log(`chaos: ${options.workers} worker processes serve "${CHAOS_TASK_QUEUE}"`);
     const vmwareBefore = await vmwareVms(deps);
     const plan = await planWave(client, CHAOS_TASK_QUEUE);
+    log(`chaos: planned ${plan.size} VMs; faults on, the workload starts`);
 
     await injectFaults(servers, options.seed, options.faults);
     let restarts = 0;
@@ -126,6 +130,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
     servers.vcsimProxy.setFaults(undefined);
     servers.netboxProxy.setFaults(undefined);
     const faults = await faultCounts(servers, killer.bindOutages, restarts);
+    log('chaos: the workload is over; faults off, reading what it left');
 
     const observation = await observe({ deps, admin: servers.sims.admin, nb, dns, vmwareBefore, migrations: workload.migrations, provisions: workload.provisions });
     const rows = checkInvariants(observation);
@@ -148,6 +153,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
       `run time: ${seconds} s`,
     ].join('\n');
     log(text);
+    if (options.dumpFile) writeFileSync(options.dumpFile, JSON.stringify({ schedule, observation, kills: killed, faults, outcomes }, null, 2));
     return { rows, kills: killed, faults, outcomes, operatorRetries: workload.operatorRetries, seconds, ok: rows.every((r) => r.count === 0), text };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err: unknown) => log(`chaos: cleanup: ${String(err)}`));

@@ -6,7 +6,7 @@ import { seededRandom } from '../proxmox-sim/prng';
  */
 export interface KillPoint {
   label: string;
-  workflowType: 'migrateVm' | 'migrationWave' | 'provisionVm' | 'provisionPlanned' | 'teardownVm';
+  workflowType: 'migrateVm' | 'migrationWave' | 'sdnSync' | 'provisionVm' | 'provisionPlanned' | 'teardownVm';
   activity: string;
   /** Heartbeat field that must be set: the remote task was started and its id saved (a rejoin window). */
   heartbeat?: 'task' | 'upid';
@@ -15,7 +15,7 @@ export interface KillPoint {
 /** Every stage of the workload, and each crash window the activities handle (a task id in the heartbeat: the retry rejoins it). */
 export const KILL_POINTS: readonly KillPoint[] = [
   { label: 'wave: discover', workflowType: 'migrationWave', activity: 'discoverWave' },
-  { label: 'migrate: SDN', workflowType: 'migrateVm', activity: 'ensureSdn' },
+  { label: 'wave: SDN', workflowType: 'sdnSync', activity: 'ensureSdn' },
   { label: 'migrate: create the shell', workflowType: 'migrateVm', activity: 'createVmShell' },
   { label: 'migrate: set a NIC', workflowType: 'migrateVm', activity: 'setNic' },
   { label: 'migrate: vMotion, before its task id is saved', workflowType: 'migrateVm', activity: 'relocateVm' },

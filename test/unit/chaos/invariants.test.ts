@@ -142,6 +142,17 @@ describe('chaos invariants', () => {
     ]);
   });
 
+  it('reads action kinds from their JSON as the wave records them', () => {
+    const o = clean();
+    const json = (kind: string) => JSON.stringify({ kind, vm: 'scale-0001' });
+    o.migrations[0]!.planned = [json('create-vm'), json('relocate')];
+    o.migrations[0]!.recorded = [json('create-vm'), json('relocate')];
+    expect(Object.values(counts(o))).toEqual(Array(10).fill(0));
+    o.migrations[0]!.planned = [json('relocate')];
+    o.migrations[0]!.recorded = [json('relocate')];
+    only(o, 'result ≠ simulator log', ['scale-0001: recorded actions lack create-vm, the simulator log shows qmcreate of VM 20001']);
+  });
+
   it('prints a table with every count and the details of what is not 0', () => {
     const o = clean();
     o.pve.vms.push({ vmid: 20003, name: 'scale-0001', macs: {}, volumes: [] });

@@ -12,7 +12,7 @@ describe('chaos schedule', () => {
     const s = chaosSchedule(settings);
     expect(s.kills).toHaveLength(20);
     expect(new Set(s.kills.map((k) => k.point.label))).toEqual(new Set(KILL_POINTS.map((p) => p.label)));
-    expect(new Set(s.kills.map((k) => k.point.workflowType))).toEqual(new Set(['migrationWave', 'migrateVm', 'provisionVm', 'teardownVm']));
+    expect(new Set(s.kills.map((k) => k.point.workflowType))).toEqual(new Set(['migrationWave', 'sdnSync', 'migrateVm', 'provisionVm', 'teardownVm']));
     expect(new Set(s.kills.map((k) => k.worker))).toEqual(new Set([0, 1]));
     expect(s.kills.filter((k) => k.restartServer)).toHaveLength(2);
     expect(s.workload).toEqual({ migrate: 30, provision: 20, teardown: 10 });
