@@ -7,7 +7,7 @@ export interface KillRecord {
   worker: number;
   /** Seconds after the workload started. */
   atSeconds: number;
-  /** `point`: killed while the point's activity ran; `fallback`: the point was not seen in time, killed at whatever ran. */
+  /** `point`: killed while the point's activity ran; `fallback`: the point was not seen in time, killed at whatever ran then. */
   how: 'point' | 'fallback';
   /** The activity (and workflow) running when it died. */
   seen?: string;
@@ -124,7 +124,8 @@ export function startKiller(o: KillerOptions): Killer {
       const seen = activities.find((a) => atPoint(k.point, a, o.points));
       if (seen) return fire(k, 'point', seen);
     }
-    if (Date.now() - lastKill > o.maxGapMs && activities.length > 0) await fire(pending[0]!, 'fallback', activities[0]);
+    // Not seen in time (a quick step, or the stage is over): kill now, whatever runs (a workflow task, a timer, an activity).
+    if (Date.now() - lastKill > o.maxGapMs) await fire(pending[0]!, 'fallback', activities[0]);
   };
 
   const loop = (async () => {

@@ -19,6 +19,8 @@ import { createPlannedVms, planWave, runWorkload } from './workload';
 export interface ChaosRunOptions extends ChaosSettings {
   /** How long the workload may take before what has no outcome by then counts as such. */
   timeoutMs: number;
+  /** Without a kill point seen for this long, the next kill comes anyway (default 20 s). */
+  maxGapMs?: number;
   /** Kill points to schedule from (all by default). */
   points?: readonly KillPoint[];
   log?: (line: string) => void;
@@ -122,7 +124,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
       },
       bindOutage: () => servers.bindOutage(schedule.bindOutageSeconds),
       log,
-      maxGapMs: 20_000,
+      maxGapMs: options.maxGapMs ?? 20_000,
       minGapMs: 2_500,
     });
     const workload = await runWorkload(client, CHAOS_TASK_QUEUE, schedule.workload, plan, started + options.timeoutMs).finally(() => killer.stop());

@@ -11,13 +11,13 @@ describe('chaos (bounded)', () => {
 
   beforeAll(async () => {
     const lines: string[] = [];
-    report = await runChaos({ seed: 7, vms: 10, kills: 5, serverRestarts: 1, faults: 0.1, workers: 2, timeoutMs: 300_000, log: (l) => lines.push(l) });
+    report = await runChaos({ seed: 7, vms: 10, kills: 5, serverRestarts: 1, faults: 0.1, workers: 2, timeoutMs: 300_000, maxGapMs: 8_000, log: (l) => lines.push(l) });
     console.log(lines.join('\n'));
   });
 
-  it('kills workers at their points and restarts the Temporal server once', () => {
-    expect(report.kills.length).toBeGreaterThanOrEqual(4);
-    expect(report.kills.filter((k) => k.how === 'point').length).toBeGreaterThanOrEqual(3);
+  it('kills workers (at their points, else at whatever runs) and restarts the Temporal server once', () => {
+    expect(report.kills.length).toBe(5);
+    expect(report.kills.filter((k) => k.how === 'point').length).toBeGreaterThanOrEqual(2);
     expect(report.faults.temporal!['kill-9-restart']).toBe(1);
   });
 
@@ -30,7 +30,15 @@ describe('chaos (bounded)', () => {
     expect(report.faults.bind!['stop-start']).toBe(1);
   });
 
-  it('every VM has an outcome and every invariant is 0', () => {
-    expect(report.rows.map((r) => [r.invariant, r.count, r.details.slice(0, 5)])).toEqual(report.rows.map((r) => [r.invariant, 0, []]));
+  it('every VM has an outcome; no duplicate, no lost record, VMware untouched unless cut over, plan = recorded actions', () => {
+    const gating = report.rows.filter((r) => r.invariant !== 'result ≠ simulator log');
+    expect(gating.map((r) => [r.invariant, r.count, r.details.slice(0, 5)])).toEqual(gating.map((r) => [r.invariant, 0, []]));
+  });
+
+  // Issue 15 item 2 (B3, truthful results): a result says "unchanged"/"already" for a create or delete that
+  // this run did (its answer lost to a kill or a dropped connection). Fails until results record it.
+  it('results say what this run did, as the simulator log shows it', () => {
+    const row = report.rows.find((r) => r.invariant === 'result ≠ simulator log')!;
+    expect(row.details).toEqual([]);
   });
 });

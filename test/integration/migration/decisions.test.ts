@@ -20,6 +20,8 @@ import {
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';
+import { spawnFerry } from '../../helpers/processes';
+import { devServerAddress } from '../../helpers/temporal';
 
 const run = promisify(execFile);
 
@@ -210,7 +212,19 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         });
         expect(stillWaiting.stage).toBe('awaiting-decision');
         expect(stillWaiting.ignored).toEqual([{ message: 'rollback by alice', reason: expect.stringContaining('discardGuestWrites: true') }]);
-        await child.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'source lost', discardGuestWrites: true }] });
+        // As a person types it: refused without the flag (nothing moves), accepted with it.
+        const ferry = async (...args: string[]) => {
+          const cli = spawnFerry(args, { FERRY_CONFIG: '', TEMPORAL_ADDRESS: devServerAddress() });
+          return { code: await cli.exited, output: cli.output() };
+        };
+        const refused = await ferry('rollback', workflowId, '--by', 'alice', '--reason', 'source lost');
+        expect(refused.output).toContain(`rollback refused by ${workflowId}: a rollback after a failed live import discards what the guest wrote`);
+        expect(refused.output).toContain('--discard-guest-writes');
+        expect(refused.code).toBe(1);
+        expect((await child.query(migrationStatusQuery)).stage).toBe('awaiting-decision');
+        const accepted = await ferry('rollback', workflowId, '--by', 'alice', '--reason', 'source lost', '--discard-guest-writes');
+        expect(accepted.output).toContain(`rollback: accepted by ${workflowId}`);
+        expect(accepted.code).toBe(0);
         const result = (await child.result()) as MigrationStatus;
         expect(result.outcome).toBe('rolled-back');
         expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'alice', via: 'update', discardedGuestWrites: true })]);
