@@ -14,7 +14,7 @@ export interface WorkerFleet {
   size: number;
   /** kill -9 worker `index` (it dies mid-activity, as a crashed host would) and start a fresh one in its place. */
   killAndReplace(index: number): Promise<void>;
-  /** Every worker's output so far (for a failure report). */
+  /** A worker's output (after stop(), for a failure report). */
   output(index: number): string;
   stop(): Promise<void>;
 }
@@ -36,19 +36,26 @@ export async function startWorkerFleet(size: number, document: Record<string, un
       await new Promise((r) => setTimeout(r, 1000));
     }
   };
-  const members = await Promise.all(Array.from({ length: size }, (_, i) => start(i)));
+  const members: Array<Promise<Member>> = Array.from({ length: size }, (_, i) => start(i));
+  await Promise.all(members);
+  let outputs: string[] = [];
   return {
     size,
     async killAndReplace(index) {
-      const member = members[index]!;
+      // A worker still starting (replaced by an earlier kill) dies once it serves.
+      const member = await members[index]!;
       member.child.kill('SIGKILL');
       await member.exited;
-      members[index] = await start(index);
+      // The replacement starts in the background (bundling takes a while): the run goes on meanwhile.
+      members[index] = start(index);
+      members[index]!.catch(() => undefined);
     },
-    output: (index) => members[index]!.output,
+    output: (index) => outputs[index] ?? '',
     async stop() {
+      const all = await Promise.all(members);
+      outputs = all.map((m) => m.output);
       await Promise.all(
-        members.map(async (m) => {
+        all.map(async (m) => {
           if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill('SIGTERM');
           const timer = setTimeout(() => m.child.kill('SIGKILL'), 10_000);
           await m.exited;

@@ -11,7 +11,7 @@ describe('chaos (bounded)', () => {
 
   beforeAll(async () => {
     const lines: string[] = [];
-    report = await runChaos({ seed: 7, vms: 10, kills: 5, serverRestarts: 1, faults: 0.1, workers: 2, timeoutMs: 300_000, maxGapMs: 8_000, log: (l) => lines.push(l) });
+    report = await runChaos({ seed: 7, vms: 10, kills: 5, serverRestarts: 1, faults: 0.1, workers: 2, timeoutMs: 300_000, maxGapMs: 15_000, log: (l) => lines.push(l) });
     console.log(lines.join('\n'));
   });
 
