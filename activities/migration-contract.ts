@@ -41,6 +41,14 @@ export interface LiveImported {
   disks: Array<{ slot: string; volume: string; bytes: number }>;
 }
 
+/** A cancelled VM as vCenter shows it. */
+export interface VmAfterCancel {
+  powerState: VmRecord['powerState'];
+  disks: Array<{ label: string; datastore?: string }>;
+  /** Its latest storage vMotion task among the VM's recent tasks, if any. */
+  relocation?: { task: string; state: string };
+}
+
 /** The run's settings, from the worker's configuration. */
 export interface MigrationSettingsActivities {
   loadMigrationSettings(): Promise<MigrationSettings>;
@@ -55,6 +63,8 @@ export interface VsphereMigrationActivities {
   /** One VM's hardware read fresh (cutover needs the disk paths after the storage vMotion). */
   rereadVm(input: { moid: string }): Promise<VmRecord>;
   relocateVm(input: { moid: string; datastore: string }): Promise<{ moved: boolean }>;
+  /** After `ferry cancel`: the VM's power state, where its disks are, and how its last storage vMotion task ended. */
+  readVmAfterCancel(input: { moid: string }): Promise<VmAfterCancel>;
   shutdownGuest(input: { moid: string; timeoutMs: number; force: boolean }): Promise<{ result: 'shut-down' | 'powered-off' | 'already-off' }>;
   /** Powers the VMware VM on (powerOnVmwareVm in the rollback stage; the type name is kept). */
   powerOnVm(input: { moid: string }): Promise<{ result: 'powered-on' | 'already-on' }>;

@@ -11,6 +11,8 @@ import { registerStatus } from './commands/status';
 import { registerNetbox } from './commands/netbox';
 import { registerProvision } from './commands/provision';
 import { registerTeardown } from './commands/teardown';
+import { registerCancel } from './commands/cancel';
+import { registerReport } from './commands/report';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -30,6 +32,8 @@ export function buildProgram(): Command {
   registerStatus(program);
   registerList(program);
   registerNetbox(program);
+  registerCancel(program);
+  registerReport(program);
   return program;
 }
 

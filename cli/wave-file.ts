@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { UsageError } from './errors';
 import { z } from 'zod';
+import { cutoverWindowSchema } from '../src/config/cutover-window';
 
 /** A vSphere tag as a selection names it: `name` (any category) or `category/name`. */
 export const TAG_SELECTION = /^[^/\s][^/]*(\/[^/\s][^/]*)?$/;
@@ -37,6 +38,8 @@ const waveFileSchema = z
     waveId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, dot, dash, underscore; up to 63'),
     selection: selectionSchema,
     maxConcurrent: z.number().int().min(1).max(1000).optional(),
+    /** Approved cutovers start only inside it. */
+    cutoverWindow: cutoverWindowSchema.optional(),
   })
   .strict();
 

@@ -1,7 +1,9 @@
 import type { WaveSelection } from '../activities/migration-contract';
-import type { CutoverDecision, MigrationAction, WaveStatus } from '../src/domain/migration';
+import { ApplicationFailure } from '@temporalio/workflow';
+import { cutoverWindowProblem, type CutoverDecision, type CutoverWindow, type MigrationAction, type WaveStatus } from '../src/domain/migration';
 import type { SdnSyncResult } from './sdn-sync';
 import { WaveApprovals } from './wave/approvals';
+import { WaveCancel } from './wave/cancel';
 import { discover } from './wave/discover';
 import { fanOut } from './wave/fan-out';
 import { loadSettings } from './wave/load-settings';
@@ -19,6 +21,8 @@ export interface MigrationWaveInput {
   continueAsNewAfter?: number;
   /** Approve every VM up front (recorded like any approval; the approver must be known). For labs and benchmarks. */
   autoApprove?: CutoverDecision;
+  /** Approved cutovers start only inside this window (wave file `cutoverWindow`). */
+  cutoverWindow?: CutoverWindow;
   /** How often the wave looks for VM workflows that closed without reporting (default 5 minutes). */
   childCheckIntervalMs?: number;
   /** State carried over continue-as-new. */
@@ -43,6 +47,8 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
   const signals = new SignalsInFlight();
   handleReports(wave, signals);
   const approvals = new WaveApprovals(wave, signals);
+  const cancel = new WaveCancel(wave, signals);
+  if (input.cutoverWindow && !input.carried) wave.status.cutoverWindow = checkedWindow(input.cutoverWindow);
 
   const settings = await loadSettings(wave, approvals);
   if (!input.carried) {
@@ -51,9 +57,15 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
     if (input.autoApprove) approvals.approve(input.autoApprove, 'update');
     await syncNetworks(wave, assessment, settings);
   }
-  await fanOut(wave, settings, { approvals, signals }, input);
+  await fanOut(wave, settings, { approvals, signals, cancel }, input);
 
   wave.setStage('done');
   await signals.settled();
   return { status: wave.report(), actions: wave.actions, sdn: wave.sdn! };
+}
+
+function checkedWindow(window: CutoverWindow): CutoverWindow {
+  const problem = cutoverWindowProblem(window);
+  if (problem) throw ApplicationFailure.nonRetryable(`cutoverWindow: ${problem}`, 'InvalidInput');
+  return window;
 }

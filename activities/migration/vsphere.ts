@@ -1,12 +1,28 @@
 import { cancellationSignal } from '@temporalio/activity';
 import { selectVms } from '../../src/domain/migration';
 import { FerryError } from '../../src/errors';
-import { VsphereFault } from '../../src/vsphere';
+import { VsphereFault, type VsphereClient } from '../../src/vsphere';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import { beat, beatWhile } from '../heartbeat';
 import type { VsphereMigrationActivities } from '../migration-contract';
 import { earlierRelocation } from './task-rejoin';
+
+const CANCEL_SETTLE_MS = 10 * 60_000;
+
+/**
+ * Waits until the VM has no storage vMotion queued or running (a cancelled task may take a while to
+ * undo its copy), heartbeating, for at most ten minutes.
+ */
+async function relocationsEnded(vsphere: VsphereClient, moid: string): Promise<void> {
+  const deadline = Date.now() + CANCEL_SETTLE_MS;
+  for (;;) {
+    const running = await vsphere.runningRelocations(moid);
+    beat({ step: 'relocate-cancel', running: running.map((t) => t.task) });
+    if (running.length === 0 || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
 
 /** The vCenter's name in workflow ids and records (vsphere.name, else its host). */
 export function vcenterName(deps: ActivityDeps): string {
@@ -62,8 +78,24 @@ export function createVsphereMigrationActivities(deps: ActivityDeps): VsphereMig
           beat({ step: 'relocate', earlierTask: earlier, earlierError: err.message });
         }
       }
-      const result = await vsphere().relocateVmStorage(moid, datastore, { onProgress: beat, signal: cancellationSignal() });
-      return { moved: result.moved };
+      try {
+        const result = await vsphere().relocateVmStorage(moid, datastore, { onProgress: beat, signal: cancellationSignal() });
+        return { moved: result.moved };
+      } catch (err) {
+        // Cancelled (ferry cancel): vCenter was asked to cancel the task; the activity ends only once the task has.
+        if (cancellationSignal().aborted) await relocationsEnded(vsphere(), moid);
+        throw err;
+      }
+    },
+
+    async readVmAfterCancel({ moid }) {
+      const vm = await vsphere().readVm(moid);
+      const relocation = await vsphere().latestRelocation(moid);
+      return {
+        powerState: vm.powerState,
+        disks: vm.disks.map((d) => ({ label: d.label, datastore: d.datastore?.name })),
+        ...(relocation ? { relocation: { task: relocation.task, state: relocation.state } } : {}),
+      };
     },
 
     async shutdownGuest({ moid, timeoutMs, force }) {

@@ -17,6 +17,7 @@ import { UsageError } from '../errors';
 import { requireWorker } from '../worker-presence';
 import { quote, resolveTarget } from '../targets';
 import { sign, statementOf, whatIsSigned } from '../signed-approval';
+import { parseAtTime } from '../at-time';
 
 type Decision = UpdateDefinition<unknown, [CutoverApproval]>;
 
@@ -55,6 +56,7 @@ interface DecisionFlags {
   signature?: string;
   printStatement?: boolean;
   discardGuestWrites?: boolean;
+  at?: string;
 }
 
 /** approve / reject / retry / rollback: validated updates, so a refusal is reported here and changes nothing. */
@@ -71,13 +73,15 @@ export function registerDecisions(program: Command): void {
         .option('--vms <a,b,…>', 'for a wave: only these VMs')
         .option('--key <file>', 'sign with this SSH ed25519 key (ssh-keygen -Y sign; a .pub file signs through ssh-agent)')
         .option('--signature <file>', 'a signature made elsewhere of the statement --print-statement shows')
-        .option('--print-statement', 'show the plan and the exact text to sign, and change nothing');
+        .option('--print-statement', 'show the plan and the exact text to sign, and change nothing')
+        .option('--at <time>', 'start the cutover no earlier than this ISO 8601 time with zone (and inside the wave\'s cutoverWindow)');
     }
     if (name === 'retry' || name === 'rollback') {
       command.option('--discard-guest-writes', 'after a failed live import: accept losing what the guest wrote since it started on Proxmox (required then)');
     }
     command.option('--wait', 'when no worker polls the workflow\'s task queue, wait for one (else: say so and exit 1)');
     command.action(async (target: string, flags: DecisionFlags, cmd: Command) => {
+      const when = flags.at !== undefined ? { notBefore: parseAtTime(flags.at) } : {};
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const handle = await resolveTarget(client, target, ['migrate', 'wave', 'teardown']);
         const vms = flags.vms?.split(',').map((v) => v.trim()).filter(Boolean);
@@ -85,6 +89,7 @@ export function registerDecisions(program: Command): void {
         const wave = description.type === 'migrationWave';
         if (wave && !updates.wave) throw await waveRefusal(client, name, description);
         if (vms && !wave) throw new UsageError(`--vms is for a wave; ${handle.workflowId} is a ${description.type}`);
+        if (flags.at !== undefined && description.type === 'teardownVm') throw new UsageError(`--at is for cutovers; ${handle.workflowId} is a teardown`);
         const chosen = wave ? updates.wave : description.type === 'teardownVm' ? updates.teardown : updates.vm;
         if (!chosen) throw new Error(`${name} is for migrations; a teardown is approved or rejected (rerun \`ferry teardown\` to finish an incomplete one)`);
         // An update is answered by a worker: without one it would wait in silence.
@@ -96,7 +101,7 @@ export function registerDecisions(program: Command): void {
         if (unsigned && flags.printStatement) return void console.log(statementOf(unsigned, signing));
         const signed = unsigned && (await sign(unsigned, signing));
         try {
-          await handle.executeUpdate(chosen, { args: [{ by: flags.by, reason: flags.reason, ...(vms && !signed ? { vms } : {}), ...(signed ? { signed } : {}), ...(flags.discardGuestWrites ? { discardGuestWrites: true } : {}) }] });
+          await handle.executeUpdate(chosen, { args: [{ by: flags.by, reason: flags.reason, ...(vms && !signed ? { vms } : {}), ...(signed ? { signed } : {}), ...when, ...(flags.discardGuestWrites ? { discardGuestWrites: true } : {}) }] });
         } catch (err) {
           if (err instanceof WorkflowUpdateFailedError) {
             throw new Error(`${name} refused by ${handle.workflowId}: ${err.cause?.message ?? err.message}`);

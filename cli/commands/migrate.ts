@@ -25,7 +25,7 @@ export function registerMigrate(program: Command): void {
     .command('migrate')
     .description('start a migration wave (one VM with --vm, a wave file with --wave, or a selection); cutovers wait for `ferry approve`')
     .option('--vm <name>', 'migrate one VM')
-    .option('--wave <file>', 'wave file (YAML: waveId, selection, maxConcurrent)')
+    .option('--wave <file>', 'wave file (YAML: waveId, selection, maxConcurrent, cutoverWindow)')
     .option('--wave-id <id>', 'wave id (default: from the file, or the VM name)')
     .option('--max-concurrent <n>', 'VM workflows at once (default: the wave file\'s, else 50)', intOption(1, 1000));
   selectionOptions(command).action(async (flags: MigrateFlags, cmd: Command) => {
@@ -45,7 +45,7 @@ export function registerMigrate(program: Command): void {
       const handle = await client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: config.worker.taskQueue,
         workflowId,
-        args: [{ waveId, selection, maxConcurrent }],
+        args: [{ waveId, selection, maxConcurrent, ...(file?.cutoverWindow ? { cutoverWindow: file.cutoverWindow } : {}) }],
         // Starting the same wave twice finds the running one.
         workflowIdConflictPolicy: 'USE_EXISTING',
         typedSearchAttributes: [

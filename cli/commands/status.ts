@@ -5,6 +5,7 @@ import { formatVerdict, type EndpointVerdict } from '../../src/domain/doctor';
 import { describeAction, describeVerification, type GuestVerification, type MigrationAction } from '../../src/domain/migration';
 import { withClient, type GlobalOptions } from '../client';
 import { resolveTarget } from '../targets';
+import { renderCancelAndWindow } from '../render-cancel-window';
 import { renderLifecycle } from '../render-lifecycle';
 import { intOption } from '../int-option';
 import { anyStatusQuery } from '../../src/domain/messages';
@@ -133,6 +134,7 @@ export function renderStatus(view: StatusView): string {
     for (const a of s.actions as MigrationAction[]) lines.push(`    ${typeof a === 'object' && a && 'kind' in a ? describeAction(a) : JSON.stringify(a)}`);
   }
   lines.push(...renderLifecycle(s));
+  lines.push(...renderCancelAndWindow(s));
   if (Array.isArray(s.waits) && s.waits.length) {
     lines.push('  waits:');
     for (const w of s.waits as Array<{ for: string; waitedMs: number }>) lines.push(`    ${w.for}: ${(w.waitedMs / 1000).toFixed(1)} s`);

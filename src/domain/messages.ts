@@ -5,6 +5,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PermitRequest, SemaphoreInput, SemaphoreState } from './permits';
 import type {
+  CancelRequest,
   CutoverApproval,
   CutoverDecision,
   CutoverPlan,
@@ -36,6 +37,8 @@ export type FerryStatus =
   | AllocatorState;
 /** One approval name for a VM and a wave, with one payload (a wave reads `vms`). */
 const APPROVE_CUTOVER = 'approveCutover';
+/** One cancel name for a VM and a wave, with one payload. */
+const CANCEL_MIGRATION = 'cancelMigration';
 
 // --- workflows that activities start (activities sit below workflows/, so they name them by signature) ---
 /** workflows/semaphore.ts: one global limit; requesters signal-with-start it. */
@@ -76,12 +79,22 @@ export const cutoverPlanQuery = defineQuery<CutoverPlan | undefined>('cutoverPla
 /** Measured import throughput, sent by the wave to VMs that wait for approval. */
 export const importThroughputSignal = defineSignal<[Throughput]>('importThroughput');
 export const migrationStatusQuery = defineQuery<MigrationStatus>(STATUS);
+/**
+ * `ferry cancel`: before the shutdown the VM stops where it is (outcome `cancelled`); inside its cutover it
+ * waits at its next safe point for retry or rollback. Validated like a decision; the signal form is for
+ * `temporal workflow signal` and for the wave.
+ */
+export const cancelMigrationUpdate = defineUpdate<MigrationStatus, [CancelRequest]>(CANCEL_MIGRATION);
+export const cancelMigrationSignal = defineSignal<[CancelRequest]>(CANCEL_MIGRATION);
 
 // --- migration wave ---
 /** Approve the cutover of every VM of the wave, or of the VMs named. Validated like a VM's approval. */
 export const approveWaveUpdate = defineUpdate<WaveStatus, [CutoverApproval]>(APPROVE_CUTOVER);
 export const approveWaveSignal = defineSignal<[CutoverApproval]>(APPROVE_CUTOVER);
 export const waveStatusQuery = defineQuery<WaveStatus>(STATUS);
+/** Cancel the wave: VMs not started never start, and each running VM is cancelled as `cancelMigrationUpdate` says. */
+export const cancelWaveUpdate = defineUpdate<WaveStatus, [CancelRequest]>(CANCEL_MIGRATION);
+export const cancelWaveSignal = defineSignal<[CancelRequest]>(CANCEL_MIGRATION);
 /** Sent by each VM's workflow to its wave: its stage changes and its end. */
 /** `seq` counts a run's stage changes: signals to another workflow may arrive out of order. */
 export const vmStageSignal = defineSignal<[{ moid: string; stage: MigrationStage; at: number; seq?: number }]>('vmStage');

@@ -13,7 +13,7 @@ import {
   type ShutdownResult,
   type VmDetail,
 } from './operations';
-import { runningRelocations, type RecentTask } from './recent-tasks';
+import { latestRelocation, runningRelocations, type RecentTask } from './recent-tasks';
 import { VimSession, type ServiceContent } from './session';
 import type { WaitOptions } from './tasks';
 import { SoapTransport, type TransportStats } from './transport';
@@ -110,6 +110,11 @@ export class VsphereClient {
   /** The VM's storage vMotions still queued or running, from its `recentTask` (e.g. one whose starter died before it said so). */
   runningRelocations(moid: string): Promise<RecentTask[]> {
     return runningRelocations(this.session, moid);
+  }
+
+  /** The VM's latest storage vMotion (any state) among its recent tasks. */
+  latestRelocation(moid: string): Promise<RecentTask | undefined> {
+    return latestRelocation(this.session, moid);
   }
 
   shutdownGuest(moid: string, options: ShutdownOptions): Promise<ShutdownResult> {

@@ -40,3 +40,8 @@ const RELOCATE = /^VirtualMachine\.relocate(Vm)?$/;
 export async function runningRelocations(session: VimSession, moid: string): Promise<RecentTask[]> {
   return (await recentVmTasks(session, moid)).filter((t) => RELOCATE.test(t.descriptionId) && (t.state === 'queued' || t.state === 'running'));
 }
+
+/** The VM's latest storage vMotion among its recent tasks (any state), e.g. to say how a cancelled one ended. */
+export async function latestRelocation(session: VimSession, moid: string): Promise<RecentTask | undefined> {
+  return (await recentVmTasks(session, moid)).filter((t) => RELOCATE.test(t.descriptionId)).at(-1);
+}

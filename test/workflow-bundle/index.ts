@@ -2,3 +2,4 @@
 export * from '../../workflows';
 export * from './permit-probes';
 export * from './retry-probe';
+export * from './window-probe';

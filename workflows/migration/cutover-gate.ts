@@ -2,9 +2,13 @@ import { workflowInfo, type SignalDefinition } from '@temporalio/workflow';
 import { signedApprovalProblem, type ApprovalPolicy } from '../../src/domain/approvals';
 import type { UpdateDefinition } from '@temporalio/common';
 import {
+  cancelEffect,
+  cancelProblem,
   decisionProblem,
   guestWritesAtRisk,
   guestWritesProblem,
+  notBeforeProblem,
+  type CancellationRecord,
   type CutoverApproval,
   type CutoverDecision,
   type CutoverMode,
@@ -15,6 +19,8 @@ import { handleDecision } from '../decision-handlers';
 import {
   approveCutoverSignal,
   approveCutoverUpdate,
+  cancelMigrationSignal,
+  cancelMigrationUpdate,
   rejectCutoverSignal,
   rejectCutoverUpdate,
   retryCutoverSignal,
@@ -40,6 +46,10 @@ export interface SigningContext {
  */
 export class CutoverGate {
   approval?: DecisionRecord;
+  /** `approve --at`: the approved cutover starts no earlier than this (epoch ms). */
+  notBefore?: number;
+  /** `ferry cancel`, once accepted (also shown in the status). */
+  cancellation?: CancellationRecord;
   rejection?: DecisionRecord;
   /** Set while the workflow waits for a person after a failure. */
   private pending?: { decision: 'retry' | 'rollback'; record: DecisionRecord };
@@ -53,10 +63,26 @@ export class CutoverGate {
     /** live-import: a retry or rollback once the guest ran on Proxmox must acknowledge losing its writes. */
     private readonly mode?: CutoverMode,
   ) {
-    this.gate(approveCutoverUpdate, approveCutoverSignal, 'approve', (r) => (this.approval = r));
+    this.gate(approveCutoverUpdate, approveCutoverSignal, 'approve', (r, d) => {
+      this.approval = r;
+      if (d.notBefore !== undefined) this.notBefore = d.notBefore;
+    });
     this.gate(rejectCutoverUpdate, rejectCutoverSignal, 'reject', (r) => (this.rejection = r));
     this.gate(retryCutoverUpdate, retryCutoverSignal, 'retry', (r) => (this.pending = { decision: 'retry', record: r }));
     this.gate(rollbackUpdate, rollbackSignal, 'rollback', (r) => (this.pending = { decision: 'rollback', record: r }));
+    handleDecision({
+      kind: 'cancel',
+      update: cancelMigrationUpdate,
+      signal: cancelMigrationSignal,
+      problem: (request) => cancelProblem(request, this.approvers, this.status.stage, this.cancellation),
+      accept: (record, request) => {
+        const { stage } = this.status;
+        this.cancellation = { ...record, removeShells: request.removeShells === true, stage, effect: cancelEffect(stage)! };
+        this.status.cancellation = this.cancellation;
+      },
+      ignored: this.status.ignored,
+      reply: () => this.status,
+    });
   }
 
   get decided(): boolean {
@@ -94,7 +120,7 @@ export class CutoverGate {
       if (!this.approvalOpen) return `the cutover is no longer waiting for a decision (stage ${this.status.stage})`;
       if (this.approval) return `already approved by ${this.approval.by}`;
       if (this.rejection) return `already rejected by ${this.rejection.by}`;
-      if (kind === 'approve') return this.signatureProblem(decision as CutoverApproval);
+      if (kind === 'approve') return notBeforeProblem(decision as CutoverApproval) ?? this.signatureProblem(decision as CutoverApproval);
     } else {
       if (!this.decisionOpen) return `nothing to ${kind}: the workflow is not waiting for a decision after a failure (stage ${this.status.stage})`;
       if (this.pending) return `already decided: ${this.pending.decision} by ${this.pending.record.by}`;
@@ -122,10 +148,10 @@ export class CutoverGate {
   }
 
   private gate(
-    update: UpdateDefinition<MigrationStatus, [CutoverDecision]>,
-    signal: SignalDefinition<[CutoverDecision]>,
+    update: UpdateDefinition<MigrationStatus, [CutoverApproval]>,
+    signal: SignalDefinition<[CutoverApproval]>,
     kind: 'approve' | 'reject' | 'retry' | 'rollback',
-    accept: (record: DecisionRecord) => void,
+    accept: (record: DecisionRecord, decision: CutoverApproval) => void,
   ): void {
     handleDecision({
       kind,

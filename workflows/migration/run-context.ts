@@ -2,6 +2,10 @@ import { CancellationScope, getExternalWorkflowHandle, setCurrentDetails, setHan
 import type { VmSnapshot } from '../../activities/migration-contract';
 import {
   cutoverPlan,
+  cutoverSchedule,
+  type CancellationRecord,
+  type CutoverSchedule,
+  type CutoverWindow,
   measuredThroughput,
   type CutoverPlan,
   type InventoryAssessment,
@@ -36,6 +40,8 @@ export interface MigrateVmInput {
   waveWorkflowId?: string;
   /** The VM as the wave discovered it; a standalone run reads it. */
   snapshot?: VmSnapshot;
+  /** The wave's cutover window: an approved cutover starts only inside it. */
+  cutoverWindow?: CutoverWindow;
 }
 
 /** What validation found out about the VM, for the stages after it. */
@@ -92,7 +98,30 @@ export class MigrationRun {
     setHandler(importThroughputSignal, (t) => {
       this.throughput = t;
     });
-    setHandler(cutoverPlanQuery, () => this.plan(settings));
+    setHandler(cutoverPlanQuery, () => {
+      const plan = this.plan(settings);
+      const schedule = this.schedule();
+      // `schedule` is not part of what an approver signs (see cutoverPlanDigest).
+      return plan && schedule ? { ...plan, schedule } : plan;
+    });
+  }
+
+  /** When the cutover will start, as of now: from its approval (`--at`) and the wave's window; none without either. */
+  schedule(): CutoverSchedule | undefined {
+    const { cutoverWindow } = this.input;
+    const notBefore = this.settled?.gate.notBefore;
+    if (!cutoverWindow && notBefore === undefined) return undefined;
+    return cutoverSchedule(cutoverWindow, notBefore, workflowNow());
+  }
+
+  /** `ferry cancel`, once accepted. */
+  get cancellation(): CancellationRecord | undefined {
+    return this.settled?.gate.cancellation;
+  }
+
+  /** The VM as validation planned it, if validation got that far. */
+  get plannedVm(): PlannedVm | undefined {
+    return this.planned;
   }
 
   private plan(settings: MigrationSettings): CutoverPlan | undefined {
@@ -188,6 +217,7 @@ export class MigrationRun {
           timings: status.timings,
           imports: status.imports.map((i) => ({ bytes: i.bytes, seconds: i.seconds })),
           ...(status.verification ? { verification: verificationSummary(status.verification) } : {}),
+          ...(status.cancellation ? { cancellation: status.cancellation } : {}),
         })
         .catch(() => undefined),
     );

@@ -4,6 +4,7 @@ import {
   approvalCovers,
   approvedBy,
   decisionProblem,
+  notBeforeProblem,
   type CutoverApproval,
   type MigrationSettings,
   type WaveApproval,
@@ -69,6 +70,7 @@ export class WaveApprovals {
       via,
       vms: vms ?? 'all',
       ...(signed ? { signed: true as const, signature: signed } : {}),
+      ...(decision.notBefore !== undefined ? { notBefore: decision.notBefore } : {}),
     };
     this.wave.status.approvals.push(approval);
     for (const vm of this.wave.vmsIn('running').filter((v) => approvalCovers(approval, v.name))) this.forward(vm, approval);
@@ -82,8 +84,9 @@ export class WaveApprovals {
 
   /** Unsigned: the wave vouches for the approval. Signed: passed on as signed, and the VM checks it again. */
   private forward(vm: WaveVm, approval: WaveApproval): void {
-    const { by, reason, signature } = approval;
-    const decision = signature ? { by, reason, signed: signature } : { by, reason: `${reason} (wave approval)` };
+    const { by, reason, signature, notBefore } = approval;
+    const when = notBefore !== undefined ? { notBefore } : {};
+    const decision = signature ? { by, reason, signed: signature, ...when } : { by, reason: `${reason} (wave approval)`, ...when };
     const signal = getExternalWorkflowHandle(vm.workflowId).signal(approveCutoverSignal, decision);
     this.signals.send(signal);
   }
@@ -97,7 +100,7 @@ export class WaveApprovals {
   private problem(decision: CutoverApproval): string | undefined {
     const { settings, status } = this.wave;
     if (!settings) return 'the wave is still loading its settings; try again in a moment';
-    const problem = decisionProblem(decision, settings.approvers);
+    const problem = decisionProblem(decision, settings.approvers) ?? notBeforeProblem(decision);
     if (problem) return problem;
     const unknown = (decision.vms ?? []).filter((name) => !status.vms.some((vm) => vm.name === name));
     if (status.stage !== 'discover' && unknown.length > 0) return `not in this wave: ${unknown.join(', ')}`;

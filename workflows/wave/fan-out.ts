@@ -2,6 +2,7 @@ import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { MigrationSettings } from '../../src/domain/migration';
 import type { migrationWave, MigrationWaveInput } from '../migration-wave';
 import type { WaveApprovals } from './approvals';
+import type { WaveCancel } from './cancel';
 import type { SignalsInFlight } from './signals-in-flight';
 import { waitForReports } from './silent-children';
 import { startVmWorkflow } from './start-vm-workflow';
@@ -16,13 +17,14 @@ const DEFAULT_CONCURRENCY = 50;
 export async function fanOut(
   wave: WaveState,
   settings: MigrationSettings,
-  handlers: { approvals: WaveApprovals; signals: SignalsInFlight },
+  handlers: { approvals: WaveApprovals; signals: SignalsInFlight; cancel?: WaveCancel },
   input: MigrationWaveInput,
 ): Promise<void> {
   wave.setStage('migrating');
   const limit = input.maxConcurrent ?? DEFAULT_CONCURRENCY;
   let startedThisRun = 0;
   for (;;) {
+    handlers.cancel?.stopPending();
     const running = wave.vmsIn('running').length;
     const next = wave.status.vms.find((v) => v.state === 'pending');
     if (next && running < limit) {

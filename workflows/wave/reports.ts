@@ -35,6 +35,7 @@ function recordFinished(vm: WaveVm, finished: VmFinished): void {
   vm.finishedAt = workflowNow();
   vm.timings = finished.timings;
   if (finished.verification) vm.verification = finished.verification;
+  if (finished.cancellation) vm.cancellation = finished.cancellation;
   vm.stage = finished.timings.at(-1)?.stage ?? vm.stage;
 }
 

@@ -14,10 +14,11 @@ export async function startVmWorkflow(vm: WaveVm, wave: WaveState, settings: Mig
   vm.state = 'running';
   vm.startedAt = workflowNow();
   const snapshot = wave.snapshots[vm.moid]!;
+  const { cutoverWindow } = wave.status;
   const start = (workflowIdReusePolicy: WorkflowIdReusePolicy) =>
     startChild(migrateVm, {
       workflowId: vm.workflowId,
-      args: [{ moid: vm.moid, settings, waveId: wave.waveId, waveWorkflowId: workflowInfo().workflowId, throughput: measuredThroughput(wave.imports), snapshot }],
+      args: [{ moid: vm.moid, settings, waveId: wave.waveId, waveWorkflowId: workflowInfo().workflowId, throughput: measuredThroughput(wave.imports), snapshot, ...(cutoverWindow ? { cutoverWindow } : {}) }],
       // The VM's workflow outlives a continue-as-new of the wave and reports back by signal.
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy,

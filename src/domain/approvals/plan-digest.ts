@@ -8,7 +8,8 @@ import { planDigest } from './statement';
  * and an approval should not go stale because an estimate improved.
  */
 export function cutoverPlanDigest(plan: CutoverPlan): string {
-  const { expectedDowntimeSeconds: _estimate, throughput: _measured, ...what } = plan;
+  // The schedule (cutover window, approve --at) changes with the clock and is not the plan.
+  const { expectedDowntimeSeconds: _estimate, throughput: _measured, schedule: _when, ...what } = plan;
   return planDigest(what);
 }
 

@@ -24,7 +24,9 @@ export type MigrationAction =
   | { kind: 'live-import'; vm: string; vmid: number; node: string; slots: string[]; storage: string }
   | { kind: 'set-boot-order'; vm: string; vmid: number; order: string }
   | { kind: 'start-vm'; vm: string; vmid: number }
-  | { kind: 'refuse'; vm: string; reasons: string[] };
+  | { kind: 'refuse'; vm: string; reasons: string[] }
+  /** `ferry cancel --remove-shells`: the diskless shell goes. */
+  | { kind: 'remove-shell'; vm: string; vmid: number };
 
 export function describeAction(a: MigrationAction): string {
   switch (a.kind) {
@@ -54,6 +56,8 @@ export function describeAction(a: MigrationAction): string {
       return `${a.vm}: start VM ${a.vmid}`;
     case 'refuse':
       return `${a.vm}: not migrated — ${a.reasons.join('; ')}`;
+    case 'remove-shell':
+      return `${a.vm}: remove the shell VM ${a.vmid} (cancelled)`;
   }
 }
 

@@ -17,6 +17,8 @@ export interface CutoverDecision {
  */
 export interface CutoverApproval extends SignedDecision {
   vms?: string[];
+  /** `ferry approve --at`: the cutover starts no earlier than this instant (epoch ms), and inside the wave's window if it has one. */
+  notBefore?: number;
 }
 
 /**
@@ -34,4 +36,11 @@ export function decisionProblem(decision: Partial<CutoverDecision> | undefined, 
   if (!approvers.includes(decision.by)) return `${decision.by} is not an approver (approvers: ${approvers.join(', ')})`;
   if (typeof decision.reason !== 'string' || decision.reason.trim() === '') return 'a reason is required';
   return undefined;
+}
+
+/** Why an approval's `notBefore` (`approve --at`) is unusable, or undefined when it is absent or an instant. */
+export function notBeforeProblem(approval: Pick<CutoverApproval, 'notBefore'>): string | undefined {
+  const { notBefore } = approval;
+  if (notBefore === undefined) return undefined;
+  return typeof notBefore === 'number' && Number.isFinite(notBefore) ? undefined : 'notBefore: expected an instant (epoch milliseconds)';
 }

@@ -5,6 +5,7 @@ import type { PlannedCdrom } from './cdrom';
 import { powerStateWarnings } from './power-state';
 import type { CutoverMode } from './settings';
 import { LIVE_IMPORT_RISK } from './guest-writes';
+import type { CutoverSchedule } from './cutover-window';
 
 /** Assumed until the wave has measured its own imports. */
 export const ASSUMED_IMPORT_BYTES_PER_SECOND = 100 * 1024 * 1024;
@@ -38,6 +39,8 @@ export interface CutoverPlan {
    * will be refused; a powered-off one stays off on rollback; live-import loses the guest's writes if its stream fails.
    */
   warnings: string[];
+  /** When it will start (a cutover window, `approve --at`); absent when it starts as soon as approved. Not signed. */
+  schedule?: CutoverSchedule;
 }
 
 export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: string, throughput: Throughput, powerState?: PowerState): CutoverPlan {

@@ -26,3 +26,5 @@ export * from './tpm';
 export * from './verification';
 export * from './power-state';
 export * from './guest-writes';
+export * from './cancel';
+export * from './cutover-window';

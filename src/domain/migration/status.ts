@@ -3,6 +3,8 @@ import type { MigrationAction } from './actions';
 import type { CutoverDecision } from './approval';
 import type { PowerState } from '../inventory';
 import type { Refusal } from './refusal';
+import type { CancellationRecord } from './cancel';
+import type { CutoverSchedule } from './cutover-window';
 import type { GuestVerification } from './verification';
 
 export type MigrationStage =
@@ -11,6 +13,7 @@ export type MigrationStage =
   | 'shell'
   | 'relocate'
   | 'awaiting-approval'
+  | 'awaiting-window'
   | 'shutdown'
   | 'import'
   | 'verify'
@@ -22,9 +25,10 @@ export type MigrationStage =
   | 'refused'
   | 'rejected'
   | 'approval-expired'
-  | 'rolled-back';
+  | 'rolled-back'
+  | 'cancelled';
 
-export type MigrationOutcome = 'migrated' | 'refused' | 'rejected' | 'approval-expired' | 'rolled-back';
+export type MigrationOutcome = 'migrated' | 'refused' | 'rejected' | 'approval-expired' | 'rolled-back' | 'cancelled';
 
 export interface StageTiming {
   stage: MigrationStage;
@@ -86,6 +90,10 @@ export interface MigrationStatus {
   verification?: GuestVerification;
   /** The last failure, while a person decides what to do. */
   error?: string;
+  /** `ferry cancel`: who, why, how it was taken and what it left. */
+  cancellation?: CancellationRecord;
+  /** When the approved cutover starts (its window, `approve --at`), once approved. */
+  schedule?: CutoverSchedule;
 }
 
 export type { WaitRecord };

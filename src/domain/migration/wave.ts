@@ -4,6 +4,8 @@ import type { DecisionRecord } from './status';
 import type { MigrationOutcome, MigrationStage, StageTiming } from './status';
 import type { Refusal } from './refusal';
 import type { GuestVerification } from './verification';
+import type { CancellationRecord } from './cancel';
+import type { CutoverWindow } from './cutover-window';
 
 export type WaveVmState = 'pending' | 'running' | 'finished';
 
@@ -25,6 +27,8 @@ export interface WaveVm {
   closedAs?: string;
   /** Whether its guest was proven up, with boot-to-agent and downtime (children that report it). */
   verification?: VerificationSummary;
+  /** `ferry cancel`, as the VM took it and what it left (absent for a VM cancelled before it started). */
+  cancellation?: CancellationRecord;
 }
 
 /** A VM's verification as its wave shows it: the verdict and the two figures, without the checks. */
@@ -39,6 +43,7 @@ export interface VmFinished {
   timings: StageTiming[];
   imports: Array<{ bytes: number; seconds: number }>;
   verification?: VerificationSummary;
+  cancellation?: CancellationRecord;
 }
 
 export interface WaveApproval extends DecisionRecord {
@@ -46,6 +51,8 @@ export interface WaveApproval extends DecisionRecord {
   vms: string[] | 'all';
   /** A signed approval, passed on to each VM it covers exactly as signed (each VM checks it again). */
   signature?: ApprovalSignature;
+  /** `approve --at`: the cutovers start no earlier than this (epoch ms). */
+  notBefore?: number;
 }
 
 export interface WaveStatus {
@@ -59,6 +66,10 @@ export interface WaveStatus {
   counts: Record<WaveVmState, number>;
   /** Finished imports across the wave, for downtime estimates. */
   importThroughputBytesPerSecond?: number;
+  /** Approved cutovers start only inside it. */
+  cutoverWindow?: CutoverWindow;
+  /** `ferry cancel <wave>`: who, why, and whether shells go too. */
+  cancellation?: DecisionRecord & { removeShells: boolean };
 }
 
 /** A wave's status before discovery. */

@@ -7,7 +7,9 @@ import { awaitDecision } from './decision';
 import { currentDiskSources, type DiskSources } from './disk-sources';
 import { importDisks } from './import-disks';
 import { liveImport } from './live-import';
+import { endCancelled } from './cancelled';
 import { rollback } from './rollback';
+import { atSafePoint } from './safe-point';
 import { shutdownGuest } from './shutdown';
 import { verifySizes } from './verify';
 import { GUEST_NOT_VERIFIED, verifyGuest } from './verify-guest';
@@ -16,15 +18,18 @@ import { GUEST_NOT_VERIFIED, verifyGuest } from './verify-guest';
  * The approved cutover: the guest shuts down on VMware, its disks come into Proxmox and, when ferry
  * starts the VM, the guest is proven up. A failure waits for a person, who retries (from the shutdown,
  * then already off) or rolls back — or, for a guest not verified with `migration.verify.onFailure:
- * rollback`, ferry rolls back by itself (the approval covered it).
+ * rollback`, ferry rolls back by itself (the approval covered it). A cancel that came before the shutdown
+ * ends the run here; one during the cutover waits for a person at the next safe point.
  */
 export async function cutover(run: MigrationRun): Promise<MigrateVmResult | undefined> {
   const sources = await currentDiskSources(run);
   if ('refusals' in sources) return run.refuse(sources.refusals);
   const asked = new Set<string>(); // slots this execution has asked to import (any attempt)
   for (;;) {
+    if (run.cancellation?.effect === 'stops-now') return endCancelled(run);
     try {
       await shutdownGuest(run);
+      atSafePoint(run);
       await bringDisksIn(run, sources.byslot, asked);
       return undefined;
     } catch (err) {
@@ -49,6 +54,7 @@ async function bringDisksIn(run: MigrationRun, sources: DiskSources, asked: Set<
   await importDisks(run, sources, asked);
   await verifySizes(run);
   await setBootOrder(run);
+  atSafePoint(run);
   if (!run.settings.cutover.startAfter) {
     run.status.verification = LEFT_STOPPED;
     return;

@@ -1,3 +1,4 @@
+import { ActivityCancellationType } from '@temporalio/workflow';
 import { filesOnDatastore, type MigrateVmResult } from '../../../src/domain/migration';
 import { PERMIT_KEYS } from '../../../src/domain/permits';
 import { withPermit } from '../../permits';
@@ -16,7 +17,9 @@ export async function relocate(run: MigrationRun): Promise<MigrateVmResult | und
   const permit = { key: PERMIT_KEYS.vmotion, permits: settings.limits.vmotion, leaseMs: permitLeaseMs(settings.relocateTimeoutMs), label: `relocate ${assessment.name}` };
   await withPermit(permit, async ({ waitedMs }) => {
     run.waited({ for: 'vMotion permit', waitedMs });
-    await run.acts.vmotion.relocateVm.executeWithOptions({ summary: `storage vMotion ${assessment.name} → ${datastore}` }, [{ moid: run.moid, datastore }]);
+    // A cancel (ferry cancel) waits for the activity: it cancels the vCenter task and ends when the task has.
+    const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
+    await run.acts.vmotion.relocateVm.executeWithOptions({ summary: `storage vMotion ${assessment.name} → ${datastore}`, cancellationType }, [{ moid: run.moid, datastore }]);
   });
   run.record({ kind: 'relocate', vm: assessment.pveName, moid: run.moid, datastore });
   return undefined;

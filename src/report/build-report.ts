@@ -1,0 +1,173 @@
+import { approveWaveSignal } from '../domain/messages';
+import type { WorkflowTimeline } from './history';
+import type { ApprovalEntry, Mark, RefusalEntry, ReportKind, ReportModel, ThroughputPoint, Totals, VmReport } from './model';
+import { approvalOf, decisionsOf, failuresWithDecisions, refusalLine, refusalReasons } from './vm-events';
+import { downtimeOf, importsOf, permitBars, stageBars, timerBars } from './vm-timeline';
+
+export interface ReportInput {
+  /** The wave (migrationWave) or the provision batch (provisionPlanned). */
+  parent: WorkflowTimeline;
+  /** Its VMs' workflows (children, or started by it). */
+  children: WorkflowTimeline[];
+  /** The parent's status when it has no result yet (its status query), if it answered. */
+  parentStatus?: unknown;
+  /** When the report is made: open bars end here. */
+  now: number;
+}
+
+const KINDS: Record<string, ReportKind> = { migrationWave: 'migration-wave', provisionPlanned: 'provision-batch' };
+
+/** The outcomes that count a VM done for the throughput curve. */
+const SUCCESS = new Set(['migrated', 'provisioned']);
+
+interface ParentStatus {
+  waveId?: string;
+  refused?: Array<{ name: string; refusals?: Array<{ subject?: string; reason?: string }> }>;
+  approvals?: Array<{ by?: string; reason?: string; at?: number; via?: string; vms?: string[] | 'all' }>;
+}
+
+function parentStatusOf(input: ReportInput): ParentStatus {
+  const result = input.parent.result as { status?: ParentStatus } | undefined;
+  return (result?.status ?? result ?? input.parentStatus ?? {}) as ParentStatus;
+}
+
+function vmName(t: WorkflowTimeline): string {
+  const r = (t.result ?? {}) as { vm?: string; name?: string };
+  const name = t.searchAttributes.VmName ?? r.vm ?? r.name;
+  return typeof name === 'string' ? name : t.workflowId;
+}
+
+export function vmReport(t: WorkflowTimeline, now: number): VmReport {
+  const name = vmName(t);
+  const r = (t.result ?? {}) as { outcome?: string; vmid?: number; verification?: { state?: string }; error?: string };
+  const approval = approvalOf(t);
+  const marks: Mark[] = [
+    ...(approval?.at !== undefined ? [{ kind: 'approval' as const, at: approval.at, label: `${approval.decision}d by ${approval.by}` }] : []),
+    ...failuresWithDecisions(t, name).filter((f) => f.what !== 'decision').map((f) => ({ kind: 'failure' as const, at: f.at, label: `${f.what}: ${f.message}` })),
+    ...decisionsOf(t).flatMap((d) => (d.at !== undefined ? [{ kind: 'decision' as const, at: d.at, label: `${d.decision} by ${d.by}` }] : [])),
+  ];
+  const downtime = downtimeOf(t, now);
+  const vmid = t.searchAttributes.VmId ?? r.vmid;
+  return {
+    name,
+    workflowId: t.workflowId,
+    state: t.state,
+    ...(r.outcome ? { outcome: r.outcome } : t.state !== 'running' && t.state !== 'completed' ? { outcome: t.state } : {}),
+    ...(typeof vmid === 'number' ? { vmid } : {}),
+    startedAt: t.startedAt,
+    ...(t.closedAt !== undefined ? { endedAt: t.closedAt } : {}),
+    bars: [...stageBars(t, now), ...timerBars(t, now), ...permitBars(t, now)],
+    marks: marks.sort((a, b) => a.at - b.at),
+    ...(downtime ? { downtimeFrom: downtime.from, downtimeMs: downtime.ms, downtimeOpen: downtime.open } : {}),
+    importedBytes: importsOf(t).reduce((sum, i) => sum + i.bytes, 0),
+    ...(r.verification?.state ? { verification: r.verification.state } : {}),
+    ...(r.error ? { error: r.error } : t.failure ? { error: t.failure } : {}),
+  };
+}
+
+function refusals(input: ReportInput, vms: readonly VmReport[]): RefusalEntry[] {
+  const entries: RefusalEntry[] = (parentStatusOf(input).refused ?? []).map((r) => ({
+    vm: r.name,
+    reasons: (r.refusals ?? []).map((x) => refusalLine(r.name, x)),
+  }));
+  input.children.forEach((child, i) => {
+    const reasons = refusalReasons(child, vms[i]!.name);
+    if (reasons.length && !entries.some((e) => e.vm === vms[i]!.name)) entries.push({ vm: vms[i]!.name, reasons });
+  });
+  return entries;
+}
+
+/** A wave's approvals as sent to it, when it has neither a result nor answered its status query. */
+function sentApprovals(parent: WorkflowTimeline): NonNullable<ParentStatus['approvals']> {
+  return parent.messages
+    .filter((m) => m.name === approveWaveSignal.name)
+    .map((m) => ({ ...(m.args[0] as { by?: string; reason?: string; vms?: string[] }), at: m.at, via: m.kind }));
+}
+
+/** The wave's approvals as given, then each VM's own approval or rejection not already covered by one of them. */
+function approvals(input: ReportInput, vms: readonly VmReport[]): ApprovalEntry[] {
+  const entries: ApprovalEntry[] = (parentStatusOf(input).approvals ?? sentApprovals(input.parent)).map((a) => ({
+    decision: 'approve',
+    by: a.by ?? '?',
+    reason: a.reason ?? '',
+    ...(a.at !== undefined ? { at: a.at } : {}),
+    ...(a.via ? { via: a.via } : {}),
+    vms: a.vms ?? 'all',
+  }));
+  // The wave passes its approval on to each VM, marked `(wave approval)` unless signed.
+  const covered = (by: string, reason: string) =>
+    entries.some((e) => e.decision === 'approve' && e.by === by && (reason === e.reason || reason === `${e.reason} (wave approval)`));
+  input.children.forEach((child, i) => {
+    const a = approvalOf(child);
+    if (!a || (a.decision === 'approve' && covered(a.by, a.reason))) return;
+    const same = entries.find((e) => e.decision === a.decision && e.by === a.by && e.reason === a.reason && Array.isArray(e.vms));
+    if (same && Array.isArray(same.vms)) same.vms.push(vms[i]!.name);
+    else entries.push({ decision: a.decision, by: a.by, reason: a.reason, ...(a.at !== undefined ? { at: a.at } : {}), ...(a.via ? { via: a.via } : {}), vms: [vms[i]!.name] });
+  });
+  return entries;
+}
+
+/** Cumulative VMs done and bytes imported, one point per change, from the wave's start. */
+export function throughput(start: number, children: readonly WorkflowTimeline[], vms: readonly VmReport[]): ThroughputPoint[] {
+  const steps: Array<{ at: number; vms: number; bytes: number }> = [];
+  children.forEach((child, i) => {
+    for (const imp of importsOf(child)) steps.push({ at: imp.at, vms: 0, bytes: imp.bytes });
+    const vm = vms[i]!;
+    if (vm.endedAt !== undefined && SUCCESS.has(vm.outcome ?? '')) steps.push({ at: vm.endedAt, vms: 1, bytes: 0 });
+  });
+  steps.sort((a, b) => a.at - b.at);
+  const points: ThroughputPoint[] = [{ at: start, vmsDone: 0, bytesImported: 0 }];
+  for (const s of steps) {
+    const last = points[points.length - 1]!;
+    points.push({ at: s.at, vmsDone: last.vmsDone + s.vms, bytesImported: last.bytesImported + s.bytes });
+  }
+  return points;
+}
+
+function median(values: number[]): number {
+  if (!values.length) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
+}
+
+function totals(model: Omit<ReportModel, 'totals'>): Totals {
+  const outcomes: Record<string, number> = {};
+  for (const vm of model.vms) outcomes[vm.outcome ?? vm.state] = (outcomes[vm.outcome ?? vm.state] ?? 0) + 1;
+  const downtimes = model.vms.flatMap((vm) => (vm.downtimeMs !== undefined ? [vm.downtimeMs] : []));
+  return {
+    vms: model.vms.length,
+    outcomes,
+    refused: model.refusals.length,
+    approvals: model.approvals.length,
+    failures: model.failures.length,
+    downtime: { count: downtimes.length, totalMs: downtimes.reduce((a, b) => a + b, 0), maxMs: Math.max(0, ...downtimes), medianMs: median(downtimes) },
+    bytesImported: model.vms.reduce((sum, vm) => sum + vm.importedBytes, 0),
+    durationMs: (model.endedAt ?? model.generatedAt) - model.startedAt,
+  };
+}
+
+/** The report of a wave or provision batch from its history and its VMs' histories. */
+export function buildReport(input: ReportInput): ReportModel {
+  const { parent, now } = input;
+  const kind = KINDS[parent.type];
+  if (!kind) throw new Error(`${parent.workflowId} is a ${parent.type} workflow: a report covers a migration wave (migrationWave) or a provision batch (provisionPlanned)`);
+  const children = [...input.children].sort((a, b) => a.startedAt - b.startedAt || a.workflowId.localeCompare(b.workflowId));
+  const vms = children.map((c) => vmReport(c, now));
+  const ordered = { ...input, children };
+  const base = {
+    kind,
+    id: parentStatusOf(input).waveId ?? (parent.input as { waveId?: string } | undefined)?.waveId ?? parent.workflowId,
+    workflowId: parent.workflowId,
+    state: parent.state,
+    startedAt: parent.startedAt,
+    ...(parent.closedAt !== undefined ? { endedAt: parent.closedAt } : {}),
+    generatedAt: now,
+    vms,
+    throughput: throughput(parent.startedAt, children, vms),
+    refusals: refusals(ordered, vms),
+    approvals: approvals(ordered, vms),
+    failures: children.flatMap((c, i) => failuresWithDecisions(c, vms[i]!.name)),
+  };
+  return { ...base, totals: totals(base) };
+}
