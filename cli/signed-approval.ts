@@ -70,7 +70,8 @@ export async function whatIsSigned(client: Client, handle: WorkflowHandle, type:
 function describePlan(p: CutoverPlan): string {
   const disks = p.disks.map((d) => `${d.slot} ${d.disk} ${(d.sizeBytes / 2 ** 30).toFixed(1)} GiB`).join('; ');
   const nics = p.nics.map((n) => `${n.slot} ${n.mac} → ${n.vnet}`).join('; ');
-  return `${p.vm} (VMID ${p.vmid ?? '?'}): ${p.mode} to ${p.targetStorage}; disks ${disks || 'none'}; NICs ${nics || 'none'}; expected downtime ~${p.expectedDowntimeSeconds}s`;
+  const warnings = (p.warnings ?? []).map((w) => `\n  WARNING: ${w}`).join('');
+  return `${p.vm} (VMID ${p.vmid ?? '?'}): ${p.mode} to ${p.targetStorage}; disks ${disks || 'none'}; NICs ${nics || 'none'}; expected downtime ~${p.expectedDowntimeSeconds}s${warnings}`;
 }
 
 /** The text to sign for these flags (what --print-statement shows). */

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { searchAttributeCliSpecs } from '../src/domain/search-attributes';
@@ -50,7 +50,6 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
 
   let stdio: ['ignore', 'ignore' | number, 'pipe'] = ['ignore', 'ignore', 'pipe'];
   if (options.logFile) {
-    const { openSync } = await import('node:fs');
     mkdirSync(path.dirname(options.logFile), { recursive: true });
     stdio = ['ignore', openSync(options.logFile, 'a'), 'pipe'];
   }

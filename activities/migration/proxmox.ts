@@ -1,3 +1,4 @@
+import { activityInfo } from '@temporalio/activity';
 import { FerryError } from '../../src/errors';
 import { attachedDisks, ProxmoxNotFoundError } from '../../src/proxmox';
 import { clientsOf } from '../clients';
@@ -60,7 +61,9 @@ export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxAct
 
     async createVmShell({ spec }) {
       const result = await pve().vms.create(spec, { onProgress: beat });
-      return { created: result.created };
+      // The workflow found the VMID free just before asking: a VM there on a later attempt is this
+      // activity's own create whose answer was lost (a dropped connection, a killed worker), so it is ours.
+      return { created: result.created || activityInfo().attempt > 1 };
     },
 
     async waitVmVisible({ vmid }) {

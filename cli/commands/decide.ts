@@ -51,6 +51,7 @@ interface DecisionFlags {
   key?: string;
   signature?: string;
   printStatement?: boolean;
+  discardGuestWrites?: boolean;
   at?: string;
 }
 
@@ -70,6 +71,9 @@ export function registerDecisions(program: Command): void {
         .option('--signature <file>', 'a signature made elsewhere of the statement --print-statement shows')
         .option('--print-statement', 'show the plan and the exact text to sign, and change nothing')
         .option('--at <time>', 'start the cutover no earlier than this ISO 8601 time with zone (and inside the wave\'s cutoverWindow)');
+    }
+    if (name === 'retry' || name === 'rollback') {
+      command.option('--discard-guest-writes', 'after a failed live import: accept losing what the guest wrote since it started on Proxmox (required then)');
     }
     command.option('--wait', 'when no worker polls the workflow\'s task queue, wait for one (else: say so and exit 1)');
     command.action(async (target: string, flags: DecisionFlags, cmd: Command) => {
@@ -100,7 +104,7 @@ export function registerDecisions(program: Command): void {
         if (unsigned && flags.printStatement) return void console.log(statementOf(unsigned, signing));
         const signed = unsigned && (await sign(unsigned, signing));
         try {
-          await handle.executeUpdate(chosen, { args: [{ by: flags.by, reason: flags.reason, ...(vms && !signed ? { vms } : {}), ...(signed ? { signed } : {}), ...when }] });
+          await handle.executeUpdate(chosen, { args: [{ by: flags.by, reason: flags.reason, ...(vms && !signed ? { vms } : {}), ...(signed ? { signed } : {}), ...when, ...(flags.discardGuestWrites ? { discardGuestWrites: true } : {}) }] });
         } catch (err) {
           if (err instanceof WorkflowUpdateFailedError) {
             throw new Error(`${name} refused by ${handle.workflowId}: ${err.cause?.message ?? err.message}`);

@@ -5,10 +5,13 @@ import {
   cancelEffect,
   cancelProblem,
   decisionProblem,
+  guestWritesAtRisk,
+  guestWritesProblem,
   notBeforeProblem,
   type CancellationRecord,
   type CutoverApproval,
   type CutoverDecision,
+  type CutoverMode,
   type DecisionRecord,
   type MigrationStatus,
 } from '../../src/domain/migration';
@@ -57,6 +60,8 @@ export class CutoverGate {
     private readonly status: MigrationStatus,
     private readonly approvers: readonly string[],
     private readonly signing: SigningContext = {},
+    /** live-import: a retry or rollback once the guest ran on Proxmox must acknowledge losing its writes. */
+    private readonly mode?: CutoverMode,
   ) {
     this.gate(approveCutoverUpdate, approveCutoverSignal, 'approve', (r, d) => {
       this.approval = r;
@@ -103,7 +108,8 @@ export class CutoverGate {
     if (!this.pending) return undefined;
     this.decisionOpen = false;
     const taken = this.pending;
-    this.status.decisions.push({ ...taken.record, decision: taken.decision });
+    const discarded = this.guestWritesAtRisk ? { discardedGuestWrites: true as const } : {};
+    this.status.decisions.push({ ...taken.record, decision: taken.decision, ...discarded });
     return taken;
   }
 
@@ -118,8 +124,13 @@ export class CutoverGate {
     } else {
       if (!this.decisionOpen) return `nothing to ${kind}: the workflow is not waiting for a decision after a failure (stage ${this.status.stage})`;
       if (this.pending) return `already decided: ${this.pending.decision} by ${this.pending.record.by}`;
+      return guestWritesProblem(kind, decision!, this.guestWritesAtRisk);
     }
     return undefined;
+  }
+
+  private get guestWritesAtRisk(): boolean {
+    return guestWritesAtRisk(this.mode, this.status.replacedVm);
   }
 
   /**

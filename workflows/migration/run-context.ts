@@ -94,7 +94,7 @@ export class MigrationRun {
       return plan && cutoverPlanDigest(plan);
     };
     const signing = { policy: settings.approvals, wave: this.input.waveWorkflowId, plan: planned };
-    this.settled = { settings, acts: longActivities(timingOf(settings)), gate: new CutoverGate(this.status, settings.approvers, signing) };
+    this.settled = { settings, acts: longActivities(timingOf(settings)), gate: new CutoverGate(this.status, settings.approvers, signing, settings.cutover.mode) };
     setHandler(importThroughputSignal, (t) => {
       this.throughput = t;
     });

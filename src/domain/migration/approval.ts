@@ -4,6 +4,11 @@ import type { ApprovalSignature } from '../approvals/statement';
 export interface CutoverDecision {
   by: string;
   reason: string;
+  /**
+   * A retry or rollback after a live import started acknowledges that what the guest wrote on Proxmox
+   * is discarded (required then; see guest-writes.ts).
+   */
+  discardGuestWrites?: boolean;
 }
 
 /**

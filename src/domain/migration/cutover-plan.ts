@@ -4,6 +4,7 @@ import type { TpmStateSpec } from '../pve-vm-spec';
 import type { PlannedCdrom } from './cdrom';
 import { powerStateWarnings } from './power-state';
 import type { CutoverMode } from './settings';
+import { LIVE_IMPORT_RISK } from './guest-writes';
 import type { CutoverSchedule } from './cutover-window';
 
 /** Assumed until the wave has measured its own imports. */
@@ -35,7 +36,7 @@ export interface CutoverPlan {
   throughput: Throughput;
   /**
    * What an approver must know first: have BitLocker recovery keys ready (a new TPM); a suspended VM
-   * will be refused; a powered-off one stays off on rollback.
+   * will be refused; a powered-off one stays off on rollback; live-import loses the guest's writes if its stream fails.
    */
   warnings: string[];
   /** When it will start (a cutover window, `approve --at`); absent when it starts as soon as approved. Not signed. */
@@ -60,7 +61,7 @@ export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: s
     ...(a.tpm ? { tpm: a.tpm } : {}),
     expectedDowntimeSeconds,
     throughput,
-    warnings: [...(a.warnings ?? []), ...(powerState ? powerStateWarnings(a.name, powerState) : [])],
+    warnings: [...(a.warnings ?? []), ...(powerState ? powerStateWarnings(a.name, powerState) : []), ...(mode === 'live-import' ? [LIVE_IMPORT_RISK] : [])],
   };
 }
 

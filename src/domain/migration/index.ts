@@ -25,5 +25,6 @@ export * from './cdrom';
 export * from './tpm';
 export * from './verification';
 export * from './power-state';
+export * from './guest-writes';
 export * from './cancel';
 export * from './cutover-window';

@@ -46,6 +46,8 @@ export interface DecisionRecord extends CutoverDecision {
   via: 'update' | 'signal' | 'setting';
   /** The approval carried the approver's signature, checked against their listed key. */
   signed?: true;
+  /** The decision discarded what the guest wrote on Proxmox since a live import started it (acknowledged). */
+  discardedGuestWrites?: true;
 }
 
 export interface ImportRecord {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import type { ActivityDeps } from '../../../activities';
-import type { MigrationStatus } from '../../../src/domain/migration';
+import { LIVE_IMPORT_RISK, type MigrationStatus } from '../../../src/domain/migration';
 import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { vmRef } from '../../../src/vsphere/operations';
 import {
@@ -13,12 +13,15 @@ import {
   migrationStatusQuery,
   rejectCutoverUpdate,
   retryCutoverUpdate,
+  rollbackSignal,
   rollbackUpdate,
   waveStatusQuery,
 } from '../../../src/domain/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';
+import { spawnFerry } from '../../helpers/processes';
+import { devServerAddress } from '../../helpers/temporal';
 
 const run = promisify(execFile);
 
@@ -194,9 +197,37 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         expect(waiting.error).toMatch(/live import of VM \d+ failed after the VM had started/);
         expect(await pve.power.status(node, vmid)).toMatchObject({ status: 'stopped', lock: 'import' });
 
-        await child.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'source lost' }] });
+        // The riskiest decision says so: the plan warned before the approval, and a retry or rollback
+        // that does not acknowledge losing the guest's writes is refused (update) or ignored (signal).
+        expect((await child.query(cutoverPlanQuery))!.warnings).toContain(LIVE_IMPORT_RISK);
+        for (const update of [rollbackUpdate, retryCutoverUpdate]) {
+          await expect(child.executeUpdate(update, { args: [{ by: 'alice', reason: 'source lost' }] })).rejects.toMatchObject({
+            cause: { message: expect.stringContaining('--discard-guest-writes') },
+          });
+        }
+        await child.signal(rollbackSignal, { by: 'alice', reason: 'by signal, unacknowledged' });
+        const stillWaiting = await until('the signal recorded as ignored', async () => {
+          const s = await child.query(migrationStatusQuery);
+          return s.ignored.length > 0 ? s : undefined;
+        });
+        expect(stillWaiting.stage).toBe('awaiting-decision');
+        expect(stillWaiting.ignored).toEqual([{ message: 'rollback by alice', reason: expect.stringContaining('discardGuestWrites: true') }]);
+        // As a person types it: refused without the flag (nothing moves), accepted with it.
+        const ferry = async (...args: string[]) => {
+          const cli = spawnFerry(args, { FERRY_CONFIG: '', TEMPORAL_ADDRESS: devServerAddress() });
+          return { code: await cli.exited, output: cli.output() };
+        };
+        const refused = await ferry('rollback', workflowId, '--by', 'alice', '--reason', 'source lost');
+        expect(refused.output).toContain(`rollback refused by ${workflowId}: a rollback after a failed live import discards what the guest wrote`);
+        expect(refused.output).toContain('--discard-guest-writes');
+        expect(refused.code).toBe(1);
+        expect((await child.query(migrationStatusQuery)).stage).toBe('awaiting-decision');
+        const accepted = await ferry('rollback', workflowId, '--by', 'alice', '--reason', 'source lost', '--discard-guest-writes');
+        expect(accepted.output).toContain(`rollback: accepted by ${workflowId}`);
+        expect(accepted.code).toBe(0);
         const result = (await child.result()) as MigrationStatus;
         expect(result.outcome).toBe('rolled-back');
+        expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'alice', via: 'update', discardedGuestWrites: true })]);
         await expect(pve.config.get(node, vmid)).rejects.toMatchObject({ category: 'not-found' });
         expect(await pve.storage.content(node, 'local-lvm', { vmid })).toEqual([]);
         // scale-0005 was powered off before the wave: a rollback restores that, it does not power it on.
@@ -264,7 +295,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       expect(checks).toEqual([['qemu-running', 'passed'], ['agent-ping', 'failed']]);
       expect(result.error).toMatch(/scale-0007 \(VM \d+\) is not verified: agent-ping: /);
       // ferry's own decision, recorded as such; nobody was asked.
-      expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'ferry', via: 'setting' })]);
+      expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'ferry', via: 'setting', discardedGuestWrites: true })]);
       expect(result.timings.map((t) => t.stage)).not.toContain('awaiting-decision');
       expect(waveResult.status.vms[0]).toMatchObject({ outcome: 'rolled-back', verification: { state: 'failed' } });
       // Both sides: the VM live import made is gone from Proxmox, the VMware VM runs again.

@@ -1,0 +1,20 @@
+import type { CutoverDecision } from './approval';
+import type { CutoverMode } from './settings';
+
+/** What the approver of a live-import cutover is told first (PVE warns the same when live-restoring). */
+export const LIVE_IMPORT_RISK =
+  'live-import: the VM runs on Proxmox while its disks stream in; if the stream fails, what the guest wrote since it started on Proxmox is lost, and a retry or rollback must acknowledge that (--discard-guest-writes)';
+
+/** The guest has run on Proxmox from a live import this workflow started: a retry or rollback discards what it wrote there. */
+export function guestWritesAtRisk(mode: CutoverMode | undefined, replacedVm: boolean | undefined): boolean {
+  return mode === 'live-import' && replacedVm === true;
+}
+
+/** Why a retry or rollback is refused for lack of the acknowledgement, or undefined when it may go ahead. */
+export function guestWritesProblem(kind: 'retry' | 'rollback', decision: CutoverDecision, atRisk: boolean): string | undefined {
+  if (!atRisk || decision.discardGuestWrites === true) return undefined;
+  return (
+    `a ${kind} after a failed live import discards what the guest wrote since it started on Proxmox; ` +
+    `acknowledge it with discardGuestWrites: true (ferry ${kind} … --discard-guest-writes)`
+  );
+}
