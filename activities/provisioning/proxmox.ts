@@ -11,7 +11,7 @@ import { writeIntent } from './write-intent';
 
 type ProxmoxActivities = Pick<
   ProvisioningActivities,
-  'createBareVm' | 'ensureVmAcl' | 'ensureVmDisk' | 'ensureVmNic' | 'ensureVmOptions' | 'readVmMacs' | 'vmPowerState'
+  'createBareVm' | 'ensureVmAcl' | 'ensureVmDisk' | 'ensureVmNic' | 'ensureVmOptions' | 'ensureCloudInit' | 'readVmMacs' | 'vmPowerState'
 >;
 
 /**
@@ -45,6 +45,10 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
       }
       // Only a disk this run creates counts: one an earlier run left is "unchanged" however this attempt began.
       if (!before) intent.start('create-disk');
+      if (!before && disk.importFrom) {
+        // The image is copied in (import-from) only when the slot is empty; then grown to the spec's size below.
+        await client.disks.import(node, vmid, disk.slot, { storage: disk.storage, source: disk.importFrom, options: disk.options }, { onProgress: intent.beat });
+      }
       const { action } = await client.disks.ensure(node, vmid, disk.slot, { storage: disk.storage, sizeGiB: disk.sizeGiB, options: disk.options }, { onProgress: intent.beat });
       const wanted = parseDiskSize(`${disk.sizeGiB}G`);
       const now = await client.disks.get(node, vmid, disk.slot);
@@ -81,6 +85,23 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
       const { changed } = await pve().config.ensure(node, vmid, options);
       const byEarlier = Object.keys(options).filter((key) => intent.startedEarlier(`option ${key}`) && !changed.includes(key));
       return { changed: [...changed, ...byEarlier] };
+    },
+
+    async ensureCloudInit({ node, vmid, storage, settings }) {
+      const client = pve();
+      const intent = writeIntent();
+      const { values } = await client.config.get(node, vmid);
+      const changed: string[] = [];
+      if (!Object.values(values).some((v) => /(^|[:/])vm-\d+-cloudinit\b/.test(v))) {
+        if (values.ide2 !== undefined) throw new FerryError(`VM ${vmid} ide2 holds ${values.ide2}; the cloud-init drive needs ide2`, 'policy');
+        intent.start('cloud-init drive');
+        await client.config.update(node, vmid, { set: { ide2: `${storage}:cloudinit` } });
+        changed.push('ide2');
+      } else if (intent.startedEarlier('cloud-init drive')) changed.push('ide2');
+      for (const [key, value] of Object.entries(settings)) if (values[key] !== normaliseValue(value)) intent.start(`option ${key}`);
+      const set = await client.config.ensure(node, vmid, settings);
+      const byEarlier = Object.keys(settings).filter((key) => intent.startedEarlier(`option ${key}`) && !set.changed.includes(key));
+      return { changed: [...changed, ...set.changed, ...byEarlier] };
     },
 
     async readVmMacs({ node, vmid }) {
