@@ -19,7 +19,7 @@ describe('write intent (truthful outcomes across retries)', () => {
     const first = new MockActivityEnvironment();
     const beats: unknown[] = [];
     first.on('heartbeat', (d: unknown) => beats.push(d));
-    await first.run(() => {
+    await first.run(async () => {
       const intent = writeIntent();
       expect(intent.startedEarlier('create')).toBe(false);
       intent.start('create');
@@ -28,7 +28,7 @@ describe('write intent (truthful outcomes across retries)', () => {
     expect(beats).toEqual([{ startedWrites: ['create'] }, { upid: 'UPID:b', startedWrites: ['create'] }]);
 
     const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: beats[1] });
-    await retry.run(() => {
+    await retry.run(async () => {
       const intent = writeIntent();
       expect(intent.startedEarlier('create')).toBe(true);
       expect(intent.startedEarlier('acl')).toBe(false);
