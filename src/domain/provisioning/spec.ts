@@ -107,6 +107,8 @@ export const provisionSpecSchema = z
     /** Forward zone for `<name>.<dnsZone> A` (and the matching PTR). */
     dnsZone: z.string().regex(DNS_ZONE, 'a DNS zone such as lab.example.com').optional(),
     start: z.boolean().default(false),
+    /** Secure Boot with Microsoft's keys enrolled (`efidisk0 … pre-enrolled-keys=1`); false for an image whose boot loader is unsigned. */
+    secureBoot: z.boolean().optional(),
     /** A cloud-init drive (ide2) that gives the guest its NetBox address on net0 (`ipconfig0`). */
     cloudInit: z.boolean().optional(),
     description: z.string().max(8192).optional(),

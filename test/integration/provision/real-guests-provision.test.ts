@@ -34,6 +34,8 @@ describe('provisioning a VM that boots the lab guest image', () => {
     nics: [{ slot: 'net0', network: 'vmbr0' }],
     prefix: LAB_NETBOX.prefix,
     cloudInit,
+    // The lab image's boot loader (systemd-boot) is unsigned.
+    secureBoot: false,
     start: true,
   });
   const run = (record: { id: number; name: string }, cloudInit: boolean) =>
