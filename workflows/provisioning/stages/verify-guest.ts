@@ -10,8 +10,10 @@ import type { VmBuild } from '../run-context';
 /** The same guest reads as migration's verify-guest (activities/migration/guest-checks.ts). */
 const guest = proxyActivities<GuestCheckActivities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' } });
 
-/** Boot to agent and address under TCG takes seconds to a minute; a guest silent for this long is not up. */
+/** Boot to agent under TCG takes seconds to a minute; a guest silent for this long is not up. */
 const AGENT_TIMEOUT_MS = 5 * 60_000;
+/** The guest configures its network before or with its agent; an address missing this long after the agent answered is not coming. */
+const NETWORK_AFTER_AGENT_MS = 60_000;
 
 /** The failure type of a provisioned guest that was not proven up. */
 export const GUEST_NOT_VERIFIED = 'GuestNotVerified';
@@ -58,7 +60,7 @@ export async function verifyProvisionedGuest(vm: VmBuild): Promise<void> {
   throw ApplicationFailure.create({ type: GUEST_NOT_VERIFIED, message: `${spec.name} (VM ${vmid}) is not verified: ${judged.reason ?? 'a check failed'}${interfaces}`, nonRetryable: true });
 }
 
-/** The VM's MACs and the NetBox address on the guest's interfaces, read again until they match or the agent timeout passes. */
+/** The VM's MACs and the NetBox address on the guest's interfaces, read again until they match or NETWORK_AFTER_AGENT_MS passes. */
 async function interfacesMatch({ spec, vmid, node, status }: VmBuild, result: GuestVerification, intervalMs: number): Promise<void> {
   const macs = Object.values(status.macs);
   let checks: GuestCheck[] = [];
@@ -68,7 +70,7 @@ async function interfacesMatch({ spec, vmid, node, status }: VmBuild, result: Gu
     return checks.every((x) => x.result !== 'failed');
   };
   try {
-    status.waits.push(await pollUntil(matches, { what: `network of ${spec.name} (its MACs and NetBox address)`, intervalMs, timeoutMs: AGENT_TIMEOUT_MS }));
+    status.waits.push(await pollUntil(matches, { what: `network of ${spec.name} (its MACs and NetBox address)`, intervalMs, timeoutMs: NETWORK_AFTER_AGENT_MS }));
   } catch (err) {
     if (!(err instanceof ApplicationFailure || err instanceof ActivityFailure)) throw err;
     if (checks.length === 0) checks = [{ check: 'macs', result: 'failed', at: workflowNow(), detail: `the guest agent did not list the interfaces: ${failureMessage(err)}` }];
