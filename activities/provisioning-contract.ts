@@ -47,10 +47,10 @@ export interface ProvisioningActivities {
   /** Options set through the config API, only those that differ. */
   ensureVmOptions(input: { node: string; vmid: number; options: Record<string, string> }): Promise<{ changed: string[] }>;
   /**
-   * A cloud-init drive (`ide2: <storage>:cloudinit`, added when the VM has none) and its settings
+   * A cloud-init drive (`<slot>: <storage>:cloudinit`, added when the VM has none) and its settings
    * (`ipconfig0`, `nameserver`, …): what changed, by key.
    */
-  ensureCloudInit(input: { node: string; vmid: number; storage: string; settings: Record<string, string> }): Promise<{ changed: string[] }>;
+  ensureCloudInit(input: { node: string; vmid: number; slot: string; storage: string; settings: Record<string, string> }): Promise<{ changed: string[] }>;
   /** The MAC of every NIC, from the VM config: the one place ferry reads MACs from (upper case, colon-separated). */
   readVmMacs(input: { node: string; vmid: number }): Promise<Record<string, string>>;
   /** The NetBox interface `name` of the VM with `mac` as its primary MAC object. */

@@ -87,17 +87,17 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
       return { changed: [...changed, ...byEarlier] };
     },
 
-    async ensureCloudInit({ node, vmid, storage, settings }) {
+    async ensureCloudInit({ node, vmid, slot, storage, settings }) {
       const client = pve();
       const intent = writeIntent();
       const { values } = await client.config.get(node, vmid);
       const changed: string[] = [];
       if (!Object.values(values).some((v) => /(^|[:/])vm-\d+-cloudinit\b/.test(v))) {
-        if (values.ide2 !== undefined) throw new FerryError(`VM ${vmid} ide2 holds ${values.ide2}; the cloud-init drive needs ide2`, 'policy');
+        if (values[slot] !== undefined) throw new FerryError(`VM ${vmid} ${slot} holds ${values[slot]}; the cloud-init drive needs ${slot}`, 'policy');
         intent.start('cloud-init drive');
-        await client.config.update(node, vmid, { set: { ide2: `${storage}:cloudinit` } });
-        changed.push('ide2');
-      } else if (intent.startedEarlier('cloud-init drive')) changed.push('ide2');
+        await client.config.update(node, vmid, { set: { [slot]: `${storage}:cloudinit` } });
+        changed.push(slot);
+      } else if (intent.startedEarlier('cloud-init drive')) changed.push(slot);
       for (const [key, value] of Object.entries(settings)) if (values[key] !== normaliseValue(value)) intent.start(`option ${key}`);
       const set = await client.config.ensure(node, vmid, settings);
       const byEarlier = Object.keys(settings).filter((key) => intent.startedEarlier(`option ${key}`) && !set.changed.includes(key));

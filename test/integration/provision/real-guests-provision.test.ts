@@ -12,7 +12,7 @@ import { useProvisionLab } from '../../helpers/provision-lab';
  * Provisioning verifies the guest (issue 12 item 7): a spec whose disk is made from the lab guest image
  * (import-from) and started is followed by the same agent check as migration's verify-guest, and its
  * NetBox address must be on the guest. The address reaches the guest on a cloud-init drive
- * (`ide2: <storage>:cloudinit` + `ipconfig0`), which the simulator builds as qemu-server does.
+ * (`scsi30: <storage>:cloudinit` + `ipconfig0`), which the simulator builds as qemu-server does.
  */
 describe('provisioning a VM that boots the lab guest image', () => {
   jest.setTimeout(400_000);
@@ -75,7 +75,7 @@ describe('provisioning a VM that boots the lab guest image', () => {
     process.stdout.write(`provisioned guest: boot to agent ${result.verification!.bootToAgentSeconds} s (TCG)\n`);
     const { values } = await suite.lab.deps.proxmox!.config.get('pve1', result.vmid!);
     expect(values.ipconfig0).toBe(`ip=${result.address}`);
-    expect(values.ide2).toMatch(/vm-\d+-cloudinit.*media=cdrom/);
+    expect(values.scsi30).toMatch(/vm-\d+-cloudinit.*media=cdrom/);
   });
 
   it('without the cloud-init drive the guest has no address: the provision fails verification, naming the address and the guest\'s interfaces', async () => {
@@ -87,6 +87,6 @@ describe('provisioning a VM that boots the lab guest image', () => {
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     const cause = (failure as WorkflowFailedError).cause as { type?: string; nonRetryable?: boolean; message: string };
     expect(cause).toMatchObject({ type: 'GuestNotVerified', nonRetryable: true });
-    expect(cause.message).toMatch(new RegExp(`^${record.name} \\(VM \\d+\\) is not verified: address: \\d+\\.\\d+\\.\\d+\\.\\d+ \\(config\\) is on no interface .*; the guest's interfaces: .*ens18 [0-9a-f:]{17} \\(no address\\)`));
+    expect(cause.message).toMatch(new RegExp(`^${record.name} \\(VM \\d+\\) is not verified: address: \\d+\\.\\d+\\.\\d+\\.\\d+ \\(config\\) is on no interface .*; the guest's interfaces: .*\\S+ [0-9a-f:]{17} \\(no address\\)`));
   });
 });

@@ -41,12 +41,12 @@ describe('validateSpec: images and cloud-init', () => {
     expect(result.ok && result.spec.cloudInit).toBe(true);
   });
 
-  it('refuses an importFrom that is no volume id, cloud-init without a prefix, and cloud-init with an ISO (both need ide2)', () => {
+  it('refuses an importFrom that is no volume id, cloud-init without a prefix, and a disk in the cloud-init drive\'s slot', () => {
     expect(problems({ ...minimal, disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 8, importFrom: 'debian.qcow2' }] })).toEqual([
       'spec.yaml: disks.0.importFrom: a volume id such as local:import/debian.qcow2',
     ]);
-    expect(problems({ ...minimal, cloudInit: true, iso: 'local:iso/debian.iso' })).toEqual([
-      'spec.yaml: cloudInit: the cloud-init drive and the ISO both need ide2: drop one',
+    expect(problems({ ...minimal, cloudInit: true, disks: [...minimal.disks, { slot: 'scsi30', storage: 'local-lvm', sizeGiB: 1 }] })).toEqual([
+      'spec.yaml: cloudInit: the cloud-init drive takes scsi30: move that disk',
       'spec.yaml: cloudInit: the cloud-init drive carries the NetBox address: set prefix too',
     ]);
   });
