@@ -45,9 +45,11 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
       }
       // Only a disk this run creates counts: one an earlier run left is "unchanged" however this attempt began.
       if (!before) intent.start('create-disk');
-      if (!before && disk.importFrom) {
+      const source = before ? undefined : disk.importFrom;
+      const imported = source !== undefined;
+      if (source !== undefined) {
         // The image is copied in (import-from) only when the slot is empty; then grown to the spec's size below.
-        await client.disks.import(node, vmid, disk.slot, { storage: disk.storage, source: disk.importFrom, options: disk.options }, { onProgress: intent.beat });
+        await client.disks.import(node, vmid, disk.slot, { storage: disk.storage, source, options: disk.options }, { onProgress: intent.beat });
       }
       const { action } = await client.disks.ensure(node, vmid, disk.slot, { storage: disk.storage, sizeGiB: disk.sizeGiB, options: disk.options }, { onProgress: intent.beat });
       const wanted = parseDiskSize(`${disk.sizeGiB}G`);
@@ -57,7 +59,7 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
         intent.start('resize');
         grown = (await client.disks.resize(node, vmid, disk.slot, `${disk.sizeGiB}G`, { onProgress: intent.beat })).changed;
       }
-      if (action === 'created' || intent.startedEarlier('create-disk')) return { outcome: 'created' };
+      if (action === 'created' || imported || intent.startedEarlier('create-disk')) return { outcome: 'created' };
       return { outcome: action === 'updated' || grown || intent.startedEarlier('resize') ? 'updated' : 'unchanged' };
     },
 
