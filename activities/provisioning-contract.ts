@@ -46,6 +46,11 @@ export interface ProvisioningActivities {
   ensureVmNic(input: { node: string; vmid: number; nic: NicSpec }): Promise<{ outcome: WriteOutcome }>;
   /** Options set through the config API, only those that differ. */
   ensureVmOptions(input: { node: string; vmid: number; options: Record<string, string> }): Promise<{ changed: string[] }>;
+  /**
+   * A cloud-init drive (`<slot>: <storage>:cloudinit`, added when the VM has none) and its settings
+   * (`ipconfig0`, `nameserver`, …): what changed, by key.
+   */
+  ensureCloudInit(input: { node: string; vmid: number; slot: string; storage: string; settings: Record<string, string> }): Promise<{ changed: string[] }>;
   /** The MAC of every NIC, from the VM config: the one place ferry reads MACs from (upper case, colon-separated). */
   readVmMacs(input: { node: string; vmid: number }): Promise<Record<string, string>>;
   /** The NetBox interface `name` of the VM with `mac` as its primary MAC object. */

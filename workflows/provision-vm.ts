@@ -7,6 +7,7 @@ import { loadSettings } from './provisioning/proxies';
 import { provisionRun } from './provisioning/run-context';
 import { stageSetter, type EnterStage } from './provisioning/stage';
 import { assignAddress } from './provisioning/stages/address';
+import { attachCloudInit } from './provisioning/stages/cloud-init';
 import { buildBareVm } from './provisioning/stages/build-vm';
 import { refuseClash } from './provisioning/stages/check';
 import { registerDns } from './provisioning/stages/dns';
@@ -16,6 +17,7 @@ import { recordNetboxInterfaces } from './provisioning/stages/netbox';
 import { preflight } from './provisioning/stages/preflight';
 import { resolveSpec, resolveVmid } from './provisioning/stages/resolve';
 import { bootPveVm } from './provisioning/stages/start';
+import { bootsImage, verifyProvisionedGuest } from './provisioning/stages/verify-guest';
 
 export interface ProvisionVmInput {
   /** The NetBox VM to build (status planned; a staged one is checked and finished). */
@@ -63,6 +65,9 @@ async function provision(input: ProvisionVmInput, status: ProvisionStatus, enter
   const interfaceIds = await recordNetboxInterfaces(vm);
   await assignAddress(vm, interfaceIds);
   await registerDns(vm);
+  // Only specs with cloudInit or an imported image take these stages: recorded histories have neither.
+  await attachCloudInit(vm);
   await markStaged(vm);
   if (spec.start) await bootPveVm(vm);
+  if (spec.start && bootsImage(spec)) await verifyProvisionedGuest(vm);
 }

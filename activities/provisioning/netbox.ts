@@ -4,6 +4,7 @@ import type { Outcome } from '../../src/netbox/client';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { ProvisioningActivities, WriteOutcome } from '../provisioning-contract';
+import { writeIntent, type WriteIntent } from './write-intent';
 
 type NetboxActivities = Pick<
   ProvisioningActivities,
@@ -12,6 +13,11 @@ type NetboxActivities = Pick<
 
 function writeOutcome(outcome: Outcome): WriteOutcome {
   return outcome === 'created' || outcome === 'updated' ? outcome : 'unchanged';
+}
+
+/** The outcome of a write this run may have done in an earlier attempt whose answer was lost (write-intent.ts). */
+function truthful(intent: WriteIntent, write: string, outcome: WriteOutcome, earlierDid: WriteOutcome): WriteOutcome {
+  return outcome === 'unchanged' && intent.startedEarlier(write) ? earlierDid : outcome;
 }
 
 /** The NetBox side of provisioning: read the record, write back its VMID, interfaces, address and status. */
@@ -39,30 +45,49 @@ export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
     },
 
     async recordVmid({ netboxId, vmid }) {
+      const intent = writeIntent();
       const current = await netbox().getVirtualMachine(netboxId);
       const held = ferryFields(current.value).vmid;
-      if (held !== undefined) return { vmid: held, outcome: 'unchanged' };
+      if (held !== undefined) return { vmid: held, outcome: held === vmid && intent.startedEarlier('vmid') ? 'updated' : 'unchanged' };
+      intent.start('vmid');
       await netbox().updateVirtualMachine(netboxId, { custom_fields: { ferry_vmid: vmid } }, { ifMatch: current.etag });
       return { vmid, outcome: 'updated' };
     },
 
     async ensureNetboxInterface({ netboxId, name, mac }) {
+      const intent = writeIntent();
+      intent.start('interface');
       const iface = await netbox().ensureInterface(netboxId, name, { enabled: true });
+      intent.start('mac');
       const primary = await netbox().ensurePrimaryMac(iface.value.id, mac);
-      return { interfaceId: iface.value.id, interface: writeOutcome(iface.outcome), mac: writeOutcome(primary.outcome) };
+      return {
+        interfaceId: iface.value.id,
+        interface: truthful(intent, 'interface', writeOutcome(iface.outcome), 'created'),
+        mac: truthful(intent, 'mac', writeOutcome(primary.outcome), 'created'),
+      };
     },
 
     async assignNetboxIp({ netboxId, interfaceId, prefix, dnsName }) {
       const client = netbox();
+      const intent = writeIntent();
       const found = await client.getPrefix(prefix);
+      intent.start('ip');
       const ip = await client.allocateIp(found, interfaceId, { ...(dnsName ? { dnsName } : {}), description: 'allocated by ferry' });
+      intent.start('primary-ip');
       const primary = await client.setPrimaryIp4(netboxId, ip.value.id);
-      return { address: ip.value.address, ipId: ip.value.id, outcome: writeOutcome(ip.outcome), primary: writeOutcome(primary) };
+      return {
+        address: ip.value.address,
+        ipId: ip.value.id,
+        outcome: truthful(intent, 'ip', writeOutcome(ip.outcome), 'created'),
+        primary: truthful(intent, 'primary-ip', writeOutcome(primary), 'updated'),
+      };
     },
 
     async markNetboxStaged({ netboxId }) {
+      const intent = writeIntent();
+      intent.start('staged');
       const { outcome } = await netbox().transitionStatus(netboxId, 'planned', 'staged');
-      return { outcome: writeOutcome(outcome) };
+      return { outcome: truthful(intent, 'staged', writeOutcome(outcome), 'updated') };
     },
   };
 }

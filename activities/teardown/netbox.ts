@@ -2,7 +2,8 @@ import { NetboxError } from '../../src/netbox/errors';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { TeardownActivities } from '../provisioning-contract';
-import { outcomeOf } from './outcome';
+import { writeIntent } from '../provisioning/write-intent';
+import { outcomeOf, removal } from './outcome';
 
 /** Every NetBox VM status (a kept record moves to the configured one from any of them). */
 const NETBOX_VM_STATUSES = ['offline', 'active', 'planned', 'staged', 'failed', 'decommissioning', 'paused'];
@@ -14,8 +15,9 @@ export function createNetboxCleanupActivities(deps: ActivityDeps): Pick<Teardown
     async cleanupIps({ target }) {
       if (!deps.netbox) return { cleanup: 'ip', result: 'skipped', detail: 'NetBox is not configured for this worker' };
       const results = [];
+      const intent = writeIntent();
       for (const { address, id } of target.addresses.filter((a) => a.id !== undefined)) {
-        results.push({ what: address, removed: (await netbox().releaseIp(id!)) === 'deleted' });
+        results.push(await removal(intent, address, async () => (await netbox().releaseIp(id!)) === 'deleted'));
       }
       return outcomeOf('ip', results, 'no NetBox address');
     },
@@ -23,11 +25,12 @@ export function createNetboxCleanupActivities(deps: ActivityDeps): Pick<Teardown
     async cleanupInterfaces({ target }) {
       if (!deps.netbox) return { cleanup: 'interfaces', result: 'skipped', detail: 'NetBox is not configured for this worker' };
       const results = [];
+      const intent = writeIntent();
       for (const iface of target.interfaces) {
         const macIds = new Set(iface.macIds);
         for (const mac of await netbox().interfaceMacs(iface.id)) macIds.add(mac.id);
-        for (const id of macIds) results.push({ what: `MAC object ${id} of ${iface.name}`, removed: (await netbox().deleteMac(id)) === 'deleted' });
-        results.push({ what: `interface ${iface.name}`, removed: (await netbox().deleteInterface(iface.id)) === 'deleted' });
+        for (const id of macIds) results.push(await removal(intent, `MAC object ${id} of ${iface.name}`, async () => (await netbox().deleteMac(id)) === 'deleted'));
+        results.push(await removal(intent, `interface ${iface.name}`, async () => (await netbox().deleteInterface(iface.id)) === 'deleted'));
       }
       return outcomeOf('interfaces', results, 'no NetBox interface');
     },
@@ -36,12 +39,15 @@ export function createNetboxCleanupActivities(deps: ActivityDeps): Pick<Teardown
       if (!deps.netbox) return { cleanup: 'netbox-vm', result: 'skipped', detail: 'NetBox is not configured for this worker' };
       if (target.netboxId === undefined) return { cleanup: 'netbox-vm', result: 'already-absent', detail: `no NetBox VM holds ferry_vmid ${target.vmid}` };
       const what = `NetBox VM ${target.netboxId}`;
+      const intent = writeIntent();
       if (after === 'delete') {
-        const deleted = (await netbox().deleteVirtualMachine(target.netboxId)) === 'deleted';
+        const { removed: deleted } = await removal(intent, what, async () => (await netbox().deleteVirtualMachine(target.netboxId!)) === 'deleted');
         return { cleanup: 'netbox-vm', result: deleted ? 'done' : 'already-absent', detail: deleted ? `deleted ${what}` : `${what} is gone` };
       }
       try {
-        const { outcome, guarded } = await netbox().transitionStatus(target.netboxId, NETBOX_VM_STATUSES.filter((s) => s !== after), after);
+        intent.start(`${what} ${after}`);
+        const { guarded, ...found } = await netbox().transitionStatus(target.netboxId, NETBOX_VM_STATUSES.filter((s) => s !== after), after);
+        const outcome = found.outcome !== 'updated' && intent.startedEarlier(`${what} ${after}`) ? 'updated' : found.outcome;
         const unguarded = outcome === 'updated' && !guarded ? ' (unguarded: NetBox sent no ETag, a change made meanwhile was overwritten if any)' : '';
         return { cleanup: 'netbox-vm', result: outcome === 'updated' ? 'done' : 'already-absent', detail: `${what} ${outcome === 'updated' ? 'set' : 'already'} ${after}${unguarded}` };
       } catch (err) {

@@ -82,6 +82,11 @@ export class Storages {
       volume = { volid, storage, file: path.join(base, 'images', im[1]!, `${im[2]}.${im[3]}`), format: im[3] as ImageFormat, vmid: Number(im[1]), vtype: 'images' };
     } else if ((im = /^vm-(\d+)-disk-\d+$/.exec(rel)) && storage.type === 'lvmthin') {
       volume = { volid, storage, file: path.join(base, `${rel}.raw`), format: 'raw', vmid: Number(im[1]), vtype: 'images' };
+    } else if ((im = /^(\d+)\/(vm-\1-cloudinit)\.(raw|qcow2)$/.exec(rel)) && storage.type !== 'lvmthin') {
+      // A cloud-init drive (qemu-server allocates it for `<storage>:cloudinit`; see qemu/cloud-init.ts).
+      volume = { volid, storage, file: path.join(base, 'images', im[1]!, `${im[2]}.${im[3]}`), format: im[3] as ImageFormat, vmid: Number(im[1]), vtype: 'images' };
+    } else if ((im = /^vm-(\d+)-cloudinit$/.exec(rel)) && storage.type === 'lvmthin') {
+      volume = { volid, storage, file: path.join(base, `${rel}.raw`), format: 'raw', vmid: Number(im[1]), vtype: 'images' };
     } else if ((im = /^iso\/([^/]+\.(?:iso|img))$/i.exec(rel))) {
       volume = { volid, storage, file: path.join(base, 'template', 'iso', im[1]!), format: 'iso', vtype: 'iso' };
     } else if ((im = /^import\/([^/]+)\.(raw|qcow2|vmdk)$/.exec(rel))) {

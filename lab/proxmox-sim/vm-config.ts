@@ -1,5 +1,6 @@
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { simulateCopy } from './copy-log';
-import { existsSync, statSync } from 'node:fs';
 import { formatPropertyString, parsePropertyString } from '../../src/proxmox/property-string';
 import { fail, paramError } from './api-error';
 import type { Cluster, SimVm } from './cluster';
@@ -73,6 +74,25 @@ function removeVolume(ctx: WriteContext, value: string): void {
   ctx.cluster.storages.remove(ctx.cluster.storages.resolve(volid, ctx.vm.node));
 }
 
+const CLOUD_INIT_ALLOCATION = /^([a-z][a-z0-9\-_.]*[a-z0-9]):cloudinit$/i;
+
+/**
+ * `<storage>:cloudinit`: qemu-server allocates the VM's cloud-init volume (4 MiB, `vm-<vmid>-cloudinit`)
+ * and keeps it as a CD-ROM; its content is made at each start (qemu/cloud-init.ts).
+ */
+async function allocateCloudInit({ cluster, vm, task }: WriteContext, storageId: string): Promise<string> {
+  const storage = cluster.storages.require(storageId);
+  const format: ImageFormat = storage.type === 'lvmthin' ? 'raw' : cluster.storages.defaultFormat() === 'vmdk' ? 'qcow2' : cluster.storages.defaultFormat();
+  const volid = storage.type === 'lvmthin' ? `${storage.id}:vm-${vm.vmid}-cloudinit` : `${storage.id}:${vm.vmid}/vm-${vm.vmid}-cloudinit.${format}`;
+  const volume = cluster.storages.resolve(volid, vm.node);
+  if (!existsSync(volume.file)) {
+    mkdirSync(path.dirname(volume.file), { recursive: true });
+    await createImage(volume.file, format, 4 * 1024 * 1024);
+  }
+  task?.log(`${volid}: cloud-init drive allocated`);
+  return `${volid},media=cdrom`;
+}
+
 /** Turns a disk parameter into the config value: allocates, imports or checks the volume it names. */
 export async function prepareDisk(ctx: WriteContext, key: string, value: string): Promise<string> {
   const { cluster, vm } = ctx;
@@ -81,6 +101,8 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
   const importFrom = props['import-from'];
   delete props['import-from'];
   // The syntax, type and content checks ran before the worker (drive-checks.ts).
+  const cloudinit = CLOUD_INIT_ALLOCATION.exec(file);
+  if (cloudinit && cluster.storages.get(cloudinit[1]!)) return allocateCloudInit(ctx, cloudinit[1]!);
   const alloc = ALLOCATION.exec(file);
   if (!alloc || !cluster.storages.get(alloc[1]!)) {
     if (file === 'none' || file === 'cdrom') return value;

@@ -10,6 +10,8 @@
 #
 # Variants (only /etc/ferry/nic-match differs):
 #   mac     the address goes on the NIC matched by MAC (survives vmxnet3 -> virtio)
+# Settings come from ferry/vm.conf on the ESP or, without one, from a NoCloud cloud-init drive (label
+# cidata, as PVE builds for a `cloudinit` drive; network-config version 1).
 #   ens192  matched by interface name ens192 (as many VMware guests are): lost after migration
 # Each variant is kept raw (for QEMU) and as vSphere keeps a disk on a datastore: a monolithicFlat VMDK
 # (descriptor + -flat.vmdk extent, the layout lab/vcsim/vmdk.ts makes for the estate's disks).
@@ -17,7 +19,7 @@
 # Cache layout ($FERRY_CACHE/guest-image-$GUEST_IMAGE_KEY, linked as .tools/guest-image):
 #   ferry-guest-<variant>.raw   ferry-guest-<variant>.vmdk + ferry-guest-<variant>-flat.vmdk
 #   vmlinuz   manifest.json (versions, partition offsets)   build.log   .complete
-GUEST_IMAGE_VERSION=1
+GUEST_IMAGE_VERSION=2
 GUEST_IMAGE_SUITE=bookworm
 GUEST_IMAGE_MIRROR="${FERRY_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 GUEST_IMAGE_OVERLAY="$ROOT/lab/guest-image/overlay"
@@ -200,7 +202,8 @@ install_guest_image() (
 )
 
 # What the lab needs to run the guest (checked at every setup: a few milliseconds) and what building it needs.
-apt_install_guest_runtime() { apt_install qemu-system-x86 ovmf seabios qemu-utils mtools; }
+# genisoimage: the simulator builds NoCloud cloud-init drives with it, as qemu-server does.
+apt_install_guest_runtime() { apt_install qemu-system-x86 ovmf seabios qemu-utils mtools genisoimage; }
 apt_install_guest_build() {
   apt_install debootstrap dosfstools syslinux syslinux-common systemd-boot-efi gdisk e2fsprogs
 }

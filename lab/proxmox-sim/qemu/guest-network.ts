@@ -16,7 +16,8 @@ import { DEFAULT_USER_NETWORK, type UserNetwork } from './command-line';
  * 1. what the lab or a test declared (`PUT /_sim/vms/{vmid}/guest-network`), else
  * 2. the lab guest's own settings on its boot disk (ferry/vm.conf on the ESP, matched by the NIC's MAC;
  *    see lab/guest-image/per-vm-config.ts), with the image's probe port and 22 forwarded, else
- * 3. nothing: the NIC is on 192.0.2.0/24 without forwards.
+ * 3. the VM's cloud-init settings (`ipconfigN`, when it has a cloud-init drive: cloud-init.ts), else
+ * 4. nothing: the NIC is on 192.0.2.0/24 without forwards.
  */
 export interface GuestNicHint {
   /** The guest's address on this NIC, with prefix (192.0.2.10/24). */
@@ -67,6 +68,15 @@ export function userNetworkFor(hint: GuestNicHint | undefined): Omit<UserNetwork
   let host = hint.gateway && inSubnet(hint.gateway) && hint.gateway !== ip ? hint.gateway : toIp(base + size - 2);
   if (host === ip) host = toIp(base + size - 3);
   return { net: `${toIp(base)}/${prefix}`, host };
+}
+
+/** The guest ports the lab forwards: the lab image's probe and SSH. */
+export function guestPorts(): number[] {
+  try {
+    return [guestImage().manifest.probe.port, 22];
+  } catch {
+    return [22];
+  }
 }
 
 /** Hints from the lab guest's settings on its boot disk (raw only), matched to the VM's NICs by MAC. */

@@ -12,7 +12,8 @@ import type { Cluster, SimVm } from '../cluster';
 import type { TaskContext } from '../tasks';
 import { isBootableDisk, readDiskHead } from './bootable';
 import { bootOrder, driveKeys, guestAgentSettings, isCdrom, isTrue, ovmfFiles, QEMU_BINARY, qemuCommandLine, type DriveSource } from './command-line';
-import { hintsFromGuestDisk, planNetworks, type ForwardedPort, type GuestNetworkHints } from './guest-network';
+import { cloudInitDrive, hintsFromCloudInit, writeCloudInitDrive } from './cloud-init';
+import { guestPorts, hintsFromGuestDisk, planNetworks, type ForwardedPort, type GuestNetworkHints } from './guest-network';
 
 const run = promisify(execFile);
 
@@ -181,6 +182,23 @@ export class QemuRuntime {
     await run('qemu-img', ['convert', '-n', '-f', 'raw', '-O', efidisk.format, template, efidisk.path]);
   }
 
+  /**
+   * Where the guest's addresses come from when no test declared them: its cloud-init drive, made now as
+   * qemu-server makes it at start (cloud-init.ts), and the lab guest's own settings on its boot disk,
+   * which win for the NICs they name.
+   */
+  private async guestHints(vm: SimVm, boot: DriveSource, sources: Map<string, DriveSource>): Promise<GuestNetworkHints> {
+    let cloudInit: GuestNetworkHints = {};
+    const drive = cloudInitDrive(vm.vmid, vm.config);
+    const volume = drive && sources.get(drive.volid);
+    if (volume) {
+      await writeCloudInitDrive(vm.vmid, vm.config, volume);
+      cloudInit = hintsFromCloudInit(vm.config, guestPorts());
+    }
+    const own = boot.format === 'raw' ? await hintsFromGuestDisk(boot.path, vm.config) : {};
+    return { ...cloudInit, ...own };
+  }
+
   /** vm_start for a VM with a bootable disk: builds the command line, starts QEMU, waits for its monitor. */
   async start(cluster: Cluster, vm: SimVm, task: TaskContext, onExit: () => void): Promise<QemuInstance> {
     const boot = await this.bootDisk(cluster, vm);
@@ -207,7 +225,7 @@ export class QemuRuntime {
       else copyFileSync(varsTemplate, paths.temporaryEfivars);
     }
 
-    const hints = this.hints.get(vm.vmid) ?? (boot.source.format === 'raw' ? await hintsFromGuestDisk(boot.source.path, config) : {});
+    const hints = this.hints.get(vm.vmid) ?? (await this.guestHints(vm, boot.source, sources));
     const { networks, forwards } = await planNetworks(config, hints);
     const accel = await this.accel(config);
     const { argv, warnings } = qemuCommandLine({

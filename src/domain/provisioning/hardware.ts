@@ -29,7 +29,7 @@ export function bareVm(spec: ProvisionSpec, vmid: number): BareVm {
     name: spec.name,
     machine: 'q35',
     bios: 'ovmf',
-    efidisk: { storage: efiStorageOf(spec), efitype: '4m', preEnrolledKeys: true },
+    efidisk: { storage: efiStorageOf(spec), efitype: '4m', preEnrolledKeys: spec.secureBoot !== false },
     cores: spec.cores,
     sockets: spec.sockets,
     memory: spec.memoryMiB,

@@ -41,6 +41,13 @@ export const EXTRA_OPTION_KEYS = [
   'description',
 ];
 
+/**
+ * Where the cloud-init drive goes: a SCSI CD-ROM, not PVE's usual ide2. On q35 (every provisioned VM)
+ * ide2 sits on the ICH9 AHCI controller, and cloud kernels (Debian's linux-image-cloud-amd64) have no
+ * AHCI driver, so the guest would never see the drive; virtio-scsi they all have.
+ */
+export const CLOUD_INIT_SLOT = 'scsi30';
+
 /** Disk options ferry passes through (`scsi0: local-lvm:…,iothread=1,discard=on`). */
 export const DISK_OPTION_KEYS = ['iothread', 'discard', 'ssd', 'cache', 'backup', 'replicate', 'aio'];
 
@@ -57,6 +64,8 @@ const diskSchema = z
     slot: z.string().regex(DISK_SLOT, 'scsi0–30, virtio0–15 or sata0–5 (ide2 holds the ISO)'),
     storage: storageId,
     sizeGiB: z.number().int('a whole number of GiB').min(1, 'at least 1 GiB').max(131_072, 'at most 128 TiB'),
+    /** An image the disk is made from (`import-from`, only when the slot is empty): a volume such as local:import/debian.qcow2. */
+    importFrom: z.string().regex(/^[A-Za-z][A-Za-z0-9._-]*:\S+$/, 'a volume id such as local:import/debian.qcow2').optional(),
     options: z
       .record(z.string(), z.union([z.string().min(1), z.number(), z.boolean()]))
       .refine((o) => !isObject(o) || Object.keys(o).every((k) => DISK_OPTION_KEYS.includes(k)), { message: `only ${DISK_OPTION_KEYS.join(', ')}`, ...ALWAYS })
@@ -105,6 +114,10 @@ export const provisionSpecSchema = z
     /** Forward zone for `<name>.<dnsZone> A` (and the matching PTR). */
     dnsZone: z.string().regex(DNS_ZONE, 'a DNS zone such as lab.example.com').optional(),
     start: z.boolean().default(false),
+    /** Secure Boot with Microsoft's keys enrolled (`efidisk0 … pre-enrolled-keys=1`); false for an image whose boot loader is unsigned. */
+    secureBoot: z.boolean().optional(),
+    /** A cloud-init drive (CLOUD_INIT_SLOT) that gives the guest its NetBox address on net0 (`ipconfig0`). */
+    cloudInit: z.boolean().optional(),
     description: z.string().max(8192).optional(),
   })
   .strict()
@@ -122,6 +135,8 @@ export const provisionSpecSchema = z
     }
     if (spec.prefix && !spec.netboxId) ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'addresses are allocated in NetBox: set netboxId too' });
     if (spec.prefix && list(spec.nics).length === 0 && (spec.nics === undefined || Array.isArray(spec.nics))) ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'an address needs a NIC: add one to nics' });
+    if (spec.cloudInit === true && slotsOf(spec.disks).includes(CLOUD_INIT_SLOT)) ctx.addIssue({ code: 'custom', path: ['cloudInit'], message: `the cloud-init drive takes ${CLOUD_INIT_SLOT}: move that disk` });
+    if (spec.cloudInit === true && !spec.prefix) ctx.addIssue({ code: 'custom', path: ['cloudInit'], message: 'the cloud-init drive carries the NetBox address: set prefix too' });
     if (spec.dnsZone && !spec.prefix) ctx.addIssue({ code: 'custom', path: ['dnsZone'], message: 'DNS records need an address: set prefix too' });
   }, ALWAYS);
 

@@ -1,3 +1,4 @@
+import type { GuestVerification } from '../migration/verification';
 import type { WaitRecord } from '../waits';
 
 /**
@@ -15,8 +16,10 @@ export type ProvisionStage =
   | 'netbox'
   | 'address'
   | 'dns'
+  | 'cloud-init'
   | 'handover'
   | 'start'
+  | 'verify-guest'
   | 'done'
   | 'failed';
 
@@ -35,7 +38,9 @@ export type ProvisionStepKind =
   | 'dns-a'
   | 'dns-ptr'
   | 'netbox-status'
-  | 'start';
+  | 'cloud-init'
+  | 'start'
+  | 'verify-guest';
 
 export type StepOutcome = 'created' | 'updated' | 'unchanged' | 'adopted' | 'skipped';
 
@@ -61,6 +66,8 @@ export interface ProvisionStatus {
   /** CIDR, from NetBox. */
   address?: string;
   fqdn?: string;
+  /** What the guest showed after ferry started a VM that boots an image (a disk with importFrom). */
+  verification?: GuestVerification;
   error?: string;
   outcome?: 'provisioned';
 }

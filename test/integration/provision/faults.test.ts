@@ -92,8 +92,11 @@ describe('provisioning under faults', () => {
       worker = await startWorkerProcess({ name: 'w2', config, env: lab.env, configFile });
       const result = await handle.result();
       expect(result.outcome).toBe('provisioned');
-      // The retried create found the VM the first attempt had started (no second one, no other VMID).
-      expect(result.steps.find((s) => s.step === 'create-vm')).toMatchObject({ outcome: 'unchanged' });
+      // The retried create found the VM the first attempt had started (no second one, no other VMID),
+      // and says this run created it: the first attempt recorded the create before sending it.
+      expect(result.steps.find((s) => s.step === 'create-vm')).toMatchObject({ outcome: 'created' });
+      expect(result.steps.find((s) => s.step === 'acl')).toMatchObject({ outcome: 'created' });
+      expect(result.steps.filter((s) => s.step === 'disk').map((s) => s.outcome)).toEqual(result.steps.filter((s) => s.step === 'disk').map(() => 'created'));
       const creates = (await lab.admin.log()).tasks.filter((t) => t.type === 'qmcreate' && t.id === String(result.vmid));
       expect(creates).toHaveLength(1);
     } finally {

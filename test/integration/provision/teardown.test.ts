@@ -93,6 +93,25 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
     expect(readFileSync(suite.lab.knownHostsFile, 'utf8')).toBe(`other.example.com ${KEY}\n`);
   });
 
+  it('a delete whose task poll answer is lost: the retry finds the VM gone and reports the delete as done by this run, not "already"', async () => {
+    const vm = await runningVm();
+    const admin = suite.lab.admin;
+    await admin.clearLog();
+    // Every answer to a poll of the destroy task is lost; the DELETE itself goes through.
+    await admin.setFaults({ seed: 15, dropRate: 1, pathPattern: 'qmdestroy.*/status$' });
+    let result: TeardownResult;
+    try {
+      result = await (await startTeardown(vm.vmid)).result();
+    } finally {
+      await admin.clearFaults();
+    }
+    const log = await admin.log();
+    expect(log.requests.filter((r) => r.fault && /qmdestroy/.test(r.path)).length).toBeGreaterThan(0);
+    expect(log.tasks.filter((t) => t.type === 'qmdestroy' && t.id === String(vm.vmid))).toHaveLength(1);
+    expect(result.steps.find((s) => s.step === 'delete')).toEqual({ step: 'delete', outcome: 'done', detail: 'purged with its disks' });
+    expect(await suite.lab.deps.proxmox!.vms.findById(vm.vmid)).toBeUndefined();
+  });
+
   it('signed teardown approvals: unsigned, unlisted-key, other-workflow and changed-target ones are refused and the VM keeps running', async () => {
     const vm = await runningVm();
     const { keys, remove } = makeKeys('alice', 'mallory');

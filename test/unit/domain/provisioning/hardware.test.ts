@@ -33,6 +33,12 @@ describe('the Proxmox side of a spec', () => {
     expect(bareVm(spec({ efiStorage: 'efi' }), 9001)).not.toHaveProperty('description');
   });
 
+  it('enrolls Microsoft\'s Secure Boot keys unless the spec turns Secure Boot off (an image with an unsigned boot loader)', () => {
+    expect(bareVm(spec({ disks }), 9001).efidisk.preEnrolledKeys).toBe(true);
+    expect(bareVm(spec({ disks, secureBoot: true }), 9001).efidisk.preEnrolledKeys).toBe(true);
+    expect(bareVm(spec({ disks, secureBoot: false }), 9001).efidisk.preEnrolledKeys).toBe(false);
+  });
+
   it('sets the ISO as ide2, a boot order of disks, CD-ROM and NICs, and the extras', () => {
     expect(
       vmOptions(spec({ disks, iso: 'local:iso/d.iso', nics: [{ slot: 'net0', network: 'vmbr0' }, { slot: 'net1', network: 'v100' }], extras: { rng0: 'source=/dev/urandom' } })),

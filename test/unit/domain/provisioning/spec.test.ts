@@ -33,6 +33,25 @@ function problems(input: unknown): string[] {
   return result.problems;
 }
 
+describe('validateSpec: images and cloud-init', () => {
+  it('takes a disk made from an image (importFrom) and a cloud-init drive with a prefix', () => {
+    const spec = { ...minimal, netboxId: 3, nics: [{ slot: 'net0', network: 'vmbr0' }], prefix: '192.0.2.0/24', cloudInit: true, disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 8, importFrom: 'local:import/debian.qcow2' }] };
+    const result = validateSpec(spec);
+    expect(result.ok && result.spec.disks[0]!.importFrom).toBe('local:import/debian.qcow2');
+    expect(result.ok && result.spec.cloudInit).toBe(true);
+  });
+
+  it('refuses an importFrom that is no volume id, cloud-init without a prefix, and a disk in the cloud-init drive\'s slot', () => {
+    expect(problems({ ...minimal, disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 8, importFrom: 'debian.qcow2' }] })).toEqual([
+      'spec.yaml: disks.0.importFrom: a volume id such as local:import/debian.qcow2',
+    ]);
+    expect(problems({ ...minimal, cloudInit: true, disks: [...minimal.disks, { slot: 'scsi30', storage: 'local-lvm', sizeGiB: 1 }] })).toEqual([
+      'spec.yaml: cloudInit: the cloud-init drive takes scsi30: move that disk',
+      'spec.yaml: cloudInit: the cloud-init drive carries the NetBox address: set prefix too',
+    ]);
+  });
+});
+
 describe('validateSpec', () => {
   it('accepts a minimal spec and fills the defaults', () => {
     expect(validateSpec(minimal)).toEqual({
