@@ -25,6 +25,8 @@ export interface WaveVm {
   closedAs?: string;
   /** Whether its guest was proven up, with boot-to-agent and downtime (children that report it). */
   verification?: VerificationSummary;
+  /** Where placement put it: the node, and the storage per disk label (waves that place their VMs). */
+  placement?: { node: string; disks: Array<{ label: string; storage: string }> };
 }
 
 /** A VM's verification as its wave shows it: the verdict and the two figures, without the checks. */
