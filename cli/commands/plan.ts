@@ -3,6 +3,7 @@ import type { WaveSelection } from '../../activities/migration-contract';
 import type { planMigration } from '../../workflows/plan-migration';
 import { describeAction } from '../../src/domain/migration';
 import { withClient, type GlobalOptions } from '../client';
+import { placedLine, placementTotals } from './plan-placement';
 import { selectionOptions, type SelectionFlags } from './selection';
 import { UsageError } from '../errors';
 import { requireWorker } from '../worker-presence';
@@ -35,10 +36,13 @@ export function registerPlan(program: Command): void {
       for (const u of plan.untranslatedNetworks) console.log(`  not translated: ${u.network}: ${u.reason}`);
       for (const vm of plan.vms) {
         console.log(`\n${vm.name} (${vm.moid}${vm.vmid !== undefined ? ` → VMID ${vm.vmid}` : ''})`);
+        const placed = placedLine(plan.placement, vm.moid);
+        if (placed) console.log(`  ${placed}`);
         for (const a of vm.actions) console.log(`  ${describeAction(a)}`);
         for (const w of vm.warnings ?? []) console.log(`  WARNING: ${w}`);
         for (const n of vm.notes) console.log(`  note: ${n}`);
       }
+      if (plan.placement) for (const line of placementTotals(plan.placement)) console.log(line);
     });
 }
 

@@ -48,6 +48,11 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
       skip: m.verify.skip,
     },
     limits,
-    placement: placementSettings(m),
+    ...placementOf(m),
   };
+}
+
+function placementOf(m: MigrationConfig): Pick<MigrationSettings, 'placement'> {
+  const placement = placementSettings(m);
+  return placement ? { placement } : {};
 }

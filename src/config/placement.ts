@@ -3,8 +3,8 @@ import type { PlacementSettings } from '../domain/placement/types';
 
 /**
  * `migration.nodes`, `migration.storageMap` and `migration.placement`: where a wave's VMs go (see
- * src/domain/placement). Without them every VM goes to `migration.node` and every disk to
- * `targetStorage`, and the pre-flight still checks that they fit.
+ * src/domain/placement). Without any of them every VM goes to `migration.node` and every disk to
+ * `targetStorage`, unchecked, as before placement existed.
  */
 const nodeName = z.string().regex(/^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/, 'a Proxmox node name, e.g. pve1');
 
@@ -45,34 +45,37 @@ export const placementSection = z
     /** false: a wave that does not fit is refused whole; true: only the VMs that do not fit are refused. */
     partial: z.boolean().default(false),
   })
-  .strict()
-  .default({ rules: [], maxMemoryCommit: 1.0, antiAffinity: [], migrationHeadroom: 0.1, partial: false });
+  .strict();
 
 export const placementKeys = {
   /** The nodes a wave may use (default: only `node`). */
   nodes: z.array(nodeName).min(1, 'at least one node').optional(),
   /** Per disk, the first entry whose datastore and/or label glob matches picks the storage; else targetStorage. */
-  storageMap: z.array(storageMapEntry).default([]),
-  placement: placementSection,
+  storageMap: z.array(storageMapEntry).optional(),
+  placement: placementSection.optional(),
 };
 
 type PlacementConfig = {
   node: string;
   targetStorage: string;
   nodes?: string[];
-  storageMap: Array<z.output<typeof storageMapEntry>>;
-  placement: z.output<typeof placementSection>;
+  storageMap?: Array<z.output<typeof storageMapEntry>>;
+  placement?: z.output<typeof placementSection>;
 };
 
-/** The config keys as the domain's placement settings. */
-export function placementSettings(m: PlacementConfig): PlacementSettings {
-  const p = m.placement;
+/**
+ * The config keys as the domain's placement settings, or undefined when none is set: placement and
+ * its pre-flight are switched on by `migration.nodes`, `migration.storageMap` or `migration.placement`.
+ */
+export function placementSettings(m: PlacementConfig): PlacementSettings | undefined {
+  if (m.nodes === undefined && m.storageMap === undefined && m.placement === undefined) return undefined;
+  const p = placementSection.parse(m.placement ?? {});
   return {
     nodes: m.nodes ?? [m.node],
     rules: p.rules.map(({ node, nodes, ...match }) => ({ match, nodes: nodes ?? [node!] })),
     maxMemoryCommit: p.maxMemoryCommit,
     antiAffinity: p.antiAffinity,
-    storageMap: m.storageMap,
+    storageMap: m.storageMap ?? [],
     targetStorage: m.targetStorage,
     migrationHeadroom: p.migrationHeadroom,
     partial: p.partial,

@@ -7,6 +7,7 @@ import { awaitDecision } from './decision';
 import { currentDiskSources, type DiskSources } from './disk-sources';
 import { importDisks } from './import-disks';
 import { liveImport } from './live-import';
+import { recheckPlacement } from './recheck';
 import { rollback } from './rollback';
 import { shutdownGuest } from './shutdown';
 import { verifySizes } from './verify';
@@ -24,6 +25,7 @@ export async function cutover(run: MigrationRun): Promise<MigrateVmResult | unde
   const asked = new Set<string>(); // slots this execution has asked to import (any attempt)
   for (;;) {
     try {
+      await recheckPlacement(run);
       await shutdownGuest(run);
       await bringDisksIn(run, sources.byslot, asked);
       return undefined;
