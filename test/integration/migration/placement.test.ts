@@ -20,14 +20,22 @@ async function approveAll(wave: { executeUpdate: (u: typeof approveWaveUpdate, o
 }
 
 /** The wave's result, or a failure naming what it is stuck on (its pending activities and their last failure). */
-async function withinOrExplain<T>(wave: { result(): Promise<T>; describe(): Promise<{ raw: { pendingActivities?: unknown[] | null } }> }, ms: number): Promise<T> {
+interface Explainable<T> {
+  result(): Promise<T>;
+  describe(): Promise<{ raw: { pendingActivities?: unknown[] | null; pendingChildren?: unknown[] | null } }>;
+  fetchHistory(): Promise<{ events?: Array<{ workflowTaskFailedEventAttributes?: { failure?: { message?: string | null } | null } | null }> | null }>;
+}
+
+async function withinOrExplain<T>(wave: Explainable<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
   try {
     const first = await Promise.race([wave.result(), late]);
     if (first !== 'late') return first;
     const { raw } = await wave.describe();
-    throw new Error(`the wave did not end within ${ms} ms; pending: ${JSON.stringify(raw.pendingActivities ?? [])}`);
+    const failures = ((await wave.fetchHistory()).events ?? []).flatMap((e) => e.workflowTaskFailedEventAttributes?.failure?.message ?? []);
+    const pending = JSON.stringify({ activities: raw.pendingActivities ?? [], children: raw.pendingChildren ?? [] });
+    throw new Error(`the wave did not end within ${ms} ms; pending: ${pending}; workflow task failures: ${failures.slice(-2).join(' | ')}`);
   } finally {
     clearTimeout(timer);
   }
@@ -109,7 +117,7 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
           workflowId: `${workers.taskQueue}-wave`,
           args: [{ waveId: workers.taskQueue, selection: { names: ['mig-legacy01', 'mig-web01'] } }],
         });
-        const result = await withinOrExplain(wave, 180_000);
+        const result = await withinOrExplain(wave, 90_000);
         const refused = Object.fromEntries(result.status.refused.map((r) => [r.name, r.refusals]));
         expect(Object.keys(refused).sort()).toEqual(['mig-legacy01', 'mig-web01']);
         const datastore = refused['mig-legacy01']!.find((r) => r.code === 'placement-migration-datastore')!;
