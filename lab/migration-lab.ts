@@ -5,7 +5,6 @@ import { sampleCluster, sampleCredentials } from './proxmox-sim/sample-cluster';
 import { startProxmoxSimulator, type ProxmoxSimulator } from './proxmox-sim/server';
 import { startVcsimLab, type VcsimLab } from './vcsim/vcsim-lab';
 import { nfsMigrationDir } from './shared-paths';
-import { mountSizedFolder } from './vcsim/datastore-size';
 import { guestImage } from './guest-image/paths';
 import { ESTATE, NAMED_VMS } from './vcsim/estate';
 
@@ -76,8 +75,6 @@ export interface MigrationSimsOptions {
   methodDelay?: Record<string, number>;
   migration?: Record<string, unknown>;
   limits?: Record<string, number>;
-  /** Give the NFS migration datastore a file system of this size (a tmpfs; needs root), so its free space is small and real. */
-  migrationDatastoreBytes?: number;
 }
 
 export interface MigrationSims {
@@ -97,7 +94,6 @@ export interface MigrationSims {
  */
 export async function startMigrationSims(options: MigrationSimsOptions): Promise<MigrationSims> {
   const credentials = sampleCredentials();
-  const unmount = options.migrationDatastoreBytes ? await mountSizedFolder(nfsMigrationDir(options.stateDir), options.migrationDatastoreBytes) : undefined;
   const pve = await startProxmoxSimulator({
     ...sampleCluster(options.stateDir, '9.1', credentials),
     settings: { createTaskMs: 50, taskMs: 20, authFailureDelayMs: 50, ...options.sim },
@@ -132,7 +128,6 @@ export async function startMigrationSims(options: MigrationSimsOptions): Promise
       await admin.close();
       await vcsim.stop();
       await pve.stop();
-      await unmount?.();
     },
   };
 }

@@ -33,8 +33,6 @@ export interface MigrationLabOptions {
   methodDelay?: Record<string, number>;
   migration?: Record<string, unknown>;
   limits?: Record<string, number>;
-  /** A file system of this size for the migration datastore (see lab/vcsim/datastore-size.ts). */
-  migrationDatastoreBytes?: number;
 }
 
 /** The simulators of lab/migration-lab.ts in a fresh folder, and worker dependencies to drive them. */

@@ -1,6 +1,7 @@
 import type { migrationWave } from '../../../workflows/migration-wave';
 import type { planMigration } from '../../../workflows/plan-migration';
 import { approveWaveUpdate } from '../../../src/domain/messages';
+import type { PlacementRefusal } from '../../../src/domain/placement';
 import { labWorkers, startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
 
@@ -98,10 +99,14 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
     });
   });
 
-  describe('with a migration datastore of 1.5 GiB (a tmpfs of its own)', () => {
+  // vcsim reports 1 TB × hosts as a datastore's capacity, less the VMs' provisioned disks as free space,
+  // whatever file system the folder behind it is on (govmomi simulator/datastore.go), so a small file
+  // system there changes nothing. The room is made small with a real setting instead: keep 97 % of
+  // vCenter's capacity free, which leaves some GiB of vCenter's real free space for the wave.
+  describe('with little room on the migration datastore (migrationHeadroom 0.97 of what vCenter reports)', () => {
     let lab: MigrationLab;
     beforeAll(async () => {
-      lab = await startMigrationLab({ migration: { nodes: NODES }, migrationDatastoreBytes: 1.5 * GiB });
+      lab = await startMigrationLab({ migration: { nodes: NODES, placement: { migrationHeadroom: 0.97 } } });
     });
     afterAll(async () => {
       await lab?.stop();
@@ -120,9 +125,11 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
         const result = await withinOrExplain(wave, 90_000);
         const refused = Object.fromEntries(result.status.refused.map((r) => [r.name, r.refusals]));
         expect(Object.keys(refused).sort()).toEqual(['mig-legacy01', 'mig-web01']);
-        const datastore = refused['mig-legacy01']!.find((r) => r.code === 'placement-migration-datastore')!;
-        // 32 GiB must move onto a datastore with well under 1.5 GiB free.
-        expect(datastore.reason).toMatch(/needs 32 GiB, (\d+ MiB|1(\.\d)? GiB) free/);
+        const datastore = refused['mig-legacy01']!.find((r) => r.code === 'placement-migration-datastore') as PlacementRefusal;
+        // 32 GiB must move onto a datastore with less room than that.
+        expect(datastore.reason).toMatch(/^migration datastore nfs-migration: needs 32 GiB, \d+(\.\d)? GiB free/);
+        expect(datastore.need).toBe(32 * GiB);
+        expect(datastore.room).toBeLessThan(32 * GiB);
         expect(refused['mig-web01']!.map((r) => r.code)).toContain('placement-migration-datastore');
         expect(result.status.vms).toEqual([]);
         // Nothing moved, nothing built.
