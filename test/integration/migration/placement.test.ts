@@ -1,6 +1,7 @@
 import type { migrationWave } from '../../../workflows/migration-wave';
 import type { planMigration } from '../../../workflows/plan-migration';
-import { approveWaveUpdate } from '../../../src/domain/messages';
+import { approveWaveUpdate, migrationStatusQuery } from '../../../src/domain/messages';
+import { migrateVmWorkflowId } from '../../../src/domain/migration';
 import type { PlacementRefusal } from '../../../src/domain/placement';
 import { labWorkers, startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
@@ -137,6 +138,50 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
         const after = await lab.deps.vsphere!.readVm(legacy.moid);
         expect(after.disks.map((d) => d.fileName)).toEqual(legacy.disks.map((d) => d.fileName));
         expect(await lab.deps.proxmox!.vms.findByName('mig-legacy01')).toEqual([]);
+      });
+    });
+  });
+
+  describe('a node filled between approval and cutover', () => {
+    let lab: MigrationLab;
+    beforeAll(async () => {
+      // Only pve2 (32 GiB): mig-db01 (16 GiB) fits when planned.
+      lab = await startMigrationLab({ migration: { nodes: ['pve2'] } });
+    });
+    afterAll(async () => {
+      await lab?.stop();
+    });
+
+    it('stops that cutover at the decision with the reason, before the guest is touched', async () => {
+      const workers = await labWorkers(temporal.nativeConnection, lab.deps);
+      const before = await lab.deps.vsphere!.discover();
+      const db = before.inventory.vms.find((v) => v.name === 'mig-db01')!;
+      const vmWorkflowId = migrateVmWorkflowId(lab.config.vsphere!.name!, db.moid);
+      await workers.run(async () => {
+        const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+          taskQueue: workers.taskQueue,
+          workflowId: `${workers.taskQueue}-wave`,
+          args: [{ waveId: workers.taskQueue, selection: { names: ['mig-db01'] } }],
+        });
+        const vm = temporal.client.workflow.getHandle(vmWorkflowId);
+        const stageIs = async (stage: string) => {
+          for (let i = 0; i < 600; i++) {
+            const status = await vm.query(migrationStatusQuery).catch(() => undefined);
+            if (status?.stage === stage) return status;
+            await new Promise((r) => setTimeout(r, 200));
+          }
+          throw new Error(`${vmWorkflowId} never reached ${stage}`);
+        };
+        await stageIs('awaiting-approval');
+        // Someone else puts a 20 GiB VM on pve2 meanwhile: with mig-db01's 16 GiB, 36 GiB > 32 GiB.
+        lab.pve.cluster.newVm('pve2', 990, { name: 'squatter', memory: String(20 * 1024), cores: '1' });
+        await approveAll(wave);
+        const stopped = await stageIs('awaiting-decision');
+        expect(stopped.error).toMatch(/mig-db01 no longer fits where it was placed: memory on pve2: needs 16 GiB, \d+(\.\d)? GiB free/);
+        // The guest was not touched: still as it was on VMware.
+        expect((await lab.deps.vsphere!.readVm(db.moid)).powerState).toBe(db.powerState);
+        await wave.terminate('test over');
+        await vm.terminate('test over');
       });
     });
   });
