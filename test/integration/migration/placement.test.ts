@@ -165,16 +165,19 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
         });
         const vm = temporal.client.workflow.getHandle(vmWorkflowId);
         const stageIs = async (stage: string) => {
-          for (let i = 0; i < 600; i++) {
+          let last: unknown;
+          for (let i = 0; i < 300; i++) {
             const status = await vm.query(migrationStatusQuery).catch(() => undefined);
             if (status?.stage === stage) return status;
+            last = status && { stage: status.stage, error: status.error, outcome: (status as { outcome?: string }).outcome };
             await new Promise((r) => setTimeout(r, 200));
           }
-          throw new Error(`${vmWorkflowId} never reached ${stage}`);
+          throw new Error(`${vmWorkflowId} never reached ${stage}; last: ${JSON.stringify(last)}`);
         };
         await stageIs('awaiting-approval');
         // Someone else puts a 20 GiB VM on pve2 meanwhile: with mig-db01's 16 GiB, 36 GiB > 32 GiB.
-        lab.pve.cluster.newVm('pve2', 990, { name: 'squatter', memory: String(20 * 1024), cores: '1' });
+        const squatter = lab.pve.cluster.newVm('pve2', 990, { name: 'squatter', memory: String(20 * 1024), cores: '1' });
+        squatter.createdMs -= 60_000; // long enough ago for /cluster/resources (the lab gives it pmxcfs's lag)
         await approveAll(wave);
         const stopped = await stageIs('awaiting-decision');
         expect(stopped.error).toMatch(/mig-db01 no longer fits where it was placed: memory on pve2: needs 16 GiB, \d+(\.\d)? GiB free/);
