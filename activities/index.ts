@@ -3,6 +3,7 @@ import { createDoctorActivities } from './doctor';
 import { createMigrationActivities } from './migration';
 import type { MigrationActivities } from './migration-contract';
 import { createPermitActivities } from './permits';
+import { createPlacementActivities } from './placement';
 import { createProvisioningActivities } from './provisioning';
 import type { ProvisioningActivities, TeardownActivities } from './provisioning-contract';
 import { createTeardownActivities } from './teardown';
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDoctorActivities(deps),
     ...createPermitActivities(),
     ...createMigrationActivities(deps),
+    ...createPlacementActivities(deps),
     ...createProvisioningActivities(deps),
     ...createTeardownActivities(deps),
     ...createWorkflowWatchActivities(),

@@ -8,6 +8,7 @@ import { discover } from './wave/discover';
 import { fanOut } from './wave/fan-out';
 import { loadSettings } from './wave/load-settings';
 import { syncNetworks } from './wave/networks';
+import { preflightPlacement } from './wave/placement';
 import { handleReports } from './wave/reports';
 import { SignalsInFlight } from './wave/signals-in-flight';
 import { openWave, type WaveCarry } from './wave/state';
@@ -54,6 +55,8 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
   if (!input.carried) {
     approvals.checkAutoApprove(input.autoApprove, settings);
     const assessment = await discover(wave, input.selection, settings);
+    // Before any VM workflow starts: what does not fit is refused here, with the numbers.
+    await preflightPlacement(wave, assessment, settings);
     if (input.autoApprove) approvals.approve(input.autoApprove, 'update');
     await syncNetworks(wave, assessment, settings);
   }

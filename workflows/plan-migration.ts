@@ -9,7 +9,10 @@ import {
   type WaveSelection,
 } from '../src/domain/migration';
 import { FerryKind } from '../src/domain/search-attributes';
+import type { Placement } from '../src/domain/placement';
+import { placedVmSettings } from '../src/domain/placement';
 import { estateReads, reads } from './migration/proxies';
+import { placeVms, placementRefusalsOf, vmPlacementOf } from './wave/placement';
 
 export interface MigrationPlan {
   vcenter: string;
@@ -19,6 +22,8 @@ export interface MigrationPlan {
   vms: VmPrediction[];
   /** Every action, SDN first, then each VM's. */
   actions: MigrationAction[];
+  /** Where each VM goes and the totals per node and storage before and after (absent: no placement configured). */
+  placement?: Placement;
 }
 
 /**
@@ -35,7 +40,12 @@ export async function planMigration(selection: WaveSelection): Promise<Migration
     vms: assessment.vms.filter((a) => a.vmid !== undefined).map((a) => ({ vmid: a.vmid!, name: a.pveName })),
   });
   const sdn = sdnActions(assessment.vnetPlan, state.sdn);
-  const vms = assessment.vms.map((a) => {
+  // The same placement the wave makes: the VMs that pass assessment, on the room read now.
+  const placeable = assessment.vms.filter((a) => a.refusals.length === 0).map((a) => discovered.vms.find((v) => v.moid === a.moid)!);
+  const placement = await placeVms(placeable, assessment, settings);
+  const vms = assessment.vms.map((assessed) => {
+    const refusals = placement ? placementRefusalsOf(placement, assessed.moid) : [];
+    const a = refusals.length > 0 ? { ...assessed, refusals } : assessed;
     const vm = discovered.vms.find((v) => v.moid === a.moid)!;
     const existing = state.existing.filter((e) => e.vmid === a.vmid || e.name === a.pveName);
     const adopted = existing.find((e) => e.vmid === a.vmid);
@@ -48,7 +58,7 @@ export async function planMigration(selection: WaveSelection): Promise<Migration
         diskDatastores: Object.fromEntries(vm.disks.map((d) => [d.label, d.datastore?.name])),
         powerState: vm.powerState,
       },
-      settings,
+      placedVmSettings(settings, vmPlacementOf(placement, a.moid)),
       assessment.vnetPlan,
       state.sdn,
     );
@@ -60,5 +70,6 @@ export async function planMigration(selection: WaveSelection): Promise<Migration
     untranslatedNetworks: assessment.untranslatedNetworks,
     vms,
     actions: [...sdn, ...vms.flatMap((v) => v.actions)],
+    ...(placement ? { placement } : {}),
   };
 }

@@ -5,7 +5,7 @@ import { selectionSummary } from '../../src/domain/migration';
 import type { GlobalOptions } from '../client';
 import { UsageError } from '../errors';
 import { intOption } from '../int-option';
-import { selectionFrom } from './plan';
+import { selectionFrom, showPlan } from './plan';
 import { selectionOptions, type SelectionFlags } from './selection';
 
 interface MigrateFlags extends SelectionFlags {
@@ -13,6 +13,8 @@ interface MigrateFlags extends SelectionFlags {
   wave?: string;
   waveId?: string;
   maxConcurrent?: number;
+  dryRun?: boolean;
+  json?: boolean;
 }
 
 export function waveWorkflowId(waveId: string): string {
@@ -26,7 +28,9 @@ export function registerMigrate(program: Command): void {
     .option('--vm <name>', 'migrate one VM')
     .option('--wave <file>', 'wave file (YAML: waveId, selection, maxConcurrent, cutoverWindow)')
     .option('--wave-id <id>', 'wave id (default: from the file, or the VM name)')
-    .option('--max-concurrent <n>', 'VM workflows at once (default: the wave file\'s, else 50)', intOption(1, 1000));
+    .option('--max-concurrent <n>', 'VM workflows at once (default: the wave file\'s, else 50)', intOption(1, 1000))
+    .option('--dry-run', 'start nothing: show the plan of this wave (the same as `ferry plan` over its selection)')
+    .option('--json', 'with --dry-run: print the plan as JSON');
   selectionOptions(command).action(async (flags: MigrateFlags, cmd: Command) => {
     // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
     const { withClient } = require('../client') as typeof import('../client');
@@ -40,6 +44,7 @@ export function registerMigrate(program: Command): void {
     if (!selection.names && !selection.folder && !selection.cluster && !selection.tag) {
       throw new UsageError('say what to migrate: --vm NAME, --wave FILE, or --names/--folder/--cluster/--tag');
     }
+    if (flags.dryRun) return showPlan(selection, cmd.optsWithGlobals<GlobalOptions>(), { json: flags.json });
     const waveId = flags.waveId ?? file?.waveId ?? (flags.vm ? `vm-${flags.vm}` : undefined);
     if (!waveId) throw new UsageError('--wave-id is required with --names/--folder/--cluster/--tag');
     const maxConcurrent = flags.maxConcurrent ?? file?.maxConcurrent;

@@ -3,6 +3,7 @@ import type { WaveSelection } from '../../activities/migration-contract';
 import type { planMigration } from '../../workflows/plan-migration';
 import { describeAction } from '../../src/domain/migration';
 import type { GlobalOptions } from '../client';
+import { placedLine, placementTotals } from './plan-placement';
 import { selectionOptions, type SelectionFlags } from './selection';
 import { UsageError } from '../errors';
 
@@ -14,33 +15,40 @@ export function registerPlan(program: Command): void {
     .option('--json', 'print the plan as JSON')
     .option('--wait', 'when no worker polls the task queue, wait for one (else: say so and exit 1)')
     .action(async (flags: SelectionFlags & { json?: boolean; wait?: boolean }, cmd: Command) => {
-      // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
-      const { withClient } = require('../client') as typeof import('../client');
-      const { requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
-      const selection: WaveSelection = selectionFrom(flags);
-      const plan = await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
-        await requireWorker(client, config.worker.taskQueue, { wait: Boolean(flags.wait), what: 'the plan' });
-        return client.workflow.execute<typeof planMigration>('planMigration', {
-          taskQueue: config.worker.taskQueue,
-          workflowId: `plan-${new Date().toISOString().replace(/[:.]/g, '')}`,
-          args: [selection],
-          staticSummary: 'ferry plan',
-        });
-      });
-      if (flags.json) return void console.log(JSON.stringify(plan, null, 2));
-      console.log(`Plan for vCenter ${plan.vcenter} (${plan.vms.length} VMs)\n`);
-      if (plan.sdn.length) {
-        console.log('Networks:');
-        for (const a of plan.sdn) console.log(`  ${describeAction(a)}`);
-      }
-      for (const u of plan.untranslatedNetworks) console.log(`  not translated: ${u.network}: ${u.reason}`);
-      for (const vm of plan.vms) {
-        console.log(`\n${vm.name} (${vm.moid}${vm.vmid !== undefined ? ` → VMID ${vm.vmid}` : ''})`);
-        for (const a of vm.actions) console.log(`  ${describeAction(a)}`);
-        for (const w of vm.warnings ?? []) console.log(`  WARNING: ${w}`);
-        for (const n of vm.notes) console.log(`  note: ${n}`);
-      }
+      await showPlan(selectionFrom(flags), cmd.optsWithGlobals<GlobalOptions>(), flags);
     });
+}
+
+/** Runs the plan workflow over `selection` and prints it (`ferry plan`, and `ferry migrate --dry-run`). */
+export async function showPlan(selection: WaveSelection, globals: GlobalOptions, flags: { json?: boolean; wait?: boolean }): Promise<void> {
+  // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
+  const { withClient } = require('../client') as typeof import('../client');
+  const { requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
+  const plan = await withClient(globals, async (client, config) => {
+    await requireWorker(client, config.worker.taskQueue, { wait: Boolean(flags.wait), what: 'the plan' });
+    return client.workflow.execute<typeof planMigration>('planMigration', {
+      taskQueue: config.worker.taskQueue,
+      workflowId: `plan-${new Date().toISOString().replace(/[:.]/g, '')}`,
+      args: [selection],
+      staticSummary: 'ferry plan',
+    });
+  });
+  if (flags.json) return void console.log(JSON.stringify(plan, null, 2));
+  console.log(`Plan for vCenter ${plan.vcenter} (${plan.vms.length} VMs)\n`);
+  if (plan.sdn.length) {
+    console.log('Networks:');
+    for (const a of plan.sdn) console.log(`  ${describeAction(a)}`);
+  }
+  for (const u of plan.untranslatedNetworks) console.log(`  not translated: ${u.network}: ${u.reason}`);
+  for (const vm of plan.vms) {
+    console.log(`\n${vm.name} (${vm.moid}${vm.vmid !== undefined ? ` → VMID ${vm.vmid}` : ''})`);
+    const placed = placedLine(plan.placement, vm.moid);
+    if (placed) console.log(`  ${placed}`);
+    for (const a of vm.actions) console.log(`  ${describeAction(a)}`);
+    for (const w of vm.warnings ?? []) console.log(`  WARNING: ${w}`);
+    for (const n of vm.notes) console.log(`  note: ${n}`);
+  }
+  if (plan.placement) for (const line of placementTotals(plan.placement)) console.log(line);
 }
 
 /** The selection the flags give, checked as a wave file's is (names alone, a tag's form, a folder's path); a problem names its flag. */

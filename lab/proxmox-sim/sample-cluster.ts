@@ -2,19 +2,32 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { nfsMigrationDir } from '../shared-paths';
 import type { SimIdentity } from './cluster';
-import { defaultNodeHardware } from './node-hardware';
+import { defaultNodeHardware, type NodeHardware } from './node-hardware';
 import { newTokenSecret, type SimulatorOptions } from './server';
 import type { Flavour } from './schema/subset';
 
 /**
- * The sample cluster of the lab and the tests: three nodes; storages `local` (dir, per node: ISOs,
- * images, imports), `local-lvm` (thin, per node) and `nfs-migration` (NFS, shared, the folder the
+ * The sample cluster of the lab and the tests: three nodes of different sizes (SAMPLE_HARDWARE);
+ * storages `local` (dir, per node: ISOs, images, imports; the host's file system), `local-lvm` (thin,
+ * per node, a pool of its own size per node: SAMPLE_THIN_POOLS) and `nfs-migration` (NFS, shared, the folder the
  * vSphere lab serves as a datastore); bridges vmbr0/vmbr1; an ISO; one LXC container (so callers must
  * filter /cluster/resources to qemu); a pool `migrated`.
  */
 export const SAMPLE_NODES = ['pve1', 'pve2', 'pve3'];
 export const SAMPLE_ISO = 'debian-12.8.0-amd64-netinst.iso';
 export const SAMPLE_POOL = 'migrated';
+
+const GiB = 1024 ** 3;
+
+/** pve1: 64 GiB, 16 threads; pve2: 32 GiB, 8 threads; pve3: 128 GiB, 32 threads. */
+export const SAMPLE_HARDWARE: Record<string, NodeHardware> = {
+  pve1: defaultNodeHardware(0),
+  pve2: { ...defaultNodeHardware(1), memoryBytes: 32 * GiB, cores: 4 },
+  pve3: { ...defaultNodeHardware(2), memoryBytes: 128 * GiB, sockets: 2 },
+};
+
+/** Size of each node's thin pool `local-lvm` (its used bytes are what its volumes take on disk). */
+export const SAMPLE_THIN_POOLS: Record<string, number> = { pve1: 200 * GiB, pve2: 100 * GiB, pve3: 400 * GiB };
 
 export interface SampleCredentials {
   /** The automation token ferry uses: `ferry@pve!ferry`. */
@@ -55,13 +68,13 @@ export function sampleCluster(stateDir: string, flavour: Flavour, credentials: S
     nodes: SAMPLE_NODES,
     bridges: ['vmbr0', 'vmbr1'],
     identities,
-    // Three identical hosts of 64 GiB and 16 threads, on the lab's documentation network 192.0.2.0/24.
-    hardware: Object.fromEntries(SAMPLE_NODES.map((node, i) => [node, defaultNodeHardware(i)])),
+    // Three hosts of different sizes (placement must tell them apart), on the documentation network 192.0.2.0/24.
+    hardware: SAMPLE_HARDWARE,
     containers: [{ vmid: 900, node: 'pve1', name: 'ct-dns', memoryMiB: 512, swapMiB: 512, cores: 1, rootfsBytes: 8 * 1024 ** 3 }],
     pools: { [SAMPLE_POOL]: { comment: 'VMs migrated from vSphere' } },
     storages: [
       { id: 'local', type: 'dir', content: ['iso', 'vztmpl', 'backup', 'images', 'import'], path: path.join(storageRoot, 'local') },
-      { id: 'local-lvm', type: 'lvmthin', content: ['images', 'rootdir'], path: path.join(storageRoot, 'local-lvm') },
+      { id: 'local-lvm', type: 'lvmthin', content: ['images', 'rootdir'], path: path.join(storageRoot, 'local-lvm'), quotaBytes: SAMPLE_THIN_POOLS },
       { id: 'nfs-migration', type: 'nfs', shared: true, content: ['images', 'import', 'iso'], path: nfsMigrationDir(stateDir) },
     ],
   };

@@ -18,6 +18,12 @@ export interface StorageSpec {
   shared?: boolean;
   /** Folder of a shared storage, or the base folder under which each node gets `<node>/`. */
   path: string;
+  /**
+   * The storage's size, as a thin pool or a quota has one: total is this, used the bytes its files
+   * take on disk, avail the rest. A number for every node, or one per node (a node not listed: the
+   * folder's file system). Without it the storage reports the file system its folder is on.
+   */
+  quotaBytes?: number | Record<string, number>;
 }
 
 export interface Volume {

@@ -1,6 +1,7 @@
 import type { MigrationSettings } from '../domain/migration/settings';
 import { approvalPolicy, approverNames } from './approvers';
 import { durationToMs } from './common';
+import { placementSettings } from './placement';
 import type { FerryConfig, MigrationConfig } from './schema';
 
 /**
@@ -47,5 +48,11 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
       skip: m.verify.skip,
     },
     limits,
+    ...placementOf(m),
   };
+}
+
+function placementOf(m: MigrationConfig): Pick<MigrationSettings, 'placement'> {
+  const placement = placementSettings(m);
+  return placement ? { placement } : {};
 }

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ALWAYS, duration } from './common';
 import { approvalMode, approverEntry, approversNeedKeys } from './approvers';
+import { placementKeys } from './placement';
 
 const sdnId = z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,6}[a-zA-Z0-9]$/, '2–8 letters and digits, starting with a letter');
 
@@ -125,6 +126,8 @@ export const migrationSection = z
       .default({ mode: 'import', shutdownTimeout: '5m', forcePowerOff: false, startAfter: false, importTimeout: '6h', guestAgent: true }),
     /** verify-guest: whenever ferry starts the VM, it proves the guest is up before calling it migrated. */
     verify: verifySection,
+    /** Where a wave's VMs and disks go, checked against capacity before anything moves (src/config/placement.ts). */
+    ...placementKeys,
   })
   .strict()
   .superRefine(approversNeedKeys('migration'), ALWAYS);

@@ -161,6 +161,9 @@ export interface DatastoreRecord extends ManagedRef {
   /** `vmfs`, `NFS`, `NFS41`, `vsan`, … */
   type?: string;
   url?: string;
+  /** `summary.capacity` and `summary.freeSpace`, in bytes (placement checks the migration datastore's room). */
+  capacityBytes?: number;
+  freeBytes?: number;
 }
 
 export interface Inventory {

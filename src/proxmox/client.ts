@@ -1,6 +1,7 @@
 import type { ProxmoxConfig } from '../config';
 import { AclApi } from './acl';
 import { AgentApi } from './agent';
+import { CapacityApi } from './capacity';
 import { ProxmoxApi } from './api';
 import { VmConfigApi } from './config';
 import { DisksApi } from './disks';
@@ -39,6 +40,8 @@ export class ProxmoxClient {
   readonly nodes: NodesApi;
   /** The guest agent and QMP's run state. */
   readonly agent: AgentApi;
+  /** Room on nodes and storages, for placement. */
+  readonly capacity: CapacityApi;
   private versionPromise?: Promise<PveVersion>;
 
   constructor(options: ProxmoxClientOptions) {
@@ -55,6 +58,7 @@ export class ProxmoxClient {
     this.sdn = new SdnApi(api);
     this.nodes = new NodesApi(api);
     this.agent = new AgentApi(api);
+    this.capacity = new CapacityApi(api);
   }
 
   /** `GET /version`, read once (a failed read is tried again next time). */

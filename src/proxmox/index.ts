@@ -14,3 +14,4 @@ export type { AclSpec, AclEntry } from './acl';
 export type { StorageItem, ContentType } from './storage';
 export type { NodeSummary, NodeStorage, NodeNetwork } from './nodes';
 export type { GuestNetworkInterface, VmRunState } from './agent';
+export type { ClusterCapacity } from './capacity';

@@ -60,7 +60,7 @@ export const VM_PATHS = [
 export const INFRA_PATHS: Record<string, readonly string[]> = {
   DistributedVirtualPortgroup: ['name', 'key', 'config.distributedVirtualSwitch', 'config.defaultPortConfig', 'config.uplink'],
   DistributedVirtualSwitch: ['name', 'uuid', 'config.uplinkPortgroup'],
-  Datastore: ['name', 'summary.type', 'summary.url'],
+  Datastore: ['name', 'summary.type', 'summary.url', 'summary.capacity', 'summary.freeSpace'],
   HostSystem: ['name', 'parent'],
   ComputeResource: ['name'],
   Folder: ['name', 'parent'],
@@ -176,7 +176,16 @@ export function portgroupRecord(o: ObjectContent, index: ObjectIndex): Portgroup
 }
 
 export function datastoreRecord(o: ObjectContent): DatastoreRecord {
-  return { moid: o.obj.value, name: text(o, 'name') ?? o.obj.value, type: text(o, 'summary.type'), url: text(o, 'summary.url') };
+  const capacityBytes = int(o, 'summary.capacity');
+  const freeBytes = int(o, 'summary.freeSpace');
+  return {
+    moid: o.obj.value,
+    name: text(o, 'name') ?? o.obj.value,
+    type: text(o, 'summary.type'),
+    url: text(o, 'summary.url'),
+    ...(capacityBytes !== undefined ? { capacityBytes } : {}),
+    ...(freeBytes !== undefined ? { freeBytes } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { ParentClosePolicy, startChild, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import { measuredThroughput, rerunDecision, vmWorkflowSummary, type MigrationSettings, type WaveVm } from '../../src/domain/migration';
+import { placedVmSettings } from '../../src/domain/placement';
 import { workflowNow } from '../clock';
 import { migrateVm } from '../migrate-vm';
 import type { WaveState } from './state';
@@ -10,7 +11,9 @@ import { watch } from './watch';
  * workflow already is looked at first, so it is never migrated twice: it is started again only when
  * its earlier run left VMware the VM's home; otherwise the VM is finished here with the reason.
  */
-export async function startVmWorkflow(vm: WaveVm, wave: WaveState, settings: MigrationSettings): Promise<void> {
+export async function startVmWorkflow(vm: WaveVm, wave: WaveState, waveSettings: MigrationSettings): Promise<void> {
+  // The VM runs on the node and storages placement chose (unplaced: the wave's node and targetStorage).
+  const settings = placedVmSettings(waveSettings, vm.placement);
   vm.state = 'running';
   vm.startedAt = workflowNow();
   wave.showDetails();

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { paramError } from '../api-error';
 import type { Cluster } from '../cluster';
-import { diskUsage } from '../disk-usage';
+import { diskUsage, quotaUsage } from '../disk-usage';
 import type { StorageSpec } from '../storage';
 import type { RouteTable } from './types';
 
 /**
  * Storages as pve-storage answers for them: /storage (storage.cfg's entries), a node's storage list and
  * one storage's status (pve-storage's storage_info: type, content, flags and the space of the storage's
- * folder on disk, read with statfs as PVE's `df` does), and a storage's content.
+ * folder on disk, read with statfs as PVE's `df` does, or its configured size and the bytes its files
+ * take, as a thin pool reports), and a storage's content.
  */
 const content = (s: StorageSpec) => [...s.content].sort().join(',');
 
@@ -32,7 +33,9 @@ function storageCfgDigest(cluster: Cluster): string {
 
 /** storage_info's figures for one storage on one node. */
 export function storageStatus(cluster: Cluster, s: StorageSpec, node: string) {
-  const usage = diskUsage(cluster.storages.folder(s, node));
+  const folder = cluster.storages.folder(s, node);
+  const quota = typeof s.quotaBytes === 'number' ? s.quotaBytes : s.quotaBytes?.[node];
+  const usage = quota === undefined ? diskUsage(folder) : quotaUsage(folder, quota);
   return { type: s.type, content: content(s), shared: s.shared || s.type === 'nfs' ? 1 : 0, active: 1, enabled: 1, total: usage.total, used: usage.used, avail: usage.avail };
 }
 

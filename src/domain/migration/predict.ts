@@ -3,6 +3,7 @@ import type { VmAssessment } from './assess';
 import { cutoverPowerRefusal, powerStateWarnings } from './power-state';
 import type { Refusal } from './refusal';
 import type { MigrationSettings } from './settings';
+import { diskStorage } from '../placement/vm-settings';
 import { vmidOccupancy, type VmidOccupancy } from './vmid';
 import type { VnetPlan } from './vnet-plan';
 
@@ -42,7 +43,7 @@ export function filesOnDatastore(datastores: readonly string[], diskDatastores: 
 export function predictVmActions(
   a: VmAssessment,
   live: VmLiveState,
-  settings: Pick<MigrationSettings, 'node' | 'migrationDatastore' | 'targetStorage' | 'cutover'>,
+  settings: Pick<MigrationSettings, 'node' | 'migrationDatastore' | 'targetStorage' | 'cutover' | 'diskStorages'>,
   plan: Pick<VnetPlan, 'vnets'>,
   sdn: SdnState,
 ): VmPrediction {
@@ -81,7 +82,7 @@ export function predictVmActions(
   if (settings.cutover.mode === 'import') {
     for (const d of a.disks) {
       if (typeof live.config?.[d.slot] === 'string') continue;
-      actions.push({ kind: 'import-disk', vm, vmid, slot: d.slot, disk: d.source, storage: settings.targetStorage });
+      actions.push({ kind: 'import-disk', vm, vmid, slot: d.slot, disk: d.source, storage: diskStorage(settings, d.source) });
     }
     actions.push({ kind: 'set-boot-order', vm, vmid, order });
     if (settings.cutover.startAfter) actions.push({ kind: 'start-vm', vm, vmid });

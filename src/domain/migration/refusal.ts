@@ -1,3 +1,5 @@
+import type { PlacementRefusalCode } from '../placement/types';
+
 /**
  * Why ferry will not migrate something (or not automatically). Refusals are decided before anything is
  * built, listed by `plan` and `ferry discover`, and stop only the VM they concern.
@@ -21,7 +23,9 @@ export type RefusalCode =
   /** The VM's disks or NICs changed between planning and cutover. */
   | 'vm-changed'
   /** The VM is suspended at cutover: ferry does not power off a suspended guest. */
-  | 'vm-suspended';
+  | 'vm-suspended'
+  /** The VM (or its wave) does not fit the Proxmox nodes, storages or the migration datastore. */
+  | PlacementRefusalCode;
 
 export interface Refusal {
   code: RefusalCode;

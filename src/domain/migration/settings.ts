@@ -1,4 +1,5 @@
 import type { ApprovalPolicy } from '../approvals/statement';
+import type { PlacementSettings } from '../placement/types';
 import type { MigrationRules } from './assess';
 import type { DatastoreMapping } from './disks';
 import type { VerifySettings } from './verification';
@@ -44,6 +45,13 @@ export interface MigrationSettings {
   /** How verify-guest proves the guest is up (absent in runs started before it existed: verifySettingsOf). */
   verify?: VerifySettings;
   limits: { vmotion: number; importPerStorage: number; sdn: number; vmStart: number };
+  /** How a wave places its VMs (absent in runs started before placement: every VM on `node`, every disk on `targetStorage`). */
+  placement?: PlacementSettings;
+  /**
+   * Per disk label, the storage placement chose (a wave's VM workflow; absent: targetStorage for
+   * every disk). `node` and `targetStorage` are then the placed node and the first disk's storage.
+   */
+  diskStorages?: Record<string, string>;
 }
 
 export function migrateVmWorkflowId(vcenter: string, moid: string): string {

@@ -33,6 +33,8 @@ export interface WaveVm {
   verification?: VerificationSummary;
   /** `ferry cancel`, as the VM took it and what it left (absent for a VM cancelled before it started). */
   cancellation?: CancellationRecord;
+  /** Where placement put it: the node, and the storage per disk label (waves that place their VMs). */
+  placement?: { node: string; disks: Array<{ label: string; storage: string }> };
 }
 
 /** A VM's verification as its wave shows it: the verdict and the two figures, without the checks. */

@@ -21,3 +21,4 @@ export * from './capacity';
 export * from './place';
 export * from './recheck';
 export * from './from-record';
+export * from './vm-settings';

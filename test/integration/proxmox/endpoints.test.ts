@@ -1,8 +1,9 @@
-import { statfsSync } from 'node:fs';
+import { rmSync, statfsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { SIMULATED_ENDPOINTS } from '../../../lab/proxmox-sim/schema/endpoints';
 import { checkReturns, type ReturnsSchema } from '../../../lab/proxmox-sim/schema/returns';
 import { loadSubset } from '../../../lab/proxmox-sim/schema/subset';
-import { SAMPLE_POOL } from '../../../lab/proxmox-sim/sample-cluster';
+import { SAMPLE_POOL, SAMPLE_THIN_POOLS } from '../../../lab/proxmox-sim/sample-cluster';
 import { VERSIONS } from '../../../lab/proxmox-sim/cluster';
 import { FLAVOURS, startSim, type SimFixture } from '../../helpers/proxmox';
 
@@ -83,8 +84,8 @@ describe.each(FLAVOURS)('read-only endpoints, PVE %s', (flavour) => {
   it('/nodes/{node}/status: the node\'s hardware, version, kernel and root file system; used memory counts running guests', async () => {
     const before = await get('/nodes/pve2/status');
     expect(before).toMatchObject({
-      cpuinfo: { cpus: 16, sockets: 1, cores: 8, model: expect.stringContaining('Xeon') },
-      memory: { total: 64 * GiB },
+      cpuinfo: { cpus: 8, sockets: 1, cores: 4, model: expect.stringContaining('Xeon') },
+      memory: { total: 32 * GiB },
       pveversion: `pve-manager/${VERSIONS[flavour].version}/${VERSIONS[flavour].repoid}`,
       kversion: expect.stringMatching(/^Linux \d+\.\d+\.\d+-\d+-pve #1 SMP/),
       'current-kernel': { sysname: 'Linux', machine: 'x86_64' },
@@ -114,7 +115,7 @@ describe.each(FLAVOURS)('read-only endpoints, PVE %s', (flavour) => {
   });
 
   it('storage status and lists: total/used/avail of the storage folder\'s file system, with type, content and flags', async () => {
-    for (const [storage, type, shared] of [['local', 'dir', 0], ['local-lvm', 'lvmthin', 0], ['nfs-migration', 'nfs', 1]] as const) {
+    for (const [storage, type, shared] of [['local', 'dir', 0], ['nfs-migration', 'nfs', 1]] as const) {
       const status = await get(`/nodes/pve1/storage/${storage}/status`);
       const spec = fx.sim.cluster.storages.get(storage)!;
       const st = statfsSync(fx.sim.cluster.storages.folder(spec, 'pve1'));
@@ -122,6 +123,21 @@ describe.each(FLAVOURS)('read-only endpoints, PVE %s', (flavour) => {
       // Other processes write to the same file system: the free space may move a little between reads.
       expect(Math.abs(status.avail - st.bavail * st.bsize)).toBeLessThan(256 * MiB);
       expect(Math.abs(status.used - (st.blocks - st.bfree) * st.bsize)).toBeLessThan(256 * MiB);
+    }
+    // local-lvm is a thin pool of its own size per node: used is what its volumes take on disk.
+    for (const [node, size] of Object.entries(SAMPLE_THIN_POOLS)) {
+      const thin = await get(`/nodes/${node}/storage/local-lvm/status`);
+      expect(thin).toMatchObject({ type: 'lvmthin', shared: 0, total: size });
+      expect(thin.used + thin.avail).toBe(size);
+    }
+    const before = await get('/nodes/pve2/storage/local-lvm/status');
+    const volume = path.join(fx.sim.cluster.storages.folder(fx.sim.cluster.storages.get('local-lvm')!, 'pve2'), 'vm-999-disk-0.raw');
+    writeFileSync(volume, Buffer.alloc(4 * MiB, 1));
+    try {
+      const thin = await get('/nodes/pve2/storage/local-lvm/status');
+      expect([thin.used - before.used, thin.avail]).toEqual([4 * MiB, before.avail - 4 * MiB]);
+    } finally {
+      rmSync(volume);
     }
     const list = await get('/nodes/pve1/storage');
     expect(list.map((s: { storage: string }) => s.storage)).toEqual(['local', 'local-lvm', 'nfs-migration']);

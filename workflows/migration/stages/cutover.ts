@@ -8,6 +8,7 @@ import { currentDiskSources, type DiskSources } from './disk-sources';
 import { importDisks } from './import-disks';
 import { liveImport } from './live-import';
 import { endCancelled } from './cancelled';
+import { recheckPlacement } from './recheck';
 import { rollback } from './rollback';
 import { atSafePoint } from './safe-point';
 import { shutdownGuest } from './shutdown';
@@ -28,6 +29,7 @@ export async function cutover(run: MigrationRun): Promise<MigrateVmResult | unde
   for (;;) {
     if (run.cancellation?.effect === 'stops-now') return endCancelled(run);
     try {
+      await recheckPlacement(run);
       await shutdownGuest(run);
       atSafePoint(run);
       await bringDisksIn(run, sources.byslot, asked);

@@ -1,3 +1,4 @@
+import { diskStorage } from '../../../src/domain/placement';
 import { withPermit } from '../../permits';
 import type { MigrationRun } from '../run-context';
 import { importSource, type DiskSources } from './disk-sources';
@@ -9,12 +10,13 @@ import { importPermit } from './import-permit';
  */
 export async function importDisks(run: MigrationRun, sources: DiskSources, asked: Set<string>): Promise<void> {
   const { assessment, vmid } = run.vm;
-  const { node, targetStorage: storage } = run.settings;
+  const { node } = run.settings;
   const vm = assessment.pveName;
   const { status } = run;
   for (const planned of assessment.disks) {
     if (status.imports.some((i) => i.slot === planned.slot)) continue;
     const source = importSource(sources[planned.slot]!);
+    const storage = diskStorage(run.settings, planned.source);
     // Asked before in this execution (an attempt that failed late): a disk found there now is ours.
     const askedBefore = asked.has(planned.slot);
     asked.add(planned.slot);

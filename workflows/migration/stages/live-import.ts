@@ -1,4 +1,5 @@
 import { guestAgentEnabled, liveImportSpec } from '../../../src/domain/migration';
+import { diskStorage } from '../../../src/domain/placement';
 import { withPermit } from '../../permits';
 import type { MigrationRun } from '../run-context';
 import { importSource, type DiskSources } from './disk-sources';
@@ -16,7 +17,10 @@ export async function liveImport(run: MigrationRun, sources: DiskSources): Promi
   const { status } = run;
   const vm = assessment.pveName;
   const from = Object.fromEntries(assessment.disks.map((d) => [d.slot, importSource(sources[d.slot]!)]));
-  const spec = liveImportSpec(assessment, { node, vcenter, guestAgent: guestAgentEnabled(run.settings) }, from, storage);
+  const placed = liveImportSpec(assessment, { node, vcenter, guestAgent: guestAgentEnabled(run.settings) }, from, storage);
+  // Each disk onto the storage placement chose for it (without placement: targetStorage for all).
+  const storageOf = (slot: string) => diskStorage(run.settings, assessment.disks.find((d) => d.slot === slot)!.source);
+  const spec = { ...placed, importDisks: placed.importDisks?.map((d) => ({ ...d, storage: storageOf(d.slot) })) };
   const slots = assessment.disks.map((d) => d.slot);
   // Set before asking: a create that fails half-way still leaves a VM this workflow made (rollback destroys it).
   const replacedBefore = status.replacedVm === true;
