@@ -1,16 +1,7 @@
+import { formatBinaryBytes } from '../../src/domain/binary-bytes';
 /** Figures as the live view prints them. */
 
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-
-export function formatBytes(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${UNITS[unit]}`;
-}
+export const formatBytes = (bytes: number): string => formatBinaryBytes(bytes);
 
 export function formatRate(bytesPerSecond: number): string {
   return `${(bytesPerSecond / 1024 ** 2).toFixed(1)} MiB/s`;

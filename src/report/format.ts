@@ -1,3 +1,4 @@
+import { formatBinaryBytes } from '../domain/binary-bytes';
 /** Text formats the renderers share. Times are shown in UTC so a report reads the same everywhere. */
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -15,16 +16,7 @@ export function formatDuration(ms: number): string {
 }
 
 /** Binary units, as disks are sized: `20.0 GiB`. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
+export const formatBytes = (bytes: number): string => formatBinaryBytes(bytes);
 
 /** `2026-11-30 02:47:53 UTC`. */
 export function formatTime(ms: number): string {
