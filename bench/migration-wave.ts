@@ -14,13 +14,11 @@
  *
  * It prints figures; it is not a test.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../src/paths';
 import { parseConfig } from '../src/config';
 import { VsphereClient } from '../src/vsphere';
 import { startMigrationSims } from '../lab/migration-lab';
@@ -32,6 +30,7 @@ import { activityUses, eventMs, eventsAfter, handoffs, keyedUses, withRequests, 
 import { ms, percentile } from './lib/percentiles';
 import { mib, processStats } from './lib/process-stats';
 import { sampleRelocations } from './lib/vcsim-relocations';
+import { writeWorkflowBundle } from '../worker/workflow-bundle';
 
 /** labMigrationSection's vmidBase: a VM's VMID is it plus the number in its moid. */
 const LAB_VMID_BASE = 20000;
@@ -73,7 +72,7 @@ async function main(): Promise<void> {
   const taskQueue = `bench-${stamp}`;
   // Bundled here, as production prebuilds it: webpack in the worker would add its own memory.
   const bundleFile = path.join(stateDir, 'workflow-bundle.js');
-  const bundled = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') }).then(({ code }) => writeFileSync(bundleFile, code));
+  const bundled = writeWorkflowBundle(bundleFile);
   const worker = await bundled.then(() => startWorkerProcess({
     config: {
       ...sims.document,

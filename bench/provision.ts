@@ -8,18 +8,16 @@
  *
  * It prints figures; it is not a test.
  */
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { startDevServer } from '../lab/temporal-dev-server';
-import { WORKFLOWS_PATH } from '../src/paths';
 import { startProvisionLab, type ProvisionLab } from '../test/helpers/provision-lab';
 import { startWorkerProcess } from '../test/helpers/worker-process';
 import type { provisionPlanned } from '../workflows/provision-planned';
 import { ms, percentile } from './lib/percentiles';
 import { mib, processStats } from './lib/process-stats';
+import { writeWorkflowBundle } from '../worker/workflow-bundle';
 
 const { values: args } = parseArgs({ options: { vms: { type: 'string', default: '400' }, 'max-concurrent': { type: 'string' }, 'cpu-prof': { type: 'string' } } });
 const N = Number(args.vms);
@@ -43,7 +41,7 @@ async function run(address: string, lab: ProvisionLab): Promise<void> {
   const stamp = Date.now();
   const taskQueue = `bench-prov-${stamp}`;
   const bundleFile = path.join(lab.stateDir, 'workflow-bundle.js');
-  writeFileSync(bundleFile, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') })).code);
+  await writeWorkflowBundle(bundleFile);
   const worker = await startWorkerProcess({
     config: { ...lab.document, worker: { taskQueue, shutdownGraceTime: '1s' } },
     configFile: path.join(lab.stateDir, 'ferry.yaml'),

@@ -1,10 +1,10 @@
-import { activityInfo } from '@temporalio/activity';
 import { FerryError } from '../../src/errors';
 import { attachedDisks, ProxmoxNotFoundError } from '../../src/proxmox';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import { beat, beatWhile } from '../heartbeat';
 import type { PlanState, ProxmoxMigrationActivities, PveVmRef } from '../migration-contract';
+import { writeIntent } from '../write-intent';
 import { privilegedClient } from './privileged';
 
 type ProxmoxActivities = Omit<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm'>;
@@ -60,10 +60,12 @@ export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxAct
     },
 
     async createVmShell({ spec }) {
-      const result = await pve().vms.create(spec, { onProgress: beat });
-      // The workflow found the VMID free just before asking: a VM there on a later attempt is this
-      // activity's own create whose answer was lost (a dropped connection, a killed worker), so it is ours.
-      return { created: result.created || activityInfo().attempt > 1 };
+      // A VM found there that an earlier attempt started creating is this run's own create whose answer
+      // was lost (a dropped connection, a killed worker): it is reported as created (write-intent.ts).
+      const intent = writeIntent();
+      intent.start('create-vm');
+      const result = await pve().vms.create(spec, { onProgress: intent.beat });
+      return { created: result.created || intent.startedEarlier('create-vm') };
     },
 
     async waitVmVisible({ vmid }) {

@@ -1,7 +1,7 @@
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { ProvisioningActivities } from '../provisioning-contract';
-import { writeIntent } from './write-intent';
+import { writeIntent } from '../write-intent';
 
 /** The DNS side of provisioning: the VM's A and PTR records (RFC 2136). */
 export function createDnsActivities(deps: ActivityDeps): Pick<ProvisioningActivities, 'ensureDnsRecord'> {

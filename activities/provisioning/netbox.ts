@@ -4,7 +4,7 @@ import type { Outcome } from '../../src/netbox/client';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { ProvisioningActivities, WriteOutcome } from '../provisioning-contract';
-import { writeIntent, type WriteIntent } from './write-intent';
+import { writeIntent, type WriteIntent } from '../write-intent';
 
 type NetboxActivities = Pick<
   ProvisioningActivities,

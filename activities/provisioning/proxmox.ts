@@ -7,7 +7,7 @@ import { parseNic } from '../../src/proxmox/nics';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { ProvisioningActivities } from '../provisioning-contract';
-import { writeIntent } from './write-intent';
+import { writeIntent } from '../write-intent';
 
 type ProxmoxActivities = Pick<
   ProvisioningActivities,

@@ -2,7 +2,7 @@ import { hostAddress } from '../../src/domain/provisioning';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { TeardownActivities } from '../provisioning-contract';
-import { writeIntent } from '../provisioning/write-intent';
+import { writeIntent } from '../write-intent';
 import { outcomeOf, removal } from './outcome';
 
 /** Removes the VM's A and PTR records. */

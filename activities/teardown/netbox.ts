@@ -2,7 +2,7 @@ import { NetboxError } from '../../src/netbox/errors';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { TeardownActivities } from '../provisioning-contract';
-import { writeIntent } from '../provisioning/write-intent';
+import { writeIntent } from '../write-intent';
 import { outcomeOf, removal } from './outcome';
 
 /** Every NetBox VM status (a kept record moves to the configured one from any of them). */

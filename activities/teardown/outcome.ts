@@ -1,5 +1,5 @@
 import type { CleanupOutcome } from '../../src/domain/provisioning';
-import type { WriteIntent } from '../provisioning/write-intent';
+import type { WriteIntent } from '../write-intent';
 
 /**
  * One removal, recorded before it is sent: gone now and started by an earlier attempt of this run

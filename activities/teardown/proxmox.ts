@@ -2,7 +2,7 @@ import { ProxmoxTaskError } from '../../src/proxmox';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { TeardownActivities } from '../provisioning-contract';
-import { writeIntent } from '../provisioning/write-intent';
+import { writeIntent } from '../write-intent';
 
 /**
  * The Proxmox side of a teardown: shut the guest down, delete the VM. Each write is recorded before it

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { ProxmoxClient, type ProxmoxClientOptions } from '../../src/proxmox';
+import { SimulatorAdmin } from '../../lab/proxmox-sim/admin-client';
 import type { SimSettings } from '../../lab/proxmox-sim/cluster';
 import { sampleCluster, sampleCredentials, type SampleCredentials } from '../../lab/proxmox-sim/sample-cluster';
 import { startProxmoxSimulator, type ProxmoxSimulator } from '../../lab/proxmox-sim/server';
@@ -18,6 +19,10 @@ export interface SimFixture {
   /** A raw HTTPS request to the simulator (token auth unless headers say otherwise), for wire-level checks. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire-level answers are checked field by field in the tests
   raw(method: string, apiPath: string, options?: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> }): Promise<{ status: number; statusText: string; body: any }>;
+  /** The simulator's admin API as the sample cluster's admin token (closed by stop()). */
+  admin(): SimulatorAdmin;
+  /** The `import` folder of storage `local` on `node`, created: a file put there is `local:import/<file>`. */
+  importDir(node?: string): string;
   stop(): Promise<void>;
 }
 
@@ -28,6 +33,7 @@ export async function startSim(flavour: Flavour, settings: Partial<SimSettings> 
   const credentials = sampleCredentials();
   const sim = await startProxmoxSimulator({ ...sampleCluster(stateDir, flavour, credentials), settings: { authFailureDelayMs: 50, ...settings } });
   const clients: ProxmoxClient[] = [];
+  const admins: SimulatorAdmin[] = [];
   const authorization = `PVEAPIToken=${credentials.tokenId}=${credentials.tokenSecret}`;
   return {
     sim,
@@ -65,8 +71,18 @@ export async function startSim(flavour: Flavour, settings: Partial<SimSettings> 
         await dispatcher.close();
       }
     },
+    admin() {
+      const admin = new SimulatorAdmin(sim.url, sim.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });
+      admins.push(admin);
+      return admin;
+    },
+    importDir(node = 'pve1') {
+      const dir = path.join(stateDir, 'proxmox', 'storage', 'local', node, 'import');
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    },
     async stop() {
-      await Promise.all(clients.map((c) => c.close()));
+      await Promise.all([...clients, ...admins].map((c) => c.close()));
       await sim.stop();
       rmSync(stateDir, { recursive: true, force: true });
     },

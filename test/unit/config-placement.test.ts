@@ -1,16 +1,9 @@
 import { parseConfig } from '../../src/config';
 import { migrationSettings } from '../../src/config/migration-settings';
 import { problemsOf } from '../helpers/config-problems';
+import { MIGRATION_BASE } from '../helpers/migration-config';
 
-const base = {
-  vmidBase: 20000,
-  node: 'pve1',
-  targetStorage: 'local-lvm',
-  migrationDatastore: 'nfs-migration',
-  datastores: [{ datastore: 'nfs-migration', storage: 'nfs-migration', path: '/mnt/pve/nfs-migration' }],
-  approvers: ['alice'],
-  approvals: 'unsigned',
-};
+const base = MIGRATION_BASE;
 
 const settingsOf = (migration: Record<string, unknown>) => {
   const config = parseConfig({ migration }, {});

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, loadScopedConfig, parseConfig } from '../../src/config';
 import { problemsOf } from '../helpers/config-problems';
+import { MIGRATION_BASE } from '../helpers/migration-config';
 
 describe('config', () => {
   it('gives working defaults with nothing configured', () => {
@@ -111,15 +112,7 @@ describe('config', () => {
   });
 
   it('validates the migration rules and fills their defaults', () => {
-    const base = {
-      vmidBase: 20000,
-      node: 'pve1',
-      targetStorage: 'local-lvm',
-      migrationDatastore: 'nfs-migration',
-      datastores: [{ datastore: 'nfs-migration', storage: 'nfs-migration', path: '/mnt/pve/nfs-migration' }],
-      approvers: ['alice'],
-      approvals: 'unsigned',
-    };
+    const base = MIGRATION_BASE;
     const config = parseConfig({ migration: base }, {});
     expect(config.migration).toMatchObject({
       network: { zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: [] },

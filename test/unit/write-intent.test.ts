@@ -1,5 +1,5 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { earlierWrites, intentDetails, writeIntent } from '../../activities/provisioning/write-intent';
+import { earlierWrites, intentDetails, writeIntent } from '../../activities/write-intent';
 
 describe('write intent (truthful outcomes across retries)', () => {
   it('reads the writes an earlier attempt recorded, ignoring anything else in its details', () => {

@@ -9,11 +9,10 @@ describe('simulator admin endpoint', () => {
   let pve: ProxmoxClient;
   beforeAll(async () => {
     fx = await startSim('9.1');
-    admin = new SimulatorAdmin(fx.sim.url, fx.sim.caFile, { id: fx.credentials.tokenId, secret: fx.credentials.tokenSecret });
+    admin = fx.admin();
     pve = fx.client();
   });
   afterAll(async () => {
-    await admin.close();
     await fx.stop();
   });
 

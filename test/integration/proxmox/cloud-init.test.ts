@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { GuestInterface } from '../../../lab/guest-image/guest-agent-client';
 import { guestImage } from '../../../lab/guest-image/paths';
-import { SimulatorAdmin } from '../../../lab/proxmox-sim/admin-client';
+import { type SimulatorAdmin } from '../../../lab/proxmox-sim/admin-client';
 import { nocloudNetwork, nocloudUserData } from '../../../lab/proxmox-sim/qemu/cloud-init';
 import type { ProxmoxClient } from '../../../src/proxmox';
 import { startSim, type SimFixture } from '../../helpers/proxmox';
@@ -45,15 +44,13 @@ describe('a VM with a cloud-init drive boots the lab guest on its ipconfig0 addr
   beforeAll(async () => {
     fx = await startSim('9.1');
     client = fx.client();
-    admin = new SimulatorAdmin(fx.sim.url, fx.sim.caFile, { id: fx.credentials.tokenId, secret: fx.credentials.tokenSecret });
+    admin = fx.admin();
     // The plain lab image: no ferry/vm.conf on it, so every setting must come from the cloud-init drive.
-    const importDir = path.join(fx.stateDir, 'proxmox', 'storage', 'local', NODE, 'import');
-    mkdirSync(importDir, { recursive: true });
+    const importDir = fx.importDir(NODE);
     execFileSync('cp', ['--sparse=always', image.raw('mac'), path.join(importDir, 'plain.raw')]);
   }, 60_000);
 
   afterAll(async () => {
-    await admin?.close();
     await fx?.stop();
   });
 

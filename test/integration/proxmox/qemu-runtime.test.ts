@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { GuestInterface } from '../../../lab/guest-image/guest-agent-client';
 import { guestImage } from '../../../lab/guest-image/paths';
 import { makeGuestDisk } from '../../../lab/guest-image/per-vm-config';
-import { SimulatorAdmin } from '../../../lab/proxmox-sim/admin-client';
+import { type SimulatorAdmin } from '../../../lab/proxmox-sim/admin-client';
 import { checkReturns, type ReturnsSchema } from '../../../lab/proxmox-sim/schema/returns';
 import { loadSubset } from '../../../lab/proxmox-sim/schema/subset';
 import { ProxmoxTaskError, type ProxmoxClient } from '../../../src/proxmox';
@@ -44,10 +44,9 @@ describe('the Proxmox simulator runs real QEMU guests', () => {
   beforeAll(async () => {
     fx = await startSim('9.1');
     client = fx.client();
-    admin = new SimulatorAdmin(fx.sim.url, fx.sim.caFile, { id: fx.credentials.tokenId, secret: fx.credentials.tokenSecret });
+    admin = fx.admin();
     // The VM's own copy of the lab guest, its MAC and address written in, as an importable volume.
-    const importDir = path.join(fx.stateDir, 'proxmox', 'storage', 'local', NODE, 'import');
-    mkdirSync(importDir, { recursive: true });
+    const importDir = fx.importDir(NODE);
     await makeGuestDisk('mac', path.join(importDir, `guest${VMID}.raw`), { hostname: `guest${VMID}`, nics: [{ mac: MAC, address: `${ADDRESS}/24`, gateway: '192.0.2.254' }] }, image);
     await client.vms.create({
       node: NODE,
@@ -66,7 +65,6 @@ describe('the Proxmox simulator runs real QEMU guests', () => {
   }, 90_000);
 
   afterAll(async () => {
-    await admin?.close();
     const pid = (fx?.sim && (await fx.raw('GET', `/_sim/vms/${VMID}/qemu`)).body?.data?.pid) as number | undefined;
     await fx?.stop();
     if (pid) expect(processAlive(pid)).toBe(false); // the simulator's stop leaves no QEMU behind
