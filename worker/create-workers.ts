@@ -11,8 +11,9 @@ export interface WorkerSetup {
   connection: NativeConnection;
   deps: ActivityDeps;
   /**
-   * A prebuilt bundle (see `npm run build:bundle`; FERRY_WORKFLOW_BUNDLE names one for worker.ts), else
-   * the workflows are bundled at start (webpack in the worker: ~100 MiB of RSS it never gives back).
+   * A prebuilt bundle (scripts/build-bundle.ts, as the Dockerfile runs it; FERRY_WORKFLOW_BUNDLE names one
+   * for worker.ts), else the workflows are bundled at start (webpack in the worker: ~100 MiB of RSS it never
+   * gives back).
    */
   workflowBundlePath?: string;
   /** Extra options for every worker (tests pass a tiny shutdown grace, say). */
@@ -21,6 +22,8 @@ export interface WorkerSetup {
 
 /** The default prebuilt bundle location, used by the container image. */
 export const PREBUILT_BUNDLE = path.join(REPO_ROOT, 'dist', 'workflow-bundle.js');
+/** Only compiled code (dist/) takes the bundle built beside it: run from sources, a bundle there may be stale. */
+const RUNS_COMPILED = path.relative(REPO_ROOT, __dirname).split(path.sep)[0] === 'dist';
 
 /**
  * One Worker per configured task queue. Workflows run on the main queue only; every queue serves the
@@ -29,7 +32,7 @@ export const PREBUILT_BUNDLE = path.join(REPO_ROOT, 'dist', 'workflow-bundle.js'
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const { config, connection, deps } = setup;
   const activities = createActivities(deps);
-  const bundlePath = setup.workflowBundlePath ?? (process.env.FERRY_WORKFLOW_BUNDLE || undefined) ?? (existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
+  const bundlePath = setup.workflowBundlePath ?? (process.env.FERRY_WORKFLOW_BUNDLE || undefined) ?? (RUNS_COMPILED && existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
   const workers: Worker[] = [];
   for (const [role, settings] of Object.entries(config.worker.taskQueues) as Array<[QueueRole, typeof config.worker.taskQueues.main]>) {
     if (!settings) continue;
