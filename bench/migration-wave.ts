@@ -9,7 +9,8 @@
  * --no-approve: every VM stops at the cutover gate; prints the worker's RSS once all N wait there.
  *
  *   npm run bench:migration [-- --vms 200 --latency 3000 --vmotion 2 --imports 2 --max-concurrent 50]
- *   (--cpu-prof DIR: the worker writes a V8 CPU profile there when it stops)
+ *   (--cpu-prof DIR: the worker writes a V8 CPU profile there when it stops; --heap-snapshot DIR: a
+ *   heap snapshot once all wait at the gate; --no-shared-modules: the bundle without shared modules)
  *   npm run bench:migration -- --vms 1000 --no-approve --latency 100 --vmotion 20 --max-concurrent 1000
  *
  * It prints figures; it is not a test.
@@ -47,6 +48,8 @@ const { values: args } = parseArgs({
     'no-approve': { type: 'boolean', default: false },
     'max-cached': { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'heap-snapshot': { type: 'string' },
+    'no-shared-modules': { type: 'boolean', default: false },
   },
 });
 const N = Number(args.vms);
@@ -55,6 +58,7 @@ const IMPORT_MS = Number(args.latency ?? args['import-ms']);
 const VMOTION = Number(args.vmotion);
 const IMPORTS = Number(args.imports);
 const APPROVE = !args['no-approve'];
+let stopping = false;
 
 async function main(): Promise<void> {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-bench-'));
@@ -72,7 +76,7 @@ async function main(): Promise<void> {
   const taskQueue = `bench-${stamp}`;
   // Bundled here, as production prebuilds it: webpack in the worker would add its own memory.
   const bundleFile = path.join(stateDir, 'workflow-bundle.js');
-  const bundled = writeWorkflowBundle(bundleFile);
+  const bundled = writeWorkflowBundle(bundleFile, undefined, !args['no-shared-modules']);
   const worker = await bundled.then(() => startWorkerProcess({
     config: {
       ...sims.document,
@@ -96,6 +100,10 @@ async function main(): Promise<void> {
   const clientConnection = await Connection.connect({ address: server.address });
   const client = new Client({ connection: clientConnection });
   const pid = worker.child.pid!;
+  // A worker that dies mid-run says why (its output is otherwise only kept in memory).
+  worker.child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`worker exited (${code ?? signal}):\n${worker.output().slice(-4000)}`);
+  });
   const config = parseConfig(sims.document, sims.env, 'benchmark');
   const vsphere = new VsphereClient(config.vsphere!);
   try {
@@ -152,6 +160,7 @@ async function main(): Promise<void> {
     printHandoffs('import', imports, historyUses('importDisk', (moid) => String(LAB_VMID_BASE + Number(/\d+$/.exec(moid)?.[0]))), IMPORTS);
     printTail(histories, makespanMs, started);
   } finally {
+    stopping = true;
     await worker.stop();
     await vsphere.close().catch(() => undefined);
     await clientConnection.close();
@@ -181,8 +190,9 @@ async function reportGate(client: Client, waveId: string, pid: number, started: 
   for (let waiting = 0; waiting < N; ) {
     await new Promise((r) => setTimeout(r, 2000));
     waiting = (await client.workflow.count(query)).count;
+    const begun = (await client.workflow.count(`WaveId = '${waveId}' AND FerryKind = 'migrate'`)).count;
     const now = processStats(pid);
-    console.log(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${waiting}/${N} at the gate, worker RSS ${mib(now.rssBytes)}`);
+    console.log(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${waiting}/${N} at the gate (${begun} started), worker RSS ${mib(now.rssBytes)}`);
   }
   // Let the cache settle (evictions) and the last tasks finish.
   await new Promise((r) => setTimeout(r, 10_000));
@@ -190,6 +200,12 @@ async function reportGate(client: Client, waveId: string, pid: number, started: 
   console.log(`  all ${N} at the gate after ${((performance.now() - started) / 1000).toFixed(0)} s`);
   console.log(`  worker RSS at the gate:   ${mib(at.rssBytes)} (peak since start ${mib(at.peakRssBytes)})`);
   console.log(`  worker CPU to the gate:   ${ms((at.cpuMs - before.cpuMs) / N)} per VM`);
+  if (args['heap-snapshot']) {
+    // The worker writes it on SIGUSR2 (--heapsnapshot-signal); give it time, it pauses the process.
+    process.kill(pid, 'SIGUSR2');
+    await new Promise((r) => setTimeout(r, 30_000));
+    console.log(`  heap snapshot written to ${path.resolve(args['heap-snapshot'])}`);
+  }
 }
 
 type Histories = Map<string, Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events'] & object>;
@@ -218,9 +234,10 @@ function printTail(histories: Histories, makespanMs: number, startedPerf: number
   console.log(`    (its workflow closed ${((waveEndMs - lastEventMs) / 1000).toFixed(1)} s before the wave returned)`);
 }
 
-/** --cpu-prof DIR: the worker process profiles itself (V8 .cpuprofile, written when it stops). */
+/** --cpu-prof DIR: the worker profiles itself (V8 .cpuprofile, written when it stops); --heap-snapshot DIR: at the gate. */
 function cpuProfile(): string[] {
-  return args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [];
+  const heap = args['heap-snapshot'] ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(args['heap-snapshot'])}`] : [];
+  return [...heap, ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [])];
 }
 
 main().catch((err: unknown) => {

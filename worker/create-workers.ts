@@ -5,6 +5,7 @@ import { createActivities, type ActivityDeps } from '../activities';
 import type { FerryConfig } from '../src/config';
 import { queueName, type QueueRole } from '../src/domain/task-queues';
 import { REPO_ROOT, WORKFLOWS_PATH } from '../src/paths';
+import { sharedWorkflowModules } from './workflow-bundle';
 
 export interface WorkerSetup {
   config: FerryConfig;
@@ -41,7 +42,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
       role !== 'main'
         ? {}
         : {
-            ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH }),
+            ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
             maxCachedWorkflows: config.worker.maxCachedWorkflows,
             maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
           };

@@ -1,14 +1,45 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../src/paths';
+import { REPO_ROOT, WORKFLOWS_PATH } from '../src/paths';
+
+const DOMAIN_DIR = path.join(REPO_ROOT, 'src', 'domain');
+const SHARED_LIBRARIES = path.join(REPO_ROOT, 'worker', 'shared-libraries.ts');
+
+/**
+ * Modules evaluated once per worker and shared by every workflow (the SDK's `preloadModules`) instead of
+ * once per workflow: the SDK gives each workflow its own module cache, so otherwise every cached workflow
+ * holds its own copy of src/domain, zod, luxon and @noble (most of its memory, and CPU each time an
+ * evicted workflow is rebuilt). Safe because src/domain is pure and these libraries keep no per-run
+ * state. The SDK freezes what shared modules export, which zod schemas do not survive (they bind their
+ * methods on first use), so files defining schemas, and the barrels (index.ts) that re-export them, stay
+ * per workflow; test/unit/worker/shared-modules.test.ts checks that no shared file imports one.
+ */
+export function sharedWorkflowModules(domainDir = DOMAIN_DIR): string[] {
+  const shared = domainFiles(domainDir).filter((file) => path.basename(file) !== 'index.ts' && !definesZodSchemas(file));
+  return [SHARED_LIBRARIES, ...shared];
+}
+
+export function definesZodSchemas(file: string): boolean {
+  return /from 'zod'/.test(readFileSync(file, 'utf8'));
+}
+
+/** Every source file under src/domain (tests and declarations aside). */
+export function domainFiles(dir = DOMAIN_DIR): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !/\.(test|d)\.ts$/.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
 
 /**
  * Bundles the workflows into a file a worker loads (`workflowBundle: { codePath }`), so the worker
  * skips webpack at its start (time, and memory it would keep). Returns the bundle's size in bytes.
+ * `shareModules: false` builds it as before sharing (for benchmarks comparing the two).
  */
-export async function writeWorkflowBundle(file: string, workflowsPath = WORKFLOWS_PATH): Promise<number> {
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+export async function writeWorkflowBundle(file: string, workflowsPath = WORKFLOWS_PATH, shareModules = true): Promise<number> {
+  const preloadModules = shareModules ? sharedWorkflowModules() : [];
+  const { code } = await bundleWorkflowCode({ workflowsPath, preloadModules, logger: new DefaultLogger('WARN') });
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, code);
   return code.length;
