@@ -1,19 +1,39 @@
 // Every workflow type ferry's worker registers. Only deterministic code lives under workflows/.
-export { doctor } from './doctor';
-export { migrateVm } from './migrate-vm';
-export { migrationWave } from './migration-wave';
-export { netboxVm } from './netbox-vm';
-export { planMigration } from './plan-migration';
-export { provisionPlanned } from './provision-planned';
-export { provisionVm } from './provision-vm';
-export { sdnSync } from './sdn-sync';
-export { semaphore } from './semaphore';
-export { teardownVm } from './teardown-vm';
-export { vmidAllocator } from './vmid-allocator';
-
+//
+// Each type loads its module on its first call, not here: the SDK gives every workflow run its own
+// module cache, so importing them all eagerly made each run (e.g. each of 1,000 VMs at the cutover gate)
+// evaluate every workflow's code, provisioning, teardown and the wave included. webpack bundles a
+// synchronous require and evaluates its module when the call reaches it.
+/* eslint-disable @typescript-eslint/no-require-imports */
 import type { SemaphoreWorkflow, VmidAllocatorWorkflow } from '../src/domain/messages';
-import { semaphore } from './semaphore';
-import { vmidAllocator } from './vmid-allocator';
+import type * as Doctor from './doctor';
+import type * as MigrateVm from './migrate-vm';
+import type * as MigrationWave from './migration-wave';
+import type * as NetboxVm from './netbox-vm';
+import type * as PlanMigration from './plan-migration';
+import type * as ProvisionPlanned from './provision-planned';
+import type * as ProvisionVm from './provision-vm';
+import type * as SdnSync from './sdn-sync';
+import type * as Semaphore from './semaphore';
+import type * as TeardownVm from './teardown-vm';
+import type * as VmidAllocator from './vmid-allocator';
+
+export const doctor: typeof Doctor.doctor = (...args) => (require('./doctor') as typeof Doctor).doctor(...args);
+export const migrateVm: typeof MigrateVm.migrateVm = (...args) => (require('./migrate-vm') as typeof MigrateVm).migrateVm(...args);
+export const migrationWave: typeof MigrationWave.migrationWave = (...args) =>
+  (require('./migration-wave') as typeof MigrationWave).migrationWave(...args);
+export const netboxVm: typeof NetboxVm.netboxVm = (...args) => (require('./netbox-vm') as typeof NetboxVm).netboxVm(...args);
+export const planMigration: typeof PlanMigration.planMigration = (...args) =>
+  (require('./plan-migration') as typeof PlanMigration).planMigration(...args);
+export const provisionPlanned: typeof ProvisionPlanned.provisionPlanned = (...args) =>
+  (require('./provision-planned') as typeof ProvisionPlanned).provisionPlanned(...args);
+export const provisionVm: typeof ProvisionVm.provisionVm = (...args) => (require('./provision-vm') as typeof ProvisionVm).provisionVm(...args);
+export const sdnSync: typeof SdnSync.sdnSync = (...args) => (require('./sdn-sync') as typeof SdnSync).sdnSync(...args);
+export const semaphore: typeof Semaphore.semaphore = (...args) => (require('./semaphore') as typeof Semaphore).semaphore(...args);
+export const teardownVm: typeof TeardownVm.teardownVm = (...args) => (require('./teardown-vm') as typeof TeardownVm).teardownVm(...args);
+export const vmidAllocator: typeof VmidAllocator.vmidAllocator = (...args) =>
+  (require('./vmid-allocator') as typeof VmidAllocator).vmidAllocator(...args);
+
 // Activities start these two by the signatures in src/domain/messages.ts; this fails to compile if they drift.
 const startedByActivities: [SemaphoreWorkflow, VmidAllocatorWorkflow] = [semaphore, vmidAllocator];
 void startedByActivities;
