@@ -10,7 +10,8 @@
  *
  *   npm run bench:migration [-- --vms 200 --latency 3000 --vmotion 2 --imports 2 --max-concurrent 50]
  *   (--cpu-prof DIR: the worker writes a V8 CPU profile there when it stops; --heap-snapshot DIR: a
- *   heap snapshot once all wait at the gate; --no-shared-modules: the bundle without shared modules)
+ *   heap snapshot once all wait at the gate; --no-shared-modules: the bundle without shared modules;
+ *   --compiled: the worker as the container runs it, dist/worker.js, instead of worker.ts through tsx)
  *   npm run bench:migration -- --vms 1000 --no-approve --latency 100 --vmotion 20 --max-concurrent 1000
  *
  * It prints figures; it is not a test.
@@ -50,6 +51,7 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'string' },
     'heap-snapshot': { type: 'string' },
     'no-shared-modules': { type: 'boolean', default: false },
+    compiled: { type: 'boolean', default: false },
   },
 });
 const N = Number(args.vms);
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
     configFile: path.join(stateDir, 'ferry.yaml'),
     env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
     nodeArgs: cpuProfile(),
+    compiled: args.compiled,
     name: 'bench',
   })).catch(async (err: unknown) => {
     await sims.stop();

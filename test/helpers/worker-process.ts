@@ -23,6 +23,8 @@ export interface WorkerProcessOptions {
   name?: string;
   /** Extra node options before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
   nodeArgs?: string[];
+  /** The compiled worker (dist/worker.js, as the container runs it) instead of worker.ts through tsx. */
+  compiled?: boolean;
 }
 
 /**
@@ -31,7 +33,8 @@ export interface WorkerProcessOptions {
  */
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   writeFileSync(options.configFile, stringify(options.config));
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'worker.ts'), '--config', options.configFile], {
+  const script = options.compiled ? [path.join(ROOT, 'dist', 'worker.js')] : ['--import', 'tsx', path.join(ROOT, 'worker.ts')];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...script, '--config', options.configFile], {
     cwd: ROOT,
     env: { ...process.env, ...options.env, FERRY_LOG_LEVEL: process.env.FERRY_LOG_LEVEL ?? 'WARN' },
     stdio: ['ignore', 'pipe', 'pipe'],
