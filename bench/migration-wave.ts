@@ -190,19 +190,24 @@ function printHandoffs(what: string, simUses: Map<string, Use>, historyUses: Map
 async function reportGate(client: Client, waveId: string, pid: number, started: number): Promise<void> {
   const query = `WaveId = '${waveId}' AND FerryStage = 'awaiting-approval' AND ExecutionStatus = 'Running'`;
   const before = processStats(pid);
-  for (let waiting = 0; waiting < N; ) {
+  let waiting = 0;
+  // A VM the wave finishes without starting (e.g. refused) never reaches the gate: stop once every
+  // started VM waits there and that has not changed for a minute.
+  for (let unchangedSince = performance.now(); waiting < N && performance.now() - unchangedSince < 60_000; ) {
     await new Promise((r) => setTimeout(r, 2000));
-    waiting = (await client.workflow.count(query)).count;
+    const count = (await client.workflow.count(query)).count;
     const begun = (await client.workflow.count(`WaveId = '${waveId}' AND FerryKind = 'migrate'`)).count;
+    if (count !== waiting || begun !== count) unchangedSince = performance.now();
+    waiting = count;
     const now = processStats(pid);
     console.log(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${waiting}/${N} at the gate (${begun} started), worker RSS ${mib(now.rssBytes)}`);
   }
   // Let the cache settle (evictions) and the last tasks finish.
   await new Promise((r) => setTimeout(r, 10_000));
   const at = processStats(pid);
-  console.log(`  all ${N} at the gate after ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`  ${waiting} of ${N} at the gate after ${((performance.now() - started) / 1000).toFixed(0)} s`);
   console.log(`  worker RSS at the gate:   ${mib(at.rssBytes)} (peak since start ${mib(at.peakRssBytes)})`);
-  console.log(`  worker CPU to the gate:   ${ms((at.cpuMs - before.cpuMs) / N)} per VM`);
+  console.log(`  worker CPU to the gate:   ${ms((at.cpuMs - before.cpuMs) / waiting)} per VM`);
   if (args['heap-snapshot']) {
     // The worker writes it on SIGUSR2 (--heapsnapshot-signal); give it time, it pauses the process.
     process.kill(pid, 'SIGUSR2');
