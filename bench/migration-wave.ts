@@ -16,12 +16,14 @@
  *
  * It prints figures; it is not a test.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { parseConfig } from '../src/config';
+import { REPO_ROOT } from '../src/paths';
 import { VsphereClient } from '../src/vsphere';
 import { startMigrationSims } from '../lab/migration-lab';
 import { startDevServer } from '../lab/temporal-dev-server';
@@ -133,6 +135,7 @@ async function main(): Promise<void> {
     console.log(`  worker (pid ${pid}) before the wave: RSS ${mib(idle.rssBytes)}, CPU ${(idle.cpuMs / 1000).toFixed(1)} s since start`);
     if (!APPROVE) {
       await reportGate(client, waveId, pid, started);
+      timeStatus(waveId, path.join(stateDir, 'ferry.yaml'), sims.env);
       clearInterval(rssSampler);
       await wave.terminate('benchmark done');
       await sampler.stop();
@@ -214,6 +217,19 @@ async function reportGate(client: Client, waveId: string, pid: number, started: 
     await new Promise((r) => setTimeout(r, 30_000));
     console.log(`  heap snapshot written to ${path.resolve(args['heap-snapshot'])}`);
   }
+}
+
+/** `ferry status <wave>` as an operator runs it (compiled CLI), three times: the median wall time. */
+function timeStatus(waveId: string, configFile: string, env: Record<string, string>): void {
+  const times: number[] = [];
+  let output = '';
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'ferry.js'), '-c', configFile, 'status', waveId], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    times.push(performance.now() - t0);
+    output = run.status === 0 ? '' : `exit ${run.status}: ${(run.stderr || run.stdout).slice(0, 500)}`;
+  }
+  console.log(`  ferry status <wave>:      ${ms(percentile(times, 50))} median of 3${output ? ` (${output})` : ''}`);
 }
 
 type Histories = Map<string, Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events'] & object>;
