@@ -45,6 +45,8 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
             ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
             maxCachedWorkflows: config.worker.maxCachedWorkflows,
             maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
+            // Taken by the SDK (its WorkerOptions type lists it only among the compiled defaults).
+            ...({ isolateExecutionTimeout: config.worker.isolateExecutionTimeout } as Partial<WorkerOptions>),
           };
     workers.push(
       await Worker.create({

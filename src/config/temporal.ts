@@ -69,6 +69,13 @@ export const workerSection = z
      * an evicted one is rebuilt from its history when it next has work. Bounds worker memory.
      */
     maxCachedWorkflows: z.number().int().min(0).max(100_000).default(DEFAULT_MAX_CACHED_WORKFLOWS),
+    /**
+     * How long one workflow activation may run before the worker gives up on it (the SDK's default: 5 s).
+     * A large wave's activations take seconds of CPU on a loaded host, and a timeout inside the workflow
+     * sandbox crashes Node ("async hook stack has become corrupted", nodejs/node#38503); the server's
+     * workflow task timeout still bounds a stuck task.
+     */
+    isolateExecutionTimeout: duration.default('60s'),
     /** Workflow tasks this worker runs at once (main queue). */
     maxConcurrentWorkflowTaskExecutions: z.number().int().min(2).max(1_000).default(DEFAULT_MAX_WORKFLOW_TASKS),
   })

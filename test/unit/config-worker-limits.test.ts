@@ -15,6 +15,12 @@ describe('config: worker memory and concurrency', () => {
     expect(worker).toMatchObject({ maxCachedWorkflows: 0, maxConcurrentWorkflowTaskExecutions: 8, taskQueues: { import: { maxConcurrentActivities: 2 } } });
   });
 
+  it('gives a workflow activation 60 s by default (the SDK 5 s) and takes a duration from ferry.yaml', () => {
+    expect(parseConfig({}, {}).worker.isolateExecutionTimeout).toBe('60s');
+    expect(parseConfig({ worker: { isolateExecutionTimeout: '2m' } }, {}).worker.isolateExecutionTimeout).toBe('2m');
+    expect(problemsOf(() => parseConfig({ worker: { isolateExecutionTimeout: 'soon' } }, {}))).toEqual([expect.stringMatching(/^worker\.isolateExecutionTimeout /)]);
+  });
+
   it('refuses values that are not whole numbers in range, naming the key', () => {
     const problems = problemsOf(() => parseConfig({ worker: { maxCachedWorkflows: -1, maxConcurrentWorkflowTaskExecutions: 1.5 } }, {}));
     expect(problems).toEqual(
