@@ -16,7 +16,7 @@
  *
  * It prints figures; it is not a test.
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -114,7 +114,8 @@ async function main(): Promise<void> {
   try {
     const idle = processStats(pid);
     let peakRss = idle.rssBytes;
-    const rssSampler = setInterval(() => (peakRss = Math.max(peakRss, processStats(pid).rssBytes)), 250);
+    // A worker that died must not crash the benchmark before it stops the simulators and the server.
+    const rssSampler = setInterval(() => workerAlive(worker.child) && (peakRss = Math.max(peakRss, processStats(pid).rssBytes)), 250);
     const sampler = sampleRelocations(vsphere);
     await sims.admin.clearLog();
     const waveId = `bench-${stamp}`;
@@ -134,7 +135,7 @@ async function main(): Promise<void> {
     console.log(`wave of ${N} VMs (vMotion ${RELOCATE_MS} ms each, limit ${VMOTION}; import ${IMPORT_MS} ms each, limit ${IMPORTS})`);
     console.log(`  worker (pid ${pid}) before the wave: RSS ${mib(idle.rssBytes)}, CPU ${(idle.cpuMs / 1000).toFixed(1)} s since start`);
     if (!APPROVE) {
-      await reportGate(client, waveId, pid, started);
+      await reportGate(client, waveId, worker.child, started);
       timeStatus(waveId, path.join(stateDir, 'ferry.yaml'), sims.env);
       clearInterval(rssSampler);
       await wave.terminate('benchmark done');
@@ -190,7 +191,12 @@ function printHandoffs(what: string, simUses: Map<string, Use>, historyUses: Map
 }
 
 /** Waits until all N VM workflows wait at the cutover gate, then prints the worker's memory and CPU. */
-async function reportGate(client: Client, waveId: string, pid: number, started: number): Promise<void> {
+function workerAlive(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+async function reportGate(client: Client, waveId: string, child: ChildProcess, started: number): Promise<void> {
+  const pid = child.pid!;
   const query = `WaveId = '${waveId}' AND FerryStage = 'awaiting-approval' AND ExecutionStatus = 'Running'`;
   const before = processStats(pid);
   let waiting = 0;
@@ -198,6 +204,7 @@ async function reportGate(client: Client, waveId: string, pid: number, started: 
   // started VM waits there and that has not changed for a minute.
   for (let unchangedSince = performance.now(); waiting < N && performance.now() - unchangedSince < 60_000; ) {
     await new Promise((r) => setTimeout(r, 2000));
+    if (!workerAlive(child)) throw new Error('the worker died before the VMs reached the gate (its output is above)');
     const count = (await client.workflow.count(query)).count;
     const begun = (await client.workflow.count(`WaveId = '${waveId}' AND FerryKind = 'migrate'`)).count;
     if (count !== waiting || begun !== count) unchangedSince = performance.now();
