@@ -47,7 +47,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; bytes: numb
 }
 
 /** One sample: the summary query (25 and 200 rows), the full status query, the history's length and size. */
-async function sample(wave: WorkflowHandle, label: string, summaryMs: number[]): Promise<number> {
+async function sample(wave: WorkflowHandle, label: string, summaryMs: number[], cli?: () => { ms: number }): Promise<number> {
   const summary = await timed(() => wave.query(waveSummaryQuery, { limit: 25 }));
   summaryMs.push(summary.ms);
   const page = await timed(() => wave.query(waveSummaryQuery, { limit: 200 }));
@@ -55,13 +55,18 @@ async function sample(wave: WorkflowHandle, label: string, summaryMs: number[]):
   const { raw } = await wave.describe();
   const info = raw.workflowExecutionInfo!;
   const atGate = summary.value.stages['awaiting-approval'] ?? 0;
+  const status = cli?.();
+  if (status) cliMs.push(status.ms);
   console.log(
     `${label}: ${summary.value.counts.running ?? 0} running, ${atGate} at the gate | summary (25 rows) ${ms(summary.ms)} ${kb(summary.bytes)} | ` +
       `(200 rows) ${ms(page.ms)} ${kb(page.bytes)} | full status ${ms(full.ms)} ${kb(full.bytes)} | ` +
-      `history ${String(info.historyLength)} events ${kb(Number(info.historySizeBytes))}`,
+      `history ${String(info.historyLength)} events ${kb(Number(info.historySizeBytes))}${status ? ` | ferry status ${ms(status.ms)}` : ''}`,
   );
   return atGate;
 }
+
+/** `ferry status <wave>` times while the VMs move. */
+const cliMs: number[] = [];
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 
@@ -132,7 +137,7 @@ async function main(): Promise<void> {
     for (;;) {
       await new Promise((r) => setTimeout(r, 5_000));
       const at = `${((Date.now() - started) / 1000).toFixed(0)} s`;
-      const atGate = await sample(wave, at, summaryMs).catch((err: unknown) => {
+      const atGate = await sample(wave, at, summaryMs, () => cliStatus(configFile, sims.env, wave.workflowId)).catch((err: unknown) => {
         console.log(`${at}: query failed: ${String(err)}`);
         return 0;
       });
@@ -146,6 +151,7 @@ async function main(): Promise<void> {
     const { raw } = await wave.describe();
     const info = raw.workflowExecutionInfo!;
     console.log(`summary query while VMs ran: p50 ${ms(percentile(ramp, 50))}, p99 ${ms(percentile(ramp, 99))}, max ${ms(Math.max(...ramp))} (${ramp.length})`);
+    console.log(`ferry status while VMs ran:  p50 ${ms(percentile(cliMs, 50))}, p99 ${ms(percentile(cliMs, 99))}, max ${ms(Math.max(...cliMs))} (${cliMs.length})`);
     console.log(`summary query at the gate:   p50 ${ms(percentile(atGate, 50))}, max ${ms(Math.max(...atGate))}`);
     console.log(`ferry status <wave>:         median ${ms(percentile(cli.map((c) => c.ms), 50))} of 5 (${cli.map((c) => ms(c.ms)).join(', ')}); --json ${kb(cliJson.bytes)}`);
     console.log(`wave history:                ${String(info.historyLength)} events, ${kb(Number(info.historySizeBytes))} (limits 50k events, 50 MB)`);
