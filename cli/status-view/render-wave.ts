@@ -12,6 +12,11 @@ export function waveHeader(wave: WaveSummary, state: string, copies: readonly Ac
   const stages = Object.entries(wave.stages)
     .map(([stage, n]) => `${stage} ${n}`)
     .join(' | ');
+  if (wave.source === 'visibility') {
+    // The wave did not answer in time: what visibility knows, without the ETA only the wave can make.
+    const started = `${wave.vms} VM workflows started: ${wave.counts.running} running, ${wave.counts.finished} finished`;
+    return [`wave ${wave.waveId} (${state}) ${started}`, `  stages: ${stages || '-'}`, `  (from visibility: the wave's worker did not answer in time; VMs not started yet, refusals and the ETA are not shown)`];
+  }
   return [`wave ${wave.waveId} (${wave.stage}, ${state}) ${counts}`, `  stages: ${stages || '-'}`, `  ${etaLine({ ...wave, eta: etaWithCopies(wave.eta, copies) }, copies)}`];
 }
 

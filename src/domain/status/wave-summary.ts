@@ -68,6 +68,11 @@ export const waveSummarySchema = z.object({
   eta: waveEtaSchema,
   rows: z.array(waveVmRowSchema),
   page: z.object({ offset: z.number(), limit: z.number(), matching: z.number(), filter: z.enum(['all', 'attention']) }),
+  /**
+   * Who answered: the wave itself (absent), or visibility, when the wave's query took too long (its
+   * worker busy): then VMs not started yet, refusals, approvals and throughput are not known.
+   */
+  source: z.enum(['wave', 'visibility']).optional(),
 });
 export type WaveSummary = z.infer<typeof waveSummarySchema>;
 // The ETA arithmetic's type and the schema's stay one shape.
