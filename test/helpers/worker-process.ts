@@ -23,6 +23,8 @@ export interface WorkerProcessOptions {
   name?: string;
   /** Extra node options before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
   nodeArgs?: string[];
+  /** The checkout whose worker.ts runs (default this one): a benchmark compares with another. */
+  root?: string;
 }
 
 /**
@@ -31,8 +33,9 @@ export interface WorkerProcessOptions {
  */
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   writeFileSync(options.configFile, stringify(options.config));
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'worker.ts'), '--config', options.configFile], {
-    cwd: ROOT,
+  const root = options.root ?? ROOT;
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', path.join(root, 'worker.ts'), '--config', options.configFile], {
+    cwd: root,
     env: { ...process.env, ...options.env, FERRY_LOG_LEVEL: process.env.FERRY_LOG_LEVEL ?? 'WARN' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
