@@ -69,12 +69,14 @@ export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
       };
     },
 
-    async assignNetboxIp({ netboxId, interfaceId, prefix, dnsName }) {
+    async assignNetboxIp({ netboxId, interfaceId, prefix, dnsName, newInterface }) {
       const client = netbox();
       const intent = writeIntent();
       const found = await prefixes.get(client, prefix);
+      const freshInterface = newInterface === true && !intent.startedEarlier('ip');
       intent.start('ip');
-      const ip = await client.allocateIp(found, interfaceId, { ...(dnsName ? { dnsName } : {}), description: 'allocated by ferry' }).catch((err: unknown) => {
+      const fields = { ...(dnsName ? { dnsName } : {}), description: 'allocated by ferry' };
+      const ip = await client.allocateIp(found, interfaceId, fields, { freshInterface }).catch((err: unknown) => {
         prefixes.forget(prefix);
         throw err;
       });

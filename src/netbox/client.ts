@@ -242,8 +242,10 @@ export class NetboxClient {
     prefix: Prefix,
     interfaceId: number,
     fields: { dnsName?: string; description?: string; status?: string } = {},
+    options: { freshInterface?: boolean } = {},
   ): Promise<{ outcome: Outcome; value: IpAddress }> {
-    const [existing] = await this.http.list(IPS, { vminterface_id: interfaceId, parent: prefix.prefix }, ipAddressSchema);
+    // An interface the caller has just created (and not yet given an address) has none to find.
+    const [existing] = options.freshInterface ? [] : await this.http.list(IPS, { vminterface_id: interfaceId, parent: prefix.prefix }, ipAddressSchema);
     if (existing) return { outcome: 'unchanged', value: existing };
     const body = {
       assigned_object_type: VM_INTERFACE_TYPE,
