@@ -25,6 +25,8 @@ export interface WorkerProcessOptions {
   nodeArgs?: string[];
   /** The compiled worker (dist/worker.js, as the container runs it) instead of worker.ts through tsx. */
   compiled?: boolean;
+  /** The checkout whose worker.ts runs (default this one): a benchmark compares with another. */
+  root?: string;
 }
 
 /**
@@ -33,9 +35,10 @@ export interface WorkerProcessOptions {
  */
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   writeFileSync(options.configFile, stringify(options.config));
-  const script = options.compiled ? [path.join(ROOT, 'dist', 'worker.js')] : ['--import', 'tsx', path.join(ROOT, 'worker.ts')];
+  const root = options.root ?? ROOT;
+  const script = options.compiled ? [path.join(root, 'dist', 'worker.js')] : ['--import', 'tsx', path.join(root, 'worker.ts')];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...script, '--config', options.configFile], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, ...options.env, FERRY_LOG_LEVEL: process.env.FERRY_LOG_LEVEL ?? 'WARN' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
