@@ -195,7 +195,6 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
     };
 
     it('refuses a wave whose disks do not fit there before any vMotion, with vCenter\'s numbers', async () => {
-      const workers = await labWorkers(temporal.nativeConnection, lab.deps);
       const before = await lab.deps.vsphere!.discover();
       const legacy = before.inventory.vms.find((v) => v.name === 'mig-legacy01')!;
       const empty = await room(legacy.moid);
@@ -205,7 +204,7 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
       const { config, password } = lab.vcsim;
       await promisify(execFile)(
         toolPath('govc'),
-        ['vm.create', '-on=false', `-ds=${ESTATE.migrationDatastore}`, `-host=${ESTATE.clusterHosts[0]}`, `-disk=${fillerMiB}MB`, 'ferry-filler'],
+        ['vm.create', '-on=false', `-ds=${ESTATE.migrationDatastore}`, `-host=${ESTATE.clusterHosts[0]}`, `-disk=${fillerMiB}MB`, `-net=${ESTATE.portgroups.vlan100}`, 'ferry-filler'],
         {
           env: {
             ...process.env,
@@ -222,6 +221,7 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
       const expectedRoom = filled.free - Math.ceil(filled.capacity * 0.1);
       expect(expectedRoom).toBeLessThan(32 * GiB);
 
+      const workers = await labWorkers(temporal.nativeConnection, lab.deps);
       await workers.run(async () => {
         const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
           taskQueue: workers.taskQueue,
