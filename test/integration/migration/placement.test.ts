@@ -4,6 +4,10 @@ import { approveWaveUpdate, cutoverPlanQuery, migrationStatusQuery, waveStatusQu
 import { placeVm } from '../../../cli/commands/place';
 import { migrateVmWorkflowId } from '../../../src/domain/migration';
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { spawnFerry } from '../../helpers/processes';
 import { promisify } from 'node:util';
 import { ESTATE } from '../../../lab/vcsim/estate';
 import { toolPath } from '../../../lab/tools';
@@ -146,7 +150,12 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
         squatter.createdMs -= 60_000; // old enough for /cluster/resources (the lab gives it pmxcfs's lag)
         const refused = placeVm(temporal.client, vmWorkflowId, { node: full, by: 'lab-admin', reason: 'more room there' });
         await expect(refused).rejects.toThrow(new RegExp(`place refused by ${vmWorkflowId}: mig-web01 cannot move to ${full}: memory on ${full}: needs 8 GiB, \\d+(\\.\\d)? GiB free \\(limit \\d+ GiB = 1\\.0 × \\d+ GiB; \\d+(\\.\\d)? GiB committed\\)`));
-        await expect(placeVm(temporal.client, vmWorkflowId, { node: 'pve9', by: 'lab-admin', reason: 'typo' })).rejects.toThrow(/pve9 is not a node of the cluster \(nodes: pve1, pve2, pve3\)/);
+        // The CLI as a person runs it: a node that does not exist.
+        const configFile = path.join(lab.stateDir, `${workers.taskQueue}.yaml`);
+        writeFileSync(configFile, stringify({ ...lab.document, worker: { taskQueue: workers.taskQueue } }));
+        const cli = spawnFerry(['-c', configFile, 'place', vmWorkflowId, '--node', 'pve9', '--by', 'lab-admin', '--reason', 'typo'], lab.env);
+        expect(await cli.exited).toBe(1);
+        expect(cli.output()).toMatch(/place refused by .*: mig-web01 cannot move to pve9: pve9 is not a node of the cluster \(nodes: pve1, pve2, pve3\)/);
         expect(nodesOfShell()).toEqual([planned]);
 
         const target = NODES.find((n) => n !== planned && n !== full)!;
