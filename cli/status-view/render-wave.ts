@@ -47,7 +47,7 @@ function rowDetail(row: WaveVmRow, activities: readonly RunningActivity[], now: 
   const age = row.stageSince !== undefined ? formatDuration((now - row.stageSince) / 1000) : '?';
   const copy = activities.find((a) => COPIES.has(a.activity));
   if (copy) return copyDetail(copy.progress, copy.attempt);
-  if (row.stage?.startsWith('awaiting-')) return `waiting ${age}`;
+  if (row.stage?.startsWith('awaiting-')) return `waiting ${age}${row.node ? ` on ${row.node}` : ''}`;
   const permit = PERMIT_STAGES[row.stage ?? ''];
   if (permit && activities.length === 0) return `waits for ${permit} ${age}`;
   const running = activities[0];

@@ -1,3 +1,5 @@
+import type { PlacementMoveRecord } from '../placement/move';
+import type { VmPlacement } from '../placement/vm-settings';
 import type { WaitRecord } from '../waits';
 import type { MigrationAction } from './actions';
 import type { CutoverDecision } from './approval';
@@ -94,6 +96,10 @@ export interface MigrationStatus {
   cancellation?: CancellationRecord;
   /** When the approved cutover starts (its window, `approve --at`), once approved. */
   schedule?: CutoverSchedule;
+  /** Where the VM goes on Proxmox: its node, each disk's storage (and the node's memory commitment, when placed). */
+  placement?: VmPlacement;
+  /** Each accepted `ferry place`: who, why, from where to where. */
+  placementMoves?: PlacementMoveRecord[];
 }
 
 export type { WaitRecord };

@@ -38,6 +38,8 @@ export const waveVmRowSchema = z.object({
   bytes: z.number().optional(),
   /** Why a person should look: `failed`, `awaiting-decision`, `awaiting-approval`, … */
   attention: z.string().optional(),
+  /** The Proxmox node placement (or `ferry place`) put it on. */
+  node: z.string().optional(),
 });
 export type WaveVmRow = z.infer<typeof waveVmRowSchema>;
 
@@ -119,6 +121,7 @@ function rowOf(vm: WaveVm): WaveVmRow {
     ...(vm.error !== undefined ? { error: vm.error.slice(0, 300) } : {}),
     ...(vm.bytes !== undefined ? { bytes: vm.bytes } : {}),
     ...(attention !== undefined ? { attention } : {}),
+    ...(vm.placement ? { node: vm.placement.node } : {}),
   };
 }
 
