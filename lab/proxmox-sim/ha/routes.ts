@@ -1,4 +1,4 @@
-import { fail } from '../api-error';
+import { ApiError, fail } from '../api-error';
 import type { Cluster } from '../cluster';
 import type { RouteTable, SimRequest } from '../routes/types';
 import { haConfig, parseSid, type HaGroup, type HaResource, type HaRule } from './state';
@@ -68,6 +68,16 @@ function ruleResources(cluster: Cluster, list: string): string[] {
   const unmanaged = ids.filter((sid) => !haConfig(cluster).resources.has(sid)).sort();
   if (unmanaged.length > 0) throw fail(`cannot use unmanaged resource(s) ${unmanaged.join(', ')}.`);
   return ids;
+}
+
+/**
+ * The one feasibility check of PVE::HA::Rules simulated: a negative resource-affinity rule cannot keep
+ * more resources apart than there are nodes (400, "Rule '…' is invalid.").
+ */
+function assertFeasible(cluster: Cluster, id: string, rule: HaRule): void {
+  if (rule.type === 'resource-affinity' && rule.affinity === 'negative' && rule.resources.length > cluster.nodes.length) {
+    throw new ApiError(400, `Rule '${id}' is invalid.`, { resources: 'rule defines more resources than available nodes' });
+  }
 }
 
 function requireMigrated(cluster: Cluster, what: 'create' | 'update'): void {
@@ -153,7 +163,7 @@ export const haRoutes: RouteTable = {
 
   'POST /cluster/ha/groups': ({ cluster, params }) => {
     const ha = haConfig(cluster);
-    if (ha.groups.has(params.group!)) throw fail(`ha group '${params.group}' already defined`);
+    if (ha.groups.has(params.group!)) throw fail(`ha group ID '${params.group}' already defined`);
     checkNodes(cluster, params.nodes!);
     ha.groups.set(params.group!, defined({ nodes: params.nodes!, restricted: flag(params.restricted), nofailback: flag(params.nofailback), comment: params.comment }) as HaGroup);
     return null;
@@ -175,8 +185,8 @@ export const haRoutes: RouteTable = {
 
   'DELETE /cluster/ha/groups/{group}': ({ cluster, params }) => {
     const ha = haConfig(cluster);
-    const users = [...ha.resources.entries()].filter(([, r]) => r.group === params.group).map(([sid]) => sid);
-    if (users.length > 0) throw fail(`ha group '${params.group}' is used by resource(s) ${users.sort().join(', ')}`);
+    const user = [...ha.resources.entries()].sort(([a], [b]) => a.localeCompare(b)).find(([, r]) => r.group === params.group);
+    if (user) throw fail(`ha group is used by service '${user[0]}'`);
     ha.groups.delete(params.group!);
     return null;
   },
@@ -205,7 +215,9 @@ export const haRoutes: RouteTable = {
     const resources = ruleResources(cluster, params.resources!);
     if (params.nodes !== undefined) checkNodes(cluster, params.nodes);
     const order = Math.max(0, ...[...ha.rules.values()].map((r) => r.order)) + 1;
-    ha.rules.set(params.rule!, { type, resources, order, ...defined({ nodes: params.nodes, strict: flag(params.strict), affinity: params.affinity, disable: flag(params.disable) || undefined, comment: params.comment }) });
+    const rule: HaRule = { type, resources, order, ...defined({ nodes: params.nodes, strict: flag(params.strict), affinity: params.affinity, disable: flag(params.disable) || undefined, comment: params.comment }) };
+    assertFeasible(cluster, params.rule!, rule);
+    ha.rules.set(params.rule!, rule);
     return null;
   },
 
@@ -216,8 +228,10 @@ export const haRoutes: RouteTable = {
     const r = ha.rules.get(params.rule!);
     if (!r) throw fail(`HA rule '${params.rule}' does not exist`);
     if (params.type !== undefined && params.type !== r.type) throw fail(`rule type '${params.type}' does not match '${r.type}'`);
-    if (params.resources !== undefined) r.resources = ruleResources(cluster, params.resources);
+    const resources = params.resources !== undefined ? ruleResources(cluster, params.resources) : r.resources;
     if (params.nodes !== undefined) checkNodes(cluster, params.nodes);
+    assertFeasible(cluster, params.rule!, { ...r, resources, ...defined({ affinity: params.affinity }) });
+    r.resources = resources;
     Object.assign(r, defined({ nodes: params.nodes, strict: flag(params.strict), affinity: params.affinity, comment: params.comment }));
     if (params.disable !== undefined) r.disable = params.disable === '1' || undefined;
     for (const key of (params.delete ?? '').split(/[,;\s]+/).filter(Boolean)) delete (r as unknown as Record<string, unknown>)[key];

@@ -64,6 +64,25 @@ export class HaConfig {
   }
 }
 
+/**
+ * What PVE 9's CRM does once every node runs 9 (PVE::HA::Groups::migrate_groups_to_rules): each group
+ * a resource uses becomes the node-affinity rule `ha-group-<group>` over those resources; then the
+ * groups and the resources' `group` go. For tests of a cluster after its upgrade.
+ */
+export function migrateGroupsToRules(ha: HaConfig): void {
+  const used = new Map<string, string[]>();
+  for (const [sid, r] of [...ha.resources.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    if (r.group && ha.groups.has(r.group)) used.set(r.group, [...(used.get(r.group) ?? []), sid]);
+  }
+  for (const [group, resources] of used) {
+    const g = ha.groups.get(group)!;
+    const order = Math.max(0, ...[...ha.rules.values()].map((x) => x.order)) + 1;
+    ha.rules.set(`ha-group-${group}`, { type: 'node-affinity', resources, nodes: g.nodes, strict: g.restricted ?? false, comment: g.comment ?? `Generated from HA group '${group}'.`, order });
+  }
+  ha.groups.clear();
+  for (const r of ha.resources.values()) delete r.group;
+}
+
 const configs = new WeakMap<Cluster, HaConfig>();
 
 export function haConfig(cluster: Cluster): HaConfig {

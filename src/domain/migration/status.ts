@@ -6,6 +6,7 @@ import type { Refusal } from './refusal';
 import type { CancellationRecord } from './cancel';
 import type { CutoverSchedule } from './cutover-window';
 import type { GuestVerification } from './verification';
+import type { HaRegistration } from './ha';
 
 export type MigrationStage =
   | 'validate'
@@ -94,6 +95,8 @@ export interface MigrationStatus {
   cancellation?: CancellationRecord;
   /** When the approved cutover starts (its window, `approve --at`), once approved. */
   schedule?: CutoverSchedule;
+  /** `migration.ha`: the VM's HA resource, once asked for. */
+  ha?: HaRegistration;
 }
 
 export type { WaitRecord };

@@ -106,6 +106,7 @@ describe('HA groups, PVE 8.4', () => {
 
     await ok('POST', '/cluster/ha/resources', { sid: 'vm:711', group: 'prod' });
     expect(await ok('GET', '/cluster/ha/resources/vm:711')).toMatchObject({ group: 'prod' });
+    expect((await call('DELETE', '/cluster/ha/groups/prod')).message).toBe("ha group is used by service 'vm:711'\n");
     expect((await call('PUT', '/cluster/ha/resources/vm:711', { group: 'nogroup' })).message).toBe("HA group 'nogroup' does not exist\n");
     // PVE 8 takes an unknown group on create, and the list shows the error.
     await ok('DELETE', '/cluster/ha/resources/vm:711');
@@ -124,7 +125,7 @@ describe('HA groups, PVE 8.4', () => {
 describe('HA rules, PVE 9.1', () => {
   beforeAll(async () => {
     fx = await startSim('9.1');
-    for (const vmid of [721, 722]) await createVm(vmid);
+    for (const vmid of [721, 722, 723, 724]) await createVm(vmid);
   });
   afterAll(() => fx.stop());
 
@@ -157,6 +158,18 @@ describe('HA rules, PVE 9.1', () => {
     expect(((await ok('GET', '/cluster/ha/rules')) as Array<{ rule: string; resources: string }>).map((r) => [r.rule, r.resources])).toEqual([['apart', 'vm:722']]);
     await ok('DELETE', '/cluster/ha/rules/apart');
     expect(await ok('GET', '/cluster/ha/rules')).toEqual([]);
+  });
+
+  it('a negative resource-affinity rule keeps at most as many resources apart as there are nodes (400)', async () => {
+    for (const vmid of [721, 722, 723, 724]) await ok('POST', '/cluster/ha/resources', { sid: `vm:${vmid}` });
+    const tooMany = await call('POST', '/cluster/ha/rules', { rule: 'spread', type: 'resource-affinity', affinity: 'negative', resources: 'vm:721,vm:722,vm:723,vm:724' });
+    expect([tooMany.status, tooMany.message, tooMany.errors]).toEqual([400, "Rule 'spread' is invalid.\n", { resources: 'rule defines more resources than available nodes' }]);
+    await ok('POST', '/cluster/ha/rules', { rule: 'spread', type: 'resource-affinity', affinity: 'negative', resources: 'vm:721,vm:722,vm:723' });
+    const grow = await call('PUT', '/cluster/ha/rules/spread', { type: 'resource-affinity', resources: 'vm:721,vm:722,vm:723,vm:724' });
+    expect(grow.status).toBe(400);
+    expect(await ok('GET', '/cluster/ha/rules/spread')).toMatchObject({ resources: 'vm:721,vm:722,vm:723' });
+    await ok('DELETE', '/cluster/ha/rules/spread');
+    for (const vmid of [721, 722, 723, 724]) await ok('DELETE', `/cluster/ha/resources/vm:${vmid}`);
   });
 
   it('while a group is left (not yet migrated), rules are refused and `group` is taken', async () => {
