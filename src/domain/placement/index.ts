@@ -22,3 +22,4 @@ export * from './place';
 export * from './recheck';
 export * from './from-record';
 export * from './vm-settings';
+export * from './provision';
