@@ -8,6 +8,7 @@ import type { Refusal } from './refusal';
 import type { CancellationRecord } from './cancel';
 import type { CutoverSchedule } from './cutover-window';
 import type { GuestVerification } from './verification';
+import type { HaRegistration } from './ha';
 
 export type MigrationStage =
   | 'validate'
@@ -100,6 +101,8 @@ export interface MigrationStatus {
   placement?: VmPlacement;
   /** Each accepted `ferry place`: who, why, from where to where. */
   placementMoves?: PlacementMoveRecord[];
+  /** `migration.ha`: the VM's HA resource, once asked for. */
+  ha?: HaRegistration;
 }
 
 export type { WaitRecord };

@@ -23,3 +23,4 @@ export * from './recheck';
 export * from './from-record';
 export * from './vm-settings';
 export * from './move';
+export * from './provision';
