@@ -35,12 +35,14 @@ async function startWave(client: Client, taskQueue: string, id: string, names: s
 
 describe('ferry cancel: before the shutdown a VM stops where it is; inside its cutover it waits for a decision', () => {
   jest.setTimeout(600_000);
-  // Two labs, started at once, so the slow vMotions one scenario needs do not slow the others. In the
-  // first, one vMotion at a time, each taking a while: one VM is mid-vMotion while the other waits for
-  // the permit. In the second, quick vMotions, and a slow ShutdownGuest keeps a cutover inside its
-  // shutdown long enough to cancel it there.
-  const [slowVmotion, slowShutdown] = useMigrationLabs(
+  // A lab per scenario, started at once, so the scenarios can run at once: the slow vMotions one needs do
+  // not slow the others, and no two waves sync the same cluster's SDN at the same moment (ensureSdn is
+  // not safe against a concurrent create of the zone). In the first, one vMotion at a time, each taking
+  // a while: one VM is mid-vMotion while the other waits for the permit. In the third, a slow
+  // ShutdownGuest keeps a cutover inside its shutdown long enough to cancel it there.
+  const [slowVmotion, quick, slowShutdown] = useMigrationLabs(
     { methodDelay: { RelocateVm: RELOCATE_MS, LockHandoff: 0 }, limits: { vmotion: 1 }, migration: { heartbeatTimeout: '3s' } },
+    { methodDelay: { LockHandoff: 0 }, migration: { heartbeatTimeout: '3s' } },
     { methodDelay: { ShutdownGuest: 6_000, LockHandoff: 0 }, migration: { heartbeatTimeout: '3s' } },
   );
 
@@ -54,7 +56,7 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
     };
   };
 
-  // The scenarios are independent (own labs or own VMs and task queues), so they run at once.
+  // The scenarios are independent (own lab, VMs and task queue each), so they run at once.
   it.concurrent('a wave cancelled with one VM mid-vMotion and one before it: the vCenter task is cancelled, both VMs keep running on VMware, shells kept', async () => {
     const suite = slowVmotion;
     const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
@@ -103,7 +105,7 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
   });
 
   it.concurrent('VMs waiting at the approval gate: one cancelled by `ferry cancel` keeps its shell, one with --remove-shells loses it', async () => {
-    const suite = slowShutdown;
+    const suite = quick;
     const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const names = ['scale-0003', 'scale-0004'];
     const ferry = ferryFor(suite, workers.taskQueue);

@@ -44,11 +44,8 @@ async function startWave(client: Client, taskQueue: string, names: string[]) {
 describe('people decide: approve some, reject one, roll back or retry after a failure past the shutdown', () => {
   jest.setTimeout(600_000);
   const suite = useMigrationLab({ migration: { heartbeatTimeout: '5s' } });
-  // The scenarios marked concurrent run at once (jest runs them as one group, before the others): each
-  // has its own VMs (VMIDs follow the moids), task queue and workers. The failed live import runs alone
-  // after them: it slows every import of the lab, and must remove its source while its import runs.
 
-  it.concurrent('follows every decision, and VMware stays untouched where the cutover did not happen', async () => {
+  it('follows every decision, and VMware stays untouched where the cutover did not happen', async () => {
     const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const names = ['mig-web01', 'mig-db01', 'scale-0001', 'scale-0002'];
     const vsphere = suite.lab.deps.vsphere!;
@@ -124,7 +121,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     });
   });
 
-  it.concurrent('live-import: the shell is replaced by a VM that runs at once while its disks stream in; VMware’s file is kept', async () => {
+  it('live-import: the shell is replaced by a VM that runs at once while its disks stream in; VMware’s file is kept', async () => {
     // The scale VMs' disks are patterned blanks, no guest: nothing could prove one up, so verification is off and claims nothing.
     const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'live-import' }, { enabled: false }));
     await workers.run(async () => {
@@ -244,7 +241,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     }
   });
 
-  it.concurrent('a suspended VM is refused at cutover, forcePowerOff or not: never powered off, VMware untouched', async () => {
+  it('a suspended VM is refused at cutover, forcePowerOff or not: never powered off, VMware untouched', async () => {
     const vsphere = suite.lab.deps.vsphere!;
     const moid = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0006')!.moid;
     await vsphere.powerOn(moid);
@@ -273,7 +270,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     });
   });
 
-  it.concurrent('verify-guest: a started VM whose guest does not answer is not verified, and with onFailure rollback ferry rolls back by itself', async () => {
+  it('verify-guest: a started VM whose guest does not answer is not verified, and with onFailure rollback ferry rolls back by itself', async () => {
     // scale-0007 runs on VMware; its disk is a patterned blank, so no guest agent will ever answer.
     const vsphere = suite.lab.deps.vsphere!;
     const moid = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0007')!.moid;
@@ -307,7 +304,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     });
   });
 
-  it.concurrent('ends with approval-expired when nobody decides before the deadline', async () => {
+  it('ends with approval-expired when nobody decides before the deadline', async () => {
     const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { approvalDeadline: '2s' }));
     const before = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!.powerState;
     await workers.run(async () => {
