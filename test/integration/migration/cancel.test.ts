@@ -16,8 +16,9 @@ import { vcsimTasks } from '../../helpers/vcsim-tasks';
 import type { VsphereClient } from '../../../src/vsphere';
 import { runningActivityWithTask, until } from '../../helpers/wait';
 
-// Long enough for the CLI (a fresh Node process) to cancel a vMotion while it runs.
-const RELOCATE_MS = 40_000;
+// Long enough for the CLI (a fresh Node process) to cancel a vMotion while it runs, on a busy machine with
+// the other scenarios running beside it. The cancel ends the vMotion, so the length costs nothing.
+const RELOCATE_MS = 90_000;
 
 /** The scale VMs start powered off: these are turned on, so a cancel can be seen to leave them running. */
 async function powerOn(vsphere: VsphereClient, names: string[]): Promise<void> {
@@ -159,8 +160,9 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
         300_000,
       );
       const vm = suite.temporal.client.workflow.getHandle(child!.workflowId);
-      // Approved to start a few seconds from now: the cutover waits for that time on a timer.
-      const at = new Date(Date.now() + 25_000).toISOString();
+      // Approved to start some seconds from now: the cutover waits for that time on a timer. The approval
+      // (a fresh CLI process, then a workflow task) must land before it, with other scenarios running beside.
+      const at = new Date(Date.now() + 40_000).toISOString();
       const approved = await ferryFor(suite, workers.taskQueue)('approve', child!.workflowId, '--by', 'alice', '--reason', 'window 7', '--at', at);
       expect(approved).toMatchObject({ code: 0, output: expect.stringContaining('approve: accepted') });
       const scheduled = await until('the cutover waiting for its time', async () => {
