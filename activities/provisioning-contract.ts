@@ -59,7 +59,14 @@ export interface ProvisioningActivities {
    * An address from the prefix for the interface: the one it has there already, else a new one from
    * NetBox's available-ips (which is not idempotent: hence the look first); made the VM's primary IPv4.
    */
-  assignNetboxIp(input: { netboxId: number; interfaceId: number; prefix: string; dnsName?: string }): Promise<{
+  assignNetboxIp(input: {
+    netboxId: number;
+    interfaceId: number;
+    prefix: string;
+    dnsName?: string;
+    /** This run created the interface: it has no address unless an earlier attempt made one (no look needed). */
+    newInterface?: boolean;
+  }): Promise<{
     address: string;
     ipId: number;
     outcome: WriteOutcome;

@@ -5,9 +5,14 @@
  * process, so its CPU is its own. Prints the makespan, per-VM p50/p99 and the worker's CPU and RSS.
  *
  *   npm run bench:provision [-- --vms 400 --max-concurrent 10 --cpu-prof DIR]
+ *   npm run bench:provision -- --vms 100 --compare-with ../main-checkout --rounds 2
+ *
+ * --compare-with runs the same batch with the worker of another checkout (its node_modules in place),
+ * alternating with this one's in the same lab, `--rounds` times: before/after in the same minutes.
  *
  * It prints figures; it is not a test.
  */
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -18,9 +23,24 @@ import type { provisionPlanned } from '../workflows/provision-planned';
 import { ms, percentile } from './lib/percentiles';
 import { mib, processStats } from './lib/process-stats';
 import { writeWorkflowBundle } from '../worker/workflow-bundle';
+import { formatBreakdown, meanBreakdown, timeBreakdown } from './lib/time-breakdown';
 
-const { values: args } = parseArgs({ options: { vms: { type: 'string', default: '400' }, 'max-concurrent': { type: 'string' }, 'cpu-prof': { type: 'string' } } });
+const { values: args } = parseArgs({
+  options: {
+    vms: { type: 'string', default: '400' },
+    'max-concurrent': { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'compare-with': { type: 'string' },
+    rounds: { type: 'string', default: '1' },
+  },
+});
 const N = Number(args.vms);
+
+/** A worker to run batches with: this checkout's, or another's (--compare-with, e.g. a worktree of main). */
+interface Contender {
+  label: string;
+  root?: string;
+}
 
 async function main(): Promise<void> {
   const server = await startDevServer();
@@ -29,25 +49,32 @@ async function main(): Promise<void> {
     await server.stop();
     throw err;
   });
+  const compareWith = args['compare-with'] ? path.resolve(args['compare-with']) : undefined;
+  const contenders: Contender[] = compareWith ? [{ label: `other (${compareWith})`, root: compareWith }, { label: 'this checkout' }] : [{ label: 'this checkout' }];
   try {
-    await run(server.address, lab);
+    // Alternating rounds in one lab: a shared, loaded machine is compared within the same minutes.
+    for (let round = 1; round <= Number(args.rounds); round++) {
+      for (const contender of contenders) await run(server.address, lab, contender, round);
+    }
   } finally {
     await lab.stop();
     await server.stop();
   }
 }
 
-async function run(address: string, lab: ProvisionLab): Promise<void> {
+async function run(address: string, lab: ProvisionLab, contender: Contender, round: number): Promise<void> {
   const stamp = Date.now();
   const taskQueue = `bench-prov-${stamp}`;
   const bundleFile = path.join(lab.stateDir, 'workflow-bundle.js');
-  await writeWorkflowBundle(bundleFile);
+  // The other checkout's worker bundles its own workflows.
+  if (!contender.root) await writeWorkflowBundle(bundleFile);
   const worker = await startWorkerProcess({
     config: { ...lab.document, worker: { taskQueue, shutdownGraceTime: '1s' } },
-    configFile: path.join(lab.stateDir, 'ferry.yaml'),
-    env: { ...lab.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
+    configFile: path.join(lab.stateDir, `ferry-${stamp}.yaml`),
+    env: { ...lab.env, ...(contender.root ? {} : { FERRY_WORKFLOW_BUNDLE: bundleFile }) },
     nodeArgs: cpuProfile(),
     name: 'bench',
+    ...(contender.root ? { root: contender.root } : {}),
   });
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
@@ -79,12 +106,16 @@ async function run(address: string, lab: ProvisionLab): Promise<void> {
     }
     const cpuMs = after.cpuMs - before.cpuMs;
     const provisioned = result.vms.filter((v) => v.outcome === 'provisioned').length;
-    console.log(`provisioning ${N} VMs (maxConcurrent ${args['max-concurrent'] ?? 'default'})`);
+    console.log(`provisioning ${N} VMs (maxConcurrent ${args['max-concurrent'] ?? 'default'}), round ${round}, worker of ${contender.label}, load average ${loadavg()[0]!.toFixed(1)}`);
     console.log(`  provisioned:  ${provisioned}/${result.vms.length}`);
     console.log(`  makespan:     ${(makespanMs / 1000).toFixed(1)} s`);
     console.log(`  per VM:       p50 ${ms(percentile(perVm, 50))}, p99 ${ms(percentile(perVm, 99))}`);
     console.log(`  worker CPU:   ${(cpuMs / 1000).toFixed(1)} s, ${ms(cpuMs / N)} per VM (${((cpuMs / makespanMs) * 100).toFixed(0)}% of one core)`);
     console.log(`  worker RSS:   peak ${mib(peakRss)} during the run`);
+    const sample = result.vms.filter((_, i) => i % Math.max(1, Math.floor(result.vms.length / 40)) === 0);
+    const histories = await Promise.all(sample.map(async (vm) => (await client.workflow.getHandle(vm.workflowId).fetchHistory()).events ?? []));
+    console.log(`  per VM, mean of ${sample.length} histories:`);
+    for (const line of formatBreakdown(meanBreakdown(histories.map(timeBreakdown)))) console.log(`    ${line}`);
   } finally {
     await worker.stop();
     await connection.close();

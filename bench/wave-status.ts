@@ -1,33 +1,43 @@
 /**
  * Benchmark: how the status of a large wave answers. Starts one wave of N VMs (default 1,000), not
- * approved, so every VM runs up to the approval gate; while they get there and once all wait, times the
- * wave's `waveSummary` query (what `ferry status` asks) and its full `status` query, and prints their
- * payload sizes and the wave's history length and size, against Temporal's limits (2 MB per payload,
- * 50k events / 50 MB of history).
+ * approved, so every VM runs up to the approval gate, with ferry's real worker in its own process at its
+ * defaults (workflow cache 100, so the wave competes with its 1,000 VM workflows for the cache). While
+ * the VMs get there and once all wait, it times the wave's `waveSummary` query (what `ferry status`
+ * asks) and the full `status` query, and prints their payload sizes and the wave's history length and
+ * size against Temporal's limits (2 MB per payload, 50k events / 50 MB of history). At the gate it also
+ * times `ferry status <wave>` itself (median of 5), and the full `--json` answer's size.
  *
- *   npm run bench -- bench/wave-status.ts [--vms 1000] [--minutes 15]
+ *   npm run bench -- bench/wave-status.ts [--vms 1000] [--latency 100] [--minutes 20]
  *
  * It prints figures; it is not a test.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createActivities } from '../activities';
-import { parseConfig } from '../src/config';
 import { waveStatusQuery, waveSummaryQuery } from '../src/domain/messages';
-import { heavyQueue } from '../src/domain/task-queues';
 import { startMigrationSims } from '../lab/migration-lab';
 import { startDevServer } from '../lab/temporal-dev-server';
 import { ESTATE } from '../lab/vcsim/estate';
-import { WORKFLOWS_PATH } from '../src/paths';
-import { createDependencies } from '../worker/dependencies';
+import { ROOT } from '../test/helpers/processes';
+import { startWorkerProcess } from '../test/helpers/worker-process';
+import { writeWorkflowBundle } from '../worker/workflow-bundle';
 import type { migrationWave } from '../workflows/migration-wave';
+import { ms, percentile } from './lib/percentiles';
+import { mib, processStats } from './lib/process-stats';
 
-const { values: args } = parseArgs({ options: { vms: { type: 'string', default: '1000' }, minutes: { type: 'string', default: '15' } } });
+const { values: args } = parseArgs({
+  options: {
+    vms: { type: 'string', default: '1000' },
+    latency: { type: 'string', default: '100' },
+    minutes: { type: 'string', default: '20' },
+    'max-cached': { type: 'string' },
+  },
+});
 const N = Number(args.vms);
+const LATENCY_MS = Number(args.latency);
 const DEADLINE_MS = Number(args.minutes) * 60_000;
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; bytes: number; value: T }> {
@@ -36,70 +46,120 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; bytes: numb
   return { ms: performance.now() - started, bytes: Buffer.byteLength(JSON.stringify(value)), value };
 }
 
-async function sample(wave: WorkflowHandle, label: string): Promise<number> {
+/** One sample: the summary query (25 and 200 rows), the full status query, the history's length and size. */
+async function sample(wave: WorkflowHandle, label: string, summaryMs: number[], cli?: () => { ms: number }): Promise<number> {
   const summary = await timed(() => wave.query(waveSummaryQuery, { limit: 25 }));
+  summaryMs.push(summary.ms);
   const page = await timed(() => wave.query(waveSummaryQuery, { limit: 200 }));
   const full = await timed(() => wave.query(waveStatusQuery)).catch((err: unknown) => ({ ms: NaN, bytes: NaN, value: String(err) }));
   const { raw } = await wave.describe();
   const info = raw.workflowExecutionInfo!;
   const atGate = summary.value.stages['awaiting-approval'] ?? 0;
+  const status = cli?.();
+  if (status) cliMs.push(status.ms);
   console.log(
-    `${label}: ${summary.value.vms} VMs, ${atGate} at the gate | waveSummary (25 rows) ${summary.ms.toFixed(0)} ms ${summary.bytes} B | ` +
-      `(200 rows) ${page.ms.toFixed(0)} ms ${page.bytes} B | full status ${full.ms.toFixed(0)} ms ${full.bytes} B | ` +
-      `history ${String(info.historyLength)} events ${String(info.historySizeBytes)} B`,
+    `${label}: ${summary.value.counts.running ?? 0} running, ${atGate} at the gate | summary (25 rows) ${ms(summary.ms)} ${kb(summary.bytes)} | ` +
+      `(200 rows) ${ms(page.ms)} ${kb(page.bytes)} | full status ${ms(full.ms)} ${kb(full.bytes)} | ` +
+      `history ${String(info.historyLength)} events ${kb(Number(info.historySizeBytes))}${status ? ` | ferry status ${ms(status.ms)}` : ''}`,
   );
   return atGate;
 }
 
+/** `ferry status <wave>` times while the VMs move. */
+const cliMs: number[] = [];
+
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** `ferry status <target>` as a user runs it: a new process each time. */
+function cliStatus(configFile: string, env: Record<string, string>, target: string, extra: string[] = []): { ms: number; bytes: number } {
+  const started = performance.now();
+  const out = execFileSync(process.execPath, [path.join(ROOT, 'bin/ferry.js'), '-c', configFile, 'status', target, ...extra], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    maxBuffer: 256 * 2 ** 20,
+  });
+  return { ms: performance.now() - started, bytes: out.length };
+}
+
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-bench-'));
   const server = await startDevServer();
+  const stamp = Date.now();
   const sims = await startMigrationSims({
     stateDir,
     extraVms: N,
     temporalAddress: server.address,
-    vcenterName: `bench-${Date.now()}`,
-    methodDelay: { RelocateVm: 0, LockHandoff: 0 },
-    limits: { vmotion: 8, importPerStorage: 4 },
+    vcenterName: `bench-${stamp}`,
+    methodDelay: { RelocateVm: LATENCY_MS, LockHandoff: 0 },
+    sim: { importTaskMs: LATENCY_MS },
+    limits: { vmotion: 20, importPerStorage: 20 },
   });
-  const deps = await createDependencies(parseConfig(sims.document, sims.env, 'benchmark'));
-  const connection = await NativeConnection.connect({ address: server.address });
+  const taskQueue = `bench-${stamp}`;
+  const bundleFile = path.join(stateDir, 'workflow-bundle.js');
+  const configFile = path.join(stateDir, 'ferry.yaml');
+  const worker = await writeWorkflowBundle(bundleFile)
+    .then(() =>
+      startWorkerProcess({
+        config: {
+          ...sims.document,
+          worker: {
+            taskQueue,
+            shutdownGraceTime: '1s',
+            ...(args['max-cached'] ? { maxCachedWorkflows: Number(args['max-cached']) } : {}),
+            taskQueues: { main: { maxConcurrentActivities: 100 }, vmotion: { maxConcurrentActivities: 20 }, import: { maxConcurrentActivities: 20 }, sdn: { maxConcurrentActivities: 1 } },
+          },
+        },
+        configFile,
+        env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
+        name: 'bench',
+      }),
+    )
+    .catch(async (err: unknown) => {
+      await sims.stop();
+      await server.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+      throw err;
+    });
+  // A worker that dies mid-run says why.
+  worker.child.once('exit', (code, signal) => console.log(`worker exited (${String(code ?? signal)}):\n${worker.output().slice(-4000)}`));
   const clientConnection = await Connection.connect({ address: server.address });
   const client = new Client({ connection: clientConnection });
-  const taskQueue = 'bench';
-  const activities = createActivities(deps);
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
-  const workers = await Promise.all([
-    Worker.create({ connection, taskQueue, workflowBundle: bundle, activities, maxConcurrentActivityTaskExecutions: 100, maxCachedWorkflows: 300 }),
-    ...(['vmotion', 'import', 'sdn'] as const).map((w) => Worker.create({ connection, taskQueue: heavyQueue(taskQueue, w), activities, maxConcurrentActivityTaskExecutions: 8 })),
-  ]);
-  const running = workers.map((w) => w.run());
   const started = Date.now();
+  const summaryMs: number[] = [];
   try {
+    const waveId = `bench-status-${stamp}`;
     const wave = await client.workflow.start<typeof migrationWave>('migrationWave', {
       taskQueue,
-      workflowId: `bench-status-${Date.now()}`,
-      args: [{ waveId: 'bench-status', selection: { folder: `/${ESTATE.datacenter}/vm/${ESTATE.scaleFolder}` }, maxConcurrent: N }],
+      workflowId: `bench-status-wave-${stamp}`,
+      args: [{ waveId, selection: { folder: `/${ESTATE.datacenter}/vm/${ESTATE.scaleFolder}` }, maxConcurrent: N }],
     });
+    console.log(`wave of ${N} VMs to the approval gate (vMotion/import ${LATENCY_MS} ms, limits 20/20), worker pid ${worker.child.pid}`);
     for (;;) {
-      await new Promise((r) => setTimeout(r, 15_000));
-      const atGate = await sample(wave, `${((Date.now() - started) / 1000).toFixed(0)} s`).catch((err: unknown) => {
-        console.log(`query failed: ${String(err)}`);
+      await new Promise((r) => setTimeout(r, 5_000));
+      const at = `${((Date.now() - started) / 1000).toFixed(0)} s`;
+      const atGate = await sample(wave, at, summaryMs, () => cliStatus(configFile, sims.env, wave.workflowId)).catch((err: unknown) => {
+        console.log(`${at}: query failed: ${String(err)}`);
         return 0;
       });
       if (atGate >= N || Date.now() - started > DEADLINE_MS) break;
     }
-    for (let i = 0; i < 3; i++) await sample(wave, `final ${i + 1}`);
+    const ramp = [...summaryMs];
+    const atGate: number[] = [];
+    for (let i = 0; i < 5; i++) await sample(wave, `at the gate ${i + 1}`, atGate);
+    const cli = Array.from({ length: 5 }, () => cliStatus(configFile, sims.env, wave.workflowId));
+    const cliJson = cliStatus(configFile, sims.env, wave.workflowId, ['--json']);
+    const { raw } = await wave.describe();
+    const info = raw.workflowExecutionInfo!;
+    console.log(`summary query while VMs ran: p50 ${ms(percentile(ramp, 50))}, p99 ${ms(percentile(ramp, 99))}, max ${ms(Math.max(...ramp))} (${ramp.length})`);
+    console.log(`ferry status while VMs ran:  p50 ${ms(percentile(cliMs, 50))}, p99 ${ms(percentile(cliMs, 99))}, max ${ms(Math.max(...cliMs))} (${cliMs.length})`);
+    console.log(`summary query at the gate:   p50 ${ms(percentile(atGate, 50))}, max ${ms(Math.max(...atGate))}`);
+    console.log(`ferry status <wave>:         median ${ms(percentile(cli.map((c) => c.ms), 50))} of 5 (${cli.map((c) => ms(c.ms)).join(', ')}); --json ${kb(cliJson.bytes)}`);
+    console.log(`wave history:                ${String(info.historyLength)} events, ${kb(Number(info.historySizeBytes))} (limits 50k events, 50 MB)`);
+    console.log(`worker RSS at the gate:      ${mib(processStats(worker.child.pid!).rssBytes)}`);
     await wave.terminate('benchmark done');
   } finally {
-    for (const w of workers) w.shutdown();
-    await Promise.allSettled(running);
-    await connection.close();
+    await worker.stop();
     await clientConnection.close();
-    await deps.vsphere?.close().catch(() => undefined);
-    await deps.proxmox?.close();
-    await deps.proxmoxPrivileged?.close();
     await sims.stop();
     await server.stop();
     rmSync(stateDir, { recursive: true, force: true });

@@ -13,6 +13,7 @@ import { registerProvision } from './commands/provision';
 import { registerTeardown } from './commands/teardown';
 import { registerCancel } from './commands/cancel';
 import { registerReport } from './commands/report';
+import { registerPlace } from './commands/place';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerNetbox(program);
   registerCancel(program);
   registerReport(program);
+  registerPlace(program);
   return program;
 }
 

@@ -10,6 +10,7 @@ import {
   type SignedAction,
 } from '../src/domain/approvals';
 import type { CutoverPlan } from '../src/domain/migration';
+import { describePlacement } from './render-placement';
 import { cutoverPlanQuery, teardownStatusQuery, waveStatusQuery } from '../src/domain/messages';
 import { UsageError } from './errors';
 
@@ -71,7 +72,8 @@ function describePlan(p: CutoverPlan): string {
   const disks = p.disks.map((d) => `${d.slot} ${d.disk} ${(d.sizeBytes / 2 ** 30).toFixed(1)} GiB`).join('; ');
   const nics = p.nics.map((n) => `${n.slot} ${n.mac} → ${n.vnet}`).join('; ');
   const warnings = (p.warnings ?? []).map((w) => `\n  WARNING: ${w}`).join('');
-  return `${p.vm} (VMID ${p.vmid ?? '?'}): ${p.mode} to ${p.targetStorage}; disks ${disks || 'none'}; NICs ${nics || 'none'}; expected downtime ~${p.expectedDowntimeSeconds}s${warnings}`;
+  const placed = p.placement ? `; on ${describePlacement(p.placement)}` : '';
+  return `${p.vm} (VMID ${p.vmid ?? '?'}): ${p.mode} to ${p.targetStorage}${placed}; disks ${disks || 'none'}; NICs ${nics || 'none'}; expected downtime ~${p.expectedDowntimeSeconds}s${warnings}`;
 }
 
 /** The text to sign for these flags (what --print-statement shows). */

@@ -8,7 +8,7 @@ import { discover } from './wave/discover';
 import { fanOut } from './wave/fan-out';
 import { loadSettings } from './wave/load-settings';
 import { syncNetworks } from './wave/networks';
-import { preflightPlacement } from './wave/placement';
+import { handlePlacementMoved, preflightPlacement } from './wave/placement';
 import { handleReports } from './wave/reports';
 import { SignalsInFlight } from './wave/signals-in-flight';
 import { openWave, type WaveCarry } from './wave/state';
@@ -47,6 +47,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
   // Handlers are set before the first await: signals may have come with the start.
   const signals = new SignalsInFlight();
   handleReports(wave, signals);
+  handlePlacementMoved(wave);
   const approvals = new WaveApprovals(wave, signals);
   const cancel = new WaveCancel(wave, signals);
   if (input.cutoverWindow && !input.carried) wave.status.cutoverWindow = checkedWindow(input.cutoverWindow);

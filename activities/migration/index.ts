@@ -2,6 +2,7 @@ import type { ActivityDeps } from '../deps';
 import type { MigrationActivities } from '../migration-contract';
 import { createDiskImportActivities } from './disk-imports';
 import { createGuestCheckActivities } from './guest-checks';
+import { createHaActivities } from './ha';
 import { createProxmoxMigrationActivities } from './proxmox';
 import { createMigrationSettingsActivities } from './settings';
 import { createVsphereMigrationActivities } from './vsphere';
@@ -18,5 +19,6 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     ...createProxmoxMigrationActivities(deps),
     ...createDiskImportActivities(deps),
     ...createGuestCheckActivities(deps),
+    ...createHaActivities(deps),
   };
 }

@@ -20,3 +20,9 @@ export interface PlacementActivities {
   /** For each tag (`category/name` or `name`), the moids of the VMs carrying it. */
   readVmTags(input: { tags: string[] }): Promise<Record<string, string[]>>;
 }
+
+/** `ferry place`'s one write besides the shell create (createVmShell): the old shell goes. */
+export interface ShellMoveActivities {
+  /** Destroys the stopped, disk-less shell `name` (VMID `vmid`) on `node`; gone already: destroyed false (unless this run's earlier attempt deleted it). */
+  destroyVmShell(input: { node: string; vmid: number; name: string }): Promise<{ destroyed: boolean }>;
+}

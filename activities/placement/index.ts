@@ -1,13 +1,15 @@
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
-import type { PlacementActivities } from './contract';
+import type { PlacementActivities, ShellMoveActivities } from './contract';
+import { createShellMoveActivities } from './shell-move';
 
-export type { PlacementActivities } from './contract';
+export type { PlacementActivities, ShellMoveActivities } from './contract';
 
 /** Placement's reads, on the Proxmox and vSphere clients. Reads only: safe to retry. */
-export function createPlacementActivities(deps: ActivityDeps): PlacementActivities {
+export function createPlacementActivities(deps: ActivityDeps): PlacementActivities & ShellMoveActivities {
   const { pve, vsphere } = clientsOf(deps);
   return {
+    ...createShellMoveActivities(deps),
     readClusterCapacity({ exclude }) {
       return pve().capacity.read(exclude);
     },

@@ -5,6 +5,7 @@ import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { ProvisioningActivities, WriteOutcome } from '../provisioning-contract';
 import { writeIntent, type WriteIntent } from '../write-intent';
+import { PrefixCache } from './prefix-cache';
 
 type NetboxActivities = Pick<
   ProvisioningActivities,
@@ -23,6 +24,7 @@ function truthful(intent: WriteIntent, write: string, outcome: WriteOutcome, ear
 /** The NetBox side of provisioning: read the record, write back its VMID, interfaces, address and status. */
 export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
   const { netbox } = clientsOf(deps);
+  const prefixes = new PrefixCache();
   return {
     async readNetboxVm({ netboxId }): Promise<NetboxVmRecord> {
       const { value: vm } = await netbox().getVirtualMachine(netboxId);
@@ -59,7 +61,7 @@ export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
       intent.start('interface');
       const iface = await netbox().ensureInterface(netboxId, name, { enabled: true });
       intent.start('mac');
-      const primary = await netbox().ensurePrimaryMac(iface.value.id, mac);
+      const primary = await netbox().ensurePrimaryMac(iface.value.id, mac, { freshInterface: iface.outcome === 'created' });
       return {
         interfaceId: iface.value.id,
         interface: truthful(intent, 'interface', writeOutcome(iface.outcome), 'created'),
@@ -67,14 +69,19 @@ export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
       };
     },
 
-    async assignNetboxIp({ netboxId, interfaceId, prefix, dnsName }) {
+    async assignNetboxIp({ netboxId, interfaceId, prefix, dnsName, newInterface }) {
       const client = netbox();
       const intent = writeIntent();
-      const found = await client.getPrefix(prefix);
+      const found = await prefixes.get(client, prefix);
+      const freshInterface = newInterface === true && !intent.startedEarlier('ip');
       intent.start('ip');
-      const ip = await client.allocateIp(found, interfaceId, { ...(dnsName ? { dnsName } : {}), description: 'allocated by ferry' });
+      const fields = { ...(dnsName ? { dnsName } : {}), description: 'allocated by ferry' };
+      const ip = await client.allocateIp(found, interfaceId, fields, { freshInterface }).catch((err: unknown) => {
+        prefixes.forget(prefix);
+        throw err;
+      });
       intent.start('primary-ip');
-      const primary = await client.setPrimaryIp4(netboxId, ip.value.id);
+      const primary = await client.setPrimaryIp4(netboxId, ip.value.id, { freshIp: ip.outcome === 'created' });
       return {
         address: ip.value.address,
         ipId: ip.value.id,

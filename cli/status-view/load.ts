@@ -3,15 +3,24 @@ import { anyStatusQuery, waveSummaryQuery } from '../../src/domain/messages';
 import type { WaveStatus } from '../../src/domain/migration';
 import { readProgress, summarizeWave, type RunningActivity, type StatusView, type WaveSummaryRequest } from '../../src/domain/status';
 import { rootCauseMessage } from '../workflow-result';
+import { visibilitySummary } from './visibility-summary';
 import { workerPolls } from '../worker-presence';
 
 const WAVE_TYPE = 'migrationWave';
+/**
+ * How long `status` waits for a running wave's own summary before it answers from visibility. The
+ * query waits behind every workflow task the wave's worker has queued (1,000 VM workflows moving: 1–7 s
+ * on a loaded machine); visibility answers in a list call.
+ */
+export const WAVE_QUERY_BUDGET_MS = 700;
 
 export interface LoadOptions {
   /** The page of a wave's rows. */
   page?: WaveSummaryRequest;
   /** A wave's full status too (every VM: large for a big wave). */
   full?: boolean;
+  /** A running wave: how long to wait for its own summary before answering from visibility (ms). */
+  queryBudgetMs?: number;
 }
 
 /**
@@ -25,7 +34,7 @@ export async function loadStatus(client: Client, handle: WorkflowHandle, options
   // A query waits for a worker as long as none comes: ask only when one polls the workflow's queue.
   const needsWorker = state === 'RUNNING' || state === 'FAILED';
   if (needsWorker && !(await workerPolls(client, description.taskQueue))) return { ...base, noWorker: description.taskQueue };
-  if (description.type === WAVE_TYPE) return loadWave(client, handle, base, options);
+  if (description.type === WAVE_TYPE) return loadWave(client, handle, description, base, options);
   return { ...base, ...(await ownStatus(handle, state)) };
 }
 
@@ -46,7 +55,19 @@ async function ownStatus(handle: WorkflowHandle, state: string): Promise<Pick<St
   return { status: { ...status, error: failure } };
 }
 
-async function loadWave(client: Client, handle: WorkflowHandle, base: StatusView, options: LoadOptions): Promise<StatusView> {
+/** The answer, or undefined once `ms` passed without one (the query itself is left to end on its own). */
+async function withinBudget<T>(answer: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  answer.catch(() => undefined);
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function loadWave(client: Client, handle: WorkflowHandle, description: WorkflowExecutionDescription, base: StatusView, options: LoadOptions): Promise<StatusView> {
   let wave;
   let status: Record<string, unknown> | undefined;
   if (base.state === 'COMPLETED') {
@@ -54,7 +75,11 @@ async function loadWave(client: Client, handle: WorkflowHandle, base: StatusView
     const result = (await handle.result()) as { status: WaveStatus };
     wave = summarizeWave(result.status, { now: Date.now() }, options.page);
     if (options.full) status = result.status as unknown as Record<string, unknown>;
-  } else if (base.state === 'RUNNING' || base.state === 'FAILED') {
+  } else if (base.state === 'RUNNING') {
+    wave = await withinBudget(handle.query(waveSummaryQuery, options.page ?? {}), options.queryBudgetMs ?? WAVE_QUERY_BUDGET_MS).catch(() => undefined);
+    wave ??= await visibilitySummary(client, description, options.page).catch(() => undefined);
+    if (options.full) status = await queryStatus(handle);
+  } else if (base.state === 'FAILED') {
     wave = await handle.query(waveSummaryQuery, options.page ?? {}).catch(() => undefined);
     if (options.full) status = await queryStatus(handle);
   }

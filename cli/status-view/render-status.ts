@@ -3,6 +3,7 @@ import { describeAction, describeVerification, type GuestVerification, type Migr
 import type { StatusView } from '../../src/domain/status';
 import { renderCancelAndWindow } from '../render-cancel-window';
 import { renderLifecycle } from '../render-lifecycle';
+import { renderPlacement } from '../render-placement';
 import { copyDetail, PERMIT_STAGES, renderWave } from './render-wave';
 import { formatDuration } from './format';
 
@@ -24,6 +25,7 @@ export function renderStatus(view: StatusView, now = Date.now()): string {
   const s = view.status ?? {};
   if (typeof s.stage === 'string') lines.push(`  stage: ${s.stage}${typeof s.outcome === 'string' ? `, outcome ${s.outcome}` : ''}${view.state === 'RUNNING' ? stageAge(s, view, now) : ''}`);
   if (typeof s.error === 'string') lines.push(`  error: ${s.error}`);
+  lines.push(...renderPlacement(s));
   if (Array.isArray(s.verdicts)) for (const v of s.verdicts as EndpointVerdict[]) lines.push(`  ${formatVerdict(v)}`);
   if (Array.isArray(s.vms)) {
     lines.push('  VMs:');

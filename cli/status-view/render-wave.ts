@@ -12,6 +12,11 @@ export function waveHeader(wave: WaveSummary, state: string, copies: readonly Ac
   const stages = Object.entries(wave.stages)
     .map(([stage, n]) => `${stage} ${n}`)
     .join(' | ');
+  if (wave.source === 'visibility') {
+    // The wave did not answer in time: what visibility knows, without the ETA only the wave can make.
+    const started = `${wave.vms} VM workflows started: ${wave.counts.running} running, ${wave.counts.finished} finished`;
+    return [`wave ${wave.waveId} (${state}) ${started}`, `  stages: ${stages || '-'}`, `  (from visibility: the wave's worker did not answer in time; VMs not started yet, refusals and the ETA are not shown)`];
+  }
   return [`wave ${wave.waveId} (${wave.stage}, ${state}) ${counts}`, `  stages: ${stages || '-'}`, `  ${etaLine({ ...wave, eta: etaWithCopies(wave.eta, copies) }, copies)}`];
 }
 
@@ -42,7 +47,7 @@ function rowDetail(row: WaveVmRow, activities: readonly RunningActivity[], now: 
   const age = row.stageSince !== undefined ? formatDuration((now - row.stageSince) / 1000) : '?';
   const copy = activities.find((a) => COPIES.has(a.activity));
   if (copy) return copyDetail(copy.progress, copy.attempt);
-  if (row.stage?.startsWith('awaiting-')) return `waiting ${age}`;
+  if (row.stage?.startsWith('awaiting-')) return `waiting ${age}${row.node ? ` on ${row.node}` : ''}`;
   const permit = PERMIT_STAGES[row.stage ?? ''];
   if (permit && activities.length === 0) return `waits for ${permit} ${age}`;
   const running = activities[0];

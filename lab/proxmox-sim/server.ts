@@ -6,6 +6,7 @@ import { ApiError, fail } from './api-error';
 import { Cluster, configDigest, type ClusterSpec, type SimIdentity, type SimSettings } from './cluster';
 import { z } from 'zod';
 import { FaultInjector, faultSettingsSchema, type FaultDecision, type FaultSettings } from './faults';
+import { haRoutes } from './ha/routes';
 import { handleQemuAdmin } from './qemu/admin';
 import { attachQemuRuntime, QemuRuntime } from './qemu/runtime';
 import { accessRoutes } from './routes/access';
@@ -80,7 +81,7 @@ interface Route {
 }
 
 const ALL_ROUTES: Record<string, Handler> = {
-  ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes, ...agentRoutes,
+  ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes, ...agentRoutes, ...haRoutes,
 };
 
 function buildRoutes(flavour: Flavour): Route[] {

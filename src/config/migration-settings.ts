@@ -1,6 +1,7 @@
 import type { MigrationSettings } from '../domain/migration/settings';
 import { approvalPolicy, approverNames } from './approvers';
 import { durationToMs } from './common';
+import { haSettings } from './ha';
 import { placementSettings } from './placement';
 import type { FerryConfig, MigrationConfig } from './schema';
 
@@ -49,6 +50,7 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
     },
     limits,
     ...placementOf(m),
+    ...haSettings(m.ha),
   };
 }
 

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ALWAYS, duration } from './common';
 import { approvalMode, approverEntry, approversNeedKeys } from './approvers';
+import { haKeys } from './ha';
 import { placementKeys } from './placement';
 
 const sdnId = z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,6}[a-zA-Z0-9]$/, '2–8 letters and digits, starting with a letter');
@@ -128,6 +129,8 @@ export const migrationSection = z
     verify: verifySection,
     /** Where a wave's VMs and disks go, checked against capacity before anything moves (src/config/placement.ts). */
     ...placementKeys,
+    /** HA registration after a verified cutover (src/config/ha.ts). */
+    ...haKeys,
   })
   .strict()
   .superRefine(approversNeedKeys('migration'), ALWAYS);

@@ -24,6 +24,7 @@ import type {
   VmidRequest,
 } from './provisioning';
 import type { WaveSummary, WaveSummaryRequest } from './status';
+import type { PlaceRequest, VmPlacement } from './placement';
 
 /** Every ferry workflow answers this query with its status (see the typed definitions below). */
 const STATUS = 'status';
@@ -87,6 +88,13 @@ export const migrationStatusQuery = defineQuery<MigrationStatus>(STATUS);
  */
 export const cancelMigrationUpdate = defineUpdate<MigrationStatus, [CancelRequest]>(CANCEL_MIGRATION);
 export const cancelMigrationSignal = defineSignal<[CancelRequest]>(CANCEL_MIGRATION);
+/**
+ * `ferry place`: move a VM that waits before its cutover to another node (and storage). Validated
+ * (approver, reason, stage), then checked against capacity read by an activity; refused with the numbers.
+ */
+export const placeVmUpdate = defineUpdate<MigrationStatus, [PlaceRequest]>('placeVm');
+/** A VM's workflow tells its wave where `ferry place` moved it. */
+export const vmPlacedSignal = defineSignal<[{ moid: string; placement: VmPlacement }]>('vmPlaced');
 
 // --- migration wave ---
 /** Approve the cutover of every VM of the wave, or of the VMs named. Validated like a VM's approval. */

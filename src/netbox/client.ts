@@ -167,13 +167,16 @@ export class NetboxClient {
    * Gives the interface the MAC address as its primary MAC (NetBox 4.2+: a MAC is an object of its
    * own, assigned to the interface, and the interface points at it).
    */
-  async ensurePrimaryMac(interfaceId: number, mac: string): Promise<{ outcome: Outcome; macId: number }> {
+  async ensurePrimaryMac(interfaceId: number, mac: string, options: { freshInterface?: boolean } = {}): Promise<{ outcome: Outcome; macId: number }> {
     const wanted = normalizeMac(mac);
-    const { data: iface } = await this.http.request('GET', `${INTERFACES}${interfaceId}/`, { schema: vmInterfaceSchema });
-    if (iface.primary_mac_address && normalizeMac(iface.primary_mac_address.mac_address) === wanted) {
-      return { outcome: 'unchanged', macId: iface.primary_mac_address.id };
+    // An interface the caller has just created has no MAC yet: two reads fewer per new VM.
+    if (!options.freshInterface) {
+      const { data: iface } = await this.http.request('GET', `${INTERFACES}${interfaceId}/`, { schema: vmInterfaceSchema });
+      if (iface.primary_mac_address && normalizeMac(iface.primary_mac_address.mac_address) === wanted) {
+        return { outcome: 'unchanged', macId: iface.primary_mac_address.id };
+      }
     }
-    const assigned = await this.interfaceMacs(interfaceId);
+    const assigned = options.freshInterface ? [] : await this.interfaceMacs(interfaceId);
     let macObject = assigned.find((m) => normalizeMac(m.mac_address) === wanted);
     if (!macObject) {
       macObject = (
@@ -239,8 +242,10 @@ export class NetboxClient {
     prefix: Prefix,
     interfaceId: number,
     fields: { dnsName?: string; description?: string; status?: string } = {},
+    options: { freshInterface?: boolean } = {},
   ): Promise<{ outcome: Outcome; value: IpAddress }> {
-    const [existing] = await this.http.list(IPS, { vminterface_id: interfaceId, parent: prefix.prefix }, ipAddressSchema);
+    // An interface the caller has just created (and not yet given an address) has none to find.
+    const [existing] = options.freshInterface ? [] : await this.http.list(IPS, { vminterface_id: interfaceId, parent: prefix.prefix }, ipAddressSchema);
     if (existing) return { outcome: 'unchanged', value: existing };
     const body = {
       assigned_object_type: VM_INTERFACE_TYPE,
@@ -261,9 +266,9 @@ export class NetboxClient {
   }
 
   /** Makes `ipId` (assigned to one of the VM's interfaces) the VM's primary IPv4 address. */
-  async setPrimaryIp4(vmId: number, ipId: number): Promise<Outcome> {
-    const { value } = await this.getVirtualMachine(vmId);
-    if (value.primary_ip4?.id === ipId) return 'unchanged';
+  async setPrimaryIp4(vmId: number, ipId: number, options: { freshIp?: boolean } = {}): Promise<Outcome> {
+    // An address the caller has just created cannot be the VM's primary yet: no read needed.
+    if (!options.freshIp && (await this.getVirtualMachine(vmId)).value.primary_ip4?.id === ipId) return 'unchanged';
     await this.updateVirtualMachine(vmId, { primary_ip4: ipId });
     return 'updated';
   }

@@ -5,6 +5,7 @@ import { CapacityApi } from './capacity';
 import { ProxmoxApi } from './api';
 import { VmConfigApi } from './config';
 import { DisksApi } from './disks';
+import { HaApi } from './ha';
 import { NicsApi } from './nics';
 import { NodesApi } from './nodes';
 import { PowerApi } from './power';
@@ -42,6 +43,8 @@ export class ProxmoxClient {
   readonly agent: AgentApi;
   /** Room on nodes and storages, for placement. */
   readonly capacity: CapacityApi;
+  /** The HA manager's resources, groups and rules. */
+  readonly ha: HaApi;
   private versionPromise?: Promise<PveVersion>;
 
   constructor(options: ProxmoxClientOptions) {
@@ -59,6 +62,7 @@ export class ProxmoxClient {
     this.nodes = new NodesApi(api);
     this.agent = new AgentApi(api);
     this.capacity = new CapacityApi(api);
+    this.ha = new HaApi(api);
   }
 
   /** `GET /version`, read once (a failed read is tried again next time). */

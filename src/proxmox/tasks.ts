@@ -3,7 +3,7 @@ import { nodePath } from './node-name';
 import { taskListSchema, taskLogSchema, taskStatusSchema } from './schemas';
 import type { ProxmoxTransport, ResultAttributes } from './transport';
 import { parseUpid } from './upid';
-import { nextPollDelay } from '../poll-delay';
+import { pollDelayToward, taskDurations } from '../poll-delay';
 import { CopyProgress, type CopiedBytes } from './copy-progress';
 
 /**
@@ -76,6 +76,7 @@ export class TaskWaiter {
       const copied = await copy?.read().catch(() => undefined);
       options.onProgress?.({ upid, type, elapsedMs, running: status.status === 'running', ...(copied ? { copied } : {}) });
       if (status.status === 'stopped') {
+        taskDurations.record(`pve:${type}`, elapsedMs);
         const exitstatus = status.exitstatus ?? 'unexpected status';
         const warnings = /^WARNINGS: (\d+)$/.exec(exitstatus);
         if (exitstatus === 'OK' || warnings) {
@@ -85,7 +86,7 @@ export class TaskWaiter {
         throw new ProxmoxTaskError(upid, exitstatus, await this.logTail(path, LOG_TAIL));
       }
       if (elapsedMs >= timeoutMs) throw new ProxmoxTaskTimeoutError(upid, elapsedMs);
-      await new Promise((r) => setTimeout(r, Math.min(nextPollDelay(elapsedMs, maxPause), timeoutMs - elapsedMs)));
+      await new Promise((r) => setTimeout(r, Math.min(pollDelayToward(elapsedMs, maxPause, taskDurations.expected(`pve:${type}`)), timeoutMs - elapsedMs)));
     }
   }
 

@@ -1,4 +1,4 @@
-import { nextPollDelay } from '../poll-delay';
+import { pollDelayToward, taskDurations } from '../poll-delay';
 import type { MoRef } from './envelope';
 import { faultFromLocalized, VsphereCancelledError } from './faults';
 import { retrieveProperties } from './property-collector';
@@ -91,13 +91,16 @@ export async function waitForTask(
       task: task.value,
       elapsedMs: Math.round(performance.now() - started),
     });
-    if (info.state === 'success') return info.result;
+    if (info.state === 'success') {
+      taskDurations.record(`vsphere:${context.method}`, performance.now() - started);
+      return info.result;
+    }
     if (info.state === 'error') {
       if (!info.error) throw badAnswer(`Task ${task.value}`, 'state is error but info.error is missing');
       throw faultFromLocalized(info.error, { method: context.method, object: context.object });
     }
     try {
-      await sleep(nextPollDelay(performance.now() - started, maxInterval), options.signal);
+      await sleep(pollDelayToward(performance.now() - started, maxInterval, taskDurations.expected(`vsphere:${context.method}`)), options.signal);
     } catch (err) {
       // Best effort: vCenter refuses for tasks that cannot be cancelled (vcsim marks none cancelable but honours it).
       await session.call('CancelTask', task).catch(() => undefined);

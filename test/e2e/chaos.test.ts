@@ -1,4 +1,5 @@
 import { runChaos, type ChaosReport } from '../../lab/chaos/run';
+import { workflowBundlePath } from '../helpers/temporal';
 
 /**
  * The bounded chaos run (the full one is `npm run chaos`, docs/testing.md#chaos-suite): 10 VMs, two worker
@@ -10,9 +11,16 @@ describe('chaos (bounded)', () => {
   let report: ChaosReport;
 
   beforeAll(async () => {
+    // The worker processes (and their replacements after each kill) load the workflow bundle the global
+    // setup built from the same sources, as the container loads its prebuilt one, instead of each
+    // bundling with webpack at start.
+    process.env.FERRY_WORKFLOW_BUNDLE = workflowBundlePath();
     const lines: string[] = [];
     report = await runChaos({ seed: 7, vms: 10, kills: 5, serverRestarts: 1, faults: 0.1, workers: 2, timeoutMs: 300_000, maxGapMs: 15_000, log: (l) => lines.push(l) });
     console.log(lines.join('\n'));
+  });
+  afterAll(() => {
+    delete process.env.FERRY_WORKFLOW_BUNDLE;
   });
 
   it('kills workers (at their points, else at whatever runs) and restarts the Temporal server once', () => {

@@ -119,3 +119,27 @@ export function useMigrationLab(options: MigrationLabOptions = {}): MigrationSui
   });
   return suite;
 }
+
+/**
+ * Like useMigrationLab for several labs with different settings, started at once (they share the
+ * Temporal connection): for a test file whose scenarios need different simulator delays.
+ */
+export function useMigrationLabs<T extends MigrationLabOptions[]>(...options: T): { [K in keyof T]: MigrationSuite } {
+  const suites = options.map(() => ({}) as MigrationSuite);
+  let temporal: TestTemporal | undefined;
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+    const started = await Promise.allSettled(options.map((o) => startMigrationLab(o)));
+    started.forEach((s, i) => {
+      suites[i]!.temporal = temporal!;
+      if (s.status === 'fulfilled') suites[i]!.lab = s.value;
+    });
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+  });
+  afterAll(async () => {
+    await Promise.all(suites.map((s) => s.lab?.stop()));
+    await temporal?.close();
+  });
+  return suites as { [K in keyof T]: MigrationSuite };
+}

@@ -21,12 +21,14 @@ import {
   verificationSummary,
 } from '../../src/domain/migration';
 import { cutoverPlanDigest } from '../../src/domain/approvals';
+import { placedVmSettings, placementOfSettings, type VmPlacement } from '../../src/domain/placement';
 import type { WaitRecord } from '../../src/domain/waits';
 import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../../src/domain/search-attributes';
-import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmStageSignal } from '../../src/domain/messages';
+import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmPlacedSignal, vmStageSignal } from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import { failureMessage } from '../failures';
 import { CutoverGate } from './cutover-gate';
+import { handlePlacementMoves } from './place-vm';
 import { longActivities, reads, timingOf } from './proxies';
 
 export interface MigrateVmInput {
@@ -42,6 +44,8 @@ export interface MigrateVmInput {
   snapshot?: VmSnapshot;
   /** The wave's cutover window: an approved cutover starts only inside it. */
   cutoverWindow?: CutoverWindow;
+  /** Where the wave placed the VM (the node's memory commitment with it), for the status and the cutover plan. */
+  placement?: VmPlacement;
 }
 
 /** What validation found out about the VM, for the stages after it. */
@@ -73,10 +77,15 @@ export class MigrationRun {
   private planned?: PlannedVm;
   private assessment?: VmAssessment;
   private throughput: Throughput;
+  /** A `ferry place` is under way: the shell stage and the cutover wait for it (see place-vm.ts). */
+  placing = false;
+  /** A `ferry place` failed after the old shell was destroyed: the run cannot cut over without a shell. */
+  placeFailure?: string;
 
   constructor(readonly input: MigrateVmInput) {
     this.wave = input.waveWorkflowId ? getExternalWorkflowHandle(input.waveWorkflowId) : undefined;
     this.status = newStatus(input.moid);
+    if (input.placement) this.status.placement = input.placement;
     this.throughput = input.throughput ?? measuredThroughput([]);
     setHandler(migrationStatusQuery, () => this.status);
     upsertSearchAttributes([{ key: FerryKind, value: 'migrate' }, ...(input.waveId ? [{ key: WaveId, value: input.waveId }] : [])]);
@@ -90,16 +99,17 @@ export class MigrationRun {
   async settle(): Promise<void> {
     const settings = this.input.settings ?? (await reads.loadMigrationSettings.executeWithOptions({ summary: 'load the migration settings' }, []));
     const planned = (): string | undefined => {
-      const plan = this.plan(settings);
+      const plan = this.plan(this.settings);
       return plan && cutoverPlanDigest(plan);
     };
     const signing = { policy: settings.approvals, wave: this.input.waveWorkflowId, plan: planned };
     this.settled = { settings, acts: longActivities(timingOf(settings)), gate: new CutoverGate(this.status, settings.approvers, signing, settings.cutover.mode) };
+    handlePlacementMoves(this);
     setHandler(importThroughputSignal, (t) => {
       this.throughput = t;
     });
     setHandler(cutoverPlanQuery, () => {
-      const plan = this.plan(settings);
+      const plan = this.plan(this.settings);
       const schedule = this.schedule();
       // `schedule` is not part of what an approver signs (see cutoverPlanDigest).
       return plan && schedule ? { ...plan, schedule } : plan;
@@ -125,9 +135,21 @@ export class MigrationRun {
   }
 
   private plan(settings: MigrationSettings): CutoverPlan | undefined {
-    return this.assessment
-      ? cutoverPlan(this.assessment, settings.cutover.mode, settings.targetStorage, this.throughput, this.planned?.snapshot.vm.powerState)
-      : undefined;
+    if (!this.assessment) return undefined;
+    const plan = cutoverPlan(this.assessment, settings.cutover.mode, settings.targetStorage, this.throughput, this.planned?.snapshot.vm.powerState);
+    const placement = this.status.placement ?? placementOfSettings(settings, this.assessment.disks.map((d) => d.source));
+    return { ...plan, placement };
+  }
+
+  /**
+   * `ferry place` moved the VM: from now on every stage runs with the new node and disk storages, the
+   * status and the cutover plan show them, and the wave is told.
+   */
+  placeAt(placement: VmPlacement): void {
+    const settled = this.require(this.settled, 'settings');
+    settled.settings = placedVmSettings(settled.settings, placement);
+    this.status.placement = placement;
+    if (this.wave) void this.wave.signal(vmPlacedSignal, { moid: this.moid, placement }).catch(() => undefined);
   }
 
   get settings(): MigrationSettings {

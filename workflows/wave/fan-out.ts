@@ -11,6 +11,13 @@ import type { WaveState } from './state';
 const DEFAULT_CONCURRENCY = 50;
 /** Every free slot's VM workflow is started in one workflow task, not one task (round trip) each. */
 const PARALLEL_STARTS_PATCH = 'wave-parallel-starts';
+/**
+ * At most this many VM workflows start in one workflow task. 1,000 starts in one task (each carrying
+ * the VM's snapshot and settings) took longer than the 10 s workflow task timeout on a loaded machine
+ * and were retried whole; 100 complete in about a second.
+ */
+const START_BATCH = 100;
+const START_BATCH_PATCH = 'wave-start-batches';
 
 /**
  * The VMs, a bounded number of VM workflows at a time (those waiting for approval count), until every
@@ -30,7 +37,8 @@ export async function fanOut(
     const running = wave.vmsIn('running').length;
     const next = wave.status.vms.find((v) => v.state === 'pending');
     if (next && running < limit && patched(PARALLEL_STARTS_PATCH)) {
-      const batch = wave.status.vms.filter((v) => v.state === 'pending').slice(0, limit - running);
+      const free = limit - running;
+      const batch = wave.status.vms.filter((v) => v.state === 'pending').slice(0, patched(START_BATCH_PATCH) ? Math.min(free, START_BATCH) : free);
       await Promise.all(batch.map((vm) => startVmWorkflow(vm, wave, settings)));
       for (const vm of batch) {
         delete wave.snapshots[vm.moid];

@@ -1,7 +1,8 @@
-import { patched } from '@temporalio/workflow';
+import { patched, setHandler } from '@temporalio/workflow';
 import type { VmRecord } from '../../src/domain/inventory';
 import type { InventoryAssessment, MigrationSettings, Refusal } from '../../src/domain/migration';
 import { placementVm, placeWave, type Placement, type PlacementSettings, type PlacementVm, type VmPlacement } from '../../src/domain/placement';
+import { vmPlacedSignal } from '../../src/domain/messages';
 import { placementReads } from './placement-reads';
 import type { WaveState } from './state';
 
@@ -68,8 +69,19 @@ export function placementRefusalsOf(placement: Placement, moid: string): Refusal
   return [...placement.waveRefusals, ...refused.refusals.filter((r) => !placement.waveRefusals.some((w) => w.reason === r.reason))];
 }
 
-/** Where placement put this VM, as the wave keeps it. */
+/** Where placement put this VM, as the wave keeps it, with its node's memory commitment once the wave is placed. */
 export function vmPlacementOf(placement: Placement | undefined, moid: string): VmPlacement | undefined {
   const placed = placement?.placed.find((p) => p.moid === moid);
-  return placed && { node: placed.node, disks: placed.disks.map((d) => ({ label: d.label, storage: d.storage })) };
+  if (!placed) return undefined;
+  const node = placement!.nodes.find((n) => n.node === placed.node);
+  const memory = node && { committedAfterBytes: node.committedAfterBytes, limitBytes: node.limitBytes, memoryBytes: node.memoryBytes };
+  return { node: placed.node, disks: placed.disks.map((d) => ({ label: d.label, storage: d.storage })), ...(memory ? { memory } : {}) };
+}
+
+/** `ferry place` moved a VM: the wave's status and summary show where it is now. */
+export function handlePlacementMoved(wave: WaveState): void {
+  setHandler(vmPlacedSignal, ({ moid, placement }) => {
+    const vm = wave.vm(moid);
+    if (vm && vm.state !== 'finished') vm.placement = placement;
+  });
 }

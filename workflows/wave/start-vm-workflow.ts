@@ -22,7 +22,7 @@ export async function startVmWorkflow(vm: WaveVm, wave: WaveState, waveSettings:
   const start = (workflowIdReusePolicy: WorkflowIdReusePolicy) =>
     startChild(migrateVm, {
       workflowId: vm.workflowId,
-      args: [{ moid: vm.moid, settings, waveId: wave.waveId, waveWorkflowId: workflowInfo().workflowId, throughput: measuredThroughput(wave.imports), snapshot, ...(cutoverWindow ? { cutoverWindow } : {}) }],
+      args: [{ moid: vm.moid, settings, waveId: wave.waveId, waveWorkflowId: workflowInfo().workflowId, throughput: measuredThroughput(wave.imports), snapshot, ...(cutoverWindow ? { cutoverWindow } : {}), ...(vm.placement ? { placement: vm.placement } : {}) }],
       // The VM's workflow outlives a continue-as-new of the wave and reports back by signal.
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy,

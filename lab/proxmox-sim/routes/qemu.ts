@@ -3,6 +3,7 @@ import path from 'node:path';
 import { formatPropertyString, parsePropertyString } from '../../../src/proxmox/property-string';
 import { ApiError, fail } from '../api-error';
 import { configDigest, type SimVm } from '../cluster';
+import { checkHaBeforeDestroy, purgeHaOnDestroy } from '../ha/state';
 import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
 import { schemaFor } from '../schema/validate';
 import { loadSubset } from '../schema/subset';
@@ -311,6 +312,7 @@ export const qemuRoutes: RouteTable = {
     const vm = vmOf(req);
     const { cluster } = req;
     cluster.checkLock(vm, req.params.skiplock);
+    checkHaBeforeDestroy(cluster, vm.vmid, req.params.purge === '1');
     if (vm.status === 'running') throw fail(`VM ${vm.vmid} is running - destroy failed`);
     if (vm.config.protection === '1') throw fail("can't remove VM " + vm.vmid + ' - protection mode enabled');
     return startTask(req, { node: vm.node, type: 'qmdestroy', id: String(vm.vmid) }, (task) =>
@@ -324,6 +326,11 @@ export const qemuRoutes: RouteTable = {
         // simulator does not keep) on every destroy; `purge` only adds backup, replication and HA jobs.
         cluster.removeVmAccess(vm.vmid);
         task.log(`destroyed VM ${vm.vmid}`);
+        if (req.params.purge === '1') {
+          task.log(`purging VM ${vm.vmid} from related configurations..`);
+          const note = purgeHaOnDestroy(cluster, vm.vmid);
+          if (note) task.log(note);
+        }
       }),
     ).upid;
   },

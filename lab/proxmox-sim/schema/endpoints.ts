@@ -4,6 +4,7 @@
  * that has them; `npm run pve-schema-subset` regenerates it from ../shared/pve-api.
  */
 import { AGENT_ENDPOINTS } from './agent-endpoints';
+import { HA_ENDPOINTS } from '../ha/endpoints';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -48,4 +49,5 @@ export const SIMULATED_ENDPOINTS: ReadonlyArray<{ path: string; methods: readonl
   { path: '/nodes/{node}/storage/{storage}/content', methods: ['GET'] },
   { path: '/nodes/{node}/lxc', methods: ['GET'] },
   ...AGENT_ENDPOINTS,
+  ...HA_ENDPOINTS,
 ];

@@ -1,3 +1,4 @@
+import { HA_FORMATS } from '../ha/formats';
 import type { ParamSchema } from './subset';
 
 /**
@@ -22,6 +23,7 @@ const volumeId: Check = re(VOLUME_ID, (v) => `unable to parse volume ID '${v}'`)
 const absolutePath = (v: string) => v.startsWith('/') && !v.includes('\0');
 
 const NAMED: Record<string, Check> = {
+  ...HA_FORMATS,
   'pve-vmid': re(/^\d+$/, () => 'value does not look like a valid VM ID'),
   'pve-node': re(/^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/, () => 'value does not look like a valid node name'),
   'pve-storage-id': re(STORAGE_ID, (v) => `storage ID '${v}' contains illegal characters`),

@@ -1,3 +1,4 @@
+import type { VmPlacement } from '../placement/vm-settings';
 import type { PowerState } from '../inventory';
 import type { VmAssessment } from './assess';
 import type { TpmStateSpec } from '../pve-vm-spec';
@@ -41,6 +42,8 @@ export interface CutoverPlan {
   warnings: string[];
   /** When it will start (a cutover window, `approve --at`); absent when it starts as soon as approved. Not signed. */
   schedule?: CutoverSchedule;
+  /** The node, each disk's storage and the node's memory commitment after (signed: a `ferry place` changes the plan). */
+  placement?: VmPlacement;
 }
 
 export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: string, throughput: Throughput, powerState?: PowerState): CutoverPlan {

@@ -28,3 +28,4 @@ export * from './power-state';
 export * from './guest-writes';
 export * from './cancel';
 export * from './cutover-window';
+export * from './ha';

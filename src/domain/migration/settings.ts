@@ -2,6 +2,7 @@ import type { ApprovalPolicy } from '../approvals/statement';
 import type { PlacementSettings } from '../placement/types';
 import type { MigrationRules } from './assess';
 import type { DatastoreMapping } from './disks';
+import type { HaSettings } from './ha';
 import type { VerifySettings } from './verification';
 
 /**
@@ -52,6 +53,8 @@ export interface MigrationSettings {
    * every disk). `node` and `targetStorage` are then the placed node and the first disk's storage.
    */
   diskStorages?: Record<string, string>;
+  /** HA registration after a verified cutover (absent: ferry leaves HA alone; runs from before it have none). */
+  ha?: HaSettings;
 }
 
 export function migrateVmWorkflowId(vcenter: string, moid: string): string {

@@ -1,3 +1,5 @@
+import type { PlacementMoveRecord } from '../placement/move';
+import type { VmPlacement } from '../placement/vm-settings';
 import type { WaitRecord } from '../waits';
 import type { MigrationAction } from './actions';
 import type { CutoverDecision } from './approval';
@@ -6,6 +8,7 @@ import type { Refusal } from './refusal';
 import type { CancellationRecord } from './cancel';
 import type { CutoverSchedule } from './cutover-window';
 import type { GuestVerification } from './verification';
+import type { HaRegistration } from './ha';
 
 export type MigrationStage =
   | 'validate'
@@ -94,6 +97,12 @@ export interface MigrationStatus {
   cancellation?: CancellationRecord;
   /** When the approved cutover starts (its window, `approve --at`), once approved. */
   schedule?: CutoverSchedule;
+  /** Where the VM goes on Proxmox: its node, each disk's storage (and the node's memory commitment, when placed). */
+  placement?: VmPlacement;
+  /** Each accepted `ferry place`: who, why, from where to where. */
+  placementMoves?: PlacementMoveRecord[];
+  /** `migration.ha`: the VM's HA resource, once asked for. */
+  ha?: HaRegistration;
 }
 
 export type { WaitRecord };

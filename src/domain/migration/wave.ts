@@ -1,3 +1,4 @@
+import type { VmPlacement } from '../placement/vm-settings';
 import type { ApprovalSignature } from '../approvals/statement';
 import type { MigrationAction } from './actions';
 import type { DecisionRecord } from './status';
@@ -34,7 +35,7 @@ export interface WaveVm {
   /** `ferry cancel`, as the VM took it and what it left (absent for a VM cancelled before it started). */
   cancellation?: CancellationRecord;
   /** Where placement put it: the node, and the storage per disk label (waves that place their VMs). */
-  placement?: { node: string; disks: Array<{ label: string; storage: string }> };
+  placement?: VmPlacement;
 }
 
 /** A VM's verification as its wave shows it: the verdict and the two figures, without the checks. */

@@ -22,3 +22,5 @@ export * from './place';
 export * from './recheck';
 export * from './from-record';
 export * from './vm-settings';
+export * from './move';
+export * from './provision';

@@ -1,9 +1,11 @@
 import type { MigrationSettings } from '../migration/settings';
 
-/** Where placement put one VM, as the wave keeps it. */
+/** Where placement put one VM, as the wave and the VM's status keep it. */
 export interface VmPlacement {
   node: string;
   disks: Array<{ label: string; storage: string }>;
+  /** The node's memory commitment once this VM is there, as placement counted it. */
+  memory?: { committedAfterBytes: number; limitBytes: number; memoryBytes: number };
 }
 
 /**
@@ -25,4 +27,9 @@ export function placedVmSettings(settings: MigrationSettings, placement: VmPlace
 /** The storage one disk (by its VMware label) is imported onto. */
 export function diskStorage(settings: Pick<MigrationSettings, 'targetStorage' | 'diskStorages'>, label: string): string {
   return settings.diskStorages?.[label] ?? settings.targetStorage;
+}
+
+/** Where a VM's workflow places it, from its settings: its node, each disk (by label) on its storage. */
+export function placementOfSettings(settings: Pick<MigrationSettings, 'node' | 'targetStorage' | 'diskStorages'>, labels: readonly string[]): VmPlacement {
+  return { node: settings.node, disks: labels.map((label) => ({ label, storage: diskStorage(settings, label) })) };
 }

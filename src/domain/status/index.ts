@@ -2,3 +2,4 @@ export * from './eta';
 export * from './progress';
 export * from './wave-summary';
 export * from './view';
+export * from './visibility-wave';

@@ -38,6 +38,8 @@ export const waveVmRowSchema = z.object({
   bytes: z.number().optional(),
   /** Why a person should look: `failed`, `awaiting-decision`, `awaiting-approval`, … */
   attention: z.string().optional(),
+  /** The Proxmox node placement (or `ferry place`) put it on. */
+  node: z.string().optional(),
 });
 export type WaveVmRow = z.infer<typeof waveVmRowSchema>;
 
@@ -68,6 +70,11 @@ export const waveSummarySchema = z.object({
   eta: waveEtaSchema,
   rows: z.array(waveVmRowSchema),
   page: z.object({ offset: z.number(), limit: z.number(), matching: z.number(), filter: z.enum(['all', 'attention']) }),
+  /**
+   * Who answered: the wave itself (absent), or visibility, when the wave's query took too long (its
+   * worker busy): then VMs not started yet, refusals, approvals and throughput are not known.
+   */
+  source: z.enum(['wave', 'visibility']).optional(),
 });
 export type WaveSummary = z.infer<typeof waveSummarySchema>;
 // The ETA arithmetic's type and the schema's stay one shape.
@@ -114,6 +121,7 @@ function rowOf(vm: WaveVm): WaveVmRow {
     ...(vm.error !== undefined ? { error: vm.error.slice(0, 300) } : {}),
     ...(vm.bytes !== undefined ? { bytes: vm.bytes } : {}),
     ...(attention !== undefined ? { attention } : {}),
+    ...(vm.placement ? { node: vm.placement.node } : {}),
   };
 }
 

@@ -10,14 +10,15 @@ import {
   waveStatusQuery,
 } from '../../../src/domain/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
-import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
+import { labWorkers, useMigrationLabs, type MigrationSuite } from '../../helpers/migration-lab';
 import { spawnFerry } from '../../helpers/processes';
 import { vcsimTasks } from '../../helpers/vcsim-tasks';
 import type { VsphereClient } from '../../../src/vsphere';
 import { runningActivityWithTask, until } from '../../helpers/wait';
 
-// Long enough for the CLI (a fresh Node process) to cancel a vMotion while it runs.
-const RELOCATE_MS = 40_000;
+// Long enough for the CLI (a fresh Node process) to cancel a vMotion while it runs, on a busy machine with
+// the other scenarios running beside it. The cancel ends the vMotion, so the length costs nothing.
+const RELOCATE_MS = 90_000;
 
 /** The scale VMs start powered off: these are turned on, so a cancel can be seen to leave them running. */
 async function powerOn(vsphere: VsphereClient, names: string[]): Promise<void> {
@@ -35,16 +36,19 @@ async function startWave(client: Client, taskQueue: string, id: string, names: s
 
 describe('ferry cancel: before the shutdown a VM stops where it is; inside its cutover it waits for a decision', () => {
   jest.setTimeout(600_000);
-  // One vMotion at a time, each taking a while: one VM is mid-vMotion while the other waits for the permit.
-  // A slow ShutdownGuest keeps a cutover inside its shutdown long enough to cancel it there.
-  const suite = useMigrationLab({
-    methodDelay: { RelocateVm: RELOCATE_MS, ShutdownGuest: 6_000, LockHandoff: 0 },
-    limits: { vmotion: 1 },
-    migration: { heartbeatTimeout: '3s' },
-  });
+  // A lab per scenario, started at once, so the scenarios can run at once: the slow vMotions one needs do
+  // not slow the others, and no two waves sync the same cluster's SDN at the same moment (ensureSdn is
+  // not safe against a concurrent create of the zone). In the first, one vMotion at a time, each taking
+  // a while: one VM is mid-vMotion while the other waits for the permit. In the third, a slow
+  // ShutdownGuest keeps a cutover inside its shutdown long enough to cancel it there.
+  const [slowVmotion, quick, slowShutdown] = useMigrationLabs(
+    { methodDelay: { RelocateVm: RELOCATE_MS, LockHandoff: 0 }, limits: { vmotion: 1 }, migration: { heartbeatTimeout: '3s' } },
+    { methodDelay: { LockHandoff: 0 }, migration: { heartbeatTimeout: '3s' } },
+    { methodDelay: { ShutdownGuest: 6_000, LockHandoff: 0 }, migration: { heartbeatTimeout: '3s' } },
+  );
 
-  /** The CLI as a person runs it, configured for the lab and the test's task queue. */
-  const ferryFor = (taskQueue: string) => {
+  /** The CLI as a person runs it, configured for a lab and the test's task queue. */
+  const ferryFor = (suite: MigrationSuite, taskQueue: string) => {
     const configFile = path.join(suite.lab.stateDir, `${taskQueue}.yaml`);
     writeFileSync(configFile, stringify({ ...suite.lab.document, worker: { taskQueue } }));
     return async (...args: string[]) => {
@@ -53,7 +57,9 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
     };
   };
 
-  it('a wave cancelled with one VM mid-vMotion and one before it: the vCenter task is cancelled, both VMs keep running on VMware, shells kept', async () => {
+  // The scenarios are independent (own lab, VMs and task queue each), so they run at once.
+  it.concurrent('a wave cancelled with one VM mid-vMotion and one before it: the vCenter task is cancelled, both VMs keep running on VMware, shells kept', async () => {
+    const suite = slowVmotion;
     const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const vsphere = suite.lab.deps.vsphere!;
     const names = ['scale-0001', 'scale-0002'];
@@ -71,7 +77,7 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
       await expect(wave.executeUpdate(cancelWaveUpdate, { args: [{ by: 'mallory', reason: 'no' }] })).rejects.toMatchObject({
         cause: { message: expect.stringContaining('mallory is not an approver') },
       });
-      const accepted = await ferryFor(workers.taskQueue)('cancel', wave.workflowId, '--by', 'alice', '--reason', 'change freeze');
+      const accepted = await ferryFor(suite, workers.taskQueue)('cancel', wave.workflowId, '--by', 'alice', '--reason', 'change freeze');
       expect(accepted).toMatchObject({ code: 0, output: expect.stringContaining(`cancel: accepted by ${wave.workflowId}: 0 VM(s) will not start, 2 running VM(s) told to cancel`) });
 
       const result = await wave.result();
@@ -99,10 +105,11 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
     });
   });
 
-  it('VMs waiting at the approval gate: one cancelled by `ferry cancel` keeps its shell, one with --remove-shells loses it', async () => {
+  it.concurrent('VMs waiting at the approval gate: one cancelled by `ferry cancel` keeps its shell, one with --remove-shells loses it', async () => {
+    const suite = quick;
     const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const names = ['scale-0003', 'scale-0004'];
-    const ferry = ferryFor(workers.taskQueue);
+    const ferry = ferryFor(suite, workers.taskQueue);
     await workers.run(async () => {
       const wave = await startWave(suite.temporal.client, workers.taskQueue, 'approval', names);
       const waiting = await until(
@@ -137,7 +144,8 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
     });
   });
 
-  it('a VM cancelled inside its cutover finishes the shutdown, then waits for retry or rollback', async () => {
+  it.concurrent('a VM cancelled inside its cutover finishes the shutdown, then waits for retry or rollback', async () => {
+    const suite = slowShutdown;
     const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const vsphere = suite.lab.deps.vsphere!;
     await powerOn(vsphere, ['scale-0005']);
@@ -152,9 +160,10 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
         300_000,
       );
       const vm = suite.temporal.client.workflow.getHandle(child!.workflowId);
-      // Approved to start a few seconds from now: the cutover waits for that time on a timer.
-      const at = new Date(Date.now() + 25_000).toISOString();
-      const approved = await ferryFor(workers.taskQueue)('approve', child!.workflowId, '--by', 'alice', '--reason', 'window 7', '--at', at);
+      // Approved to start some seconds from now: the cutover waits for that time on a timer. The approval
+      // (a fresh CLI process, then a workflow task) must land before it, with other scenarios running beside.
+      const at = new Date(Date.now() + 40_000).toISOString();
+      const approved = await ferryFor(suite, workers.taskQueue)('approve', child!.workflowId, '--by', 'alice', '--reason', 'window 7', '--at', at);
       expect(approved).toMatchObject({ code: 0, output: expect.stringContaining('approve: accepted') });
       const scheduled = await until('the cutover waiting for its time', async () => {
         const s = await vm.query(migrationStatusQuery);

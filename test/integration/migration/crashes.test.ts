@@ -33,7 +33,7 @@ describe('worker processes killed mid-migration', () => {
     let generation = 0;
     const freshWorker = async () => {
       generation += 1;
-      worker = await startWorkerProcess({ name: `w${generation}`, config, env: lab.env, configFile: path.join(lab.stateDir, 'worker.yaml') });
+      worker = await startWorkerProcess({ prebuiltBundle: true, name: `w${generation}`, config, env: lab.env, configFile: path.join(lab.stateDir, 'worker.yaml') });
     };
     const crash = async () => {
       await worker!.kill();

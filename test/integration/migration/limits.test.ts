@@ -45,9 +45,11 @@ describe('global limits with two worker processes', () => {
         taskQueues: { main: { maxConcurrentActivities: 20 }, vmotion: { maxConcurrentActivities: 4 }, import: { maxConcurrentActivities: 4 }, sdn: { maxConcurrentActivities: 1 } },
       },
     };
-    for (const name of ['w1', 'w2']) {
-      workers.push(await startWorkerProcess({ name, config, env: lab.env, configFile: path.join(lab.stateDir, `${name}.yaml`) }));
-    }
+    const starts = ['w1', 'w2'].map((name) => startWorkerProcess({ prebuiltBundle: true, name, config, env: lab.env, configFile: path.join(lab.stateDir, `${name}.yaml`) }));
+    // Started at once; any that did start are stopped after the test, even if another failed.
+    const settled = await Promise.allSettled(starts);
+    for (const started of settled) if (started.status === 'fulfilled') workers.push(started.value);
+    for (const started of settled) if (started.status === 'rejected') throw started.reason;
     const started = Date.now();
     const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
       taskQueue,

@@ -79,7 +79,8 @@ describe('a retry whose lost attempt never said which task it started', () => {
     return { result: result as R, attempts, beats };
   }
 
-  it('importDisk waits for the import already running on the VM instead of starting a second one', async () => {
+  // The three are independent (own VM, own task queue and worker) and each mostly waits out TASK_MS: run at once.
+  it.concurrent('importDisk waits for the import already running on the VM instead of starting a second one', async () => {
     const pve = lab.deps.proxmox!;
     const { node, targetStorage: storage } = lab.config.migration!;
     const vmid = 7301;
@@ -116,7 +117,7 @@ describe('a retry whose lost attempt never said which task it started', () => {
     expect(result.seconds).toBeGreaterThan(1);
   });
 
-  it('liveImportVm waits for the live import (its create task) already running instead of starting another', async () => {
+  it.concurrent('liveImportVm waits for the live import (its create task) already running instead of starting another', async () => {
     const root = lab.deps.proxmoxPrivileged!;
     const { node, targetStorage: storage } = lab.config.migration!;
     const vmid = 7302;
@@ -155,7 +156,7 @@ describe('a retry whose lost attempt never said which task it started', () => {
     expect(result.seconds).toBeGreaterThan(1);
   });
 
-  it('relocateVm waits for the storage vMotion already running on the VM instead of starting a second one', async () => {
+  it.concurrent('relocateVm waits for the storage vMotion already running on the VM instead of starting a second one', async () => {
     const vsphere = lab.deps.vsphere!;
     const { inventory } = await vsphere.discover();
     const vm = inventory.vms.find((v) => (v.datastores ?? []).length > 0 && !(v.datastores ?? []).includes(ESTATE.migrationDatastore))!;

@@ -174,6 +174,14 @@ describe('NetBox client against a real NetBox', () => {
     const mac = await client.ensurePrimaryMac(created.value.id, 'bc:24:11:0a:0b:0c');
     expect(mac.outcome).toBe('updated');
     expect(await client.ensurePrimaryMac(created.value.id, 'BC-24-11-0A-0B-0C')).toEqual({ outcome: 'unchanged', macId: mac.macId });
+    // An interface the caller has just created skips the reads: the MAC is created and made primary all the same.
+    const fresh = await client.ensureInterface(id, 'net1');
+    const freshMac = await client.ensurePrimaryMac(fresh.value.id, 'bc:24:11:0a:0b:1c', { freshInterface: true });
+    expect(freshMac.outcome).toBe('updated');
+    expect((await client.http.request('GET', `api/virtualization/interfaces/${fresh.value.id}/`, { schema: vmInterfaceSchema })).data.primary_mac_address).toMatchObject({
+      id: freshMac.macId,
+      mac_address: 'BC:24:11:0A:0B:1C',
+    });
     const { data: iface } = await client.http.request('GET', `api/virtualization/interfaces/${created.value.id}/`, { schema: vmInterfaceSchema });
     expect(iface.primary_mac_address).toMatchObject({ id: mac.macId, mac_address: 'BC:24:11:0A:0B:0C' });
     const { data: macObject } = await client.http.request('GET', `api/dcim/mac-addresses/${mac.macId}/`, { schema: macAddressSchema });
@@ -194,7 +202,8 @@ describe('NetBox client against a real NetBox', () => {
     expect(first.value).toMatchObject({ dns_name: 'ip-vm.lab.ferry.test', assigned_object_id: iface.id, status: { value: 'active' } });
     expect(await client.allocateIp(prefix, iface.id)).toMatchObject({ outcome: 'unchanged', value: { id: first.value.id } });
 
-    expect(await client.setPrimaryIp4(id, first.value.id)).toBe('updated');
+    // An address just created cannot be the primary yet: set without reading the VM first.
+    expect(await client.setPrimaryIp4(id, first.value.id, { freshIp: true })).toBe('updated');
     expect(await client.setPrimaryIp4(id, first.value.id)).toBe('unchanged');
     expect((await client.getVirtualMachine(id)).value.primary_ip4).toMatchObject({ id: first.value.id, address: first.value.address });
   });

@@ -76,7 +76,7 @@ describe('provisioning under faults', () => {
     const taskQueue = uniqueName('crash');
     const config = { ...lab.document, worker: { taskQueue, shutdownGraceTime: '1s' } };
     const configFile = path.join(lab.stateDir, 'worker.yaml');
-    let worker: WorkerProcess = await startWorkerProcess({ name: 'w1', config, env: lab.env, configFile });
+    let worker: WorkerProcess = await startWorkerProcess({ prebuiltBundle: true, name: 'w1', config, env: lab.env, configFile });
     try {
       const handle = await temporal.client.workflow.start<typeof provisionVm>('provisionVm', {
         taskQueue,
@@ -89,7 +89,7 @@ describe('provisioning under faults', () => {
         (await lab.admin.log()).tasks.some((t) => t.type === 'qmcreate' && t.endMs === undefined) ? true : undefined,
       );
       await worker.kill();
-      worker = await startWorkerProcess({ name: 'w2', config, env: lab.env, configFile });
+      worker = await startWorkerProcess({ prebuiltBundle: true, name: 'w2', config, env: lab.env, configFile });
       const result = await handle.result();
       expect(result.outcome).toBe('provisioned');
       // The retried create found the VM the first attempt had started (no second one, no other VMID),

@@ -1,4 +1,4 @@
-import { condition } from '@temporalio/workflow';
+import { ApplicationFailure, condition } from '@temporalio/workflow';
 import type { MigrateVmResult } from '../../../src/domain/migration';
 import { workflowNow } from '../../clock';
 import type { MigrationRun } from '../run-context';
@@ -11,7 +11,10 @@ export async function awaitApproval(run: MigrationRun): Promise<MigrateVmResult 
   const started = workflowNow();
   const deadline = run.settings.cutover.approvalDeadlineMs;
   const decided = deadline === undefined ? (await condition(() => gate.decided), true) : await condition(() => gate.decided, deadline);
+  // A `ferry place` under way finishes first: the cutover runs on the shell it builds.
+  await condition(() => !run.placing);
   gate.closeApproval();
+  if (run.placeFailure) throw ApplicationFailure.nonRetryable(run.placeFailure, 'PlacementMoveFailed');
   run.waited({ for: 'cutover approval', waitedMs: workflowNow() - started });
   if (!decided) return run.finish('approval-expired', 'approval-expired');
   if (gate.rejection) {

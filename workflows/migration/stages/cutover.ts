@@ -8,6 +8,7 @@ import { currentDiskSources, type DiskSources } from './disk-sources';
 import { importDisks } from './import-disks';
 import { liveImport } from './live-import';
 import { endCancelled } from './cancelled';
+import { registerHa } from './ha';
 import { recheckPlacement } from './recheck';
 import { rollback } from './rollback';
 import { atSafePoint } from './safe-point';
@@ -51,6 +52,7 @@ async function bringDisksIn(run: MigrationRun, sources: DiskSources, asked: Set<
     await liveImport(run, sources);
     await verifySizes(run);
     await verifyStarted(run);
+    await registerHa(run);
     return;
   }
   await importDisks(run, sources, asked);
@@ -63,6 +65,7 @@ async function bringDisksIn(run: MigrationRun, sources: DiskSources, asked: Set<
   }
   await bootPveVm(run);
   await verifyStarted(run);
+  await registerHa(run); // a VM left stopped is not registered: HA would start it
 }
 
 async function verifyStarted(run: MigrationRun): Promise<void> {

@@ -1,6 +1,7 @@
 import { CancellationScope } from '@temporalio/workflow';
 import { rollbackPowerAction, type MigrateVmResult } from '../../../src/domain/migration';
 import type { MigrationRun } from '../run-context';
+import { removeHa } from './ha';
 
 /**
  * Return the VMware VM to the power state it had before the shutdown (on stays on, off stays off),
@@ -23,6 +24,7 @@ async function undoCutover(run: MigrationRun): Promise<void> {
   const kept = status.imports
     .filter((i) => !i.created)
     .map((i) => `${i.slot} (${i.disk}): ${i.volume} was there before this workflow ran; left in place`);
+  await removeHa(run);
   if (status.replacedVm) {
     await acts.pve.discardVm.executeWithOptions({ summary: `discard VM ${vmid} ${vm} (its live import)` }, [{ node, vmid, name: vm }]);
   } else {

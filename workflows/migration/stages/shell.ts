@@ -1,3 +1,4 @@
+import { condition } from '@temporalio/workflow';
 import { createVmAction, guestAgentEnabled, nicWrites, shellSpec, type MigrateVmResult } from '../../../src/domain/migration';
 import { pollUntil } from '../../poll';
 import { reads } from '../proxies';
@@ -7,6 +8,8 @@ const VISIBILITY_POLL = { firstIntervalMs: 100, intervalMs: 2_000, timeoutMs: 10
 
 /** A diskless VM with the VMware CPU, memory, firmware and MACs (a VM ferry made before is adopted). */
 export async function shell(run: MigrationRun): Promise<MigrateVmResult | undefined> {
+  // A `ferry place` taken before the shell exists decides its node first (no command: replay-safe).
+  await condition(() => !run.placing);
   run.enter('shell');
   const { assessment, vmid, occupancy } = run.vm;
   const { node, vcenter } = run.settings;

@@ -12,7 +12,14 @@ export async function assignAddress({ acts, spec, status, enter, record }: VmBui
   }
   const dnsName = spec.dnsZone ? fqdn(spec.name, spec.dnsZone) : undefined;
   const ip = await acts.record.assignNetboxIp.executeWithOptions({ summary: `address for ${spec.name} ${first.slot} from ${spec.prefix}` }, [
-    { netboxId: spec.netboxId, interfaceId: interfaceIds[first.slot]!, prefix: spec.prefix, ...(dnsName ? { dnsName } : {}) },
+    {
+      netboxId: spec.netboxId,
+      interfaceId: interfaceIds.ids[first.slot]!,
+      prefix: spec.prefix,
+      ...(dnsName ? { dnsName } : {}),
+      // A new interface has no address to look for (the activity still looks if an earlier attempt made one).
+      ...(interfaceIds.created.includes(first.slot) ? { newInterface: true } : {}),
+    },
   ]);
   status.address = ip.address;
   record('ip', ip.address, ip.outcome, `${first.slot}, from ${spec.prefix}`);

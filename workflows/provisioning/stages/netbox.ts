@@ -1,13 +1,16 @@
 import type { VmBuild } from '../run-context';
 
-/** NetBox interface id per NIC slot. */
-export type InterfaceIds = Record<string, number>;
+/** NetBox interface id per NIC slot, and the slots whose interface this run created. */
+export interface InterfaceIds {
+  ids: Record<string, number>;
+  created: string[];
+}
 
 /** The record's interfaces, with the MACs Proxmox gave the NICs. */
 export async function recordNetboxInterfaces({ acts, spec, vmid, node, status, enter, record }: VmBuild): Promise<InterfaceIds> {
   enter('netbox');
   status.macs = await acts.read.readVmMacs.executeWithOptions({ summary: `MACs of VM ${vmid}` }, [{ node, vmid }]);
-  const interfaceIds: InterfaceIds = {};
+  const interfaceIds: InterfaceIds = { ids: {}, created: [] };
   for (const nic of spec.nics) {
     const mac = status.macs[nic.slot]!;
     if (spec.netboxId === undefined) {
@@ -16,7 +19,8 @@ export async function recordNetboxInterfaces({ acts, spec, vmid, node, status, e
     }
     const summary = `NetBox interface ${nic.slot} of ${spec.name}, MAC ${mac}`;
     const done = await acts.record.ensureNetboxInterface.executeWithOptions({ summary }, [{ netboxId: spec.netboxId, name: nic.slot, mac }]);
-    interfaceIds[nic.slot] = done.interfaceId;
+    interfaceIds.ids[nic.slot] = done.interfaceId;
+    if (done.interface === 'created') interfaceIds.created.push(nic.slot);
     record('interface', nic.slot, done.interface);
     record('mac', `${nic.slot} ${mac}`, done.mac);
   }
