@@ -13,7 +13,7 @@ const SHARED_LIBRARIES = path.join(REPO_ROOT, 'worker', 'shared-libraries.ts');
  * evicted workflow is rebuilt). Safe because src/domain is pure and these libraries keep no per-run
  * state. The SDK freezes what shared modules export, which zod schemas do not survive (they bind their
  * methods on first use), so files defining schemas, and the barrels (index.ts) that re-export them, stay
- * per workflow; test/unit/worker/shared-modules.test.ts checks that no shared file imports one.
+ * per workflow; test/unit/workflow-bundle-sharing.test.ts checks that no shared file imports one.
  */
 export function sharedWorkflowModules(domainDir = DOMAIN_DIR): string[] {
   const shared = domainFiles(domainDir).filter((file) => path.basename(file) !== 'index.ts' && !definesZodSchemas(file));
