@@ -21,7 +21,8 @@ describe('ferry lab, as a user runs it', () => {
       FERRY_STATE_DIR: mkdtempSync(path.join(tmpdir(), 'ferry-lab-')),
       FERRY_LAB_PROXMOX_PORT: String(proxmoxPort),
     });
-    await lab.waitFor(/ferry lab is running/, 200_000);
+    // Until the wave waits at its gate and the planned VMs are built (lab-web1 boots the guest image under TCG).
+    await lab.waitFor(/ferry lab is running/, 280_000);
   });
 
   afterAll(async () => {
@@ -184,6 +185,17 @@ describe('ferry lab, as a user runs it', () => {
     expect(status.output()).toMatch(/^ {4}create-vm +VM 9001: created \(lab-web1 on pve1\)$/m);
     expect(status.output()).toMatch(/^ {4}dns-a +lab-web1\.lab\.ferry\.test A 192\.0\.2\.\d+: created$/m);
     expect(status.output()).toMatch(/^ {4}netbox-status +NetBox VM \d+: updated \(staged\)$/m);
+    // lab-web1's record names the guest image (ferry_image): it booted it under QEMU, its agent answered
+    // and its NetBox address (from the cloud-init drive) is on the guest. The other two start simulated.
+    expect(status.output()).toMatch(/^ {4}disk +scsi0: created /m);
+    expect(status.output()).toMatch(/^ {4}cloud-init +scsi30: created/m);
+    const [, web1Address] = status.output().match(/^ {4}dns-a +lab-web1\.lab\.ferry\.test A (192\.0\.2\.\d+): created$/m) ?? [];
+    expect(status.output()).toMatch(new RegExp(`^ {4}verify-guest +VM 9001: unchanged \\(agent after \\d+ s, ${web1Address!.replace(/\./g, '\\.')} on the guest\\)$`, 'm'));
+    const web1 = spawnFerry(['status', ids['lab-web1']!, '--json'], env);
+    expect(await web1.exited).toBe(0);
+    const verification = (JSON.parse(web1.output()) as { status: { verification?: { state: string; bootToAgentSeconds?: number } } }).status.verification;
+    expect(verification).toMatchObject({ state: 'verified', bootToAgentSeconds: expect.any(Number) });
+    console.log(`lab-web1 (provisioned from the guest image): boot-to-agent ${verification!.bootToAgentSeconds} s`);
 
     // The same from the temporal CLI, as the README shows.
     const queried = await run(toolPath('temporal'), ['workflow', 'query', '--address', `127.0.0.1:${port}`, '--workflow-id', ids['lab-web1']!, '--name', anyStatusQuery.name, '-o', 'json']);
