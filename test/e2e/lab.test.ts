@@ -128,14 +128,13 @@ describe('ferry lab, as a user runs it', () => {
 
     type Verification = { state: string; bootToAgentSeconds?: number; downtimeSeconds?: number };
     type WaveView = { vms: Array<{ name: string; outcome?: string; verification?: Verification }>; refused: Array<{ name: string }> };
-    let status: { state: string; status?: WaveView } = { state: 'RUNNING' };
-    // The real guests boot under QEMU (TCG): minutes on a busy machine.
-    for (let i = 0; i < 480 && status.state === 'RUNNING'; i++) {
-      await new Promise((r) => setTimeout(r, 500));
-      const shown = spawnFerry(['status', waveWorkflowId!, '--json', '--full'], env);
-      expect(await shown.exited).toBe(0);
-      status = JSON.parse(shown.output());
-    }
+    // The real guests boot under QEMU (TCG): minutes on a busy machine. One `status --watch` follows the
+    // wave to its end (a CLI process every half second would take a core from the guests' QEMU).
+    const watched = spawnFerry(['status', waveWorkflowId!, '--watch', '--interval', '5'], env);
+    expect(await watched.exited).toBe(0);
+    const shown = spawnFerry(['status', waveWorkflowId!, '--json', '--full'], env);
+    expect(await shown.exited).toBe(0);
+    const status = JSON.parse(shown.output()) as { state: string; status?: WaveView };
     expect(status.state).toBe('COMPLETED');
     const vmsByName = Object.fromEntries(status.status!.vms.map((v) => [v.name, v]));
     const outcomes = Object.fromEntries(status.status!.vms.map((v) => [v.name, v.outcome]));
@@ -153,6 +152,10 @@ describe('ferry lab, as a user runs it', () => {
     }
     // ...except the one whose network config names ens192: not verified, and ferry rolled it back by itself.
     expect(vmsByName['mig-ens01']).toMatchObject({ outcome: 'rolled-back', verification: { state: 'failed' } });
+    // `ferry status` of the wave shows boot-to-agent and downtime per real-guest VM.
+    const text = spawnFerry(['status', waveWorkflowId!], env);
+    expect(await text.exited).toBe(0);
+    for (const name of ['mig-app01', 'mig-app02']) expect(text.output()).toMatch(new RegExp(`${name}\\b.*guest verified \\(boot-to-agent \\d+ s, downtime \\d+ s\\)`));
     // VMs with blank disks are started but not claimed verified.
     expect(vmsByName['mig-web01']!.verification).toMatchObject({ state: 'not-verified-skipped' });
 
