@@ -56,7 +56,8 @@ describe('lab guest image', () => {
       nics: [{ mac, net: '192.0.2.0/24', host: '192.0.2.254', forwards: [{ hostPort: port, guestAddress: '192.0.2.10', guestPort: probe.port }] }],
     });
     guests.push(guest);
-    const ms = await guest.waitForAgent(150_000);
+    // Generous: three TCG boots share the machine (a loaded 2-core one took minutes).
+    const ms = await guest.waitForAgent(300_000);
     timings.push(`${name} ${(ms / 1000).toFixed(1)} s`);
     return { guest, port, name };
   }
@@ -127,10 +128,10 @@ describe('lab guest image', () => {
           const found = (await interfaces(guest)).find((i) => i['hardware-address'] === mac);
           return ipv4(found).includes('192.0.2.10/24') ? found : undefined;
         },
-        20_000,
+        60_000,
       );
       expect(nic.name).not.toBe('ens192');
-      const banner = await until('the probe banner through the forwarded port', () => readBanner(port), 15_000);
+      const banner = await until('the probe banner through the forwarded port', () => readBanner(port), 60_000);
       expect(banner).toBe(`${probe.banner} vm-${name}`);
       const serial = guest.serial();
       expect(serial).toContain('Linux version');
@@ -142,14 +143,14 @@ describe('lab guest image', () => {
       }
       await guest.kill();
     },
-    200_000,
+    400_000,
   );
 
   it('ens192 variant: boots, but the address configured for ens192 is not on the virtio NIC (the failure after migration)', async () => {
     const mac = MACS.ens192;
     const { guest, port } = (await booted).ens192;
     const serial = () => guest.serial();
-    await until('ferry-guest-config to run', async () => (serial().includes('ferry-guest-config: NIC0') ? true : undefined), 15_000);
+    await until('ferry-guest-config to run', async () => (serial().includes('ferry-guest-config: NIC0') ? true : undefined), 60_000);
     expect(serial()).toContain(`ferry-guest-config: NIC0 ${mac}: 192.0.2.10/24 via 192.0.2.254 on the interface with Name=ens192`);
     const nics = await interfaces(guest);
     const virtio = nics.find((i) => i['hardware-address'] === mac);
@@ -159,5 +160,5 @@ describe('lab guest image', () => {
     expect(nics.flatMap(ipv4)).not.toContain('192.0.2.10/24');
     expect(await readBanner(port, 2000)).toBeUndefined(); // nothing answers at the address
     await guest.kill();
-  }, 200_000);
+  }, 400_000);
 });
