@@ -57,9 +57,12 @@ gi_debootstrap() {
 gi_configure() {
   gi_step "configuring the guest: fstab, ferry's units (per-VM settings, probe on TCP 8080), networkd, boot speed"
   tar -C "$GUEST_IMAGE_OVERLAY" --owner=0 --group=0 -cf - . | tar -C "$GI_ROOTFS" --no-overwrite-dir -xf -
+  # The ESP holds ferry/vm.conf (ferry-guest-config needs it mounted) and sits on the root's own disk, so
+  # it does come: wait for it. With a 90 s limit, three TCG guests on a starved host lost it (no settings,
+  # no address) because udev took longer, by a guest clock that ran fast besides.
   cat >"$GI_ROOTFS/etc/fstab" <<EOF
 UUID=$GI_ROOT_UUID / ext4 rw,errors=remount-ro 0 0
-UUID=$GI_ESP_FSID /boot/efi vfat ro,nofail,umask=0077,x-systemd.device-timeout=90s 0 0
+UUID=$GI_ESP_FSID /boot/efi vfat ro,nofail,umask=0077,x-systemd.device-timeout=infinity 0 0
 EOF
   mkdir -p "$GI_ROOTFS/boot/efi" "$GI_ROOTFS/etc/ferry"
   echo ferry-guest >"$GI_ROOTFS/etc/hostname"

@@ -213,6 +213,8 @@ export interface SpecDefaults {
   tags: string[];
   extras: Record<string, string>;
   start: boolean;
+  /** false: no Secure Boot keys (images with an unsigned boot loader); absent: the spec's default. */
+  secureBoot?: false;
 }
 
 /** Where each spec value of a NetBox-built spec came from, for problems a person can fix in NetBox. */
@@ -259,6 +261,7 @@ export function specFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): 
     ...(defaults.prefix ? { prefix: defaults.prefix } : {}),
     ...(defaults.dnsZone && defaults.prefix ? { dnsZone: defaults.dnsZone } : {}),
     start: defaults.start,
+    ...(defaults.secureBoot === false ? { secureBoot: false } : {}),
     // An image boots on its own: it learns its NetBox address from a cloud-init drive (an installer ISO would ask a person).
     ...(f.image ? { cloudInit: true } : {}),
     description: `Provisioned by ferry from NetBox VM ${record.id}${f.owner ? `; owner: ${f.owner}` : ''}`,

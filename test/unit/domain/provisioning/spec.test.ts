@@ -190,6 +190,11 @@ describe('specFromRecord', () => {
     });
   });
 
+  it('turns Secure Boot off when the defaults say so (provisioning.secureBoot: false), else leaves the spec\'s default', () => {
+    expect(specFromRecord(RECORD, { ...DEFAULTS, secureBoot: false })).toMatchObject({ ok: true, spec: { secureBoot: false } });
+    expect(specFromRecord(RECORD, DEFAULTS)).not.toMatchObject({ spec: { secureBoot: expect.anything() } });
+  });
+
   it('names DNS only with a prefix, and no address without one', () => {
     const { prefix: _prefix, ...noPrefix } = DEFAULTS;
     const result = specFromRecord(RECORD, noPrefix);
