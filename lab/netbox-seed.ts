@@ -2,6 +2,9 @@ import type { NetboxClient } from '../src/netbox/client';
 import { idOnly } from '../src/netbox/schemas';
 import { SAMPLE_ISO } from './proxmox-sim/sample-cluster';
 
+/** The lab guest image as an importable volume on pve1 (lab/provisioning-lab.ts puts it there). */
+export const LAB_GUEST_IMAGE_VOLUME = 'local:import/ferry-guest.raw';
+
 /** The lab's NetBox content: where provisioning starts from. */
 export const LAB_NETBOX = {
   site: { name: 'Lab', slug: 'lab' },
@@ -10,7 +13,14 @@ export const LAB_NETBOX = {
   prefix: '192.0.2.0/24',
   tag: { name: 'ferry', slug: 'ferry' },
   vms: [
-    { name: 'lab-web1', vcpus: 2, memory: 2048, disk: 20480, fields: { ferry_vmid: 9001, ferry_vlan: 20, ferry_owner: 'web team' } },
+    // lab-web1 boots the lab's guest image (LAB_GUEST_IMAGE_VOLUME, see lab/provisioning-lab.ts): one real boot, not three.
+    {
+      name: 'lab-web1',
+      vcpus: 2,
+      memory: 2048,
+      disk: 20480,
+      fields: { ferry_vmid: 9001, ferry_vlan: 20, ferry_owner: 'web team', ferry_image: LAB_GUEST_IMAGE_VOLUME, ferry_iso: null },
+    },
     { name: 'lab-web2', vcpus: 2, memory: 2048, disk: 20480, fields: { ferry_vmid: 9002, ferry_vlan: 20, ferry_owner: 'web team' } },
     { name: 'lab-db1', vcpus: 4, memory: 8192, disk: 102400, fields: { ferry_vmid: 9003, ferry_vlan: 30, ferry_owner: 'data team' } },
   ],

@@ -1,7 +1,11 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { LabComponent } from './components';
+import { guestImage } from './guest-image/paths';
 import { LAB_APPROVERS } from './migration-lab';
-import { LAB_NETBOX } from './netbox-seed';
+import { LAB_GUEST_IMAGE_VOLUME, LAB_NETBOX } from './netbox-seed';
 
 /** The lab's forward zone (BIND serves it, and its reverse zone for LAB_NETBOX.prefix). */
 export const LAB_DNS_ZONE = 'lab.ferry.test';
@@ -33,14 +37,32 @@ export function labKnownHostsFile(stateDir: string): string {
   return path.join(stateDir, 'known_hosts');
 }
 
-/** The lab's provisioning rules: no process of its own, only the `provisioning` and `knownHosts` sections. */
+/**
+ * Puts the lab guest image where LAB_GUEST_IMAGE_VOLUME names it: the `import` folder of the
+ * simulator's `local` storage on pve1 (a sparse copy: 384 MiB apparent, a fraction of it on disk).
+ */
+async function placeGuestImage(stateDir: string): Promise<string> {
+  const [storage, volume] = LAB_GUEST_IMAGE_VOLUME.split(':') as [string, string];
+  const target = path.join(stateDir, 'proxmox', 'storage', storage, 'pve1', volume);
+  mkdirSync(path.dirname(target), { recursive: true });
+  await promisify(execFile)('cp', ['--sparse=always', guestImage().raw('mac'), target]);
+  return target;
+}
+
+/**
+ * The lab's provisioning rules: no process of its own, only the `provisioning` and `knownHosts`
+ * sections. The planned VMs are started; the one whose record names the guest image (lab-web1) boots
+ * it under QEMU and is verified (agent, its NetBox address on the guest).
+ */
 export const provisioningLabComponent: LabComponent = {
   name: 'provisioning',
   async start({ stateDir }) {
+    await placeGuestImage(stateDir);
     return {
       name: 'provisioning',
-      summary: `NetBox planned VMs → pve1, addresses from ${LAB_NETBOX.prefix}, names in ${LAB_DNS_ZONE}; known_hosts ${labKnownHostsFile(stateDir)}`,
-      config: { provisioning: labProvisioningSection(), knownHosts: { file: labKnownHostsFile(stateDir) } },
+      summary: `NetBox planned VMs → pve1, addresses from ${LAB_NETBOX.prefix}, names in ${LAB_DNS_ZONE}, started (lab-web1 boots ${LAB_GUEST_IMAGE_VOLUME}); known_hosts ${labKnownHostsFile(stateDir)}`,
+      // secureBoot false: OVMF with enrolled keys refuses the lab image's unsigned systemd-boot (it tries PXE instead).
+      config: { provisioning: { ...labProvisioningSection(), start: true, secureBoot: false }, knownHosts: { file: labKnownHostsFile(stateDir) } },
       stop: async () => undefined,
     };
   },

@@ -29,6 +29,7 @@ export function provisioningSettings(config: FerryConfig, clients: ProvisioningC
       tags: p.tags,
       extras: p.extras,
       start: p.start,
+      ...(p.secureBoot ? {} : { secureBoot: false }),
     },
     vmidRange: p.vmidRange,
     ...(p.acl ? { acl: p.acl } : {}),

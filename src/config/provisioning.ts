@@ -52,6 +52,8 @@ export const provisioningSection = z
       .strict()
       .refine((a) => a.users.length + a.groups.length > 0, { message: 'name at least one user or group' })
       .optional(),
+    /** Secure Boot with Microsoft's keys for VMs built from NetBox records; false where their images' boot loaders are unsigned. */
+    secureBoot: z.boolean().default(true),
     /** Start every VM once provisioned (a run may ask for it too). Starts are held to limits.vmStart. */
     start: z.boolean().default(false),
     /** provisionPlanned: VM workflows at once. */

@@ -40,6 +40,13 @@ export const FERRY_CUSTOM_FIELDS: readonly FerryCustomField[] = [
   },
   { name: 'ferry_vlan', type: 'integer', label: 'VLAN', description: 'VLAN tag of the first NIC on a bridge (none on a VNet)', validationMinimum: 1, validationMaximum: 4094 },
   { name: 'ferry_iso', type: 'text', label: 'Install ISO', description: 'ISO volume to boot the installer from, e.g. local:iso/debian-13.iso', validationRegex: '^[A-Za-z][A-Za-z0-9._-]*:iso/.+$' },
+  {
+    name: 'ferry_image',
+    type: 'text',
+    label: 'Disk image',
+    description: 'Image the first disk is made from (import-from), e.g. local:import/debian-12.qcow2; the VM gets its address on a cloud-init drive',
+    validationRegex: '^[A-Za-z][A-Za-z0-9._-]*:\\S+$',
+  },
   { name: 'ferry_owner', type: 'text', label: 'Owner', description: 'Person or team responsible for the VM' },
 ];
 
@@ -54,6 +61,7 @@ const ferryFieldsSchema = z.object({
   ferry_network: text().nullish(),
   ferry_vlan: integer(1, 4094).nullish(),
   ferry_iso: text().nullish(),
+  ferry_image: text().nullish(),
   ferry_owner: text().nullish(),
 });
 
@@ -75,6 +83,7 @@ export function ferryFields(vm: Pick<VirtualMachine, 'id' | 'name' | 'custom_fie
     network: f.ferry_network ?? undefined,
     vlan: f.ferry_vlan ?? undefined,
     iso: f.ferry_iso ?? undefined,
+    image: f.ferry_image ?? undefined,
     owner: f.ferry_owner ?? undefined,
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as FerryVmFields;

@@ -21,7 +21,8 @@ describe('ferry lab, as a user runs it', () => {
       FERRY_STATE_DIR: mkdtempSync(path.join(tmpdir(), 'ferry-lab-')),
       FERRY_LAB_PROXMOX_PORT: String(proxmoxPort),
     });
-    await lab.waitFor(/ferry lab is running/, 200_000);
+    // Until the wave waits at its gate and the planned VMs are built (lab-web1 boots the guest image under TCG).
+    await lab.waitFor(/ferry lab is running/, 280_000);
   });
 
   afterAll(async () => {
@@ -127,14 +128,13 @@ describe('ferry lab, as a user runs it', () => {
 
     type Verification = { state: string; bootToAgentSeconds?: number; downtimeSeconds?: number };
     type WaveView = { vms: Array<{ name: string; outcome?: string; verification?: Verification }>; refused: Array<{ name: string }> };
-    let status: { state: string; status?: WaveView } = { state: 'RUNNING' };
-    // The real guests boot under QEMU (TCG): minutes on a busy machine.
-    for (let i = 0; i < 480 && status.state === 'RUNNING'; i++) {
-      await new Promise((r) => setTimeout(r, 500));
-      const shown = spawnFerry(['status', waveWorkflowId!, '--json', '--full'], env);
-      expect(await shown.exited).toBe(0);
-      status = JSON.parse(shown.output());
-    }
+    // The real guests boot under QEMU (TCG): minutes on a busy machine. One `status --watch` follows the
+    // wave to its end (a CLI process every half second would take a core from the guests' QEMU).
+    const watched = spawnFerry(['status', waveWorkflowId!, '--watch', '--interval', '5'], env);
+    expect(await watched.exited).toBe(0);
+    const shown = spawnFerry(['status', waveWorkflowId!, '--json', '--full'], env);
+    expect(await shown.exited).toBe(0);
+    const status = JSON.parse(shown.output()) as { state: string; status?: WaveView };
     expect(status.state).toBe('COMPLETED');
     const vmsByName = Object.fromEntries(status.status!.vms.map((v) => [v.name, v]));
     const outcomes = Object.fromEntries(status.status!.vms.map((v) => [v.name, v.outcome]));
@@ -152,6 +152,10 @@ describe('ferry lab, as a user runs it', () => {
     }
     // ...except the one whose network config names ens192: not verified, and ferry rolled it back by itself.
     expect(vmsByName['mig-ens01']).toMatchObject({ outcome: 'rolled-back', verification: { state: 'failed' } });
+    // `ferry status` of the wave shows boot-to-agent and downtime per real-guest VM.
+    const text = spawnFerry(['status', waveWorkflowId!], env);
+    expect(await text.exited).toBe(0);
+    for (const name of ['mig-app01', 'mig-app02']) expect(text.output()).toMatch(new RegExp(`${name}\\b.*guest verified \\(boot-to-agent \\d+ s, downtime \\d+ s\\)`));
     // VMs with blank disks are started but not claimed verified.
     expect(vmsByName['mig-web01']!.verification).toMatchObject({ state: 'not-verified-skipped' });
 
@@ -184,6 +188,17 @@ describe('ferry lab, as a user runs it', () => {
     expect(status.output()).toMatch(/^ {4}create-vm +VM 9001: created \(lab-web1 on pve1\)$/m);
     expect(status.output()).toMatch(/^ {4}dns-a +lab-web1\.lab\.ferry\.test A 192\.0\.2\.\d+: created$/m);
     expect(status.output()).toMatch(/^ {4}netbox-status +NetBox VM \d+: updated \(staged\)$/m);
+    // lab-web1's record names the guest image (ferry_image): it booted it under QEMU, its agent answered
+    // and its NetBox address (from the cloud-init drive) is on the guest. The other two start simulated.
+    expect(status.output()).toMatch(/^ {4}disk +scsi0: created /m);
+    expect(status.output()).toMatch(/^ {4}cloud-init +scsi30: created/m);
+    const [, web1Address] = status.output().match(/^ {4}dns-a +lab-web1\.lab\.ferry\.test A (192\.0\.2\.\d+): created$/m) ?? [];
+    expect(status.output()).toMatch(new RegExp(`^ {4}verify-guest +VM 9001: unchanged \\(agent after \\d+ s, ${web1Address!.replace(/\./g, '\\.')} on the guest\\)$`, 'm'));
+    const web1 = spawnFerry(['status', ids['lab-web1']!, '--json'], env);
+    expect(await web1.exited).toBe(0);
+    const verification = (JSON.parse(web1.output()) as { status: { verification?: { state: string; bootToAgentSeconds?: number } } }).status.verification;
+    expect(verification).toMatchObject({ state: 'verified', bootToAgentSeconds: expect.any(Number) });
+    console.log(`lab-web1 (provisioned from the guest image): boot-to-agent ${verification!.bootToAgentSeconds} s`);
 
     // The same from the temporal CLI, as the README shows.
     const queried = await run(toolPath('temporal'), ['workflow', 'query', '--address', `127.0.0.1:${port}`, '--workflow-id', ids['lab-web1']!, '--name', anyStatusQuery.name, '-o', 'json']);

@@ -277,6 +277,7 @@ describe('config: provisioning', () => {
       nicModel: 'virtio',
       tags: ['ferry'],
       extras: { rng0: 'source=/dev/urandom' },
+      secureBoot: true,
       start: false,
       maxConcurrent: 10,
       approvers: ['alice'],

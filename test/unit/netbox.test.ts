@@ -21,7 +21,7 @@ describe('NetBox client rules', () => {
   it('defines every custom field it reads', () => {
     const parsedKeys = Object.keys(ferryFields({ id: 1, name: 'a', custom_fields: {} }));
     expect(parsedKeys).toEqual([]);
-    expect(FERRY_CUSTOM_FIELDS.map((f) => f.name)).toEqual(['ferry_vmid', 'ferry_node', 'ferry_storage', 'ferry_network', 'ferry_vlan', 'ferry_iso', 'ferry_owner']);
+    expect(FERRY_CUSTOM_FIELDS.map((f) => f.name)).toEqual(['ferry_vmid', 'ferry_node', 'ferry_storage', 'ferry_network', 'ferry_vlan', 'ferry_iso', 'ferry_image', 'ferry_owner']);
   });
 
   it('normalizes MAC addresses to NetBox form', () => {

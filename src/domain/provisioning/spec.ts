@@ -182,6 +182,8 @@ export interface RecordFields {
   network?: string;
   vlan?: number;
   iso?: string;
+  /** A disk image the first disk is made from (import-from); the VM then gets a cloud-init drive with its address. */
+  image?: string;
   owner?: string;
 }
 
@@ -211,6 +213,8 @@ export interface SpecDefaults {
   tags: string[];
   extras: Record<string, string>;
   start: boolean;
+  /** false: no Secure Boot keys (images with an unsigned boot loader); absent: the spec's default. */
+  secureBoot?: false;
 }
 
 /** Where each spec value of a NetBox-built spec came from, for problems a person can fix in NetBox. */
@@ -225,13 +229,15 @@ const RECORD_SOURCES: Record<string, string> = {
   'nics.0.network': 'custom field ferry_network (or provisioning.network)',
   'nics.0.vlan': 'custom field ferry_vlan',
   iso: 'custom field ferry_iso',
+  'disks.0.importFrom': 'custom field ferry_image',
+  cloudInit: 'custom field ferry_image (its address goes on a cloud-init drive: set provisioning.prefix)',
   tags: 'tags',
 };
 
 /**
  * The spec of a NetBox VM: its name, vCPUs, memory and disk, ferry's custom fields, and the
- * configured defaults for what the record leaves open. One disk (scsi0, the record's `disk`) and one
- * NIC (net0); the address comes from the configured prefix.
+ * configured defaults for what the record leaves open. One disk (scsi0, the record's `disk`; made from
+ * ferry_image when set, with a cloud-init drive) and one NIC (net0); the address comes from the configured prefix.
  */
 export function specFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): SpecResult {
   const f = record.fields;
@@ -246,13 +252,18 @@ export function specFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): 
     ostype: defaults.ostype,
     ...(defaults.efiStorage ? { efiStorage: defaults.efiStorage } : {}),
     ...(f.iso ? { iso: f.iso } : {}),
-    disks: record.diskMB ? [{ slot: 'scsi0', storage, sizeGiB: Math.ceil(record.diskMB / 1024), options: { iothread: 1, discard: 'on' } }] : [],
+    disks: record.diskMB
+      ? [{ slot: 'scsi0', storage, sizeGiB: Math.ceil(record.diskMB / 1024), ...(f.image ? { importFrom: f.image } : {}), options: { iothread: 1, discard: 'on' } }]
+      : [],
     nics: [{ slot: 'net0', network: f.network ?? defaults.network, model: defaults.nicModel, ...(f.vlan !== undefined ? { vlan: f.vlan } : {}) }],
     extras: defaults.extras,
     tags: [...new Set([...defaults.tags, ...record.tags])],
     ...(defaults.prefix ? { prefix: defaults.prefix } : {}),
     ...(defaults.dnsZone && defaults.prefix ? { dnsZone: defaults.dnsZone } : {}),
     start: defaults.start,
+    ...(defaults.secureBoot === false ? { secureBoot: false } : {}),
+    // An image boots on its own: it learns its NetBox address from a cloud-init drive (an installer ISO would ask a person).
+    ...(f.image ? { cloudInit: true } : {}),
     description: `Provisioned by ferry from NetBox VM ${record.id}${f.owner ? `; owner: ${f.owner}` : ''}`,
   };
   const where = `NetBox VM "${record.name}" (id ${record.id})`;

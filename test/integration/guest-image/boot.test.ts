@@ -56,10 +56,21 @@ describe('lab guest image', () => {
       nics: [{ mac, net: '192.0.2.0/24', host: '192.0.2.254', forwards: [{ hostPort: port, guestAddress: '192.0.2.10', guestPort: probe.port }] }],
     });
     guests.push(guest);
-    const ms = await guest.waitForAgent(45_000);
+    // Generous: three TCG boots share the machine (a loaded 2-core one took minutes).
+    const ms = await guest.waitForAgent(300_000);
     timings.push(`${name} ${(ms / 1000).toFixed(1)} s`);
     return { guest, port, name };
   }
+
+  // The three guests boot at once (their TCG boots overlap instead of adding up); each test reads its own.
+  const MACS = { seabios: '52:54:00:12:34:01', ovmf: '52:54:00:12:34:02', ens192: '52:54:00:12:34:03' } as const;
+  let booted: Promise<Record<keyof typeof MACS, Awaited<ReturnType<typeof boot>>>>;
+  beforeAll(() => {
+    booted = Promise.all([boot('mac', 'seabios', MACS.seabios), boot('mac', 'ovmf', MACS.ovmf), boot('ens192', 'seabios', MACS.ens192)]).then(
+      ([seabios, ovmf, ens192]) => ({ seabios, ovmf, ens192 }),
+    );
+    booted.catch(() => undefined); // each test awaits it; a failure shows there
+  });
 
   const interfaces = async (guest: RunningGuest) => {
     const agent = await guest.agent();
@@ -102,8 +113,8 @@ describe('lab guest image', () => {
   it.each<Firmware>(['seabios', 'ovmf'])(
     'boots on %s to the real guest agent, with its address on the NIC that has its MAC and the probe answering',
     async (firmware) => {
-      const mac = firmware === 'seabios' ? '52:54:00:12:34:01' : '52:54:00:12:34:02';
-      const { guest, port, name } = await boot('mac', firmware, mac);
+      const mac = MACS[firmware];
+      const { guest, port, name } = (await booted)[firmware];
       const agent = await guest.agent();
       try {
         expect(await agent.execute('guest-ping')).toEqual({});
@@ -117,10 +128,10 @@ describe('lab guest image', () => {
           const found = (await interfaces(guest)).find((i) => i['hardware-address'] === mac);
           return ipv4(found).includes('192.0.2.10/24') ? found : undefined;
         },
-        20_000,
+        60_000,
       );
       expect(nic.name).not.toBe('ens192');
-      const banner = await until('the probe banner through the forwarded port', () => readBanner(port), 15_000);
+      const banner = await until('the probe banner through the forwarded port', () => readBanner(port), 60_000);
       expect(banner).toBe(`${probe.banner} vm-${name}`);
       const serial = guest.serial();
       expect(serial).toContain('Linux version');
@@ -132,14 +143,14 @@ describe('lab guest image', () => {
       }
       await guest.kill();
     },
-    90_000,
+    400_000,
   );
 
   it('ens192 variant: boots, but the address configured for ens192 is not on the virtio NIC (the failure after migration)', async () => {
-    const mac = '52:54:00:12:34:03';
-    const { guest, port } = await boot('ens192', 'seabios', mac);
+    const mac = MACS.ens192;
+    const { guest, port } = (await booted).ens192;
     const serial = () => guest.serial();
-    await until('ferry-guest-config to run', async () => (serial().includes('ferry-guest-config: NIC0') ? true : undefined), 15_000);
+    await until('ferry-guest-config to run', async () => (serial().includes('ferry-guest-config: NIC0') ? true : undefined), 60_000);
     expect(serial()).toContain(`ferry-guest-config: NIC0 ${mac}: 192.0.2.10/24 via 192.0.2.254 on the interface with Name=ens192`);
     const nics = await interfaces(guest);
     const virtio = nics.find((i) => i['hardware-address'] === mac);
@@ -149,5 +160,5 @@ describe('lab guest image', () => {
     expect(nics.flatMap(ipv4)).not.toContain('192.0.2.10/24');
     expect(await readBanner(port, 2000)).toBeUndefined(); // nothing answers at the address
     await guest.kill();
-  }, 90_000);
+  }, 400_000);
 });

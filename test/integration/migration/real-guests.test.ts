@@ -2,14 +2,22 @@ import type { ActivityDeps } from '../../../activities';
 import { guestImage } from '../../../lab/guest-image/paths';
 import type { MigrationStatus } from '../../../src/domain/migration';
 import type { migrationWave } from '../../../workflows/migration-wave';
-import { labWorkers, useMigrationLab, type MigrationSuite } from '../../helpers/migration-lab';
+import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 
 /**
  * verify-guest against real guests: the lab VMs mig-app01 (BIOS), mig-app02 (EFI) and mig-ens01 carry
  * the lab's Debian guest; migrated with startAfter, the Proxmox simulator boots them under real QEMU
  * (TCG) with the real qemu-guest-agent, and the probe reaches the guest's service through the
  * simulator's loopback forward (see lab/guest-endpoints.ts).
+ *
+ * The three go as one wave, so their TCG boots overlap instead of adding up; each test below asserts
+ * on its own VM. The lab e2e (test/e2e/lab.test.ts) migrates the same three through `ferry approve` and
+ * asserts only the outcome and the figures there; the checks in detail, both sides of each rollback
+ * and the powered-off VM are asserted here, where they are cheaper to read.
  */
+const NAMES = ['mig-app01', 'mig-ens01', 'mig-app02'] as const;
+type Name = (typeof NAMES)[number];
+
 function withSettings(deps: ActivityDeps, cutover: Record<string, unknown>, verify: Record<string, unknown>): ActivityDeps {
   const migration = deps.config.migration!;
   return {
@@ -18,30 +26,52 @@ function withSettings(deps: ActivityDeps, cutover: Record<string, unknown>, veri
   };
 }
 
-async function migrateOne(suite: MigrationSuite, deps: ActivityDeps, name: string): Promise<MigrationStatus> {
-  const workers = await labWorkers(suite.temporal.nativeConnection, deps);
-  return workers.run(async () => {
-    const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
-      taskQueue: workers.taskQueue,
-      workflowId: `${workers.taskQueue}-wave`,
-      args: [{ waveId: workers.taskQueue, selection: { names: [name] }, autoApprove: { by: 'alice', reason: `verify ${name}` } }],
-    });
-    const result = await wave.result();
-    return (await suite.temporal.client.workflow.getHandle(result.status.vms[0]!.workflowId).result()) as MigrationStatus;
-  });
-}
-
 describe('verify-guest with real guests', () => {
   jest.setTimeout(900_000);
-  const suite = useMigrationLab({ migration: { heartbeatTimeout: '15s' } });
-  const probe = () => ({ tcp: guestImage().manifest.probe.port });
-  const verify = () => ({ agentTimeout: '5m', probeTimeout: '2m', pollInterval: '2s', probes: [probe()] });
+  // importPerStorage 3: the three disks import at once.
+  const suite = useMigrationLab({ migration: { heartbeatTimeout: '15s' }, limits: { importPerStorage: 3 } });
   const node = () => suite.lab.deps.config.migration!.node;
+  let results: Promise<Record<Name, MigrationStatus>>;
+  let app02Moid: string;
+
+  beforeAll(async () => {
+    // mig-app02 is powered off before the wave: rolled back, it must stay off.
+    const vsphere = suite.lab.deps.vsphere!;
+    app02Moid = (await vsphere.discover()).inventory.vms.find((vm) => vm.name === 'mig-app02')!.moid;
+    await vsphere.shutdownGuest(app02Moid, { timeoutMs: 30_000, force: true });
+    expect((await vsphere.readVm(app02Moid)).powerState).toBe('poweredOff');
+    // One setting for all three: the probe only runs once the address check passed (mig-app01's), and
+    // mig-app02 is told to expect an address its guest does not have, so it is not verified.
+    const deps = withSettings(suite.lab.deps, { startAfter: true }, {
+      // Generous: three TCG boots at once on a loaded 2-core machine took minutes (durable timers cost nothing).
+      agentTimeout: '10m',
+      probeTimeout: '3m',
+      pollInterval: '2s',
+      probes: [{ tcp: guestImage().manifest.probe.port }],
+      onFailure: 'rollback',
+      expect: { 'mig-app02': '198.51.100.99' },
+    });
+    const workers = await labWorkers(suite.temporal.nativeConnection, deps);
+    results = workers.run(async () => {
+      const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+        taskQueue: workers.taskQueue,
+        workflowId: `${workers.taskQueue}-wave`,
+        args: [{ waveId: workers.taskQueue, selection: { names: [...NAMES] }, autoApprove: { by: 'alice', reason: 'verify the real guests' } }],
+      });
+      const { status } = await wave.result();
+      const byName = {} as Record<Name, MigrationStatus>;
+      for (const name of NAMES) {
+        const vm = status.vms.find((v) => v.name === name)!;
+        byName[name] = (await suite.temporal.client.workflow.getHandle(vm.workflowId).result()) as MigrationStatus;
+      }
+      return byName;
+    });
+    results.catch(() => undefined); // each test awaits it; a failure shows there
+  });
 
   it('mig-app01 migrated with startAfter is verified: QEMU running, agent ping, its VMware MAC and address on the virtio NIC, the TCP probe', async () => {
-    const deps = withSettings(suite.lab.deps, { startAfter: true }, verify());
-    const result = await migrateOne(suite, deps, 'mig-app01');
-    expect(result.outcome).toBe('migrated');
+    const result = (await results)['mig-app01'];
+    expect([result.outcome, result.error]).toEqual(['migrated', undefined]);
     const v = result.verification!;
     expect(v.state).toBe('verified');
     // The address came from discovery (VMware Tools' guest.net in vcsim); nothing in the config names it.
@@ -54,15 +84,14 @@ describe('verify-guest with real guests', () => {
     expect(v.bootToAgentSeconds).toBeGreaterThan(0);
     expect(v.downtimeSeconds).toBeGreaterThan(v.bootToAgentSeconds!);
     expect(result.waits.map((w) => w.for)).toEqual(expect.arrayContaining(['guest agent of mig-app01']));
-    console.log(`mig-app01: boot-to-agent ${v.bootToAgentSeconds} s, downtime ${v.downtimeSeconds} s`);
+    console.log(`mig-app01: boot-to-agent ${v.bootToAgentSeconds} s, downtime ${v.downtimeSeconds} s (three guests booting at once, TCG)`);
     // The guest runs on Proxmox, its agent answering; VMware's VM stays off.
     expect((await suite.lab.deps.proxmox!.agent.runState(node(), result.vmid!)).qmpstatus).toBe('running');
     expect((await suite.lab.deps.vsphere!.discover()).inventory.vms.find((vm) => vm.name === 'mig-app01')!.powerState).toBe('poweredOff');
   });
 
   it('mig-ens01 (network config bound to ens192) fails verification with its interfaces shown, and onFailure rollback rolls back: Proxmox VM stopped, VMware on', async () => {
-    const deps = withSettings(suite.lab.deps, { startAfter: true }, { ...verify(), onFailure: 'rollback', agentTimeout: '90s', probes: [] });
-    const result = await migrateOne(suite, deps, 'mig-ens01');
+    const result = (await results)['mig-ens01'];
     expect(result.outcome).toBe('rolled-back');
     const v = result.verification!;
     expect(v.state).toBe('failed');
@@ -82,18 +111,14 @@ describe('verify-guest with real guests', () => {
   });
 
   it('mig-app02 (EFI), powered off before the wave, not verified (wrong expected address) and rolled back: still off on VMware', async () => {
-    const vsphere = suite.lab.deps.vsphere!;
-    const moid = (await vsphere.discover()).inventory.vms.find((vm) => vm.name === 'mig-app02')!.moid;
-    await vsphere.shutdownGuest(moid, { timeoutMs: 30_000, force: true });
-    expect((await vsphere.readVm(moid)).powerState).toBe('poweredOff');
-    const deps = withSettings(suite.lab.deps, { startAfter: true }, { ...verify(), onFailure: 'rollback', agentTimeout: '90s', probes: [], expect: { 'mig-app02': '198.51.100.99' } });
-    const result = await migrateOne(suite, deps, 'mig-app02');
+    const result = (await results)['mig-app02'];
     expect(result.outcome).toBe('rolled-back');
     expect(result.vmwarePowerState).toBe('poweredOff');
     expect(result.verification!.expectedAddress).toEqual({ address: '198.51.100.99', source: 'config' });
     expect(result.verification!.checks.find((c) => c.check === 'agent-ping')!.result).toBe('passed');
+    expect(result.verification!.checks.map((c) => [c.check, c.result]).at(-1)).toEqual(['address', 'failed']);
     expect(result.actions.map((a) => a.kind)).not.toContain('shutdown-guest');
-    expect((await vsphere.readVm(moid)).powerState).toBe('poweredOff');
+    expect((await suite.lab.deps.vsphere!.readVm(app02Moid)).powerState).toBe('poweredOff');
     expect((await suite.lab.deps.proxmox!.power.status(node(), result.vmid!)).status).toBe('stopped');
   });
 });

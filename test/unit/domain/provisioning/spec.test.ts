@@ -175,6 +175,26 @@ describe('specFromRecord', () => {
     });
   });
 
+  it('makes the first disk from ferry_image, with a cloud-init drive for the address; without a prefix that is refused, naming the field', () => {
+    const result = specFromRecord({ ...RECORD, fields: { image: 'local:import/debian.qcow2' } }, DEFAULTS);
+    expect(result.ok && result.spec).toMatchObject({ disks: [{ slot: 'scsi0', sizeGiB: 20, importFrom: 'local:import/debian.qcow2' }], cloudInit: true });
+    expect(specFromRecord(RECORD, DEFAULTS)).not.toMatchObject({ spec: { cloudInit: expect.anything() } });
+    const { prefix: _prefix, ...noPrefix } = DEFAULTS;
+    expect(specFromRecord({ ...RECORD, fields: { image: 'local:import/debian.qcow2' } }, noPrefix)).toEqual({
+      ok: false,
+      problems: ['NetBox VM "web1" (id 42): custom field ferry_image (its address goes on a cloud-init drive: set provisioning.prefix): the cloud-init drive carries the NetBox address: set prefix too'],
+    });
+    expect(specFromRecord({ ...RECORD, fields: { image: 'debian.qcow2' } }, DEFAULTS)).toEqual({
+      ok: false,
+      problems: ['NetBox VM "web1" (id 42): custom field ferry_image: a volume id such as local:import/debian.qcow2'],
+    });
+  });
+
+  it('turns Secure Boot off when the defaults say so (provisioning.secureBoot: false), else leaves the spec\'s default', () => {
+    expect(specFromRecord(RECORD, { ...DEFAULTS, secureBoot: false })).toMatchObject({ ok: true, spec: { secureBoot: false } });
+    expect(specFromRecord(RECORD, DEFAULTS)).not.toMatchObject({ spec: { secureBoot: expect.anything() } });
+  });
+
   it('names DNS only with a prefix, and no address without one', () => {
     const { prefix: _prefix, ...noPrefix } = DEFAULTS;
     const result = specFromRecord(RECORD, noPrefix);
