@@ -41,6 +41,7 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
     verify: {
       enabled: m.verify.enabled,
       agentTimeoutMs: durationToMs(m.verify.agentTimeout),
+      networkTimeoutMs: durationToMs(m.verify.networkTimeout),
       probeTimeoutMs: durationToMs(m.verify.probeTimeout),
       pollIntervalMs: durationToMs(m.verify.pollInterval),
       probes: m.verify.probes,

@@ -18,6 +18,8 @@ const verifySection = z
     enabled: z.boolean().default(true),
     /** How long the guest agent may take to answer after the VM started. */
     agentTimeout: duration.default('5m'),
+    /** How long, after its agent answered, the guest's network may take to show the VMware MACs and address. */
+    networkTimeout: duration.default('1m'),
     /** How long each probe may keep failing before verification fails. */
     probeTimeout: duration.default('2m'),
     /** How often the agent and the probes are asked again. */
@@ -34,7 +36,7 @@ const verifySection = z
     skip: z.array(z.string().min(1, 'a VM name or glob')).default([]),
   })
   .strict()
-  .default({ enabled: true, agentTimeout: '5m', probeTimeout: '2m', pollInterval: '5s', probes: [], onFailure: 'decide', expect: {}, skip: [] });
+  .default({ enabled: true, agentTimeout: '5m', networkTimeout: '1m', probeTimeout: '2m', pollInterval: '5s', probes: [], onFailure: 'decide', expect: {}, skip: [] });
 
 /** How VMware VMs become Proxmox VMs (see src/domain/migration). */
 export const migrationSection = z

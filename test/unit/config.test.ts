@@ -128,7 +128,7 @@ describe('config', () => {
     });
     const verify = { probes: [{ tcp: 22 }], onFailure: 'rollback', expect: { 'mig-app01': '198.51.100.21' }, agentTimeout: '90s', skip: ['appliance-*'] };
     const settings = migrationSettings(parseConfig({ migration: { ...base, verify } }, {}).migration!, config.limits, 'vc');
-    expect(settings.verify).toEqual({ enabled: true, agentTimeoutMs: 90_000, probeTimeoutMs: 120_000, pollIntervalMs: 5_000, probes: [{ tcp: 22 }], onFailure: 'rollback', expect: { 'mig-app01': '198.51.100.21' }, skip: ['appliance-*'] });
+    expect(settings.verify).toEqual({ enabled: true, agentTimeoutMs: 90_000, networkTimeoutMs: 60_000, probeTimeoutMs: 120_000, pollIntervalMs: 5_000, probes: [{ tcp: 22 }], onFailure: 'rollback', expect: { 'mig-app01': '198.51.100.21' }, skip: ['appliance-*'] });
     expect(problemsOf(() => parseConfig({ migration: { ...base, verify: { probes: [{ tcp: 0 }, { udp: 53 }], onFailure: 'ignore', expect: { a: 'not-an-ip' }, agentTimeout: 'soon' } } }, {}))).toEqual([
       expect.stringMatching(/^migration\.verify\.agentTimeout \(ferry\.yaml\): .*a duration such as/),
       expect.stringMatching(/^migration\.verify\.probes\.0\.tcp \(ferry\.yaml\): a TCP port 1–65535/),

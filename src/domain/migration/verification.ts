@@ -19,6 +19,12 @@ export interface VerifySettings {
   enabled: boolean;
   /** How long the guest agent may take to answer after the VM started. */
   agentTimeoutMs: number;
+  /**
+   * How long after the agent answered the guest's network may take to show the VMware MACs and the
+   * address (DHCP, networkd): a guest whose config names the wrong NIC fails after this, not after
+   * the whole agent timeout.
+   */
+  networkTimeoutMs: number;
   /** How long each probe may take to succeed (the service may start after the agent). */
   probeTimeoutMs: number;
   /** How often the agent and the probes are asked again (durable timers). */
@@ -38,6 +44,7 @@ export interface VerifySettings {
 export const DEFAULT_VERIFY: VerifySettings = {
   enabled: true,
   agentTimeoutMs: 5 * 60_000,
+  networkTimeoutMs: 60_000,
   probeTimeoutMs: 2 * 60_000,
   pollIntervalMs: 5_000,
   probes: [],
