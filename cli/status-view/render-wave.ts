@@ -1,4 +1,5 @@
 import { etaWithCopies, progressEtaSeconds, type ActivityProgress, type RunningActivity, type StatusView, type WaveSummary, type WaveVmRow } from '../../src/domain/status';
+import { describeVerification } from '../../src/domain/migration';
 import { bar, fit, formatBytes, formatDuration, formatRate } from './format';
 
 /** Activities whose progress is a copy worth a bar. */
@@ -42,7 +43,10 @@ export function waveRow(row: WaveVmRow, activities: readonly RunningActivity[], 
 }
 
 function rowDetail(row: WaveVmRow, activities: readonly RunningActivity[], now: number): string {
-  if (row.state === 'finished') return [row.outcome ?? (row.error ? 'failed' : ''), row.error].filter(Boolean).join(': ');
+  if (row.state === 'finished') {
+    const ended = [row.outcome ?? (row.error ? 'failed' : ''), row.error].filter(Boolean).join(': ');
+    return [ended, row.verification && `guest ${describeVerification(row.verification)}`].filter(Boolean).join(', ');
+  }
   if (row.state === 'pending') return 'not started';
   const age = row.stageSince !== undefined ? formatDuration((now - row.stageSince) / 1000) : '?';
   const copy = activities.find((a) => COPIES.has(a.activity));

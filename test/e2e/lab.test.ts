@@ -155,7 +155,7 @@ describe('ferry lab, as a user runs it', () => {
     // `ferry status` of the wave shows boot-to-agent and downtime per real-guest VM.
     const text = spawnFerry(['status', waveWorkflowId!], env);
     expect(await text.exited).toBe(0);
-    for (const name of ['mig-app01', 'mig-app02']) expect(text.output()).toMatch(new RegExp(`${name}\\b.*guest verified \\(boot-to-agent \\d+ s, downtime \\d+ s\\)`));
+    for (const name of ['mig-app01', 'mig-app02']) expect(text.output()).toMatch(new RegExp(`${name}\\b.*guest verified \\(boot-to-agent \\d+ s, downtime [\\d.]+ s\\)`));
     // VMs with blank disks are started but not claimed verified.
     expect(vmsByName['mig-web01']!.verification).toMatchObject({ state: 'not-verified-skipped' });
 

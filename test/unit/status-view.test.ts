@@ -42,6 +42,22 @@ describe('the live view of a wave', () => {
     expect(text).toContain('1 wait for a person (not counted)');
   });
 
+  it('a finished VM shows how it ended and its guest verdict with boot-to-agent and downtime', () => {
+    const finished = {
+      ...status,
+      vms: [
+        { moid: 'vm-1', name: 'web01', workflowId: 'm-1', state: 'finished' as const, outcome: 'migrated' as const, verification: { state: 'verified' as const, bootToAgentSeconds: 14, downtimeSeconds: 61.5 } },
+        { moid: 'vm-2', name: 'ens01', workflowId: 'm-2', state: 'finished' as const, outcome: 'rolled-back' as const, verification: { state: 'failed' as const, bootToAgentSeconds: 20 } },
+        { moid: 'vm-3', name: 'db01', workflowId: 'm-3', state: 'finished' as const, outcome: 'migrated' as const },
+      ],
+    };
+    const wave = summarizeWave(finished, { now: 0, limits: { vmotion: 1, importPerStorage: 1 } });
+    const text = renderWave({ workflowId: 'wave-w1', type: 'migrationWave', state: 'COMPLETED', progress: [], wave, vmActivities: {} }, 0).join('\n');
+    expect(text).toMatch(/web01 .*migrated, guest verified \(boot-to-agent 14 s, downtime 61\.5 s\)$/m);
+    expect(text).toMatch(/ens01 .*rolled-back, guest failed \(boot-to-agent 20 s\)$/m);
+    expect(text).toMatch(/db01 .*migrated$/m);
+  });
+
   it('off a terminal: a line when a stage changes or a copy passes a tenth, not at every poll', () => {
     const first = changeLines(view(25));
     expect(changed(new Map(), first)).toContain('web01: import import 20%');

@@ -91,7 +91,8 @@ export interface ExpectedAddress {
  * `not-verified-skipped`: the VM is in `migration.verify.skip`. In all three nothing was checked and
  * nothing is claimed.
  */
-export type VerificationState = 'verified' | 'failed' | 'not-verified-left-stopped' | 'not-verified-disabled' | 'not-verified-skipped';
+export const VERIFICATION_STATES = ['verified', 'failed', 'not-verified-left-stopped', 'not-verified-disabled', 'not-verified-skipped'] as const;
+export type VerificationState = (typeof VERIFICATION_STATES)[number];
 
 export interface GuestVerification {
   state: VerificationState;
@@ -219,7 +220,7 @@ export function downtimeSeconds(shutdownStartedAt: number | undefined, lastPasse
 }
 
 /** One line for `ferry status`: the verdict with boot-to-agent and downtime. */
-export function describeVerification(v: GuestVerification): string {
+export function describeVerification(v: GuestVerification | Pick<GuestVerification, 'state' | 'bootToAgentSeconds' | 'downtimeSeconds'>): string {
   if (v.state === 'not-verified-left-stopped') return 'not verified (left stopped)';
   if (v.state === 'not-verified-disabled') return 'not verified (migration.verify.enabled: false)';
   if (v.state === 'not-verified-skipped') return 'not verified (in migration.verify.skip)';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { WaveStatus, WaveVm } from '../migration/wave';
+import { VERIFICATION_STATES } from '../migration/verification';
 import { compareCodeUnits } from '../order';
 import { meanRate, waveEta, type WaveEta } from './eta';
 import { WAVE_ROWS_DEFAULT, WAVE_ROWS_MAX } from './rows';
@@ -40,6 +41,10 @@ export const waveVmRowSchema = z.object({
   attention: z.string().optional(),
   /** The Proxmox node placement (or `ferry place`) put it on. */
   node: z.string().optional(),
+  /** Whether its guest was proven up after the cutover, with boot-to-agent and downtime (seconds). */
+  verification: z
+    .object({ state: z.enum(VERIFICATION_STATES), bootToAgentSeconds: z.number().optional(), downtimeSeconds: z.number().optional() })
+    .optional(),
 });
 export type WaveVmRow = z.infer<typeof waveVmRowSchema>;
 
@@ -122,6 +127,7 @@ function rowOf(vm: WaveVm): WaveVmRow {
     ...(vm.bytes !== undefined ? { bytes: vm.bytes } : {}),
     ...(attention !== undefined ? { attention } : {}),
     ...(vm.placement ? { node: vm.placement.node } : {}),
+    ...(vm.verification ? { verification: vm.verification } : {}),
   };
 }
 
