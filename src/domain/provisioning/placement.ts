@@ -1,4 +1,4 @@
-import { GIB, MIB, placeProvisioning, type Placement, type PlacementNode, type PlacementStorage, type ProvisionPlacementVm } from '../placement';
+import { GIB, MIB, placeProvisioning, type Placement, type PlacementNode, type PlacementRefusalCode, type PlacementStorage, type ProvisionPlacementVm } from '../placement';
 import type { ProvisionSpec } from './spec';
 
 /** A spec once its node is known: named by the record, the spec or provisioning.node, or placed. */
@@ -47,11 +47,19 @@ export function placeSpecs(room: ProvisionRoom, specs: readonly ProvisionSpec[])
 /** The spec's outcome in a placement: its node, or why it was refused (with the numbers). */
 export type SpecPlacement = { ok: true; node: string } | { ok: false; reason: string };
 
+/** Refusals the preflight stage makes too, listing them with every other problem of the node. */
+const PREFLIGHT_CODES: ReadonlySet<PlacementRefusalCode> = new Set(['placement-storage-unknown', 'placement-storage-content', 'placement-storage-unreachable']);
+
+/**
+ * The spec's outcome in a placement. A named node whose only refusals are missing or unfit storages
+ * is kept: the preflight refuses it there with every problem (storage, network, ISO) at once.
+ */
 export function specPlacement(placement: Placement, spec: ProvisionSpec): SpecPlacement {
   const key = placementKey(spec);
   const placed = placement.placed.find((p) => p.moid === key);
   if (placed) return { ok: true, node: placed.node };
   const refused = placement.refused.find((r) => r.moid === key);
+  if (spec.node !== undefined && refused && refused.refusals.every((r) => PREFLIGHT_CODES.has(r.code))) return { ok: true, node: spec.node };
   const reasons = refused?.refusals.map((r) => r.reason) ?? placement.waveRefusals.map((r) => r.reason);
   return { ok: false, reason: reasons.length > 0 ? reasons.join('; ') : `${spec.name} was not placed` };
 }
