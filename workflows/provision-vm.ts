@@ -29,6 +29,8 @@ export interface ProvisionVmInput {
   start?: boolean;
   /** Resolved once by provisionPlanned; a standalone run loads them from the worker's configuration. */
   settings?: ProvisioningSettings;
+  /** provisionPlanned's placement of its batch, for a record that names no node: kept, its storages checked again. */
+  placedNode?: string;
 }
 
 /**
@@ -60,7 +62,7 @@ async function provision(input: ProvisionVmInput, status: ProvisionStatus, enter
   const spec = await resolveSpec(run, input);
   const unplaced = await resolveVmid(run, spec);
   const found = await refuseClash(unplaced);
-  const vm = await placeVm(unplaced, found);
+  const vm = await placeVm(unplaced, found, input.placedNode);
   await preflight(vm);
   await buildBareVm(vm, found);
   await fitHardware(vm);

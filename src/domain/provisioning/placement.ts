@@ -1,4 +1,6 @@
-import { GIB, MIB, placeProvisioning, type Placement, type PlacementNode, type PlacementRefusalCode, type PlacementStorage, type ProvisionPlacementVm } from '../placement';
+import { placeProvisioning, type ProvisionPlacementVm } from '../placement/provision';
+import type { Placement, PlacementNode, PlacementRefusalCode, PlacementStorage } from '../placement/types';
+import { GIB, MIB } from '../placement/units';
 import type { ProvisionSpec } from './spec';
 
 /** A spec once its node is known: named by the record, the spec or provisioning.node, or placed. */

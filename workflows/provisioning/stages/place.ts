@@ -11,7 +11,9 @@ import type { Found } from './check';
  * batch of one): a named node is kept and its storages checked for the disks, an unnamed one goes
  * to an online node with room. A VM that does not fit is refused with the numbers.
  */
-export async function placeVm(build: UnplacedBuild, found: Found): Promise<VmBuild> {
+export async function placeVm(unplaced: UnplacedBuild, found: Found, placedNode?: string): Promise<VmBuild> {
+  // The batch's placement (provisionPlanned) pins a VM whose record names no node.
+  const build = placedNode !== undefined && unplaced.spec.node === undefined ? { ...unplaced, spec: { ...unplaced.spec, node: placedNode } } : unplaced;
   const { spec, vmid } = build;
   if (found.adopt && found.node !== undefined) return placed(build, { ...spec, node: found.node });
   // Histories recorded before placement always had a node and read no room.
