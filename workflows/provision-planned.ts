@@ -11,6 +11,7 @@ import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { failureMessage } from './failures';
 import { provisionPlannedStatusQuery } from '../src/domain/messages';
 import { provisionVm } from './provision-vm';
+import { placePlanned } from './provisioning/plan-placement';
 import { loadSettings, reads } from './provisioning/proxies';
 
 export interface ProvisionPlannedInput {
@@ -51,7 +52,8 @@ export async function provisionPlanned(input: ProvisionPlannedInput = {}): Promi
 
   status.stage = 'provisioning';
   upsertSearchAttributes([{ key: FerryStage, value: 'provisioning' }]);
-  await provisionAll(status.vms, settings, input);
+  const nodes = await placePlanned(status.vms, settings);
+  await provisionAll(status.vms, settings, input, nodes);
 
   status.stage = 'done';
   upsertSearchAttributes([{ key: FerryStage, value: 'done' }]);
@@ -67,12 +69,13 @@ async function selectPlanned(selection: ProvisionPlannedStatus['selection'], set
 }
 
 /** One provisionVm child per VM, at most `maxConcurrent` running at once; returns when all have ended. */
-async function provisionAll(vms: PlannedVm[], settings: ProvisioningSettings, input: ProvisionPlannedInput): Promise<void> {
+async function provisionAll(vms: PlannedVm[], settings: ProvisioningSettings, input: ProvisionPlannedInput, nodes: Map<number, string>): Promise<void> {
   const limit = input.maxConcurrent ?? settings.maxConcurrent;
   const running = new Set<Promise<void>>();
-  for (const vm of vms) {
+  // A VM placement refused is finished already (failed, with the numbers).
+  for (const vm of vms.filter((v) => v.state === 'pending')) {
     while (running.size >= limit) await Promise.race(running);
-    const handle = await startVmWorkflow(vm, settings, input.start);
+    const handle = await startVmWorkflow(vm, settings, input.start, nodes.get(vm.netboxId));
     if (!handle) continue;
     const done: Promise<void> = recordResult(vm, handle, () => running.delete(done));
     running.add(done);
@@ -100,11 +103,16 @@ function recordResult(vm: PlannedVm, handle: ChildWorkflowHandle<typeof provisio
 }
 
 /** Starts the VM's provisionVm child; a record that has a provision workflow already is marked not started. */
-async function startVmWorkflow(vm: PlannedVm, settings: ProvisioningSettings, start: boolean | undefined): Promise<ChildWorkflowHandle<typeof provisionVm> | undefined> {
+async function startVmWorkflow(
+  vm: PlannedVm,
+  settings: ProvisioningSettings,
+  start: boolean | undefined,
+  node: string | undefined,
+): Promise<ChildWorkflowHandle<typeof provisionVm> | undefined> {
   try {
     const handle = await startChild(provisionVm, {
       workflowId: vm.workflowId,
-      args: [{ netboxId: vm.netboxId, settings, ...(start !== undefined ? { start } : {}) }],
+      args: [{ netboxId: vm.netboxId, settings, ...(start !== undefined ? { start } : {}), ...(node !== undefined ? { placedNode: node } : {}) }],
       // The VM's workflow outlives this one (a person may cancel the batch, not the builds).
       parentClosePolicy: ParentClosePolicy.ABANDON,
       // A record that has a provision workflow already (running, or finished) is not started twice.

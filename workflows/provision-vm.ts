@@ -14,6 +14,7 @@ import { registerDns } from './provisioning/stages/dns';
 import { markStaged } from './provisioning/stages/handover';
 import { fitHardware } from './provisioning/stages/hardware';
 import { recordNetboxInterfaces } from './provisioning/stages/netbox';
+import { placeVm } from './provisioning/stages/place';
 import { preflight } from './provisioning/stages/preflight';
 import { resolveSpec, resolveVmid } from './provisioning/stages/resolve';
 import { bootPveVm } from './provisioning/stages/start';
@@ -28,6 +29,8 @@ export interface ProvisionVmInput {
   start?: boolean;
   /** Resolved once by provisionPlanned; a standalone run loads them from the worker's configuration. */
   settings?: ProvisioningSettings;
+  /** provisionPlanned's placement of its batch, for a record that names no node: kept, its storages checked again. */
+  placedNode?: string;
 }
 
 /**
@@ -57,8 +60,9 @@ async function provision(input: ProvisionVmInput, status: ProvisionStatus, enter
   const settings = input.settings ?? (await loadSettings());
   const run = provisionRun(settings, status, enter);
   const spec = await resolveSpec(run, input);
-  const vm = await resolveVmid(run, spec);
-  const found = await refuseClash(vm);
+  const unplaced = await resolveVmid(run, spec);
+  const found = await refuseClash(unplaced);
+  const vm = await placeVm(unplaced, found, input.placedNode);
   await preflight(vm);
   await buildBareVm(vm, found);
   await fitHardware(vm);

@@ -18,7 +18,7 @@ export function provisioningSettings(config: FerryConfig, clients: ProvisioningC
   }
   return {
     defaults: {
-      node: p.node,
+      ...(p.node ? { node: p.node } : {}),
       storage: p.storage,
       ...(p.efiStorage ? { efiStorage: p.efiStorage } : {}),
       network: p.network,

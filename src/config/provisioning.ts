@@ -12,8 +12,8 @@ const vmid = z.number().int().min(PVE_VMID_MIN).max(PVE_VMID_MAX);
  */
 export const provisioningSection = z
   .object({
-    /** Proxmox node a VM is created on when its record names none (ferry_node). */
-    node: z.string().regex(PVE_NAME, 'a Proxmox node name'),
+    /** Proxmox node a VM is created on when its record names none (ferry_node); absent: placed over every online node. */
+    node: z.string().regex(PVE_NAME, 'a Proxmox node name').optional(),
     /** Storage for disks when the record names none (ferry_storage). */
     storage: z.string().regex(PVE_STORAGE_ID, 'a Proxmox storage id').default('local-lvm'),
     /** Storage for the EFI vars disk (default: the VM's disk storage). */

@@ -266,6 +266,12 @@ describe('config: endpoint URLs', () => {
 });
 
 describe('config: provisioning', () => {
+  it('takes a provisioning section without a node: VMs whose record names none are then placed', () => {
+    const config = parseConfig({ provisioning: { approvers: ['alice'], approvals: 'unsigned' } }, {});
+    expect(config.provisioning).not.toHaveProperty('node');
+    expect(config.provisioning?.storage).toBe('local-lvm');
+  });
+
   it('fills the defaults around a node and the approvers', () => {
     const config = parseConfig({ provisioning: { node: 'pve1', approvers: ['alice'], approvals: 'unsigned' } }, {});
     expect(config.provisioning).toEqual({
@@ -333,7 +339,6 @@ describe('config: provisioning', () => {
         ),
       ),
     ).toEqual([
-      'provisioning.node: required: set it in ferry.yaml',
       'provisioning.storage (ferry.yaml): a Proxmox storage id',
       'provisioning.prefix (ferry.yaml): an IPv4 prefix such as 192.0.2.0/24',
       'provisioning.vmidRange (ferry.yaml): min must not be above max',

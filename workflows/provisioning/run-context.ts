@@ -1,4 +1,5 @@
 import type {
+  PlacedSpec,
   ProvisionSpec,
   ProvisionStage,
   ProvisionStatus,
@@ -19,9 +20,15 @@ export interface ProvisionRun {
   record(step: ProvisionStepKind, subject: string, outcome: StepOutcome, detail?: string): void;
 }
 
-/** The run once its spec and VMID are known: what the stages after `resolve` build. */
-export interface VmBuild extends ProvisionRun {
+/** The run once its spec and VMID are known, its node perhaps not yet (placement decides it). */
+export interface UnplacedBuild extends ProvisionRun {
   readonly spec: ProvisionSpec;
+  readonly vmid: number;
+}
+
+/** The run once its node is known too: what the stages after `place` build. */
+export interface VmBuild extends ProvisionRun {
+  readonly spec: PlacedSpec;
   readonly vmid: number;
   readonly node: string;
 }

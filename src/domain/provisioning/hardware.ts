@@ -1,4 +1,5 @@
 import type { ProvisionSpec } from './spec';
+import type { PlacedSpec } from './placement';
 
 /**
  * What a spec means for Proxmox, in the order ferry builds it: the bare VM (firmware, controller,
@@ -22,7 +23,7 @@ export interface BareVm {
   description?: string;
 }
 
-export function bareVm(spec: ProvisionSpec, vmid: number): BareVm {
+export function bareVm(spec: PlacedSpec, vmid: number): BareVm {
   return {
     node: spec.node,
     vmid,
@@ -62,7 +63,7 @@ export function nicIndex(slot: string): number {
 }
 
 /** The storages, networks and ISO a spec needs to exist on its node (checked before anything is built). */
-export function requirements(spec: ProvisionSpec): { node: string; storages: string[]; networks: string[]; iso?: string } {
+export function requirements(spec: PlacedSpec): { node: string; storages: string[]; networks: string[]; iso?: string } {
   return {
     node: spec.node,
     storages: [...new Set([efiStorageOf(spec), ...spec.disks.map((d) => d.storage)])],

@@ -4,3 +4,4 @@ export * from './settings';
 export * from './spec';
 export * from './status';
 export * from './teardown';
+export * from './placement';

@@ -93,7 +93,8 @@ export const provisionSpecSchema = z
     netboxId: z.number().int().positive().optional(),
     /** Absent: allocated by ferry's single VMID allocator (and written to NetBox first). */
     vmid: z.number().int().min(PVE_VMID_MIN, `at least ${PVE_VMID_MIN}`).max(PVE_VMID_MAX, `at most ${PVE_VMID_MAX}`).optional(),
-    node: z.string().regex(PVE_NAME, 'a Proxmox node name'),
+    /** Absent: placed over every online node where there is room (src/domain/placement/provision.ts). */
+    node: z.string().regex(PVE_NAME, 'a Proxmox node name').optional(),
     cores: z.number().int('a whole number').min(1, 'at least 1').max(512, 'at most 512'),
     sockets: z.number().int('a whole number').min(1, 'at least 1').max(16, 'at most 16').default(1),
     memoryMiB: z.number().int('a whole number of MiB').min(16, 'at least 16 MiB').max(4_194_304, 'at most 4 TiB'),
@@ -202,7 +203,8 @@ export interface NetboxVmRecord {
 
 /** The configured defaults a NetBox record is completed with (ferry.yaml `provisioning`). */
 export interface SpecDefaults {
-  node: string;
+  /** Absent: a record without ferry_node is placed. */
+  node?: string;
   storage: string;
   efiStorage?: string;
   network: string;
@@ -246,7 +248,7 @@ export function specFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): 
     name: record.name,
     netboxId: record.id,
     ...(f.vmid !== undefined ? { vmid: f.vmid } : {}),
-    node: f.node ?? defaults.node,
+    ...((f.node ?? defaults.node) !== undefined ? { node: f.node ?? defaults.node } : {}),
     cores: record.vcpus === undefined ? undefined : Math.ceil(record.vcpus),
     memoryMiB: record.memoryMB,
     ostype: defaults.ostype,

@@ -1,22 +1,29 @@
 import type { ProvisionSpec } from '../../../src/domain/provisioning';
 import { occupancy, type VmidClash } from '../../../src/domain/vmid';
 import { refuse } from '../refuse';
-import type { VmBuild } from '../run-context';
+import type { UnplacedBuild } from '../run-context';
+
+/** Whether the VM exists already, and where (a spec without a node adopts it there). */
+export interface Found {
+  adopt: boolean;
+  node?: string;
+}
 
 /**
- * Adopts our own VM (same VMID, same name, same node) and refuses anything else at this VMID or under
- * this name. Returns whether the VM exists already.
+ * Adopts our own VM (same VMID, same name, same node when the spec names one) and refuses anything
+ * else at this VMID or under this name. Returns whether the VM exists already.
  */
-export async function refuseClash({ acts, spec, vmid, node, enter }: VmBuild): Promise<{ adopt: boolean }> {
+export async function refuseClash({ acts, spec, vmid, enter }: UnplacedBuild): Promise<Found> {
+  const node = spec.node;
   enter('check');
   const existing = await acts.read.findPveVms.executeWithOptions({ summary: `Proxmox VMs with VMID ${vmid} or name ${spec.name}` }, [{ vmid, name: spec.name }]);
   const found = occupancy(vmid, spec.name, existing);
   if (found.kind === 'clash') refuse('VmidClash', clashMessage(found.clash, spec));
   const adopted = existing.find((vm) => vm.vmid === vmid);
-  if (adopted && adopted.node !== node) {
+  if (adopted && node !== undefined && adopted.node !== node) {
     refuse('VmOnOtherNode', `VM ${vmid} "${spec.name}" exists on node ${adopted.node}, not ${node}: ferry does not move it; fix the node (ferry_node) or migrate the VM`);
   }
-  return { adopt: found.kind === 'adopt' };
+  return { adopt: found.kind === 'adopt', ...(adopted ? { node: adopted.node } : {}) };
 }
 
 function clashMessage(clash: VmidClash, spec: ProvisionSpec): string {

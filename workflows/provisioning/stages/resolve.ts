@@ -3,7 +3,7 @@ import { specFromRecord, validateSpec, type ProvisionSpec } from '../../../src/d
 import { VmId, VmName } from '../../../src/domain/search-attributes';
 import type { ProvisionVmInput } from '../../provision-vm';
 import { refuse } from '../refuse';
-import type { ProvisionRun, VmBuild } from '../run-context';
+import type { ProvisionRun, UnplacedBuild } from '../run-context';
 
 /** NetBox statuses a provision takes: planned (new) and staged (a rerun that checks and finishes). */
 const PROVISIONABLE = ['planned', 'staged'];
@@ -39,12 +39,12 @@ function givenSpec(spec: unknown): ProvisionSpec {
 }
 
 /** The VMID: from the record, else from the single allocator (written back to NetBox first). */
-export async function resolveVmid(run: ProvisionRun, spec: ProvisionSpec): Promise<VmBuild> {
+export async function resolveVmid(run: ProvisionRun, spec: ProvisionSpec): Promise<UnplacedBuild> {
   run.enter('vmid');
   const vmid = spec.vmid ?? (await allocateVmid(run, spec));
   run.status.vmid = vmid;
   upsertSearchAttributes([{ key: VmId, value: vmid }]);
-  return { ...run, spec, vmid, node: spec.node };
+  return { ...run, spec, vmid };
 }
 
 async function allocateVmid(run: ProvisionRun, spec: ProvisionSpec): Promise<number> {

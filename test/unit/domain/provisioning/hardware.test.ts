@@ -1,9 +1,9 @@
-import { bareVm, fqdn, hostAddress, nicIndex, requirements, validateSpec, vmOptions, type ProvisionSpec } from '../../../../src/domain/provisioning';
+import { bareVm, fqdn, hostAddress, nicIndex, requirements, validateSpec, vmOptions, type PlacedSpec } from '../../../../src/domain/provisioning';
 
-function spec(input: Record<string, unknown>): ProvisionSpec {
+function spec(input: Record<string, unknown>): PlacedSpec {
   const result = validateSpec({ name: 'web1', node: 'pve1', cores: 2, memoryMiB: 2048, ...input });
   if (!result.ok) throw new Error(result.problems.join('\n'));
-  return result.spec;
+  return { ...result.spec, node: result.spec.node ?? 'pve1' };
 }
 
 const disks = [

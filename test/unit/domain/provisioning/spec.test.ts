@@ -102,7 +102,6 @@ describe('validateSpec', () => {
 
   it('says what is missing and what is unknown', () => {
     expect(problems({ name: 'vm1', colour: 'red' })).toEqual([
-      'spec.yaml: node: missing',
       'spec.yaml: cores: missing',
       'spec.yaml: memoryMiB: missing',
       'spec.yaml: (top level): unknown key(s) "colour"',
@@ -138,6 +137,14 @@ describe('validateSpec', () => {
 });
 
 describe('specFromRecord', () => {
+  it('leaves the node open when neither ferry_node nor provisioning.node names one (placement picks it)', () => {
+    const { node: _node, ...noNode } = DEFAULTS;
+    const result = specFromRecord(RECORD, noNode);
+    expect(result.ok).toBe(true);
+    expect(result.ok && result.spec).not.toHaveProperty('node');
+    expect(specFromRecord({ ...RECORD, fields: { node: 'pve2' } }, noNode)).toMatchObject({ ok: true, spec: { node: 'pve2' } });
+  });
+
   it('builds the spec from the record, its custom fields and the defaults', () => {
     const result = specFromRecord(RECORD, DEFAULTS);
     expect(result).toEqual({
