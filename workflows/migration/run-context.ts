@@ -98,8 +98,10 @@ export class MigrationRun {
   /** Loads the settings (unless the wave passed them) and opens the run's gate and plan query. */
   async settle(): Promise<void> {
     const settings = this.input.settings ?? (await reads.loadMigrationSettings.executeWithOptions({ summary: 'load the migration settings' }, []));
+    // The gate's constructor delivers buffered approvals at once, before `this.settled` is assigned: until
+    // then the settings just loaded are the run's (a `ferry place` later replaces them in `this.settled`).
     const planned = (): string | undefined => {
-      const plan = this.plan(this.settings);
+      const plan = this.plan(this.settled?.settings ?? settings);
       return plan && cutoverPlanDigest(plan);
     };
     const signing = { policy: settings.approvals, wave: this.input.waveWorkflowId, plan: planned };
@@ -109,7 +111,7 @@ export class MigrationRun {
       this.throughput = t;
     });
     setHandler(cutoverPlanQuery, () => {
-      const plan = this.plan(this.settings);
+      const plan = this.plan(this.settled?.settings ?? settings);
       const schedule = this.schedule();
       // `schedule` is not part of what an approver signs (see cutoverPlanDigest).
       return plan && schedule ? { ...plan, schedule } : plan;

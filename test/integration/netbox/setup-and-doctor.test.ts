@@ -68,12 +68,13 @@ describe('ferry netbox setup and doctor', () => {
     expect(first.code).toBe(0);
     expect(first.output).toMatch(/^created +ferry_vmid +integer +Proxmox VMID$/m);
     expect(first.output).toMatch(/^created +ferry_network +text +Bridge or VNet$/m);
+    expect(first.output).toMatch(/^created +ferry_image +text +Disk image$/m);
     expect(first.output).toMatch(/^updated +ferry_owner +text +Owner$/m);
-    expect(first.output.match(/^created /gm)).toHaveLength(6);
+    expect(first.output.match(/^created /gm)).toHaveLength(7);
 
     const again = await setup();
     expect(again.code).toBe(0);
-    expect(again.output.match(/^unchanged /gm)).toHaveLength(7);
+    expect(again.output.match(/^unchanged /gm)).toHaveLength(8);
     expect(await client.missingCustomFields()).toEqual([]);
   });
 
