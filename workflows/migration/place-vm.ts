@@ -1,13 +1,12 @@
 import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ShellMoveActivities } from '../../activities/placement/contract';
-import { createVmAction, decisionProblem, guestAgentEnabled, nicWrites, shellSpec } from '../../src/domain/migration';
+import { decisionProblem } from '../../src/domain/migration';
 import { checkMove, placeStageProblem, placementOfSettings, placementVm, STAGES_BEFORE_SHELL, type PlaceRequest, type VmPlacement } from '../../src/domain/placement';
 import { placeVmUpdate } from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import { failureMessage } from '../failures';
-import { pollUntil } from '../poll';
 import { placementReads } from '../wave/placement-reads';
-import { reads } from './proxies';
+import { buildShell } from './stages/shell';
 import type { MigrationRun } from './run-context';
 
 /** The failure type of a `ferry place` the target node or storage cannot take. */
@@ -17,7 +16,6 @@ const shellMoves = proxyActivities<ShellMoveActivities>({
   startToCloseTimeout: '5m',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
 });
-const VISIBILITY_POLL = { firstIntervalMs: 100, intervalMs: 2_000, timeoutMs: 10 * 60_000 };
 
 /**
  * `ferry place`: a validated update, taken while the VM waits before its cutover (before its shell
@@ -85,17 +83,7 @@ async function rebuildShell(run: MigrationRun, from: VmPlacement, to: VmPlacemen
   // From here the VM belongs on the new node: a failure leaves no shell, and the cutover must not start.
   run.placeAt(to);
   try {
-    const { node, vcenter } = run.settings;
-    const { created } = await run.acts.pve.createVmShell.executeWithOptions({ summary: `ferry place: create shell VM ${vmid} ${vm} on ${node}` }, [
-      { spec: shellSpec(assessment, { node, vcenter, guestAgent: guestAgentEnabled(run.settings) }) },
-    ]);
-    if (created) run.record(createVmAction(assessment, node));
-    run.waited(await pollUntil(async () => (await reads.waitVmVisible.executeWithOptions({ summary: `is VM ${vmid} visible cluster-wide?` }, [{ vmid }])).visible, { what: `VM ${vmid} visible cluster-wide`, ...VISIBILITY_POLL }));
-    for (const { action, nic } of nicWrites(assessment, await reads.readPveConfig.executeWithOptions({ summary: `read the config of VM ${vmid}` }, [{ node, vmid }]))) {
-      const { slot, ...spec } = nic;
-      await run.acts.pve.setNic.executeWithOptions({ summary: `set ${slot} of ${vm}: ${spec.macaddr} on ${spec.bridge}` }, [{ node, vmid, slot, nic: spec }]);
-      run.record(action);
-    }
+    await buildShell(run, true, 'ferry place: ');
     run.placeFailure = undefined;
   } catch (err) {
     run.placeFailure = `ferry place destroyed the shell on ${from.node} but could not build it on ${to.node}: ${failureMessage(err)}`;

@@ -11,11 +11,20 @@ export async function shell(run: MigrationRun): Promise<MigrateVmResult | undefi
   // A `ferry place` taken before the shell exists decides its node first (no command: replay-safe).
   await condition(() => !run.placing);
   run.enter('shell');
-  const { assessment, vmid, occupancy } = run.vm;
+  await buildShell(run, run.vm.occupancy.kind === 'free');
+  return undefined;
+}
+
+/**
+ * Creates the shell on the run's node (when `create`), waits until the cluster sees it, and sets its NICs
+ * to the VMware MACs. Shared by the shell stage and `ferry place` (`summaryPrefix` names who asked).
+ */
+export async function buildShell(run: MigrationRun, create: boolean, summaryPrefix = ''): Promise<void> {
+  const { assessment, vmid } = run.vm;
   const { node, vcenter } = run.settings;
   const vm = assessment.pveName;
-  if (occupancy.kind === 'free') {
-    const { created } = await run.acts.pve.createVmShell.executeWithOptions({ summary: `create shell VM ${vmid} ${vm} on ${node}` }, [
+  if (create) {
+    const { created } = await run.acts.pve.createVmShell.executeWithOptions({ summary: `${summaryPrefix}create shell VM ${vmid} ${vm} on ${node}` }, [
       { spec: shellSpec(assessment, { node, vcenter, guestAgent: guestAgentEnabled(run.settings) }) },
     ]);
     if (created) run.record(createVmAction(assessment, node));
@@ -26,5 +35,4 @@ export async function shell(run: MigrationRun): Promise<MigrateVmResult | undefi
     await run.acts.pve.setNic.executeWithOptions({ summary: `set ${slot} of ${vm}: ${spec.macaddr} on ${spec.bridge}` }, [{ node, vmid, slot, nic: spec }]);
     run.record(action);
   }
-  return undefined;
 }
