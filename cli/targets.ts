@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription, type WorkflowExecutionInfo, type WorkflowHandle } from '@temporalio/client';
 
 /** A string literal for a visibility query. */
 export function quote(value: string): string {
@@ -20,10 +20,20 @@ export function targetQuery(target: string, kinds?: readonly string[]): string {
  * lists them.
  */
 export async function resolveTarget(client: Client, target: string, kinds?: readonly string[]): Promise<WorkflowHandle> {
+  return (await resolveDescribedTarget(client, target, kinds)).handle;
+}
+
+/** A resolved target, with the description read when the target was a workflow id (one RPC a caller need not repeat). */
+export interface DescribedTarget {
+  handle: WorkflowHandle;
+  description?: WorkflowExecutionDescription;
+}
+
+/** resolveTarget, keeping the description its workflow-id lookup read (`ferry status` shows it). */
+export async function resolveDescribedTarget(client: Client, target: string, kinds?: readonly string[]): Promise<DescribedTarget> {
   const direct = client.workflow.getHandle(target);
   try {
-    await direct.describe();
-    return direct;
+    return { handle: direct, description: await direct.describe() };
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
@@ -39,5 +49,5 @@ export async function resolveTarget(client: Client, target: string, kinds?: read
     throw new Error(`"${target}" matches several running workflows; name one:\n${running.map((m) => `  ${m.workflowId} (${m.type})`).join('\n')}`);
   }
   const chosen = running[0] ?? [...matches].sort((a, b) => b.startTime.getTime() - a.startTime.getTime())[0]!;
-  return client.workflow.getHandle(chosen.workflowId);
+  return { handle: client.workflow.getHandle(chosen.workflowId) };
 }

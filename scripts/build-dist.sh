@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles ferry into dist/ (tsconfig.build.json), incrementally. dist/.built gets the time the build
-# started, so bin/ferry.js runs dist/ only while no source is newer (bin/compiled.js); when none is,
-# this does nothing (tsc's own no-change check costs seconds of CPU). --force compiles anyway.
+# started and dist/.sources the source folders and files, so bin/ferry.js runs dist/ only while none of
+# them is newer (bin/compiled.js); when none is, this does nothing (tsc's own no-change check costs
+# seconds of CPU). --force compiles anyway.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mkdir -p "$ROOT/dist"
@@ -12,6 +13,8 @@ mkdir -p "$ROOT/dist"
     exit 0
   fi
   started="$(date +%s.%N)"
+  # The sources as they are now: bin/compiled.js stats these (not a walk of the tree) on every `ferry`.
+  node -e 'require(process.argv[1]).writeManifest(process.argv[2])' "$ROOT/bin/compiled.js" "$ROOT"
   "$ROOT/node_modules/.bin/tsc" -p "$ROOT/tsconfig.build.json"
   touch -d "@$started" "$ROOT/dist/.built"
 ) 9>"$ROOT/dist/.build.lock"

@@ -33,13 +33,16 @@ export function registerStatus(program: Command): void {
     .action(async (target: string, flags: StatusFlags, cmd: Command) => {
       // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
       const { withClient } = require('../client') as typeof import('../client');
-      const { resolveTarget } = require('../targets') as typeof import('../targets');
+      const { resolveDescribedTarget } = require('../targets') as typeof import('../targets');
       const { NoWorkerError, noWorkerLine, requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
       const { loadStatus } = require('../status-view/load') as typeof import('../status-view/load');
       const { watcher } = require('../status-view/watch') as typeof import('../status-view/watch');
       const { renderStatus } = require('../status-view/render-status') as typeof import('../status-view/render-status');
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
-        const handle = await resolveTarget(client, target);
+        const resolved = await resolveDescribedTarget(client, target);
+        const handle = resolved.handle;
+        // Resolving a workflow id described it: the first view uses that description, not a second RPC.
+        let described = resolved.description;
         const options: LoadOptions = {
           page: { offset: (flags.page - 1) * flags.pageSize, limit: flags.pageSize, filter: flags.attention ? 'attention' : 'all' },
           full: flags.full,
@@ -47,7 +50,8 @@ export function registerStatus(program: Command): void {
         const out = flags.watch && !flags.json ? watcher((view) => renderStatus(view)) : undefined;
         try {
           for (;;) {
-            let view = await loadStatus(client, handle, options);
+            let view = await loadStatus(client, handle, { ...options, description: described });
+            described = undefined;
             if (view.noWorker !== undefined) {
               // Its status needs a worker to answer the query: say so now, rather than wait in silence.
               if (!flags.wait) {

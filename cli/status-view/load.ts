@@ -21,6 +21,8 @@ export interface LoadOptions {
   full?: boolean;
   /** A running wave: how long to wait for its own summary before answering from visibility (ms). */
   queryBudgetMs?: number;
+  /** The workflow's description when the caller read it just now (resolving the target): not asked for again. */
+  description?: WorkflowExecutionDescription;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface LoadOptions {
  * and the running activities of the VMs on that page, each read from the VM's own workflow.
  */
 export async function loadStatus(client: Client, handle: WorkflowHandle, options: LoadOptions = {}): Promise<StatusView> {
-  const description = await handle.describe();
+  const description = options.description ?? (await handle.describe());
   const state = description.status.name;
   const base = { workflowId: handle.workflowId, type: description.type, state, progress: runningActivities(client, description) };
   // A query waits for a worker as long as none comes: ask only when one polls the workflow's queue.

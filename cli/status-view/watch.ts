@@ -1,4 +1,3 @@
-import logUpdate from 'log-update';
 import type { StatusView } from '../../src/domain/status';
 import { changed, changeLines } from './changes';
 
@@ -13,6 +12,8 @@ export interface Watcher {
  */
 export function watcher(render: (view: StatusView) => string, tty = process.stdout.isTTY === true): Watcher {
   if (tty) {
+    // Loaded only here: `status` without --watch on a terminal does not pay for log-update and its 14 modules.
+    const logUpdate = require('log-update') as typeof import('log-update');
     return {
       show: (view) => logUpdate(render(view)),
       done: () => logUpdate.done(),

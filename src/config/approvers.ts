@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parsePublicKey, type ApprovalPolicy } from '../domain/approvals';
+import type { ApprovalPolicy } from '../domain/approvals';
 
 /**
  * Approvers as ferry.yaml lists them (migration.approvers, provisioning.approvers): `{ name, key }` with
@@ -12,6 +12,9 @@ export const approverEntry = z.union([
       name: z.string().min(1),
       /** `ssh-ed25519 AAAA… comment` (a line of ~/.ssh/id_ed25519.pub) or a raw ed25519 key (base64 or hex). */
       key: z.string().superRefine((key, ctx) => {
+        // Required here, not at the top: the key parser brings @noble/curves, which a CLI command that
+        // reads ferry.yaml (`ferry status`) should not load unless an approver's key is there to check.
+        const { parsePublicKey } = require('../domain/approvals/ssh-signature') as typeof import('../domain/approvals/ssh-signature');
         const parsed = parsePublicKey(key);
         if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
       }),
