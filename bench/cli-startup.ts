@@ -4,11 +4,14 @@
  * against a Temporal dev server with a ferry worker. Prints wall and CPU time (median, min, max):
  * on a shared machine read the CPU time and the ratios.
  *
- *   node --import tsx bench/cli-startup.ts [--runs 5] [--ferry /other/clone/bin/ferry.js]
+ *   node --import tsx bench/cli-startup.ts [--runs 5] [--ferry /other/clone/bin/ferry.js] [--compare /before/bin/ferry.js]
+ *
+ * With --compare, each case alternates between the two (before, after, before, …), so that a before/after
+ * comparison on a shared machine sees the same load.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { stringify } from 'yaml';
@@ -43,7 +46,7 @@ function summary(label: string, runs: Timing[]): string {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const wall = runs.map((r) => r.wallMs);
   const cpu = runs.map((r) => r.cpuMs);
-  return `${label.padEnd(34)} wall median ${median(wall).toFixed(0).padStart(5)} ms (min ${Math.min(...wall).toFixed(0)}, max ${Math.max(...wall).toFixed(0)})   CPU median ${median(cpu)
+  return `${label.padEnd(43)} wall median ${median(wall).toFixed(0).padStart(5)} ms (min ${Math.min(...wall).toFixed(0)}, max ${Math.max(...wall).toFixed(0)})   CPU median ${median(cpu)
     .toFixed(0)
     .padStart(5)} ms   exit ${[...new Set(runs.map((r) => r.code))].join('/')}`;
 }
@@ -51,6 +54,8 @@ function summary(label: string, runs: Timing[]): string {
 async function main(): Promise<void> {
   const runs = Number(flag('runs', '5'));
   const ferry = path.resolve(flag('ferry', path.join(REPO_ROOT, 'bin', 'ferry.js')));
+  const compare = process.argv.includes('--compare') ? path.resolve(flag('compare', '')) : undefined;
+  const ferries = compare ? [compare, ferry] : [ferry];
   const dir = mkdtempSync(path.join(tmpdir(), 'ferry-cli-bench-'));
   const server = await startDevServer();
   const taskQueue = 'cli-bench';
@@ -65,7 +70,8 @@ async function main(): Promise<void> {
     await done.result();
     const waiting = await client.workflow.start('doctor', { taskQueue: 'no-worker-here', workflowId: 'bench-waiting' });
     const env = { FERRY_CONFIG: configFile };
-    console.log(`ferry: ${ferry}; ${runs} runs each; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    const loadAverage = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+    console.log(`ferry: ${ferries.join(' vs ')}; ${runs} runs each; load average ${loadAverage()}`);
     const cases: Array<[string, string[]]> = [
       ['node -e 0 (Node itself)', []],
       ['ferry --help', ['--help']],
@@ -73,9 +79,13 @@ async function main(): Promise<void> {
       ['ferry status <running, no worker>', ['status', waiting.workflowId]],
     ];
     for (const [label, args] of cases) {
-      const timings = Array.from({ length: runs }, () => (args.length ? timeOnce(ferry, args, env) : timeOnce('-e', ['0'], env)));
-      console.log(summary(label, timings));
+      const timings = ferries.map((): Timing[] => []);
+      for (let run = 0; run < runs; run++) {
+        ferries.forEach((f, i) => timings[i]!.push(args.length ? timeOnce(f, args, env) : timeOnce('-e', ['0'], env)));
+      }
+      ferries.forEach((_f, i) => console.log(summary(compare ? `${label} [${i === 0 ? 'before' : 'after'}]` : label, timings[i]!)));
     }
+    console.log(`load average at the end ${loadAverage()}`);
     await waiting.terminate('benchmark done');
   } finally {
     await connection.close();
