@@ -50,6 +50,8 @@ const { values: args } = parseArgs({
     'max-concurrent': { type: 'string', default: '50' },
     'no-approve': { type: 'boolean', default: false },
     'max-cached': { type: 'string' },
+    'max-workflow-tasks': { type: 'string' },
+    'node-args': { type: 'string' },
     'cpu-prof': { type: 'string' },
     'heap-snapshot': { type: 'string' },
     'no-shared-modules': { type: 'boolean', default: false },
@@ -88,6 +90,7 @@ async function main(): Promise<void> {
         taskQueue,
         shutdownGraceTime: '1s',
         ...(args['max-cached'] ? { maxCachedWorkflows: Number(args['max-cached']) } : {}),
+        ...(args['max-workflow-tasks'] ? { maxConcurrentWorkflowTaskExecutions: Number(args['max-workflow-tasks']) } : {}),
         taskQueues: { main: { maxConcurrentActivities: 100 }, vmotion: { maxConcurrentActivities: 8 }, import: { maxConcurrentActivities: 8 }, sdn: { maxConcurrentActivities: 1 } },
       },
     },
@@ -133,7 +136,7 @@ async function main(): Promise<void> {
       ],
     });
     console.log(`wave of ${N} VMs (vMotion ${RELOCATE_MS} ms each, limit ${VMOTION}; import ${IMPORT_MS} ms each, limit ${IMPORTS})`);
-    console.log(`  worker (pid ${pid}) before the wave: RSS ${mib(idle.rssBytes)}, CPU ${(idle.cpuMs / 1000).toFixed(1)} s since start`);
+    console.log(`  worker (pid ${pid}) before the wave: RSS ${mib(idle.rssBytes)}, CPU ${(idle.cpuMs / 1000).toFixed(1)} s since start${workerSettings()}`);
     if (!APPROVE) {
       await reportGate(client, waveId, worker.child, started);
       timeStatus(waveId, path.join(stateDir, 'ferry.yaml'), sims.env);
@@ -216,7 +219,7 @@ async function reportGate(client: Client, waveId: string, child: ChildProcess, s
   await new Promise((r) => setTimeout(r, 10_000));
   const at = processStats(pid);
   console.log(`  ${waiting} of ${N} at the gate after ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  console.log(`  worker RSS at the gate:   ${mib(at.rssBytes)} (peak since start ${mib(at.peakRssBytes)})`);
+  console.log(`  worker RSS at the gate:   ${mib(at.rssBytes)} (peak since start ${mib(at.peakRssBytes)}; anonymous ${mib(at.rssAnonBytes)}, file ${mib(at.rssFileBytes)}, ${at.threads} threads)`);
   console.log(`  worker CPU to the gate:   ${ms((at.cpuMs - before.cpuMs) / waiting)} per VM`);
   if (args['heap-snapshot']) {
     // The worker writes it on SIGUSR2 (--heapsnapshot-signal); give it time, it pauses the process.
@@ -265,10 +268,18 @@ function printTail(histories: Histories, makespanMs: number, startedPerf: number
   console.log(`    (its workflow closed ${((waveEndMs - lastEventMs) / 1000).toFixed(1)} s before the wave returned)`);
 }
 
+/** What shapes the worker's memory besides ferry.yaml: its node options and allocator environment. */
+function workerSettings(): string {
+  const env = ['MALLOC_ARENA_MAX', 'LD_PRELOAD', 'NODE_OPTIONS'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`);
+  const settings = [...(args['node-args'] ? [args['node-args']] : []), ...env];
+  return settings.length ? `; ${settings.join(' ')}` : '';
+}
+
 /** --cpu-prof DIR: the worker profiles itself (V8 .cpuprofile, written when it stops); --heap-snapshot DIR: at the gate. */
 function cpuProfile(): string[] {
   const heap = args['heap-snapshot'] ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(args['heap-snapshot'])}`] : [];
-  return [...heap, ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [])];
+  const extra = args['node-args']?.split(/\s+/).filter(Boolean) ?? [];
+  return [...extra, ...heap, ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [])];
 }
 
 main().catch((err: unknown) => {
