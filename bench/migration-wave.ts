@@ -11,7 +11,9 @@
  *   npm run bench:migration [-- --vms 200 --latency 3000 --vmotion 2 --imports 2 --max-concurrent 50]
  *   (--cpu-prof DIR: the worker writes a V8 CPU profile there when it stops; --heap-snapshot DIR: a
  *   heap snapshot once all wait at the gate; --no-shared-modules: the bundle without shared modules;
- *   --compiled: the worker as the container runs it, dist/worker.js, instead of worker.ts through tsx)
+ *   --compiled: the worker as the container runs it, dist/worker.js, instead of worker.ts through tsx;
+ *   --allocator glibc: without jemalloc, which bin/ferry-worker preloads; --max-workflow-tasks N;
+ *   --node-args "...": node options for the worker, e.g. "--max-semi-space-size=4")
  *   npm run bench:migration -- --vms 1000 --no-approve --latency 100 --vmotion 20 --max-concurrent 1000
  *
  * It prints figures; it is not a test.
@@ -56,6 +58,7 @@ const { values: args } = parseArgs({
     'heap-snapshot': { type: 'string' },
     'no-shared-modules': { type: 'boolean', default: false },
     compiled: { type: 'boolean', default: false },
+    allocator: { type: 'string', default: 'jemalloc' },
   },
 });
 const N = Number(args.vms);
@@ -95,7 +98,7 @@ async function main(): Promise<void> {
       },
     },
     configFile: path.join(stateDir, 'ferry.yaml'),
-    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
+    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...allocatorEnv() },
     nodeArgs: cpuProfile(),
     compiled: args.compiled,
     name: 'bench',
@@ -268,9 +271,21 @@ function printTail(histories: Histories, makespanMs: number, startedPerf: number
   console.log(`    (its workflow closed ${((waveEndMs - lastEventMs) / 1000).toFixed(1)} s before the wave returned)`);
 }
 
+/**
+ * --allocator jemalloc (default, as bin/ferry-worker and the container start the worker) or glibc: the
+ * library bin/ferry-worker would preload, passed to the worker.
+ */
+function allocatorEnv(): Record<string, string> {
+  if (args.allocator !== 'jemalloc' && args.allocator !== 'glibc') throw new Error(`--allocator: jemalloc or glibc, not ${args.allocator}`);
+  const lib = spawnSync(path.join(REPO_ROOT, 'bin', 'ferry-worker'), ['--allocator'], { env: { ...process.env, FERRY_ALLOCATOR: args.allocator }, encoding: 'utf8' }).stdout.trim();
+  return lib && lib !== 'glibc' ? { LD_PRELOAD: lib } : {};
+}
+
 /** What shapes the worker's memory besides ferry.yaml: its node options and allocator environment. */
 function workerSettings(): string {
-  const env = ['MALLOC_ARENA_MAX', 'LD_PRELOAD', 'NODE_OPTIONS'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`);
+  const env = Object.entries({ ...process.env, ...allocatorEnv() })
+    .filter(([k, v]) => ['MALLOC_ARENA_MAX', 'LD_PRELOAD', 'NODE_OPTIONS'].includes(k) && v)
+    .map(([k, v]) => `${k}=${v}`);
   const settings = [...(args['node-args'] ? [args['node-args']] : []), ...env];
   return settings.length ? `; ${settings.join(' ')}` : '';
 }
