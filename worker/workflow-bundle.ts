@@ -57,8 +57,8 @@ export async function writeWorkflowBundle(file: string, workflowsPath = WORKFLOW
  * same line shift by a few characters.
  */
 export function asciiOnly(code: string): string {
-  if (!/[^\x00-\x7f]/.test(code)) return code;
-  const escaped = code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (!/[\u0080-\uffff]/.test(code)) return code;
+  const escaped = code.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   try {
     new Script(escaped);
     return escaped;
