@@ -17,8 +17,11 @@ RUN npx tsc -p tsconfig.build.json && node dist/scripts/build-bundle.js
 FROM node:20.20.2-bookworm-slim
 WORKDIR /opt/ferry
 ENV NODE_ENV=production
+# jemalloc: under glibc malloc the worker keeps fragmented arenas (bin/ferry-worker preloads it).
+RUN apt-get update && apt-get install -y --no-install-recommends libjemalloc2 && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY --from=build /opt/ferry/dist ./dist
+COPY bin/ferry-worker ./bin/ferry-worker
 USER node
-CMD ["node", "dist/worker.js"]
+CMD ["bin/ferry-worker"]

@@ -11,7 +11,9 @@
  *   npm run bench:migration [-- --vms 200 --latency 3000 --vmotion 2 --imports 2 --max-concurrent 50]
  *   (--cpu-prof DIR: the worker writes a V8 CPU profile there when it stops; --heap-snapshot DIR: a
  *   heap snapshot once all wait at the gate; --no-shared-modules: the bundle without shared modules;
- *   --compiled: the worker as the container runs it, dist/worker.js, instead of worker.ts through tsx)
+ *   --compiled: the worker as the container runs it, dist/worker.js, instead of worker.ts through tsx;
+ *   --allocator glibc: without jemalloc, which bin/ferry-worker preloads; --max-workflow-tasks N;
+ *   --node-args "...": node options for the worker, e.g. "--max-semi-space-size=4")
  *   npm run bench:migration -- --vms 1000 --no-approve --latency 100 --vmotion 20 --max-concurrent 1000
  *
  * It prints figures; it is not a test.
@@ -50,10 +52,13 @@ const { values: args } = parseArgs({
     'max-concurrent': { type: 'string', default: '50' },
     'no-approve': { type: 'boolean', default: false },
     'max-cached': { type: 'string' },
+    'max-workflow-tasks': { type: 'string' },
+    'node-args': { type: 'string' },
     'cpu-prof': { type: 'string' },
     'heap-snapshot': { type: 'string' },
     'no-shared-modules': { type: 'boolean', default: false },
     compiled: { type: 'boolean', default: false },
+    allocator: { type: 'string', default: 'jemalloc' },
   },
 });
 const N = Number(args.vms);
@@ -88,11 +93,12 @@ async function main(): Promise<void> {
         taskQueue,
         shutdownGraceTime: '1s',
         ...(args['max-cached'] ? { maxCachedWorkflows: Number(args['max-cached']) } : {}),
+        ...(args['max-workflow-tasks'] ? { maxConcurrentWorkflowTaskExecutions: Number(args['max-workflow-tasks']) } : {}),
         taskQueues: { main: { maxConcurrentActivities: 100 }, vmotion: { maxConcurrentActivities: 8 }, import: { maxConcurrentActivities: 8 }, sdn: { maxConcurrentActivities: 1 } },
       },
     },
     configFile: path.join(stateDir, 'ferry.yaml'),
-    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
+    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...allocatorEnv() },
     nodeArgs: cpuProfile(),
     compiled: args.compiled,
     name: 'bench',
@@ -133,7 +139,7 @@ async function main(): Promise<void> {
       ],
     });
     console.log(`wave of ${N} VMs (vMotion ${RELOCATE_MS} ms each, limit ${VMOTION}; import ${IMPORT_MS} ms each, limit ${IMPORTS})`);
-    console.log(`  worker (pid ${pid}) before the wave: RSS ${mib(idle.rssBytes)}, CPU ${(idle.cpuMs / 1000).toFixed(1)} s since start`);
+    console.log(`  worker (pid ${pid}) before the wave: RSS ${mib(idle.rssBytes)}, CPU ${(idle.cpuMs / 1000).toFixed(1)} s since start${workerSettings()}`);
     if (!APPROVE) {
       await reportGate(client, waveId, worker.child, started);
       timeStatus(waveId, path.join(stateDir, 'ferry.yaml'), sims.env);
@@ -216,7 +222,7 @@ async function reportGate(client: Client, waveId: string, child: ChildProcess, s
   await new Promise((r) => setTimeout(r, 10_000));
   const at = processStats(pid);
   console.log(`  ${waiting} of ${N} at the gate after ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  console.log(`  worker RSS at the gate:   ${mib(at.rssBytes)} (peak since start ${mib(at.peakRssBytes)})`);
+  console.log(`  worker RSS at the gate:   ${mib(at.rssBytes)} (peak since start ${mib(at.peakRssBytes)}; anonymous ${mib(at.rssAnonBytes)}, file ${mib(at.rssFileBytes)}, ${at.threads} threads)`);
   console.log(`  worker CPU to the gate:   ${ms((at.cpuMs - before.cpuMs) / waiting)} per VM`);
   if (args['heap-snapshot']) {
     // The worker writes it on SIGUSR2 (--heapsnapshot-signal); give it time, it pauses the process.
@@ -265,10 +271,30 @@ function printTail(histories: Histories, makespanMs: number, startedPerf: number
   console.log(`    (its workflow closed ${((waveEndMs - lastEventMs) / 1000).toFixed(1)} s before the wave returned)`);
 }
 
+/**
+ * --allocator jemalloc (default, as bin/ferry-worker and the container start the worker) or glibc: the
+ * library bin/ferry-worker would preload, passed to the worker.
+ */
+function allocatorEnv(): Record<string, string> {
+  if (args.allocator !== 'jemalloc' && args.allocator !== 'glibc') throw new Error(`--allocator: jemalloc or glibc, not ${args.allocator}`);
+  const lib = spawnSync(path.join(REPO_ROOT, 'bin', 'ferry-worker'), ['--allocator'], { env: { ...process.env, FERRY_ALLOCATOR: args.allocator }, encoding: 'utf8' }).stdout.trim();
+  return lib && lib !== 'glibc' ? { LD_PRELOAD: lib } : {};
+}
+
+/** What shapes the worker's memory besides ferry.yaml: its node options and allocator environment. */
+function workerSettings(): string {
+  const env = Object.entries({ ...process.env, ...allocatorEnv() })
+    .filter(([k, v]) => ['MALLOC_ARENA_MAX', 'LD_PRELOAD', 'NODE_OPTIONS'].includes(k) && v)
+    .map(([k, v]) => `${k}=${v}`);
+  const settings = [...(args['node-args'] ? [args['node-args']] : []), ...env];
+  return settings.length ? `; ${settings.join(' ')}` : '';
+}
+
 /** --cpu-prof DIR: the worker profiles itself (V8 .cpuprofile, written when it stops); --heap-snapshot DIR: at the gate. */
 function cpuProfile(): string[] {
   const heap = args['heap-snapshot'] ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(args['heap-snapshot'])}`] : [];
-  return [...heap, ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [])];
+  const extra = args['node-args']?.split(/\s+/).filter(Boolean) ?? [];
+  return [...extra, ...heap, ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [])];
 }
 
 main().catch((err: unknown) => {
