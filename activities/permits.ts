@@ -2,10 +2,14 @@ import { getClient } from '@temporalio/activity';
 import { semaphoreWorkflowId, type PermitRequest } from '../src/domain/permits';
 import { acquirePermitSignal, type SemaphoreWorkflow } from '../src/domain/messages';
 import { FerryKind } from '../src/domain/search-attributes';
+import { coordinationQueue, mainQueueOf } from '../src/domain/task-queues';
 
 /** The activity withPermit (workflows/permits.ts) calls. */
 export interface PermitActivities {
-  /** Queues a permit request at the semaphore for `key`, starting the semaphore if it is not running. */
+  /**
+   * Queues a permit request at the semaphore for `key`, starting the semaphore if it is not running, on
+   * the coordination queue beside `taskQueue` (the main queue).
+   */
   requestPermit(input: { key: string; permits: number; taskQueue: string; request: PermitRequest }): Promise<void>;
 }
 
@@ -14,7 +18,7 @@ export function createPermitActivities(): PermitActivities {
     async requestPermit(input) {
       await getClient().workflow.signalWithStart<SemaphoreWorkflow, [PermitRequest]>('semaphore', {
         workflowId: semaphoreWorkflowId(input.key),
-        taskQueue: input.taskQueue,
+        taskQueue: coordinationQueue(mainQueueOf(input.taskQueue)),
         args: [{ key: input.key, permits: input.permits }],
         signal: acquirePermitSignal,
         signalArgs: [input.request],

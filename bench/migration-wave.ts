@@ -18,6 +18,7 @@
  *
  * It prints figures; it is not a test.
  */
+import { coordinationQueue } from '../src/domain/task-queues';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
     const waveId = `bench-${stamp}`;
     const started = performance.now();
     const wave = await client.workflow.start<typeof migrationWave>('migrationWave', {
-      taskQueue,
+      taskQueue: coordinationQueue(taskQueue),
       workflowId: `bench-wave-${stamp}`,
       args: [
         {

@@ -13,6 +13,7 @@
  * It prints figures; it is not a test.
  */
 import { loadavg } from 'node:os';
+import { coordinationQueue } from '../src/domain/task-queues';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -92,7 +93,7 @@ async function run(address: string, lab: ProvisionLab, contender: Contender, rou
     const rssSampler = setInterval(() => (peakRss = Math.max(peakRss, processStats(pid).rssBytes)), 250);
     const started = performance.now();
     const result = await client.workflow.execute<typeof provisionPlanned>('provisionPlanned', {
-      taskQueue,
+      taskQueue: coordinationQueue(taskQueue),
       workflowId: `bench-provision-${stamp}`,
       args: [{ tag, ...(args['max-concurrent'] ? { maxConcurrent: Number(args['max-concurrent']) } : {}) }],
     });

@@ -12,6 +12,7 @@
  * It prints figures; it is not a test.
  */
 import { execFileSync } from 'node:child_process';
+import { coordinationQueue } from '../src/domain/task-queues';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
   try {
     const waveId = `bench-status-${stamp}`;
     const wave = await client.workflow.start<typeof migrationWave>('migrationWave', {
-      taskQueue,
+      taskQueue: coordinationQueue(taskQueue),
       workflowId: `bench-status-wave-${stamp}`,
       args: [{ waveId, selection: { folder: `/${ESTATE.datacenter}/vm/${ESTATE.scaleFolder}` }, maxConcurrent: N }],
     });

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { coordinationQueue } from '../src/domain/task-queues';
 import type { migrationWave } from '../workflows/migration-wave';
 import type { planMigration } from '../workflows/plan-migration';
 import { approveWaveUpdate, waveStatusQuery } from '../src/domain/messages';
@@ -40,7 +41,7 @@ export async function runSampleMigration(
 
   const workflowId = `wave-${waveId}`;
   const wave = await client.workflow.start<typeof migrationWave>('migrationWave', {
-    taskQueue,
+    taskQueue: coordinationQueue(taskQueue),
     workflowId,
     args: [{ waveId, selection: LAB_WAVE_SELECTION }],
     workflowIdConflictPolicy: 'USE_EXISTING',

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { coordinationQueue } from '../src/domain/task-queues';
 import type { provisionPlanned } from '../workflows/provision-planned';
 import { provisionPlannedWorkflowId, type ProvisionPlannedStatus } from '../src/domain/provisioning';
 import { FerryKind } from '../src/domain/search-attributes';
@@ -12,7 +13,7 @@ import type { LabCommands } from './sample-run';
  */
 export function startSampleProvisioning(client: Client, taskQueue: string) {
   return client.workflow.start<typeof provisionPlanned>('provisionPlanned', {
-    taskQueue,
+    taskQueue: coordinationQueue(taskQueue),
     workflowId: provisionPlannedWorkflowId({ cluster: LAB_NETBOX.cluster }),
     args: [{ cluster: LAB_NETBOX.cluster }],
     workflowIdConflictPolicy: 'USE_EXISTING',

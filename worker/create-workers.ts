@@ -3,7 +3,8 @@ import path from 'node:path';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { FerryConfig } from '../src/config';
-import { queueName, type QueueRole } from '../src/domain/task-queues';
+import { DEFAULT_COORDINATION_CACHED_WORKFLOWS, DEFAULT_COORDINATION_WORKFLOW_TASKS, servedQueues } from '../src/config/temporal';
+import { queueName } from '../src/domain/task-queues';
 import { REPO_ROOT, WORKFLOWS_PATH } from '../src/paths';
 import { sharedWorkflowModules } from './workflow-bundle';
 
@@ -27,27 +28,34 @@ export const PREBUILT_BUNDLE = path.join(REPO_ROOT, 'dist', 'workflow-bundle.js'
 const RUNS_COMPILED = path.relative(REPO_ROOT, __dirname).split(path.sep)[0] === 'dist';
 
 /**
- * One Worker per configured task queue. Workflows run on the main queue only; every queue serves the
- * activities, and the workflow picks the queue per call, so heavy work lands on its own queue.
+ * One Worker per configured task queue. Workflows run on the main queue and on the coordination queue
+ * (waves, semaphores, the VMID allocator, provisionPlanned: their own Worker, with its own task slots and
+ * cache, so they never wait behind VM workflows' tasks); the main Worker still serves every workflow type
+ * (runs started there before the coordination queue existed). Every queue serves the activities, and the
+ * workflow picks the queue per call, so heavy work lands on its own queue.
  */
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const { config, connection, deps } = setup;
   const activities = createActivities(deps);
   const bundlePath = setup.workflowBundlePath ?? (process.env.FERRY_WORKFLOW_BUNDLE || undefined) ?? (RUNS_COMPILED && existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
+  const workflows = (cache: { maxCachedWorkflows: number; maxConcurrentWorkflowTaskExecutions: number }): Partial<WorkerOptions> => ({
+    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
+    ...cache,
+    // Taken by the SDK (its WorkerOptions type lists it only among the compiled defaults).
+    ...({ isolateExecutionTimeout: config.worker.isolateExecutionTimeout } as Partial<WorkerOptions>),
+  });
   const workers: Worker[] = [];
-  for (const [role, settings] of Object.entries(config.worker.taskQueues) as Array<[QueueRole, typeof config.worker.taskQueues.main]>) {
-    if (!settings) continue;
+  for (const [role, settings] of servedQueues(config)) {
     const taskQueue = queueName(config.worker.taskQueue, role);
     const workflowSource: Partial<WorkerOptions> =
-      role !== 'main'
-        ? {}
-        : {
-            ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
-            maxCachedWorkflows: config.worker.maxCachedWorkflows,
-            maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
-            // Taken by the SDK (its WorkerOptions type lists it only among the compiled defaults).
-            ...({ isolateExecutionTimeout: config.worker.isolateExecutionTimeout } as Partial<WorkerOptions>),
-          };
+      role === 'main'
+        ? workflows({ maxCachedWorkflows: config.worker.maxCachedWorkflows, maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions })
+        : role === 'coordination'
+          ? workflows({
+              maxCachedWorkflows: settings.maxCachedWorkflows ?? DEFAULT_COORDINATION_CACHED_WORKFLOWS,
+              maxConcurrentWorkflowTaskExecutions: settings.maxConcurrentWorkflowTaskExecutions ?? DEFAULT_COORDINATION_WORKFLOW_TASKS,
+            })
+          : {};
     workers.push(
       await Worker.create({
         connection,

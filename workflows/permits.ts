@@ -15,7 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { PermitActivities } from '../activities/permits';
 import { semaphoreWorkflowId } from '../src/domain/permits';
-import { scopedLimitKey } from '../src/domain/task-queues';
+import { mainQueueOf, scopedLimitKey } from '../src/domain/task-queues';
 import { permitGrantedSignal, releasePermitSignal, renewPermitSignal } from '../src/domain/messages';
 import { workflowNow } from './clock';
 
@@ -62,7 +62,8 @@ export interface PermitWait {
  */
 export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWait) => Promise<T>): Promise<T> {
   listenForGrants();
-  const key = scopedLimitKey(workflowInfo().taskQueue, options.key);
+  const mainQueue = mainQueueOf(workflowInfo().taskQueue);
+  const key = scopedLimitKey(mainQueue, options.key);
   const requestId = `${workflowInfo().workflowId}/${uuid4()}`;
   const askedAt = workflowNow();
   try {
@@ -70,8 +71,8 @@ export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWai
       {
         key,
         permits: options.permits,
-        // The semaphore runs where the workflows that use it run.
-        taskQueue: workflowInfo().taskQueue,
+        // The main queue: the activity starts the semaphore on the coordination queue beside it.
+        taskQueue: mainQueue,
         request: { requestId, holderWorkflowId: workflowInfo().workflowId, label: options.label, leaseMs: options.leaseMs },
       },
     ]);

@@ -11,6 +11,7 @@ import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { failureMessage } from './failures';
 import { provisionPlannedStatusQuery } from '../src/domain/messages';
 import { provisionVm } from './provision-vm';
+import { mainQueue } from './queues';
 import { placePlanned } from './provisioning/plan-placement';
 import { loadSettings, reads } from './provisioning/proxies';
 
@@ -112,6 +113,8 @@ async function startVmWorkflow(
   try {
     const handle = await startChild(provisionVm, {
       workflowId: vm.workflowId,
+      // This batch runs on the coordination queue; its VMs run on the main queue.
+      taskQueue: mainQueue(),
       args: [{ netboxId: vm.netboxId, settings, ...(start !== undefined ? { start } : {}), ...(node !== undefined ? { placedNode: node } : {}) }],
       // The VM's workflow outlives this one (a person may cancel the batch, not the builds).
       parentClosePolicy: ParentClosePolicy.ABANDON,

@@ -2,7 +2,7 @@ import { getClient } from '@temporalio/activity';
 import { ApplicationFailure, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { VMID_ALLOCATOR_KEY, VMID_RANGE_EXHAUSTED, VMID_READ_FAILED } from '../../src/domain/provisioning';
 import { FerryKind } from '../../src/domain/search-attributes';
-import { scopedLimitKey } from '../../src/domain/task-queues';
+import { coordinationQueue, mainQueueOf, scopedLimitKey } from '../../src/domain/task-queues';
 import { FerryError, isRetryableCategory, type ErrorCategory } from '../../src/errors';
 import { allocateVmidUpdate, type VmidAllocatorWorkflow } from '../../src/domain/messages';
 import { clientsOf } from '../clients';
@@ -25,13 +25,15 @@ export function createVmidAllocatorActivities(deps: ActivityDeps): Pick<Provisio
   const { pve, netbox } = clientsOf(deps);
   return {
     async requestVmid({ request, taskQueue }) {
-      const workflowId = scopedLimitKey(taskQueue, VMID_ALLOCATOR_KEY);
+      const mainQueue = mainQueueOf(taskQueue);
+      const workflowId = scopedLimitKey(mainQueue, VMID_ALLOCATOR_KEY);
       try {
         const vmid = await getClient().workflow.executeUpdateWithStart(allocateVmidUpdate, {
           args: [request],
           startWorkflowOperation: new WithStartWorkflowOperation<VmidAllocatorWorkflow>('vmidAllocator', {
             workflowId,
-            taskQueue,
+            // One writer, on the coordination queue beside the main queue.
+            taskQueue: coordinationQueue(mainQueue),
             args: [{}],
             workflowIdConflictPolicy: 'USE_EXISTING',
             typedSearchAttributes: [{ key: FerryKind, value: 'vmid-allocator' }],

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { coordinationQueue } from '../../src/domain/task-queues';
 import type { migrationWave } from '../../workflows/migration-wave';
 import { FerryKind, WaveId } from '../../src/domain/search-attributes';
 import { selectionSummary } from '../../src/domain/migration';
@@ -50,8 +51,10 @@ export function registerMigrate(program: Command): void {
     const maxConcurrent = flags.maxConcurrent ?? file?.maxConcurrent;
     const workflowId = waveWorkflowId(waveId);
     await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
+      // Waves run on the coordination queue (own worker slots and cache); their VMs on the main queue.
+      const taskQueue = coordinationQueue(config.worker.taskQueue);
       const handle = await client.workflow.start<typeof migrationWave>('migrationWave', {
-        taskQueue: config.worker.taskQueue,
+        taskQueue,
         workflowId,
         args: [{ waveId, selection, maxConcurrent, ...(file?.cutoverWindow ? { cutoverWindow: file.cutoverWindow } : {}) }],
         // Starting the same wave twice finds the running one.
@@ -66,7 +69,7 @@ export function registerMigrate(program: Command): void {
       console.log(`wave ${waveId}: workflow ${handle.workflowId} (run ${handle.firstExecutionRunId})`);
       console.log(`  watch:    ferry status ${workflowId} --watch`);
       console.log(`  approve:  ferry approve ${workflowId} --by <approver> --reason "<why>"`);
-      await warnWithoutWorker(client, config.worker.taskQueue, `wave ${waveId}`);
+      await warnWithoutWorker(client, taskQueue, `wave ${waveId}`);
     });
   });
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { coordinationQueue } from '../../src/domain/task-queues';
 import type { Client } from '@temporalio/client';
 import type { provisionPlanned } from '../../workflows/provision-planned';
 import type { provisionVm } from '../../workflows/provision-vm';
@@ -83,7 +84,8 @@ async function startPlanned(client: Client, config: FerryConfig, flags: Provisio
   const selection = { ...(flags.cluster ? { cluster: flags.cluster } : {}), ...(flags.tag ? { tag: flags.tag } : {}) };
   const workflowId = provisionPlannedWorkflowId(selection);
   const handle = await client.workflow.start<typeof provisionPlanned>('provisionPlanned', {
-    taskQueue: config.worker.taskQueue,
+    // Batches run on the coordination queue; their VMs on the main queue.
+    taskQueue: coordinationQueue(config.worker.taskQueue),
     workflowId,
     args: [{ ...selection, ...(flags.start ? { start: true } : {}), ...(flags.maxConcurrent !== undefined ? { maxConcurrent: flags.maxConcurrent } : {}) }],
     workflowIdConflictPolicy: 'USE_EXISTING',

@@ -86,7 +86,8 @@ async function loadWave(client: Client, handle: WorkflowHandle, description: Wor
     if (options.full) status = await queryStatus(handle);
   }
   if (!wave) return { ...base, ...(await ownStatus(handle, base.state)) };
-  const running = wave.rows.filter((row) => row.state === 'running');
+  // Only VMs at work have activities to show; one waiting (at the gate, for a window or a decision) has none.
+  const running = wave.rows.filter((row) => row.state === 'running' && !row.stage?.startsWith('awaiting-'));
   const vmActivities = Object.fromEntries(
     await Promise.all(
       running.map(async (row) => {

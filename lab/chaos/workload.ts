@@ -1,4 +1,5 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { coordinationQueue } from '../../src/domain/task-queues';
 import type { MigrationAction, MigrationStatus } from '../../src/domain/migration';
 import { provisionPlannedWorkflowId, teardownWorkflowId, type ProvisionPlannedStatus, type ProvisionStatus, type TeardownResult } from '../../src/domain/provisioning';
 import { retryCutoverUpdate, waveStatusQuery } from '../../src/domain/messages';
@@ -81,12 +82,12 @@ export interface WorkloadOutcome {
  */
 export async function runWorkload(client: Client, taskQueue: string, workload: ChaosWorkload, plan: Map<string, string[]>, deadline: number): Promise<WorkloadOutcome> {
   const wave = await client.workflow.start<typeof migrationWave>('migrationWave', {
-    taskQueue,
+    taskQueue: coordinationQueue(taskQueue),
     workflowId: 'chaos-wave',
     args: [{ waveId: 'chaos', selection: SELECTION, autoApprove: { by: 'lab-admin', reason: 'chaos run' } }],
   });
   const batch = await client.workflow.start<typeof provisionPlanned>('provisionPlanned', {
-    taskQueue,
+    taskQueue: coordinationQueue(taskQueue),
     workflowId: provisionPlannedWorkflowId({ tag: CHAOS_TAG }),
     args: [{ tag: CHAOS_TAG }],
     typedSearchAttributes: [{ key: FerryKind, value: 'provision-planned' }],

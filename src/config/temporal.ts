@@ -35,11 +35,23 @@ const queueSettings = z
     maxConcurrentActivities: z.number().int().min(1),
     /** Server-side cap on activity starts per second for the whole queue (every worker). */
     maxTaskQueueActivitiesPerSecond: z.number().positive().optional(),
+    /**
+     * Coordination queue only (its Worker runs the waves, semaphores, allocator and provisionPlanned):
+     * its own workflow cache and task slots. The main queue takes `worker.maxCachedWorkflows` and
+     * `worker.maxConcurrentWorkflowTaskExecutions`; heavy queues run no workflows.
+     */
+    maxCachedWorkflows: z.number().int().min(0).max(100_000).optional(),
+    maxConcurrentWorkflowTaskExecutions: z.number().int().min(2).max(1_000).optional(),
   })
   .strict();
 
+/** The coordination queue's activities: the waves' reads (discovery, placement, visibility watches) and permit requests. */
+const DEFAULT_COORDINATION_QUEUE_SETTINGS = { maxConcurrentActivities: 10 };
+export const DEFAULT_COORDINATION_QUEUE: Readonly<{ maxConcurrentActivities: number }> = DEFAULT_COORDINATION_QUEUE_SETTINGS;
+
 const defaultQueues: Record<QueueRole, { maxConcurrentActivities: number }> = {
   main: { maxConcurrentActivities: 20 },
+  coordination: DEFAULT_COORDINATION_QUEUE_SETTINGS,
   vmotion: { maxConcurrentActivities: 4 },
   import: { maxConcurrentActivities: 4 },
   sdn: { maxConcurrentActivities: 1 },
@@ -52,14 +64,18 @@ const defaultQueues: Record<QueueRole, { maxConcurrentActivities: number }> = {
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
 export const DEFAULT_MAX_WORKFLOW_TASKS = 40;
+/** The coordination Worker's: a few waves, the semaphores and the allocator stay cached. */
+export const DEFAULT_COORDINATION_CACHED_WORKFLOWS = 20;
+export const DEFAULT_COORDINATION_WORKFLOW_TASKS = 10;
 
 export const workerSection = z
   .object({
     /** The main queue (workflows, API calls); heavy work goes to `<taskQueue>-vmotion`, `-import`, `-sdn`. */
     taskQueue: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore').default(DEFAULT_TASK_QUEUE),
     /**
-     * The queues this worker serves, by role (main, vmotion, import, sdn), with their concurrency. Omit
-     * a role to leave it to other workers (e.g. a worker next to the storage serving only `import`).
+     * The queues this worker serves, by role (main, coordination, vmotion, import, sdn), with their
+     * concurrency. Omit a role to leave it to other workers (e.g. a worker next to the storage serving
+     * only `import`); a worker that serves `main` serves `coordination` too (its defaults) unless listed.
      */
     taskQueues: z.partialRecord(z.enum(QUEUE_ROLES as [QueueRole, ...QueueRole[]]), queueSettings).default(defaultQueues),
     /** How long in-flight activities get to finish after SIGINT/SIGTERM before they are cancelled. */
@@ -80,3 +96,13 @@ export const workerSection = z
     maxConcurrentWorkflowTaskExecutions: z.number().int().min(2).max(1_000).default(DEFAULT_MAX_WORKFLOW_TASKS),
   })
   .strict();
+
+type QueueSettings = z.infer<typeof queueSettings>;
+
+/** The queues a worker serves: those configured; one that serves `main` serves `coordination` too unless that is listed. */
+export function servedQueues(config: { worker: Pick<z.infer<typeof workerSection>, 'taskQueues'> }): Array<[QueueRole, QueueSettings]> {
+  const queues = config.worker.taskQueues;
+  const served = (Object.entries(queues) as Array<[QueueRole, QueueSettings | undefined]>).filter((entry): entry is [QueueRole, QueueSettings] => entry[1] !== undefined);
+  if (queues.main && !queues.coordination) served.push(['coordination', DEFAULT_COORDINATION_QUEUE]);
+  return served;
+}

@@ -6,8 +6,28 @@
 export const DEFAULT_TASK_QUEUE = 'ferry';
 
 export type HeavyWork = 'vmotion' | 'import' | 'sdn';
-export type QueueRole = 'main' | HeavyWork;
-export const QUEUE_ROLES: readonly QueueRole[] = ['main', 'vmotion', 'import', 'sdn'];
+export type QueueRole = 'main' | 'coordination' | HeavyWork;
+export const QUEUE_ROLES: readonly QueueRole[] = ['main', 'coordination', 'vmotion', 'import', 'sdn'];
+
+const COORDINATION_SUFFIX = '-coordination';
+
+/**
+ * The queue of the coordination workflows (waves, semaphores, the VMID allocator, provisionPlanned):
+ * `ferry` → `ferry-coordination`, served by its own Worker (own task slots and cache), so a wave's
+ * tasks and queries never wait behind its 1,000 VM workflows' tasks.
+ */
+export function coordinationQueue(mainQueue: string): string {
+  return `${mainQueue}${COORDINATION_SUFFIX}`;
+}
+
+/**
+ * The main queue a workflow belongs to, from the queue it runs on: a coordination workflow's children,
+ * heavy queues and semaphore keys derive from the main queue, never from `ferry-coordination`. Runs
+ * started on the main queue (before the coordination queue existed) get their own queue back.
+ */
+export function mainQueueOf(taskQueue: string): string {
+  return taskQueue.endsWith(COORDINATION_SUFFIX) ? taskQueue.slice(0, -COORDINATION_SUFFIX.length) : taskQueue;
+}
 
 /**
  * The queue for heavy work next to a main queue: `ferry` → `ferry-vmotion`, `ferry-import`,
@@ -19,7 +39,8 @@ export function heavyQueue(mainQueue: string, work: HeavyWork): string {
 }
 
 export function queueName(mainQueue: string, role: QueueRole): string {
-  return role === 'main' ? mainQueue : heavyQueue(mainQueue, role);
+  if (role === 'main') return mainQueue;
+  return role === 'coordination' ? coordinationQueue(mainQueue) : heavyQueue(mainQueue, role);
 }
 
 /**

@@ -10,7 +10,7 @@ import type { SimSettings } from '../../lab/proxmox-sim/cluster';
 import type { SimulatorAdmin } from '../../lab/proxmox-sim/admin-client';
 import type { ProxmoxSimulator } from '../../lab/proxmox-sim/server';
 import type { VcsimLab } from '../../lab/vcsim/vcsim-lab';
-import { heavyQueue } from '../../src/domain/task-queues';
+import { coordinationQueue, heavyQueue } from '../../src/domain/task-queues';
 import { createDependencies } from '../../worker/dependencies';
 import { connectTestTemporal, devServerAddress, uniqueName, workflowBundlePath, type TestTemporal } from './temporal';
 import { TEST_EXTRA_VMS } from './vcsim';
@@ -81,6 +81,7 @@ export async function labWorkers(connection: NativeConnection, deps: ActivityDep
   const activities = createActivities(deps);
   const workers = await Promise.all([
     Worker.create({ connection, taskQueue, workflowBundle: { codePath: workflowBundlePath() }, activities, shutdownGraceTime: '1s' }),
+    Worker.create({ connection, taskQueue: coordinationQueue(taskQueue), workflowBundle: { codePath: workflowBundlePath() }, activities, shutdownGraceTime: '1s' }),
     ...(['vmotion', 'import', 'sdn'] as const).map((work) =>
       Worker.create({ connection, taskQueue: heavyQueue(taskQueue, work), activities, shutdownGraceTime: '1s' }),
     ),

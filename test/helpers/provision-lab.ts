@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NativeConnection } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../../activities';
-import { heavyQueue } from '../../src/domain/task-queues';
+import { coordinationQueue, heavyQueue } from '../../src/domain/task-queues';
 import { parseConfig } from '../../src/config';
 import { startBind, type BindServer } from '../../lab/bind-server';
 import { startNetbox, type NetboxServer } from '../../lab/netbox-server';
@@ -138,6 +138,7 @@ export async function runWorkers(connection: NativeConnection, deps: ActivityDep
   const activities = createActivities(deps);
   const workers = await Promise.all([
     createTestWorker(connection, { taskQueue, activities }),
+    createTestWorker(connection, { taskQueue: coordinationQueue(taskQueue), activities }),
     ...(['vmotion', 'import', 'sdn'] as const).map((work) => createTestWorker(connection, { taskQueue: heavyQueue(taskQueue, work), activities, workflowBundle: undefined })),
   ]);
   const running = Promise.all(workers.map((w) => w.run()));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { coordinationQueue } from '../../src/domain/task-queues';
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Worker, Runtime, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
@@ -64,6 +65,19 @@ export function createTestWorker(
     shutdownGraceTime: '1s',
     ...options,
   });
+}
+
+/**
+ * A test worker on `taskQueue` and another on its coordination queue (where the semaphores, the VMID
+ * allocator, waves and provisionPlanned run), on the same options; `runUntil` runs both.
+ */
+export async function createTestWorkers(
+  connection: NativeConnection,
+  options: Pick<WorkerOptions, 'taskQueue'> & Partial<WorkerOptions>,
+): Promise<{ runUntil<T>(fnOrPromise: Promise<T> | (() => Promise<T>)): Promise<T> }> {
+  const main = await createTestWorker(connection, options);
+  const coordination = await createTestWorker(connection, { ...options, taskQueue: coordinationQueue(options.taskQueue) });
+  return { runUntil: (fnOrPromise) => main.runUntil(() => coordination.runUntil(fnOrPromise)) };
 }
 
 /** Java time-skipping test server, from the binary scripts/setup.sh installed (never downloaded). */

@@ -1,5 +1,5 @@
 import { parseConfig } from '../../src/config';
-import { DEFAULT_MAX_CACHED_WORKFLOWS, DEFAULT_MAX_WORKFLOW_TASKS } from '../../src/config/temporal';
+import { DEFAULT_COORDINATION_CACHED_WORKFLOWS, DEFAULT_COORDINATION_QUEUE, DEFAULT_MAX_CACHED_WORKFLOWS, DEFAULT_MAX_WORKFLOW_TASKS, servedQueues } from '../../src/config/temporal';
 import { problemsOf } from '../helpers/config-problems';
 
 describe('config: worker memory and concurrency', () => {
@@ -26,5 +26,27 @@ describe('config: worker memory and concurrency', () => {
     expect(problems).toEqual(
       expect.arrayContaining([expect.stringMatching(/^worker\.maxCachedWorkflows /), expect.stringMatching(/^worker\.maxConcurrentWorkflowTaskExecutions /)]),
     );
+  });
+});
+
+describe('the coordination queue', () => {
+  it('is served beside the main queue by default, with its own small cache and task slots', () => {
+    const config = parseConfig({}, {});
+    expect(servedQueues(config).map(([role]) => role)).toEqual(['main', 'coordination', 'vmotion', 'import', 'sdn']);
+    expect(config.worker.taskQueues.coordination).toEqual(DEFAULT_COORDINATION_QUEUE);
+    expect(DEFAULT_COORDINATION_CACHED_WORKFLOWS).toBeLessThan(DEFAULT_MAX_CACHED_WORKFLOWS);
+  });
+
+  it('comes with main when a ferry.yaml lists its queues without it, and only with main', () => {
+    const listed = (taskQueues: object) => servedQueues(parseConfig({ worker: { taskQueues } }, {}));
+    expect(listed({ main: { maxConcurrentActivities: 5 }, import: { maxConcurrentActivities: 2 } })).toEqual([
+      ['main', { maxConcurrentActivities: 5 }],
+      ['import', { maxConcurrentActivities: 2 }],
+      ['coordination', DEFAULT_COORDINATION_QUEUE],
+    ]);
+    expect(listed({ import: { maxConcurrentActivities: 2 } }).map(([role]) => role)).toEqual(['import']);
+    expect(listed({ coordination: { maxConcurrentActivities: 3, maxCachedWorkflows: 7, maxConcurrentWorkflowTaskExecutions: 4 } })).toEqual([
+      ['coordination', { maxConcurrentActivities: 3, maxCachedWorkflows: 7, maxConcurrentWorkflowTaskExecutions: 4 }],
+    ]);
   });
 });

@@ -11,7 +11,7 @@ describe('config', () => {
     const config = parseConfig({}, {});
     expect(config.temporal).toMatchObject({ address: '127.0.0.1:7233', namespace: 'default', tls: { enabled: false } });
     expect(config.worker.taskQueue).toBe('ferry');
-    expect(Object.keys(config.worker.taskQueues).sort()).toEqual(['import', 'main', 'sdn', 'vmotion']);
+    expect(Object.keys(config.worker.taskQueues).sort()).toEqual(['coordination', 'import', 'main', 'sdn', 'vmotion']);
     expect(config.worker.taskQueues.sdn).toEqual({ maxConcurrentActivities: 1 });
     expect(config.proxmox).toBeUndefined();
   });

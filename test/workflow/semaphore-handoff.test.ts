@@ -4,7 +4,7 @@ import { semaphoreStateQuery, setPermitsUpdate } from '../../src/domain/messages
 import { semaphoreWorkflowId } from '../../src/domain/permits';
 import { scopedLimitKey } from '../../src/domain/task-queues';
 import { until } from '../helpers/wait';
-import { connectTestTemporal, createTestWorker, uniqueName, type TestTemporal } from '../helpers/temporal';
+import { connectTestTemporal, createTestWorkers, uniqueName, type TestTemporal } from '../helpers/temporal';
 import type { holdPermit } from '../workflow-bundle/permit-probes';
 
 const { EventType } = proto.api.enums.v1;
@@ -19,7 +19,7 @@ describe('semaphore hand-offs on the real dev server', () => {
   it('grants every freed permit in the workflow task that frees it, and keeps one lease timer instead of one per loop', async () => {
     const taskQueue = uniqueName('handoff');
     const key = uniqueName('limit');
-    const worker = await createTestWorker(temporal.nativeConnection, { taskQueue, activities: createPermitActivities() });
+    const worker = await createTestWorkers(temporal.nativeConnection, { taskQueue, activities: createPermitActivities() });
     const semaphore = temporal.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key)));
     await worker.runUntil(async () => {
       // No permits at first: three wait; then three permits at once.

@@ -1,4 +1,4 @@
-import { scopedLimitKey } from '../../src/domain/task-queues';
+import { coordinationQueue, scopedLimitKey } from '../../src/domain/task-queues';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createPermitActivities } from '../../activities/permits';
@@ -30,13 +30,18 @@ describe('semaphore lease under time skipping', () => {
   });
   afterAll(() => env?.teardown());
 
-  const permitWorker = (taskQueue: string) =>
-    Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: workflowBundlePath() },
-      activities: createPermitActivities(),
-    });
+  // The holders run on the main queue, the semaphore on the coordination queue beside it.
+  const permitWorker = async (taskQueue: string) => {
+    const create = (queue: string) =>
+      Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: queue,
+        workflowBundle: { codePath: workflowBundlePath() },
+        activities: createPermitActivities(),
+      });
+    const [main, coordination] = [await create(taskQueue), await create(coordinationQueue(taskQueue))];
+    return { runUntil: <T>(fn: () => Promise<T>) => main.runUntil(() => coordination.runUntil(fn)) };
+  };
 
   it('takes the permit back from a vanished holder when its 2-hour lease runs out', async () => {
     const taskQueue = uniqueName('lease');

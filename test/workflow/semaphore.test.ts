@@ -7,7 +7,7 @@ import { permitHeldQuery, type holdPermit, type holdPermitUntilKilled } from '..
 import { CancelledFailure } from '@temporalio/common';
 import { until } from '../helpers/wait';
 import { NativeConnection } from '@temporalio/worker';
-import { connectTestTemporal, createTestWorker, devServerAddress, uniqueName, type TestTemporal } from '../helpers/temporal';
+import { connectTestTemporal, createTestWorkers, devServerAddress, uniqueName, type TestTemporal } from '../helpers/temporal';
 
 /** Largest number of [start, end) intervals that overlap at one instant. */
 function peakOverlap(intervals: Array<{ grantedAt: number; releasedAt: number }>): number {
@@ -36,7 +36,7 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
     const second = await NativeConnection.connect({ address: devServerAddress() });
     const workers = await Promise.all(
       [temporal.nativeConnection, second].map((connection) =>
-        createTestWorker(connection, { taskQueue, activities: createPermitActivities() }),
+        createTestWorkers(connection, { taskQueue, activities: createPermitActivities() }),
       ),
     );
     const run = async () => {
@@ -65,7 +65,7 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
   it('changes its permits at run time through a validated update', async () => {
     const taskQueue = uniqueName('semaphore');
     const key = uniqueName('limit');
-    const worker = await createTestWorker(temporal.nativeConnection, { taskQueue, activities: createPermitActivities() });
+    const worker = await createTestWorkers(temporal.nativeConnection, { taskQueue, activities: createPermitActivities() });
     await worker.runUntil(async () => {
       await temporal.client.workflow.execute<typeof holdPermit>('holdPermit', {
         taskQueue,
@@ -88,7 +88,7 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
     let sent = false;
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const worker = await createTestWorker(temporal.nativeConnection, {
+    const worker = await createTestWorkers(temporal.nativeConnection, {
       taskQueue,
       activities: {
         async requestPermit(input: Parameters<typeof real.requestPermit>[0]) {

@@ -1,5 +1,6 @@
 import { executeChild, workflowInfo } from '@temporalio/workflow';
 import type { InventoryAssessment, MigrationSettings } from '../../src/domain/migration';
+import { mainQueue } from '../queues';
 import { sdnSync } from '../sdn-sync';
 import type { WaveState } from './state';
 
@@ -9,6 +10,7 @@ export async function syncNetworks(wave: WaveState, assessment: InventoryAssessm
   const { vnetPlan, untranslatedNetworks } = assessment;
   const sdn = await executeChild(sdnSync, {
     workflowId: `${workflowInfo().workflowId}/sdn`,
+    taskQueue: mainQueue(),
     staticSummary: `wave ${wave.waveId}: SDN zone ${vnetPlan.zone}, ${vnetPlan.vnets.length} VNets`,
     staticDetails: `the VNets the wave's VMs need: ${vnetPlan.vnets.slice(0, 10).map((v) => v.id).join(', ') || 'none'}${vnetPlan.vnets.length > 10 ? ', …' : ''}`,
     args: [

@@ -3,6 +3,7 @@ import { measuredThroughput, rerunDecision, vmWorkflowSummary, type MigrationSet
 import { placedVmSettings } from '../../src/domain/placement';
 import { workflowNow } from '../clock';
 import { migrateVm } from '../migrate-vm';
+import { mainQueue } from '../queues';
 import type { WaveState } from './state';
 import { watch } from './watch';
 
@@ -22,6 +23,8 @@ export async function startVmWorkflow(vm: WaveVm, wave: WaveState, waveSettings:
   const start = (workflowIdReusePolicy: WorkflowIdReusePolicy) =>
     startChild(migrateVm, {
       workflowId: vm.workflowId,
+      // The wave runs on the coordination queue; its VMs run on the main queue.
+      taskQueue: mainQueue(),
       args: [{ moid: vm.moid, settings, waveId: wave.waveId, waveWorkflowId: workflowInfo().workflowId, throughput: measuredThroughput(wave.imports), snapshot, ...(cutoverWindow ? { cutoverWindow } : {}), ...(vm.placement ? { placement: vm.placement } : {}) }],
       // The VM's workflow outlives a continue-as-new of the wave and reports back by signal.
       parentClosePolicy: ParentClosePolicy.ABANDON,

@@ -1,4 +1,7 @@
 import type { MigrationOutcome, MigrationStage, WaveStatus, WaveVm } from '../migration';
+// Types only: a runtime import of the zod schemas would make this module's evaluation freeze them in the
+// workflow sandbox's shared modules (worker/workflow-bundle.ts shares domain files that import no zod).
+import type { WaveSummary, WaveSummaryRequest } from './wave-summary';
 
 /** One VM workflow of a wave as visibility lists it (its search attributes and execution status). */
 export interface VisibleVmWorkflow {
@@ -58,4 +61,80 @@ function latestRuns(workflows: readonly VisibleVmWorkflow[]): VisibleVmWorkflow[
     if (newer) latest.set(wf.workflowId, wf);
   }
   return [...latest.values()];
+}
+
+/** Every stage a VM workflow can show in `FerryStage` (a record, so a new stage fails to compile until listed). */
+const STAGE_SET: Record<MigrationStage, true> = {
+  validate: true,
+  networks: true,
+  shell: true,
+  relocate: true,
+  'awaiting-approval': true,
+  'awaiting-window': true,
+  shutdown: true,
+  import: true,
+  verify: true,
+  'verify-guest': true,
+  start: true,
+  'awaiting-decision': true,
+  rollback: true,
+  done: true,
+  refused: true,
+  rejected: true,
+  'approval-expired': true,
+  'rolled-back': true,
+  cancelled: true,
+};
+export const VISIBLE_STAGES = Object.keys(STAGE_SET) as MigrationStage[];
+
+/** Stages whose VMs need a person, as the wave's summary marks them (running waits, closed failures). */
+export const ATTENTION_STAGES: { running: readonly MigrationStage[]; closed: readonly MigrationStage[] } = {
+  running: VISIBLE_STAGES.filter((s) => s.startsWith('awaiting-')),
+  closed: ['rolled-back', 'approval-expired', 'rejected'],
+};
+
+/** How many of a wave's VM workflows visibility counts, in total and per `FerryStage`, running or closed. */
+export interface VisibleCounts {
+  running: number;
+  closed: number;
+  stages: Partial<Record<string, { running: number; closed: number }>>;
+  /** VM workflows that need a person (the `attention` filter's matches). */
+  attention: number;
+}
+
+/**
+ * A wave's summary from visibility's counts plus one bounded page of rows: `page` is the summary of
+ * those rows alone (`summarizeWave(waveFromVisibility(…))` of at most the rows up to the page's end,
+ * those needing a person first), whose counts this replaces; its cost does not grow with the wave.
+ * VMs whose workflow has not set a stage yet count under `running`.
+ */
+export function summaryFromVisibleCounts(page: WaveSummary, counts: VisibleCounts, request: WaveSummaryRequest): WaveSummary {
+  const stages: Record<string, number> = {};
+  const outcomes: Record<string, number> = {};
+  let staged = { running: 0, closed: 0 };
+  for (const [stage, n] of Object.entries(counts.stages)) {
+    if (!n || n.running + n.closed === 0) continue;
+    stages[stage] = n.running + n.closed;
+    staged = { running: staged.running + n.running, closed: staged.closed + n.closed };
+    if (n.closed > 0) {
+      const outcome = OUTCOME_OF_FINAL_STAGE[stage] ?? 'failed';
+      outcomes[outcome] = (outcomes[outcome] ?? 0) + n.closed;
+    }
+  }
+  const unstaged = { running: counts.running - staged.running, closed: counts.closed - staged.closed };
+  if (unstaged.running > 0) stages.running = unstaged.running;
+  if (unstaged.closed > 0) {
+    stages.finished = unstaged.closed;
+    outcomes.failed = (outcomes.failed ?? 0) + unstaged.closed;
+  }
+  const filter = request.filter ?? 'all';
+  return {
+    ...page,
+    vms: counts.running + counts.closed,
+    counts: { pending: 0, running: counts.running, finished: counts.closed },
+    stages,
+    outcomes,
+    page: { ...page.page, matching: filter === 'attention' ? counts.attention : counts.running + counts.closed },
+    source: 'visibility',
+  };
 }

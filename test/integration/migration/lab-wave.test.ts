@@ -6,6 +6,8 @@ import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { approveWaveUpdate } from '../../../src/domain/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import type { planMigration } from '../../../workflows/plan-migration';
+import { PERMIT_KEYS, semaphoreWorkflowId } from '../../../src/domain/permits';
+import { coordinationQueue, scopedLimitKey } from '../../../src/domain/task-queues';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 
 const run = promisify(execFile);
@@ -26,8 +28,9 @@ describe('a wave over the whole lab estate', () => {
         workflowId: `${workers.taskQueue}-plan`,
         args: [selection],
       });
+      // As `ferry migrate` starts it: on the coordination queue (its VMs run on the main queue).
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
-        taskQueue: workers.taskQueue,
+        taskQueue: coordinationQueue(workers.taskQueue),
         workflowId: `${workers.taskQueue}-wave`,
         args: [{ waveId: workers.taskQueue, selection }],
       });
@@ -62,6 +65,12 @@ describe('a wave over the whole lab estate', () => {
       const web01 = result.status.vms.find((v) => v.name === 'mig-web01')!;
       const shown = await suite.temporal.client.workflow.getHandle(web01.workflowId).describe();
       expect(await shown.staticSummary()).toBe(`mig-web01 → VM ${20000 + Number(web01.moid.slice(3))} on pve1`);
+      // The wave and the semaphores ran on the coordination queue, the VMs on the main queue; the semaphore
+      // key is the main queue's.
+      expect(shown.taskQueue).toBe(workers.taskQueue);
+      expect((await wave.describe()).taskQueue).toBe(coordinationQueue(workers.taskQueue));
+      const vmotion = await suite.temporal.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(workers.taskQueue, PERMIT_KEYS.vmotion))).describe();
+      expect(vmotion.taskQueue).toBe(coordinationQueue(workers.taskQueue));
 
       // plan told the truth: the same actions, except where reality refused mig-legacy01 at cutover.
       const planned = plan.actions.filter((a) => vmOf(a) !== 'mig-legacy01').map(key).sort();

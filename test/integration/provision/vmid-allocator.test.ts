@@ -6,7 +6,7 @@ import { createProvisioningActivities } from '../../../activities/provisioning';
 import type { FerryConfig } from '../../../src/config';
 import { FerryError } from '../../../src/errors';
 import { ProxmoxTlsError } from '../../../src/proxmox';
-import { connectTestTemporal, createTestWorker, uniqueName, type TestTemporal } from '../../helpers/temporal';
+import { connectTestTemporal, createTestWorkers, uniqueName, type TestTemporal } from '../../helpers/temporal';
 
 /**
  * The allocator workflow on the real dev server with a stand-in for its read of the VMIDs in use, and
@@ -25,7 +25,7 @@ describe('VMID allocator failures', () => {
     let used: () => number[] = () => {
       throw new ProxmoxTlsError('https://pve:8006: TLS: the certificate is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE); set proxmox.caFile', {}, Object.assign(new Error('unable to verify the first certificate'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }));
     };
-    const worker = await createTestWorker(temporal.nativeConnection, {
+    const worker = await createTestWorkers(temporal.nativeConnection, {
       taskQueue,
       activities: withFailureMapping({ usedVmids: async () => used() }),
     });

@@ -1,4 +1,5 @@
 import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { mainQueueOf } from '../../../src/domain/task-queues';
 import { specFromRecord, validateSpec, type ProvisionSpec } from '../../../src/domain/provisioning';
 import { VmId, VmName } from '../../../src/domain/search-attributes';
 import type { ProvisionVmInput } from '../../provision-vm';
@@ -51,7 +52,7 @@ async function allocateVmid(run: ProvisionRun, spec: ProvisionSpec): Promise<num
   const { acts, settings, record } = run;
   const key = spec.netboxId !== undefined ? `netbox-${spec.netboxId}` : `spec-${spec.name}`;
   const { vmid } = await acts.read.requestVmid.executeWithOptions({ summary: `VMID for ${spec.name} from the allocator` }, [
-    { request: { key, name: spec.name, range: settings.vmidRange }, taskQueue: workflowInfo().taskQueue },
+    { request: { key, name: spec.name, range: settings.vmidRange }, taskQueue: mainQueueOf(workflowInfo().taskQueue) },
   ]);
   record('allocate-vmid', `VMID ${vmid}`, 'created', `from ${settings.vmidRange.min}–${settings.vmidRange.max}`);
   if (spec.netboxId === undefined) return vmid;

@@ -1,4 +1,4 @@
-import { summarizeWave, waveFromVisibility, waveSummarySchema, type VisibleVmWorkflow } from '../../../../src/domain/status';
+import { ATTENTION_STAGES, summarizeWave, summaryFromVisibleCounts, VISIBLE_STAGES, waveFromVisibility, waveSummarySchema, type VisibleVmWorkflow } from '../../../../src/domain/status';
 
 const wf = (i: number, extra: Partial<VisibleVmWorkflow>): VisibleVmWorkflow => ({ workflowId: `migrate-vc1-vm-${i}`, running: true, startMs: 1000 + i, ...extra });
 
@@ -47,5 +47,45 @@ describe('waveFromVisibility', () => {
     expect(summary.rows).toHaveLength(25);
     expect(summary.rows.every((r) => r.attention === 'awaiting-approval')).toBe(true);
     expect(summary.page.matching).toBe(1000);
+  });
+});
+
+describe('summaryFromVisibleCounts', () => {
+  const counts = {
+    running: 950,
+    closed: 50,
+    attention: 903,
+    stages: {
+      relocate: { running: 40, closed: 0 },
+      'awaiting-approval': { running: 900, closed: 0 },
+      done: { running: 0, closed: 45 },
+      'rolled-back': { running: 0, closed: 2 },
+      import: { running: 0, closed: 1 },
+      shell: { running: 0, closed: 0 },
+    },
+  };
+
+  it('takes counts per stage and outcome from visibility, the rows from one page (those needing a person first)', () => {
+    const rows = [wf(1, { stage: 'relocate' }), wf(2, { stage: 'awaiting-approval' }), wf(3, { stage: 'rolled-back', running: false, closeMs: 9 })];
+    const summary = summaryFromVisibleCounts(summarizeWave(waveFromVisibility('w1', rows), { now: 123 }, { limit: 2 }), counts, { limit: 2 });
+    expect(waveSummarySchema.parse(summary)).toMatchObject({ source: 'visibility', waveId: 'w1', at: 123, vms: 1000 });
+    expect(summary.counts).toEqual({ pending: 0, running: 950, finished: 50 });
+    // 10 running and 2 closed VMs without a stage yet: under `running` and `finished`.
+    expect(summary.stages).toEqual({ relocate: 40, 'awaiting-approval': 900, done: 45, 'rolled-back': 2, import: 1, running: 10, finished: 2 });
+    expect(summary.outcomes).toEqual({ migrated: 45, 'rolled-back': 2, failed: 3 });
+    expect(summary.rows.map((r) => r.moid)).toEqual(['vm-3', 'vm-2']);
+    expect(summary.page).toEqual({ offset: 0, limit: 2, matching: 1000, filter: 'all' });
+  });
+
+  it('counts the attention filter\'s matches from visibility too', () => {
+    const rows = [wf(2, { stage: 'awaiting-approval' })];
+    const summary = summaryFromVisibleCounts(summarizeWave(waveFromVisibility('w1', rows), { now: 0 }, { filter: 'attention' }), counts, { filter: 'attention' });
+    expect(summary.page.matching).toBe(903);
+    expect(summary.rows).toHaveLength(1);
+  });
+
+  it('knows every stage, and the waits that need a person', () => {
+    expect(VISIBLE_STAGES).toHaveLength(19);
+    expect([...ATTENTION_STAGES.running].sort()).toEqual(['awaiting-approval', 'awaiting-decision', 'awaiting-window']);
   });
 });
