@@ -109,22 +109,25 @@ export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWai
 }
 
 /**
- * Grants the permit straight to the successor, then tells the semaphore; one of this workflow's own
- * requests is granted without a signal. A successor gone (the grant cannot be delivered) makes it a
- * plain release, so the semaphore grants the next in line.
+ * Grants the permit straight to the successor and tells the semaphore, both at once (the transfer
+ * then reaches the semaphore long before the successor could release); one of this workflow's own
+ * requests is granted without a signal. A successor gone (the grant cannot be delivered) is released
+ * on its behalf, so the semaphore grants the next in line.
  */
 async function handOver(key: string, requestId: string, successor: PermitSuccessor): Promise<void> {
-  if (successor.holderWorkflowId === workflowInfo().workflowId) grantedRequests.add(successor.requestId);
-  else {
-    try {
-      await getExternalWorkflowHandle(successor.holderWorkflowId).signal(permitGrantedSignal, { key, requestId: successor.requestId });
-    } catch (err) {
+  const transfer = signalSemaphore(key, transferPermitSignal, { requestId, to: successor.requestId });
+  if (successor.holderWorkflowId === workflowInfo().workflowId) {
+    grantedRequests.add(successor.requestId);
+    return transfer;
+  }
+  const grant = getExternalWorkflowHandle(successor.holderWorkflowId)
+    .signal(permitGrantedSignal, { key, requestId: successor.requestId })
+    .catch((err: unknown) => {
       if (isCancellation(err)) throw err;
       log.warn('permit successor vanished', { key, successor: successor.requestId, error: String(err) });
-      return signalSemaphore(key, releasePermitSignal, { requestId });
-    }
-  }
-  await signalSemaphore(key, transferPermitSignal, { requestId, to: successor.requestId });
+      return signalSemaphore(key, releasePermitSignal, { requestId: successor.requestId });
+    });
+  await Promise.all([transfer, grant]);
 }
 
 /** Runs `fn` and renews the lease on a durable timer until `fn` settles. */
