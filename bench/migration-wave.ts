@@ -33,7 +33,7 @@ import { startDevServer } from '../lab/temporal-dev-server';
 import { ESTATE } from '../lab/vcsim/estate';
 import { startWorkerProcess } from '../test/helpers/worker-process';
 import type { migrationWave } from '../workflows/migration-wave';
-import { activityUses, eventMs, eventsAfter, handoffs, keyedUses, withRequests, type Use } from './lib/handoffs';
+import { activityUses, eventMs, eventsAfter, handoffs, handoffSteps, keyedUses, permitUses, withRequests, type HandoffSteps, type Use } from './lib/handoffs';
 import { ms, percentile } from './lib/percentiles';
 import { mib, processStats } from './lib/process-stats';
 import { sampleRelocations } from './lib/vcsim-relocations';
@@ -171,7 +171,9 @@ async function main(): Promise<void> {
     console.log(`  worker CPU:               ${(cpuMs / 1000).toFixed(1)} s, ${ms(cpuMs / N)} per VM (${((cpuMs / makespanMs) * 100).toFixed(0)}% of one core)`);
     console.log(`  worker peak RSS:          ${mib(peakRss)} during the wave (VmHWM since start ${mib(after.peakRssBytes)})`);
     printHandoffs('vMotion', relocations, historyUses('relocateVm', (moid) => moid), VMOTION);
+    printHandoffSteps(histories, 'relocateVm', VMOTION);
     printHandoffs('import', imports, historyUses('importDisk', (moid) => String(LAB_VMID_BASE + Number(/\d+$/.exec(moid)?.[0]))), IMPORTS);
+    printHandoffSteps(histories, 'importDisk', IMPORTS);
     printTail(histories, makespanMs, started);
   } finally {
     stopping = true;
@@ -195,6 +197,22 @@ function printHandoffs(what: string, simUses: Map<string, Use>, historyUses: Map
   const start = Math.min(...uses.map((x) => x.startMs));
   const end = Math.max(...uses.map((x) => x.endMs));
   console.log(`    ${uses.length} tasks ran over ${((end - start) / 1000).toFixed(1)} s`);
+}
+
+/** Where a hand-off's time goes, step by step across the two holders' histories: p50 / p99 of each. */
+function printHandoffSteps(histories: Histories, activity: string, permits: number): void {
+  const steps = handoffSteps([...histories.values()].flatMap((events) => permitUses(events, activity)), permits);
+  const names: Array<[keyof HandoffSteps, string]> = [
+    ['release', 'completed → release sent'],
+    ['deliver', 'release sent → delivered'],
+    ['grant', 'delivered → next holder granted'],
+    ['schedule', 'granted → next activity scheduled'],
+    ['dispatch', 'scheduled → started'],
+  ];
+  for (const [step, label] of names) {
+    const values = steps.map((s) => s[step]).filter((v): v is number => v !== undefined);
+    console.log(`      ${label.padEnd(36)} p50 ${ms(percentile(values, 50))}, p99 ${ms(percentile(values, 99))} (${values.length})`);
+  }
 }
 
 /** Waits until all N VM workflows wait at the cutover gate, then prints the worker's memory and CPU. */

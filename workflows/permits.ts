@@ -16,7 +16,14 @@ import {
 import type { PermitActivities } from '../activities/permits';
 import { semaphoreWorkflowId } from '../src/domain/permits';
 import { mainQueueOf, scopedLimitKey } from '../src/domain/task-queues';
-import { permitGrantedSignal, releasePermitSignal, renewPermitSignal } from '../src/domain/messages';
+import {
+  permitGrantedSignal,
+  permitSuccessorSignal,
+  releasePermitSignal,
+  renewPermitSignal,
+  transferPermitSignal,
+} from '../src/domain/messages';
+import type { PermitSuccessor } from '../src/domain/permits';
 import { workflowNow } from './clock';
 
 const { requestPermit } = proxyActivities<PermitActivities>({
@@ -28,8 +35,12 @@ const { requestPermit } = proxyActivities<PermitActivities>({
 });
 
 const RENEWAL_PATCH = 'permit-lease-renewal';
+/** A holder told its successor hands the permit to it directly (src/domain/permit-transfer). */
+const TRANSFER_PATCH = 'permit-transfer';
 
 const grantedRequests = new Set<string>();
+/** Per held request: the waiter the semaphore said to hand the permit to. */
+const successors = new Map<string, PermitSuccessor>();
 let listening = false;
 
 function listenForGrants(): void {
@@ -37,6 +48,9 @@ function listenForGrants(): void {
   listening = true;
   setHandler(permitGrantedSignal, ({ requestId }) => {
     grantedRequests.add(requestId);
+  });
+  setHandler(permitSuccessorSignal, ({ requestId, successor }) => {
+    successors.set(requestId, successor);
   });
 }
 
@@ -66,6 +80,7 @@ export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWai
   const key = scopedLimitKey(mainQueue, options.key);
   const requestId = `${workflowInfo().workflowId}/${uuid4()}`;
   const askedAt = workflowNow();
+  let held = false;
   try {
     await requestPermit.executeWithOptions({ summary: `ask for a permit of ${options.key}: ${options.label}` }, [
       {
@@ -77,14 +92,43 @@ export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWai
       },
     ]);
     await condition(() => grantedRequests.has(requestId));
+    held = true;
     const work = () => fn({ waitedMs: workflowNow() - askedAt });
     // Runs that started before renewal existed replay without its timers.
     return await (patched(RENEWAL_PATCH) ? whileRenewing(key, requestId, options.leaseMs, work) : work());
   } finally {
     grantedRequests.delete(requestId);
+    const successor = successors.get(requestId);
+    successors.delete(requestId);
     // Release (or withdraw the request) even when this scope is being cancelled.
-    await CancellationScope.nonCancellable(() => signalSemaphore(key, releasePermitSignal, { requestId }));
+    await CancellationScope.nonCancellable(() =>
+      held && successor && patched(TRANSFER_PATCH)
+        ? handOver(key, requestId, successor)
+        : signalSemaphore(key, releasePermitSignal, { requestId }),
+    );
   }
+}
+
+/**
+ * Grants the permit straight to the successor and tells the semaphore, both at once (the transfer
+ * then reaches the semaphore long before the successor could release); one of this workflow's own
+ * requests is granted without a signal. A successor gone (the grant cannot be delivered) is released
+ * on its behalf, so the semaphore grants the next in line.
+ */
+async function handOver(key: string, requestId: string, successor: PermitSuccessor): Promise<void> {
+  const transfer = signalSemaphore(key, transferPermitSignal, { requestId, to: successor.requestId });
+  if (successor.holderWorkflowId === workflowInfo().workflowId) {
+    grantedRequests.add(successor.requestId);
+    return transfer;
+  }
+  const grant = getExternalWorkflowHandle(successor.holderWorkflowId)
+    .signal(permitGrantedSignal, { key, requestId: successor.requestId })
+    .catch((err: unknown) => {
+      if (isCancellation(err)) throw err;
+      log.warn('permit successor vanished', { key, successor: successor.requestId, error: String(err) });
+      return signalSemaphore(key, releasePermitSignal, { requestId: successor.requestId });
+    });
+  await Promise.all([transfer, grant]);
 }
 
 /** Runs `fn` and renews the lease on a durable timer until `fn` settles. */

@@ -15,17 +15,22 @@ import { describeSemaphore, type SemaphoreInput, type SemaphoreState } from '../
 import {
   acquirePermitSignal,
   permitGrantedSignal,
+  permitSuccessorSignal,
   releasePermitSignal,
   renewPermitSignal,
   semaphoreStateQuery,
   setPermitsUpdate,
+  transferPermitSignal,
 } from '../src/domain/messages';
+import { applyTransfer, designateSuccessors } from '../src/domain/permit-transfer';
 import { workflowNow } from './clock';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 
 const MAX_PERMITS = 1000;
 /** Grants sent together in the task that frees the permits; one lease timer kept until it fires. */
 const QUICK_HANDOFF_PATCH = 'semaphore-quick-handoff';
+/** Holders are told their successor and hand their permit to it directly (src/domain/permit-transfer). */
+const TRANSFER_PATCH = 'semaphore-permit-transfer';
 
 /**
  * A counting semaphore for one global limit (vMotions, imports into one storage, SDN writes, …).
@@ -53,6 +58,10 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
   setHandler(releasePermitSignal, ({ requestId }) => {
     state.holders = state.holders.filter((h) => h.requestId !== requestId);
     state.waiting = state.waiting.filter((w) => w.requestId !== requestId);
+    changed = true;
+  });
+  setHandler(transferPermitSignal, ({ requestId, to }) => {
+    applyTransfer(state, requestId, to, workflowNow());
     changed = true;
   });
   setHandler(renewPermitSignal, ({ requestId, leaseMs }) => {
@@ -89,10 +98,13 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
   if (!patched(QUICK_HANDOFF_PATCH)) return legacyLoop(state, () => changed, () => (changed = false));
 
   const grants = new PendingGrants(state, () => (changed = true));
+  // Decided once per run: a run recorded before transfers replays without the successor signals.
+  const transfers = patched(TRANSFER_PATCH);
   let timerDueAt = Infinity;
   for (;;) {
     expireLeases(state);
     grants.grantFreePermits();
+    if (transfers) grants.designateSuccessors();
     setCurrentDetails(describeSemaphore(state));
     changed = false;
 
@@ -193,6 +205,20 @@ class PendingGrants {
           state.holders = state.holders.filter((h) => h.requestId !== next.requestId);
           this.onChange();
         })
+        .finally(() => (this.inFlight -= 1));
+    }
+  }
+
+  /** Tells holders which waiter to hand their permit to (sent together, like the grants). */
+  designateSuccessors(): void {
+    const { state } = this;
+    for (const { holder, waiter } of designateSuccessors(state)) {
+      this.inFlight += 1;
+      const successor = { requestId: waiter.requestId, holderWorkflowId: waiter.holderWorkflowId };
+      void getExternalWorkflowHandle(holder.holderWorkflowId)
+        .signal(permitSuccessorSignal, { key: state.key, requestId: holder.requestId, successor })
+        // A holder gone: its lease will run out; its successor is granted then or by another.
+        .catch((err: unknown) => log.warn('permit holder vanished', { key: state.key, requestId: holder.requestId, error: String(err) }))
         .finally(() => (this.inFlight -= 1));
     }
   }

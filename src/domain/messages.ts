@@ -3,7 +3,7 @@
  * (CLI, tests, other workflows), so a name is spelled in one place only.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PermitRequest, SemaphoreInput, SemaphoreState } from './permits';
+import type { PermitRequest, PermitSuccessor, SemaphoreInput, SemaphoreState } from './permits';
 import type {
   CancelRequest,
   CutoverApproval,
@@ -58,6 +58,13 @@ export const releasePermitSignal = defineSignal<[{ requestId: string }]>('releas
 export const renewPermitSignal = defineSignal<[{ requestId: string; leaseMs: number }]>('renewPermit');
 /** Sent by the semaphore to the requesting workflow. */
 export const permitGrantedSignal = defineSignal<[{ key: string; requestId: string }]>('permitGranted');
+/**
+ * Sent by the semaphore to a holder while all permits are held: when done, hand the permit straight to
+ * this waiter (a permitGranted to it, then transferPermit here) instead of releasing it.
+ */
+export const permitSuccessorSignal = defineSignal<[{ key: string; requestId: string; successor: PermitSuccessor }]>('permitSuccessor');
+/** Sent by a holder that handed its permit to its successor (already granted to it directly). */
+export const transferPermitSignal = defineSignal<[{ requestId: string; to: string }]>('transferPermit');
 /** Change the number of permits at run time; returns the new state. */
 export const setPermitsUpdate = defineUpdate<SemaphoreState, [number]>('setPermits');
 export const semaphoreStateQuery = defineQuery<SemaphoreState>('semaphoreState');

@@ -16,6 +16,14 @@ export interface PermitRequest {
 export interface PermitHolder extends PermitRequest {
   grantedAt: number;
   leaseUntil: number;
+  /** The waiter this holder was told to hand its permit to (requestId), see permitSuccessorSignal. */
+  successor?: string;
+}
+
+/** A waiter a holder hands its permit to directly. */
+export interface PermitSuccessor {
+  requestId: string;
+  holderWorkflowId: string;
 }
 
 export interface PermitWaiter extends PermitRequest {
