@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -49,6 +50,8 @@ export interface BootOptions {
   cpus?: number;
   accel?: Accel;
   diskFormat?: 'raw' | 'vmdk';
+  /** The SMBIOS system UUID (PVE's smbios1 uuid); a random one by default. */
+  uuid?: string;
 }
 
 export interface RunningGuest {
@@ -78,6 +81,9 @@ export function qemuArgs(options: BootOptions & { accel: 'tcg' | 'kvm'; ovmfVars
     '-machine', options.firmware === 'ovmf' ? 'q35' : 'pc',
     '-accel', options.accel,
     '-m', String(options.memoryMiB ?? 512),
+    // As PVE gives every VM (smbios1: uuid=…): systemd takes the guest's machine-id from it instead of
+    // waiting for the kernel's random pool, which under TCG fills seconds late.
+    '-smbios', `type=1,uuid=${options.uuid ?? randomUUID()}`,
     '-smp', String(options.cpus ?? 1),
     '-nodefaults', '-display', 'none', '-no-user-config', '-no-reboot',
     '-chardev', `file,id=serial0,path=${options.serialLog}`, '-serial', 'chardev:serial0',

@@ -19,13 +19,14 @@
 # Cache layout ($FERRY_CACHE/guest-image-$GUEST_IMAGE_KEY, linked as .tools/guest-image):
 #   ferry-guest-<variant>.raw   ferry-guest-<variant>.vmdk + ferry-guest-<variant>-flat.vmdk
 #   vmlinuz   manifest.json (versions, partition offsets)   build.log   .complete
-GUEST_IMAGE_VERSION=3
+GUEST_IMAGE_VERSION=4
 GUEST_IMAGE_SUITE=bookworm
 GUEST_IMAGE_MIRROR="${FERRY_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 GUEST_IMAGE_OVERLAY="$ROOT/lab/guest-image/overlay"
+GUEST_IMAGE_INITRAMFS="$ROOT/lab/guest-image/initramfs"
 # The cache key is the version and a hash of the recipe (this file and the guest's own files), so an
 # edited recipe never reuses a stale image.
-GUEST_IMAGE_KEY="$GUEST_IMAGE_VERSION-$(cat "${BASH_SOURCE[0]}" $(find "$GUEST_IMAGE_OVERLAY" -type f | LC_ALL=C sort) |
+GUEST_IMAGE_KEY="$GUEST_IMAGE_VERSION-$(cat "${BASH_SOURCE[0]}" $(find "$GUEST_IMAGE_OVERLAY" "$GUEST_IMAGE_INITRAMFS" -type f | LC_ALL=C sort) |
   sha256sum | cut -c1-12)"
 GUEST_IMAGE_DIR="$FERRY_CACHE/guest-image-$GUEST_IMAGE_KEY"
 
@@ -34,12 +35,19 @@ GI_ESP_START_MIB=1
 GI_ESP_MIB=64
 GI_ROOT_START_MIB=65
 GI_ROOT_MIB=318
-# Kernel modules the initramfs needs to find the root disk on PVE's and VMware's usual controllers.
-GI_INITRAMFS_MODULES="virtio_pci virtio_scsi virtio_blk sd_mod ahci ata_piix vmw_pvscsi nvme"
+# Kernel modules the initramfs loads to find the root disk: PVE's usual controllers first, VMware's and
+# the PIIX IDE only when the root is not there (lab/guest-image/initramfs/init; the cloud kernel has no
+# AHCI driver). virtio_console: the
+# guest agent's port exists when systemd starts. (nvme is built into the cloud kernel.)
+GI_INITRAMFS_FIRST="virtio_pci virtio_scsi virtio_blk sd_mod virtio_console"
+GI_INITRAMFS_MORE="ata_piix vmw_pvscsi"
 # mitigations=off: a lab guest; KPTI's page-table switches are costly under TCG.
 # no_timer_check (as cloud images boot VMs): under TCG on a loaded host the kernel's check of the IO-APIC
 # timer sees too few ticks and panics ("IO-APIC + timer doesn't work!"), seen with three guests booting at once.
-GI_CMDLINE_EXTRA="ro console=ttyS0,115200n8 panic=-1 mitigations=off no_timer_check"
+# rw: the initramfs mounts the root read-write (no systemd-remount-fs). loglevel=6: the console (the
+# lab's serial log) keeps notices, warnings and errors but not the hundreds of info lines a TCG guest
+# spends time printing.
+GI_CMDLINE_EXTRA="rw console=ttyS0,115200n8 loglevel=6 panic=-1 mitigations=off no_timer_check"
 
 gi_step() { log "guest image: $*"; }
 
@@ -49,7 +57,7 @@ gi_debootstrap() {
   gi_step "debootstrap Debian 12 ($GUEST_IMAGE_SUITE) minbase + linux-image-cloud-amd64 + systemd + qemu-guest-agent + acpid from $GUEST_IMAGE_MIRROR (about a minute)"
   # INITRD=No: the kernel's postinst skips the default (MODULES=most) initramfs; a small one is made below.
   INITRD=No debootstrap --variant=minbase \
-    --include=systemd-sysv,udev,dbus,qemu-guest-agent,acpid,initramfs-tools,zstd,linux-image-cloud-amd64 \
+    --include=systemd-sysv,udev,dbus,qemu-guest-agent,acpid,initramfs-tools,zstd,linux-image-cloud-amd64,busybox-static \
     "$GUEST_IMAGE_SUITE" "$GI_ROOTFS" "$GUEST_IMAGE_MIRROR" >>"$GI_LOG" 2>&1 ||
     die "debootstrap of the guest image failed; see $GI_LOG"
 }
@@ -57,21 +65,22 @@ gi_debootstrap() {
 gi_configure() {
   gi_step "configuring the guest: fstab, ferry's units (per-VM settings, probe on TCP 8080), networkd, boot speed"
   tar -C "$GUEST_IMAGE_OVERLAY" --owner=0 --group=0 -cf - . | tar -C "$GI_ROOTFS" --no-overwrite-dir -xf -
-  # The ESP holds ferry/vm.conf (ferry-guest-config needs it mounted) and sits on the root's own disk, so
-  # it does come: wait for it. With a 90 s limit, three TCG guests on a starved host lost it (no settings,
-  # no address) because udev took longer, by a guest clock that ran fast besides.
+  # The ESP holds ferry/vm.conf: the initramfs mounts it at /boot/efi (read-only) with the root, so
+  # ferry-guest-config does not wait for udev to announce it (seconds under TCG); not in fstab.
   cat >"$GI_ROOTFS/etc/fstab" <<EOF
 UUID=$GI_ROOT_UUID / ext4 rw,errors=remount-ro 0 0
-UUID=$GI_ESP_FSID /boot/efi vfat ro,nofail,umask=0077,x-systemd.device-timeout=infinity 0 0
 EOF
   mkdir -p "$GI_ROOTFS/boot/efi" "$GI_ROOTFS/etc/ferry"
   echo ferry-guest >"$GI_ROOTFS/etc/hostname"
   printf '127.0.0.1\tlocalhost\n127.0.1.1\tferry-guest\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$GI_ROOTFS/etc/hosts"
   # Empty: every copy of the image makes its own machine-id at first boot.
   : >"$GI_ROOTFS/etc/machine-id"
+  # Without logind, `shutdown +0` (the agent's guest-shutdown) needs ferry's /sbin/shutdown.
+  [ "$(readlink "$GI_ROOTFS/usr/sbin/shutdown")" = /bin/systemctl ] || die "the guest's /usr/sbin/shutdown is not systemctl's"
+  ln -sfn /usr/local/sbin/ferry-shutdown "$GI_ROOTFS/usr/sbin/shutdown"
   rm -f "$GI_ROOTFS/var/lib/dbus/machine-id"
   rm -rf "$GI_ROOTFS/var/log/journal"
-  gi_chroot systemctl enable --quiet systemd-networkd.service ferry-guest-config.service ferry-probe.socket
+  gi_chroot systemctl enable --quiet systemd-networkd.service ferry-guest-config.service ferry-probe.service qemu-guest-agent.service
   # Nothing in the lab waits for these; masking them keeps a TCG boot short. systemd-firstboot would
   # prompt on the console at the first boot of each copy.
   # (fstab's pass 0 likewise skips a boot-time fsck of the root: 3 s under TCG.)
@@ -80,16 +89,55 @@ EOF
     dev-hugepages.mount dev-mqueue.mount sys-kernel-debug.mount sys-kernel-tracing.mount sys-kernel-config.mount \
     sys-fs-fuse-connections.mount modprobe@fuse.service modprobe@configfs.service modprobe@dm_mod.service \
     modprobe@loop.service modprobe@efi_pstore.service systemd-pstore.service systemd-journal-flush.service
-  printf '%s\n' $GI_INITRAMFS_MODULES >"$GI_ROOTFS/etc/initramfs-tools/modules"
-  sed -i 's/^MODULES=.*/MODULES=list/' "$GI_ROOTFS/etc/initramfs-tools/initramfs.conf"
-  echo RESUME=none >"$GI_ROOTFS/etc/initramfs-tools/conf.d/resume"
+  # The same for the lab's boot-to-agent figure (measured: lab/guest-image/measure-boot.ts --analyze):
+  # under TCG every unit costs CPU the agent waits for. No logins (logind, D-Bus, gettys, utmp); the
+  # root is mounted rw by the initramfs (no remount); the users exist (no sysusers); the machine-id
+  # stays the transient one each copy makes; no sysctl, modules-load or random-seed work to do.
+  gi_chroot systemctl mask --quiet systemd-logind.service dbus.service dbus.socket getty@.service \
+    serial-getty@.service console-getty.service getty.target systemd-update-utmp.service systemd-update-utmp-runlevel.service \
+    systemd-user-sessions.service systemd-remount-fs.service systemd-sysusers.service systemd-machine-id-commit.service \
+    systemd-sysctl.service systemd-modules-load.service systemd-random-seed.service modprobe@drm.service \
+    kmod-static-nodes.service systemd-network-generator.service systemd-tmpfiles-clean.timer \
+    proc-sys-fs-binfmt_misc.automount systemd-binfmt.service systemd-tmpfiles-setup-dev.service \
+    systemd-tmpfiles-setup.service
+  # No journal either (seconds of a TCG boot to start): the serial console is the lab's log. With its
+  # sockets masked, services' output goes nowhere unless they send it to the console (ferry's do).
+  gi_chroot systemctl mask --quiet systemd-journald.service systemd-journald.socket systemd-journald-dev-log.socket \
+    systemd-journald-audit.socket systemd-journald@.service systemd-journald@.socket systemd-journald-varlink@.socket
 }
 
+# gi_module_list LIST MODULE...: the modules' .ko files with their dependencies, in load order, once each
+# (modprobe --show-depends prints "insmod PATH" lines, dependencies first).
+gi_module_list() {
+  local list="$1" ko
+  shift
+  for module in "$@"; do
+    gi_chroot modprobe --show-depends --set-version "$GI_KVER" "$module" | awk '$1 == "insmod" { print $2 }'
+  done | while read -r ko; do
+    grep -qxF "$(basename "$ko")" "$GI_WORK/initramfs/lib/modules/"*.list 2>/dev/null && continue
+    cp "$GI_ROOTFS$ko" "$GI_WORK/initramfs/lib/modules/"
+    basename "$ko" >>"$GI_WORK/initramfs/lib/modules/$list.list"
+  done
+}
+
+# Not initramfs-tools': its udevd and coldplug cost seconds under TCG. Static busybox, the storage modules
+# and lab/guest-image/initramfs/init, uncompressed (nothing to decompress under TCG; a few MiB on the ESP).
 gi_initramfs() {
   GI_KVER="$(ls "$GI_ROOTFS/lib/modules")"
-  gi_step "making a small initramfs for kernel $GI_KVER (modules: $GI_INITRAMFS_MODULES)"
-  gi_chroot mkinitramfs -o "/boot/initrd.img-$GI_KVER" "$GI_KVER" >>"$GI_LOG" 2>&1 ||
-    die "mkinitramfs failed; see $GI_LOG"
+  gi_step "making the initramfs for kernel $GI_KVER (busybox; modules: $GI_INITRAMFS_FIRST, then $GI_INITRAMFS_MORE)"
+  local dir="$GI_WORK/initramfs"
+  mkdir -p "$dir/bin" "$dir/dev" "$dir/lib/modules"
+  cp "$GI_ROOTFS/bin/busybox" "$dir/bin/busybox"
+  cp "$GUEST_IMAGE_INITRAMFS/init" "$dir/init"
+  chmod 0755 "$dir/init" "$dir/bin/busybox"
+  mknod -m 0600 "$dir/dev/console" c 5 1
+  gi_module_list first $GI_INITRAMFS_FIRST
+  gi_module_list more $GI_INITRAMFS_MORE
+  gi_module_list esp vfat nls_cp437 nls_ascii nls_utf8
+  mkdir -p "$dir/etc"
+  echo "$GI_ESP_FSID" >"$dir/etc/ferry-esp-uuid"
+  (cd "$dir" && find . | LC_ALL=C sort | "$GI_ROOTFS/bin/busybox" cpio -o -H newc 2>>"$GI_LOG") >"$GI_WORK/initrd.img" ||
+    die "could not make the guest's initramfs; see $GI_LOG"
 }
 
 gi_record_versions() {
@@ -104,7 +152,6 @@ gi_trim() {
     "$GI_ROOTFS"/usr/share/locale/* "$GI_ROOTFS"/var/log/*.log "$GI_ROOTFS"/var/log/apt/* "$GI_ROOTFS"/tmp/*
   # The kernel and initramfs live on the ESP (both boot loaders read them there).
   mv "$GI_ROOTFS/boot/vmlinuz-$GI_KVER" "$GI_WORK/vmlinuz"
-  mv "$GI_ROOTFS/boot/initrd.img-$GI_KVER" "$GI_WORK/initrd.img"
 }
 
 gi_esp() {
