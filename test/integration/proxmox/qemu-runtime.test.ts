@@ -21,7 +21,7 @@ const VMID = 700;
 const MAC = 'BC:24:11:07:00:01';
 const ADDRESS = '192.0.2.10';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 500): Promise<T> {
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -147,6 +147,12 @@ describe('the Proxmox simulator runs real QEMU guests', () => {
     expect(await admin.qemu(VMID)).toMatchObject({ running: false });
     const serial = readFileSync((await admin.qemu(VMID)).serialLog!, 'utf8');
     expect(serial).toMatch(/reboot: Power down/);
+    // The boot itself, on SeaBIOS (the only direct SeaBIOS boot; guest-image/boot.test boots OVMF): the
+    // kernel on the serial console, the address set on the interface matched by MAC, the agent started.
+    const mac = MAC.toLowerCase();
+    expect(serial).toContain('Linux version');
+    expect(serial).toContain(`ferry-guest-config: NIC0 ${mac}: ${ADDRESS}/24 via 192.0.2.254 on the interface with MACAddress=${mac}`);
+    expect(serial).toMatch(/Started .*qemu-guest-agent\.service/);
   }, 90_000);
 
   it('agent errors as qemu-server words them: VM not running, no agent configured, agent not answering', async () => {
