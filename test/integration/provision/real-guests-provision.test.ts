@@ -18,7 +18,9 @@ import { until } from '../../helpers/wait';
  */
 describe('provisioning a VM that boots the lab guest image', () => {
   jest.setTimeout(400_000);
-  const suite = useProvisionLab('realguest');
+  // The provision without an address fails once guestNetworkTimeout (default 1m) after its agent has
+  // passed; the lab guest's address follows its agent within seconds, so 30 s judges the same sooner.
+  const suite = useProvisionLab('realguest', { provisioning: { guestNetworkTimeout: '30s' } });
 
   type Handle = Awaited<ReturnType<typeof start>>;
   let withCloudInit: { record: { id: number; name: string }; handle: Handle };
