@@ -57,7 +57,7 @@ describe('lab guest image', () => {
     });
     guests.push(guest);
     // Generous: a loaded 2-core machine running other TCG guests took minutes.
-    const ms = await guest.waitForAgent(300_000);
+    const ms = await guest.waitForAgent(600_000);
     timings.push(`${name} ${(ms / 1000).toFixed(1)} s`);
     return { guest, port, name };
   }
@@ -138,6 +138,6 @@ describe('lab guest image', () => {
     await guest.powerdown(30_000); // ACPI power button: acpid powers the guest off cleanly
     expect(guest.serial()).toMatch(/reboot: Power down/);
     await guest.kill();
-  }, 400_000);
+  }, 700_000);
 
 });
