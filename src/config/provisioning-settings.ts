@@ -39,6 +39,7 @@ export function provisioningSettings(config: FerryConfig, clients: ProvisioningC
     heartbeatTimeoutMs: durationToMs(p.heartbeatTimeout),
     retry: { initialIntervalMs: durationToMs(p.retry.initialInterval), maximumIntervalMs: durationToMs(p.retry.maximumInterval) },
     pollIntervalMs: durationToMs(p.pollInterval),
+    guestNetworkTimeoutMs: durationToMs(p.guestNetworkTimeout),
     vmStartPermits: config.limits.vmStart,
     teardown: {
       approvalFor: p.teardown.approvalFor,

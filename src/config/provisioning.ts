@@ -71,6 +71,8 @@ export const provisioningSection = z
       .default({ initialInterval: '1s', maximumInterval: '30s' }),
     /** How often a wait on a condition (VM visible cluster-wide, VM stopped) checks it. */
     pollInterval: duration.default('2s'),
+    /** verify-guest: how long after the guest agent answered its MACs and address may take to show. */
+    guestNetworkTimeout: duration.default('1m'),
     teardown: z
       .object({
         /** NetBox statuses whose VMs are torn down only after a person approves. */

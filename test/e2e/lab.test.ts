@@ -129,8 +129,9 @@ describe('ferry lab, as a user runs it', () => {
     type Verification = { state: string; bootToAgentSeconds?: number; downtimeSeconds?: number };
     type WaveView = { vms: Array<{ name: string; outcome?: string; verification?: Verification }>; refused: Array<{ name: string }> };
     // The real guests boot under QEMU (TCG): minutes on a busy machine. One `status --watch` follows the
-    // wave to its end (a CLI process every half second would take a core from the guests' QEMU).
-    const watched = spawnFerry(['status', waveWorkflowId!, '--watch', '--interval', '5'], env);
+    // wave to its end (a CLI process every half second would take a core from the guests' QEMU); it asks
+    // every 2 s, so the wave's end is seen within 2 s.
+    const watched = spawnFerry(['status', waveWorkflowId!, '--watch', '--interval', '2'], env);
     expect(await watched.exited).toBe(0);
     const shown = spawnFerry(['status', waveWorkflowId!, '--json', '--full'], env);
     expect(await shown.exited).toBe(0);

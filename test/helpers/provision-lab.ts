@@ -46,14 +46,26 @@ export interface ProvisionLabOptions {
 export async function startProvisionLab(options: ProvisionLabOptions = {}): Promise<ProvisionLab> {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-provision-'));
   const credentials = sampleCredentials();
-  const [pve, netbox, bind] = await Promise.all([
+  const started = await Promise.allSettled([
     startProxmoxSimulator({
       ...sampleCluster(stateDir, '9.1', credentials),
       settings: { resourcesLagMs: 300, createTaskMs: 50, taskMs: 20, authFailureDelayMs: 50, guestShutdownMs: 100, ...options.sim },
     }),
     startNetbox(),
     startBind({ forwardZone: LAB_DNS_ZONE, reverseZone: LAB_REVERSE_ZONE }),
-  ]);
+  ] as const);
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    // One part did not start (NetBox on a starved machine): stop the others, or BIND keeps jest alive.
+    await Promise.all(started.flatMap((s) => (s.status === 'fulfilled' ? [s.value.stop().catch(() => undefined)] : [])));
+    rmSync(stateDir, { recursive: true, force: true });
+    throw failed.reason;
+  }
+  const [pve, netbox, bind] = started.map((s) => (s as PromiseFulfilledResult<unknown>).value) as [
+    Awaited<ReturnType<typeof startProxmoxSimulator>>,
+    NetboxServer,
+    BindServer,
+  ];
   const nb = NetboxClient.fromConfig({ url: netbox.url, token: netbox.tokenV2, validateCerts: true });
   const seeded = await seedLabNetbox(nb);
   const knownHostsFile = labKnownHostsFile(stateDir);

@@ -1,4 +1,5 @@
 import { migrationSettings } from '../../src/config/migration-settings';
+import { provisioningSettings } from '../../src/config/provisioning-settings';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -291,9 +292,17 @@ describe('config: provisioning', () => {
       heartbeatTimeout: '1m',
       retry: { initialInterval: '1s', maximumInterval: '30s' },
       pollInterval: '2s',
+      guestNetworkTimeout: '1m',
       teardown: { approvalFor: ['active'], netbox: 'delete', shutdownTimeout: '2m', knownHosts: true, cleanupAttempts: 5 },
     });
     expect(parseConfig({}, {}).provisioning).toBeUndefined();
+  });
+
+  it('gives verify-guest the network deadline it names (guestNetworkTimeout; a minute by default)', () => {
+    const settings = (provisioning: Record<string, unknown>) => provisioningSettings(parseConfig({ provisioning: { node: 'pve1', approvers: ['alice'], approvals: 'unsigned', ...provisioning } }, {}), { netbox: false, dns: false });
+    expect(settings({}).guestNetworkTimeoutMs).toBe(60_000);
+    expect(settings({ guestNetworkTimeout: '30s' }).guestNetworkTimeoutMs).toBe(30_000);
+    expect(problemsOf(() => parseConfig({ provisioning: { node: 'pve1', approvers: ['alice'], approvals: 'unsigned', guestNetworkTimeout: 'soon' } }, {}))).toEqual([expect.stringContaining('provisioning.guestNetworkTimeout')]);
   });
 
   it('takes every key', () => {

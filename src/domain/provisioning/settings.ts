@@ -19,6 +19,8 @@ export interface ProvisioningSettings {
   /** Backoff of retried activities. */
   retry: { initialIntervalMs: number; maximumIntervalMs: number };
   pollIntervalMs: number;
+  /** verify-guest: how long after the agent answered the guest's interfaces are read again for its MACs and address; absent in runs from before it: 60 s. */
+  guestNetworkTimeoutMs?: number;
   /** limits.vmStart */
   vmStartPermits: number;
   teardown: TeardownSettings;

@@ -19,11 +19,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-/** The real lab guest (scripts/setup.d/40-guest-image.sh) booted under QEMU TCG as Proxmox VE would run it. */
+/** The real lab guest (scripts/setup.d/40-guest-image.sh) booted under QEMU TCG as Proxmox VE would run it (OVMF). */
 describe('lab guest image', () => {
   const image = guestImage();
   const work = (mkdirSync(path.join(STATE_DIR, 'test'), { recursive: true }), mkdtempSync(path.join(STATE_DIR, 'test', 'guest-image-')));
@@ -56,20 +56,21 @@ describe('lab guest image', () => {
       nics: [{ mac, net: '192.0.2.0/24', host: '192.0.2.254', forwards: [{ hostPort: port, guestAddress: '192.0.2.10', guestPort: probe.port }] }],
     });
     guests.push(guest);
-    // Generous: three TCG boots share the machine (a loaded 2-core one took minutes).
-    const ms = await guest.waitForAgent(300_000);
+    // Generous: a loaded 2-core machine running other TCG guests took minutes.
+    const ms = await guest.waitForAgent(600_000);
     timings.push(`${name} ${(ms / 1000).toFixed(1)} s`);
     return { guest, port, name };
   }
 
-  // The three guests boot at once (their TCG boots overlap instead of adding up); each test reads its own.
-  const MACS = { seabios: '52:54:00:12:34:01', ovmf: '52:54:00:12:34:02', ens192: '52:54:00:12:34:03' } as const;
-  let booted: Promise<Record<keyof typeof MACS, Awaited<ReturnType<typeof boot>>>>;
+  // One guest boots here: OVMF, the firmware no other file boots to a working address and probe outside
+  // the simulator, and the only ACPI power-off. The SeaBIOS boot (address, probe, serial console, clean
+  // shutdown) is proven through the simulator by test/integration/proxmox/qemu-runtime.test.ts, the
+  // ens192 variant's missing address (and its serial line) by test/integration/migration/real-guests.test.ts.
+  const MAC = '52:54:00:12:34:02';
+  let booted: ReturnType<typeof boot>;
   beforeAll(() => {
-    booted = Promise.all([boot('mac', 'seabios', MACS.seabios), boot('mac', 'ovmf', MACS.ovmf), boot('ens192', 'seabios', MACS.ens192)]).then(
-      ([seabios, ovmf, ens192]) => ({ seabios, ovmf, ens192 }),
-    );
-    booted.catch(() => undefined); // each test awaits it; a failure shows there
+    booted = boot('mac', 'ovmf', MAC);
+    booted.catch(() => undefined); // the test awaits it; a failure shows there
   });
 
   const interfaces = async (guest: RunningGuest) => {
@@ -110,55 +111,33 @@ describe('lab guest image', () => {
     expect(() => renderVmConf({ hostname: 'a b', nics: [] })).toThrow(/host name/);
   });
 
-  it.each<Firmware>(['seabios', 'ovmf'])(
-    'boots on %s to the real guest agent, with its address on the NIC that has its MAC and the probe answering',
-    async (firmware) => {
-      const mac = MACS[firmware];
-      const { guest, port, name } = (await booted)[firmware];
-      const agent = await guest.agent();
-      try {
-        expect(await agent.execute('guest-ping')).toEqual({});
-      } finally {
-        agent.close();
-      }
-      // systemd-networkd may set the address a moment after the agent starts.
-      const nic = await until(
-        `192.0.2.10/24 on the NIC with MAC ${mac}`,
-        async () => {
-          const found = (await interfaces(guest)).find((i) => i['hardware-address'] === mac);
-          return ipv4(found).includes('192.0.2.10/24') ? found : undefined;
-        },
-        60_000,
-      );
-      expect(nic.name).not.toBe('ens192');
-      const banner = await until('the probe banner through the forwarded port', () => readBanner(port), 60_000);
-      expect(banner).toBe(`${probe.banner} vm-${name}`);
-      const serial = guest.serial();
-      expect(serial).toContain('Linux version');
-      expect(serial).toContain(`ferry-guest-config: NIC0 ${mac}: 192.0.2.10/24 via 192.0.2.254 on the interface with MACAddress=${mac}`);
-      expect(serial).toMatch(/Started .*qemu-guest-agent\.service/);
-      if (firmware === 'ovmf') {
-        await guest.powerdown(30_000); // ACPI power button: acpid powers the guest off cleanly
-        expect(guest.serial()).toMatch(/reboot: Power down/);
-      }
-      await guest.kill();
-    },
-    400_000,
-  );
-
-  it('ens192 variant: boots, but the address configured for ens192 is not on the virtio NIC (the failure after migration)', async () => {
-    const mac = MACS.ens192;
-    const { guest, port } = (await booted).ens192;
-    const serial = () => guest.serial();
-    await until('ferry-guest-config to run', async () => (serial().includes('ferry-guest-config: NIC0') ? true : undefined), 60_000);
-    expect(serial()).toContain(`ferry-guest-config: NIC0 ${mac}: 192.0.2.10/24 via 192.0.2.254 on the interface with Name=ens192`);
-    const nics = await interfaces(guest);
-    const virtio = nics.find((i) => i['hardware-address'] === mac);
-    expect(virtio).toBeDefined();
-    expect(virtio!.name).not.toBe('ens192');
-    expect(ipv4(virtio)).toEqual([]);
-    expect(nics.flatMap(ipv4)).not.toContain('192.0.2.10/24');
-    expect(await readBanner(port, 2000)).toBeUndefined(); // nothing answers at the address
+  it('boots on OVMF to the real guest agent, with its address on the NIC that has its MAC and the probe answering; ACPI powers it off', async () => {
+    const { guest, port, name } = await booted;
+    const agent = await guest.agent();
+    try {
+      expect(await agent.execute('guest-ping')).toEqual({});
+    } finally {
+      agent.close();
+    }
+    // systemd-networkd may set the address a moment after the agent starts.
+    const nic = await until(
+      `192.0.2.10/24 on the NIC with MAC ${MAC}`,
+      async () => {
+        const found = (await interfaces(guest)).find((i) => i['hardware-address'] === MAC);
+        return ipv4(found).includes('192.0.2.10/24') ? found : undefined;
+      },
+      60_000,
+    );
+    expect(nic.name).not.toBe('ens192');
+    const banner = await until('the probe banner through the forwarded port', () => readBanner(port), 60_000);
+    expect(banner).toBe(`${probe.banner} vm-${name}`);
+    const serial = guest.serial();
+    expect(serial).toContain('Linux version');
+    expect(serial).toContain(`ferry-guest-config: NIC0 ${MAC}: 192.0.2.10/24 via 192.0.2.254 on the interface with MACAddress=${MAC}`);
+    expect(serial).toMatch(/Started .*qemu-guest-agent\.service/);
+    await guest.powerdown(30_000); // ACPI power button: acpid powers the guest off cleanly
+    expect(guest.serial()).toMatch(/reboot: Power down/);
     await guest.kill();
-  }, 400_000);
+  }, 700_000);
+
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { ActivityDeps } from '../../../activities';
 import { guestImage } from '../../../lab/guest-image/paths';
 import type { MigrationStatus } from '../../../src/domain/migration';
@@ -46,7 +47,10 @@ describe('verify-guest with real guests', () => {
       // Generous: three TCG boots at once on a loaded 2-core machine took minutes (durable timers cost nothing).
       agentTimeout: '10m',
       probeTimeout: '3m',
-      pollInterval: '2s',
+      // The two failing VMs read their interfaces again until networkTimeout (default 1m) runs out; the
+      // guest's address follows its agent within seconds, so 30 s judges the same and saves the rest.
+      networkTimeout: '30s',
+      pollInterval: '500ms',
       probes: [{ tcp: guestImage().manifest.probe.port }],
       onFailure: 'rollback',
       expect: { 'mig-app02': '198.51.100.99' },
@@ -108,6 +112,9 @@ describe('verify-guest with real guests', () => {
     expect(Object.keys(config).filter((k) => /^scsi\d+$/.test(k))).toEqual([]);
     expect(result.vmwarePowerState).toBe('poweredOn');
     expect((await suite.lab.deps.vsphere!.discover()).inventory.vms.find((vm) => vm.name === 'mig-ens01')!.powerState).toBe('poweredOn');
+    // The guest's own log says why (this is the only boot of the image's ens192 variant).
+    const serial = readFileSync((await suite.lab.admin.qemu(result.vmid!)).serialLog!, 'utf8');
+    expect(serial).toContain('ferry-guest-config: NIC0 00:50:56:01:00:04: 198.51.100.23/24 via 198.51.100.1 on the interface with Name=ens192');
   });
 
   it('mig-app02 (EFI), powered off before the wave, not verified (wrong expected address) and rolled back: still off on VMware', async () => {
@@ -117,6 +124,11 @@ describe('verify-guest with real guests', () => {
     expect(result.verification!.expectedAddress).toEqual({ address: '198.51.100.99', source: 'config' });
     expect(result.verification!.checks.find((c) => c.check === 'agent-ping')!.result).toBe('passed');
     expect(result.verification!.checks.map((c) => [c.check, c.result]).at(-1)).toEqual(['address', 'failed']);
+    // Booted on OVMF through the simulator, the guest has each of its two addresses on the virtio NIC
+    // that kept its VMware MAC (the only OVMF boot through the simulator).
+    const addressesOf = (mac: string) => result.verification!.interfaces!.find((i) => i.mac === mac)?.addresses;
+    expect(addressesOf('00:50:56:01:00:02')).toEqual(expect.arrayContaining(['198.51.100.22/24']));
+    expect(addressesOf('00:50:56:01:00:03')).toEqual(expect.arrayContaining(['203.0.113.22/24']));
     expect(result.actions.map((a) => a.kind)).not.toContain('shutdown-guest');
     expect((await suite.lab.deps.vsphere!.readVm(app02Moid)).powerState).toBe('poweredOff');
     expect((await suite.lab.deps.proxmox!.power.status(node(), result.vmid!)).status).toBe('stopped');

@@ -7,6 +7,8 @@ import { LAB_NETBOX } from '../../../lab/netbox-seed';
 import { provisionWorkflowId, type ProvisionResult } from '../../../src/domain/provisioning';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import { useProvisionLab } from '../../helpers/provision-lab';
+import { readBanner } from '../../helpers/tcp-banner';
+import { until } from '../../helpers/wait';
 
 /**
  * Provisioning verifies the guest (issue 12 item 7): a spec whose disk is made from the lab guest image
@@ -16,7 +18,9 @@ import { useProvisionLab } from '../../helpers/provision-lab';
  */
 describe('provisioning a VM that boots the lab guest image', () => {
   jest.setTimeout(400_000);
-  const suite = useProvisionLab('realguest');
+  // The provision without an address fails once guestNetworkTimeout (default 1m) after its agent has
+  // passed; the lab guest's address follows its agent within seconds, so 30 s judges the same sooner.
+  const suite = useProvisionLab('realguest', { provisioning: { guestNetworkTimeout: '30s' } });
 
   type Handle = Awaited<ReturnType<typeof start>>;
   let withCloudInit: { record: { id: number; name: string }; handle: Handle };
@@ -76,6 +80,18 @@ describe('provisioning a VM that boots the lab guest image', () => {
     const { values } = await suite.lab.deps.proxmox!.config.get('pve1', result.vmid!);
     expect(values.ipconfig0).toBe(`ip=${result.address}`);
     expect(values.scsi30).toMatch(/vm-\d+-cloudinit.*media=cdrom/);
+    // The simulator built the NoCloud ISO at start and gave it to QEMU; the forwards follow the
+    // cloud-init address (the image carries no settings of its own), and the probe answers there with
+    // the hostname cloud-init set (the only boot of a cloud-init guest: proxmox/cloud-init.test has none).
+    const qemu = await suite.lab.admin.qemu(result.vmid!);
+    if (!qemu.running) throw new Error('the admin API does not list the running QEMU');
+    expect(qemu.commandLine.some((a) => new RegExp(`vm-${result.vmid}-cloudinit\\.(raw|qcow2),if=none,id=drive-scsi30,media=cdrom`).test(a))).toBe(true);
+    const probe = guestImage().manifest.probe;
+    expect(qemu.forwards.map((f) => [f.nic, f.guestAddress, f.guestPort])).toEqual([
+      ['net0', address, probe.port],
+      ['net0', address, 22],
+    ]);
+    expect(await until('the probe banner', () => readBanner(qemu.forwards[0]!.hostPort), 30_000)).toBe(`${probe.banner} ${withCloudInit.record.name}`);
   });
 
   it('without the cloud-init drive the guest has no address: the provision fails verification, naming the address and the guest\'s interfaces', async () => {

@@ -12,7 +12,7 @@ const guest = proxyActivities<GuestCheckActivities>({ startToCloseTimeout: '1m',
 
 /** Boot to agent under TCG takes seconds to a minute; a guest silent for this long is not up. */
 const AGENT_TIMEOUT_MS = 5 * 60_000;
-/** The guest configures its network before or with its agent; an address missing this long after the agent answered is not coming. */
+/** The guest configures its network before or with its agent; an address missing this long after the agent answered is not coming (provisioning.guestNetworkTimeout; runs from before it had none). */
 const NETWORK_AFTER_AGENT_MS = 60_000;
 
 /** The failure type of a provisioned guest that was not proven up. */
@@ -60,8 +60,8 @@ export async function verifyProvisionedGuest(vm: VmBuild): Promise<void> {
   throw ApplicationFailure.create({ type: GUEST_NOT_VERIFIED, message: `${spec.name} (VM ${vmid}) is not verified: ${judged.reason ?? 'a check failed'}${interfaces}`, nonRetryable: true });
 }
 
-/** The VM's MACs and the NetBox address on the guest's interfaces, read again until they match or NETWORK_AFTER_AGENT_MS passes. */
-async function interfacesMatch({ spec, vmid, node, status }: VmBuild, result: GuestVerification, intervalMs: number): Promise<void> {
+/** The VM's MACs and the NetBox address on the guest's interfaces, read again until they match or guestNetworkTimeout passes. */
+async function interfacesMatch({ spec, vmid, node, status, settings }: VmBuild, result: GuestVerification, intervalMs: number): Promise<void> {
   const macs = Object.values(status.macs);
   let checks: GuestCheck[] = [];
   const matches = async () => {
@@ -70,7 +70,7 @@ async function interfacesMatch({ spec, vmid, node, status }: VmBuild, result: Gu
     return checks.every((x) => x.result !== 'failed');
   };
   try {
-    status.waits.push(await pollUntil(matches, { what: `network of ${spec.name} (its MACs and NetBox address)`, intervalMs, timeoutMs: NETWORK_AFTER_AGENT_MS }));
+    status.waits.push(await pollUntil(matches, { what: `network of ${spec.name} (its MACs and NetBox address)`, intervalMs, timeoutMs: settings.guestNetworkTimeoutMs ?? NETWORK_AFTER_AGENT_MS }));
   } catch (err) {
     if (!(err instanceof ApplicationFailure || err instanceof ActivityFailure)) throw err;
     if (checks.length === 0) checks = [{ check: 'macs', result: 'failed', at: workflowNow(), detail: `the guest agent did not list the interfaces: ${failureMessage(err)}` }];
