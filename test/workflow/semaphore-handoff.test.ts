@@ -57,7 +57,7 @@ describe('semaphore hand-offs on the real dev server', () => {
   it('hands a freed permit straight to the next waiter: granted by the holder before it, not by the semaphore, and never two at once', async () => {
     const taskQueue = uniqueName('transfer');
     const key = uniqueName('limit');
-    const worker = await createTestWorker(temporal.nativeConnection, { taskQueue, activities: createPermitActivities() });
+    const worker = await createTestWorkers(temporal.nativeConnection, { taskQueue, activities: createPermitActivities() });
     const semaphore = temporal.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key)));
     const start = (i: number) =>
       temporal.client.workflow.start<typeof holdPermit>('holdPermit', {
