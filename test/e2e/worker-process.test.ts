@@ -26,7 +26,8 @@ describe('worker.ts as a process', () => {
       },
       env: { TEMPORAL_ADDRESS: devServerAddress() },
     });
-    expect(worker.output()).toMatch(new RegExp(`queues ${queue}$`, 'm'));
+    // A config that lists only `main` still gets the coordination queue beside it (waves, semaphores).
+    expect(worker.output()).toMatch(new RegExp(`queues ${queue}, ${queue}-coordination$`, 'm'));
     const report = await temporal.client.workflow.execute<typeof doctor>('doctor', { taskQueue: queue, workflowId: `${queue}-doctor` });
     expect(report.verdicts[0]).toMatchObject({ endpoint: 'temporal', ok: true });
     expect(await worker.stop()).toBe(0);
