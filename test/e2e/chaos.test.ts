@@ -16,7 +16,13 @@ describe('chaos (bounded)', () => {
     // bundling with webpack at start.
     process.env.FERRY_WORKFLOW_BUNDLE = workflowBundlePath();
     const lines: string[] = [];
-    report = await runChaos({ seed: 7, vms: 10, kills: 5, serverRestarts: 1, faults: 0.1, workers: 2, timeoutMs: 300_000, maxGapMs: 15_000, log: (l) => lines.push(l) });
+    // A run that hangs past jest's limit would otherwise print nothing of what it did.
+    const beforeLimit = setTimeout(() => console.log(`chaos: still running after 540 s:\n${lines.join('\n')}`), 540_000);
+    try {
+      report = await runChaos({ seed: 7, vms: 10, kills: 5, serverRestarts: 1, faults: 0.1, workers: 2, timeoutMs: 300_000, maxGapMs: 15_000, log: (l) => lines.push(l) });
+    } finally {
+      clearTimeout(beforeLimit);
+    }
     console.log(lines.join('\n'));
   });
   afterAll(() => {
