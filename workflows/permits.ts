@@ -15,7 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { PermitActivities } from '../activities/permits';
 import { semaphoreWorkflowId } from '../src/domain/permits';
-import { mainQueueOf, scopedLimitKey } from '../src/domain/task-queues';
+import { scopedLimitKey } from '../src/domain/task-queues';
 import {
   permitGrantedSignal,
   permitSuccessorSignal,
@@ -25,6 +25,7 @@ import {
 } from '../src/domain/messages';
 import type { PermitSuccessor } from '../src/domain/permits';
 import { workflowNow } from './clock';
+import { mainQueue as deploymentQueue } from './queues';
 
 const { requestPermit } = proxyActivities<PermitActivities>({
   startToCloseTimeout: '30s',
@@ -76,7 +77,7 @@ export interface PermitWait {
  */
 export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWait) => Promise<T>): Promise<T> {
   listenForGrants();
-  const mainQueue = mainQueueOf(workflowInfo().taskQueue);
+  const mainQueue = deploymentQueue();
   const key = scopedLimitKey(mainQueue, options.key);
   const requestId = `${workflowInfo().workflowId}/${uuid4()}`;
   const askedAt = workflowNow();

@@ -1,6 +1,7 @@
-import { proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { MigrationActivities, ProxmoxMigrationActivities, VsphereMigrationActivities } from '../../activities/migration-contract';
-import { heavyQueue, mainQueueOf } from '../../src/domain/task-queues';
+import { heavyQueue } from '../../src/domain/task-queues';
+import { mainQueue as deploymentQueue } from '../queues';
 
 // Transient trouble (network, 5xx, locks) is retried with backoff; invalid input, permission and
 // policy refusals come back non-retryable from activities/failures.ts and fail at once.
@@ -51,7 +52,7 @@ export interface ProxyTiming {
 
 /** The long-running activities, each on its queue (derived from the workflow's own) with its timeouts. */
 export function longActivities(timing: ProxyTiming) {
-  const mainQueue = mainQueueOf(workflowInfo().taskQueue);
+  const mainQueue = deploymentQueue();
   const heartbeatTimeout = timing.heartbeatTimeoutMs;
   return {
     /** Proxmox writes that wait on a task. */
@@ -84,7 +85,7 @@ export function longActivities(timing: ProxyTiming) {
 /** SDN writes run on their own queue (the cluster-wide SDN lock makes them one at a time anyway). */
 export function sdnWrites(heartbeatTimeoutMs: number) {
   return proxyActivities<Pick<ProxmoxMigrationActivities, 'ensureSdn'>>({
-    taskQueue: heavyQueue(mainQueueOf(workflowInfo().taskQueue), 'sdn'),
+    taskQueue: heavyQueue(deploymentQueue(), 'sdn'),
     startToCloseTimeout: '10m',
     heartbeatTimeout: heartbeatTimeoutMs,
     retry: RETRY,

@@ -1,8 +1,8 @@
-import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { mainQueueOf } from '../../../src/domain/task-queues';
+import { upsertSearchAttributes } from '@temporalio/workflow';
 import { specFromRecord, validateSpec, type ProvisionSpec } from '../../../src/domain/provisioning';
 import { VmId, VmName } from '../../../src/domain/search-attributes';
 import type { ProvisionVmInput } from '../../provision-vm';
+import { mainQueue } from '../../queues';
 import { refuse } from '../refuse';
 import type { ProvisionRun, UnplacedBuild } from '../run-context';
 
@@ -52,7 +52,7 @@ async function allocateVmid(run: ProvisionRun, spec: ProvisionSpec): Promise<num
   const { acts, settings, record } = run;
   const key = spec.netboxId !== undefined ? `netbox-${spec.netboxId}` : `spec-${spec.name}`;
   const { vmid } = await acts.read.requestVmid.executeWithOptions({ summary: `VMID for ${spec.name} from the allocator` }, [
-    { request: { key, name: spec.name, range: settings.vmidRange }, taskQueue: mainQueueOf(workflowInfo().taskQueue) },
+    { request: { key, name: spec.name, range: settings.vmidRange }, taskQueue: mainQueue() },
   ]);
   record('allocate-vmid', `VMID ${vmid}`, 'created', `from ${settings.vmidRange.min}–${settings.vmidRange.max}`);
   if (spec.netboxId === undefined) return vmid;
