@@ -1,6 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/harness/environment.js',
+  setupFilesAfterEnv: ['<rootDir>/test/harness/track-workers.ts'],
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
