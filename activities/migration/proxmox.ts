@@ -4,6 +4,7 @@ import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import { beat, beatWhile } from '../heartbeat';
 import type { PlanState, ProxmoxMigrationActivities, PveVmRef } from '../migration-contract';
+import { createdWithMark, runMarked } from '../run-mark';
 import { writeIntent } from '../write-intent';
 import { privilegedClient } from './privileged';
 
@@ -60,12 +61,14 @@ export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxAct
     },
 
     async createVmShell({ spec }) {
-      // A VM found there that an earlier attempt started creating is this run's own create whose answer
-      // was lost (a dropped connection, a killed worker): it is reported as created (write-intent.ts).
+      // A VM found there that this run created, its answer lost (a dropped connection, a killed worker),
+      // is reported as created: the write intent says so, or else the run's mark in its description.
       const intent = writeIntent();
+      const { description, mark } = runMarked(spec.description);
       intent.start('create-vm');
-      const result = await pve().vms.create(spec, { onProgress: intent.beat });
-      return { created: result.created || intent.startedEarlier('create-vm') };
+      const result = await pve().vms.create({ ...spec, description }, { onProgress: intent.beat });
+      if (result.created || intent.startedEarlier('create-vm')) return { created: true };
+      return { created: await createdWithMark(pve(), spec.node, spec.vmid, mark) };
     },
 
     async waitVmVisible({ vmid }) {

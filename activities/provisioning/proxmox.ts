@@ -7,6 +7,7 @@ import { parseNic } from '../../src/proxmox/nics';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { ProvisioningActivities } from '../provisioning-contract';
+import { createdWithMark, runMarked } from '../run-mark';
 import { writeIntent } from '../write-intent';
 
 type ProxmoxActivities = Pick<
@@ -24,9 +25,11 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
   return {
     async createBareVm(vm) {
       const intent = writeIntent();
+      const { description, mark } = runMarked(vm.description);
       intent.start('create');
-      const { created } = await pve().vms.create(vm, { onProgress: intent.beat });
-      return { created: created || intent.startedEarlier('create') };
+      const { created } = await pve().vms.create({ ...vm, description }, { onProgress: intent.beat });
+      if (created || intent.startedEarlier('create')) return { created: true };
+      return { created: await createdWithMark(pve(), vm.node, vm.vmid, mark) };
     },
 
     async ensureVmAcl({ vmid, roles, users, groups }) {

@@ -19,6 +19,9 @@ export interface WorkerFleet {
   stop(): Promise<void>;
 }
 
+/** How long a worker may take to serve, over all its attempts (a Temporal restart makes it exit at once). */
+const START_BUDGET_MS = 120_000;
+
 /**
  * `size` processes of ferry's real worker (`node --import tsx worker.ts --config …`), each serving every
  * queue, secrets in their environment only.
@@ -26,36 +29,53 @@ export interface WorkerFleet {
 export async function startWorkerFleet(size: number, document: Record<string, unknown>, env: Record<string, string>, stateDir: string): Promise<WorkerFleet> {
   const configFile = path.join(stateDir, 'chaos-worker.yaml');
   writeFileSync(configFile, stringify(document));
-  const start = async (index: number): Promise<Member> => {
+  // The process in each slot now (serving or still starting), and which start owns the slot.
+  const current: Member[] = [];
+  const generation: number[] = [];
+  let stopped = false;
+
+  const start = async (index: number): Promise<void> => {
+    const mine = (generation[index] = (generation[index] ?? 0) + 1);
+    const deadline = Date.now() + START_BUDGET_MS;
     // A worker started while Temporal restarts exits at once: try again until one serves.
-    for (let attempt = 1; ; attempt++) {
+    for (;;) {
       const member = spawnWorker(configFile, env);
-      const served = await serving(member, 120_000);
-      if (served) return member;
-      if (attempt >= 10) throw new Error(`chaos: worker ${index + 1} did not start:\n${member.output.slice(-2000)}`);
+      current[index] = member;
+      if (await serving(member, deadline)) return;
+      // Replaced (killed by a later kill, or the fleet stopped): that one owns the slot now.
+      if (stopped || generation[index] !== mine) return;
+      if (Date.now() > deadline) throw new Error(`chaos: worker ${index + 1} did not serve within ${START_BUDGET_MS / 1000} s:\n${member.output.slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 1000));
     }
   };
-  const members: Array<Promise<Member>> = Array.from({ length: size }, (_, i) => start(i));
-  await Promise.all(members);
+  const kill = () => current.forEach((m) => m?.child.kill('SIGKILL'));
+  try {
+    await Promise.all(Array.from({ length: size }, (_, i) => start(i)));
+  } catch (err) {
+    stopped = true;
+    kill();
+    throw err;
+  }
   let outputs: string[] = [];
   return {
     size,
     async killAndReplace(index) {
-      // A worker still starting (replaced by an earlier kill) dies once it serves.
-      const member = await members[index]!;
+      // A worker still starting (replaced by an earlier kill) dies too: its start gives the slot up.
+      const member = current[index]!;
+      generation[index]!++;
       member.child.kill('SIGKILL');
       await member.exited;
-      // The replacement starts in the background (bundling takes a while): the run goes on meanwhile.
-      members[index] = start(index);
-      members[index]!.catch(() => undefined);
+      // The replacement starts in the background: the run goes on meanwhile.
+      start(index).catch((err: unknown) => {
+        member.output += `\n${String(err)}`;
+      });
     },
     output: (index) => outputs[index] ?? '',
     async stop() {
-      const all = await Promise.all(members);
-      outputs = all.map((m) => m.output);
+      stopped = true;
+      outputs = current.map((m) => m.output);
       await Promise.all(
-        all.map(async (m) => {
+        current.map(async (m) => {
           if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill('SIGTERM');
           const timer = setTimeout(() => m.child.kill('SIGKILL'), 10_000);
           await m.exited;
@@ -81,10 +101,10 @@ function spawnWorker(configFile: string, env: Record<string, string>): Member {
   return member;
 }
 
-async function serving(member: Member, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
+/** The worker says it serves before `deadline`; otherwise (it exited, was killed, or is too slow) it is gone. */
+async function serving(member: Member, deadline: number): Promise<boolean> {
   while (!/ferry worker: .* queues /.test(member.output)) {
-    if (member.child.exitCode !== null || Date.now() > deadline) {
+    if (member.child.exitCode !== null || member.child.signalCode !== null || Date.now() > deadline) {
       member.child.kill('SIGKILL');
       await member.exited;
       return false;

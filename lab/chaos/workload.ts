@@ -54,15 +54,21 @@ function actionsByVm(actions: readonly MigrationAction[]): Map<string, string[]>
   return byVm;
 }
 
-/** A workflow's result, asked again while the Temporal server restarts. */
+/**
+ * A workflow's result, asked again while the Temporal server restarts; none once `deadline` passes (the
+ * wait for a result is a long poll that would otherwise outlast it, a workflow stuck for good with it).
+ */
 async function resultOf<T>(handle: WorkflowHandle, deadline: number): Promise<T | undefined> {
   while (Date.now() < deadline) {
+    const atDeadline = new AbortController();
+    const timer = setTimeout(() => atDeadline.abort(), deadline - Date.now());
     try {
-      return (await handle.result()) as T;
+      return (await handle.client.withAbortSignal(atDeadline.signal, () => handle.result())) as T;
     } catch (err) {
-      const name = (err as Error).name;
-      if (name === 'WorkflowFailedError') return undefined;
+      if ((err as Error).name === 'WorkflowFailedError' || atDeadline.signal.aborted) return undefined;
       await new Promise((r) => setTimeout(r, 1000));
+    } finally {
+      clearTimeout(timer);
     }
   }
   return undefined;

@@ -119,7 +119,8 @@ export const provisionSpecSchema = z
     secureBoot: z.boolean().optional(),
     /** A cloud-init drive (CLOUD_INIT_SLOT) that gives the guest its NetBox address on net0 (`ipconfig0`). */
     cloudInit: z.boolean().optional(),
-    description: z.string().max(8192).optional(),
+    // Proxmox takes 8 KiB; ferry adds a line naming the workflow run that created the VM.
+    description: z.string().max(7680).optional(),
   })
   .strict()
   .superRefine((given, ctx) => {
