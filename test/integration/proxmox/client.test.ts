@@ -156,7 +156,8 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
     });
 
     it('holds `lock: create` while the create task runs, and waits for it when asked again', async () => {
-      fx.sim.cluster.settings.createTaskMs = 300;
+      // Long enough that the update below still meets the lock on a loaded machine (300 ms did not).
+      fx.sim.cluster.settings.createTaskMs = 3_000;
       try {
         const id = vmid();
         const upid = (await fx.raw('POST', '/api2/json/nodes/pve1/qemu', { form: { vmid: String(id), name: `slow${id}` } })).body.data;
