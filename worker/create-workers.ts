@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, Runtime, type NativeConnection, type Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { FerryConfig } from '../src/config';
 import { DEFAULT_COORDINATION_CACHED_WORKFLOWS, DEFAULT_COORDINATION_WORKFLOW_TASKS, servedQueues } from '../src/config/temporal';
 import { queueName } from '../src/domain/task-queues';
 import { REPO_ROOT, WORKFLOWS_PATH } from '../src/paths';
+import { workerClassSharingOneWorkflowThread } from './shared-workflow-thread';
 import { sharedWorkflowModules } from './workflow-bundle';
 
 export interface WorkerSetup {
@@ -32,20 +33,24 @@ const RUNS_COMPILED = path.relative(REPO_ROOT, __dirname).split(path.sep)[0] ===
  * (waves, semaphores, the VMID allocator, provisionPlanned: their own Worker, with its own task slots and
  * cache, so they never wait behind VM workflows' tasks); the main Worker still serves every workflow type
  * (runs started there before the coordination queue existed). Every queue serves the activities, and the
- * workflow picks the queue per call, so heavy work lands on its own queue.
+ * workflow picks the queue per call, so heavy work lands on its own queue. The workflow Workers share one
+ * workflow thread (worker/shared-workflow-thread.ts).
  */
 export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const { config, connection, deps } = setup;
   const activities = createActivities(deps);
-  const bundlePath = setup.workflowBundlePath ?? (process.env.FERRY_WORKFLOW_BUNDLE || undefined) ?? (RUNS_COMPILED && existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
+  const queues = servedQueues(config);
+  const runsWorkflows = queues.some(([role]) => role === 'main' || role === 'coordination');
+  const workflowBundle = runsWorkflows ? await workflowBundleOf(setup) : undefined;
+  const WorkerClass = workerClassSharingOneWorkflowThread();
   const workflows = (cache: { maxCachedWorkflows: number; maxConcurrentWorkflowTaskExecutions: number }): Partial<WorkerOptions> => ({
-    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: sharedWorkflowModules() } }),
+    workflowBundle,
     ...cache,
     // Taken by the SDK (its WorkerOptions type lists it only among the compiled defaults).
     ...({ isolateExecutionTimeout: config.worker.isolateExecutionTimeout } as Partial<WorkerOptions>),
   });
   const workers: Worker[] = [];
-  for (const [role, settings] of servedQueues(config)) {
+  for (const [role, settings] of queues) {
     const taskQueue = queueName(config.worker.taskQueue, role);
     const workflowSource: Partial<WorkerOptions> =
       role === 'main'
@@ -57,7 +62,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
             })
           : {};
     workers.push(
-      await Worker.create({
+      await WorkerClass.create({
         connection,
         namespace: config.temporal.namespace,
         taskQueue,
@@ -72,6 +77,13 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   }
   if (workers.length === 0) throw new Error('worker.taskQueues is empty: this worker would serve nothing');
   return workers;
+}
+
+/** The prebuilt bundle, else the workflows bundled now, once for every Worker (they share one workflow thread). */
+async function workflowBundleOf(setup: WorkerSetup): Promise<WorkflowBundleOption> {
+  const prebuilt = setup.workflowBundlePath ?? (process.env.FERRY_WORKFLOW_BUNDLE || undefined) ?? (RUNS_COMPILED && existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
+  if (prebuilt) return { codePath: prebuilt };
+  return await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: sharedWorkflowModules(), logger: Runtime.instance().logger });
 }
 
 /** What a worker run ends with when one of its workers failed; the first failure is the cause. */

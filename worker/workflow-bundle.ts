@@ -41,10 +41,27 @@ export function domainFiles(dir = DOMAIN_DIR): string[] {
 export async function writeWorkflowBundle(file: string, workflowsPath = WORKFLOWS_PATH, shareModules = true): Promise<number> {
   const preloadModules = shareModules ? sharedWorkflowModules() : [];
   const { code } = await bundleWorkflowCode({ workflowsPath, preloadModules, logger: new DefaultLogger('WARN') });
-  const ascii = asciiOnly(code);
+  const ascii = asciiOnly(withoutSourcesContent(code));
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, ascii);
   return ascii.length;
+}
+
+const INLINE_SOURCE_MAP = '\n//# sourceMappingURL=data:application/json;charset=utf-8;base64,';
+
+/**
+ * The bundle with its inline source map stripped of the sources' text (`sourcesContent`: 1.9 of the
+ * bundle's 5.7 MB, once base64-encoded more). Every workflow thread parses the map for stack traces and
+ * keeps it; file names, lines and columns stay, so stack traces read the same. The text served only the
+ * enhanced stack trace query's `showStackTraceSources` (off in ferry) and debuggers.
+ */
+export function withoutSourcesContent(code: string): string {
+  const at = code.lastIndexOf(INLINE_SOURCE_MAP);
+  if (at < 0) return code;
+  const map = JSON.parse(Buffer.from(code.slice(at + INLINE_SOURCE_MAP.length).trim(), 'base64').toString('utf8')) as Record<string, unknown>;
+  if (!('sourcesContent' in map)) return code;
+  delete map.sourcesContent;
+  return code.slice(0, at) + INLINE_SOURCE_MAP + Buffer.from(JSON.stringify(map)).toString('base64');
 }
 
 /**

@@ -4,9 +4,10 @@ import { Worker } from '@temporalio/worker';
 const created = new Set<Worker>();
 (globalThis as { __ferryWorkers?: Set<Worker> }).__ferryWorkers = created;
 
-const create = Worker.create.bind(Worker);
-Worker.create = async (options) => {
-  const worker = await create(options);
+// Called on the class it is called on, so a subclass's static overrides (worker/shared-workflow-thread.ts) still apply.
+const create = Worker.create;
+Worker.create = async function (this: typeof Worker, options) {
+  const worker = await create.call(this, options);
   created.add(worker);
   return worker;
 };

@@ -1,0 +1,60 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Worker } from '@temporalio/worker';
+import { workerClassSharingOneWorkflowThread, type SharedWorkflowCreator } from '../../../worker/shared-workflow-thread';
+import type { retriedActivity } from '../../workflow-bundle/retry-probe';
+import { connectTestTemporal, uniqueName, workflowBundlePath, type TestTemporal } from '../../helpers/temporal';
+
+const activities = { echo: async (input: unknown) => input };
+
+function threadOf(worker: Worker): SharedWorkflowCreator['thread'] {
+  return (worker as unknown as { workflowCreator: SharedWorkflowCreator }).workflowCreator.thread;
+}
+
+describe('Workers sharing one workflow thread', () => {
+  let temporal: TestTemporal;
+  beforeAll(async () => {
+    temporal = await connectTestTemporal();
+  });
+  afterAll(() => temporal.close());
+
+  const create = (WorkerClass: typeof Worker, taskQueue: string, codePath = workflowBundlePath()) =>
+    WorkerClass.create({ connection: temporal.nativeConnection, taskQueue, activities, workflowBundle: { codePath }, shutdownGraceTime: '1s' });
+  const echo = (taskQueue: string, input: string) =>
+    temporal.client.workflow.execute<typeof retriedActivity>('retriedActivity', { taskQueue, workflowId: uniqueName(taskQueue), args: [{ activity: 'echo', input }] });
+
+  it('run every Worker its workflows in one thread, which lasts until the last of them stops', async () => {
+    const WorkerClass = workerClassSharingOneWorkflowThread();
+    const [mainQueue, coordinationQueue] = [uniqueName('main'), uniqueName('coordination')];
+    const main = await create(WorkerClass, mainQueue);
+    const coordination = await create(WorkerClass, coordinationQueue);
+    expect(threadOf(main)).toBeDefined();
+    expect(threadOf(coordination)).toBe(threadOf(main));
+
+    const runs = [main.run(), coordination.run()];
+    await expect(Promise.all([echo(mainQueue, 'on main'), echo(coordinationQueue, 'on coordination')])).resolves.toEqual(['on main', 'on coordination']);
+
+    main.shutdown();
+    await runs[0];
+    // The coordination Worker still has the thread: a new workflow there runs to completion.
+    await expect(echo(coordinationQueue, 'after main stopped')).resolves.toBe('after main stopped');
+    coordination.shutdown();
+    await runs[1];
+  });
+
+  it('refuses a Worker with another bundle file instead of running that Worker on the first one', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ferry-bundle-'));
+    try {
+      const other = path.join(dir, 'other-bundle.js');
+      copyFileSync(workflowBundlePath(), other);
+      const WorkerClass = workerClassSharingOneWorkflowThread();
+      const first = await create(WorkerClass, uniqueName('main'));
+      await first.runUntil(async () => {
+        await expect(create(WorkerClass, uniqueName('coordination'), other)).rejects.toThrow(`a shared workflow thread runs one bundle (${workflowBundlePath()}), not also ${other}`);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
