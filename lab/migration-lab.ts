@@ -46,8 +46,8 @@ export function labGuestVerification(cutover: Record<string, unknown>): Record<s
       onFailure: 'rollback',
       agentTimeout: '4m',
       // The lab guest's address follows its agent within seconds: mig-ens01's missing one is judged after
-      // 30 s instead of the default minute, and the checks are asked every second instead of every 5.
-      networkTimeout: '30s',
+      // 15 s instead of the default minute, and the checks are asked every second instead of every 5.
+      networkTimeout: '15s',
       pollInterval: '1s',
       skip: [...NAMED_VMS.filter((vm) => !guests.includes(vm.name)).map((vm) => vm.name), 'scale-*' /* scaleVmName */],
     },

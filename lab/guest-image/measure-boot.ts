@@ -14,6 +14,7 @@ import { bootGuest, type Firmware, type RunningGuest } from './qemu-boot';
  * (through the agent's guest-exec). A measuring tool (prints figures), not a test.
  *
  *   node --import tsx lab/guest-image/measure-boot.ts --firmware seabios --count 3 [--analyze]
+ *     [--ovmf-size 2m] [--no-option-roms]
  *
  * FERRY_GUEST_IMAGE_DIR picks another built image.
  */
@@ -24,6 +25,9 @@ const { values } = parseArgs({
     variant: { type: 'string', default: 'mac' },
     analyze: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    // What OVMF boots cost (see docs/lab.md): the vars size, and the NICs' iPXE option ROMs.
+    'ovmf-size': { type: 'string', default: '4m' },
+    'no-option-roms': { type: 'boolean', default: false },
   },
 });
 
@@ -88,7 +92,14 @@ async function main(): Promise<void> {
         const disk = await makeGuestDisk(values.variant as GuestVariant, path.join(dir, 'disk.raw'), config, image);
         const port = await freePort();
         const forwards = [{ hostPort: port, guestAddress: '192.0.2.10', guestPort: image.manifest.probe.port }];
-        const guest = await bootGuest({ disk, firmware, workDir: dir, nics: [{ mac, net: '192.0.2.0/24', host: '192.0.2.254', forwards }] });
+        const guest = await bootGuest({
+          disk,
+          firmware,
+          workDir: dir,
+          nics: [{ mac, net: '192.0.2.0/24', host: '192.0.2.254', forwards }],
+          ovmfSize: values['ovmf-size'] === '2m' ? '2m' : '4m',
+          optionRoms: !values['no-option-roms'],
+        });
         guests.push(guest);
         const agentMs = await guest.waitForAgent(300_000);
         const agentCpu = cpuSeconds(guest);
@@ -97,7 +108,8 @@ async function main(): Promise<void> {
       }),
     );
     const f = (ms: number) => (ms / 1000).toFixed(1);
-    console.log(`image ${image.manifest.key}, ${firmware}, ${count} at once, load before ${load}, after ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const variant = firmware === 'ovmf' ? ` (vars ${values['ovmf-size']}${values['no-option-roms'] ? ', no option ROMs' : ''})` : values['no-option-roms'] ? ' (no option ROMs)' : '';
+    console.log(`image ${image.manifest.key}, ${firmware}${variant}, ${count} at once, load before ${load}, after ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     results.forEach((r, i) =>
       console.log(`  guest ${i}: agent ${f(r.agentMs)} s (QEMU CPU ${r.agentCpu.toFixed(1)} s), probe ${f(r.probeMs)} s (QEMU CPU ${r.probeCpu.toFixed(1)} s)`),
     );

@@ -66,3 +66,6 @@ export function guestImage(dir = guestImageDir()): GuestImage {
 /** Debian's OVMF (package `ovmf`): the code is shared read-only, each VM gets its own copy of the vars. */
 export const OVMF_CODE = '/usr/share/OVMF/OVMF_CODE_4M.fd';
 export const OVMF_VARS_TEMPLATE = '/usr/share/OVMF/OVMF_VARS_4M.fd';
+/** The small pair (2 MiB code, 128 KiB vars; PVE's `efitype=2m`, its old default). */
+export const OVMF_CODE_2M = '/usr/share/OVMF/OVMF_CODE.fd';
+export const OVMF_VARS_2M_TEMPLATE = '/usr/share/OVMF/OVMF_VARS.fd';

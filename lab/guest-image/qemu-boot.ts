@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { qmpCommand } from '../qemu/qmp';
 import { startServerProcess, type ServerProcess } from '../server-process';
 import { GuestAgentClient } from './guest-agent-client';
-import { OVMF_CODE, OVMF_VARS_TEMPLATE } from './paths';
+import { OVMF_CODE, OVMF_CODE_2M, OVMF_VARS_2M_TEMPLATE, OVMF_VARS_TEMPLATE } from './paths';
 
 const run = promisify(execFile);
 
@@ -52,6 +52,10 @@ export interface BootOptions {
   diskFormat?: 'raw' | 'vmdk';
   /** The SMBIOS system UUID (PVE's smbios1 uuid); a random one by default. */
   uuid?: string;
+  /** OVMF's code and vars template: the 4 MiB pair by default (PVE's `efitype=4m`); `2m` is the small pair. */
+  ovmfSize?: '4m' | '2m';
+  /** The NICs' option ROMs (iPXE, as QEMU and PVE load them); `false` passes `romfile=` (no network boot). */
+  optionRoms?: boolean;
 }
 
 export interface RunningGuest {
@@ -95,16 +99,22 @@ export function qemuArgs(options: BootOptions & { accel: 'tcg' | 'kvm'; ovmfVars
     '-device', 'scsi-hd,bus=scsihw0.0,drive=drive-scsi0,id=scsi0,bootindex=100',
   ];
   if (options.firmware === 'ovmf') {
-    args.push('-drive', `if=pflash,unit=0,format=raw,readonly=on,file=${OVMF_CODE}`, '-drive', `if=pflash,unit=1,format=raw,file=${options.ovmfVars}`);
+    args.push('-drive', `if=pflash,unit=0,format=raw,readonly=on,file=${ovmfPair(options.ovmfSize).code}`, '-drive', `if=pflash,unit=1,format=raw,file=${options.ovmfVars}`);
   }
   options.nics.forEach((nic, i) => {
     const user = [`user,id=net${i}`, 'restrict=on'];
     if (nic.net) user.push(`net=${nic.net}`);
     if (nic.host) user.push(`host=${nic.host}`);
     for (const f of nic.forwards ?? []) user.push(`hostfwd=tcp:127.0.0.1:${f.hostPort}-${f.guestAddress}:${f.guestPort}`);
-    args.push('-netdev', user.join(','), '-device', `${NIC_DEVICE[nic.model ?? 'virtio']},netdev=net${i},mac=${nic.mac},id=net${i}`);
+    const rom = options.optionRoms === false ? ',romfile=' : '';
+    args.push('-netdev', user.join(','), '-device', `${NIC_DEVICE[nic.model ?? 'virtio']},netdev=net${i},mac=${nic.mac},id=net${i}${rom}`);
   });
   return args;
+}
+
+/** Debian's OVMF code and vars template of one size. */
+export function ovmfPair(size: '4m' | '2m' = '4m'): { code: string; vars: string } {
+  return size === '4m' ? { code: OVMF_CODE, vars: OVMF_VARS_TEMPLATE } : { code: OVMF_CODE_2M, vars: OVMF_VARS_2M_TEMPLATE };
 }
 
 let probed: Promise<'tcg' | 'kvm'> | undefined;
@@ -141,7 +151,7 @@ export async function bootGuest(options: BootOptions & { vmlinuzForProbe?: strin
   const qmpSocket = path.join(options.workDir, 'qmp.sock');
   const ovmfVars = path.join(options.workDir, 'ovmf-vars.fd');
   for (const f of [serialLog, agentSocket, qmpSocket]) rmSync(f, { force: true });
-  if (options.firmware === 'ovmf' && !existsSync(ovmfVars)) copyFileSync(OVMF_VARS_TEMPLATE, ovmfVars);
+  if (options.firmware === 'ovmf' && !existsSync(ovmfVars)) copyFileSync(ovmfPair(options.ovmfSize).vars, ovmfVars);
 
   const wanted = options.accel ?? (process.env.FERRY_QEMU_ACCEL as Accel | undefined) ?? 'tcg';
   const accel = wanted === 'auto' ? (options.vmlinuzForProbe ? await probeKvm(options.vmlinuzForProbe, options.workDir) : 'tcg') : wanted;

@@ -19,8 +19,9 @@ import { until } from '../../helpers/wait';
 describe('provisioning a VM that boots the lab guest image', () => {
   jest.setTimeout(400_000);
   // The provision without an address fails once guestNetworkTimeout (default 1m) after its agent has
-  // passed; the lab guest's address follows its agent within seconds, so 30 s judges the same sooner.
-  const suite = useProvisionLab('realguest', { provisioning: { guestNetworkTimeout: '30s' } });
+  // passed; the lab guest (image 5) sets its address a second or two after its agent starts, so 15 s
+  // judges the same sooner.
+  const suite = useProvisionLab('realguest', { provisioning: { guestNetworkTimeout: '15s' } });
 
   type Handle = Awaited<ReturnType<typeof start>>;
   let withCloudInit: { record: { id: number; name: string }; handle: Handle };
