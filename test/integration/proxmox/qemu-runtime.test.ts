@@ -170,19 +170,25 @@ describe('the Proxmox simulator runs real QEMU guests', () => {
   }, 30_000);
 
   it('status/shutdown honours timeout (PVE\'s "got timeout" failure) and forceStop (kills, WARNINGS)', async () => {
+    // A second into its boot the guest neither has its agent up nor reacts to ACPI yet: each shutdown comes
+    // right after a start (a few seconds later the guest would power down in time and the force go unused).
     await client.power.start(NODE, VMID, { timeoutMs: 60_000 });
-    // Seconds into its boot the guest neither has its agent up nor reacts to ACPI yet.
+    const { pid: first } = (await api('GET', `${VMID}/status/current`)).body.data;
+    const forced = await client.power.shutdown(NODE, VMID, { timeoutS: 1, forceStop: true });
+    expect(forced.task?.exitstatus).toMatch(/^WARNINGS: \d+$/);
+    expect(forced.task?.warningLines).toContain('WARN: VM still running - terminating now with SIGTERM');
+    expect(processAlive(first)).toBe(false);
+    expect((await client.power.status(NODE, VMID)).status).toBe('stopped');
+
+    await client.power.start(NODE, VMID, { timeoutMs: 60_000 });
     const timedOut = await failure(() => client.power.shutdown(NODE, VMID, { timeoutS: 1 }));
     expect(timedOut).toBeInstanceOf(ProxmoxTaskError);
     expect(timedOut.exitstatus).toBe('VM quit/powerdown failed - got timeout');
     expect(timedOut.log).toEqual(expect.arrayContaining([expect.stringMatching(/^WARN: QEMU Guest Agent is not running - VM 700 qga command 'guest-ping' failed - got timeout$/)]));
     const running = (await api('GET', `${VMID}/status/current`)).body.data;
     expect(running).toMatchObject({ status: 'running', qmpstatus: 'running' });
-    const forced = await client.power.shutdown(NODE, VMID, { timeoutS: 1, forceStop: true });
-    expect(forced.task?.exitstatus).toMatch(/^WARNINGS: \d+$/);
-    expect(forced.task?.warningLines).toContain('WARN: VM still running - terminating now with SIGTERM');
+    await client.power.stop(NODE, VMID);
     expect(processAlive(running.pid)).toBe(false);
-    expect((await client.power.status(NODE, VMID)).status).toBe('stopped');
   }, 60_000);
 
   it('status/stop ends a running VM\'s process at once', async () => {
