@@ -8,7 +8,8 @@ import type { VerificationSummary, WaveStatus, WaveVm, WaveVmState } from './wav
  * of one object each, so a wave of 10,000 VMs stays well inside Temporal's 2 MB payload limit
  * (test/unit/domain/migration/wave-record.test.ts measures it). A finished VM keeps what `ferry
  * status` and `ferry report` need at wave level (name, workflow, VMID, stage, outcome, a short
- * reason, its node); its actions, timings and full verification stay in its own workflow. A VM not
+ * reason, its placement, its guest's verdict and figures); its actions, timings and verification
+ * checks stay in its own workflow. A VM not
  * finished keeps everything the wave needs to start or follow it.
  */
 export interface WaveVmTable {
@@ -27,13 +28,13 @@ const TABLE_FORMAT = 'wave-vms/1';
 const COLUMNS = ['moid', 'name', 'workflowId', 'state', 'stage', 'outcome', 'vmid', 'startedAt', 'finishedAt', 'bytes', 'placement', 'verification', 'error', 'more'] as const;
 
 type Cell = string | number | null;
+/** A verification: its state alone, or with its two figures (boot-to-agent, downtime seconds). */
+type VerificationCell = string | [string, number | null, number | null];
 /** The columns in order; trailing empty cells are left off. */
-export type WaveVmRow = Array<Cell | WaveVmMore>;
+export type WaveVmRow = Array<Cell | VerificationCell | WaveVmMore>;
 
 /** What a row holds besides its columns: only for VMs not finished (and rare fields of finished ones). */
-type WaveVmMore = Partial<Pick<WaveVm, 'stageSeq' | 'stageAt' | 'closedAs' | 'cancellation'>> & {
-  verification?: VerificationSummary;
-};
+type WaveVmMore = Partial<Pick<WaveVm, 'stageSeq' | 'stageAt' | 'closedAs' | 'cancellation'>>;
 
 /** The reason a row keeps at most (the VM's own workflow has the whole of it). */
 export const WAVE_ROW_ERROR_CHARS = 200;
@@ -87,7 +88,6 @@ function packRow(vm: WaveVm, table: WaveVmTable, placementIndex: (placement: VmP
     ...(vm.closedAs !== undefined ? { closedAs: vm.closedAs } : {}),
     // A finished VM's cancellation without what it left (that stays in the VM's own status).
     ...(vm.cancellation ? { cancellation: finished ? withoutLeft(vm.cancellation) : vm.cancellation } : {}),
-    ...(!finished && vm.verification ? { verification: vm.verification } : {}),
   };
   const row: WaveVmRow = [
     vm.moid,
@@ -101,7 +101,7 @@ function packRow(vm: WaveVm, table: WaveVmTable, placementIndex: (placement: VmP
     time(vm.finishedAt),
     vm.bytes ?? null,
     vm.placement ? placementIndex(vm.placement) : null,
-    vm.verification?.state ?? null,
+    vm.verification ? verificationCell(vm.verification) : null,
     vm.error === undefined ? null : shortReason(vm.error),
     Object.keys(more).length > 0 ? more : null,
   ];
@@ -117,7 +117,7 @@ function unpackRow(row: WaveVmRow, table: WaveVmTable): WaveVm {
   const more = (cell('more') ?? {}) as WaveVmMore;
   const moid = text('moid')!;
   const placement = number('placement');
-  const verification = text('verification');
+  const verification = cell('verification') as VerificationCell | undefined;
   const fields: WaveVm = {
     moid,
     name: text('name')!,
@@ -133,11 +133,22 @@ function unpackRow(row: WaveVmRow, table: WaveVmTable): WaveVm {
     stageSeq: more.stageSeq,
     stageAt: time(more.stageAt),
     placement: placement === undefined ? undefined : table.placements[placement],
-    verification: more.verification ?? (verification !== undefined ? { state: verification as VerificationSummary['state'] } : undefined),
+    verification: verification === undefined ? undefined : verificationOf(verification),
     closedAs: more.closedAs,
     cancellation: more.cancellation,
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as unknown as WaveVm;
+}
+
+function verificationCell(v: VerificationSummary): VerificationCell {
+  if (v.bootToAgentSeconds === undefined && v.downtimeSeconds === undefined) return v.state;
+  return [v.state, v.bootToAgentSeconds ?? null, v.downtimeSeconds ?? null];
+}
+
+function verificationOf(cell: VerificationCell): VerificationSummary {
+  if (typeof cell === 'string') return { state: cell as VerificationSummary['state'] };
+  const [state, boot, downtime] = cell;
+  return { state: state as VerificationSummary['state'], ...(boot !== null ? { bootToAgentSeconds: boot } : {}), ...(downtime !== null ? { downtimeSeconds: downtime } : {}) };
 }
 
 function withoutLeft(record: CancellationRecord): CancellationRecord {

@@ -73,15 +73,17 @@ const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'ut
 const resultBytes = (status: WaveStatus) => bytesOf({ status: packWaveStatus(status), waveActions: waveActions(status) });
 
 describe('packWaveVms / unpackWaveVms', () => {
-  it('gives back every field a VM not finished has, and the wave-level record of a finished one', () => {
+  it('gives back every field of a VM not finished, and of a finished one (no timings kept)', () => {
     const running: WaveVm = { ...syntheticVm(7, 'running'), cancellation: { by: 'bob', reason: 'freeze', at: T0, via: 'update', removeShells: true, stage: 'relocate', effect: 'stops-now', left: { shell: 'kept' } } };
     const pending = syntheticVm(8, 'pending');
     const migrated = syntheticVm(9, 'finished');
     const [r, p, m] = unpackWaveVms(packWaveVms([running, pending, migrated]));
     expect(r).toEqual(running);
     expect(p).toEqual(pending);
-    // A finished VM keeps its verdict; the figures are in its own workflow's result.
-    expect(m).toEqual({ ...migrated, verification: { state: 'verified' } });
+    expect(m).toEqual(migrated);
+    const unmeasured: WaveVm = { ...migrated, verification: { state: 'not-verified-skipped' } };
+    const downtimeOnly: WaveVm = { ...migrated, verification: { state: 'failed', downtimeSeconds: 3 } };
+    expect(unpackWaveVms(packWaveVms([unmeasured, downtimeOnly]))).toEqual([unmeasured, downtimeOnly]);
   });
 
   it('keeps a workflow id that does not follow the wave prefix, a closed-silently VM and a finished cancellation without what it left', () => {
@@ -148,11 +150,11 @@ describe('the wave result and carry at scale', () => {
     return { slope, fixed: small! - slope * 1000, at4000: large! };
   };
 
-  it('a finished wave: at most 160 bytes per VM, so 10,000 VMs fit in 2 MB with room', () => {
+  it('a finished wave: at most 170 bytes per VM, so 10,000 VMs fit in 2 MB with room', () => {
     const { slope, fixed, at4000 } = perVm((n) => resultBytes(syntheticWave(n)));
     const at10k = fixed + slope * 10_000;
     process.stdout.write(`wave result: ${slope.toFixed(1)} bytes per VM (${at4000} bytes at 4,000 VMs); 10,000 VMs: ${(at10k / 1e6).toFixed(2)} MB\n`);
-    expect(slope).toBeLessThanOrEqual(160);
+    expect(slope).toBeLessThanOrEqual(170);
     expect(at10k).toBeLessThan(0.8 * PAYLOAD_LIMIT_BYTES);
   });
 
@@ -160,7 +162,7 @@ describe('the wave result and carry at scale', () => {
     const { slope, fixed } = perVm((n) => resultBytes(syntheticWave(n, Math.round(n / 3))));
     const at10k = fixed + slope * 10_000;
     process.stdout.write(`wave carry (mid-wave): ${slope.toFixed(1)} bytes per VM; 10,000 VMs: ${(at10k / 1e6).toFixed(2)} MB\n`);
-    expect(slope).toBeLessThanOrEqual(160);
+    expect(slope).toBeLessThanOrEqual(170);
     expect(at10k).toBeLessThan(0.8 * PAYLOAD_LIMIT_BYTES);
   });
 
