@@ -1,5 +1,4 @@
 import type { VmPlacement } from '../placement/vm-settings';
-import type { CancellationRecord } from './cancel';
 import type { MigrationOutcome, MigrationStage } from './status';
 import type { VerificationSummary, WaveStatus, WaveVm, WaveVmState } from './wave';
 
@@ -56,8 +55,7 @@ export function unpackWaveStatus(status: PackedWaveStatus | WaveStatus): WaveSta
 
 export function packWaveVms(vms: readonly WaveVm[]): WaveVmTable {
   const workflowIdPrefix = commonPrefix(vms);
-  const epoch = Math.min(...vms.flatMap((vm) => [vm.startedAt, vm.finishedAt, vm.stageAt].filter((t): t is number => t !== undefined)), Number.MAX_SAFE_INTEGER);
-  const table: WaveVmTable = { format: TABLE_FORMAT, columns: COLUMNS, workflowIdPrefix, epoch: epoch === Number.MAX_SAFE_INTEGER ? 0 : epoch, placements: [], rows: [] };
+  const table: WaveVmTable = { format: TABLE_FORMAT, columns: COLUMNS, workflowIdPrefix, epoch: earliest(vms), placements: [], rows: [] };
   const placementIndex = new Map<string, number>();
   const indexOf = (placement: VmPlacement) => {
     const key = JSON.stringify(placement);
@@ -73,7 +71,14 @@ export function unpackWaveVms(table: WaveVmTable): WaveVm[] {
   return table.rows.map((row) => unpackRow(row, table));
 }
 
-/** The workflow id prefix most VMs share (`migrate-<vcenter>-`), so rows need not repeat it. */
+/** The earliest time in the VMs (0 when none has one): the rows' times count from it. */
+function earliest(vms: readonly WaveVm[]): number {
+  let min: number | undefined;
+  for (const vm of vms) for (const t of [vm.startedAt, vm.finishedAt, vm.stageAt]) if (t !== undefined && (min === undefined || t < min)) min = t;
+  return min ?? 0;
+}
+
+/** The workflow id prefix the wave's VMs share (`migrate-<vcenter>-`), so rows need not repeat it. */
 function commonPrefix(vms: readonly WaveVm[]): string {
   const first = vms.find((vm) => vm.workflowId.endsWith(vm.moid));
   return first ? first.workflowId.slice(0, first.workflowId.length - first.moid.length) : '';
@@ -86,8 +91,8 @@ function packRow(vm: WaveVm, table: WaveVmTable, placementIndex: (placement: VmP
     ...(!finished && vm.stageSeq !== undefined ? { stageSeq: vm.stageSeq } : {}),
     ...(!finished && vm.stageAt !== undefined ? { stageAt: time(vm.stageAt)! } : {}),
     ...(vm.closedAs !== undefined ? { closedAs: vm.closedAs } : {}),
-    // A finished VM's cancellation without what it left (that stays in the VM's own status).
-    ...(vm.cancellation ? { cancellation: finished ? withoutLeft(vm.cancellation) : vm.cancellation } : {}),
+    // Only VMs of a cancelled wave have one: who, the stage, and what it left (its shell, its disks).
+    ...(vm.cancellation ? { cancellation: vm.cancellation } : {}),
   };
   const row: WaveVmRow = [
     vm.moid,
@@ -149,11 +154,6 @@ function verificationOf(cell: VerificationCell): VerificationSummary {
   if (typeof cell === 'string') return { state: cell as VerificationSummary['state'] };
   const [state, boot, downtime] = cell;
   return { state: state as VerificationSummary['state'], ...(boot !== null ? { bootToAgentSeconds: boot } : {}), ...(downtime !== null ? { downtimeSeconds: downtime } : {}) };
-}
-
-function withoutLeft(record: CancellationRecord): CancellationRecord {
-  const { left: _left, ...rest } = record;
-  return rest;
 }
 
 /** The first line of a failure, at most WAVE_ROW_ERROR_CHARS long. */
