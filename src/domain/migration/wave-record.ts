@@ -8,8 +8,8 @@ import type { VerificationSummary, WaveStatus, WaveVm, WaveVmState } from './wav
  * (test/unit/domain/migration/wave-record.test.ts measures it). A finished VM keeps what `ferry
  * status` and `ferry report` need at wave level (name, workflow, VMID, stage, outcome, a short
  * reason, its placement, its guest's verdict and figures); its actions, timings and verification
- * checks stay in its own workflow. A VM not
- * finished keeps everything the wave needs to start or follow it.
+ * checks stay in its own workflow. A VM not finished keeps everything the wave needs to start or
+ * follow it.
  */
 export interface WaveVmTable {
   format: typeof TABLE_FORMAT;
@@ -32,7 +32,7 @@ type VerificationCell = string | [string, number | null, number | null];
 /** The columns in order; trailing empty cells are left off. */
 export type WaveVmRow = Array<Cell | VerificationCell | WaveVmMore>;
 
-/** What a row holds besides its columns: only for VMs not finished (and rare fields of finished ones). */
+/** What a row holds besides its columns: the stage bookkeeping of VMs not finished, and rare fields. */
 type WaveVmMore = Partial<Pick<WaveVm, 'stageSeq' | 'stageAt' | 'closedAs' | 'cancellation'>>;
 
 /** The reason a row keeps at most (the VM's own workflow has the whole of it). */
