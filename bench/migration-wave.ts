@@ -19,6 +19,7 @@
  * It prints figures; it is not a test.
  */
 import { coordinationQueue } from '../src/domain/task-queues';
+import { unpackWaveStatus } from '../src/domain/migration';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
       await sampler.stop();
       return;
     }
-    const result = await wave.result();
+    const status = unpackWaveStatus((await wave.result()).status);
     const makespanMs = performance.now() - started;
     clearInterval(rssSampler);
     const after = processStats(pid);
@@ -159,12 +160,12 @@ async function main(): Promise<void> {
     const historyUses = (activity: string, key: (moid: string) => string) =>
       keyedUses([...histories].flatMap(([moid, events]) => activityUses(events, activity).map((u): [string, Use] => [key(moid), u])));
 
-    const migrated = result.status.vms.filter((v) => v.outcome === 'migrated').length;
+    const migrated = status.vms.filter((v) => v.outcome === 'migrated').length;
     // Two stages through two limited pools: every vMotion, then at least one import after the last;
     // or one vMotion, then every import.
     const lowerBoundMs = Math.max((N * RELOCATE_MS) / VMOTION + IMPORT_MS, RELOCATE_MS + (N * IMPORT_MS) / IMPORTS);
     const cpuMs = after.cpuMs - idle.cpuMs;
-    console.log(`  migrated:                 ${migrated}/${result.status.vms.length}`);
+    console.log(`  migrated:                 ${migrated}/${status.vms.length}`);
     console.log(`  makespan:                 ${(makespanMs / 1000).toFixed(1)} s`);
     console.log(`  lower bound:              ${(lowerBoundMs / 1000).toFixed(1)} s`);
     console.log(`  ratio:                    ${(makespanMs / lowerBoundMs).toFixed(3)}`);

@@ -3,7 +3,7 @@ import { coordinationQueue } from '../src/domain/task-queues';
 import type { migrationWave } from '../workflows/migration-wave';
 import type { planMigration } from '../workflows/plan-migration';
 import { approveWaveUpdate, waveStatusQuery } from '../src/domain/messages';
-import { describeVerification, type WaveStatus } from '../src/domain/migration';
+import { describeVerification, unpackWaveStatus, type WaveStatus } from '../src/domain/migration';
 import { FerryKind, WaveId } from '../src/domain/search-attributes';
 import { LAB_APPROVERS } from './migration-lab';
 import { NAMED_VMS } from './vcsim/estate';
@@ -75,18 +75,18 @@ export const LAB_EXPECTED_ROLLBACKS: readonly string[] = NAMED_VMS.filter((vm) =
 export async function finishLabWave(client: Client, waveId: string, log: (line: string) => void): Promise<boolean> {
   const wave = client.workflow.getHandle<typeof migrationWave>(`wave-${waveId}`);
   await wave.executeUpdate(approveWaveUpdate, { args: [{ by: LAB_APPROVERS[0]!, reason: 'ferry lab --once' }] });
-  const result = await wave.result();
-  for (const vm of result.status.vms) {
+  const status = unpackWaveStatus((await wave.result()).status);
+  for (const vm of status.vms) {
     const verified = vm.verification ? `  ${describeVerification({ ...vm.verification, checks: [] })}` : '';
     log(`  ${vm.name.padEnd(14)} ${vm.outcome ?? vm.error ?? vm.state}${verified}`);
   }
-  const migrated = result.status.vms.filter((v) => v.outcome === 'migrated').length;
-  const rolledBack = result.status.vms.filter((v) => v.outcome === 'rolled-back').length;
+  const migrated = status.vms.filter((v) => v.outcome === 'migrated').length;
+  const rolledBack = status.vms.filter((v) => v.outcome === 'rolled-back').length;
   log(
     `lab: wave ${waveId}: ${migrated} migrated, ${rolledBack} rolled back after a failed guest check, ` +
-      `${result.status.vms.length - migrated - rolledBack} refused at cutover, ${result.status.refused.length} not translatable`,
+      `${status.vms.length - migrated - rolledBack} refused at cutover, ${status.refused.length} not translatable`,
   );
-  return result.status.vms.every((v) =>
+  return status.vms.every((v) =>
     LAB_EXPECTED_ROLLBACKS.includes(v.name) ? v.outcome === 'rolled-back' : v.outcome === 'migrated' || v.outcome === 'refused',
   );
 }

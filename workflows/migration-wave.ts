@@ -1,6 +1,6 @@
 import type { WaveSelection } from '../activities/migration-contract';
 import { ApplicationFailure } from '@temporalio/workflow';
-import { cutoverWindowProblem, type CutoverDecision, type CutoverWindow, type MigrationAction, type WaveStatus } from '../src/domain/migration';
+import { cutoverWindowProblem, type CutoverDecision, type CutoverWindow, type MigrationAction, type PackedWaveStatus } from '../src/domain/migration';
 import type { SdnSyncResult } from './sdn-sync';
 import { WaveApprovals } from './wave/approvals';
 import { WaveCancel } from './wave/cancel';
@@ -30,10 +30,14 @@ export interface MigrationWaveInput {
   carried?: WaveCarry;
 }
 
+/**
+ * Bounded per VM: the status holds a compact row per VM (`unpackWaveStatus` gives the VMs as objects);
+ * each VM's actions, timings and full detail are in its own workflow's result.
+ */
 export interface MigrationWaveResult {
-  status: WaveStatus;
-  /** Every action the wave and its VMs took, in the form `plan` predicts them. */
-  actions: MigrationAction[];
+  status: PackedWaveStatus;
+  /** The wave's own actions (SDN, the VMs it refused), in the form `plan` predicts them. */
+  waveActions: MigrationAction[];
   sdn: SdnSyncResult;
 }
 
@@ -55,17 +59,17 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
   const settings = await loadSettings(wave, approvals);
   if (!input.carried) {
     approvals.checkAutoApprove(input.autoApprove, settings);
-    const assessment = await discover(wave, input.selection, settings);
+    const discovery = await discover(wave, input.selection, settings);
     // Before any VM workflow starts: what does not fit is refused here, with the numbers.
-    await preflightPlacement(wave, assessment, settings);
+    await preflightPlacement(wave, discovery, settings);
     if (input.autoApprove) approvals.approve(input.autoApprove, 'update');
-    await syncNetworks(wave, assessment, settings);
+    await syncNetworks(wave, discovery.assessment, settings);
   }
   await fanOut(wave, settings, { approvals, signals, cancel }, input);
 
   wave.setStage('done');
   await signals.settled();
-  return { status: wave.report(), actions: wave.actions, sdn: wave.sdn! };
+  return wave.result();
 }
 
 function checkedWindow(window: CutoverWindow): CutoverWindow {

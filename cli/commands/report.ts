@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { GlobalOptions } from '../client';
 import { anyStatusQuery } from '../../src/domain/messages';
+import { unpackWaveStatus, type PackedWaveStatus } from '../../src/domain/migration/wave-record';
 import { buildReport, joinRuns, readHistory, renderHtml, renderMarkdown, type JsonHistory, type ReportModel, type WorkflowTimeline } from '../../src/report';
 
 interface ReportFlags {
@@ -57,7 +58,9 @@ async function allRuns(client: Client, workflowId: string): Promise<WorkflowTime
 /** The VM workflows of a wave or batch: those it started, and those its status lists. */
 function childIds(parent: WorkflowTimeline, status: unknown): string[] {
   const s = (parent.result as { status?: unknown } | undefined)?.status ?? parent.result ?? status;
-  const listed = ((s as { vms?: Array<{ workflowId?: string }> } | undefined)?.vms ?? []).flatMap((v) => (v.workflowId ? [v.workflowId] : []));
+  // A wave's result holds its VMs as a table (packWaveStatus); a batch's result and a status query, as objects.
+  const vms = s && typeof s === 'object' && 'vmTable' in s ? unpackWaveStatus(s as PackedWaveStatus).vms : (s as { vms?: Array<{ workflowId?: string }> } | undefined)?.vms;
+  const listed = (vms ?? []).flatMap((v) => (v.workflowId ? [v.workflowId] : []));
   const started = parent.children.filter((c) => c.type === 'migrateVm' || c.type === 'provisionVm').map((c) => c.workflowId);
   return [...new Set([...started, ...listed])];
 }

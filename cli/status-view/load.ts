@@ -1,6 +1,7 @@
 import { WorkflowFailedError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import { anyStatusQuery, waveSummaryQuery } from '../../src/domain/messages';
 import type { WaveStatus } from '../../src/domain/migration';
+import { unpackWaveStatus, type PackedWaveStatus } from '../../src/domain/migration/wave-record';
 import { readProgress, summarizeWave, type RunningActivity, type StatusView, type WaveSummaryRequest } from '../../src/domain/status';
 import { rootCauseMessage } from '../workflow-result';
 import { visibilitySummary } from './visibility-summary';
@@ -73,10 +74,11 @@ async function loadWave(client: Client, handle: WorkflowHandle, description: Wor
   let wave;
   let status: Record<string, unknown> | undefined;
   if (base.state === 'COMPLETED') {
-    // A finished wave's result holds every VM: the summary is made here, not by a worker.
-    const result = (await handle.result()) as { status: WaveStatus };
-    wave = summarizeWave(result.status, { now: Date.now() }, options.page);
-    if (options.full) status = result.status as unknown as Record<string, unknown>;
+    // A finished wave's result holds a row per VM: the summary is made here, not by a worker.
+    const result = (await handle.result()) as { status: PackedWaveStatus | WaveStatus };
+    const finished = unpackWaveStatus(result.status);
+    wave = summarizeWave(finished, { now: Date.now() }, options.page);
+    if (options.full) status = finished as unknown as Record<string, unknown>;
   } else if (base.state === 'RUNNING') {
     wave = await withinBudget(handle.query(waveSummaryQuery, options.page ?? {}), options.queryBudgetMs ?? WAVE_QUERY_BUDGET_MS).catch(() => undefined);
     wave ??= await visibilitySummary(client, description, options.page).catch(() => undefined);

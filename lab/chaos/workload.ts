@@ -1,8 +1,8 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { coordinationQueue } from '../../src/domain/task-queues';
-import type { MigrationAction, MigrationStatus } from '../../src/domain/migration';
+import { unpackWaveStatus, type MigrationAction, type MigrationStatus } from '../../src/domain/migration';
 import { provisionPlannedWorkflowId, teardownWorkflowId, type ProvisionPlannedStatus, type ProvisionStatus, type TeardownResult } from '../../src/domain/provisioning';
-import { retryCutoverUpdate, waveStatusQuery } from '../../src/domain/messages';
+import { migrationStatusQuery, retryCutoverUpdate, waveStatusQuery } from '../../src/domain/messages';
 import { FerryKind } from '../../src/domain/search-attributes';
 import type { NetboxClient } from '../../src/netbox/client';
 import { idOnly } from '../../src/netbox/schemas';
@@ -54,6 +54,12 @@ function actionsByVm(actions: readonly MigrationAction[]): Map<string, string[]>
   return byVm;
 }
 
+/** A VM workflow without a result (failed) still answers its status query with the actions it took. */
+async function failedRunActions(client: Client, workflowId: string): Promise<MigrationAction[]> {
+  const status = await client.workflow.getHandle(workflowId).query(migrationStatusQuery).catch(() => undefined);
+  return status?.actions ?? [];
+}
+
 /**
  * A workflow's result, asked again while the Temporal server restarts; none once `deadline` passes (the
  * wait for a result is a long poll that would otherwise outlast it, a workflow stuck for good with it).
@@ -102,12 +108,15 @@ export async function runWorkload(client: Client, taskQueue: string, workload: C
   const provisions = await provisionAndTearDown(client, taskQueue, batch, workload.teardown, deadline);
   const waveResult = await resultOf<Awaited<ReturnType<typeof migrationWave>>>(wave, deadline);
   const operatorRetries = await operator.stop();
-  const recorded = actionsByVm(waveResult?.actions ?? []);
-  const status = waveResult?.status ?? (await wave.query(waveStatusQuery).catch(() => undefined));
+  const status = waveResult ? unpackWaveStatus(waveResult.status) : await wave.query(waveStatusQuery).catch(() => undefined);
+  // The wave's result holds its own actions; each VM's are read from the VM's own workflow.
+  const recorded = actionsByVm(waveResult?.waveActions ?? []);
   const migrations: MigrationOutcome[] = await Promise.all(
     (status?.vms ?? []).map(async (v) => {
       const own = await resultOf<MigrationStatus>(client.workflow.getHandle(v.workflowId), Math.min(deadline, Date.now() + 30_000));
-      return { name: v.name, workflowId: v.workflowId, vmid: own?.vmid, outcome: v.outcome, planned: plan.get(v.name), recorded: recorded.get(v.name) ?? [] };
+      const actions = v.error?.startsWith('not started:') ? [] : (own?.actions ?? (await failedRunActions(client, v.workflowId)));
+      const mine = [...(recorded.get(v.name) ?? []), ...(actionsByVm(actions).get(v.name) ?? [])].sort();
+      return { name: v.name, workflowId: v.workflowId, vmid: own?.vmid, outcome: v.outcome, planned: plan.get(v.name), recorded: mine };
     }),
   );
   for (const r of status?.refused ?? []) migrations.push({ name: r.name, workflowId: '(refused by the wave)', outcome: 'refused', planned: plan.get(r.name), recorded: recorded.get(r.name) ?? [] });

@@ -7,6 +7,7 @@ import { temporal } from '@temporalio/proto';
 import type { migrationWave } from '../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../helpers/migration-lab';
 import { ROOT } from '../helpers/processes';
+import { readWaveOutcome } from '../../lab/wave-result';
 
 const tmux = (socket: string, ...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -40,7 +41,7 @@ describe('ferry status --watch in a terminal', () => {
       });
       tmux(socket, 'new-session', '-d', '-x', '200', '-y', '40', `bash ${shellQuote(script)}; sleep 600`);
       try {
-        const done = wave.result();
+        const done = readWaveOutcome(suite.temporal.client, wave);
         let finished = false;
         void done.finally(() => (finished = true));
         while (!finished) {

@@ -9,6 +9,7 @@ import { uniqueName } from '../helpers/temporal';
 import { vcsimTasks } from '../helpers/vcsim-tasks';
 import { runningActivityWithTask, until } from '../helpers/wait';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { readWaveOutcome } from '../../lab/wave-result';
 
 /** Highest number of [start, end) intervals open at once. */
 function peak(intervals: Array<{ startMs: number; endMs?: number }>): number {
@@ -92,7 +93,7 @@ describe('the production topology: Temporal on PostgreSQL, three workers, a serv
     await new Promise((r) => setTimeout(r, 2000));
     await server.restart();
 
-    const result = await wave.result();
+    const result = await readWaveOutcome(client, wave);
     expect(migratedBeforeCrash).toBeLessThan(10);
     expect(result.status.vms).toHaveLength(10);
     expect(result.status.vms.map((v) => v.outcome)).toEqual(result.status.vms.map(() => 'migrated'));

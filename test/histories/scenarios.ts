@@ -22,6 +22,7 @@ import { runWorkers, startProvisionLab } from '../helpers/provision-lab';
 import { createTestWorker, uniqueName } from '../helpers/temporal';
 import { labWorkers, startMigrationLab } from '../helpers/migration-lab';
 import type { migrationWave } from '../../workflows/migration-wave';
+import { unpackWaveStatus } from '../../src/domain/migration';
 
 export interface ScenarioContext {
   client: Client;
@@ -86,7 +87,7 @@ export const SCENARIOS: Scenario[] = [
             ],
           }),
         );
-        const web01 = result.status.vms.find((v) => v.name === 'mig-web01')!;
+        const web01 = unpackWaveStatus(result.status).vms.find((v) => v.name === 'mig-web01')!;
         return { 'migration-wave': `${workers.taskQueue}-wave`, 'migrate-vm': web01.workflowId };
       } finally {
         await lab.stop();

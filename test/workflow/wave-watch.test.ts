@@ -7,6 +7,7 @@ import type { migrationWave } from '../../workflows/migration-wave';
 import { rules, vm } from '../unit/domain/migration/fixtures';
 import { until } from '../helpers/wait';
 import { connectTestTemporal, createTestWorker, uniqueName, type TestTemporal } from '../helpers/temporal';
+import { readWaveOutcome } from '../../lab/wave-result';
 
 // Unique per run of the file: VM workflow ids derive from it and are never reused on one server.
 const VCENTER = uniqueName('vc');
@@ -79,7 +80,7 @@ describe('migration wave bookkeeping', () => {
         return (events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length === 2 ? true : undefined;
       });
       load();
-      return wave.result();
+      return readWaveOutcome(temporal.client, wave);
     });
     expect(result.status.approvals).toEqual([{ by: 'alice', reason: 'change 42', via: 'signal', vms: 'all', at: expect.any(Number) }]);
     expect(result.status.ignored).toEqual([{ message: 'approve by mallory', reason: 'mallory is not an approver (approvers: alice)' }]);
@@ -101,7 +102,7 @@ describe('migration wave bookkeeping', () => {
         return s.vms[0]?.state === 'running' ? s : undefined;
       });
       await temporal.client.workflow.getHandle(status.vms[0]!.workflowId).terminate('operator gave up on it');
-      return wave.result();
+      return readWaveOutcome(temporal.client, wave);
     });
     expect(result.status.vms).toEqual([
       expect.objectContaining({

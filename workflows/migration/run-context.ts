@@ -237,8 +237,10 @@ export class MigrationRun {
           moid: this.moid,
           outcome: status.outcome,
           error: status.outcome ? undefined : (status.error ?? `failed in stage ${status.stage}`),
-          actions: status.actions,
-          timings: status.timings,
+          // Not its actions and timings: they stay in this workflow's result, and the wave stays small.
+          stage: status.stage,
+          ...(status.vmid !== undefined ? { vmid: status.vmid } : {}),
+          ...relocateSeconds(status.timings),
           imports: status.imports.map((i) => ({ bytes: i.bytes, seconds: i.seconds })),
           ...(status.verification ? { verification: verificationSummary(status.verification) } : {}),
           ...(status.cancellation ? { cancellation: status.cancellation } : {}),
@@ -251,6 +253,12 @@ export class MigrationRun {
     if (value === undefined) throw new Error(`migration run: ${what} used before the stage that sets it`);
     return value;
   }
+}
+
+/** How long the storage vMotion stage took, when there was one. */
+function relocateSeconds(timings: MigrationStatus['timings']): { relocateSeconds?: number } {
+  const relocate = timings.find((t) => t.stage === 'relocate');
+  return relocate?.endedAt !== undefined ? { relocateSeconds: (relocate.endedAt - relocate.startedAt) / 1000 } : {};
 }
 
 function newStatus(moid: string): MigrationStatus {

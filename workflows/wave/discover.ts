@@ -1,4 +1,5 @@
-import type { MigrationActivities, VmSnapshot, WaveSelection } from '../../activities/migration-contract';
+import type { WaveSelection } from '../../activities/migration-contract';
+import type { VmRecord } from '../../src/domain/inventory';
 import {
   assessInventory,
   migrateVmWorkflowId,
@@ -9,42 +10,31 @@ import {
 import { estateReads } from '../migration/proxies';
 import type { WaveState } from './state';
 
-type Discovery = Awaited<ReturnType<MigrationActivities['discoverWave']>>;
+/** What discovery found: the assessment, and each VM's record (for placement; not kept by the wave). */
+export interface WaveDiscovery {
+  assessment: InventoryAssessment;
+  records: Map<string, VmRecord>;
+}
 
 /**
- * One discovery and one assessment for the whole wave: each translatable VM joins the wave as pending,
- * with the snapshot its workflow will start from; each refused one is recorded with its reasons.
+ * One discovery and one assessment for the whole wave: each translatable VM joins the wave as pending
+ * (its workflow reads the VM itself when it starts); each refused one is recorded with its reasons.
  */
-export async function discover(wave: WaveState, selection: WaveSelection, settings: MigrationSettings): Promise<InventoryAssessment> {
+export async function discover(wave: WaveState, selection: WaveSelection, settings: MigrationSettings): Promise<WaveDiscovery> {
   const discovered = await estateReads(settings.heartbeatTimeoutMs).discoverWave.executeWithOptions(
     { summary: `discover ${selectionSummary(selection)}` },
     [selection],
   );
   const assessment = assessInventory(discovered, settings.rules);
-  Object.assign(wave.snapshots, snapshotsByVm(discovered));
+  const records = new Map(discovered.vms.map((vm) => [vm.moid, vm]));
   for (const vm of assessment.vms) {
     if (vm.refusals.length > 0) {
       wave.status.refused.push({ name: vm.name, moid: vm.moid, refusals: vm.refusals });
       wave.actions.push({ kind: 'refuse', vm: vm.pveName, reasons: vm.refusals.map((r) => r.reason) });
     } else {
-      const bytes = wave.snapshots[vm.moid]?.vm.disks.reduce((sum, d) => sum + d.capacityBytes, 0);
+      const bytes = records.get(vm.moid)?.disks.reduce((sum, d) => sum + d.capacityBytes, 0);
       wave.status.vms.push({ moid: vm.moid, name: vm.name, workflowId: migrateVmWorkflowId(settings.vcenter, vm.moid), state: 'pending', bytes });
     }
   }
-  return assessment;
-}
-
-/** Each VM with the portgroups its NICs use and the datastores holding its files. */
-function snapshotsByVm(discovered: Discovery): Record<string, VmSnapshot> {
-  const snapshots: Record<string, VmSnapshot> = {};
-  for (const vm of discovered.vms) {
-    const keys = new Set(vm.nics.flatMap((n) => (n.backing.kind === 'dvportgroup' ? [n.backing.portgroupKey] : [])));
-    snapshots[vm.moid] = {
-      vcenter: discovered.vcenter,
-      vm,
-      portgroups: discovered.portgroups.filter((pg) => keys.has(pg.key)),
-      datastores: discovered.datastoresByVm[vm.moid] ?? [],
-    };
-  }
-  return snapshots;
+  return { assessment, records };
 }

@@ -3,6 +3,7 @@ import type { VmRecord } from '../../src/domain/inventory';
 import type { InventoryAssessment, MigrationSettings, Refusal } from '../../src/domain/migration';
 import { placementVm, placeWave, type Placement, type PlacementSettings, type PlacementVm, type VmPlacement } from '../../src/domain/placement';
 import { vmPlacedSignal } from '../../src/domain/messages';
+import type { WaveDiscovery } from './discover';
 import { placementReads } from './placement-reads';
 import type { WaveState } from './state';
 
@@ -12,12 +13,12 @@ import type { WaveState } from './state';
  * the numbers: the whole wave, or with `placement.partial` only the misfits. Each placed VM keeps its
  * node and disk storages in the wave's status, and its workflow runs there.
  */
-export async function preflightPlacement(wave: WaveState, assessment: InventoryAssessment, settings: MigrationSettings): Promise<Placement | undefined> {
+export async function preflightPlacement(wave: WaveState, { assessment, records }: WaveDiscovery, settings: MigrationSettings): Promise<Placement | undefined> {
   // Runs that loaded settings before placement existed place nothing (every VM on settings.node).
   if (!settings.placement || !patched('placement-preflight')) return undefined;
   const pending = wave.vmsIn('pending');
   if (pending.length === 0) return undefined;
-  const placement = await placeVms(pending.map((vm) => wave.snapshots[vm.moid]!.vm), assessment, settings);
+  const placement = await placeVms(pending.map((vm) => records.get(vm.moid)!), assessment, settings);
   if (placement) applyPlacement(wave, placement, assessment);
   return placement;
 }
@@ -54,7 +55,6 @@ function applyPlacement(wave: WaveState, placement: Placement, assessment: Inven
     const index = wave.status.vms.findIndex((v) => v.moid === refused.moid && v.state === 'pending');
     if (index < 0) continue;
     wave.status.vms.splice(index, 1);
-    delete wave.snapshots[refused.moid];
     const refusals = placementRefusalsOf(placement, refused.moid);
     wave.status.refused.push({ name: refused.name, moid: refused.moid, refusals });
     const pveName = assessment.vms.find((a) => a.moid === refused.moid)?.pveName ?? refused.name;

@@ -1,5 +1,5 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
-import { measuredThroughput, stageReportApplies, type VmFinished, type WaveVm } from '../../src/domain/migration';
+import { addCopies, shortReason, stageReportApplies, type VmFinished, type WaveVm } from '../../src/domain/migration';
 import { importThroughputSignal, vmFinishedSignal, vmStageSignal, waveStatusQuery, waveSummaryQuery } from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import type { SignalsInFlight } from './signals-in-flight';
@@ -25,8 +25,10 @@ export function handleReports(wave: WaveState, signals: SignalsInFlight): void {
     if (!vm || vm.state === 'finished') return;
     recordFinished(vm, finished);
     wave.showDetails();
-    wave.actions.push(...finished.actions);
-    wave.imports.push(...finished.imports);
+    // The VM's actions and timings stay in its own workflow: the wave adds up only what its rates need.
+    wave.status.importTotals = addCopies(wave.status.importTotals, finished.imports);
+    const relocate = relocateSecondsOf(finished);
+    if (relocate !== undefined && vm.bytes) wave.status.relocateTotals = addCopies(wave.status.relocateTotals, [{ bytes: vm.bytes, seconds: relocate }]);
     forwardThroughput(wave, signals);
   });
 }
@@ -34,16 +36,24 @@ export function handleReports(wave: WaveState, signals: SignalsInFlight): void {
 function recordFinished(vm: WaveVm, finished: VmFinished): void {
   vm.state = 'finished';
   vm.outcome = finished.outcome;
-  vm.error = finished.error;
+  if (finished.error !== undefined) vm.error = shortReason(finished.error);
   vm.finishedAt = workflowNow();
-  vm.timings = finished.timings;
+  if (finished.vmid !== undefined) vm.vmid = finished.vmid;
   if (finished.verification) vm.verification = finished.verification;
   if (finished.cancellation) vm.cancellation = finished.cancellation;
-  vm.stage = finished.timings.at(-1)?.stage ?? vm.stage;
+  vm.stage = finished.stage ?? finished.timings?.at(-1)?.stage ?? vm.stage;
+  delete vm.stageSeq;
+}
+
+/** How long the VM's storage vMotion took (VM workflows started before the compact report send their timings). */
+function relocateSecondsOf(finished: VmFinished): number | undefined {
+  if (finished.relocateSeconds !== undefined) return finished.relocateSeconds;
+  const relocate = finished.timings?.find((t) => t.stage === 'relocate');
+  return relocate?.endedAt !== undefined ? (relocate.endedAt - relocate.startedAt) / 1000 : undefined;
 }
 
 function forwardThroughput(wave: WaveState, signals: SignalsInFlight): void {
-  const throughput = measuredThroughput(wave.imports);
+  const throughput = wave.importThroughput();
   if (!throughput.measured) return;
   wave.status.importThroughputBytesPerSecond = throughput.bytesPerSecond;
   for (const vm of wave.vmsIn('running').filter((v) => v.stage === 'awaiting-approval')) {

@@ -1,5 +1,5 @@
 import { ParentClosePolicy, startChild, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import { measuredThroughput, rerunDecision, vmWorkflowSummary, type MigrationSettings, type WaveVm } from '../../src/domain/migration';
+import { rerunDecision, vmWorkflowSummary, type MigrationSettings, type WaveVm } from '../../src/domain/migration';
 import { placedVmSettings } from '../../src/domain/placement';
 import { workflowNow } from '../clock';
 import { migrateVm } from '../migrate-vm';
@@ -8,7 +8,7 @@ import type { WaveState } from './state';
 import { watch } from './watch';
 
 /**
- * Starts the VM's migration workflow from the snapshot discovery took. A VM that has a migration
+ * Starts the VM's migration workflow. A VM that has a migration
  * workflow already is looked at first, so it is never migrated twice: it is started again only when
  * its earlier run left VMware the VM's home; otherwise the VM is finished here with the reason.
  */
@@ -18,14 +18,16 @@ export async function startVmWorkflow(vm: WaveVm, wave: WaveState, waveSettings:
   vm.state = 'running';
   vm.startedAt = workflowNow();
   wave.showDetails();
-  const snapshot = wave.snapshots[vm.moid]!;
+  // The VM workflow reads its VM itself (a reference, not an inventory copy, in its input); only a
+  // carry from an older run brings snapshots along.
+  const snapshot = wave.snapshots[vm.moid];
   const { cutoverWindow } = wave.status;
   const start = (workflowIdReusePolicy: WorkflowIdReusePolicy) =>
     startChild(migrateVm, {
       workflowId: vm.workflowId,
       // The wave runs on the coordination queue; its VMs run on the main queue.
       taskQueue: mainQueue(),
-      args: [{ moid: vm.moid, settings, waveId: wave.waveId, waveWorkflowId: workflowInfo().workflowId, throughput: measuredThroughput(wave.imports), snapshot, ...(cutoverWindow ? { cutoverWindow } : {}), ...(vm.placement ? { placement: vm.placement } : {}) }],
+      args: [{ moid: vm.moid, settings, waveId: wave.waveId, waveWorkflowId: workflowInfo().workflowId, throughput: wave.importThroughput(), ...(snapshot ? { snapshot } : {}), ...(cutoverWindow ? { cutoverWindow } : {}), ...(vm.placement ? { placement: vm.placement } : {}) }],
       // The VM's workflow outlives a continue-as-new of the wave and reports back by signal.
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy,

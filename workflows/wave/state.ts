@@ -1,11 +1,16 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { VmSnapshot } from '../../activities/migration-contract';
 import {
+  addCopies,
+  measuredThroughput,
   newWaveStatus,
+  packWaveStatus,
+  unpackWaveStatus,
   waveCounts,
   type MigrationAction,
   type MigrationSettings,
-  type VmFinished,
+  type PackedWaveStatus,
+  type Throughput,
   type WaveStatus,
   type WaveVm,
   type WaveVmState,
@@ -15,15 +20,22 @@ import { summarizeWave, waveSummaryRequestSchema, type WaveSummary } from '../..
 import { workflowNow } from '../clock';
 import type { SdnSyncResult } from '../sdn-sync';
 
-/** What one run of the wave hands to the next when it continues as new. */
+/**
+ * What one run of the wave hands to the next when it continues as new: bounded per VM (its row in the
+ * status's VM table), however many VMs the wave has.
+ */
 export interface WaveCarry {
   settings: MigrationSettings;
-  /** What discovery found, for the VMs not started yet. */
-  snapshots: Record<string, VmSnapshot>;
-  status: WaveStatus;
-  actions: MigrationAction[];
-  imports: VmFinished['imports'];
+  status: PackedWaveStatus | WaveStatus;
+  /** The wave's own actions (SDN, refusals); each VM's are in its own workflow. */
+  waveActions?: MigrationAction[];
   sdn: SdnSyncResult;
+  /** Carried by runs before the compact carry: what discovery found, for the VMs not started yet. */
+  snapshots?: Record<string, VmSnapshot>;
+  /** Carried by runs before the compact carry: every action of the wave and its VMs (now `waveActions`). */
+  actions?: MigrationAction[];
+  /** Carried by runs before the compact carry: each finished import (now added up in the status). */
+  imports?: Array<{ bytes: number; seconds: number }>;
 }
 
 /** Marks this run as the wave's in the UI and takes up its state: new, or carried over from the last run. */
@@ -38,11 +50,15 @@ export function openWave(waveId: string, carried: WaveCarry | undefined): WaveSt
 /** The wave's bookkeeping, shared by its stages and its message handlers, and carried over continue-as-new. */
 export class WaveState {
   readonly status: WaveStatus;
-  /** Every action the wave and its VMs took, in the form `plan` predicts them. */
+  /**
+   * The wave's own actions (SDN, the VMs it refused), in the form `plan` predicts them; each VM's
+   * actions are in its own workflow's result.
+   */
   readonly actions: MigrationAction[];
-  /** The finished imports of the wave's VMs, for the measured throughput. */
-  readonly imports: VmFinished['imports'];
-  /** What discovery found, for the VMs not started yet. */
+  /**
+   * What discovery found, for placement; VM workflows read their VM themselves. Only a carry from a run
+   * before the compact carry brings some along (its VM workflows start from them).
+   */
   readonly snapshots: Record<string, VmSnapshot>;
   /** Unknown until loaded; approvals wait for them (they name the approvers). */
   settings?: MigrationSettings;
@@ -52,9 +68,9 @@ export class WaveState {
     readonly waveId: string,
     carried: WaveCarry | undefined,
   ) {
-    this.status = carried?.status ?? newWaveStatus(waveId);
-    this.actions = carried?.actions ?? [];
-    this.imports = carried?.imports ?? [];
+    this.status = carried ? unpackWaveStatus(carried.status) : newWaveStatus(waveId);
+    this.actions = carried?.waveActions ?? carried?.actions ?? [];
+    if (carried?.imports) this.status.importTotals = addCopies(this.status.importTotals, carried.imports);
     this.snapshots = carried?.snapshots ?? {};
     this.settings = carried?.settings;
     this.sdn = carried?.sdn;
@@ -96,15 +112,25 @@ export class WaveState {
     return summarizeWave(this.status, { now: workflowNow(), limits: this.settings?.limits }, parsed.data);
   }
 
+  /** The measured import rate so far, for the VMs' downtime estimates. */
+  importThroughput(): Throughput {
+    return measuredThroughput(this.status.importTotals ? [this.status.importTotals] : []);
+  }
+
   carryOver(settings: MigrationSettings): WaveCarry {
-    const pending = this.vmsIn('pending');
+    // Only snapshots an older carry brought are passed on (for the VMs still pending).
+    const snapshots = this.vmsIn('pending').flatMap((vm) => (this.snapshots[vm.moid] ? [[vm.moid, this.snapshots[vm.moid]!] as const] : []));
     return {
       settings,
-      status: this.status,
-      actions: this.actions,
-      imports: this.imports,
+      status: packWaveStatus(this.status),
+      waveActions: this.actions,
       sdn: this.sdn!,
-      snapshots: Object.fromEntries(pending.map((vm) => [vm.moid, this.snapshots[vm.moid]!])),
+      ...(snapshots.length > 0 ? { snapshots: Object.fromEntries(snapshots) } : {}),
     };
+  }
+
+  /** What the wave's result holds: the status with a compact row per VM, and the wave's own actions. */
+  result(): { status: PackedWaveStatus; waveActions: MigrationAction[]; sdn: SdnSyncResult } {
+    return { status: packWaveStatus(this.report()), waveActions: this.actions, sdn: this.sdn! };
   }
 }

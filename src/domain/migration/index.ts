@@ -29,3 +29,4 @@ export * from './guest-writes';
 export * from './cancel';
 export * from './cutover-window';
 export * from './ha';
+export * from './wave-record';

@@ -10,6 +10,23 @@ import type { CutoverWindow } from './cutover-window';
 
 export type WaveVmState = 'pending' | 'running' | 'finished';
 
+/** Copies added up: their bytes and the seconds they took. */
+export interface CopyTotals {
+  bytes: number;
+  seconds: number;
+}
+
+/** `totals` with the copies that took time added (one found already there moved nothing). */
+export function addCopies(totals: CopyTotals | undefined, copies: ReadonlyArray<{ bytes: number; seconds: number }>): CopyTotals {
+  const sum = { bytes: totals?.bytes ?? 0, seconds: totals?.seconds ?? 0 };
+  for (const c of copies) {
+    if (!(c.seconds > 0) || !(c.bytes > 0)) continue;
+    sum.bytes += c.bytes;
+    sum.seconds += c.seconds;
+  }
+  return sum;
+}
+
 export interface WaveVm {
   moid: string;
   name: string;
@@ -23,8 +40,14 @@ export interface WaveVm {
   /** Its disks' bytes (what its vMotion and import move), for the wave's ETA. */
   bytes?: number;
   outcome?: MigrationOutcome;
+  /** Its Proxmox VMID, as its workflow reported it at the end. */
+  vmid?: number;
   startedAt?: number;
   finishedAt?: number;
+  /**
+   * Only in the status of waves that finished before the wave kept a compact record per VM; a VM's
+   * stage timings are in its own workflow's result and history.
+   */
   timings?: StageTiming[];
   /** Set when the child failed outright (not a refusal or rejection). */
   error?: string;
@@ -41,13 +64,23 @@ export interface WaveVm {
 /** A VM's verification as its wave shows it: the verdict and the two figures, without the checks. */
 export type VerificationSummary = Pick<GuestVerification, 'state' | 'bootToAgentSeconds' | 'downtimeSeconds'>;
 
-/** What a child reports to its wave when it ends. */
+/**
+ * What a child reports to its wave when it ends: what the wave's record of it needs, not its actions
+ * or timings (those stay in the VM's own workflow, so the wave's history, result and carry stay small).
+ */
 export interface VmFinished {
   moid: string;
   outcome?: MigrationOutcome;
   error?: string;
-  actions: MigrationAction[];
-  timings: StageTiming[];
+  /** The stage it ended in. */
+  stage?: MigrationStage;
+  vmid?: number;
+  /** How long its storage vMotion took, when it ran one (for the wave's measured vMotion rate). */
+  relocateSeconds?: number;
+  /** Sent by VM workflows started before the compact report (ignored now). */
+  actions?: MigrationAction[];
+  /** Sent by VM workflows started before the compact report: the end stage and relocate time are read from them. */
+  timings?: StageTiming[];
   imports: Array<{ bytes: number; seconds: number }>;
   verification?: VerificationSummary;
   cancellation?: CancellationRecord;
@@ -73,6 +106,10 @@ export interface WaveStatus {
   counts: Record<WaveVmState, number>;
   /** Finished imports across the wave, for downtime estimates. */
   importThroughputBytesPerSecond?: number;
+  /** The finished imports' bytes and seconds added up (copies that took time), for the measured import rate. */
+  importTotals?: CopyTotals;
+  /** The finished storage vMotions' bytes and seconds added up, for the measured vMotion rate. */
+  relocateTotals?: CopyTotals;
   /** Approved cutovers start only inside it. */
   cutoverWindow?: CutoverWindow;
   /** `ferry cancel <wave>`: who, why, and whether shells go too. */

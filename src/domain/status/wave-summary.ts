@@ -131,14 +131,18 @@ function rowOf(vm: WaveVm): WaveVmRow {
   };
 }
 
-/** Mean vMotion rate of finished VMs: their bytes over the time their relocate stage took. */
-function relocateRate(vms: readonly WaveVm[]): number | undefined {
-  return meanRate(
-    vms.flatMap((vm) => {
+/**
+ * Mean vMotion rate of finished VMs: their bytes over the time their relocate stage took, added up by
+ * the wave as they finish (statuses of older waves: from each VM's stage timings).
+ */
+function relocateRate(status: Pick<WaveStatus, 'vms' | 'relocateTotals'>): number | undefined {
+  return meanRate([
+    ...(status.relocateTotals ? [status.relocateTotals] : []),
+    ...status.vms.flatMap((vm) => {
       const t = vm.timings?.find((s) => s.stage === 'relocate');
       return t?.endedAt !== undefined && vm.bytes ? [{ bytes: vm.bytes, seconds: (t.endedAt - t.startedAt) / 1000 }] : [];
     }),
-  );
+  ]);
 }
 
 export interface SummaryContext {
@@ -166,7 +170,7 @@ export function summarizeWave(status: WaveStatus, context: SummaryContext, reque
   const offset = request.offset ?? 0;
   const limit = Math.min(request.limit ?? WAVE_ROWS_DEFAULT, WAVE_ROWS_MAX);
   const rows = matching.sort(byRank).slice(offset, offset + limit).map(rowOf);
-  const relocateBytesPerSecond = relocateRate(status.vms);
+  const relocateBytesPerSecond = relocateRate(status);
   const importBytesPerSecond = context.importBytesPerSecond ?? status.importThroughputBytesPerSecond;
   const limits = context.limits;
   const eta = waveEta({ vms: status.vms, importBytesPerSecond, relocateBytesPerSecond, limits: limits ?? { vmotion: 1, importPerStorage: 1 } });

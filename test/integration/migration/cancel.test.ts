@@ -15,6 +15,7 @@ import { spawnFerry } from '../../helpers/processes';
 import { vcsimTasks } from '../../helpers/vcsim-tasks';
 import type { VsphereClient } from '../../../src/vsphere';
 import { runningActivityWithTask, until } from '../../helpers/wait';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 // Long enough for the CLI (a fresh Node process) to cancel a vMotion while it runs, on a busy machine with
 // the other scenarios running beside it. The cancel ends the vMotion, so the length costs nothing.
@@ -80,7 +81,7 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
       const accepted = await ferryFor(suite, workers.taskQueue)('cancel', wave.workflowId, '--by', 'alice', '--reason', 'change freeze');
       expect(accepted).toMatchObject({ code: 0, output: expect.stringContaining(`cancel: accepted by ${wave.workflowId}: 0 VM(s) will not start, 2 running VM(s) told to cancel`) });
 
-      const result = await wave.result();
+      const result = await readWaveOutcome(suite.temporal.client, wave);
       expect(result.status.cancellation).toMatchObject({ by: 'alice', reason: 'change freeze', removeShells: false, via: 'update' });
       // The wave's result lists each VM's state.
       expect(result.status.vms.map((v) => [v.name, v.state, v.outcome, v.stage])).toEqual(names.map((n) => [n, 'finished', 'cancelled', 'cancelled']));
@@ -131,7 +132,7 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
       const removed = await ferry('cancel', workflowOf('scale-0004'), '--by', 'lab-admin', '--reason', 'retired instead', '--remove-shells');
       expect(removed).toMatchObject({ code: 0 });
 
-      const result = await wave.result();
+      const result = await readWaveOutcome(suite.temporal.client, wave);
       const vm = (name: string) => result.status.vms.find((v) => v.name === name)!;
       expect(vm('scale-0003')).toMatchObject({ outcome: 'cancelled', cancellation: { by: 'alice', stage: 'awaiting-approval', left: { shell: 'kept' } } });
       expect(vm('scale-0004')).toMatchObject({ outcome: 'cancelled', cancellation: { by: 'lab-admin', removeShells: true, left: { shell: 'removed' } } });
@@ -187,7 +188,7 @@ describe('ferry cancel: before the shutdown a VM stops where it is; inside its c
       expect(off.powerState).toBe('poweredOff');
 
       await vm.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'as bob asked' }] });
-      const result = await wave.result();
+      const result = await readWaveOutcome(suite.temporal.client, wave);
       expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual([['scale-0005', 'rolled-back']]);
       expect(result.status.vms[0]!.cancellation).toMatchObject({ by: 'lab-admin', effect: 'at-safe-point', safePointAt: expect.any(Number) });
       const back = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0005')!;

@@ -16,6 +16,7 @@ import { describeAction } from '../../../src/domain/migration';
 import type { ActivityDeps } from '../../../activities';
 import type { MigrationStatus } from '../../../src/domain/migration';
 import { labWorkers, useMigrationLab, type MigrationSuite } from '../../helpers/migration-lab';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 /** govc against the lab's vcsim, as an administrator would use it. */
 function govc(vcsim: VcsimLab, ...args: string[]): Promise<string> {
@@ -109,7 +110,7 @@ describe('CD drives and a vTPM, from vcsim to the Proxmox simulator', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
       await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'change 12' }] });
-      const result = await wave.result();
+      const result = await readWaveOutcome(suite.temporal.client, wave);
       expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(
         expect.arrayContaining([
           ['scale-0001', 'migrated'],
@@ -148,7 +149,7 @@ describe('CD drives and a vTPM, from vcsim to the Proxmox simulator', () => {
         workflowId: `${workers.taskQueue}-wave`,
         args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0006'] }, autoApprove: { by: 'alice', reason: 'live import' } }],
       });
-      const result = await wave.result();
+      const result = await readWaveOutcome(suite.temporal.client, wave);
       expect(result.status.vms[0]!.outcome).toBe('migrated');
       expect(result.actions.map((a) => a.kind)).toEqual(['create-vm', 'set-nic', 'relocate', 'await-approval', 'live-import']);
       expect(result.actions[0]).toMatchObject({ cdroms: [{ slot: 'ide2', iso: PVE_ISO }], tpm: { storage: 'local-lvm', version: 'v2.0' } });

@@ -6,6 +6,7 @@ import { approveWaveUpdate, waveStatusQuery } from '../../../src/domain/messages
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab, type MigrationSuite } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 /** govc against the lab's vcsim, as an administrator would use it. */
 function govc(vcsim: VcsimLab, ...args: string[]): Promise<string> {
@@ -31,7 +32,7 @@ async function approveAfterChange(suite: MigrationSuite, name: string, change: (
     });
     await change();
     await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'change 77' }] });
-    const result = await wave.result();
+    const result = await readWaveOutcome(suite.temporal.client, wave);
     const vm = (await suite.temporal.client.workflow.getHandle(waiting.workflowId).result()) as MigrationStatus;
     return { result, vm };
   });

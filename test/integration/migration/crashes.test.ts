@@ -6,6 +6,7 @@ import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helper
 import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
 import { vcsimTasks } from '../../helpers/vcsim-tasks';
 import { runningActivityWithTask, until } from '../../helpers/wait';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 describe('worker processes killed mid-migration', () => {
   jest.setTimeout(600_000);
@@ -72,7 +73,7 @@ describe('worker processes killed mid-migration', () => {
     await until('a disk import in flight', () => runningActivityWithTask(temporal.client, children, 'importDisk', 'upid'), 300_000);
     await crash();
 
-    const result = await wave.result();
+    const result = await readWaveOutcome(temporal.client, wave);
     expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(names.map((n) => [n, 'migrated']));
 
     const pve = lab.deps.proxmox!;

@@ -22,6 +22,7 @@ import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';
 import { spawnFerry } from '../../helpers/processes';
 import { devServerAddress } from '../../helpers/temporal';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 const run = promisify(execFile);
 
@@ -97,7 +98,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       copyFileSync(`${second('mig-db01')}.kept`, second('mig-db01'));
       await child('mig-db01').executeUpdate(retryCutoverUpdate, { args: [{ by: 'alice', reason: 'file restored' }] });
 
-      const result = await wave.result();
+      const result = await readWaveOutcome(suite.temporal.client, wave);
       const outcome = Object.fromEntries(result.status.vms.map((v) => [v.name, v.outcome]));
       expect(outcome).toEqual({ 'mig-web01': 'rolled-back', 'mig-db01': 'migrated', 'scale-0001': 'rejected', 'scale-0002': 'migrated' });
 
@@ -130,7 +131,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         workflowId: `${workers.taskQueue}-wave`,
         args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0003'] }, autoApprove: { by: 'alice', reason: 'live import' } }],
       });
-      const result = await wave.result();
+      const result = await readWaveOutcome(suite.temporal.client, wave);
       expect(result.status.vms[0]!.outcome).toBe('migrated');
       expect(result.actions.filter((a) => 'vm' in a && a.vm === 'scale-0003').map((a) => a.kind)).toEqual([
         // (scale VMs are powered off in the estate: nothing to shut down)
@@ -285,7 +286,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         workflowId: `${workers.taskQueue}-wave`,
         args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0007'] }, autoApprove: { by: 'alice', reason: 'verify' } }],
       });
-      const waveResult = await wave.result();
+      const waveResult = await readWaveOutcome(suite.temporal.client, wave);
       const child = suite.temporal.client.workflow.getHandle(waveResult.status.vms[0]!.workflowId);
       const result = (await child.result()) as MigrationStatus;
       expect(result.outcome).toBe('rolled-back');
@@ -308,7 +309,7 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { approvalDeadline: '2s' }));
     const before = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!.powerState;
     await workers.run(async () => {
-      const result = await (await startWave(suite.temporal.client, workers.taskQueue, ['scale-0004'])).result();
+      const result = await readWaveOutcome(suite.temporal.client, await startWave(suite.temporal.client, workers.taskQueue, ['scale-0004']));
       expect(result.status.vms[0]!.outcome).toBe('approval-expired');
       const vm = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!;
       expect(vm.powerState).toBe(before);
@@ -329,7 +330,7 @@ describe('a long wave', () => {
         workflowId: `${workers.taskQueue}-wave`,
         args: [{ waveId: workers.taskQueue, selection: { names }, maxConcurrent: 2, continueAsNewAfter: 2, autoApprove: { by: 'alice', reason: 'long wave' } }],
       });
-      const result = await suite.temporal.client.workflow.getHandle<typeof migrationWave>(wave.workflowId).result();
+      const result = await readWaveOutcome(suite.temporal.client, suite.temporal.client.workflow.getHandle<typeof migrationWave>(wave.workflowId));
       expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(names.map((n) => [n, 'migrated']));
       expect(result.actions.filter((a) => a.kind === 'import-disk')).toHaveLength(5);
       const runs: string[] = [];

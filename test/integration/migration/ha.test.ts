@@ -7,6 +7,7 @@ import { migrationStatusQuery, rollbackUpdate, approveWaveUpdate, waveStatusQuer
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 /**
  * migration.ha against the PVE 9.1 simulator: with a group (the cluster before its groups became rules,
@@ -51,7 +52,7 @@ describe('migration.ha: HA registration after the cutover, and its removal on ro
     const grouped = await labWorkers(nativeConnection, withHa(suite.lab.deps, { group: 'prod' }));
     const web = await grouped.run(async () => {
       const { wave, child } = await approveOne(client, grouped.taskQueue, 'mig-web01');
-      expect((await wave.result()).status.vms).toEqual([expect.objectContaining({ name: 'mig-web01', outcome: 'migrated' })]);
+      expect((await readWaveOutcome(suite.temporal.client, wave)).status.vms).toEqual([expect.objectContaining({ name: 'mig-web01', outcome: 'migrated' })]);
       return (await child.result()) as MigrationStatus;
     });
     const webSid = `vm:${web.vmid}`;
@@ -66,7 +67,7 @@ describe('migration.ha: HA registration after the cutover, and its removal on ro
     const ruled = await labWorkers(nativeConnection, withHa(suite.lab.deps, { rule: 'ha-group-prod' }));
     const scale = await ruled.run(async () => {
       const { wave, child } = await approveOne(client, ruled.taskQueue, 'scale-0002');
-      expect((await wave.result()).status.vms).toEqual([expect.objectContaining({ name: 'scale-0002', outcome: 'migrated' })]);
+      expect((await readWaveOutcome(suite.temporal.client, wave)).status.vms).toEqual([expect.objectContaining({ name: 'scale-0002', outcome: 'migrated' })]);
       return (await child.result()) as MigrationStatus;
     });
     expect(scale.ha).toEqual({ sid: `vm:${scale.vmid}`, rule: 'ha-group-prod', registered: true });
@@ -91,7 +92,7 @@ describe('migration.ha: HA registration after the cutover, and its removal on ro
       // The resource was created before PVE refused the rule change.
       expect((await pve.ha.resources()).map((r) => r.sid)).toContain(`vm:${waiting.vmid}`);
       await child.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'HA rule refused' }] });
-      expect((await wave.result()).status.vms).toEqual([expect.objectContaining({ name: 'mig-db01', outcome: 'rolled-back' })]);
+      expect((await readWaveOutcome(suite.temporal.client, wave)).status.vms).toEqual([expect.objectContaining({ name: 'mig-db01', outcome: 'rolled-back' })]);
       const db = (await child.result()) as MigrationStatus;
       expect(db.ha).toEqual({ sid: `vm:${db.vmid}`, registered: false, removed: true });
       expect((await pve.ha.resources()).map((r) => r.sid).sort()).toEqual([...three].sort());

@@ -9,6 +9,7 @@ import type { planMigration } from '../../../workflows/plan-migration';
 import { PERMIT_KEYS, semaphoreWorkflowId } from '../../../src/domain/permits';
 import { coordinationQueue, scopedLimitKey } from '../../../src/domain/task-queues';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 const run = promisify(execFile);
 const key = (a: MigrationAction) => JSON.stringify(a);
@@ -44,7 +45,7 @@ describe('a wave over the whole lab estate', () => {
           await new Promise((r) => setTimeout(r, 100));
         }
       }
-      const result = await wave.result();
+      const result = await readWaveOutcome(suite.temporal.client, wave);
 
       const refused = Object.fromEntries(result.status.refused.map((r) => [r.name, r.refusals.map((x) => x.code)]));
       expect(refused).toEqual({

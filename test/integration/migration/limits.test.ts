@@ -6,6 +6,7 @@ import { startMigrationLab, type MigrationLab } from '../../helpers/migration-la
 import { connectTestTemporal, uniqueName, type TestTemporal } from '../../helpers/temporal';
 import { vcsimTasks } from '../../helpers/vcsim-tasks';
 import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 /** Highest number of [start, end) intervals open at once. */
 function peak(intervals: Array<{ startMs: number; endMs?: number }>): number {
@@ -64,7 +65,7 @@ describe('global limits with two worker processes', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'lab-admin', reason: 'limits test' }] });
-    const result = await wave.result();
+    const result = await readWaveOutcome(temporal.client, wave);
     expect(result.status.vms.length).toBe(10);
     expect(result.status.vms.every((v) => v.outcome === 'migrated')).toBe(true);
 

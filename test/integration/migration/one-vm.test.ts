@@ -6,6 +6,7 @@ import type { planMigration } from '../../../workflows/plan-migration';
 import { approveWaveUpdate, waveStatusQuery } from '../../../src/domain/messages';
 import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 const run = promisify(execFile);
 
@@ -45,7 +46,7 @@ describe('migrating one VM from vcsim to the Proxmox simulator', () => {
         cause: { message: 'mallory is not an approver (approvers: lab-admin, alice)' },
       });
       await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'change 42' }] });
-      const result = await wave.result();
+      const result = await readWaveOutcome(suite.temporal.client, wave);
 
       expect(result.status.vms).toEqual([expect.objectContaining({ name: 'mig-web01', state: 'finished', outcome: 'migrated' })]);
       const sortKey = (a: unknown) => JSON.stringify(a);

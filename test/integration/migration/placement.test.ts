@@ -14,6 +14,7 @@ import { toolPath } from '../../../lab/tools';
 import { formatBytes, type PlacementRefusal } from '../../../src/domain/placement';
 import { labWorkers, startMigrationLab, type MigrationLab } from '../../helpers/migration-lab';
 import { connectTestTemporal, type TestTemporal } from '../../helpers/temporal';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 const GiB = 1024 ** 3;
 const NODES = ['pve1', 'pve2', 'pve3'];
@@ -93,7 +94,7 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
           args: [{ waveId: workers.taskQueue, selection }],
         });
         await approveAll(wave);
-        const result = await wave.result();
+        const result = await readWaveOutcome(temporal.client, wave);
         expect(result.status.refused).toEqual([]);
         expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(expect.arrayContaining(Object.keys(planned).map((n) => [n, 'migrated'])));
         for (const [name, node] of Object.entries(planned)) {
@@ -174,7 +175,8 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
         expect((await wave.query(waveStatusQuery)).vms[0]!.placement!.node).toBe(target);
 
         await approveAll(wave);
-        const result = await withinOrExplain(wave, 300_000);
+        await withinOrExplain(wave, 300_000);
+        const result = await readWaveOutcome(temporal.client, wave);
         expect(result.status.vms.map((v) => [v.name, v.outcome, v.placement?.node])).toEqual([['mig-web01', 'migrated', target]]);
         expect(nodesOfShell()).toEqual([target]);
         const migrated = (await lab.deps.proxmox!.config.get(target, shellVmid)).values;
@@ -237,7 +239,8 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
           workflowId: `${workers.taskQueue}-wave`,
           args: [{ waveId: workers.taskQueue, selection: { names: ['mig-legacy01', 'mig-web01'] } }],
         });
-        const result = await withinOrExplain(wave, 90_000);
+        await withinOrExplain(wave, 90_000);
+        const result = await readWaveOutcome(temporal.client, wave);
         const refused = Object.fromEntries(result.status.refused.map((r) => [r.name, r.refusals]));
         expect(Object.keys(refused).sort()).toEqual(['mig-legacy01', 'mig-web01']);
         const datastore = refused['mig-legacy01']!.find((r) => r.code === 'placement-migration-datastore') as PlacementRefusal;

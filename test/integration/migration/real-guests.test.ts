@@ -4,6 +4,7 @@ import { guestImage } from '../../../lab/guest-image/paths';
 import type { MigrationStatus } from '../../../src/domain/migration';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 /**
  * verify-guest against real guests: the lab VMs mig-app01 (BIOS), mig-app02 (EFI) and mig-ens01 carry
@@ -63,7 +64,7 @@ describe('verify-guest with real guests', () => {
         workflowId: `${workers.taskQueue}-wave`,
         args: [{ waveId: workers.taskQueue, selection: { names: [...NAMES] }, autoApprove: { by: 'alice', reason: 'verify the real guests' } }],
       });
-      const { status } = await wave.result();
+      const { status } = await readWaveOutcome(suite.temporal.client, wave);
       const byName = {} as Record<Name, MigrationStatus>;
       for (const name of NAMES) {
         const vm = status.vms.find((v) => v.name === name)!;

@@ -3,6 +3,7 @@ import { approveWaveUpdate, rejectCutoverUpdate, waveStatusQuery } from '../../.
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { until } from '../../helpers/wait';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 describe('a VM whose migration ended without migrating it can be migrated by a later wave, a migrated one never again', () => {
   jest.setTimeout(300_000);
@@ -29,20 +30,20 @@ describe('a VM whose migration ended without migrating it can be migrated by a l
       const waiting = await atGate(first);
       const vmWorkflow = client.workflow.getHandle(waiting.workflowId);
       await vmWorkflow.executeUpdate(rejectCutoverUpdate, { args: [{ by: 'alice', reason: 'not this week' }] });
-      expect((await first.result()).status.vms).toEqual([expect.objectContaining({ name, state: 'finished', outcome: 'rejected' })]);
+      expect((await readWaveOutcome(client, first)).status.vms).toEqual([expect.objectContaining({ name, state: 'finished', outcome: 'rejected' })]);
       const rejectedRun = (await vmWorkflow.describe()).runId;
 
       const second = await startWave('b');
       expect((await atGate(second)).workflowId).toBe(waiting.workflowId);
       await second.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'now' }] });
-      expect((await second.result()).status.vms).toEqual([expect.objectContaining({ name, state: 'finished', outcome: 'migrated' })]);
+      expect((await readWaveOutcome(client, second)).status.vms).toEqual([expect.objectContaining({ name, state: 'finished', outcome: 'migrated' })]);
       const migratedRun = await client.workflow.getHandle(waiting.workflowId).describe();
       expect(migratedRun.runId).not.toBe(rejectedRun);
       const migrated = (await client.workflow.getHandle(waiting.workflowId).result()) as MigrationStatus;
       expect(migrated.outcome).toBe('migrated');
 
       const third = await startWave('c');
-      const thirdResult = await third.result();
+      const thirdResult = await readWaveOutcome(client, third);
       expect(thirdResult.status.vms).toEqual([
         expect.objectContaining({ name, state: 'finished', error: `not started: workflow ${waiting.workflowId} already migrated this VM` }),
       ]);

@@ -22,6 +22,7 @@ import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { makeKeys } from '../../helpers/ssh-keys';
 import { devServerAddress } from '../../helpers/temporal';
 import { until } from '../../helpers/wait';
+import { readWaveOutcome } from '../../../lab/wave-result';
 
 const run = promisify(execFile);
 const temporal = path.join(REPO_ROOT, '.tools', 'bin', 'temporal');
@@ -109,7 +110,7 @@ describe('signed approvals: only a listed key, for this workflow and the plan sh
       await wave.executeUpdate(approveWaveUpdate, { args: [waveApproval] });
       await suite.temporal.client.workflow.getHandle(idOf('scale-0002')).executeUpdate(rejectCutoverUpdate, { args: [{ by: 'alice', reason: 'not this time' }] });
 
-      const result = await wave.result();
+      const result = await readWaveOutcome(suite.temporal.client, wave);
       const outcome = Object.fromEntries(result.status.vms.map((v) => [v.name, v.outcome]));
       expect(outcome).toEqual({ 'mig-web01': 'migrated', 'scale-0001': 'migrated', 'scale-0002': 'rejected' });
       const web01Result = (await web01.result()) as MigrationStatus;

@@ -6,7 +6,8 @@ import type { MigrationRun } from '../run-context';
 export async function validate(run: MigrationRun): Promise<MigrateVmResult | undefined> {
   run.enter('validate');
   await run.settle();
-  const snapshot = run.input.snapshot ?? (await reads.readVmForMigration({ moid: run.moid }));
+  // A wave passes a reference (the moid), not an inventory copy: the VM is read here, as it is now.
+  const snapshot = run.input.snapshot ?? (await reads.readVmForMigration.executeWithOptions({ summary: `read VM ${run.moid} from vCenter` }, [{ moid: run.moid }]));
   const assessed = assessInventory({ vms: [snapshot.vm], portgroups: snapshot.portgroups }, run.settings.rules);
   const assessment = assessed.vms[0]!;
   run.assessed(assessment);

@@ -48,7 +48,12 @@ describe('summarizeWave', () => {
     expect(attention.page.matching).toBe(3);
   });
 
-  it('the ETA uses the measured vMotion rate of finished VMs', () => {
+  it('the measured vMotion rate comes from the totals the wave adds up as its VMs finish', () => {
+    const s = summarizeWave({ ...wave([vm(1, { state: 'finished', stage: 'done', outcome: 'migrated' }), vm(2, {})]), relocateTotals: { bytes: 20 * GiB, seconds: 10 } }, { now: 0, limits: { vmotion: 1, importPerStorage: 1 } });
+    expect(s.throughput.relocateBytesPerSecond).toBe(2 * GiB);
+  });
+
+  it('the ETA uses the measured vMotion rate of finished VMs (stage timings of an older wave\'s status)', () => {
     const timed = wave([
       vm(1, { state: 'finished', stage: 'done', outcome: 'migrated', timings: [{ stage: 'relocate', startedAt: 0, endedAt: 10_000 }] }),
       vm(2, {}),
