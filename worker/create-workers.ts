@@ -42,7 +42,7 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const queues = servedQueues(config);
   const runsWorkflows = queues.some(([role]) => role === 'main' || role === 'coordination');
   const workflowBundle = runsWorkflows ? await workflowBundleOf(setup) : undefined;
-  const WorkerClass = workerClassSharingOneWorkflowThread();
+  const WorkerClass = workerClassSharingOneWorkflowThread({ stackTraces: config.worker.workflowStackTraces });
   const workflows = (cache: { maxCachedWorkflows: number; maxConcurrentWorkflowTaskExecutions: number }): Partial<WorkerOptions> => ({
     workflowBundle,
     ...cache,

@@ -1,6 +1,8 @@
+import { Worker as NodeWorker } from 'node:worker_threads';
 import { Worker, type CompiledWorkerOptions } from '@temporalio/worker';
 import type { Logger } from '@temporalio/common';
 import type { WorkflowCreator } from '@temporalio/worker/lib/workflow/interface';
+import { ThreadedVMWorkflowCreator, WorkerThreadClient } from '@temporalio/worker/lib/workflow/threaded-vm';
 import type { WorkflowBundleWithSourceMapAndFilename } from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
 
 /**
@@ -16,8 +18,10 @@ import type { WorkflowBundleWithSourceMapAndFilename } from '@temporalio/worker/
  * The thread is started by the first Worker created, with that Worker's bundle and isolate options
  * (createWorkers passes every Worker the same), and ends with the last one to shut down. A Worker with
  * another bundle file is refused rather than silently given the first one's code.
+ *
+ * `stackTraces: false` starts the thread without the SDK's promise hook (see threadWithoutPromiseStacks).
  */
-export function workerClassSharingOneWorkflowThread(): typeof Worker {
+export function workerClassSharingOneWorkflowThread({ stackTraces = true }: { stackTraces?: boolean } = {}): typeof Worker {
   let thread: Promise<WorkflowCreator> | undefined;
   let threadBundle = '';
   let users = 0;
@@ -29,7 +33,7 @@ export function workerClassSharingOneWorkflowThread(): typeof Worker {
     ): Promise<WorkflowCreator> {
       if (!thread) {
         threadBundle = bundle.filename;
-        thread = super.createWorkflowCreator(bundle, options, logger);
+        thread = stackTraces || options.debugMode ? super.createWorkflowCreator(bundle, options, logger) : threadWithoutPromiseStacks(bundle, options, logger);
       } else if (bundle.filename !== threadBundle) {
         throw new Error(`a shared workflow thread runs one bundle (${threadBundle}), not also ${bundle.filename}`);
       }
@@ -56,4 +60,37 @@ export function workerClassSharingOneWorkflowThread(): typeof Worker {
 /** What each Worker of the class holds: its handle on the shared thread (`thread`, the same for all). */
 export interface SharedWorkflowCreator extends WorkflowCreator {
   readonly thread: WorkflowCreator;
+}
+
+/**
+ * The SDK's workflow thread, started with its promise hook switched off.
+ *
+ * For every promise a workflow creates, the SDK's hook builds an Error, formats its stack through the
+ * bundle's source map and keeps it while the promise is pending: that is what the `__stack_trace`
+ * query (the Temporal UI's "Stack Trace" tab) answers from. It costs about a third of the workflow
+ * thread's CPU (replaying a recorded migrateVm history: 58–78 → 40–51 ms) and memory for every
+ * pending promise of every cached workflow. Nothing else reads those stacks: unhandled rejections
+ * find their run through the promise's realm; the query then answers "Workflow stack traces are not
+ * enabled on this worker". The SDK has no option for it, so the thread's entry disables the hook before
+ * the SDK's own entry module runs; the rest is ThreadedVMWorkflowCreator.create.
+ */
+async function threadWithoutPromiseStacks(bundle: WorkflowBundleWithSourceMapAndFilename, options: CompiledWorkerOptions, logger: Logger): Promise<WorkflowCreator> {
+  const entry = [
+    `require(${JSON.stringify(require.resolve('@temporalio/worker/lib/workflow/vm-shared'))}).globalHandlers.setPromiseHook = () => {};`,
+    `require(${JSON.stringify(require.resolve('@temporalio/worker/lib/workflow/workflow-worker-thread'))});`,
+  ].join('\n');
+  const threads = Array.from({ length: options.workflowThreadPoolSize }, () => new WorkerThreadClient(new NodeWorker(entry, { eval: true }), logger, options.patchActivationCallback));
+  await Promise.all(
+    threads.map((thread) =>
+      thread.send({
+        type: 'init',
+        workflowBundle: bundle,
+        isolateExecutionTimeoutMs: options.isolateExecutionTimeoutMs,
+        reuseV8Context: options.reuseV8Context ?? true,
+        registeredActivityNames: new Set(options.activities.keys()),
+        hasPatchActivationCallback: options.patchActivationCallback !== undefined,
+      }),
+    ),
+  );
+  return new ThreadedVMWorkflowCreator(threads);
 }

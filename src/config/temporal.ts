@@ -92,6 +92,12 @@ export const workerSection = z
      * workflow task timeout still bounds a stuck task.
      */
     isolateExecutionTimeout: duration.default('60s'),
+    /**
+     * Keep a stack for every pending promise of every workflow, for the `__stack_trace` query (the
+     * Temporal UI's "Stack Trace" tab). Off by default: it costs about a third of the workflow thread's
+     * CPU; turn it on (and restart the worker) to see where a workflow waits, in code.
+     */
+    workflowStackTraces: z.boolean().default(false),
     /** Workflow tasks this worker runs at once (main queue). */
     maxConcurrentWorkflowTaskExecutions: z.number().int().min(2).max(1_000).default(DEFAULT_MAX_WORKFLOW_TASKS),
   })

@@ -21,6 +21,12 @@ describe('config: worker memory and concurrency', () => {
     expect(problemsOf(() => parseConfig({ worker: { isolateExecutionTimeout: 'soon' } }, {}))).toEqual([expect.stringMatching(/^worker\.isolateExecutionTimeout /)]);
   });
 
+  it('keeps no workflow stack traces unless ferry.yaml asks for them', () => {
+    expect(parseConfig({}, {}).worker.workflowStackTraces).toBe(false);
+    expect(parseConfig({ worker: { workflowStackTraces: true } }, {}).worker.workflowStackTraces).toBe(true);
+    expect(problemsOf(() => parseConfig({ worker: { workflowStackTraces: 'yes' } }, {}))).toEqual([expect.stringMatching(/^worker\.workflowStackTraces /)]);
+  });
+
   it('refuses values that are not whole numbers in range, naming the key', () => {
     const problems = problemsOf(() => parseConfig({ worker: { maxCachedWorkflows: -1, maxConcurrentWorkflowTaskExecutions: 1.5 } }, {}));
     expect(problems).toEqual(

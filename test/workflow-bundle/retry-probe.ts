@@ -15,5 +15,6 @@ export async function retriedActivity({ activity, input }: RetriedActivityInput)
     heartbeatTimeout: '1 minute',
     retry: { initialInterval: '100 ms', maximumAttempts: 2 },
   });
-  return acts[activity]!(input);
+  // Awaited here, so a stack trace query shows this function waiting (shared-workflow-thread.test.ts).
+  return await acts[activity]!(input);
 }

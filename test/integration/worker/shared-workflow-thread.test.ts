@@ -43,6 +43,34 @@ describe('Workers sharing one workflow thread', () => {
     await runs[1];
   });
 
+  it.each([
+    [true, 'answers the stack trace query with the awaiting code'],
+    [false, 'keeps no promise stacks: the stack trace query says they are off'],
+  ])('stackTraces %s %s', async (stackTraces) => {
+    const WorkerClass = workerClassSharingOneWorkflowThread({ stackTraces });
+    const taskQueue = uniqueName('stacks');
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const activityStarted = new Promise<void>((resolve) => (started = resolve));
+    const worker = await WorkerClass.create({
+      connection: temporal.nativeConnection,
+      taskQueue,
+      activities: { hold: async () => (started(), await released, 'held') },
+      workflowBundle: { codePath: workflowBundlePath() },
+      shutdownGraceTime: '1s',
+    });
+    await worker.runUntil(async () => {
+      const handle = await temporal.client.workflow.start<typeof retriedActivity>('retriedActivity', { taskQueue, workflowId: uniqueName(taskQueue), args: [{ activity: 'hold', input: null }] });
+      await activityStarted;
+      // eslint-disable-next-line no-restricted-syntax -- the SDK's built-in query, not one of ferry's messages
+      const stack = handle.query<string>('__stack_trace').finally(release);
+      if (stackTraces) await expect(stack).resolves.toMatch(/^ +at .*retry-probe\.ts:\d+:\d+/m);
+      else await expect(stack).rejects.toThrow('Workflow stack traces are not enabled on this worker');
+      await expect(handle.result()).resolves.toBe('held');
+    });
+  });
+
   it('refuses a Worker with another bundle file instead of running that Worker on the first one', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ferry-bundle-'));
     try {
