@@ -50,14 +50,13 @@ export function createVsphereMigrationActivities(deps: ActivityDeps): VsphereMig
     },
 
     async readVmForMigration({ moid }) {
-      const { inventory } = await vsphere().discover();
-      const vm = inventory.vms.find((v) => v.moid === moid);
-      if (!vm) throw new FerryError(`VM ${moid} is not in vCenter ${inventory.vcenter} (within the discovery scope)`, 'not-found');
+      // This VM alone (a wave's VMs each read their own: the whole inventory per VM was quadratic).
+      const { vm, portgroups } = await vsphere().readVmWithNetworks(moid);
       const keys = new Set(vm.nics.flatMap((n) => (n.backing.kind === 'dvportgroup' ? [n.backing.portgroupKey] : [])));
       return {
         vcenter: vcenterName(deps),
         vm,
-        portgroups: inventory.portgroups.filter((pg) => keys.has(pg.key)),
+        portgroups: portgroups.filter((pg) => keys.has(pg.key)),
         datastores: vm.datastores ?? [],
       };
     },

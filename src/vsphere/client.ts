@@ -4,6 +4,7 @@ import { discover, type DiscoveryOptions, type DiscoveryResult } from './discove
 import {
   powerOn,
   readVmDetail,
+  readVmWithNetworks,
   relocateVmStorage,
   shutdownGuest,
   waitForRelocation,
@@ -12,6 +13,7 @@ import {
   type ShutdownOptions,
   type ShutdownResult,
   type VmDetail,
+  type VmWithNetworks,
 } from './operations';
 import { latestRelocation, runningRelocations, type RecentTask } from './recent-tasks';
 import { VimSession, type ServiceContent } from './session';
@@ -92,6 +94,10 @@ export class VsphereClient {
   /** One VM's hardware as it is now. */
   async readVm(moid: string): Promise<VmRecord> {
     return (await readVmDetail(this.session, moid)).vm;
+  }
+
+  readVmWithNetworks(moid: string): Promise<VmWithNetworks> {
+    return readVmWithNetworks(this.session, moid);
   }
 
   readVmDetail(moid: string): Promise<VmDetail> {

@@ -9,7 +9,7 @@ export {
   VsphereResponseError,
   VsphereSessionRenewed,
 } from './faults';
-export type { PowerOnResult, RelocateResult, ShutdownOptions, ShutdownResult, VmDetail } from './operations';
+export type { PowerOnResult, RelocateResult, ShutdownOptions, ShutdownResult, VmDetail, VmWithNetworks } from './operations';
 export type { OperationProgress, WaitOptions } from './tasks';
 export type { RecentTask } from './recent-tasks';
 export type { TransportStats } from './transport';

@@ -1,8 +1,9 @@
-import type { DatastoreRecord, PowerState, VmRecord } from '../domain/inventory';
+import type { DatastoreRecord, PortgroupRecord, PowerState, VmRecord } from '../domain/inventory';
 import { FerryError } from '../errors';
 import { element, moRef, type MoRef, type Xml } from './envelope';
 import { GuestShutdownTimeout, VsphereFault } from './faults';
-import { datastoreRecord, INFRA_PATHS, ObjectIndex, VM_PATHS, vmRecord } from './inventory-mapping';
+import { discover } from './discovery';
+import { datastoreRecord, INFRA_PATHS, mapVm, ObjectIndex, portgroupRecord, unnamedPorts, VM_PATHS, vmRecord } from './inventory-mapping';
 import { ancestorSpecs, retrieveProperties, selectionByName, traversalSpec, type FilterSpec, type ObjectContent } from './property-collector';
 import { asMoRef, badAnswer } from './read';
 import type { VimSession } from './session';
@@ -70,6 +71,61 @@ export async function readVmDetail(session: VimSession, moid: string): Promise<V
   const mounted = new Set(host?.props.get('datastore')?.children.map((e) => e.text.trim()) ?? []);
   const hostDatastores = [...index.all()].filter((o) => o.obj.type === 'Datastore' && mounted.has(o.obj.value)).map(datastoreRecord);
   return { vm: mapped.vm, vmPathName: self.props.get('config.files.vmPathName')?.text, hostDatastores };
+}
+
+export interface VmWithNetworks {
+  vm: VmRecord;
+  /** The distributed portgroups the VM's networks are, with their switches. */
+  portgroups: PortgroupRecord[];
+}
+
+/**
+ * One VM mapped as discovery maps it (ports resolved, datastore names, folder path), with the
+ * distributed portgroups it uses: what a VM's migration starts from, read in two retrievals (the VM
+ * with its host, cluster, datastores, networks and folders; then its networks' switches) instead of
+ * the whole inventory per VM.
+ */
+export async function readVmWithNetworks(session: VimSession, moid: string): Promise<VmWithNetworks> {
+  const { rootFolder } = await session.serviceContent();
+  const infra = (type: string) => ({ type, pathSet: INFRA_PATHS[type]! });
+  const objects = await readVmProperties(session, moid, {
+    propSet: [{ type: 'VirtualMachine', pathSet: VM_PATHS }, ...['DistributedVirtualPortgroup', 'HostSystem', 'ComputeResource', 'Datastore', 'Folder', 'Datacenter'].map(infra)],
+    selectSet: [
+      traversalSpec('vmHost', 'VirtualMachine', 'runtime.host', [traversalSpec('hostParent', 'HostSystem', 'parent')]),
+      traversalSpec('vmDatastores', 'VirtualMachine', 'datastore'),
+      traversalSpec('vmNetworks', 'VirtualMachine', 'network'),
+      ...ancestorSpecs(),
+      traversalSpec('vmParent', 'VirtualMachine', 'parent', [selectionByName('folderParent')]),
+    ],
+  });
+  const self = objects.find((o) => o.obj.type === 'VirtualMachine' && o.obj.value === moid);
+  if (!self) throw new FerryError(`VM ${moid} was not found in vCenter`, 'not-found', { details: { moid } });
+  // A NIC bound to a distributed port that names no portgroup is resolved through its switch by uuid,
+  // and its portgroup is not among the VM's networks: rare enough to read the whole inventory for.
+  if (unnamedPorts([self]).size > 0) return fromDiscovery(session, moid);
+  // A TraversalSpec follows top-level properties only, so the switches (a portgroup's
+  // config.distributedVirtualSwitch) are read by reference.
+  const switchRefs = new Map<string, MoRef>();
+  for (const o of objects) {
+    const dvs = o.obj.type === 'DistributedVirtualPortgroup' ? o.props.get('config.distributedVirtualSwitch') : undefined;
+    if (dvs) switchRefs.set(dvs.text.trim(), asMoRef(dvs, 'config.distributedVirtualSwitch'));
+  }
+  const switches = switchRefs.size === 0 ? [] : await retrieveProperties(session, { propSet: [infra('DistributedVirtualSwitch')], objectSet: [...switchRefs.values()].map((obj) => ({ obj })) });
+  const index = new ObjectIndex([...objects, ...switches]);
+  const mapped = mapVm(self, index, rootFolder);
+  if (!mapped.ok) throw new FerryError(`VM ${moid}: ${mapped.reason}`, 'invalid', { details: { moid } });
+  const portgroups = [...index.all()].filter((o) => o.obj.type === 'DistributedVirtualPortgroup').map((o) => portgroupRecord(o, index));
+  return { vm: mapped.vm, portgroups };
+}
+
+async function fromDiscovery(session: VimSession, moid: string): Promise<VmWithNetworks> {
+  const { inventory, skipped } = await discover(session, '');
+  const vm = inventory.vms.find((v) => v.moid === moid);
+  if (!vm) {
+    const reason = skipped.find((s) => s.moid === moid)?.reason;
+    throw reason ? new FerryError(`VM ${moid}: ${reason}`, 'invalid', { details: { moid } }) : new FerryError(`VM ${moid} was not found in vCenter`, 'not-found', { details: { moid } });
+  }
+  return { vm, portgroups: inventory.portgroups };
 }
 
 export interface RelocateResult {

@@ -115,5 +115,7 @@ describe('vSphere NICs bound to a distributed port against vcsim', () => {
         backingType: `distributed port ${port} on switch ${switchUuid} whose portgroup vCenter did not name`,
       });
     }
+    // A migration reads its VM alone (readVmWithNetworks): the same NICs as discovery's.
+    for (const each of [first!, second!, third!]) expect((await client.readVmWithNetworks(each.moid)).vm).toEqual(vm(each.moid));
   });
 });
