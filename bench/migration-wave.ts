@@ -60,7 +60,7 @@ const { values: args } = parseArgs({
     'heap-snapshot': { type: 'string' },
     'no-shared-modules': { type: 'boolean', default: false },
     compiled: { type: 'boolean', default: false },
-    'stack-traces': { type: 'boolean', default: false },
+    'no-stack-traces': { type: 'boolean', default: false },
     allocator: { type: 'string', default: 'jemalloc' },
   },
 });
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
         shutdownGraceTime: '1s',
         ...(args['max-cached'] ? { maxCachedWorkflows: Number(args['max-cached']) } : {}),
         ...(args['max-workflow-tasks'] ? { maxConcurrentWorkflowTaskExecutions: Number(args['max-workflow-tasks']) } : {}),
-        workflowStackTraces: args['stack-traces'],
+        workflowStackTraces: !args['no-stack-traces'],
         taskQueues: { main: { maxConcurrentActivities: 100 }, vmotion: { maxConcurrentActivities: 8 }, import: { maxConcurrentActivities: 8 }, sdn: { maxConcurrentActivities: 1 } },
       },
     },

@@ -1,7 +1,7 @@
 /**
  * The workflow code's own CPU: replays a recorded history N times in this process and prints the CPU
- * per replay, with the SDK's promise hook (workflow stack traces, `worker.workflowStackTraces: true`)
- * and without it (ferry's default). Each mode runs in its own process, alternating, `--rounds` times,
+ * per replay, with the SDK's promise hook (workflow stack traces, `worker.workflowStackTraces: true`,
+ * the default) and without it. Each mode runs in its own process, alternating, `--rounds` times,
  * so both see the same load on a shared machine.
  *
  *   node --import tsx bench/workflow-replay.ts [--history test/histories/migrate-vm.json] [--runs 60] [--rounds 3]

@@ -21,9 +21,9 @@ describe('config: worker memory and concurrency', () => {
     expect(problemsOf(() => parseConfig({ worker: { isolateExecutionTimeout: 'soon' } }, {}))).toEqual([expect.stringMatching(/^worker\.isolateExecutionTimeout /)]);
   });
 
-  it('keeps no workflow stack traces unless ferry.yaml asks for them', () => {
-    expect(parseConfig({}, {}).worker.workflowStackTraces).toBe(false);
-    expect(parseConfig({ worker: { workflowStackTraces: true } }, {}).worker.workflowStackTraces).toBe(true);
+  it('keeps workflow stack traces unless ferry.yaml turns them off', () => {
+    expect(parseConfig({}, {}).worker.workflowStackTraces).toBe(true);
+    expect(parseConfig({ worker: { workflowStackTraces: false } }, {}).worker.workflowStackTraces).toBe(false);
     expect(problemsOf(() => parseConfig({ worker: { workflowStackTraces: 'yes' } }, {}))).toEqual([expect.stringMatching(/^worker\.workflowStackTraces /)]);
   });
 
