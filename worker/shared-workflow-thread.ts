@@ -67,9 +67,9 @@ export interface SharedWorkflowCreator extends WorkflowCreator {
  *
  * For every promise a workflow creates, the SDK's hook builds an Error, formats its stack through the
  * bundle's source map and keeps it while the promise is pending: that is what the `__stack_trace`
- * query (the Temporal UI's "Stack Trace" tab) answers from. It costs about a third of the workflow
- * thread's CPU (replaying a recorded migrateVm history: 58–78 → 40–51 ms) and memory for every
- * pending promise of every cached workflow. Nothing else reads those stacks: unhandled rejections
+ * query (the Temporal UI's "Stack Trace" tab) answers from. It costs ~40 % of the workflow code's CPU
+ * (bench/workflow-replay.ts: 88 → 52 ms per migrateVm replay), though not measurably the whole
+ * worker's (docs/benchmarks.md). Nothing else reads those stacks: unhandled rejections
  * find their run through the promise's realm; the query then answers "Workflow stack traces are not
  * enabled on this worker". The SDK has no option for it, so the thread's entry disables the hook before
  * the SDK's own entry module runs; the rest is ThreadedVMWorkflowCreator.create.
