@@ -18,11 +18,7 @@ import { stringify } from 'yaml';
 import { startDevServer } from '../lab/temporal-dev-server';
 import { REPO_ROOT } from '../src/paths';
 import { startWorkerProcess } from '../test/helpers/worker-process';
-
-function flag(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 && process.argv[at + 1] ? process.argv[at + 1]! : fallback;
-}
+import { flag } from './lib/flag';
 
 interface Timing {
   wallMs: number;

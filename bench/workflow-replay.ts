@@ -15,11 +15,7 @@ import path from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { PREBUILT_BUNDLE } from '../worker/create-workers';
 import { REPO_ROOT } from '../src/paths';
-
-function flag(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 && process.argv[at + 1] ? process.argv[at + 1]! : fallback;
-}
+import { flag } from './lib/flag';
 
 interface StoredHistory {
   workflowId: string;
