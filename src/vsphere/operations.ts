@@ -82,7 +82,7 @@ export interface VmWithNetworks {
 /**
  * One VM mapped as discovery maps it (ports resolved, datastore names, folder path), with the
  * distributed portgroups it uses: what a VM's migration starts from, read in two retrievals (the VM
- * with its host, cluster, datastores, networks and folders; then its networks' switches) instead of
+ * with its host, cluster, datastores, networks and folders; then its portgroups' switches) instead of
  * the whole inventory per VM.
  */
 export async function readVmWithNetworks(session: VimSession, moid: string): Promise<VmWithNetworks> {
@@ -103,8 +103,7 @@ export async function readVmWithNetworks(session: VimSession, moid: string): Pro
   // A NIC bound to a distributed port that names no portgroup is resolved through its switch by uuid,
   // and its portgroup is not among the VM's networks: rare enough to read the whole inventory for.
   if (unnamedPorts([self]).size > 0) return fromDiscovery(session, moid);
-  // A TraversalSpec follows top-level properties only, so the switches (a portgroup's
-  // config.distributedVirtualSwitch) are read by reference.
+  // The switches its portgroups name (config.distributedVirtualSwitch), read by reference.
   const switchRefs = new Map<string, MoRef>();
   for (const o of objects) {
     const dvs = o.obj.type === 'DistributedVirtualPortgroup' ? o.props.get('config.distributedVirtualSwitch') : undefined;
