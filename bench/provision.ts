@@ -26,6 +26,9 @@ import { mib, processStats } from './lib/process-stats';
 import { writeWorkflowBundle } from '../worker/workflow-bundle';
 import { formatBreakdown, meanBreakdown, timeBreakdown } from './lib/time-breakdown';
 
+/** Small disks: placement checks the storage's room, and 400 of the default 4 GiB do not fit the simulator's local-lvm. */
+const BENCH_DISK_MB = 256;
+
 const { values: args } = parseArgs({
   options: {
     vms: { type: 'string', default: '400' },
@@ -84,7 +87,7 @@ async function run(address: string, lab: ProvisionLab, contender: Contender, rou
     const queue = Array.from({ length: N }, (_, i) => i);
     await Promise.all(
       Array.from({ length: 8 }, async () => {
-        for (let i = queue.shift(); i !== undefined; i = queue.shift()) await lab.plannedVm({ name: `bench-${stamp}-${i}`, tags: [tag] });
+        for (let i = queue.shift(); i !== undefined; i = queue.shift()) await lab.plannedVm({ name: `bench-${stamp}-${i}`, tags: [tag], disk: BENCH_DISK_MB });
       }),
     );
     const pid = worker.child.pid!;
@@ -102,18 +105,24 @@ async function run(address: string, lab: ProvisionLab, contender: Contender, rou
     const after = processStats(pid);
     const perVm: number[] = [];
     for (const vm of result.vms) {
-      const d = await client.workflow.getHandle(vm.workflowId).describe();
-      if (d.closeTime) perVm.push(d.closeTime.getTime() - d.startTime.getTime());
+      // A VM the batch did not start (refused by placement, say) has no workflow.
+      const d = await client.workflow.getHandle(vm.workflowId).describe().catch(() => undefined);
+      if (d?.closeTime) perVm.push(d.closeTime.getTime() - d.startTime.getTime());
     }
     const cpuMs = after.cpuMs - before.cpuMs;
     const provisioned = result.vms.filter((v) => v.outcome === 'provisioned').length;
     console.log(`provisioning ${N} VMs (maxConcurrent ${args['max-concurrent'] ?? 'default'}), round ${round}, worker of ${contender.label}, load average ${loadavg()[0]!.toFixed(1)}`);
-    console.log(`  provisioned:  ${provisioned}/${result.vms.length}`);
+    const outcomes = new Map<string, number>();
+    for (const vm of result.vms) outcomes.set(vm.outcome ?? 'no outcome', (outcomes.get(vm.outcome ?? 'no outcome') ?? 0) + 1);
+    console.log(`  provisioned:  ${provisioned}/${result.vms.length} (${[...outcomes].map(([o, n]) => `${n} ${o}`).join(', ')})`);
+    const notProvisioned = result.vms.find((v) => v.outcome !== 'provisioned');
+    if (notProvisioned) console.log(`  e.g. not provisioned: ${JSON.stringify(notProvisioned).slice(0, 400)}`);
     console.log(`  makespan:     ${(makespanMs / 1000).toFixed(1)} s`);
     console.log(`  per VM:       p50 ${ms(percentile(perVm, 50))}, p99 ${ms(percentile(perVm, 99))}`);
     console.log(`  worker CPU:   ${(cpuMs / 1000).toFixed(1)} s, ${ms(cpuMs / N)} per VM (${((cpuMs / makespanMs) * 100).toFixed(0)}% of one core)`);
     console.log(`  worker RSS:   peak ${mib(peakRss)} during the run`);
-    const sample = result.vms.filter((_, i) => i % Math.max(1, Math.floor(result.vms.length / 40)) === 0);
+    const done = result.vms.filter((v) => v.outcome === 'provisioned');
+    const sample = done.filter((_, i) => i % Math.max(1, Math.floor(done.length / 40)) === 0);
     const histories = await Promise.all(sample.map(async (vm) => (await client.workflow.getHandle(vm.workflowId).fetchHistory()).events ?? []));
     console.log(`  per VM, mean of ${sample.length} histories:`);
     for (const line of formatBreakdown(meanBreakdown(histories.map(timeBreakdown)))) console.log(`    ${line}`);
