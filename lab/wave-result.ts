@@ -31,15 +31,20 @@ export async function vmActions(client: Client, vms: readonly WaveVm[]): Promise
 
 /** The VM's actions as its workflow recorded them; none when it has neither a result nor answers its status. */
 export async function actionsOf(client: Client, workflowId: string): Promise<MigrationAction[]> {
-  const handle = client.workflow.getHandle(workflowId);
-  const own = await handle.result().then(
-    (result) => result as MigrationStatus,
-    () => handle.query(migrationStatusQuery).catch(() => undefined),
+  const own = await client.workflow.getHandle(workflowId).result().then(
+    (result) => (result as MigrationStatus).actions,
+    () => queriedActions(client, workflowId),
   );
-  return own?.actions ?? [];
+  return own ?? [];
+}
+
+/** A VM workflow without a result (failed) still answers its status query with the actions it took. */
+export async function queriedActions(client: Client, workflowId: string): Promise<MigrationAction[]> {
+  const status = await client.workflow.getHandle(workflowId).query(migrationStatusQuery).catch(() => undefined);
+  return status?.actions ?? [];
 }
 
 /** A VM whose workflow the wave started (not one it found taken by another run: `not started: …`). */
-function startedByTheWave(vm: WaveVm): boolean {
+export function startedByTheWave(vm: WaveVm): boolean {
   return vm.startedAt !== undefined && !vm.error?.startsWith('not started:');
 }

@@ -2,7 +2,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { coordinationQueue } from '../../src/domain/task-queues';
 import { unpackWaveStatus, type MigrationAction, type MigrationStatus } from '../../src/domain/migration';
 import { provisionPlannedWorkflowId, teardownWorkflowId, type ProvisionPlannedStatus, type ProvisionStatus, type TeardownResult } from '../../src/domain/provisioning';
-import { migrationStatusQuery, retryCutoverUpdate, waveStatusQuery } from '../../src/domain/messages';
+import { retryCutoverUpdate, waveStatusQuery } from '../../src/domain/messages';
 import { FerryKind } from '../../src/domain/search-attributes';
 import type { NetboxClient } from '../../src/netbox/client';
 import { idOnly } from '../../src/netbox/schemas';
@@ -13,6 +13,7 @@ import type { teardownVm } from '../../workflows/teardown-vm';
 import { LAB_NETBOX, type SeededNetbox } from '../netbox-seed';
 import { SAMPLE_ISO } from '../proxmox-sim/sample-cluster';
 import { ESTATE } from '../vcsim/estate';
+import { queriedActions, startedByTheWave } from '../wave-result';
 import type { MigrationOutcome, ProvisionOutcome } from './invariants';
 import type { ChaosWorkload } from './schedule';
 
@@ -52,12 +53,6 @@ function actionsByVm(actions: readonly MigrationAction[]): Map<string, string[]>
   for (const a of actions) if ('vm' in a) byVm.set(a.vm, [...(byVm.get(a.vm) ?? []), JSON.stringify(a)]);
   for (const list of byVm.values()) list.sort();
   return byVm;
-}
-
-/** A VM workflow without a result (failed) still answers its status query with the actions it took. */
-async function failedRunActions(client: Client, workflowId: string): Promise<MigrationAction[]> {
-  const status = await client.workflow.getHandle(workflowId).query(migrationStatusQuery).catch(() => undefined);
-  return status?.actions ?? [];
 }
 
 /**
@@ -114,7 +109,7 @@ export async function runWorkload(client: Client, taskQueue: string, workload: C
   const migrations: MigrationOutcome[] = await Promise.all(
     (status?.vms ?? []).map(async (v) => {
       const own = await resultOf<MigrationStatus>(client.workflow.getHandle(v.workflowId), Math.min(deadline, Date.now() + 30_000));
-      const actions = v.error?.startsWith('not started:') ? [] : (own?.actions ?? (await failedRunActions(client, v.workflowId)));
+      const actions = startedByTheWave(v) ? (own?.actions ?? (await queriedActions(client, v.workflowId))) : [];
       const mine = [...(recorded.get(v.name) ?? []), ...(actionsByVm(actions).get(v.name) ?? [])].sort();
       return { name: v.name, workflowId: v.workflowId, vmid: own?.vmid, outcome: v.outcome, planned: plan.get(v.name), recorded: mine };
     }),

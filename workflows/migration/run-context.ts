@@ -7,6 +7,7 @@ import {
   type CutoverSchedule,
   type CutoverWindow,
   measuredThroughput,
+  stageSeconds,
   type CutoverPlan,
   type InventoryAssessment,
   type MigrateVmResult,
@@ -231,6 +232,7 @@ export class MigrationRun {
     const wave = this.wave;
     if (!wave) return;
     const { status } = this;
+    const relocateSeconds = stageSeconds(status.timings, 'relocate');
     await CancellationScope.nonCancellable(() =>
       wave
         .signal(vmFinishedSignal, {
@@ -240,7 +242,7 @@ export class MigrationRun {
           // Not its actions and timings: they stay in this workflow's result, and the wave stays small.
           stage: status.stage,
           ...(status.vmid !== undefined ? { vmid: status.vmid } : {}),
-          ...relocateSeconds(status.timings),
+          ...(relocateSeconds !== undefined ? { relocateSeconds } : {}),
           imports: status.imports.map((i) => ({ bytes: i.bytes, seconds: i.seconds })),
           ...(status.verification ? { verification: verificationSummary(status.verification) } : {}),
           ...(status.cancellation ? { cancellation: status.cancellation } : {}),
@@ -253,12 +255,6 @@ export class MigrationRun {
     if (value === undefined) throw new Error(`migration run: ${what} used before the stage that sets it`);
     return value;
   }
-}
-
-/** How long the storage vMotion stage took, when there was one. */
-function relocateSeconds(timings: MigrationStatus['timings']): { relocateSeconds?: number } {
-  const relocate = timings.find((t) => t.stage === 'relocate');
-  return relocate?.endedAt !== undefined ? { relocateSeconds: (relocate.endedAt - relocate.startedAt) / 1000 } : {};
 }
 
 function newStatus(moid: string): MigrationStatus {

@@ -1,5 +1,5 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
-import { addCopies, shortReason, stageReportApplies, type VmFinished, type WaveVm } from '../../src/domain/migration';
+import { addCopies, shortReason, stageReportApplies, stageSeconds, type VmFinished, type WaveVm } from '../../src/domain/migration';
 import { importThroughputSignal, vmFinishedSignal, vmStageSignal, waveStatusQuery, waveSummaryQuery } from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import type { SignalsInFlight } from './signals-in-flight';
@@ -47,9 +47,7 @@ function recordFinished(vm: WaveVm, finished: VmFinished): void {
 
 /** How long the VM's storage vMotion took (VM workflows started before the compact report send their timings). */
 function relocateSecondsOf(finished: VmFinished): number | undefined {
-  if (finished.relocateSeconds !== undefined) return finished.relocateSeconds;
-  const relocate = finished.timings?.find((t) => t.stage === 'relocate');
-  return relocate?.endedAt !== undefined ? (relocate.endedAt - relocate.startedAt) / 1000 : undefined;
+  return finished.relocateSeconds ?? stageSeconds(finished.timings, 'relocate');
 }
 
 function forwardThroughput(wave: WaveState, signals: SignalsInFlight): void {

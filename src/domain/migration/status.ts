@@ -39,6 +39,12 @@ export interface StageTiming {
   endedAt?: number;
 }
 
+/** How long `stage` took, in seconds, when it ran and ended. */
+export function stageSeconds(timings: readonly StageTiming[] | undefined, stage: MigrationStage): number | undefined {
+  const timing = timings?.find((t) => t.stage === stage);
+  return timing?.endedAt !== undefined ? (timing.endedAt - timing.startedAt) / 1000 : undefined;
+}
+
 
 export interface DecisionRecord extends CutoverDecision {
   at: number;

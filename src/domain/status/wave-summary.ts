@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stageSeconds } from '../migration/status';
 import type { WaveStatus, WaveVm } from '../migration/wave';
 import { VERIFICATION_STATES } from '../migration/verification';
 import { compareCodeUnits } from '../order';
@@ -139,8 +140,8 @@ function relocateRate(status: Pick<WaveStatus, 'vms' | 'relocateTotals'>): numbe
   return meanRate([
     ...(status.relocateTotals ? [status.relocateTotals] : []),
     ...status.vms.flatMap((vm) => {
-      const t = vm.timings?.find((s) => s.stage === 'relocate');
-      return t?.endedAt !== undefined && vm.bytes ? [{ bytes: vm.bytes, seconds: (t.endedAt - t.startedAt) / 1000 }] : [];
+      const seconds = stageSeconds(vm.timings, 'relocate');
+      return seconds !== undefined && vm.bytes ? [{ bytes: vm.bytes, seconds }] : [];
     }),
   ]);
 }
