@@ -10,8 +10,10 @@ import type {
   DiskSpec,
   NetboxAfterTeardown,
   NetboxVmRecord,
+  PlannedRecord,
   NicSpec,
   ProvisioningSettings,
+  SeenVersion,
   TeardownTarget,
   VmidRange,
   VmidRequest,
@@ -26,6 +28,11 @@ export interface ProvisioningActivities {
   readNetboxVm(input: { netboxId: number }): Promise<NetboxVmRecord>;
   /** NetBox VMs in status `planned`, optionally of one cluster (name) and with a tag (slug). */
   listPlannedVms(input: { cluster?: string; tag?: string }): Promise<Array<{ netboxId: number; name: string }>>;
+  /**
+   * The same VMs, each read whole in the one list request (a record whose ferry fields are invalid
+   * comes with the problem instead): what provisionPlanned places its batch with, without a read per VM.
+   */
+  readPlannedVms(input: { cluster?: string; tag?: string }): Promise<PlannedRecord[]>;
   /** Asks the VMID allocator workflow (update-with-start on `taskQueue`) for a VMID. */
   requestVmid(input: { request: VmidRequest; taskQueue: string }): Promise<{ vmid: number }>;
   /** VMIDs Proxmox uses (VMs and containers) and NetBox VMs hold in `ferry_vmid` within the range. */
@@ -34,7 +41,12 @@ export interface ProvisioningActivities {
    * Writes the VMID into the record's `ferry_vmid` (guarded by its ETag). A record that meanwhile got
    * a VMID keeps it: the answer is the VMID the record holds.
    */
-  recordVmid(input: { netboxId: number; vmid: number }): Promise<{ vmid: number; outcome: WriteOutcome }>;
+  recordVmid(input: {
+    netboxId: number;
+    vmid: number;
+    /** The record as this run read it (without a VMID): written guarded by that ETag, without reading again. */
+    seen?: SeenVersion;
+  }): Promise<{ vmid: number; outcome: WriteOutcome; seen?: SeenVersion }>;
   /** Checks through the API that the node is online and has the storages, networks and ISO; lists every problem. */
   preflightVm(input: { node: string; storages: string[]; networks: string[]; iso?: string }): Promise<{ problems: string[] }>;
   /** Creates the bare VM, or finds the one created before under this VMID (same name). */
@@ -54,7 +66,13 @@ export interface ProvisioningActivities {
   /** The MAC of every NIC, from the VM config: the one place ferry reads MACs from (upper case, colon-separated). */
   readVmMacs(input: { node: string; vmid: number }): Promise<Record<string, string>>;
   /** The NetBox interface `name` of the VM with `mac` as its primary MAC object. */
-  ensureNetboxInterface(input: { netboxId: number; name: string; mac: string }): Promise<{ interfaceId: number; interface: WriteOutcome; mac: WriteOutcome }>;
+  ensureNetboxInterface(input: {
+    netboxId: number;
+    name: string;
+    mac: string;
+    /** This run read the VM with no interfaces: it creates without looking first. */
+    vmHadNone?: boolean;
+  }): Promise<{ interfaceId: number; interface: WriteOutcome; mac: WriteOutcome }>;
   /**
    * An address from the prefix for the interface: the one it has there already, else a new one from
    * NetBox's available-ips (which is not idempotent: hence the look first); made the VM's primary IPv4.
@@ -71,10 +89,16 @@ export interface ProvisioningActivities {
     ipId: number;
     outcome: WriteOutcome;
     primary: WriteOutcome;
+    /** The VM as the primary-address write left it. */
+    seen?: SeenVersion;
   }>;
   ensureDnsRecord(input: { type: 'A' | 'PTR'; name: string; address: string }): Promise<{ outcome: WriteOutcome }>;
   /** planned → staged (ETag-guarded); already staged: unchanged. */
-  markNetboxStaged(input: { netboxId: number }): Promise<{ outcome: WriteOutcome }>;
+  markNetboxStaged(input: {
+    netboxId: number;
+    /** The VM as this run last read or wrote it: still so, it is moved without a read. */
+    seen?: SeenVersion;
+  }): Promise<{ outcome: WriteOutcome }>;
   vmPowerState(input: { node: string; vmid: number }): Promise<{ status: 'running' | 'stopped' | 'absent' }>;
 }
 

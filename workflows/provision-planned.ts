@@ -1,12 +1,13 @@
 import {
   ParentClosePolicy,
+  patched,
   setHandler,
   startChild,
   upsertSearchAttributes,
   WorkflowIdReusePolicy,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
-import { plannedCounts, provisionWorkflowId, type PlannedVm, type ProvisionPlannedStatus, type ProvisioningSettings } from '../src/domain/provisioning';
+import { plannedCounts, provisionWorkflowId, type PlannedRecord, type PlannedVm, type ProvisionPlannedStatus, type ProvisioningSettings } from '../src/domain/provisioning';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { failureMessage } from './failures';
 import { provisionPlannedStatusQuery } from '../src/domain/messages';
@@ -49,11 +50,12 @@ export async function provisionPlanned(input: ProvisionPlannedInput = {}): Promi
   ]);
 
   const settings = await loadSettings();
-  status.vms = await selectPlanned(status.selection, settings);
+  const selected = await selectPlanned(status.selection, settings);
+  status.vms = selected.vms;
 
   status.stage = 'provisioning';
   upsertSearchAttributes([{ key: FerryStage, value: 'provisioning' }]);
-  const nodes = await placePlanned(status.vms, settings);
+  const nodes = await placePlanned(status.vms, settings, selected.records);
   await provisionAll(status.vms, settings, input, nodes);
 
   status.stage = 'done';
@@ -61,12 +63,24 @@ export async function provisionPlanned(input: ProvisionPlannedInput = {}): Promi
   return { ...status, counts: plannedCounts(status.vms) };
 }
 
-/** The planned NetBox VMs of the selection, each with the id of its provision workflow. */
-async function selectPlanned(selection: ProvisionPlannedStatus['selection'], settings: ProvisioningSettings): Promise<PlannedVm[]> {
+/**
+ * The planned NetBox VMs of the selection, each with the id of its provision workflow, and their
+ * records as the one list request read them (placement needs no read per VM). Runs started before
+ * that listed ids and names only.
+ */
+async function selectPlanned(
+  selection: ProvisionPlannedStatus['selection'],
+  settings: ProvisioningSettings,
+): Promise<{ vms: PlannedVm[]; records?: PlannedRecord[] }> {
   const { cluster, tag } = selection;
   const summary = `NetBox VMs in status planned${cluster ? ` in ${cluster}` : ''}${tag ? ` tagged ${tag}` : ''}`;
+  const pending = (vm: { netboxId: number; name: string }): PlannedVm => ({ ...vm, workflowId: provisionWorkflowId(vm, settings.netboxName), state: 'pending' });
+  if (patched('planned-records-in-one-read')) {
+    const records = await reads.readPlannedVms.executeWithOptions({ summary }, [selection]);
+    return { vms: records.map((r) => pending({ netboxId: r.id, name: r.name })), records };
+  }
   const planned = await reads.listPlannedVms.executeWithOptions({ summary }, [selection]);
-  return planned.map((vm) => ({ ...vm, workflowId: provisionWorkflowId(vm, settings.netboxName), state: 'pending' }));
+  return { vms: planned.map(pending) };
 }
 
 /** One provisionVm child per VM, at most `maxConcurrent` running at once; returns when all have ended. */

@@ -1,6 +1,8 @@
-import type { NetboxVmRecord } from '../../src/domain/provisioning';
+import type { NetboxVmRecord, PlannedRecord, SeenVersion } from '../../src/domain/provisioning';
 import { ferryFields } from '../../src/netbox/custom-fields';
 import type { Outcome } from '../../src/netbox/client';
+import { NetboxStaleError } from '../../src/netbox/errors';
+import type { VirtualMachine } from '../../src/netbox/schemas';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import type { ProvisioningActivities, WriteOutcome } from '../provisioning-contract';
@@ -9,7 +11,7 @@ import { PrefixCache } from './prefix-cache';
 
 type NetboxActivities = Pick<
   ProvisioningActivities,
-  'readNetboxVm' | 'listPlannedVms' | 'recordVmid' | 'ensureNetboxInterface' | 'assignNetboxIp' | 'markNetboxStaged'
+  'readNetboxVm' | 'listPlannedVms' | 'readPlannedVms' | 'recordVmid' | 'ensureNetboxInterface' | 'assignNetboxIp' | 'markNetboxStaged'
 >;
 
 function writeOutcome(outcome: Outcome): WriteOutcome {
@@ -21,24 +23,43 @@ function truthful(intent: WriteIntent, write: string, outcome: WriteOutcome, ear
   return outcome === 'unchanged' && intent.startedEarlier(write) ? earlierDid : outcome;
 }
 
+/** What provisioning reads of a NetBox VM. */
+function vmRecord(vm: VirtualMachine): NetboxVmRecord {
+  return {
+    id: vm.id,
+    name: vm.name,
+    status: vm.status.value,
+    ...(vm.cluster?.name ? { cluster: vm.cluster.name } : {}),
+    ...(typeof vm.vcpus === 'number' ? { vcpus: vm.vcpus } : {}),
+    ...(typeof vm.memory === 'number' ? { memoryMB: vm.memory } : {}),
+    ...(typeof vm.disk === 'number' ? { diskMB: vm.disk } : {}),
+    tags: vm.tags.map((t) => t.slug),
+    fields: ferryFields(vm),
+    ...(typeof vm.interface_count === 'number' ? { interfaceCount: vm.interface_count } : {}),
+  };
+}
+
+/** The VM's version after a write that answered with an ETag (NetBox 4.6+). */
+function seenAfter(etag: string | undefined, status: string): { seen?: SeenVersion } {
+  return etag ? { seen: { etag, status } } : {};
+}
+
+function vmRecordOrProblem(vm: VirtualMachine): PlannedRecord {
+  try {
+    return vmRecord(vm);
+  } catch (err) {
+    return { id: vm.id, name: vm.name, problem: err instanceof Error ? err.message : String(err) };
+  }
+}
+
 /** The NetBox side of provisioning: read the record, write back its VMID, interfaces, address and status. */
 export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
   const { netbox } = clientsOf(deps);
   const prefixes = new PrefixCache();
   return {
     async readNetboxVm({ netboxId }): Promise<NetboxVmRecord> {
-      const { value: vm } = await netbox().getVirtualMachine(netboxId);
-      return {
-        id: vm.id,
-        name: vm.name,
-        status: vm.status.value,
-        ...(vm.cluster?.name ? { cluster: vm.cluster.name } : {}),
-        ...(typeof vm.vcpus === 'number' ? { vcpus: vm.vcpus } : {}),
-        ...(typeof vm.memory === 'number' ? { memoryMB: vm.memory } : {}),
-        ...(typeof vm.disk === 'number' ? { diskMB: vm.disk } : {}),
-        tags: vm.tags.map((t) => t.slug),
-        fields: ferryFields(vm),
-      };
+      const { value, etag } = await netbox().getVirtualMachine(netboxId);
+      return { ...vmRecord(value), ...(etag ? { etag } : {}) };
     },
 
     async listPlannedVms({ cluster, tag }) {
@@ -46,20 +67,36 @@ export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
       return vms.map((vm) => ({ netboxId: vm.id, name: vm.name })).sort((a, b) => a.netboxId - b.netboxId);
     },
 
-    async recordVmid({ netboxId, vmid }) {
+    async readPlannedVms({ cluster, tag }) {
+      const vms = await netbox().listVirtualMachines({ status: 'planned', cluster, tag });
+      // A record with invalid ferry fields is left to its own workflow, which fails with the reason.
+      return vms.map((vm) => vmRecordOrProblem(vm)).sort((a, b) => a.id - b.id);
+    },
+
+    async recordVmid({ netboxId, vmid, seen }) {
       const intent = writeIntent();
+      // The record as this run read it, without a VMID: written without a second read if unchanged since.
+      if (seen && !intent.startedEarlier('vmid')) {
+        intent.start('vmid');
+        const written = await netbox()
+          .updateVirtualMachine(netboxId, { custom_fields: { ferry_vmid: vmid } }, { ifMatch: seen.etag })
+          .catch((err: unknown) => (err instanceof NetboxStaleError ? undefined : Promise.reject(err)));
+        if (written) return { vmid, outcome: 'updated', ...seenAfter(written.etag, seen.status) };
+      }
       const current = await netbox().getVirtualMachine(netboxId);
       const held = ferryFields(current.value).vmid;
       if (held !== undefined) return { vmid: held, outcome: held === vmid && intent.startedEarlier('vmid') ? 'updated' : 'unchanged' };
       intent.start('vmid');
-      await netbox().updateVirtualMachine(netboxId, { custom_fields: { ferry_vmid: vmid } }, { ifMatch: current.etag });
-      return { vmid, outcome: 'updated' };
+      const written = await netbox().updateVirtualMachine(netboxId, { custom_fields: { ferry_vmid: vmid } }, { ifMatch: current.etag });
+      return { vmid, outcome: 'updated', ...seenAfter(written.etag, written.value.status.value) };
     },
 
-    async ensureNetboxInterface({ netboxId, name, mac }) {
+    async ensureNetboxInterface({ netboxId, name, mac, vmHadNone }) {
       const intent = writeIntent();
+      // A VM read without interfaces has none to look for, unless an earlier attempt made this one.
+      const none = vmHadNone === true && !intent.startedEarlier('interface');
       intent.start('interface');
-      const iface = await netbox().ensureInterface(netboxId, name, { enabled: true });
+      const iface = await netbox().ensureInterface(netboxId, name, { enabled: true }, { vmHadNone: none });
       intent.start('mac');
       const primary = await netbox().ensurePrimaryMac(iface.value.id, mac, { freshInterface: iface.outcome === 'created' });
       return {
@@ -86,14 +123,15 @@ export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
         address: ip.value.address,
         ipId: ip.value.id,
         outcome: truthful(intent, 'ip', writeOutcome(ip.outcome), 'created'),
-        primary: truthful(intent, 'primary-ip', writeOutcome(primary), 'updated'),
+        primary: truthful(intent, 'primary-ip', writeOutcome(primary.outcome), 'updated'),
+        ...(primary.vm ? seenAfter(primary.vm.etag, primary.vm.value.status.value) : {}),
       };
     },
 
-    async markNetboxStaged({ netboxId }) {
+    async markNetboxStaged({ netboxId, seen }) {
       const intent = writeIntent();
       intent.start('staged');
-      const { outcome } = await netbox().transitionStatus(netboxId, 'planned', 'staged');
+      const { outcome } = await netbox().transitionStatus(netboxId, 'planned', 'staged', seen);
       return { outcome: truthful(intent, 'staged', writeOutcome(outcome), 'updated') };
     },
   };

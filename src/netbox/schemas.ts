@@ -30,6 +30,8 @@ export const virtualMachineSchema = z.looseObject({
   tags: z.array(z.looseObject({ id: z.number().int(), slug: z.string(), name: z.string() })).default([]),
   custom_fields: z.record(z.string(), z.unknown()).default({}),
   last_updated: z.string().nullable().optional(),
+  /** NetBox's count of the VM's interfaces (a counter it keeps without touching `last_updated`). */
+  interface_count: z.number().int().nullable().optional(),
 });
 export type VirtualMachine = z.infer<typeof virtualMachineSchema>;
 

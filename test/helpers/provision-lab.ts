@@ -36,6 +36,8 @@ export interface ProvisionLab extends Omit<MigrationLab, 'vcsim'> {
 export interface ProvisionLabOptions {
   sim?: Partial<SimSettings>;
   provisioning?: Record<string, unknown>;
+  /** BIND's reverse zone (default the lab prefix's): a test that allocates from a prefix of its own. */
+  reverseZone?: string;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
       settings: { resourcesLagMs: 300, createTaskMs: 50, taskMs: 20, authFailureDelayMs: 50, guestShutdownMs: 100, ...options.sim },
     }),
     startNetbox(),
-    startBind({ forwardZone: LAB_DNS_ZONE, reverseZone: LAB_REVERSE_ZONE }),
+    startBind({ forwardZone: LAB_DNS_ZONE, reverseZone: options.reverseZone ?? LAB_REVERSE_ZONE }),
   ] as const);
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) {

@@ -1,5 +1,14 @@
 import { patched } from '@temporalio/workflow';
-import { placeSpecs, specFromRecord, specPlacement, type PlannedVm, type ProvisioningSettings, type ProvisionSpec } from '../../src/domain/provisioning';
+import {
+  placeSpecs,
+  specFromRecord,
+  specPlacement,
+  type NetboxVmRecord,
+  type PlannedRecord,
+  type PlannedVm,
+  type ProvisioningSettings,
+  type ProvisionSpec,
+} from '../../src/domain/provisioning';
 import { placementReads } from '../wave/placement-reads';
 import { reads } from './proxies';
 
@@ -9,12 +18,12 @@ import { reads } from './proxies';
  * placed VM's workflow is given; a VM that does not fit is marked failed with the numbers and not
  * started. Records that cannot be built are left to their own workflow, which says why.
  */
-export async function placePlanned(vms: PlannedVm[], settings: ProvisioningSettings): Promise<Map<number, string>> {
+export async function placePlanned(vms: PlannedVm[], settings: ProvisioningSettings, listed?: PlannedRecord[]): Promise<Map<number, string>> {
   const nodes = new Map<number, string>();
   if (vms.length === 0 || !patched('provisioning-placement')) return nodes;
   const specs: ProvisionSpec[] = [];
-  for (const vm of vms) {
-    const record = await reads.readNetboxVm.executeWithOptions({ summary: `read NetBox VM ${vm.netboxId} for placement` }, [{ netboxId: vm.netboxId }]);
+  for (const record of listed ?? (await readEach(vms))) {
+    if ('problem' in record) continue;
     const built = specFromRecord(record, settings.defaults);
     if (built.ok) specs.push(built.spec);
   }
@@ -33,4 +42,13 @@ export async function placePlanned(vms: PlannedVm[], settings: ProvisioningSetti
     }
   }
   return nodes;
+}
+
+/** The records one by one: how a batch started before the list returned them whole placed its VMs. */
+async function readEach(vms: PlannedVm[]): Promise<NetboxVmRecord[]> {
+  const records: NetboxVmRecord[] = [];
+  for (const vm of vms) {
+    records.push(await reads.readNetboxVm.executeWithOptions({ summary: `read NetBox VM ${vm.netboxId} for placement` }, [{ netboxId: vm.netboxId }]));
+  }
+  return records;
 }

@@ -5,6 +5,7 @@ import type {
   ProvisionStatus,
   ProvisionStepKind,
   ProvisioningSettings,
+  SeenVersion,
   StepOutcome,
 } from '../../src/domain/provisioning';
 import { provisioningProxies, type ProvisioningProxies } from './proxies';
@@ -18,6 +19,19 @@ export interface ProvisionRun {
   enter: EnterStage<ProvisionStage>;
   /** Adds a step to the status: what was acted on, and whether anything changed. */
   record(step: ProvisionStepKind, subject: string, outcome: StepOutcome, detail?: string): void;
+  /** What the run knows of its NetBox record between activities: one object, shared by every stage. */
+  readonly known: RecordKnowledge;
+}
+
+/**
+ * What a run has seen of its NetBox record, so a later write can skip the read it would otherwise
+ * need: a write guarded by the ETag seen is refused if anyone changed the VM since, and then reads.
+ */
+export interface RecordKnowledge {
+  /** The VM's ETag and status as this run last read or wrote them (NetBox 4.6+). */
+  seen?: SeenVersion;
+  /** The VM had no interfaces when this run read it. */
+  hadNoInterfaces?: boolean;
 }
 
 /** The run once its spec and VMID are known, its node perhaps not yet (placement decides it). */
@@ -40,5 +54,6 @@ export function provisionRun(settings: ProvisioningSettings, status: ProvisionSt
     status,
     enter,
     record: (step, subject, outcome, detail) => status.steps.push({ step, subject, outcome, ...(detail ? { detail } : {}) }),
+    known: {},
   };
 }

@@ -200,7 +200,20 @@ export interface NetboxVmRecord {
   diskMB?: number;
   tags: string[];
   fields: RecordFields;
+  /** How many interfaces the VM had when read. */
+  interfaceCount?: number;
+  /** NetBox's ETag of the VM as read (NetBox 4.6+): a later write guarded by it needs no read first. */
+  etag?: string;
 }
+
+/** A NetBox VM's ETag and status as a run last read or wrote them: what a later write is guarded by. */
+export interface SeenVersion {
+  etag: string;
+  status: string;
+}
+
+/** A planned record as a batch reads it: whole, or the reason its ferry fields cannot be read. */
+export type PlannedRecord = NetboxVmRecord | { id: number; name: string; problem: string };
 
 /** The configured defaults a NetBox record is completed with (ferry.yaml `provisioning`). */
 export interface SpecDefaults {

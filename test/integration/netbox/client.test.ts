@@ -1,5 +1,3 @@
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { NetboxClient } from '../../../src/netbox/client';
 import { ferryFields } from '../../../src/netbox/custom-fields';
@@ -8,6 +6,7 @@ import { idOnly, ipAddressSchema, macAddressSchema, vmInterfaceSchema } from '..
 import { startNetbox, type NetboxServer } from '../../../lab/netbox-server';
 import { LAB_NETBOX, seedLabNetbox, type SeededNetbox } from '../../../lab/netbox-seed';
 import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
+import { startNetboxProxy } from '../../helpers/netbox-proxy';
 
 /** ferry's NetBox client against a real NetBox 4.7 (PyPI package on PostgreSQL and Redis). */
 describe('NetBox client against a real NetBox', () => {
@@ -109,17 +108,8 @@ describe('NetBox client against a real NetBox', () => {
 
   it('says a transition was not guarded when NetBox sends no ETag (before 4.6)', async () => {
     // The real NetBox behind a proxy that drops ETag headers, as NetBox 4.5 answers.
-    const proxy = createServer((req, res) => {
-      const upstream = new URL(netbox.url);
-      const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent: false }, (answer) => {
-        const { etag: _etag, ...headers } = answer.headers;
-        res.writeHead(answer.statusCode ?? 502, headers);
-        answer.pipe(res);
-      });
-      req.pipe(forward);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const old = clientWith(netbox.tokenV2, `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    const proxy = await startNetboxProxy(netbox.url, { dropEtags: true });
+    const old = clientWith(netbox.tokenV2, proxy.url);
     try {
       const id = await newVm('no-etag-vm');
       const moved = await old.transitionStatus(id, 'planned', 'staged');
@@ -127,8 +117,68 @@ describe('NetBox client against a real NetBox', () => {
       expect((await client.getVirtualMachine(id)).value.status.value).toBe('staged');
     } finally {
       await old.close();
-      proxy.closeAllConnections();
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
+    }
+  });
+
+  it('moves a VM seen at a version without reading it again; reads, and checks, when it changed since', async () => {
+    const proxy = await startNetboxProxy(netbox.url);
+    const watched = clientWith(netbox.tokenV2, proxy.url);
+    const vmPath = (id: number) => `/api/virtualization/virtual-machines/${id}/`;
+    try {
+      // Unchanged since seen: one guarded write, no read.
+      const id = await newVm('seen-vm');
+      const seen = await client.getVirtualMachine(id);
+      const moved = await watched.transitionStatus(id, 'planned', 'staged', { etag: seen.etag!, status: 'planned' });
+      expect(moved).toMatchObject({ outcome: 'updated', guarded: true, vm: { value: { status: { value: 'staged' } } } });
+      expect(moved.vm.etag).not.toBe(seen.etag);
+      expect(proxy.requests).toEqual([`PATCH ${vmPath(id)} 200`]);
+
+      // Edited by a person since: NetBox refuses the guarded write, the client reads and writes again.
+      const edited = await newVm('edited-vm');
+      const before = await client.getVirtualMachine(edited);
+      await client.updateVirtualMachine(edited, { description: 'a person was here' });
+      proxy.requests.length = 0;
+      expect((await watched.transitionStatus(edited, 'planned', 'staged', { etag: before.etag!, status: 'planned' })).outcome).toBe('updated');
+      expect(proxy.requests).toEqual([`PATCH ${vmPath(edited)} 412`, `GET ${vmPath(edited)} 200`, `PATCH ${vmPath(edited)} 200`]);
+      expect((await client.getVirtualMachine(edited)).value).toMatchObject({ status: { value: 'staged' }, description: 'a person was here' });
+
+      // Moved by a person to a status ferry does not move from: refused after the read, nothing written.
+      const taken = await newVm('taken-vm');
+      const planned = await client.getVirtualMachine(taken);
+      await client.updateVirtualMachine(taken, { status: 'active' });
+      await expect(watched.transitionStatus(taken, 'planned', 'staged', { etag: planned.etag!, status: 'planned' })).rejects.toMatchObject({
+        category: 'policy',
+        message: expect.stringContaining('is active; ferry moves it to staged only from planned'),
+      });
+      expect((await client.getVirtualMachine(taken)).value.status.value).toBe('active');
+    } finally {
+      await watched.close();
+      await proxy.close();
+    }
+  });
+
+  it('reads VMs without their config context, and creates an interface on a VM seen without any in one request', async () => {
+    const id = await newVm('no-context-vm');
+    const { value: vm } = await client.getVirtualMachine(id);
+    expect(vm).not.toHaveProperty('config_context');
+    expect(vm.interface_count).toBe(0);
+    expect(vm).toHaveProperty('last_updated');
+
+    const proxy = await startNetboxProxy(netbox.url);
+    const watched = clientWith(netbox.tokenV2, proxy.url);
+    try {
+      const made = await watched.ensureInterface(id, 'net0', { enabled: true }, { vmHadNone: true });
+      expect(made.outcome).toBe('created');
+      expect(proxy.requests).toEqual(['POST /api/virtualization/interfaces/ 201']);
+      // Made meanwhile by someone else (here: the call above): NetBox refuses the duplicate, and it is found.
+      proxy.requests.length = 0;
+      expect(await watched.ensureInterface(id, 'net0', { enabled: true }, { vmHadNone: true })).toEqual({ outcome: 'unchanged', value: made.value });
+      expect(proxy.requests).toEqual(['POST /api/virtualization/interfaces/ 400', 'GET /api/virtualization/interfaces/ 200']);
+      expect((await client.getVirtualMachine(id)).value.interface_count).toBe(1);
+    } finally {
+      await watched.close();
+      await proxy.close();
     }
   });
 
@@ -203,8 +253,9 @@ describe('NetBox client against a real NetBox', () => {
     expect(await client.allocateIp(prefix, iface.id)).toMatchObject({ outcome: 'unchanged', value: { id: first.value.id } });
 
     // An address just created cannot be the primary yet: set without reading the VM first.
-    expect(await client.setPrimaryIp4(id, first.value.id, { freshIp: true })).toBe('updated');
-    expect(await client.setPrimaryIp4(id, first.value.id)).toBe('unchanged');
+    const primary = await client.setPrimaryIp4(id, first.value.id, { freshIp: true });
+    expect(primary).toMatchObject({ outcome: 'updated', vm: { etag: expect.stringMatching(/^W\//), value: { primary_ip4: { id: first.value.id } } } });
+    expect(await client.setPrimaryIp4(id, first.value.id)).toEqual({ outcome: 'unchanged' });
     expect((await client.getVirtualMachine(id)).value.primary_ip4).toMatchObject({ id: first.value.id, address: first.value.address });
   });
 

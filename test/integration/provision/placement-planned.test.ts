@@ -1,3 +1,4 @@
+import { customFieldSchema } from '../../../src/netbox/schemas';
 import type { provisionPlanned } from '../../../workflows/provision-planned';
 import { useProvisionLab } from '../../helpers/provision-lab';
 
@@ -32,5 +33,31 @@ describe('provisionPlanned places records that name no node as one batch', () =>
     const ours = all.filter((vm) => vm.name !== undefined && names.has(vm.name));
     expect(ours.map((vm) => vm.node).sort()).toEqual(['pve1', 'pve3', 'pve3']);
     expect(ours.map((vm) => vm.name)).not.toContain(failed[0]!.name);
+  });
+
+  it('places the rest of a batch whose list holds a record ferry cannot read; that record fails on its own, saying why', async () => {
+    const nb = suite.lab.nb;
+    const tag = await suite.lab.tag(`unread-${suite.workers.taskQueue.slice(-8)}`);
+    // A person dropped the field's validation: NetBox now keeps a VLAN no bridge has.
+    const [vlanField] = await nb.http.list('api/extras/custom-fields/', { name: 'ferry_vlan' }, customFieldSchema);
+    await nb.http.request('PATCH', `api/extras/custom-fields/${vlanField!.id}/`, { schema: customFieldSchema, body: { validation_maximum: null } });
+    try {
+      const good = await suite.lab.plannedVm({ tags: [tag], fields: { ferry_node: null } });
+      const bad = await suite.lab.plannedVm({ tags: [tag], fields: { ferry_node: null, ferry_vlan: 5000 } });
+      const result = await suite.temporal.client.workflow.execute<typeof provisionPlanned>('provisionPlanned', {
+        taskQueue: suite.workers.taskQueue,
+        workflowId: `${suite.workers.taskQueue}-unreadable`,
+        args: [{ tag }],
+      });
+      expect(result.vms.find((vm) => vm.netboxId === good.id)).toMatchObject({ outcome: 'provisioned' });
+      const failed = result.vms.find((vm) => vm.netboxId === bad.id);
+      expect(failed).toMatchObject({ outcome: 'failed' });
+      const cause = await suite.temporal.client.workflow.getHandle(failed!.workflowId).result().catch((err: unknown) => err);
+      let root: unknown = cause;
+      while (root instanceof Error && root.cause) root = root.cause;
+      expect((root as Error).message).toContain(`NetBox VM "${bad.name}" (id ${bad.id}) has invalid ferry custom fields: ferry_vlan`);
+    } finally {
+      await nb.http.request('PATCH', `api/extras/custom-fields/${vlanField!.id}/`, { schema: customFieldSchema, body: { validation_maximum: 4094 } });
+    }
   });
 });

@@ -3,7 +3,7 @@ import type { VmBuild } from '../run-context';
 import type { InterfaceIds } from './netbox';
 
 /** The first NIC's address, from the prefix (NetBox looks first, then allocates), made the primary IP. */
-export async function assignAddress({ acts, spec, status, enter, record }: VmBuild, interfaceIds: InterfaceIds): Promise<void> {
+export async function assignAddress({ acts, spec, status, enter, record, known }: VmBuild, interfaceIds: InterfaceIds): Promise<void> {
   enter('address');
   const first = spec.nics[0];
   if (!spec.prefix || !first || spec.netboxId === undefined) {
@@ -21,6 +21,8 @@ export async function assignAddress({ acts, spec, status, enter, record }: VmBui
       ...(interfaceIds.created.includes(first.slot) ? { newInterface: true } : {}),
     },
   ]);
+  // The primary-address write changed the VM: what it answered is the version to guard the next write with.
+  if (ip.primary !== 'unchanged') known.seen = ip.seen;
   status.address = ip.address;
   record('ip', ip.address, ip.outcome, `${first.slot}, from ${spec.prefix}`);
   record('primary-ip', ip.address, ip.primary);

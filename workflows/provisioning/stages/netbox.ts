@@ -7,7 +7,7 @@ export interface InterfaceIds {
 }
 
 /** The record's interfaces, with the MACs Proxmox gave the NICs. */
-export async function recordNetboxInterfaces({ acts, spec, vmid, node, status, enter, record }: VmBuild): Promise<InterfaceIds> {
+export async function recordNetboxInterfaces({ acts, spec, vmid, node, status, enter, record, known }: VmBuild): Promise<InterfaceIds> {
   enter('netbox');
   status.macs = await acts.read.readVmMacs.executeWithOptions({ summary: `MACs of VM ${vmid}` }, [{ node, vmid }]);
   const interfaceIds: InterfaceIds = { ids: {}, created: [] };
@@ -18,7 +18,9 @@ export async function recordNetboxInterfaces({ acts, spec, vmid, node, status, e
       continue;
     }
     const summary = `NetBox interface ${nic.slot} of ${spec.name}, MAC ${mac}`;
-    const done = await acts.record.ensureNetboxInterface.executeWithOptions({ summary }, [{ netboxId: spec.netboxId, name: nic.slot, mac }]);
+    const done = await acts.record.ensureNetboxInterface.executeWithOptions({ summary }, [
+      { netboxId: spec.netboxId, name: nic.slot, mac, ...(known.hadNoInterfaces ? { vmHadNone: true } : {}) },
+    ]);
     interfaceIds.ids[nic.slot] = done.interfaceId;
     if (done.interface === 'created') interfaceIds.created.push(nic.slot);
     record('interface', nic.slot, done.interface);

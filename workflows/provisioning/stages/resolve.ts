@@ -30,6 +30,8 @@ async function specOfRecord(run: ProvisionRun, netboxId: number): Promise<Provis
   }
   const built = specFromRecord(record, run.settings.defaults);
   if (!built.ok) refuse('InvalidSpec', `the VM cannot be built as recorded:\n  - ${built.problems.join('\n  - ')}`);
+  if (record.etag) run.known.seen = { etag: record.etag, status: record.status };
+  if (record.interfaceCount === 0) run.known.hadNoInterfaces = true;
   return built.spec;
 }
 
@@ -57,7 +59,10 @@ async function allocateVmid(run: ProvisionRun, spec: ProvisionSpec): Promise<num
   record('allocate-vmid', `VMID ${vmid}`, 'created', `from ${settings.vmidRange.min}–${settings.vmidRange.max}`);
   if (spec.netboxId === undefined) return vmid;
   // Written to the source of truth before anything is built with it.
-  const written = await acts.record.recordVmid.executeWithOptions({ summary: `ferry_vmid ${vmid} into NetBox VM ${spec.netboxId}` }, [{ netboxId: spec.netboxId, vmid }]);
+  const written = await acts.record.recordVmid.executeWithOptions({ summary: `ferry_vmid ${vmid} into NetBox VM ${spec.netboxId}` }, [
+    { netboxId: spec.netboxId, vmid, ...(run.known.seen ? { seen: run.known.seen } : {}) },
+  ]);
+  run.known.seen = written.seen;
   record('record-vmid', `NetBox VM ${spec.netboxId}`, written.outcome, written.vmid === vmid ? `ferry_vmid ${vmid}` : `the record got ferry_vmid ${written.vmid} meanwhile; using it`);
   return written.vmid;
 }
