@@ -81,7 +81,7 @@ export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
         const written = await netbox()
           .updateVirtualMachine(netboxId, { custom_fields: { ferry_vmid: vmid } }, { ifMatch: seen.etag })
           .catch((err: unknown) => (err instanceof NetboxStaleError ? undefined : Promise.reject(err)));
-        if (written) return { vmid, outcome: 'updated', ...seenAfter(written.etag, seen.status) };
+        if (written) return { vmid, outcome: 'updated', ...seenAfter(written.etag, written.value.status.value) };
       }
       const current = await netbox().getVirtualMachine(netboxId);
       const held = ferryFields(current.value).vmid;
