@@ -27,6 +27,7 @@ import { startWorkerProcess } from '../test/helpers/worker-process';
 import { writeWorkflowBundle } from '../worker/workflow-bundle';
 import type { migrationWave } from '../workflows/migration-wave';
 import { ms, percentile } from './lib/percentiles';
+import { describeLongTasks, workflowTasks } from './lib/workflow-tasks';
 import { mib, processStats } from './lib/process-stats';
 
 const { values: args } = parseArgs({
@@ -157,6 +158,9 @@ async function main(): Promise<void> {
     console.log(`ferry status <wave>:         median ${ms(percentile(cli.map((c) => c.ms), 50))} of 5 (${cli.map((c) => ms(c.ms)).join(', ')}); --json ${kb(cliJson.bytes)}`);
     console.log(`wave history:                ${String(info.historyLength)} events, ${kb(Number(info.historySizeBytes))} (limits 50k events, 50 MB)`);
     console.log(`worker RSS at the gate:      ${mib(processStats(worker.child.pid!).rssBytes)}`);
+    // The query waits behind the wave's own tasks: the long ones, and whether each was a replay from the normal queue.
+    console.log(`the wave's workflow tasks of 1 s or more:`);
+    for (const line of describeLongTasks(await workflowTasks(client, wave.workflowId, wave.firstExecutionRunId), 1000)) console.log(`  ${line}`);
     await wave.terminate('benchmark done');
   } finally {
     await worker.stop();

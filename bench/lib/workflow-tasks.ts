@@ -1,0 +1,70 @@
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { eventMs } from './handoffs';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** One workflow task of a history: how long the worker held it, and what it had to go through. */
+export interface WorkflowTaskTiming {
+  runIndex: number;
+  /** Event id of its WorkflowTaskStarted. */
+  eventId: number;
+  /** Scheduled → started: waiting for the worker. */
+  queuedMs: number;
+  /** Started → completed (or failed, timed out): the worker's work on it. */
+  runningMs: number;
+  /** Given to the worker that has the workflow cached (sticky), or to any worker (a full replay if not cached). */
+  sticky: boolean;
+  /** Events in the run up to this task: what a full replay would go through. */
+  eventsBefore: number;
+  ended: 'completed' | 'failed' | 'timed out';
+}
+
+/** Every workflow task of a workflow, over all its runs (continue-as-new chain), oldest first. */
+export async function workflowTasks(client: Client, workflowId: string, firstRunId: string): Promise<WorkflowTaskTiming[]> {
+  const tasks: WorkflowTaskTiming[] = [];
+  let runId: string | undefined = firstRunId;
+  for (let runIndex = 0; runId; runIndex++) {
+    const events: HistoryEvent[] = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    tasks.push(...tasksOf(events, runIndex));
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return tasks;
+}
+
+function tasksOf(events: HistoryEvent[], runIndex: number): WorkflowTaskTiming[] {
+  const byId = new Map<number, HistoryEvent>();
+  const out: WorkflowTaskTiming[] = [];
+  events.forEach((e, index) => {
+    const id = Number(e.eventId);
+    byId.set(id, e);
+    const end = e.workflowTaskCompletedEventAttributes ?? e.workflowTaskFailedEventAttributes ?? e.workflowTaskTimedOutEventAttributes;
+    if (!end) return;
+    const started = byId.get(Number(end.startedEventId));
+    const scheduled = byId.get(Number(end.scheduledEventId));
+    if (!started || !scheduled) return;
+    const kind = scheduled.workflowTaskScheduledEventAttributes?.taskQueue?.kind;
+    out.push({
+      runIndex,
+      eventId: Number(started.eventId),
+      queuedMs: eventMs(started) - eventMs(scheduled),
+      runningMs: eventMs(e) - eventMs(started),
+      sticky: kind === temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY,
+      eventsBefore: index,
+      ended: e.workflowTaskCompletedEventAttributes ? 'completed' : e.workflowTaskFailedEventAttributes ? 'failed' : 'timed out',
+    });
+  });
+  return out;
+}
+
+/** A line per workflow task that ran at least `minMs`, and the totals. */
+export function describeLongTasks(tasks: WorkflowTaskTiming[], minMs: number): string[] {
+  const long = tasks.filter((t) => t.runningMs >= minMs || t.ended !== 'completed');
+  const lines = long.map(
+    (t) =>
+      `run ${t.runIndex + 1}, task at event ${t.eventId}: ran ${t.runningMs} ms (queued ${t.queuedMs} ms), ${t.sticky ? 'sticky' : 'normal queue'}, ${t.eventsBefore} events before it, ${t.ended}`,
+  );
+  const normal = tasks.filter((t) => !t.sticky).length;
+  lines.push(`${tasks.length} workflow tasks in ${Math.max(0, ...tasks.map((t) => t.runIndex)) + 1} runs; ${normal} from the normal queue; ${long.length} ran ≥ ${minMs} ms or did not complete`);
+  return lines;
+}
