@@ -17,7 +17,7 @@ export interface WorkflowTaskTiming {
   sticky: boolean;
   /** Events in the run up to this task: what a full replay would go through. */
   eventsBefore: number;
-  ended: 'completed' | 'failed' | 'timed out';
+  ended: 'completed' | 'failed' | 'timed out' | 'not taken in time';
 }
 
 /** Every workflow task of a workflow, over all its runs (continue-as-new chain), oldest first. */
@@ -40,8 +40,9 @@ function tasksOf(events: HistoryEvent[], runIndex: number): WorkflowTaskTiming[]
     byId.set(id, e);
     const end = e.workflowTaskCompletedEventAttributes ?? e.workflowTaskFailedEventAttributes ?? e.workflowTaskTimedOutEventAttributes;
     if (!end) return;
-    const started = byId.get(Number(end.startedEventId));
     const scheduled = byId.get(Number(end.scheduledEventId));
+    // A task no worker took in time (a sticky queue's schedule-to-start timeout) has no started event.
+    const started = byId.get(Number(end.startedEventId)) ?? (scheduled && e.workflowTaskTimedOutEventAttributes ? e : undefined);
     if (!started || !scheduled) return;
     const kind = scheduled.workflowTaskScheduledEventAttributes?.taskQueue?.kind;
     out.push({
@@ -51,7 +52,13 @@ function tasksOf(events: HistoryEvent[], runIndex: number): WorkflowTaskTiming[]
       runningMs: eventMs(e) - eventMs(started),
       sticky: kind === temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY,
       eventsBefore: index,
-      ended: e.workflowTaskCompletedEventAttributes ? 'completed' : e.workflowTaskFailedEventAttributes ? 'failed' : 'timed out',
+      ended: e.workflowTaskCompletedEventAttributes
+        ? 'completed'
+        : e.workflowTaskFailedEventAttributes
+          ? 'failed'
+          : started === e
+            ? 'not taken in time'
+            : 'timed out',
     });
   });
   return out;
