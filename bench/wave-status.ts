@@ -7,7 +7,7 @@
  * size against Temporal's limits (2 MB per payload, 50k events / 50 MB of history). At the gate it also
  * times `ferry status <wave>` itself (median of 5), and the full `--json` answer's size.
  *
- *   npm run bench -- bench/wave-status.ts [--vms 1000] [--latency 100] [--minutes 20]
+ *   npm run bench -- bench/wave-status.ts [--vms 1000] [--latency 100] [--minutes 20] [--coordination-tasks N]
  *
  * It prints figures; it is not a test.
  */
@@ -36,6 +36,7 @@ const { values: args } = parseArgs({
     latency: { type: 'string', default: '100' },
     minutes: { type: 'string', default: '20' },
     'max-cached': { type: 'string' },
+    'coordination-tasks': { type: 'string' },
   },
 });
 const N = Number(args.vms);
@@ -108,7 +109,14 @@ async function main(): Promise<void> {
             taskQueue,
             shutdownGraceTime: '1s',
             ...(args['max-cached'] ? { maxCachedWorkflows: Number(args['max-cached']) } : {}),
-            taskQueues: { main: { maxConcurrentActivities: 100 }, vmotion: { maxConcurrentActivities: 20 }, import: { maxConcurrentActivities: 20 }, sdn: { maxConcurrentActivities: 1 } },
+            taskQueues: {
+              main: { maxConcurrentActivities: 100 },
+              vmotion: { maxConcurrentActivities: 20 },
+              import: { maxConcurrentActivities: 20 },
+              sdn: { maxConcurrentActivities: 1 },
+              // --coordination-tasks N: the coordination Worker's workflow task slots (default 10).
+              ...(args['coordination-tasks'] ? { coordination: { maxConcurrentActivities: 10, maxConcurrentWorkflowTaskExecutions: Number(args['coordination-tasks']) } } : {}),
+            },
           },
         },
         configFile,
