@@ -22,6 +22,7 @@ import { idOnly } from '../src/netbox/schemas';
 import { startProvisionLab, type ProvisionLab } from '../test/helpers/provision-lab';
 import { startWorkerProcess } from '../test/helpers/worker-process';
 import type { provisionPlanned } from '../workflows/provision-planned';
+import { rootCauseMessage } from '../cli/workflow-result';
 import { eventMs } from './lib/handoffs';
 import { ms, percentile } from './lib/percentiles';
 import { cpuByCommand, cpuSpent, machineCpu } from './lib/cpu-by-command';
@@ -104,7 +105,8 @@ async function run(address: string, lab: ProvisionLab, contender: Contender, rou
     );
     const pid = worker.child.pid!;
     const before = processStats(pid);
-    const processesBefore = cpuByCommand({ [pid]: 'ferry worker', [process.pid]: 'bench + Proxmox simulator' });
+    const processNames = { [pid]: 'ferry worker', [process.pid]: 'bench + Proxmox simulator' };
+    const processesBefore = cpuByCommand(processNames);
     const machineBefore = machineCpu();
     let peakRss = before.rssBytes;
     const rssSampler = setInterval(() => (peakRss = Math.max(peakRss, processStats(pid).rssBytes)), 250);
@@ -117,7 +119,7 @@ async function run(address: string, lab: ProvisionLab, contender: Contender, rou
     const makespanMs = performance.now() - started;
     clearInterval(rssSampler);
     const after = processStats(pid);
-    const processesAfter = cpuByCommand({ [pid]: 'ferry worker', [process.pid]: 'bench + Proxmox simulator' });
+    const processesAfter = cpuByCommand(processNames);
     const machineAfter = machineCpu();
     const perVm: number[] = [];
     for (const vm of result.vms) {
@@ -164,14 +166,14 @@ function printCpuBudget(spent: Array<[string, number]>, before: ReturnType<typeo
 
 /** The innermost cause of a failed VM workflow's failure (the batch's entry keeps only the outer message). */
 async function rootCause(client: Client, workflowId: string): Promise<string> {
-  try {
-    await client.workflow.getHandle(workflowId).result();
-    return '';
-  } catch (err) {
-    let cause: unknown = err;
-    while (cause instanceof Error && cause.cause) cause = cause.cause;
-    return `\n    cause: ${cause instanceof Error ? cause.message : String(cause)}`.slice(0, 600);
-  }
+  const failure = await client.workflow
+    .getHandle(workflowId)
+    .result()
+    .then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+  return failure === undefined ? '' : `\n    cause: ${rootCauseMessage(failure)}`.slice(0, 600);
 }
 
 /** The batch's time from its start to its first child's start: what it spends selecting and placing. */

@@ -1,7 +1,6 @@
 import type { NetboxVmRecord, PlannedRecord, SeenVersion } from '../../src/domain/provisioning';
 import { ferryFields } from '../../src/netbox/custom-fields';
 import type { Outcome } from '../../src/netbox/client';
-import { NetboxStaleError } from '../../src/netbox/errors';
 import type { VirtualMachine } from '../../src/netbox/schemas';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
@@ -78,9 +77,7 @@ export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
       // The record as this run read it, without a VMID: written without a second read if unchanged since.
       if (seen && !intent.startedEarlier('vmid')) {
         intent.start('vmid');
-        const written = await netbox()
-          .updateVirtualMachine(netboxId, { custom_fields: { ferry_vmid: vmid } }, { ifMatch: seen.etag })
-          .catch((err: unknown) => (err instanceof NetboxStaleError ? undefined : Promise.reject(err)));
+        const written = await netbox().updateVirtualMachineIfUnchanged(netboxId, { custom_fields: { ferry_vmid: vmid } }, seen.etag);
         if (written) return { vmid, outcome: 'updated', ...seenAfter(written.etag, written.value.status.value) };
       }
       const current = await netbox().getVirtualMachine(netboxId);

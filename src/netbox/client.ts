@@ -127,6 +127,20 @@ export class NetboxClient {
   }
 
   /**
+   * Changes a VM if it is still at the version `etag` names (an ETag the caller read or its own last
+   * write answered): the write without a read before it. Changed since: nothing written, undefined,
+   * and the caller reads it and decides again.
+   */
+  async updateVirtualMachineIfUnchanged(id: number, changes: Record<string, unknown>, etag: string): Promise<Versioned<VirtualMachine> | undefined> {
+    try {
+      return await this.updateVirtualMachine(id, changes, { ifMatch: etag });
+    } catch (err) {
+      if (err instanceof NetboxStaleError) return undefined;
+      throw err;
+    }
+  }
+
+  /**
    * Moves a VM from one of the `from` statuses to `to`: reads it, refuses if it is in another status,
    * and writes with the ETag it read, so a change made in between is refused (NetboxStaleError)
    * rather than overwritten. Already in `to`: unchanged. NetBox before 4.6 sends no ETag: the write
@@ -144,11 +158,8 @@ export class NetboxClient {
   ): Promise<{ outcome: Outcome; vm: Versioned<VirtualMachine>; guarded: boolean }> {
     const allowed = Array.isArray(from) ? from : [from];
     if (seen && seen.status !== to && allowed.includes(seen.status)) {
-      try {
-        return { outcome: 'updated', vm: await this.updateVirtualMachine(id, { status: to }, { ifMatch: seen.etag }), guarded: true };
-      } catch (err) {
-        if (!(err instanceof NetboxStaleError)) throw err;
-      }
+      const vm = await this.updateVirtualMachineIfUnchanged(id, { status: to }, seen.etag);
+      if (vm) return { outcome: 'updated', vm, guarded: true };
     }
     const current = await this.getVirtualMachine(id);
     const guarded = current.etag !== undefined;

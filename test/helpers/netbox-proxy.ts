@@ -19,8 +19,8 @@ export async function startNetboxProxy(netboxUrl: string, options: { dropEtags?:
   const proxy = createServer((req, res) => {
     const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent: false }, (answer) => {
       requests.push(`${req.method} ${new URL(req.url ?? '/', 'http://proxy').pathname} ${answer.statusCode}`);
-      const { etag, ...headers } = answer.headers;
-      res.writeHead(answer.statusCode ?? 502, options.dropEtags ? headers : { ...headers, ...(etag ? { etag } : {}) });
+      const { etag: _dropped, ...withoutEtag } = answer.headers;
+      res.writeHead(answer.statusCode ?? 502, options.dropEtags ? withoutEtag : answer.headers);
       answer.pipe(res);
     });
     req.pipe(forward);

@@ -1,3 +1,4 @@
+import { rootCauseMessage } from '../../../cli/workflow-result';
 import { customFieldSchema } from '../../../src/netbox/schemas';
 import type { provisionPlanned } from '../../../workflows/provision-planned';
 import { useProvisionLab } from '../../helpers/provision-lab';
@@ -53,9 +54,7 @@ describe('provisionPlanned places records that name no node as one batch', () =>
       const failed = result.vms.find((vm) => vm.netboxId === bad.id);
       expect(failed).toMatchObject({ outcome: 'failed' });
       const cause = await suite.temporal.client.workflow.getHandle(failed!.workflowId).result().catch((err: unknown) => err);
-      let root: unknown = cause;
-      while (root instanceof Error && root.cause) root = root.cause;
-      expect((root as Error).message).toContain(`NetBox VM "${bad.name}" (id ${bad.id}) has invalid ferry custom fields: ferry_vlan`);
+      expect(rootCauseMessage(cause)).toContain(`NetBox VM "${bad.name}" (id ${bad.id}) has invalid ferry custom fields: ferry_vlan`);
     } finally {
       await nb.http.request('PATCH', `api/extras/custom-fields/${vlanField!.id}/`, { schema: customFieldSchema, body: { validation_maximum: 4094 } });
     }
