@@ -86,16 +86,18 @@ export const workerSection = z
      */
     maxCachedWorkflows: z.number().int().min(0).max(100_000).default(DEFAULT_MAX_CACHED_WORKFLOWS),
     /**
-     * How long one workflow activation may run before the worker gives up on it (the SDK's default: 5 s).
-     * A large wave's activations take seconds of CPU on a loaded host, and a timeout inside the workflow
-     * sandbox crashes Node ("async hook stack has become corrupted", nodejs/node#38503); the server's
-     * workflow task timeout still bounds a stuck task.
+     * How long the workflow thread may hold an activation without finishing any before the worker stops
+     * it: a workflow that never yields would otherwise hang every workflow of the process. The worker
+     * then fails naming that workflow, so it is restarted and its tasks go to other workers. Watched from
+     * the main thread (worker/workflow-thread.ts), not by the SDK's watchdog on every call into the
+     * sandbox, which costs ~90 µs of CPU a call and crashes Node when it fires (nodejs/node#38503).
+     * A large wave's activations take seconds of CPU on a loaded host, hence far more than the SDK's 5 s.
      */
     isolateExecutionTimeout: duration.default('60s'),
     /**
      * Keep a stack for every pending promise of every workflow, for the `__stack_trace` query (the
-     * Temporal UI's "Stack Trace" tab), as the SDK does. `false` saves ~40 % of the workflow code's own
-     * CPU (bench/workflow-replay.ts), which at the gate of a 1,000-VM wave was lost in the noise of the
+     * Temporal UI's "Stack Trace" tab), as the SDK does. `false` saves ~20 % of the workflow thread's
+     * CPU (bench/workflow-replay.ts: 103 → 82 ms per migrateVm replay), which at the gate of a 1,000-VM wave was lost in the noise of the
      * whole worker's (88 vs 87 ms per VM).
      */
     workflowStackTraces: z.boolean().default(true),

@@ -3,3 +3,4 @@ export * from '../../workflows';
 export * from './permit-probes';
 export * from './retry-probe';
 export * from './window-probe';
+export * from './spin-probe';

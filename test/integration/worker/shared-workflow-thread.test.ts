@@ -1,7 +1,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Worker } from '@temporalio/worker';
+import type { Worker, WorkerOptions } from '@temporalio/worker';
 import { workerClassSharingOneWorkflowThread, type SharedWorkflowCreator } from '../../../worker/shared-workflow-thread';
 import type { retriedActivity } from '../../workflow-bundle/retry-probe';
 import { connectTestTemporal, uniqueName, workflowBundlePath, type TestTemporal } from '../../helpers/temporal';
@@ -69,6 +69,34 @@ describe('Workers sharing one workflow thread', () => {
       else await expect(stack).rejects.toThrow('Workflow stack traces are not enabled on this worker');
       await expect(handle.result()).resolves.toBe('held');
     });
+  });
+
+  it('stops the workflow thread when a workflow never yields; the Worker fails naming that workflow', async () => {
+    const WorkerClass = workerClassSharingOneWorkflowThread();
+    const taskQueue = uniqueName('spin');
+    const worker = await WorkerClass.create({
+      connection: temporal.nativeConnection,
+      taskQueue,
+      activities,
+      workflowBundle: { codePath: workflowBundlePath() },
+      shutdownGraceTime: '1s',
+      // Taken by the SDK (its WorkerOptions type lists it only among the compiled defaults).
+      ...({ isolateExecutionTimeout: '1s' } as Partial<WorkerOptions>),
+    });
+    const run = worker.run();
+    const workflowId = uniqueName(taskQueue);
+    const handle = await temporal.client.workflow.start('spinWithoutYielding', { taskQueue, workflowId });
+    try {
+      await expect(run).rejects.toThrow(
+        new RegExp(`the workflow thread was stopped: workflow spinWithoutYielding ${workflowId} \\(run ${handle.firstExecutionRunId}\\) ran for \\d+\\.\\d s without yielding \\(worker.isolateExecutionTimeout 1 s\\)`),
+      );
+      expect(worker.getState()).toBe('FAILED');
+      // The spinning thread is gone, not left burning a core.
+      const threads = (threadOf(worker) as unknown as { workerThreadClients: Array<{ workerExited: boolean }> }).workerThreadClients;
+      expect(threads.map((thread) => thread.workerExited)).toEqual([true]);
+    } finally {
+      await handle.terminate();
+    }
   });
 
   it('refuses a Worker with another bundle file instead of running that Worker on the first one', async () => {
