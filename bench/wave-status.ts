@@ -1,7 +1,7 @@
 /**
  * Benchmark: how the status of a large wave answers. Starts one wave of N VMs (default 1,000), not
  * approved, so every VM runs up to the approval gate, with ferry's real worker in its own process at its
- * defaults (workflow cache 100, so the wave competes with its 1,000 VM workflows for the cache). While
+ * defaults (workflow cache 50; the wave itself is cached by the coordination Worker). While
  * the VMs get there and once all wait, it times the wave's `waveSummary` query (what `ferry status`
  * asks) and the full `status` query, and prints their payload sizes and the wave's history length and
  * size against Temporal's limits (2 MB per payload, 50k events / 50 MB of history). At the gate it also

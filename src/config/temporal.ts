@@ -58,11 +58,12 @@ const defaultQueues: Record<QueueRole, { maxConcurrentActivities: number }> = {
 };
 
 /**
- * Enough for the active part of a wave (50 VM workflows by default, the semaphores, the wave); VMs waiting
- * at the gate are evicted and rebuilt from history when they have work. The SDK counts ~1.7 MB per cached
- * workflow (600 per GiB of heap).
+ * The active part of a wave: its 50 VM workflows at once by default (the wave and the semaphores are in
+ * the coordination Worker's cache). VMs waiting at the gate are evicted and rebuilt from history when
+ * they have work. Each cached VM workflow holds ~0.5 MiB: with 1,000 VMs at the gate the worker held
+ * 393 MiB at 50 against 415–424 MiB at 100 (docs/benchmarks.md).
  */
-export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 50;
 export const DEFAULT_MAX_WORKFLOW_TASKS = 40;
 /** The coordination Worker's: a few waves, the semaphores and the allocator stay cached. */
 export const DEFAULT_COORDINATION_CACHED_WORKFLOWS = 20;
