@@ -18,6 +18,8 @@ export interface WorkflowTaskTiming {
   /** Events in the run up to this task: what a full replay would go through. */
   eventsBefore: number;
   ended: 'completed' | 'failed' | 'timed out' | 'not taken in time';
+  /** Why a failed task failed (the server's cause, e.g. UNHANDLED_COMMAND: new events came while it ran). */
+  failedBecause?: string;
 }
 
 /** Every workflow task of a workflow, over all its runs (continue-as-new chain), oldest first. */
@@ -45,6 +47,7 @@ function tasksOf(events: HistoryEvent[], runIndex: number): WorkflowTaskTiming[]
     const started = byId.get(Number(end.startedEventId)) ?? (scheduled && e.workflowTaskTimedOutEventAttributes ? e : undefined);
     if (!started || !scheduled) return;
     const kind = scheduled.workflowTaskScheduledEventAttributes?.taskQueue?.kind;
+    const cause = e.workflowTaskFailedEventAttributes?.cause;
     out.push({
       runIndex,
       eventId: Number(started.eventId),
@@ -59,6 +62,7 @@ function tasksOf(events: HistoryEvent[], runIndex: number): WorkflowTaskTiming[]
           : started === e
             ? 'not taken in time'
             : 'timed out',
+      ...(cause ? { failedBecause: temporal.api.enums.v1.WorkflowTaskFailedCause[cause].replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '') } : {}),
     });
   });
   return out;
@@ -69,7 +73,7 @@ export function describeLongTasks(tasks: WorkflowTaskTiming[], minMs: number): s
   const long = tasks.filter((t) => t.runningMs >= minMs || t.ended !== 'completed');
   const lines = long.map(
     (t) =>
-      `run ${t.runIndex + 1}, task at event ${t.eventId}: ran ${t.runningMs} ms (queued ${t.queuedMs} ms), ${t.sticky ? 'sticky' : 'normal queue'}, ${t.eventsBefore} events before it, ${t.ended}`,
+      `run ${t.runIndex + 1}, task at event ${t.eventId}: ran ${t.runningMs} ms (queued ${t.queuedMs} ms), ${t.sticky ? 'sticky' : 'normal queue'}, ${t.eventsBefore} events before it, ${t.ended}${t.failedBecause ? ` (${t.failedBecause})` : ''}`,
   );
   const normal = tasks.filter((t) => !t.sticky).length;
   lines.push(`${tasks.length} workflow tasks in ${Math.max(0, ...tasks.map((t) => t.runIndex)) + 1} runs; ${normal} from the normal queue; ${long.length} ran ≥ ${minMs} ms or did not complete`);
