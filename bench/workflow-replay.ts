@@ -50,37 +50,37 @@ function main(): void {
   const runs = Number(flag('runs', '60'));
   const rounds = Number(flag('rounds', '3'));
   const mode = flag('mode', '') as Mode;
-  if (MODES.includes(mode)) {
-    measure(mode, flag('bundle', ''), file, runs).catch((err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    });
-    return;
-  }
-  void compare(file, runs, rounds);
+  const run = MODES.includes(mode) ? measure(mode, flag('bundle', ''), file, runs) : compare(file, runs, rounds);
+  run.catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
 }
 
 async function compare(file: string, runs: number, rounds: number): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ferry-replay-'));
   const bundle = path.join(dir, 'workflow-bundle.js');
-  await writeWorkflowBundle(bundle);
-  console.log(`${runs} replays of ${path.relative(REPO_ROOT, file)} per process, ${rounds} rounds; load ${loadavg()[0]!.toFixed(1)}`);
-  const figures: Record<Mode, number[]> = { sdk: [], ferry: [], 'ferry-no-stacks': [] };
-  for (let round = 1; round <= rounds; round++) {
-    for (const each of MODES) {
-      const child = spawnSync(process.execPath, [...process.execArgv, __filename, '--mode', each, '--bundle', bundle, '--history', file, '--runs', String(runs)], { encoding: 'utf8' });
-      const line = child.stdout.trim().split('\n').pop() ?? '';
-      if (child.status !== 0 || !line.startsWith('{')) throw new Error(`replay (${each}) failed: ${child.stderr.slice(-2000)}`);
-      const { cpuMs, wallMs, rssMiB } = JSON.parse(line) as { cpuMs: number; wallMs: number; rssMiB: number };
-      figures[each].push(cpuMs);
-      console.log(`round ${round} ${each.padEnd(15)} CPU ${cpuMs.toFixed(1)} ms per replay, wall ${wallMs.toFixed(1)} ms, RSS ${rssMiB.toFixed(0)} MiB`);
+  try {
+    await writeWorkflowBundle(bundle);
+    console.log(`${runs} replays of ${path.relative(REPO_ROOT, file)} per process, ${rounds} rounds; load ${loadavg()[0]!.toFixed(1)}`);
+    const figures: Record<Mode, number[]> = { sdk: [], ferry: [], 'ferry-no-stacks': [] };
+    for (let round = 1; round <= rounds; round++) {
+      for (const each of MODES) {
+        const child = spawnSync(process.execPath, [...process.execArgv, __filename, '--mode', each, '--bundle', bundle, '--history', file, '--runs', String(runs)], { encoding: 'utf8' });
+        const line = child.stdout.trim().split('\n').pop() ?? '';
+        if (child.status !== 0 || !line.startsWith('{')) throw new Error(`replay (${each}) failed: ${child.stderr.slice(-2000)}`);
+        const { cpuMs, wallMs, rssMiB } = JSON.parse(line) as { cpuMs: number; wallMs: number; rssMiB: number };
+        figures[each].push(cpuMs);
+        console.log(`round ${round} ${each.padEnd(15)} CPU ${cpuMs.toFixed(1)} ms per replay, wall ${wallMs.toFixed(1)} ms, RSS ${rssMiB.toFixed(0)} MiB`);
+      }
     }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const sdk = median(figures.sdk);
+    console.log('median CPU per replay:');
+    for (const each of MODES) console.log(`  ${each.padEnd(15)} ${median(figures[each]).toFixed(1)} ms (ratio to sdk ${(median(figures[each]) / sdk).toFixed(2)})`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const sdk = median(figures.sdk);
-  console.log('median CPU per replay:');
-  for (const each of MODES) console.log(`  ${each.padEnd(15)} ${median(figures[each]).toFixed(1)} ms (ratio to sdk ${(median(figures[each]) / sdk).toFixed(2)})`);
-  rmSync(dir, { recursive: true, force: true });
 }
 
 main();
