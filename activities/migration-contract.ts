@@ -5,6 +5,7 @@
 import type { PortgroupRecord, VmRecord } from '../src/domain/inventory';
 import type { GuestInterface, MigratedVmSpec, MigrationSettings, PlannedVnet, SdnState, WaveSelection } from '../src/domain/migration';
 import type { NicSpec } from '../src/domain/pve-vm-spec';
+import type { ConversionActivities } from './conversion-contract';
 import type { HaActivities } from './ha-contract';
 
 export type { WaveSelection } from '../src/domain/migration';
@@ -122,7 +123,12 @@ export interface GuestCheckActivities {
   probeGuestPort(input: { vmid: number; address: string; port: number; timeoutMs: number }): Promise<{ ok: boolean; endpoint: string; ms: number; error?: string }>;
 }
 
-export type MigrationActivities = MigrationSettingsActivities & VsphereMigrationActivities & ProxmoxMigrationActivities & GuestCheckActivities & HaActivities;
+export type MigrationActivities = MigrationSettingsActivities &
+  VsphereMigrationActivities &
+  ProxmoxMigrationActivities &
+  GuestCheckActivities &
+  HaActivities &
+  ConversionActivities;
 
 /** Everything `plan` reads from Proxmox in one call. */
 export interface PlanState {

@@ -1,3 +1,4 @@
+import { describeConversionRecord } from '../src/domain/conversion';
 import { describeVerification, type GuestVerification, type MigrationStatus } from '../src/domain/migration';
 import { describeStep, type ProvisionStatus } from '../src/domain/provisioning/status';
 import { describeCleanup, type TeardownStatus } from '../src/domain/provisioning/teardown';
@@ -13,10 +14,11 @@ export function renderLifecycle(s: Record<string, unknown>): string[] {
   return [];
 }
 
-/** A migration's guest verification (verdict, boot-to-agent, downtime, every check) and the VMware power state it restores. */
+/** A migration's guest conversion, its verification (verdict, boot-to-agent, downtime, every check) and the VMware power state it restores. */
 function renderMigration(s: MigrationStatus): string[] {
   const lines: string[] = [];
   if (s.vmwarePowerState) lines.push(`  VMware power state before the shutdown: ${s.vmwarePowerState}`);
+  if (s.conversion) lines.push(...describeConversionRecord(s.conversion).map((l, i) => (i === 0 ? `  conversion: ${l}` : `  ${l}`)));
   if (s.verification) lines.push(...renderVerification(s.verification));
   return lines;
 }

@@ -6,7 +6,9 @@ import { startProxmoxSimulator, type ProxmoxSimulator } from './proxmox-sim/serv
 import { startVcsimLab, type VcsimLab } from './vcsim/vcsim-lab';
 import { nfsMigrationDir } from './shared-paths';
 import { guestImage } from './guest-image/paths';
-import { ESTATE, NAMED_VMS } from './vcsim/estate';
+import { ESTATE, guestNetworksByMac, NAMED_VMS } from './vcsim/estate';
+import { guestPorts } from './proxmox-sim/qemu/guest-network';
+import { guestAgentPackagesDir } from './vmware-guest/paths';
 
 /** Lab approvers (ferry.yaml migration.approvers). */
 export const LAB_APPROVERS = ['lab-admin', 'alice'];
@@ -32,15 +34,30 @@ export function labMigrationSection(stateDir: string): Record<string, unknown> {
 }
 
 /**
- * The interactive lab also starts each migrated VM and proves its guest up: the VMs that carry the real
- * guest image boot under QEMU on the simulator and are checked (agent, address, the image's TCP probe);
- * the others have blank disks, so their guests are skipped (reported "not verified"). mig-ens01's network
- * config names the VMware interface, so its check fails and ferry rolls it back by itself.
+ * Guest conversion for the VMs that carry a real guest (the others have blank disks: nothing to
+ * convert, and each inspection would cost an appliance boot): the VMware-native ones (mig-ens01, BIOS;
+ * mig-ens02, EFI) are converted; the lab image's (mig-app01, mig-app02) are inspected and left as they
+ * are (no GRUB for virt-v2v; the image boots on virtio anyway). The agent comes from setup's packages.
+ */
+export function labConversion(): Record<string, unknown> {
+  return {
+    mode: 'off',
+    overrides: Object.fromEntries(NAMED_VMS.filter((vm) => vm.guest).map((vm) => [vm.name, 'linux'])),
+    agentPackages: guestAgentPackagesDir(),
+  };
+}
+
+/**
+ * The interactive lab also converts and starts each migrated VM and proves its guest up: the VMs that
+ * carry a real guest boot under QEMU on the simulator and are checked (agent, address, the image's TCP
+ * probe); the others have blank disks, so their guests are skipped (reported "not verified"). A guest
+ * that fails its checks is rolled back by ferry itself.
  */
 export function labGuestVerification(cutover: Record<string, unknown>): Record<string, unknown> {
   const guests = NAMED_VMS.filter((vm) => vm.guest).map((vm) => vm.name);
   return {
     cutover: { ...cutover, startAfter: true },
+    conversion: labConversion(),
     verify: {
       probes: [{ tcp: guestImage().manifest.probe.port }],
       onFailure: 'rollback',
@@ -61,7 +78,7 @@ export const migrationLabComponent: LabComponent = {
     const section = labMigrationSection(stateDir);
     return {
       name: 'migration',
-      summary: `vcsim → Proxmox simulator through nfs-migration; approvers ${LAB_APPROVERS.join(', ')}; real guests started and verified`,
+      summary: `vcsim → Proxmox simulator through nfs-migration; approvers ${LAB_APPROVERS.join(', ')}; real guests converted, started and verified`,
       config: { migration: { ...section, ...labGuestVerification(section.cutover as Record<string, unknown>) } },
       stop: async () => undefined,
     };
@@ -104,6 +121,7 @@ export async function startMigrationSims(options: MigrationSimsOptions): Promise
   });
   const vcsim = await startVcsimLab({ stateDir: options.stateDir, extraVms: options.extraVms, methodDelay: options.methodDelay });
   const admin = new SimulatorAdmin(pve.url, pve.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });
+  await admin.setGuestNetworksByMac(guestNetworksByMac(guestPorts()));
   return {
     pve,
     vcsim,

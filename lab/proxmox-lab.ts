@@ -4,6 +4,8 @@ import { SAMPLE_NODES, sampleCluster, sampleCredentials } from './proxmox-sim/sa
 import { startProxmoxSimulator } from './proxmox-sim/server';
 import type { Flavour } from './proxmox-sim/schema/subset';
 import type { LabComponent } from './components';
+import { guestPorts } from './proxmox-sim/qemu/guest-network';
+import { guestNetworksByMac } from './vcsim/estate';
 
 /**
  * The lab's Proxmox VE: the simulator with the sample cluster on https://127.0.0.1:8006
@@ -29,6 +31,8 @@ export const proxmoxLabComponent: LabComponent = {
     log(`  curl -k -H '${auth}' '${sim.url}/api2/json/cluster/resources?tpye=vm'    # misspelled: 400 naming it`);
     log(`  curl -k -H '${auth}' ${sim.url}/_sim/state                              # simulator admin: state, log, faults`);
     const admin = new SimulatorAdmin(sim.url, sim.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });
+    // The estate's guests' static addresses, for the user-mode networks of whichever VM gets their MACs.
+    await admin.setGuestNetworksByMac(guestNetworksByMac(guestPorts()));
     return {
       name: 'proxmox',
       summary: `PVE ${flavour} simulator on ${sim.url} (nodes ${SAMPLE_NODES.join(', ')}; storages local, local-lvm, nfs-migration; CA ${sim.caFile})`,

@@ -3,6 +3,7 @@ import { MigrationRun, type MigrateVmInput } from './migration/run-context';
 import { awaitApproval } from './migration/stages/approval';
 import { cutover } from './migration/stages/cutover';
 import { awaitCutoverWindow } from './migration/stages/cutover-window';
+import { inspectGuest } from './migration/stages/inspect-guest';
 import { networks } from './migration/stages/networks';
 import { relocate } from './migration/stages/relocate';
 import { shell } from './migration/stages/shell';
@@ -23,9 +24,10 @@ const ITINERARY: ReadonlyArray<{ stage: Stage; stopsOnCancel: boolean }> = [
   { stage: networks, stopsOnCancel: true }, // the VNets it needs exist
   { stage: shell, stopsOnCancel: true }, // a diskless VM with the VMware CPU, memory, firmware and MACs
   { stage: relocate, stopsOnCancel: true }, // storage vMotion onto the datastore Proxmox mounts
+  { stage: inspectGuest, stopsOnCancel: true }, // what conversion will do, read from the disks (read-only), for the cutover plan
   { stage: awaitApproval, stopsOnCancel: true }, // a person decides
   { stage: awaitCutoverWindow, stopsOnCancel: true }, // inside the wave's cutover window, not before approve --at
-  { stage: cutover, stopsOnCancel: false }, // shutdown, disks in (import or live import), verify, boot order, start; a failure waits for retry or rollback
+  { stage: cutover, stopsOnCancel: false }, // shutdown, convert, disks in (import or live import), verify, boot order, start; a failure waits for retry or rollback
 ];
 
 /** Moves one VM from vSphere to Proxmox (see ITINERARY), telling the wave, if any, of each stage and of the end. */

@@ -1,17 +1,24 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
+import { conversionPlan } from '../src/domain/conversion';
 import {
   assessInventory,
+  conversionDisksOf,
+  conversionFactsOf,
   predictVmActions,
   sdnActions,
   type MigrationAction,
   type UntranslatedNetwork,
+  type VmAssessment,
   type VmPrediction,
   type WaveSelection,
 } from '../src/domain/migration';
 import { FerryKind } from '../src/domain/search-attributes';
 import type { Placement } from '../src/domain/placement';
 import { placedVmSettings } from '../src/domain/placement';
-import { estateReads, reads } from './migration/proxies';
+import type { VmRecord } from '../src/domain/inventory';
+import type { MigrationSettings } from '../src/domain/migration';
+import { failureMessage } from './failures';
+import { conversions, estateReads, reads } from './migration/proxies';
 import { placeVms, placementRefusalsOf, vmPlacementOf } from './wave/placement';
 
 export interface MigrationPlan {
@@ -26,11 +33,19 @@ export interface MigrationPlan {
   placement?: Placement;
 }
 
+export interface PlanOptions {
+  /**
+   * Read the guests whose conversion would run on their VMDKs (read-only, one libguestfs appliance each,
+   * on the convert queue), where the disks are on the migration datastore already (default true).
+   */
+  inspect?: boolean;
+}
+
 /**
  * The truthful dry run: reads vCenter and Proxmox, writes nothing, and lists every action a wave over
  * `selection` would take, in the same form the workflows record what they did.
  */
-export async function planMigration(selection: WaveSelection): Promise<MigrationPlan> {
+export async function planMigration(selection: WaveSelection, options: PlanOptions = {}): Promise<MigrationPlan> {
   upsertSearchAttributes([{ key: FerryKind, value: 'plan' }]);
   const settings = await reads.loadMigrationSettings.executeWithOptions({ summary: 'load the migration settings' }, []);
   const estate = estateReads(settings.heartbeatTimeoutMs);
@@ -43,6 +58,9 @@ export async function planMigration(selection: WaveSelection): Promise<Migration
   // The same placement the wave makes: the VMs that pass assessment, on the room read now.
   const placeable = assessment.vms.filter((a) => a.refusals.length === 0).map((a) => discovered.vms.find((v) => v.moid === a.moid)!);
   const placement = await placeVms(placeable, assessment, settings);
+  if (options.inspect !== false) {
+    assessment.vms = await Promise.all(assessment.vms.map((a) => withInspectedConversion(a, discovered.vms.find((v) => v.moid === a.moid)!, settings)));
+  }
   const vms = assessment.vms.map((assessed) => {
     const refusals = placement ? placementRefusalsOf(placement, assessed.moid) : [];
     const a = refusals.length > 0 ? { ...assessed, refusals } : assessed;
@@ -72,4 +90,27 @@ export async function planMigration(selection: WaveSelection): Promise<Migration
     actions: [...sdn, ...vms.flatMap((v) => v.actions)],
     ...(placement ? { placement } : {}),
   };
+}
+
+/**
+ * The VM's conversion plan as the wave will have it at its approval: refined by an inspection of its
+ * VMDKs where they can be read now (on the migration datastore), else as vCenter's facts give it, with a
+ * note saying when it will be read.
+ */
+async function withInspectedConversion(a: VmAssessment, vm: VmRecord, settings: MigrationSettings): Promise<VmAssessment> {
+  const planned = a.conversion;
+  const conversion = settings.rules.conversion;
+  if (!planned?.convert || !conversion || a.refusals.length > 0) return a;
+  const target = conversionDisksOf(a, vm.disks, settings.datastores, settings.migrationDatastore);
+  const noted = (note: string): VmAssessment => ({ ...a, conversion: { ...planned, notes: [...planned.notes, note] } });
+  if ('problem' in target) return noted(`inspected after the storage vMotion, before the approval (${target.problem})`);
+  try {
+    const inspection = await conversions(settings.heartbeatTimeoutMs, conversion.timeoutMs).inspect.inspectGuest.executeWithOptions(
+      { summary: `inspect the guest of ${a.name} on its VMDKs (read-only)` },
+      [{ ...target, firmware: vm.firmware, agentPackages: conversion.agentPackages }],
+    );
+    return { ...a, conversion: conversionPlan(conversionFactsOf(a, vm.firmware), conversion, inspection) };
+  } catch (err) {
+    return noted(`could not be inspected now (${failureMessage(err)}); the wave inspects it before the approval`);
+  }
 }

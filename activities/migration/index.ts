@@ -1,5 +1,6 @@
 import type { ActivityDeps } from '../deps';
 import type { MigrationActivities } from '../migration-contract';
+import { createConversionActivities } from './conversion';
 import { createDiskImportActivities } from './disk-imports';
 import { createGuestCheckActivities } from './guest-checks';
 import { createHaActivities } from './ha';
@@ -20,5 +21,6 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     ...createDiskImportActivities(deps),
     ...createGuestCheckActivities(deps),
     ...createHaActivities(deps),
+    ...createConversionActivities(deps),
   };
 }

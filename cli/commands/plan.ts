@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { WaveSelection } from '../../activities/migration-contract';
 import type { planMigration } from '../../workflows/plan-migration';
+import { describeConversion } from '../../src/domain/conversion';
 import { describeAction } from '../../src/domain/migration';
 import type { GlobalOptions } from '../client';
 import { placedLine, placementTotals } from './plan-placement';
@@ -13,14 +14,15 @@ export function registerPlan(program: Command): void {
     .description('dry run: read vCenter and Proxmox, change nothing, and list every action a migration would take');
   selectionOptions(command)
     .option('--json', 'print the plan as JSON')
+    .option('--no-inspect', 'do not read the guests that conversion would change (libguestfs, read-only, about half a minute each under TCG)')
     .option('--wait', 'when no worker polls the task queue, wait for one (else: say so and exit 1)')
-    .action(async (flags: SelectionFlags & { json?: boolean; wait?: boolean }, cmd: Command) => {
+    .action(async (flags: SelectionFlags & { json?: boolean; wait?: boolean; inspect?: boolean }, cmd: Command) => {
       await showPlan(selectionFrom(flags), cmd.optsWithGlobals<GlobalOptions>(), flags);
     });
 }
 
 /** Runs the plan workflow over `selection` and prints it (`ferry plan`, and `ferry migrate --dry-run`). */
-export async function showPlan(selection: WaveSelection, globals: GlobalOptions, flags: { json?: boolean; wait?: boolean }): Promise<void> {
+export async function showPlan(selection: WaveSelection, globals: GlobalOptions, flags: { json?: boolean; wait?: boolean; inspect?: boolean }): Promise<void> {
   // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
   const { withClient } = require('../client') as typeof import('../client');
   const { requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
@@ -29,7 +31,7 @@ export async function showPlan(selection: WaveSelection, globals: GlobalOptions,
     return client.workflow.execute<typeof planMigration>('planMigration', {
       taskQueue: config.worker.taskQueue,
       workflowId: `plan-${new Date().toISOString().replace(/[:.]/g, '')}`,
-      args: [selection],
+      args: [selection, { inspect: flags.inspect !== false }],
       staticSummary: 'ferry plan',
     });
   });
@@ -45,6 +47,7 @@ export async function showPlan(selection: WaveSelection, globals: GlobalOptions,
     const placed = placedLine(plan.placement, vm.moid);
     if (placed) console.log(`  ${placed}`);
     for (const a of vm.actions) console.log(`  ${describeAction(a)}`);
+    if (vm.conversion && vm.refusals.length === 0) for (const line of describeConversion(vm.conversion)) console.log(`  ${line.replace(/^ {2}warning: /, '  WARNING: ')}`);
     for (const w of vm.warnings ?? []) console.log(`  WARNING: ${w}`);
     for (const n of vm.notes) console.log(`  note: ${n}`);
   }

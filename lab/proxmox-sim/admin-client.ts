@@ -84,6 +84,11 @@ export class SimulatorAdmin {
     return this.call('PUT', `vms/${vmid}/guest-network`, hints);
   }
 
+  /** The same by MAC, for whichever VM gets a NIC with one of these MACs. */
+  setGuestNetworksByMac(byMac: Record<string, GuestNetworkHints[string]>): Promise<Record<string, GuestNetworkHints[string]>> {
+    return this.call('PUT', 'guest-networks', byMac);
+  }
+
   close(): Promise<void> {
     return this.dispatcher.close();
   }

@@ -13,9 +13,21 @@ import { asMoRef } from '../../src/vsphere/read';
 import { child } from '../../src/vsphere/xml';
 import { nfsMigrationDir } from '../shared-paths';
 import { toolPath } from '../tools';
-import { guestImage, type GuestVariant } from '../guest-image/paths';
+import { guestImage } from '../guest-image/paths';
 import type { GuestVmConfig } from '../guest-image/per-vm-config';
-import { ESTATE, GUEST_VMS, guestVmConfig, NAMED_VMS, SCALE_DISK_BYTES, scaleVmName, type LabGuest, type NamedVmSpec } from './estate';
+import { vmwareGuestImage } from '../vmware-guest/paths';
+import {
+  ESTATE,
+  GUEST_VMS,
+  guestVmConfig,
+  NAMED_VMS,
+  SCALE_DISK_BYTES,
+  scaleVmName,
+  vmwareFirmwareOf,
+  type LabGuest,
+  type LabGuestVariant,
+  type NamedVmSpec,
+} from './estate';
 import { makeLabCertificates } from './tls';
 import { startVcsim } from './vcsim-process';
 import { fillVcsimGaps } from './vcsim-gaps';
@@ -31,7 +43,7 @@ export interface ManifestDisk {
   fileName: string;
   capacityBytes: number;
   /** A VM's copy of the lab guest disk with these settings written in (else a patterned blank disk). */
-  guest?: { variant: GuestVariant; config: GuestVmConfig };
+  guest?: { variant: LabGuestVariant; config: GuestVmConfig };
 }
 
 export interface EstateManifest {
@@ -90,7 +102,12 @@ async function addPvlanPortgroup(client: VsphereClient, dvs: MoRef, name: string
   ]);
 }
 
-function namedVmSpec(ctx: BuildContext, vm: NamedVmSpec, guestDiskBytes: number): VmCreateSpec {
+/** The virtual size of a guest variant's disk: the VM's disk capacity. */
+export function guestDiskBytes(variant: LabGuestVariant): number {
+  return vmwareFirmwareOf(variant) ? vmwareGuestImage().manifest.diskBytes : guestImage().manifest.diskBytes;
+}
+
+function namedVmSpec(ctx: BuildContext, vm: NamedVmSpec): VmCreateSpec {
   return {
     name: vm.name,
     guestId: vm.guestId,
@@ -101,7 +118,7 @@ function namedVmSpec(ctx: BuildContext, vm: NamedVmSpec, guestDiskBytes: number)
     datastore: vm.datastore,
     homeDatastore: vm.homeDatastore,
     controller: vm.controller,
-    disks: vm.disks.map((d) => ('guestImage' in d ? { bytes: guestDiskBytes } : { bytes: d.gb * 1024 ** 3, mode: d.mode })),
+    disks: vm.disks.map((d) => ('guestImage' in d ? { bytes: guestDiskBytes(vm.guest!.variant) } : { bytes: d.gb * 1024 ** 3, mode: d.mode })),
     nics: vm.nics.map((n) => ({ adapter: n.adapter, network: ctx.network(n.network), mac: n.mac })),
   };
 }
@@ -222,9 +239,8 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
       },
     };
 
-    const guestDiskBytes = guestImage().manifest.diskBytes;
     for (const vm of NAMED_VMS) {
-      await createVmAt(ctx, namedVmSpec(ctx, vm, guestDiskBytes), vm.folder, vm.host);
+      await createVmAt(ctx, namedVmSpec(ctx, vm), vm.folder, vm.host);
       if (vm.guest) await govc(...customizeArgs({ name: vm.name, guest: vm.guest }));
       if (vm.snapshot) await govc('snapshot.create', '-vm', vm.name, vm.snapshot);
       if (vm.template) await govc('vm.markastemplate', vm.name);

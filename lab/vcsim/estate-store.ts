@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { escapeXml } from '../../src/vsphere/envelope';
 import { guestImage } from '../guest-image/paths';
+import { vmwareGuestImage } from '../vmware-guest/paths';
 import { toolPath } from '../tools';
 import { buildEstate, replaceInTree, STATE_DIR_PLACEHOLDER, type EstateManifest } from './build-estate';
 
@@ -15,7 +16,7 @@ function cacheRoot(): string {
 }
 
 /**
- * Hash of the builder's sources, the vcsim build it ran on, the guest image (its disks' size is the
+ * Hash of the builder's sources, the vcsim build it ran on, the guest images (their disks' size is the
  * guest VMs' disk capacity) and the number of scale VMs.
  */
 export function estateKey(extraVms: number): string {
@@ -23,7 +24,7 @@ export function estateKey(extraVms: number): string {
   const ext = path.extname(__filename);
   for (const name of BUILDER_SOURCES) hash.update(readFileSync(path.join(__dirname, `${name}${ext}`)));
   hash.update(realpathSync(toolPath('vcsim')));
-  hash.update(`guestImage=${guestImage().manifest.key}`);
+  hash.update(`guestImage=${guestImage().manifest.key} vmwareGuest=${vmwareGuestImage().manifest.key}`);
   hash.update(`extraVms=${extraVms}`);
   return hash.digest('hex').slice(0, 16);
 }

@@ -1,5 +1,18 @@
 import type { GuestVmConfig } from '../guest-image/per-vm-config';
 import type { GuestVariant } from '../guest-image/paths';
+import type { VmwareFirmware } from '../vmware-guest/paths';
+
+/**
+ * Which guest a lab VM carries: the lab image (`mac`, `ens192`: lab/guest-image, boots on Proxmox as it
+ * is) or the VMware-native guest (`vmware-bios`, `vmware-efi`: lab/vmware-guest, boots on Proxmox only
+ * once converted).
+ */
+export type LabGuestVariant = GuestVariant | `vmware-${VmwareFirmware}`;
+
+/** The firmware of a VMware-native variant, or undefined for the lab image. */
+export function vmwareFirmwareOf(variant: LabGuestVariant): VmwareFirmware | undefined {
+  return variant === 'vmware-bios' ? 'bios' : variant === 'vmware-efi' ? 'efi' : undefined;
+}
 
 /**
  * The lab's vCenter estate, as data: what the builder creates and what tests and docs refer to. VM
@@ -36,13 +49,13 @@ export const ESTATE = {
 } as const;
 
 /**
- * A lab VM that carries the real guest (lab/guest-image) as its first disk: a copy of the image's
- * `variant`, with the hostname and each NIC's MAC and address written into it (per-vm-config). The
+ * A lab VM that carries a real guest as its first disk: a copy of its image's `variant`, with the
+ * hostname and each NIC's MAC and address written into it (each image's per-vm-config). The
  * VM's NICs carry the same MACs (`nics[i].mac`), and vSphere guest customization gives vcsim the same
  * addresses, which it then reports in `guest.net` as VMware Tools would.
  */
 export interface LabGuest {
-  variant: GuestVariant;
+  variant: LabGuestVariant;
   hostname: string;
   /** One per NIC, in the VM's NIC order. */
   addresses: Array<{ address: string; gateway?: string }>;
@@ -278,7 +291,8 @@ export const NAMED_VMS: readonly NamedVmSpec[] = [
     },
   },
   {
-    // Its network config names the NIC (ens192, VMware's PCI layout): on a virtio NIC it has no address.
+    // Debian installed on VMware (lab/vmware-guest): GRUB, open-vm-tools, ifupdown bound to ens192, an
+    // initramfs without virtio drivers. It boots on Proxmox only once converted (migration.conversion).
     name: 'mig-ens01',
     folder: 'apps',
     host: 'DC0_C0_H0',
@@ -292,7 +306,31 @@ export const NAMED_VMS: readonly NamedVmSpec[] = [
     datastore: ESTATE.migrationDatastore,
     homeDatastore: ESTATE.localDatastore,
     poweredOn: true,
-    guest: { variant: 'ens192', hostname: 'mig-ens01', addresses: [{ address: '198.51.100.23/24', gateway: GUEST_NETWORKS.vlan100.gateway }] },
+    guest: { variant: 'vmware-bios', hostname: 'mig-ens01', addresses: [{ address: '198.51.100.23/24', gateway: GUEST_NETWORKS.vlan100.gateway }] },
+  },
+  {
+    // The same on UEFI (GRUB through shim at EFI/debian, no removable-media path), with two NICs: ens192 and ens224.
+    name: 'mig-ens02',
+    folder: 'apps',
+    host: 'DC0_C0_H1',
+    firmware: 'efi',
+    cpus: 1,
+    memoryMb: 1024,
+    guestId: 'debian12_64Guest',
+    controller: 'pvscsi',
+    nics: [
+      { network: P.vlan100, adapter: 'vmxnet3', mac: '00:50:56:01:00:05' },
+      { network: P.vlan200, adapter: 'vmxnet3', mac: '00:50:56:01:00:06' },
+    ],
+    disks: [{ guestImage: true }],
+    datastore: ESTATE.migrationDatastore,
+    homeDatastore: ESTATE.localDatastore,
+    poweredOn: true,
+    guest: {
+      variant: 'vmware-efi',
+      hostname: 'mig-ens02',
+      addresses: [{ address: '198.51.100.24/24', gateway: GUEST_NETWORKS.vlan100.gateway }, { address: '203.0.113.24/24' }],
+    },
   },
 ];
 
@@ -317,3 +355,19 @@ export function scaleVmName(i: number): string {
 }
 
 export const SCALE_DISK_BYTES = 1024 ** 3;
+
+/**
+ * The lab guests' static addresses by MAC, with the guest ports to forward (the probe, SSH), as the
+ * Proxmox simulator's user-mode networks need them (its PUT /_sim/guest-networks): what a real network
+ * carries for whichever VM configures them.
+ */
+export function guestNetworksByMac(ports: number[]): Record<string, { address: string; gateway?: string; ports: number[] }> {
+  const byMac: Record<string, { address: string; gateway?: string; ports: number[] }> = {};
+  for (const vm of GUEST_VMS) {
+    vm.guest.addresses.forEach((a, i) => {
+      const mac = vm.nics[i]?.mac;
+      if (mac) byMac[mac.toLowerCase()] = { address: a.address, ...(a.gateway ? { gateway: a.gateway } : {}), ports };
+    });
+  }
+  return byMac;
+}

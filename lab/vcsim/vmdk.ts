@@ -4,9 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseDatastorePath } from '../../src/domain/migration/disks';
-import { guestImage, type GuestImage } from '../guest-image/paths';
-import { readVmConfig, renderVmConf, writeVmConfig } from '../guest-image/per-vm-config';
-import type { ManifestDisk } from './build-estate';
+import { guestImage, type GuestImage, type GuestVariant } from '../guest-image/paths';
+import { readVmConfig, renderVmConf, writeVmConfig, type GuestVmConfig } from '../guest-image/per-vm-config';
+import { vmwareGuestImage, type VmwareFirmware, type VmwareGuestImage } from '../vmware-guest/paths';
+import { readVmwareGuestInterfaces, renderInterfaces, writeVmwareGuestConfig, type VmwareGuestConfig } from '../vmware-guest/per-vm-config';
+import { guestDiskBytes, type ManifestDisk } from './build-estate';
+import { vmwareFirmwareOf } from './estate';
 
 const run = promisify(execFile);
 
@@ -51,24 +54,59 @@ class DescriptorTemplates {
  * extent renamed to `flatName`) and a sparse copy of its flat extent with the VM's settings written
  * onto the ESP. Left alone when already there with these settings.
  */
-async function placeGuestDisk(disk: ManifestDisk & { guest: NonNullable<ManifestDisk['guest']> }, descriptor: string, flat: string, image: GuestImage): Promise<boolean> {
+async function placeGuestDisk(disk: ManifestDisk & { guest: NonNullable<ManifestDisk['guest']> }, descriptor: string, flat: string): Promise<boolean> {
   const { variant, config } = disk.guest;
-  if (disk.capacityBytes !== image.manifest.diskBytes) {
-    throw new Error(`lab disk ${disk.fileName}: the estate says ${disk.capacityBytes} bytes, the guest image ${image.manifest.key} is ${image.manifest.diskBytes}`);
+  const firmware = vmwareFirmwareOf(variant);
+  const writer = firmware ? vmwareGuestWriter(firmware, config) : labGuestWriter(variant as GuestVariant, config);
+  if (disk.capacityBytes !== guestDiskBytes(variant)) {
+    throw new Error(`lab disk ${disk.fileName}: the estate says ${disk.capacityBytes} bytes, the ${variant} guest disk is ${guestDiskBytes(variant)}`);
   }
   try {
-    if (statSync(flat).size === disk.capacityBytes && statSync(descriptor).size > 0 && (await readVmConfig(flat, image)) === renderVmConf(config)) return false;
+    if (statSync(flat).size === disk.capacityBytes && statSync(descriptor).size > 0 && (await writer.written(flat))) return false;
   } catch {
     // not there yet
   }
-  const imageFlat = path.basename(image.flat(variant));
-  const text = readFileSync(image.vmdk(variant), 'utf8');
-  if (!text.includes(`"${imageFlat}"`)) throw new Error(`guest image descriptor ${image.vmdk(variant)} does not name its extent ${imageFlat}`);
+  const imageFlat = path.basename(writer.flat);
+  const text = readFileSync(writer.vmdk, 'utf8');
+  if (!text.includes(`"${imageFlat}"`)) throw new Error(`guest image descriptor ${writer.vmdk} does not name its extent ${imageFlat}`);
   mkdirSync(path.dirname(descriptor), { recursive: true });
   writeFileSync(descriptor, text.replace(`"${imageFlat}"`, `"${path.basename(flat)}"`));
-  await run('cp', ['--sparse=always', image.flat(variant), flat]);
-  await writeVmConfig(flat, config, image);
+  await run('cp', ['--sparse=always', writer.flat, flat]);
+  await writer.write(flat);
   return true;
+}
+
+/** Where a guest variant's disk comes from, and how its settings are written and recognised on a copy. */
+interface GuestDiskWriter {
+  vmdk: string;
+  flat: string;
+  write(flat: string): Promise<void>;
+  /** The copy carries these settings already. */
+  written(flat: string): Promise<boolean>;
+}
+
+let labImage: GuestImage | undefined;
+let vmwareImage: VmwareGuestImage | undefined;
+
+function labGuestWriter(variant: GuestVariant, config: GuestVmConfig): GuestDiskWriter {
+  const image = (labImage ??= guestImage());
+  return {
+    vmdk: image.vmdk(variant),
+    flat: image.flat(variant),
+    write: (flat) => writeVmConfig(flat, config, image),
+    written: async (flat) => (await readVmConfig(flat, image)) === renderVmConf(config),
+  };
+}
+
+function vmwareGuestWriter(firmware: VmwareFirmware, config: GuestVmConfig): GuestDiskWriter {
+  const image = (vmwareImage ??= vmwareGuestImage());
+  const settings: VmwareGuestConfig = { hostname: config.hostname ?? 'vmware-guest', nics: config.nics.map(({ address, gateway }) => ({ address, ...(gateway ? { gateway } : {}) })) };
+  return {
+    vmdk: image.vmdk(firmware),
+    flat: image.flat(firmware),
+    write: (flat) => writeVmwareGuestConfig(flat, firmware, settings, image),
+    written: async (flat) => (await readVmwareGuestInterfaces(flat, firmware, image)) === renderInterfaces(settings, image.manifest.nicNames),
+  };
 }
 
 /**
@@ -78,7 +116,6 @@ async function placeGuestDisk(disk: ManifestDisk & { guest: NonNullable<Manifest
  */
 export async function placeDisks(disks: readonly ManifestDisk[], datastoreDir: (datastore: string) => string | undefined): Promise<number> {
   const templates = new DescriptorTemplates();
-  let image: GuestImage | undefined;
   let placed = 0;
   try {
     for (const disk of disks) {
@@ -89,8 +126,7 @@ export async function placeDisks(disks: readonly ManifestDisk[], datastoreDir: (
       const flatName = `${path.basename(descriptor, '.vmdk')}-flat.vmdk`;
       const flat = path.join(path.dirname(descriptor), flatName);
       if (disk.guest) {
-        image ??= guestImage();
-        if (await placeGuestDisk({ ...disk, guest: disk.guest }, descriptor, flat, image)) placed++;
+        if (await placeGuestDisk({ ...disk, guest: disk.guest }, descriptor, flat)) placed++;
         continue;
       }
       try {

@@ -1,6 +1,7 @@
 import type { MigrationSettings } from '../domain/migration/settings';
 import { approvalPolicy, approverNames } from './approvers';
 import { durationToMs } from './common';
+import { conversionSettings } from './conversion';
 import { haSettings } from './ha';
 import { placementSettings } from './placement';
 import type { FerryConfig, MigrationConfig } from './schema';
@@ -24,6 +25,7 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
       efiStorage: m.efiStorage ?? m.targetStorage,
       isoMap: m.isoMap,
       tpm: m.tpm,
+      conversion: conversionSettings(m.conversion),
     },
     approvers: approverNames(m.approvers),
     approvals: approvalPolicy(m.approvals, m.approvers),

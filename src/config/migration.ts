@@ -4,6 +4,7 @@ import { ALWAYS, duration } from './common';
 import { approvalMode, approverEntry, approversNeedKeys } from './approvers';
 import { haKeys } from './ha';
 import { placementKeys } from './placement';
+import { conversionSection } from './conversion';
 
 const sdnId = z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,6}[a-zA-Z0-9]$/, '2–8 letters and digits, starting with a letter');
 
@@ -59,6 +60,8 @@ export const migrationSection = z
             datastore: z.string().min(1),
             storage: z.string().min(1),
             path: z.string().regex(/^\//, 'an absolute path on the Proxmox nodes'),
+            /** Where ferry-convert workers mount the same storage root (default: `path`). */
+            convertPath: z.string().regex(/^\//, 'an absolute path on the convert workers').optional(),
             layout: z.enum(['storage-root', 'import-dir']).default('storage-root'),
           })
           .strict(),
@@ -129,6 +132,8 @@ export const migrationSection = z
       .default({ mode: 'import', shutdownTimeout: '5m', forcePowerOff: false, startAfter: false, importTimeout: '6h', guestAgent: true }),
     /** verify-guest: whenever ferry starts the VM, it proves the guest is up before calling it migrated. */
     verify: verifySection,
+    /** Guest conversion at cutover (virt-v2v-in-place on overlays; src/config/conversion.ts). */
+    conversion: conversionSection,
     /** Where a wave's VMs and disks go, checked against capacity before anything moves (src/config/placement.ts). */
     ...placementKeys,
     /** HA registration after a verified cutover (src/config/ha.ts). */
@@ -144,6 +149,8 @@ export const limitsSection = z
     /** Disk imports at once, per target storage. */
     importPerStorage: z.number().int().min(1).default(2),
     sdn: z.number().int().min(1).default(1),
+    /** Guest conversions at once (each runs a libguestfs appliance: CPU and ~1 GiB of memory). */
+    convert: z.number().int().min(1).default(2),
     /** VM starts at once (start bursts). */
     vmStart: z.number().int().min(1).default(4),
   })

@@ -55,6 +55,7 @@ const defaultQueues: Record<QueueRole, { maxConcurrentActivities: number }> = {
   vmotion: { maxConcurrentActivities: 4 },
   import: { maxConcurrentActivities: 4 },
   sdn: { maxConcurrentActivities: 1 },
+  convert: { maxConcurrentActivities: 2 },
 };
 
 /**

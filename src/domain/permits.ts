@@ -58,6 +58,7 @@ export const PERMIT_KEYS = {
   import: (storage: string) => `import-${storage}`,
   sdn: 'sdn',
   vmStart: 'vm-start',
+  convert: 'convert',
 } as const;
 
 export function describeSemaphore(s: SemaphoreState): string {

@@ -1,13 +1,14 @@
 /**
  * Task queues. Workflows and light API calls run on the main queue (`ferry` unless configured);
- * heavy activities run on queues named after it (`ferry-vmotion`, `ferry-import`, `ferry-sdn`) so the
+ * heavy activities run on queues named after it (`ferry-vmotion`, `ferry-import`, `ferry-sdn`,
+ * `ferry-convert`: guest conversion, on workers that mount the migration datastore and have virt-v2v) so the
  * workers serving them can be placed and sized apart from the API-call workers.
  */
 export const DEFAULT_TASK_QUEUE = 'ferry';
 
-export type HeavyWork = 'vmotion' | 'import' | 'sdn';
+export type HeavyWork = 'vmotion' | 'import' | 'sdn' | 'convert';
 export type QueueRole = 'main' | 'coordination' | HeavyWork;
-export const QUEUE_ROLES: readonly QueueRole[] = ['main', 'coordination', 'vmotion', 'import', 'sdn'];
+export const QUEUE_ROLES: readonly QueueRole[] = ['main', 'coordination', 'vmotion', 'import', 'sdn', 'convert'];
 
 const COORDINATION_SUFFIX = '-coordination';
 

@@ -38,7 +38,7 @@ describe('config: worker memory and concurrency', () => {
 describe('the coordination queue', () => {
   it('is served beside the main queue by default, with its own small cache and task slots', () => {
     const config = parseConfig({}, {});
-    expect(servedQueues(config).map(([role]) => role)).toEqual(['main', 'coordination', 'vmotion', 'import', 'sdn']);
+    expect(servedQueues(config).map(([role]) => role)).toEqual(['main', 'coordination', 'vmotion', 'import', 'sdn', 'convert']);
     expect(config.worker.taskQueues.coordination).toEqual(DEFAULT_COORDINATION_QUEUE);
     expect(DEFAULT_COORDINATION_CACHED_WORKFLOWS).toBeLessThan(DEFAULT_MAX_CACHED_WORKFLOWS);
   });

@@ -12,7 +12,7 @@ describe('config', () => {
     const config = parseConfig({}, {});
     expect(config.temporal).toMatchObject({ address: '127.0.0.1:7233', namespace: 'default', tls: { enabled: false } });
     expect(config.worker.taskQueue).toBe('ferry');
-    expect(Object.keys(config.worker.taskQueues).sort()).toEqual(['coordination', 'import', 'main', 'sdn', 'vmotion']);
+    expect(Object.keys(config.worker.taskQueues).sort()).toEqual(['convert', 'coordination', 'import', 'main', 'sdn', 'vmotion']);
     expect(config.worker.taskQueues.sdn).toEqual({ maxConcurrentActivities: 1 });
     expect(config.proxmox).toBeUndefined();
   });
@@ -120,7 +120,7 @@ describe('config', () => {
       nicModel: 'virtio',
       cutover: { mode: 'import', forcePowerOff: false },
     });
-    expect(config.limits).toEqual({ vmotion: 2, importPerStorage: 2, sdn: 1, vmStart: 4 });
+    expect(config.limits).toEqual({ vmotion: 2, importPerStorage: 2, sdn: 1, vmStart: 4, convert: 2 });
     expect(parseConfig({ migration: { ...base, cutover: { mode: 'live-import' } } }, {}).migration!.cutover.mode).toBe('live-import');
     // verify-guest and the guest agent: on by default, every key validated with a message that says what is wanted.
     expect(config.migration).toMatchObject({

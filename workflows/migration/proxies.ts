@@ -1,4 +1,5 @@
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { ConversionActivities } from '../../activities/conversion-contract';
 import type { MigrationActivities, ProxmoxMigrationActivities, VsphereMigrationActivities } from '../../activities/migration-contract';
 import { heavyQueue } from '../../src/domain/task-queues';
 import { mainQueue as deploymentQueue } from '../queues';
@@ -77,6 +78,30 @@ export function longActivities(timing: ProxyTiming) {
     guest: proxyActivities<Pick<VsphereMigrationActivities, 'shutdownGuest' | 'powerOnVm'>>({
       startToCloseTimeout: timing.shutdownTimeoutMs + 5 * 60_000,
       heartbeatTimeout,
+      retry: RETRY,
+    }),
+  };
+}
+
+/**
+ * Guest conversion on the convert queue (workers that mount the migration datastore and run libguestfs).
+ * A conversion is retried only for lost workers and appliances that did not start: a guest virt-v2v
+ * refuses comes back non-retryable and waits for a person. An inspection is a read: a few tries.
+ */
+export function conversions(heartbeatTimeoutMs: number, conversionTimeoutMs: number) {
+  const taskQueue = heavyQueue(deploymentQueue(), 'convert');
+  return {
+    inspect: proxyActivities<Pick<ConversionActivities, 'inspectGuest'>>({
+      taskQueue,
+      startToCloseTimeout: '20m',
+      heartbeatTimeout: heartbeatTimeoutMs,
+      retry: { ...RETRY, maximumAttempts: 3 },
+    }),
+    convert: proxyActivities<Pick<ConversionActivities, 'convertGuest' | 'removeConversionOverlays'>>({
+      taskQueue,
+      startToCloseTimeout: conversionTimeoutMs,
+      scheduleToCloseTimeout: longScheduleToCloseMs(conversionTimeoutMs),
+      heartbeatTimeout: heartbeatTimeoutMs,
       retry: RETRY,
     }),
   };

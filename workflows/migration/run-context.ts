@@ -139,7 +139,8 @@ export class MigrationRun {
 
   private plan(settings: MigrationSettings): CutoverPlan | undefined {
     if (!this.assessment) return undefined;
-    const plan = cutoverPlan(this.assessment, settings.cutover.mode, settings.targetStorage, this.throughput, this.planned?.snapshot.vm.powerState);
+    const conversion = this.status.conversion?.plan ?? this.assessment.conversion;
+    const plan = cutoverPlan(this.assessment, settings.cutover.mode, settings.targetStorage, this.throughput, this.planned?.snapshot.vm.powerState, conversion);
     const placement = this.status.placement ?? placementOfSettings(settings, this.assessment.disks.map((d) => d.source));
     return { ...plan, placement };
   }

@@ -9,12 +9,26 @@ import { qemuRuntime } from './runtime';
  * - `GET /_sim/vms/{vmid}/qemu`: one VM's, `{ running: false }` when it has none;
  * - `PUT /_sim/vms/{vmid}/guest-network` `{ net0: { address: "192.0.2.10/24", gateway?, ports: [8080] } }`:
  *   the guest's address and the ports to forward from 127.0.0.1, used from the VM's next start (without
- *   it, the lab guest's own settings on its disk are read; see guest-network.ts).
+ *   it, the lab guest's own settings on its disk are read; see guest-network.ts);
+ * - `PUT /_sim/guest-networks` `{ "00:50:56:01:00:04": { address, gateway?, ports } }`: the same by MAC, for
+ *   any VM with a NIC of that MAC (what the network knows of a guest's static address, whatever its VMID;
+ *   the guest must still configure it itself, or the probe finds nothing there).
  * Answers undefined for any other path.
  */
 export function handleQemuAdmin(cluster: Cluster, method: string, pathname: string, body: unknown): { data: unknown } | undefined {
   const runtime = qemuRuntime(cluster);
   if (method === 'GET' && pathname === '/_sim/qemu') return { data: runtime?.list() ?? [] };
+  if (method === 'PUT' && pathname === '/_sim/guest-networks') {
+    if (!runtime) throw new ApiError(400, 'this simulator runs no real guests');
+    const byMac = (body ?? {}) as Record<string, GuestNetworkHints[string]>;
+    for (const [mac, hint] of Object.entries(byMac)) {
+      if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(mac)) throw new ApiError(400, `invalid guest network: ${mac} is not a MAC address`);
+      const problem = checkHint('net0', hint);
+      if (problem) throw new ApiError(400, `invalid guest network: ${mac}${problem.slice('net0'.length)}`);
+      runtime.hintsByMac.set(mac.toLowerCase(), hint);
+    }
+    return { data: Object.fromEntries(runtime.hintsByMac) };
+  }
   const m = /^\/_sim\/vms\/(\d+)\/(qemu|guest-network)$/.exec(pathname);
   if (!m) return undefined;
   const vmid = Number(m[1]);

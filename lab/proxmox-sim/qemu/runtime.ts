@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { parseNic } from '../../../src/proxmox/nics';
 import { parsePropertyString } from '../../../src/proxmox/property-string';
 import { GuestAgentClient, GuestAgentError } from '../../guest-image/guest-agent-client';
 import { guestImage } from '../../guest-image/paths';
@@ -97,6 +98,8 @@ export class QemuRuntime {
   private readonly instances = new Map<number, QemuInstance>();
   /** Guest addresses and ports declared through the admin API, by VMID. */
   readonly hints = new Map<number, GuestNetworkHints>();
+  /** The same by MAC (lower case), for whichever VM has a NIC with it. */
+  readonly hintsByMac = new Map<string, GuestNetworkHints[string]>();
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -182,6 +185,17 @@ export class QemuRuntime {
     await run('qemu-img', ['convert', '-n', '-f', 'raw', '-O', efidisk.format, template, efidisk.path]);
   }
 
+  /** The NICs whose MACs have declared addresses. */
+  private macHints(config: Record<string, string>): GuestNetworkHints {
+    const hints: GuestNetworkHints = {};
+    for (const [key, value] of Object.entries(config)) {
+      if (!/^net\d+$/.test(key)) continue;
+      const hint = this.hintsByMac.get(parseNic(value).macaddr.toLowerCase());
+      if (hint) hints[key] = hint;
+    }
+    return hints;
+  }
+
   /**
    * Where the guest's addresses come from when no test declared them: its cloud-init drive, made now as
    * qemu-server makes it at start (cloud-init.ts), and the lab guest's own settings on its boot disk,
@@ -225,7 +239,7 @@ export class QemuRuntime {
       else copyFileSync(varsTemplate, paths.temporaryEfivars);
     }
 
-    const hints = this.hints.get(vm.vmid) ?? (await this.guestHints(vm, boot.source, sources));
+    const hints = this.hints.get(vm.vmid) ?? { ...(await this.guestHints(vm, boot.source, sources)), ...this.macHints(config) };
     const { networks, forwards } = await planNetworks(config, hints);
     const accel = await this.accel(config);
     const { argv, warnings } = qemuCommandLine({

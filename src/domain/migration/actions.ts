@@ -20,6 +20,8 @@ export type MigrationAction =
   | { kind: 'relocate'; vm: string; moid: string; datastore: string }
   | { kind: 'await-approval'; vm: string }
   | { kind: 'shutdown-guest'; vm: string; moid: string }
+  /** virt-v2v-in-place on overlays of these slots' VMware disks (which are only read), before they come in. */
+  | { kind: 'convert-guest'; vm: string; vmid: number; slots: string[] }
   | { kind: 'import-disk'; vm: string; vmid: number; slot: string; disk: string; storage: string }
   | { kind: 'live-import'; vm: string; vmid: number; node: string; slots: string[]; storage: string }
   | { kind: 'set-boot-order'; vm: string; vmid: number; order: string }
@@ -46,6 +48,8 @@ export function describeAction(a: MigrationAction): string {
       return `${a.vm}: wait for a person to approve the cutover`;
     case 'shutdown-guest':
       return `${a.vm}: shut down the guest on VMware (${a.moid})`;
+    case 'convert-guest':
+      return `${a.vm}: convert the guest (virt-v2v-in-place) on overlays of ${a.slots.join(', ')}; VMware's disks are only read`;
     case 'import-disk':
       return `${a.vm}: import ${a.disk} into ${a.slot} on ${a.storage}`;
     case 'live-import':

@@ -12,6 +12,10 @@ import { tpmRefusals, tpmState, tpmWarnings, type TpmPolicy } from './tpm';
 import { vmidFromMoid } from './vmid';
 import { planVnets, type UntranslatedNetwork, type VnetPlan, type VnetPlanOptions } from './vnet-plan';
 import { compareCodeUnits } from '../order';
+import { conversionPlan, type ConversionPlan } from '../conversion/decision';
+import { guestDevices } from '../conversion/devices';
+import { guestFamily } from '../conversion/guest-family';
+import type { ConversionSettings } from '../conversion/settings';
 
 /** The settings that decide how a vSphere VM becomes a Proxmox VM. */
 export interface MigrationRules {
@@ -26,6 +30,11 @@ export interface MigrationRules {
   isoMap?: IsoMap;
   /** A VM with a vTPM: refused (default), or given a new TPM. */
   tpm?: TpmPolicy;
+  /**
+   * Guest conversion at cutover (migration.conversion). Absent in runs started before it existed: no
+   * conversion, and every guest gets the configured disk bus and NIC model.
+   */
+  conversion?: ConversionSettings;
 }
 
 export interface VmAssessment {
@@ -50,6 +59,11 @@ export interface VmAssessment {
   refusals: Refusal[];
   /** Things a person should know that do not stop the migration. */
   notes: string[];
+  /**
+   * What conversion will do to the guest, from vCenter's facts (the run refines it once it has inspected
+   * the disks); absent in runs without migration.conversion.
+   */
+  conversion?: ConversionPlan;
 }
 
 export interface InventoryAssessment {
@@ -112,14 +126,19 @@ export function assessInventory(
 
   const vms = selected.map((vm): VmAssessment => {
     const { refusals, vmid, cpu } = vmRefusals(vm, rules);
-    const nicPlan = mapNics(vm, portgroupsByKey, everyNetwork, rules.nicModel);
-    const diskPlan = planDiskSlots(vm, rules.diskBus);
+    const ostype = osTypeFor(vm.guestId);
+    const family = guestFamily(ostype.ostype);
+    const devices = guestDevices(vm.name, family, rules.conversion, rules);
+    const nicPlan = mapNics(vm, portgroupsByKey, everyNetwork, devices.nicModel);
+    const diskPlan = planDiskSlots(vm, devices.diskBus);
     const cdromPlan = planCdroms(vm, diskPlan.disks, rules.isoMap);
     const tpm = tpmState(vm, rules.tpm, rules.efiStorage);
     const warnings = tpmWarnings(vm, tpm);
-    const ostype = osTypeFor(vm.guestId);
     const pveName = pveVmName(vm.name);
-    const notes: string[] = [...diskPlan.problems, ...cdromPlan.problems];
+    const notes: string[] = [...(devices.note ? [devices.note] : []), ...diskPlan.problems, ...cdromPlan.problems];
+    const conversion = rules.conversion
+      ? conversionPlan({ vmName: vm.name, family, firmware: vm.firmware, nics: nicPlan.nics, disks: diskPlan.disks }, rules.conversion)
+      : undefined;
     if (!ostype.known) notes.push(`guestId ${vm.guestId} is not in ferry's table; ostype set to "other"`);
     if (pveName !== vm.name) notes.push(`named "${pveName}" in Proxmox (VM names there must be DNS names)`);
     return {
@@ -138,6 +157,7 @@ export function assessInventory(
       ...(warnings.length > 0 ? { warnings } : {}),
       refusals: [...refusals, ...nicPlan.refusals],
       notes,
+      ...(conversion ? { conversion } : {}),
     };
   });
   const migratable = new Set(vms.filter((a) => a.refusals.length === 0).map((a) => a.moid));

@@ -33,8 +33,8 @@ export interface CancellationRecord extends DecisionRecord {
   left?: LeftOnCancel;
 }
 
-const STOPS_NOW: readonly MigrationStage[] = ['validate', 'networks', 'shell', 'relocate', 'awaiting-approval', 'awaiting-window'];
-const AT_SAFE_POINT: readonly MigrationStage[] = ['shutdown', 'import', 'verify', 'verify-guest', 'start', 'awaiting-decision'];
+const STOPS_NOW: readonly MigrationStage[] = ['validate', 'networks', 'shell', 'relocate', 'inspect', 'awaiting-approval', 'awaiting-window'];
+const AT_SAFE_POINT: readonly MigrationStage[] = ['shutdown', 'convert', 'import', 'verify', 'verify-guest', 'start', 'awaiting-decision'];
 
 /** How a cancel is taken in `stage`, or undefined when the run is past cancelling (ended or rolling back). */
 export function cancelEffect(stage: MigrationStage): CancelEffect | undefined {

@@ -7,12 +7,15 @@ import { powerStateWarnings } from './power-state';
 import type { CutoverMode } from './settings';
 import { LIVE_IMPORT_RISK } from './guest-writes';
 import type { CutoverSchedule } from './cutover-window';
+import type { ConversionPlan } from '../conversion/decision';
 
 /** Assumed until the wave has measured its own imports. */
 export const ASSUMED_IMPORT_BYTES_PER_SECOND = 100 * 1024 * 1024;
 /** Time for a guest to shut down and for the Proxmox VM to boot, when nothing better is known. */
 export const ASSUMED_SHUTDOWN_SECONDS = 60;
 export const ASSUMED_BOOT_SECONDS = 60;
+/** A guest conversion (two libguestfs appliances and an initramfs rebuild) when nothing better is known. */
+export const ASSUMED_CONVERSION_SECONDS = 180;
 
 export interface Throughput {
   bytesPerSecond: number;
@@ -44,13 +47,22 @@ export interface CutoverPlan {
   schedule?: CutoverSchedule;
   /** The node, each disk's storage and the node's memory commitment after (signed: a `ferry place` changes the plan). */
   placement?: VmPlacement;
+  /** What conversion will do to the guest, or why it will not run (signed; absent without migration.conversion). */
+  conversion?: ConversionPlan;
 }
 
-export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: string, throughput: Throughput, powerState?: PowerState): CutoverPlan {
+export function cutoverPlan(
+  a: VmAssessment,
+  mode: CutoverMode,
+  targetStorage: string,
+  throughput: Throughput,
+  powerState?: PowerState,
+  conversion: ConversionPlan | undefined = a.conversion,
+): CutoverPlan {
   const totalBytes = a.disks.reduce((sum, d) => sum + d.capacityBytes, 0);
   const copySeconds = throughput.bytesPerSecond > 0 ? totalBytes / throughput.bytesPerSecond : Number.POSITIVE_INFINITY;
   const expectedDowntimeSeconds = Math.ceil(
-    ASSUMED_SHUTDOWN_SECONDS + (mode === 'import' ? copySeconds : ASSUMED_BOOT_SECONDS),
+    ASSUMED_SHUTDOWN_SECONDS + (conversion?.convert ? ASSUMED_CONVERSION_SECONDS : 0) + (mode === 'import' ? copySeconds : ASSUMED_BOOT_SECONDS),
   );
   return {
     vm: a.pveName,
@@ -64,7 +76,13 @@ export function cutoverPlan(a: VmAssessment, mode: CutoverMode, targetStorage: s
     ...(a.tpm ? { tpm: a.tpm } : {}),
     expectedDowntimeSeconds,
     throughput,
-    warnings: [...(a.warnings ?? []), ...(powerState ? powerStateWarnings(a.name, powerState) : []), ...(mode === 'live-import' ? [LIVE_IMPORT_RISK] : [])],
+    warnings: [
+      ...(a.warnings ?? []),
+      ...(powerState ? powerStateWarnings(a.name, powerState) : []),
+      ...(mode === 'live-import' ? [LIVE_IMPORT_RISK] : []),
+      ...(conversion?.convert ? conversion.warnings : []),
+    ],
+    ...(conversion ? { conversion } : {}),
   };
 }
 

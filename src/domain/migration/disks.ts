@@ -19,6 +19,8 @@ export interface DatastoreMapping {
   storage: string;
   /** Where the PVE storage is mounted on the nodes, e.g. `/mnt/pve/nfs-migration`. */
   path: string;
+  /** Where ferry-convert workers mount the same storage (default: `path`). */
+  convertPath?: string;
   /**
    * `storage-root` (default): the datastore root is the storage root. `import-dir`: the datastore is
    * exported from the storage's `import/` folder.
@@ -97,8 +99,11 @@ export function diskRefusals(vm: Pick<VmRecord, 'disks'>): Refusal[] {
 /** PVE disk buses ferry attaches to. */
 export type PveDiskBus = 'scsi' | 'sata' | 'ide';
 
-/** `scsi`: all disks on virtio-scsi (fast, needs the guest's virtio driver). `keep`: SATA/IDE stay on their bus. */
-export type DiskBusPolicy = 'scsi' | 'keep';
+/**
+ * `scsi`: all disks on virtio-scsi (fast, needs the guest's virtio driver). `keep`: SATA/IDE stay on their
+ * bus. `sata`: all disks on SATA (what a guest without virtio drivers boots from; see conversion/devices).
+ */
+export type DiskBusPolicy = 'scsi' | 'keep' | 'sata';
 
 export interface PlannedDisk {
   /** `scsi0`, `sata1`, … */
@@ -119,8 +124,13 @@ export function planDiskSlots(vm: Pick<VmRecord, 'disks'>, policy: DiskBusPolicy
   const disks: PlannedDisk[] = [];
   const problems: string[] = [];
   for (const disk of ordered) {
-    const bus: PveDiskBus =
-      policy === 'keep' && disk.controllerType === 'ahci' ? 'sata' : policy === 'keep' && disk.controllerType === 'ide' ? 'ide' : 'scsi';
+    let bus: PveDiskBus =
+      policy === 'sata' || (policy === 'keep' && disk.controllerType === 'ahci') ? 'sata' : policy === 'keep' && disk.controllerType === 'ide' ? 'ide' : 'scsi';
+    if (policy === 'sata' && next.sata >= BUS_LIMITS.sata) {
+      // Not dropped: on virtio-scsi the guest sees it once it has the driver.
+      problems.push(`${disk.label}: on scsi${next.scsi}, as SATA takes ${BUS_LIMITS.sata} disks: the guest sees it only once it has VirtIO drivers`);
+      bus = 'scsi';
+    }
     const index = next[bus]++;
     if (index >= BUS_LIMITS[bus]) {
       problems.push(`${disk.label}: more than ${BUS_LIMITS[bus]} disks on the ${bus} bus`);

@@ -30,3 +30,4 @@ export * from './cancel';
 export * from './cutover-window';
 export * from './ha';
 export * from './wave-record';
+export * from './conversion-inputs';

@@ -1,3 +1,4 @@
+import type { ConversionPlan } from '../conversion/decision';
 import { bootOrder, createVmAction, missingVnetRefusals, nicActions, type MigrationAction, type SdnState } from './actions';
 import type { VmAssessment } from './assess';
 import { cutoverPowerRefusal, powerStateWarnings } from './power-state';
@@ -29,6 +30,8 @@ export interface VmPrediction {
   notes: string[];
   /** Things a person must act on before the cutover (absent when none), e.g. a new TPM. */
   warnings?: string[];
+  /** What guest conversion will do, or why it will not run (absent without migration.conversion). */
+  conversion?: ConversionPlan;
 }
 
 /** All of a VM's files are on the datastore already, so the storage vMotion has nothing to do. */
@@ -53,6 +56,7 @@ export function predictVmActions(
     vmid: a.vmid,
     notes: [...a.notes, ...powerStateWarnings(a.name, live.powerState)],
     ...(a.warnings?.length ? { warnings: a.warnings } : {}),
+    ...(a.conversion ? { conversion: a.conversion } : {}),
   };
   const refuse = (refusals: Refusal[]): VmPrediction => ({
     ...base,
@@ -78,6 +82,7 @@ export function predictVmActions(
   const suspended = cutoverPowerRefusal(a.name, live.powerState);
   if (suspended) return { ...base, refusals: [suspended], actions: [...actions, { kind: 'refuse', vm, reasons: [suspended.reason] }] };
   if (live.powerState !== 'poweredOff') actions.push({ kind: 'shutdown-guest', vm, moid: a.moid });
+  if (a.conversion?.convert) actions.push({ kind: 'convert-guest', vm, vmid, slots: a.disks.map((d) => d.slot) });
   const order = bootOrder(a);
   if (settings.cutover.mode === 'import') {
     for (const d of a.disks) {

@@ -45,7 +45,8 @@ export interface MigrationSettings {
   };
   /** How verify-guest proves the guest is up (absent in runs started before it existed: verifySettingsOf). */
   verify?: VerifySettings;
-  limits: { vmotion: number; importPerStorage: number; sdn: number; vmStart: number };
+  /** `convert`: guest conversions at once (absent in runs started before conversion: it had none). */
+  limits: { vmotion: number; importPerStorage: number; sdn: number; vmStart: number; convert?: number };
   /** How a wave places its VMs (absent in runs started before placement: every VM on `node`, every disk on `targetStorage`). */
   placement?: PlacementSettings;
   /**

@@ -9,15 +9,19 @@ import type { CancellationRecord } from './cancel';
 import type { CutoverSchedule } from './cutover-window';
 import type { GuestVerification } from './verification';
 import type { HaRegistration } from './ha';
+import type { ConversionPlan } from '../conversion/decision';
+import type { ConversionResult } from '../conversion/result';
 
 export type MigrationStage =
   | 'validate'
   | 'networks'
   | 'shell'
   | 'relocate'
+  | 'inspect'
   | 'awaiting-approval'
   | 'awaiting-window'
   | 'shutdown'
+  | 'convert'
   | 'import'
   | 'verify'
   | 'verify-guest'
@@ -109,6 +113,19 @@ export interface MigrationStatus {
   placementMoves?: PlacementMoveRecord[];
   /** `migration.ha`: the VM's HA resource, once asked for. */
   ha?: HaRegistration;
+  /** Guest conversion: its plan once the disks were inspected (before the approval), and what the cutover did. */
+  conversion?: ConversionRecord;
+}
+
+export interface ConversionRecord {
+  plan: ConversionPlan;
+  /** The last conversion's result (a retry that found it done answers from its record). */
+  result?: ConversionResult;
+  /** The cutover began converting these disks (storage and VMDK paths in it): overlays may exist, and a rollback drops them. */
+  started?: { storage: string; disks: Array<{ slot: string; source: string }> };
+  /** The overlays were dropped (the disks are in Proxmox, or rolled back); a warning when that failed. */
+  overlaysRemoved?: string[];
+  cleanupWarning?: string;
 }
 
 export type { WaitRecord };

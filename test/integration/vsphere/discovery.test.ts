@@ -9,7 +9,9 @@ import { waitForTask } from '../../../src/vsphere/tasks';
 import { child } from '../../../src/vsphere/xml';
 import { guestImage } from '../../../lab/guest-image/paths';
 import { readVmConfig, renderVmConf } from '../../../lab/guest-image/per-vm-config';
-import { ESTATE, GUEST_VMS, guestVmConfig, NAMED_VMS } from '../../../lab/vcsim/estate';
+import { vmwareGuestImage } from '../../../lab/vmware-guest/paths';
+import { readVmwareGuestInterfaces } from '../../../lab/vmware-guest/per-vm-config';
+import { ESTATE, GUEST_VMS, guestVmConfig, NAMED_VMS, vmwareFirmwareOf } from '../../../lab/vcsim/estate';
 import { diskPattern, PATTERN_BYTES } from '../../../lab/vcsim/vmdk';
 import { nfsMigrationDir } from '../../../lab/shared-paths';
 import { startTestVcsim, TEST_EXTRA_VMS, type TestVcsim } from '../../helpers/vcsim';
@@ -128,7 +130,8 @@ describe('vSphere discovery against vcsim', () => {
     expect(GUEST_VMS.map((v) => [v.name, v.firmware, v.guest.variant])).toEqual([
       ['mig-app01', 'bios', 'mac'],
       ['mig-app02', 'efi', 'mac'],
-      ['mig-ens01', 'bios', 'ens192'],
+      ['mig-ens01', 'bios', 'vmware-bios'],
+      ['mig-ens02', 'efi', 'vmware-efi'],
     ]);
     for (const spec of GUEST_VMS) {
       const found = vm(spec.name);
@@ -159,7 +162,8 @@ describe('vSphere discovery against vcsim', () => {
       const { offsetBytes, sizeBytes } = image.manifest.root;
       return spawnSync('cmp', ['-s', '-i', String(offsetBytes), '-n', String(sizeBytes), a, b]).status === 0;
     };
-    for (const spec of GUEST_VMS) {
+    const labGuests = GUEST_VMS.filter((v) => !vmwareFirmwareOf(v.guest.variant));
+    for (const spec of labGuests) {
       const [disk, ...rest] = vm(spec.name).disks;
       expect(rest).toEqual([]);
       expect(disk).toMatchObject({ capacityBytes: image.manifest.diskBytes, fileName: `[${ESTATE.migrationDatastore}] ${spec.name}/${spec.name}.vmdk`, datastore: { name: ESTATE.migrationDatastore } });
@@ -172,15 +176,41 @@ describe('vSphere discovery against vcsim', () => {
       expect(await readVmConfig(flat, image)).toBe(renderVmConf(guestVmConfig(spec)));
       expect(await readVmConfig(flat, image)).toContain(`HOSTNAME=${spec.name}\nNIC0_MAC=${spec.nics[0]!.mac}\nNIC0_ADDRESS=${spec.guest.addresses[0]!.address}`);
       // …and its variant's boot sectors, partition table and root filesystem, byte for byte.
-      const own = image.flat(spec.guest.variant);
-      const other = image.flat(spec.guest.variant === 'mac' ? 'ens192' : 'mac');
+      const variant = spec.guest.variant as 'mac' | 'ens192';
+      const own = image.flat(variant);
+      const other = image.flat(variant === 'mac' ? 'ens192' : 'mac');
       expect(head(flat).equals(head(own))).toBe(true);
       expect(sameRoot(flat, own)).toBe(true);
       expect(sameRoot(flat, other)).toBe(false);
     }
     // Each VM has its own settings: no two copies carry the same.
-    const settings = await Promise.all(GUEST_VMS.map((v) => readVmConfig(path.join(nfsMigrationDir(sim.stateDir), v.name, `${v.name}-flat.vmdk`), image)));
-    expect(new Set(settings).size).toBe(GUEST_VMS.length);
+    const settings = await Promise.all(labGuests.map((v) => readVmConfig(path.join(nfsMigrationDir(sim.stateDir), v.name, `${v.name}-flat.vmdk`), image)));
+    expect(new Set(settings).size).toBe(labGuests.length);
+  });
+
+  it('gives each VMware-native guest its copy of the image, its addresses on ifupdown\'s ens192 (and ens224) in its root', async () => {
+    const image = vmwareGuestImage();
+    const vmware = GUEST_VMS.filter((v) => vmwareFirmwareOf(v.guest.variant));
+    expect(vmware.map((v) => v.name)).toEqual(['mig-ens01', 'mig-ens02']);
+    for (const spec of vmware) {
+      const firmware = vmwareFirmwareOf(spec.guest.variant)!;
+      const [disk] = vm(spec.name).disks;
+      expect(disk).toMatchObject({ capacityBytes: image.manifest.diskBytes, fileName: `[${ESTATE.migrationDatastore}] ${spec.name}/${spec.name}.vmdk` });
+      const flat = path.join(nfsMigrationDir(sim.stateDir), spec.name, `${spec.name}-flat.vmdk`);
+      const interfaces = await readVmwareGuestInterfaces(flat, firmware, image);
+      spec.guest.addresses.forEach((a, i) => {
+        expect(interfaces).toContain(`allow-hotplug ${image.manifest.nicNames[i]}\niface ${image.manifest.nicNames[i]} inet static\n\taddress ${a.address}`);
+      });
+      // The image's boot sectors and partition table, byte for byte (GRUB's core image sits in the first MiB on BIOS).
+      const first = (file: string) => {
+        const out = Buffer.alloc(1024 * 1024);
+        const fd = openSync(file, 'r');
+        readSync(fd, out, 0, out.length, 0);
+        closeSync(fd);
+        return out;
+      };
+      expect(first(flat).equals(first(image.flat(firmware)))).toBe(true);
+    }
   });
 
   it('falls back to the guestinfo.ferry.ipaddress.<n> options where Tools reports no address, and keeps Tools\' where it does', async () => {

@@ -3,6 +3,7 @@ import { guestChecked, guestWritesAtRisk, LEFT_STOPPED, verifySettingsOf, type M
 import { workflowNow } from '../../clock';
 import type { MigrationRun } from '../run-context';
 import { bootPveVm, setBootOrder } from './boot';
+import { convertGuest, removeOverlays } from './convert';
 import { awaitDecision } from './decision';
 import { currentDiskSources, type DiskSources } from './disk-sources';
 import { importDisks } from './import-disks';
@@ -17,8 +18,9 @@ import { verifySizes } from './verify';
 import { GUEST_NOT_VERIFIED, verifyGuest } from './verify-guest';
 
 /**
- * The approved cutover: the guest shuts down on VMware, its disks come into Proxmox and, when ferry
- * starts the VM, the guest is proven up. A failure waits for a person, who retries (from the shutdown,
+ * The approved cutover: the guest shuts down on VMware, is converted (when migration.conversion says
+ * so) on overlays of its disks, its disks come into Proxmox and, when ferry starts the VM, the guest is
+ * proven up. A failure waits for a person, who retries (from the shutdown,
  * then already off) or rolls back — or, for a guest not verified with `migration.verify.onFailure:
  * rollback`, ferry rolls back by itself (the approval covered it). A cancel that came before the shutdown
  * ends the run here; one during the cutover waits for a person at the next safe point.
@@ -33,7 +35,10 @@ export async function cutover(run: MigrationRun): Promise<MigrateVmResult | unde
       await recheckPlacement(run);
       await shutdownGuest(run);
       atSafePoint(run);
-      await bringDisksIn(run, sources.byslot, asked);
+      const converted = await convertGuest(run, sources.byslot);
+      atSafePoint(run);
+      await bringDisksIn(run, converted, asked);
+      await removeOverlays(run); // the disks are in Proxmox: the overlays served their purpose
       return undefined;
     } catch (err) {
       if (rollsBackByItself(run, err)) return rollback(run);

@@ -1,9 +1,13 @@
-import { cutoverPowerRefusal, hardwareChanges, refusal, translateDiskPath, type Refusal } from '../../../src/domain/migration';
+import { sourceInStorage } from '../../../src/domain/conversion';
+import { cutoverPowerRefusal, hardwareChanges, parseDatastorePath, refusal, translateDiskPath, type Refusal } from '../../../src/domain/migration';
 import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
 
-/** Per Proxmox slot: where its VMware disk is now, as a path and (if exported so) an import volume. */
-export type DiskSources = Record<string, { absolutePath: string; importVolume?: string; disk: string }>;
+/**
+ * Per Proxmox slot: where its VMware disk is now, as a path and (if exported so) an import volume, and
+ * as the storage and storage-relative path conversion reads it from.
+ */
+export type DiskSources = Record<string, { absolutePath: string; importVolume?: string; disk: string; storage: string; source: string }>;
 
 /** What import-from reads: the import volume when there is one (no root needed), else the path. */
 export function importSource(source: DiskSources[string]): string {
@@ -45,8 +49,18 @@ export async function currentDiskSources(run: MigrationRun): Promise<{ byslot: D
       continue;
     }
     const translated = translateDiskPath(disk, datastores);
-    if (!translated.ok) refusals.push(translated.refusal);
-    else byslot[planned.slot] = { absolutePath: translated.absolutePath, importVolume: translated.importVolume, disk: planned.source };
+    if (!translated.ok) {
+      refusals.push(translated.refusal);
+      continue;
+    }
+    const mapping = datastores.find((m) => m.datastore === parseDatastorePath(disk.fileName)?.datastore)!;
+    byslot[planned.slot] = {
+      absolutePath: translated.absolutePath,
+      importVolume: translated.importVolume,
+      disk: planned.source,
+      storage: translated.storage,
+      source: sourceInStorage(disk.fileName, mapping)!,
+    };
   }
   return refusals.length > 0 ? { refusals } : { byslot };
 }

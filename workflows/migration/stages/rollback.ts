@@ -1,6 +1,7 @@
 import { CancellationScope } from '@temporalio/workflow';
 import { rollbackPowerAction, type MigrateVmResult } from '../../../src/domain/migration';
 import type { MigrationRun } from '../run-context';
+import { removeOverlays } from './convert';
 import { removeHa } from './ha';
 
 /**
@@ -34,6 +35,7 @@ async function undoCutover(run: MigrationRun): Promise<void> {
   }
   status.imports = [];
   if (kept.length > 0) status.keptOnRollback = kept;
+  await removeOverlays(run); // VMware's files were only read: dropping the overlays restores them exactly
   await restoreVmwarePower(run);
 }
 
