@@ -48,6 +48,8 @@ export function vmReport(t: WorkflowTimeline, now: number): VmReport {
   ];
   const downtime = downtimeOf(t, now);
   const vmid = t.searchAttributes.VmId ?? r.vmid;
+  const bars = [...stageBars(t, now), ...timerBars(t, now), ...permitBars(t, now)];
+  const converting = bars.filter((b) => b.lane === 'stage' && b.category === 'convert');
   return {
     name,
     workflowId: t.workflowId,
@@ -56,9 +58,10 @@ export function vmReport(t: WorkflowTimeline, now: number): VmReport {
     ...(typeof vmid === 'number' ? { vmid } : {}),
     startedAt: t.startedAt,
     ...(t.closedAt !== undefined ? { endedAt: t.closedAt } : {}),
-    bars: [...stageBars(t, now), ...timerBars(t, now), ...permitBars(t, now)],
+    bars,
     marks: marks.sort((a, b) => a.at - b.at),
     ...(downtime ? { downtimeFrom: downtime.from, downtimeMs: downtime.ms, downtimeOpen: downtime.open } : {}),
+    ...(converting.length ? { conversionMs: converting.reduce((sum, b) => sum + (b.end - b.start), 0) } : {}),
     importedBytes: importsOf(t).reduce((sum, i) => sum + i.bytes, 0),
     ...(r.verification?.state ? { verification: r.verification.state } : {}),
     ...(r.error ? { error: r.error } : t.failure ? { error: t.failure } : {}),

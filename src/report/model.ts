@@ -40,6 +40,8 @@ export interface VmReport {
   /** When the downtime began (the shutdown's start). */
   downtimeFrom?: number;
   downtimeOpen?: boolean;
+  /** Time in the guest conversion stage (part of the downtime: it runs between the shutdown and the import). */
+  conversionMs?: number;
   importedBytes: number;
   verification?: string;
   error?: string;

@@ -53,11 +53,12 @@ function vmTable(model: ReportModel): string {
     escapeHtml(vm.outcome ?? vm.state),
     escapeHtml(vm.verification ?? '–'),
     num(vm.downtimeMs !== undefined ? `${formatDuration(vm.downtimeMs)}${vm.downtimeOpen ? '+' : ''}` : '–'),
+    num(vm.conversionMs !== undefined ? formatDuration(vm.conversionMs) : '–'),
     num(vm.importedBytes ? formatBytes(vm.importedBytes) : '–'),
     num(formatDuration((vm.endedAt ?? model.generatedAt) - vm.startedAt)),
     escapeHtml(vm.error ?? ''),
   ]);
-  return table(['VM', 'VMID', 'outcome', 'guest', 'downtime', 'imported', 'took', 'error'], rows, 'No VM workflow has started.');
+  return table(['VM', 'VMID', 'outcome', 'guest', 'downtime', 'of it converting', 'imported', 'took', 'error'], rows, 'No VM workflow has started.');
 }
 
 function sections(model: ReportModel): string {

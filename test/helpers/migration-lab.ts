@@ -82,7 +82,7 @@ export async function labWorkers(connection: NativeConnection, deps: ActivityDep
   const workers = await Promise.all([
     Worker.create({ connection, taskQueue, workflowBundle: { codePath: workflowBundlePath() }, activities, shutdownGraceTime: '1s' }),
     Worker.create({ connection, taskQueue: coordinationQueue(taskQueue), workflowBundle: { codePath: workflowBundlePath() }, activities, shutdownGraceTime: '1s' }),
-    ...(['vmotion', 'import', 'sdn'] as const).map((work) =>
+    ...(['vmotion', 'import', 'sdn', 'convert'] as const).map((work) =>
       Worker.create({ connection, taskQueue: heavyQueue(taskQueue, work), activities, shutdownGraceTime: '1s' }),
     ),
   ]);

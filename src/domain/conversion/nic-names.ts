@@ -11,7 +11,10 @@ export interface ConfiguredNic {
   name: string;
   mac?: string;
   file: string;
-  /** `pin`: a .link file or udev rule already names this MAC. `match`: the config follows the MAC, whatever the name. */
+  /**
+   * `pin`: a .link file, udev rule or netplan set-name already names this MAC. `match`: the config follows
+   * the MAC, whatever the name. Absent with a MAC: the config needs this name on this MAC (ferry pins it).
+   */
   binding?: 'pin' | 'match';
 }
 
@@ -74,9 +77,9 @@ function netplanNics(file: string, text: string): ConfiguredNic[] {
   let current: { name: string; indent: number; mac?: string; setName?: string } | undefined;
   const flush = () => {
     if (!current) return;
-    const name = current.setName ?? current.name;
-    if (current.mac) out.push({ name, mac: lower(current.mac), file, binding: current.setName ? 'pin' : 'match' });
-    else if (PHYSICAL.test(name)) out.push({ name, file });
+    // With a MAC match the key is only an id: the NIC is the one with the MAC, named by set-name if at all.
+    if (current.mac) out.push({ name: current.setName ?? '', mac: lower(current.mac), file, binding: current.setName ? 'pin' : 'match' });
+    else if (PHYSICAL.test(current.setName ?? current.name)) out.push({ name: current.setName ?? current.name, file });
     current = undefined;
   };
   for (const raw of lines) {
@@ -124,8 +127,10 @@ function iniNics(file: string, text: string, nameKey: string, macKey: string, bi
   const name = new RegExp(`^\\s*${nameKey}=(\\S+)`, 'm').exec(text)?.[1];
   const mac = new RegExp(`^\\s*${macKey}=(\\S+)`, 'm').exec(text)?.[1];
   if (mac && MAC.test(mac)) {
-    // A .network file that matches by MAC follows the NIC; one that also names it is bound to both.
-    return [{ name: name ?? '', mac: lower(MAC.exec(mac)![1]!), file, binding: binding === 'match' && name ? 'pin' : binding }];
+    // A .network file that matches by MAC follows the NIC; one that also asks for a name needs that name
+    // on that MAC (no binding: a pin). A .link file names it.
+    const follows = binding === 'match' && name ? undefined : binding;
+    return [{ name: name ?? '', mac: lower(MAC.exec(mac)![1]!), file, ...(follows ? { binding: follows } : {}) }];
   }
   if (binding === 'pin') return [];
   return (name ?? '').split(/\s+/).filter((n) => PHYSICAL.test(n)).map((n) => ({ name: n, file }));
@@ -180,7 +185,7 @@ export function nicPins(
     settled.add(lower(nic.mac));
     if (c.name) usedNames.add(c.name);
     if (c.binding === 'pin') notes.push(`${nic.slot} (${lower(nic.mac)}) is already named ${c.name} by its MAC in ${c.file}`);
-    else if (c.binding === 'match' && !c.name) notes.push(`${nic.slot} (${lower(nic.mac)}) is configured by its MAC in ${c.file}: its name does not matter`);
+    else if (c.binding === 'match') notes.push(`${nic.slot} (${lower(nic.mac)}) is configured by its MAC in ${c.file}: its name does not matter`);
     else if (PHYSICAL.test(c.name)) pins.push({ slot: nic.slot, mac: lower(nic.mac), name: c.name, pveName: pveNicName(nic.slot), basis: 'mac' });
   }
   const names = [...new Set(configured.filter((c) => !c.mac && !usedNames.has(c.name)).map((c) => c.name))].sort(bySlotOrder);

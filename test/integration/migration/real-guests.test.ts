@@ -1,31 +1,47 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { ActivityDeps } from '../../../activities';
 import { guestImage } from '../../../lab/guest-image/paths';
+import { nfsMigrationDir } from '../../../lab/shared-paths';
+import { guestAgentPackagesDir } from '../../../lab/vmware-guest/paths';
+import { conversionSection } from '../../../src/config/conversion';
 import type { MigrationStatus } from '../../../src/domain/migration';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { readWaveOutcome } from '../../../lab/wave-result';
 
 /**
- * verify-guest against real guests: the lab VMs mig-app01 (BIOS), mig-app02 (EFI) and mig-ens01 carry
- * the lab's Debian guest; migrated with startAfter, the Proxmox simulator boots them under real QEMU
- * (TCG) with the real qemu-guest-agent, and the probe reaches the guest's service through the
+ * verify-guest against real guests: the lab VMs mig-app01 (BIOS) and mig-app02 (EFI) carry the lab's
+ * Debian guest, mig-ens01 (BIOS) the VMware-native one, converted at cutover (real virt-v2v-in-place
+ * under TCG, on overlays of its VMDK); migrated with startAfter, the Proxmox simulator boots them under
+ * real QEMU (TCG) with the real qemu-guest-agent, and the probe reaches the guest's service through the
  * simulator's loopback forward (see lab/guest-endpoints.ts).
  *
  * The three go as one wave, so their TCG boots overlap instead of adding up; each test below asserts
- * on its own VM. The lab e2e (test/e2e/lab.test.ts) migrates the same three through `ferry approve` and
- * asserts only the outcome and the figures there; the checks in detail, both sides of each rollback
+ * on its own VM. The lab e2e (test/e2e/lab.test.ts) migrates them (and mig-ens02, EFI) through `ferry
+ * approve` and asserts the outcomes and figures there; the checks in detail, both sides of each rollback
  * and the powered-off VM are asserted here, where they are cheaper to read.
  */
 const NAMES = ['mig-app01', 'mig-ens01', 'mig-app02'] as const;
 type Name = (typeof NAMES)[number];
 
-function withSettings(deps: ActivityDeps, cutover: Record<string, unknown>, verify: Record<string, unknown>): ActivityDeps {
+function withSettings(deps: ActivityDeps, cutover: Record<string, unknown>, verify: Record<string, unknown>, conversion: unknown): ActivityDeps {
   const migration = deps.config.migration!;
   return {
     ...deps,
-    config: { ...deps.config, migration: { ...migration, cutover: { ...migration.cutover, ...cutover }, verify: { ...migration.verify, ...verify } } },
+    config: {
+      ...deps.config,
+      migration: { ...migration, cutover: { ...migration.cutover, ...cutover }, verify: { ...migration.verify, ...verify }, conversion: conversionSection.parse(conversion) },
+    },
   };
+}
+
+/** sha256 of each file of a VM's VMware disk (descriptor and flat extent) on the NFS datastore. */
+function vmdkChecksums(stateDir: string, vm: string): Record<string, string> {
+  const dir = path.join(nfsMigrationDir(stateDir), vm);
+  const files = [`${vm}.vmdk`, `${vm}-flat.vmdk`];
+  return Object.fromEntries(files.map((f) => [f, execFileSync('sha256sum', [path.join(dir, f)], { encoding: 'utf8' }).split(' ')[0]!]));
 }
 
 describe('verify-guest with real guests', () => {
@@ -35,6 +51,7 @@ describe('verify-guest with real guests', () => {
   const node = () => suite.lab.deps.config.migration!.node;
   let results: Promise<Record<Name, MigrationStatus>>;
   let app02Moid: string;
+  let ens01Before: Record<string, string>;
 
   beforeAll(async () => {
     // mig-app02 is powered off before the wave: rolled back, it must stay off.
@@ -42,8 +59,11 @@ describe('verify-guest with real guests', () => {
     app02Moid = (await vsphere.discover()).inventory.vms.find((vm) => vm.name === 'mig-app02')!.moid;
     await vsphere.shutdownGuest(app02Moid, { timeoutMs: 30_000, force: true });
     expect((await vsphere.readVm(app02Moid)).powerState).toBe('poweredOff');
+    ens01Before = vmdkChecksums(suite.lab.stateDir, 'mig-ens01');
     // One setting for all three: the probe only runs once the address check passed (mig-app01's), and
-    // mig-app02 is told to expect an address its guest does not have, so it is not verified.
+    // mig-app02 and mig-ens01 are told to expect an address their guests do not have, so they are not
+    // verified: mig-ens01's rollback comes after its conversion.
+    const conversion = { mode: 'off', overrides: { 'mig-ens01': 'linux' }, agentPackages: guestAgentPackagesDir(), accel: 'tcg' };
     const deps = withSettings(suite.lab.deps, { startAfter: true }, {
       // Generous: three TCG boots at once on a loaded 2-core machine took minutes (durable timers cost nothing).
       agentTimeout: '10m',
@@ -55,8 +75,8 @@ describe('verify-guest with real guests', () => {
       pollInterval: '500ms',
       probes: [{ tcp: guestImage().manifest.probe.port }],
       onFailure: 'rollback',
-      expect: { 'mig-app02': '198.51.100.99' },
-    });
+      expect: { 'mig-app02': '198.51.100.99', 'mig-ens01': '198.51.100.98' },
+    }, conversion);
     const workers = await labWorkers(suite.temporal.nativeConnection, deps);
     results = workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
@@ -96,27 +116,35 @@ describe('verify-guest with real guests', () => {
     expect((await suite.lab.deps.vsphere!.discover()).inventory.vms.find((vm) => vm.name === 'mig-app01')!.powerState).toBe('poweredOff');
   });
 
-  it('mig-ens01 (network config bound to ens192) fails verification with its interfaces shown, and onFailure rollback rolls back: Proxmox VM stopped, VMware on', async () => {
+  it('mig-ens01 (VMware-native) is converted, comes up as itself on Proxmox, and a rollback leaves its VMDK byte for byte as it was', async () => {
     const result = (await results)['mig-ens01'];
-    expect(result.outcome).toBe('rolled-back');
+    // Converted at cutover, in the history: what conversion found and did, with its time.
+    const conversion = result.conversion!;
+    expect(conversion.result).toMatchObject({ converted: true, alreadyConverted: false, accel: 'tcg' });
+    expect(conversion.result!.plan).toMatchObject({ convert: true, family: 'linux', inspected: true });
+    const plan = conversion.result!.plan as Extract<typeof conversion.plan, { convert: true }>;
+    expect(plan.steps.map((s) => s.kind)).toEqual(['overlay', 'pin-nic', 'install-agent', 'virt-v2v']);
+    expect(plan.steps).toContainEqual({ kind: 'pin-nic', pin: { slot: 'net0', mac: '00:50:56:01:00:04', name: 'ens192', pveName: 'ens18', basis: 'order' } });
+    expect(plan.steps).toContainEqual(expect.objectContaining({ kind: 'virt-v2v', removes: ['open-vm-tools'] }));
+    expect(conversion.result!.steps.map((s) => s.step)).toEqual(['overlays', 'inspect-and-edit', 'virt-v2v']);
+    expect(result.actions.map((a) => a.kind)).toEqual(expect.arrayContaining(['shutdown-guest', 'convert-guest', 'import-disk']));
+    expect(result.timings.map((t) => t.stage)).toEqual(expect.arrayContaining(['inspect', 'convert', 'import']));
+    // The guest came up as itself: its agent answers, its NIC keeps the VMware name with its address
+    // (it was told to expect another, so it is not verified: ferry rolls it back by itself).
     const v = result.verification!;
-    expect(v.state).toBe('failed');
     expect(v.checks.map((c) => [c.check, c.result])).toEqual([['qemu-running', 'passed'], ['agent-ping', 'passed'], ['macs', 'passed'], ['address', 'failed']]);
-    // On a virtio NIC the guest names it ens18 (or the like), not ens192: the MAC is there, the address is not.
-    const nic = v.interfaces!.find((i) => i.mac === '00:50:56:01:00:04')!;
-    expect(nic.name).not.toBe('ens192');
-    expect(nic.addresses.filter((a) => !a.startsWith('fe80:'))).toEqual([]);
-    expect(result.error).toMatch(/mig-ens01 \(VM \d+\) is not verified: address: 198\.51\.100\.23 \(discovery\) is on no interface with a VMware MAC; the guest's interfaces: .*00:50:56:01:00:04/);
+    expect(v.interfaces!.find((i) => i.mac === '00:50:56:01:00:04')).toMatchObject({ name: 'ens192', addresses: expect.arrayContaining(['198.51.100.23/24']) });
+    console.log(`mig-ens01: conversion ${conversion.result!.seconds.toFixed(1)} s (${conversion.result!.steps.map((s) => `${s.step} ${s.seconds.toFixed(1)} s`).join(', ')})`);
+    // Rolled back: Proxmox's VM stopped, without its disk; VMware's VM on again; its VMDK untouched; the overlays gone.
+    expect(result.outcome).toBe('rolled-back');
     expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'ferry', via: 'setting' })]);
-    // Both sides: Proxmox's VM stopped and without the imported disk; VMware's VM on again (it was on).
     expect((await suite.lab.deps.proxmox!.power.status(node(), result.vmid!)).status).toBe('stopped');
     const config = (await suite.lab.deps.proxmox!.config.get(node(), result.vmid!)).values;
     expect(Object.keys(config).filter((k) => /^scsi\d+$/.test(k))).toEqual([]);
-    expect(result.vmwarePowerState).toBe('poweredOn');
     expect((await suite.lab.deps.vsphere!.discover()).inventory.vms.find((vm) => vm.name === 'mig-ens01')!.powerState).toBe('poweredOn');
-    // The guest's own log says why (this is the only boot of the image's ens192 variant).
-    const serial = readFileSync((await suite.lab.admin.qemu(result.vmid!)).serialLog!, 'utf8');
-    expect(serial).toContain('ferry-guest-config: NIC0 00:50:56:01:00:04: 198.51.100.23/24 via 198.51.100.1 on the interface with Name=ens192');
+    expect(vmdkChecksums(suite.lab.stateDir, 'mig-ens01')).toEqual(ens01Before);
+    expect(conversion.overlaysRemoved).toEqual([`images/${result.vmid}/vm-${result.vmid}-disk-0.qcow2`]);
+    expect(existsSync(path.join(nfsMigrationDir(suite.lab.stateDir), 'images', String(result.vmid)))).toBe(false);
   });
 
   it('mig-app02 (EFI), powered off before the wave, not verified (wrong expected address) and rolled back: still off on VMware', async () => {
