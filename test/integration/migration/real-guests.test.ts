@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ActivityDeps } from '../../../activities';
 import { guestImage } from '../../../lab/guest-image/paths';
