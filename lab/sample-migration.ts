@@ -2,7 +2,8 @@ import type { Client } from '@temporalio/client';
 import { coordinationQueue } from '../src/domain/task-queues';
 import type { migrationWave } from '../workflows/migration-wave';
 import type { planMigration } from '../workflows/plan-migration';
-import { approveWaveUpdate, waveStatusQuery } from '../src/domain/messages';
+import { approveWaveUpdate, cutoverPlanQuery, waveStatusQuery } from '../src/domain/messages';
+import { describeConversion } from '../src/domain/conversion';
 import { describeVerification, unpackWaveStatus, type WaveStatus } from '../src/domain/migration';
 import { FerryKind, WaveId } from '../src/domain/search-attributes';
 import { LAB_APPROVERS } from './migration-lab';
@@ -28,10 +29,12 @@ export async function runSampleMigration(
   commands: LabCommands,
 ): Promise<WaveStatus> {
   const waveId = labWaveId();
+  // Without inspecting the guests (an appliance boot each under TCG): the wave inspects them before its
+  // approval gate, where the lab prints what conversion will do.
   const plan = await client.workflow.execute<typeof planMigration>('planMigration', {
     taskQueue,
     workflowId: `plan-${waveId}`,
-    args: [LAB_WAVE_SELECTION],
+    args: [LAB_WAVE_SELECTION, { inspect: false }],
     staticSummary: 'lab sample: plan of the lab estate',
   });
   const refused = plan.vms.filter((v) => v.refusals.length > 0);
@@ -58,6 +61,11 @@ export async function runSampleMigration(
     await new Promise((r) => setTimeout(r, 500));
   }
   log(`lab: wave ${waveId}: ${status.vms.length} VMs waiting for approval (shells built, disks on nfs-migration)`);
+  for (const vm of status.vms) {
+    const cutover = await client.workflow.getHandle(vm.workflowId).query(cutoverPlanQuery).catch(() => undefined);
+    if (!cutover?.conversion || (!cutover.conversion.convert && cutover.conversion.code === 'off')) continue;
+    log(`  ${vm.name}: ${describeConversion(cutover.conversion).join('\n    ')}`);
+  }
   log(`  approve:  ${commands.ferry} approve ${workflowId} --by ${LAB_APPROVERS[0]} --reason "lab cutover"`);
   log(`  or:       .tools/bin/temporal workflow update execute${commands.temporalFlags ? ` ${commands.temporalFlags}` : ''} --workflow-id ${workflowId} --name ${approveWaveUpdate.name} --input '{"by":"${LAB_APPROVERS[0]}","reason":"lab cutover"}'`);
   log(`  watch:    ${commands.ferry} status ${workflowId} --watch`);

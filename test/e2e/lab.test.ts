@@ -1,28 +1,33 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { GuestAgentClient } from '../../lab/guest-image/guest-agent-client';
 import { toolPath } from '../../lab/tools';
 import { freePort } from '../../lab/free-port';
 import { run, spawnFerry, type Spawned } from '../helpers/processes';
 import { anyStatusQuery } from '../../src/domain/messages';
 
 describe('ferry lab, as a user runs it', () => {
-  jest.setTimeout(300_000);
+  jest.setTimeout(500_000);
   let lab: Spawned;
   let port: number;
   let uiPort: number;
   let proxmoxPort: number;
+  let stateDir: string;
 
   beforeAll(async () => {
     port = await freePort();
     uiPort = await freePort();
     proxmoxPort = await freePort();
+    stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-lab-'));
     lab = spawnFerry(['lab', '--port', String(port), '--ui-port', String(uiPort)], {
-      FERRY_STATE_DIR: mkdtempSync(path.join(tmpdir(), 'ferry-lab-')),
+      FERRY_STATE_DIR: stateDir,
       FERRY_LAB_PROXMOX_PORT: String(proxmoxPort),
     });
-    // Until the wave waits at its gate and the planned VMs are built (lab-web1 boots the guest image under TCG).
-    await lab.waitFor(/ferry lab is running/, 280_000);
+    // Until the wave waits at its gate (its guests inspected for conversion, an appliance boot each under
+    // TCG) and the planned VMs are built (lab-web1 boots the guest image under TCG).
+    await lab.waitFor(/ferry lab is running/, 480_000);
   });
 
   afterAll(async () => {
@@ -112,11 +117,20 @@ describe('ferry lab, as a user runs it', () => {
     expect(list.output()).toMatch(/COMPLETED +doctor .*doctor-from-cli/);
   });
 
-  it('brought the lab wave to the approval gate; after `ferry approve` the real guests come up verified and the ens192 one is rolled back', async () => {
+  it('brought the lab wave to the approval gate; after `ferry approve` the real guests come up verified, the VMware-native ones converted', async () => {
     const [, waveWorkflowId] = lab.output().match(/npm run ferry -- approve (wave-lab-\S+) --by lab-admin/) ?? [];
     expect(waveWorkflowId).toBeDefined();
-    expect(lab.output()).toMatch(/lab: plan: 23 VMs, \d+ actions; 7 not translatable:/);
+    expect(lab.output()).toMatch(/lab: plan: 24 VMs, \d+ actions; 7 not translatable:/);
+    // At the gate the lab shows what conversion will do, from the guests' disks (inspected read-only).
+    expect(lab.output()).toMatch(/^ {2}mig-ens01: converted \(linux: debian 12\.\d+ \(x86_64\)\)\n {4}- qcow2 overlay/m);
+    expect(lab.output()).toContain('- NIC net0 00:50:56:01:00:04: ens192 on VMware, ens18 on Proxmox without a pin: pinned to ens192 (by slot order)');
+    expect(lab.output()).toMatch(/^ {2}mig-ens02: converted .*\n(?: {4}.*\n)*? {4}- UEFI fallback path: EFI\/debian\/shimx64\.efi → EFI\/BOOT\/BOOTX64\.EFI/m);
+    expect(lab.output()).toMatch(/^ {2}mig-app01: not converted: .*no GRUB configuration/m);
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
+    // VMware's files as they are before the cutover: a conversion only reads them.
+    const nfs = path.join(stateDir, 'lab', 'nfs-migration');
+    const checksums = (vm: string) => execFileSync('sha256sum', [`${vm}/${vm}.vmdk`, `${vm}/${vm}-flat.vmdk`], { cwd: nfs, encoding: 'utf8' });
+    const before = { 'mig-ens01': checksums('mig-ens01'), 'mig-ens02': checksums('mig-ens02') };
 
     const refusedApprover = spawnFerry(['approve', waveWorkflowId!, '--by', 'mallory', '--reason', 'e2e'], env);
     expect(await refusedApprover.exited).toBe(1);
@@ -127,7 +141,7 @@ describe('ferry lab, as a user runs it', () => {
     expect(approve.output()).toContain(`approve: accepted by ${waveWorkflowId}`);
 
     type Verification = { state: string; bootToAgentSeconds?: number; downtimeSeconds?: number };
-    type WaveView = { vms: Array<{ name: string; outcome?: string; verification?: Verification }>; refused: Array<{ name: string }> };
+    type WaveView = { vms: Array<{ name: string; workflowId: string; outcome?: string; verification?: Verification }>; refused: Array<{ name: string }> };
     // The real guests boot under QEMU (TCG): minutes on a busy machine. One `status --watch` follows the
     // wave to its end (a CLI process every half second would take a core from the guests' QEMU); it asks
     // every 2 s, so the wave's end is seen within 2 s.
@@ -145,29 +159,57 @@ describe('ferry lab, as a user runs it', () => {
     expect(status.status!.refused.map((r) => r.name).sort()).toEqual(
       ['mig-dmz01', 'mig-indep01', 'mig-rdm01', 'mig-router01', 'mig-snap01', 'mig-std01', 'mig-tmpl01'],
     );
-    // The real guests came up on Proxmox (agent, their VMware address on the virtio NIC, the TCP probe)...
-    for (const name of ['mig-app01', 'mig-app02']) {
+    // Every real guest came up on Proxmox as itself (agent, its VMware address on its VMware MAC, the
+    // TCP probe): the lab image's as it is, the VMware-native ones converted. Nothing rolled back.
+    const guests = ['mig-app01', 'mig-app02', 'mig-ens01', 'mig-ens02'];
+    for (const name of guests) {
       expect(vmsByName[name]).toMatchObject({ outcome: 'migrated', verification: { state: 'verified' } });
       expect(vmsByName[name]!.verification!.bootToAgentSeconds).toBeGreaterThan(0);
       expect(vmsByName[name]!.verification!.downtimeSeconds).toBeGreaterThan(0);
     }
-    // ...except the one whose network config names ens192: not verified, and ferry rolled it back by itself.
-    expect(vmsByName['mig-ens01']).toMatchObject({ outcome: 'rolled-back', verification: { state: 'failed' } });
-    // `ferry status` of the wave shows boot-to-agent and downtime per real-guest VM.
+    // `ferry status` of the wave shows boot-to-agent and downtime per real-guest VM...
     const text = spawnFerry(['status', waveWorkflowId!], env);
     expect(await text.exited).toBe(0);
-    for (const name of ['mig-app01', 'mig-app02']) expect(text.output()).toMatch(new RegExp(`${name}\\b.*guest verified \\(boot-to-agent \\d+ s, downtime [\\d.]+ s\\)`));
+    for (const name of guests) expect(text.output()).toMatch(new RegExp(`${name}\\b.*guest verified \\(boot-to-agent \\d+ s, downtime [\\d.]+ s\\)`));
+    // ...and of a converted VM, its conversion with the time of each step (part of its downtime).
+    for (const name of ['mig-ens01', 'mig-ens02']) {
+      const one = spawnFerry(['status', vmsByName[name]!.workflowId], env);
+      expect(await one.exited).toBe(0);
+      const [, seconds] = one.output().match(/^ {2}conversion: converted \(linux: debian 12\.\d+ \(x86_64\)\) in ([\d.]+) s under TCG: overlays [\d.]+ s, inspect-and-edit [\d.]+ s, virt-v2v [\d.]+ s$/m) ?? [];
+      expect(Number(seconds)).toBeGreaterThan(0);
+      expect(one.output()).toMatch(/^ {2}overlays removed: images\/\d+\/vm-\d+-disk-0\.qcow2$/m);
+      console.log(`${name}: conversion ${seconds} s, downtime ${vmsByName[name]!.verification!.downtimeSeconds} s, boot-to-agent ${vmsByName[name]!.verification!.bootToAgentSeconds} s`);
+    }
     // VMs with blank disks are started but not claimed verified.
     expect(vmsByName['mig-web01']!.verification).toMatchObject({ state: 'not-verified-skipped' });
 
     // The Proxmox side, through the API with the lab's token: the migrated VMs exist and run.
     const [versionLine] = lab.output().match(/curl -k -H '[^']+' https:\/\/\S+\/api2\/json\/version/) ?? [];
-    const resources = await run('bash', ['-c', `${versionLine!.replace('/version', '/cluster/resources?type=vm')} -s`]);
-    const vms = (JSON.parse(resources.stdout) as { data: Array<{ name?: string; status: string; type: string }> }).data.filter((r) => r.type === 'qemu');
-    for (const name of ['mig-web01', 'mig-db01', 'mig-app01', 'mig-app02']) expect(vms.find((v) => v.name === name)).toMatchObject({ status: 'running' });
-    expect(vms.find((v) => v.name === 'mig-ens01')).toMatchObject({ status: 'stopped' });
+    const api = async (pathname: string) => JSON.parse((await run('bash', ['-c', `${versionLine!.replace('/api2/json/version', pathname)} -s`])).stdout) as { data: unknown };
+    const vms = ((await api('/api2/json/cluster/resources?type=vm')).data as Array<{ name?: string; vmid: number; status: string; type: string }>).filter((r) => r.type === 'qemu');
+    for (const name of ['mig-web01', 'mig-db01', ...guests]) expect(vms.find((v) => v.name === name)).toMatchObject({ status: 'running' });
     expect(vms.some((v) => v.name === 'mig-snap01')).toBe(false);
-  }, 600_000);
+    // Inside the converted guests, read through their agent: VMware Tools gone, the QEMU guest agent installed.
+    for (const name of ['mig-ens01', 'mig-ens02']) {
+      const vmid = vms.find((v) => v.name === name)!.vmid;
+      const qemu = (await api(`/_sim/vms/${vmid}/qemu`)).data as { agentSocket: string };
+      const agent = await GuestAgentClient.connect(qemu.agentSocket, 10_000);
+      try {
+        const { pid } = await agent.execute<{ pid: number }>('guest-exec', { path: '/usr/bin/dpkg-query', arg: ['-W', '-f=${Package} ${db:Status-Status}\\n', 'open-vm-tools', 'qemu-guest-agent'], 'capture-output': true });
+        let done: { exited: boolean; exitcode?: number; 'out-data'?: string } = { exited: false };
+        for (let i = 0; i < 100 && !done.exited; i++) {
+          await new Promise((r) => setTimeout(r, 200));
+          done = await agent.execute('guest-exec-status', { pid });
+        }
+        expect(Buffer.from(done['out-data'] ?? '', 'base64').toString()).toBe('open-vm-tools not-installed\nqemu-guest-agent installed\n');
+      } finally {
+        agent.close();
+      }
+      // VMware's VMDK byte for byte as before, and no overlay left on the migration datastore.
+      expect(checksums(name)).toBe(before[name as keyof typeof before]);
+      expect(existsSync(path.join(nfs, 'images', String(vmid)))).toBe(false);
+    }
+  }, 900_000);
 
   it('provisioned the planned NetBox VMs on the simulator; `ferry list` and `ferry status` show them', async () => {
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
