@@ -1,4 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { ConversionError } from './errors';
 
@@ -18,15 +21,25 @@ export class GuestfishSession {
 
   static async start(env: Record<string, string>, timeoutMs = 10 * 60_000): Promise<GuestfishSession> {
     const fullEnv = { ...process.env, ...env };
-    const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn('guestfish', ['--listen'], { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', (err) => reject(new ConversionError(`cannot start guestfish (Debian package guestfish, from libguestfs-tools): ${err.message}`, 'invalid', { cause: err })));
-      child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new ConversionError(`guestfish --listen failed (exit ${code}): ${stderr.trim()}`, 'transient'))));
-    });
+    // The parent prints GUESTFISH_PID and exits; the server it forks keeps the same stdout and stderr.
+    // A file, not a pipe: the server never blocks on it nor dies of EPIPE, and the line is there once
+    // the parent has exited (a pipe's data can come after its 'exit').
+    const dir = mkdtempSync(path.join(tmpdir(), 'ferry-guestfish-'));
+    const log = path.join(dir, 'listen.log');
+    const fd = openSync(log, 'w');
+    let out: string;
+    try {
+      const code = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn('guestfish', ['--listen'], { env: fullEnv, stdio: ['ignore', fd, fd] });
+        child.on('error', (err) => reject(new ConversionError(`cannot start guestfish (Debian package guestfish, from libguestfs-tools): ${err.message}`, 'invalid', { cause: err })));
+        child.on('exit', resolve);
+      });
+      out = readFileSync(log, 'utf8');
+      if (code !== 0) throw new ConversionError(`guestfish --listen failed (exit ${code}): ${out.trim()}`, 'transient');
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
     const pid = /GUESTFISH_PID=(\d+)/.exec(out)?.[1];
     if (!pid) throw new ConversionError(`guestfish --listen printed no GUESTFISH_PID: ${out.trim()}`, 'transient');
     return new GuestfishSession(Number(pid), fullEnv, timeoutMs);

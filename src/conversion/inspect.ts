@@ -50,7 +50,8 @@ export async function inspectOpenGuest(g: GuestfishSession, firmware: 'bios' | '
   if (os.type !== 'linux') return inspection;
   inspection.bootloaderConfigs = await globAll(g, BOOTLOADER_CONFIG_GLOBS[firmware]);
   if (firmware === 'efi' && (await g.try('is-dir', '/boot/efi/EFI'))?.trim() === 'true') {
-    inspection.efiFiles = (await g.lines('find', '/boot/efi/EFI')).map((f) => `EFI/${f}`);
+    // `find` answers paths below the folder with a leading slash: /debian/shimx64.efi.
+    inspection.efiFiles = (await g.lines('find', '/boot/efi/EFI')).map((f) => `EFI/${f.replace(/^\/+/, '')}`);
   }
   for (const file of await globAll(g, NETWORK_CONFIG_GLOBS)) {
     if ((await g.try('is-file', file))?.trim() !== 'true') continue;
