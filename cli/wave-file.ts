@@ -40,6 +40,8 @@ const waveFileSchema = z
     maxConcurrent: z.number().int().min(1).max(1000).optional(),
     /** Approved cutovers start only inside it. */
     cutoverWindow: cutoverWindowSchema.optional(),
+    /** Guest conversion for this wave's VMs: replaces migration.conversion.mode (its overrides still apply). */
+    conversion: z.enum(['off', 'linux', 'all'], { message: "'off', 'linux' (Linux guests) or 'all' (Windows too; needs migration.conversion.virtioWin)" }).optional(),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import type { WaveSelection } from '../activities/migration-contract';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { cutoverWindowProblem, type CutoverDecision, type CutoverWindow, type MigrationAction, type PackedWaveStatus } from '../src/domain/migration';
+import type { ConversionMode } from '../src/domain/conversion';
 import type { SdnSyncResult } from './sdn-sync';
 import { WaveApprovals } from './wave/approvals';
 import { WaveCancel } from './wave/cancel';
@@ -24,6 +25,8 @@ export interface MigrationWaveInput {
   autoApprove?: CutoverDecision;
   /** Approved cutovers start only inside this window (wave file `cutoverWindow`). */
   cutoverWindow?: CutoverWindow;
+  /** Guest conversion for this wave (wave file `conversion`): replaces migration.conversion.mode; its overrides still apply. */
+  conversion?: ConversionMode;
   /** How often the wave looks for VM workflows that closed without reporting (default 5 minutes). */
   childCheckIntervalMs?: number;
   /** State carried over continue-as-new. */
@@ -56,7 +59,7 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
   const cancel = new WaveCancel(wave, signals);
   if (input.cutoverWindow && !input.carried) wave.status.cutoverWindow = checkedWindow(input.cutoverWindow);
 
-  const settings = await loadSettings(wave, approvals);
+  const settings = await loadSettings(wave, approvals, input.conversion);
   if (!input.carried) {
     approvals.checkAutoApprove(input.autoApprove, settings);
     const discovery = await discover(wave, input.selection, settings);

@@ -3,6 +3,7 @@ import { coordinationQueue } from '../../src/domain/task-queues';
 import type { migrationWave } from '../../workflows/migration-wave';
 import { FerryKind, WaveId } from '../../src/domain/search-attributes';
 import { selectionSummary } from '../../src/domain/migration';
+import type { ConversionMode } from '../../src/domain/conversion';
 import type { GlobalOptions } from '../client';
 import { UsageError } from '../errors';
 import { intOption } from '../int-option';
@@ -14,6 +15,7 @@ interface MigrateFlags extends SelectionFlags {
   wave?: string;
   waveId?: string;
   maxConcurrent?: number;
+  conversion?: string;
   dryRun?: boolean;
   json?: boolean;
 }
@@ -27,9 +29,10 @@ export function registerMigrate(program: Command): void {
     .command('migrate')
     .description('start a migration wave (one VM with --vm, a wave file with --wave, or a selection); cutovers wait for `ferry approve`')
     .option('--vm <name>', 'migrate one VM')
-    .option('--wave <file>', 'wave file (YAML: waveId, selection, maxConcurrent, cutoverWindow)')
+    .option('--wave <file>', 'wave file (YAML: waveId, selection, maxConcurrent, cutoverWindow, conversion)')
     .option('--wave-id <id>', 'wave id (default: from the file, or the VM name)')
     .option('--max-concurrent <n>', 'VM workflows at once (default: the wave file\'s, else 50)', intOption(1, 1000))
+    .option('--conversion <mode>', "guest conversion for this wave: off, linux or all (default: the wave file's, else migration.conversion.mode)")
     .option('--dry-run', 'start nothing: show the plan of this wave (the same as `ferry plan` over its selection)')
     .option('--json', 'with --dry-run: print the plan as JSON');
   selectionOptions(command).action(async (flags: MigrateFlags, cmd: Command) => {
@@ -49,6 +52,10 @@ export function registerMigrate(program: Command): void {
     const waveId = flags.waveId ?? file?.waveId ?? (flags.vm ? `vm-${flags.vm}` : undefined);
     if (!waveId) throw new UsageError('--wave-id is required with --names/--folder/--cluster/--tag');
     const maxConcurrent = flags.maxConcurrent ?? file?.maxConcurrent;
+    if (flags.conversion !== undefined && !['off', 'linux', 'all'].includes(flags.conversion)) {
+      throw new UsageError(`--conversion: "${flags.conversion}" is not a mode: off, linux (Linux guests) or all (Windows too)`);
+    }
+    const conversion = (flags.conversion ?? file?.conversion) as ConversionMode | undefined;
     const workflowId = waveWorkflowId(waveId);
     await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
       // Waves run on the coordination queue (own worker slots and cache); their VMs on the main queue.
@@ -56,7 +63,7 @@ export function registerMigrate(program: Command): void {
       const handle = await client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue,
         workflowId,
-        args: [{ waveId, selection, maxConcurrent, ...(file?.cutoverWindow ? { cutoverWindow: file.cutoverWindow } : {}) }],
+        args: [{ waveId, selection, maxConcurrent, ...(file?.cutoverWindow ? { cutoverWindow: file.cutoverWindow } : {}), ...(conversion ? { conversion } : {}) }],
         // Starting the same wave twice finds the running one.
         workflowIdConflictPolicy: 'USE_EXISTING',
         typedSearchAttributes: [

@@ -67,3 +67,18 @@ describe('status lines for a schedule and a cancel', () => {
     ]);
   });
 });
+
+describe('wave file conversion', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ferry-wave-conversion-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const waveFile = (conversion: string) => {
+    const file = path.join(dir, 'wave.yaml');
+    writeFileSync(file, `waveId: w1\nselection: { folder: /DC0/vm/apps }\nconversion: ${conversion}\n`);
+    return file;
+  };
+
+  it('is read with the wave, and a mode that is none is refused with the modes there are', () => {
+    expect(readWaveFile(waveFile('linux')).conversion).toBe('linux');
+    expect(() => readWaveFile(waveFile('windows'))).toThrow(/conversion: 'off', 'linux' \(Linux guests\) or 'all'/);
+  });
+});

@@ -4,6 +4,7 @@ import type { MigrationRules } from './assess';
 import type { DatastoreMapping } from './disks';
 import type { HaSettings } from './ha';
 import type { VerifySettings } from './verification';
+import type { ConversionMode } from '../conversion/settings';
 
 /**
  * `import`: disks copied with import-from while the VM is off, then started if asked. `live-import`: the
@@ -65,4 +66,11 @@ export function migrateVmWorkflowId(vcenter: string, moid: string): string {
 /** Whether shells get the guest agent (default on). */
 export function guestAgentEnabled(settings: Pick<MigrationSettings, 'cutover'>): boolean {
   return settings.cutover.guestAgent !== false;
+}
+
+/** A wave's own conversion mode (wave file `conversion`) in place of migration.conversion.mode; its overrides still apply. */
+export function withWaveConversion(settings: MigrationSettings, mode: ConversionMode | undefined): MigrationSettings {
+  const conversion = settings.rules.conversion;
+  if (!mode || !conversion) return settings;
+  return { ...settings, rules: { ...settings.rules, conversion: { ...conversion, mode } } };
 }

@@ -1,5 +1,5 @@
 import { CONVERSION_OFF, type ConversionPlan, type ConversionSettings } from '../../../../src/domain/conversion';
-import { assessInventory, conversionDisksOf, conversionFactsOf, cutoverPlan, measuredThroughput, predictVmActions } from '../../../../src/domain/migration';
+import { assessInventory, conversionDisksOf, conversionFactsOf, cutoverPlan, measuredThroughput, predictVmActions, withWaveConversion, type MigrationSettings } from '../../../../src/domain/migration';
 import { disk, nic, PORTGROUPS, rules, vm } from './fixtures';
 
 const LINUX: ConversionSettings = { ...CONVERSION_OFF, mode: 'linux' };
@@ -83,5 +83,15 @@ describe('what conversion reads', () => {
       problem: 'scsi1 ([LocalDS_0] app01/app01_1.vmdk) not on nfs-migration yet',
     });
     expect(conversionDisksOf(a!, onNfs, [], 'nfs-migration')).toEqual({ problem: 'no Proxmox storage mounts the migration datastore nfs-migration' });
+  });
+});
+
+describe("a wave's conversion mode", () => {
+  it('replaces the configured mode and keeps its overrides; runs without conversion settings stay without', () => {
+    const settings = { rules: { ...rules(), conversion: { ...LINUX, overrides: [{ vm: 'db*', mode: 'off' as const }] } } } as unknown as MigrationSettings;
+    expect(withWaveConversion(settings, 'all').rules.conversion).toEqual({ ...LINUX, mode: 'all', overrides: [{ vm: 'db*', mode: 'off' }] });
+    expect(withWaveConversion(settings, undefined)).toBe(settings);
+    const before = { rules: rules() } as unknown as MigrationSettings;
+    expect(withWaveConversion(before, 'linux')).toBe(before);
   });
 });
