@@ -64,7 +64,7 @@ export async function runSampleMigration(
   for (const vm of status.vms) {
     const cutover = await client.workflow.getHandle(vm.workflowId).query(cutoverPlanQuery).catch(() => undefined);
     if (!cutover?.conversion || (!cutover.conversion.convert && cutover.conversion.code === 'off')) continue;
-    log(`  ${vm.name}: ${describeConversion(cutover.conversion).join('\n    ')}`);
+    log(`  ${vm.name}: ${describeConversion(cutover.conversion).join('\n  ')}`);
   }
   log(`  approve:  ${commands.ferry} approve ${workflowId} --by ${LAB_APPROVERS[0]} --reason "lab cutover"`);
   log(`  or:       .tools/bin/temporal workflow update execute${commands.temporalFlags ? ` ${commands.temporalFlags}` : ''} --workflow-id ${workflowId} --name ${approveWaveUpdate.name} --input '{"by":"${LAB_APPROVERS[0]}","reason":"lab cutover"}'`);
