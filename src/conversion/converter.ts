@@ -10,7 +10,7 @@ import {
   installPackagesScript,
   libguestfsEnv,
   overlayDisks,
-  overlayFolder,
+  conversionRecordFolder,
   parseConverterOutput,
   virtV2vInPlace,
   type ConversionAccel,
@@ -50,8 +50,8 @@ export interface ConvertRequest extends VmDisks {
   onProgress?: (step: string) => void;
 }
 
-const RECORD = '.ferry-conversion.json';
-const PROCESSES = '.ferry-conversion.pids';
+const RECORD = 'conversion.json';
+const PROCESSES = 'processes.json';
 
 interface ConversionRecord {
   fingerprint: string;
@@ -93,7 +93,7 @@ export class GuestConverter {
   async convert(request: ConvertRequest): Promise<ConversionResult> {
     const root = this.root(request.storage);
     const overlays = overlayDisks(request.storage, request.vmid, request.disks);
-    const folder = path.join(root, overlayFolder(request.vmid));
+    const folder = path.join(root, conversionRecordFolder(request.vmid));
     const fingerprint = fingerprintOf(request, sourceStamp(root, overlays));
     const done = readRecord<ConversionRecord>(path.join(folder, RECORD));
     if (done?.fingerprint === fingerprint && overlays.every((o) => existsSync(path.join(root, o.file)))) return { ...done.result, alreadyConverted: true };
@@ -118,7 +118,7 @@ export class GuestConverter {
     );
     const base = { alreadyConverted: false, plan: edited.plan, accel, overlays: overlays.map(({ slot, volume }) => ({ slot, volume })) };
     if (!edited.plan.convert) {
-      await removeOverlays(root, overlays, [path.join(overlayFolder(request.vmid), PROCESSES)]);
+      await removeOverlays(root, overlays, [path.join(conversionRecordFolder(request.vmid), PROCESSES)]);
       return { ...base, converted: false, overlays: [], steps, seconds: (Date.now() - started) / 1000, log: { warnings: [], infos: [], steps: [] } };
     }
     const log = await timed(
@@ -141,7 +141,7 @@ export class GuestConverter {
   async removeOverlays(vm: VmDisks): Promise<string[]> {
     const root = this.root(vm.storage);
     const overlays = overlayDisks(vm.storage, vm.vmid, vm.disks);
-    const folder = overlayFolder(vm.vmid);
+    const folder = conversionRecordFolder(vm.vmid);
     stopLeftovers(path.join(root, folder, PROCESSES));
     return await removeOverlays(root, overlays, [path.join(folder, RECORD), path.join(folder, PROCESSES)]);
   }

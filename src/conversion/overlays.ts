@@ -38,7 +38,7 @@ export async function removeOverlays(root: string, overlays: readonly OverlayDis
     removed.push(o.file);
   }
   for (const f of extraFiles) rmSync(path.join(root, f), { force: true });
-  const dirs = new Set(overlays.map((o) => path.dirname(path.join(root, o.file))));
+  const dirs = new Set([...overlays.map((o) => path.dirname(path.join(root, o.file))), ...extraFiles.map((f) => path.dirname(path.join(root, f)))]);
   for (const dir of dirs) {
     try {
       if (readdirSync(dir).length === 0) rmdirSync(dir);

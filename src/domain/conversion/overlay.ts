@@ -35,9 +35,12 @@ export function overlayDisks(storage: string, vmid: number, disks: ReadonlyArray
   });
 }
 
-/** The folder holding a VM's overlays and the conversion's record, relative to the storage root. */
-export function overlayFolder(vmid: number): string {
-  return `images/${vmid}`;
+/**
+ * Where a conversion keeps its record and its processes' ids, relative to the storage root: outside
+ * PVE's `images/` (PVE takes every file there for a volume of the VM), in a folder PVE does not look at.
+ */
+export function conversionRecordFolder(vmid: number): string {
+  return `.ferry/conversions/${vmid}`;
 }
 
 /** `to` as seen from folder `from`, both relative to one root (workflow code has no node:path). */
