@@ -114,9 +114,9 @@ export const migrationSection = z
           .string()
           .refine((mode) => mode !== 'attach-then-move', {
             message:
-              "'attach-then-move' is no longer supported: Proxmox VE cannot move a disk attached by absolute path (move_disk fails with \"unable to parse volume ID\"); use 'live-import' (boots at once while the disks stream in) or 'import'",
+              "'attach-then-move' is no longer supported: Proxmox VE cannot move a disk attached by absolute path (move_disk fails with \"unable to parse volume ID\"); use 'overlay' (runs at once from overlays, then moves the disks live), 'live-import' or 'import'",
           })
-          .pipe(z.enum(['import', 'live-import']))
+          .pipe(z.enum(['import', 'live-import', 'overlay']))
           .default('import'),
         shutdownTimeout: duration.default('5m'),
         /** Power the guest off if it does not shut down in time. */

@@ -140,7 +140,7 @@ describe('config', () => {
     ]);
     // The old mode cannot work on real PVE: the config says why and what to use instead.
     expect(problemsOf(() => parseConfig({ migration: { ...base, cutover: { mode: 'attach-then-move' } } }, {}))).toEqual([
-      expect.stringMatching(/^migration\.cutover\.mode \(ferry\.yaml\): 'attach-then-move' is no longer supported: Proxmox VE cannot move a disk attached by absolute path.*use 'live-import'/),
+      expect.stringMatching(/^migration\.cutover\.mode \(ferry\.yaml\): 'attach-then-move' is no longer supported: Proxmox VE cannot move a disk attached by absolute path.*use 'overlay'/),
     ]);
 
     const problems = problemsOf(() =>

@@ -60,7 +60,7 @@ export class CutoverGate {
     private readonly status: MigrationStatus,
     private readonly approvers: readonly string[],
     private readonly signing: SigningContext = {},
-    /** live-import: a retry or rollback once the guest ran on Proxmox must acknowledge losing its writes. */
+    /** live-import, overlay: a retry or rollback once the guest ran on Proxmox must acknowledge losing its writes. */
     private readonly mode?: CutoverMode,
   ) {
     this.gate(approveCutoverUpdate, approveCutoverSignal, 'approve', (r, d) => {
@@ -124,13 +124,13 @@ export class CutoverGate {
     } else {
       if (!this.decisionOpen) return `nothing to ${kind}: the workflow is not waiting for a decision after a failure (stage ${this.status.stage})`;
       if (this.pending) return `already decided: ${this.pending.decision} by ${this.pending.record.by}`;
-      return guestWritesProblem(kind, decision!, this.guestWritesAtRisk);
+      return guestWritesProblem(kind, decision!, this.guestWritesAtRisk, this.mode);
     }
     return undefined;
   }
 
   private get guestWritesAtRisk(): boolean {
-    return guestWritesAtRisk(this.mode, this.status.replacedVm);
+    return guestWritesAtRisk(this.mode, this.status);
   }
 
   /**

@@ -24,6 +24,10 @@ export type MigrationAction =
   | { kind: 'convert-guest'; vm: string; vmid: number; slots: string[] }
   | { kind: 'import-disk'; vm: string; vmid: number; slot: string; disk: string; storage: string }
   | { kind: 'live-import'; vm: string; vmid: number; node: string; slots: string[]; storage: string }
+  /** overlay: the slot gets the qcow2 overlay of its VMware disk (backing file the VMDK, only read). */
+  | { kind: 'attach-overlay'; vm: string; vmid: number; slot: string; disk: string }
+  /** overlay: once the guest is verified, the disk moves live to its storage (the overlay deleted). */
+  | { kind: 'move-disk'; vm: string; vmid: number; slot: string; storage: string }
   | { kind: 'set-boot-order'; vm: string; vmid: number; order: string }
   | { kind: 'start-vm'; vm: string; vmid: number }
   | { kind: 'refuse'; vm: string; reasons: string[] }
@@ -54,6 +58,10 @@ export function describeAction(a: MigrationAction): string {
       return `${a.vm}: import ${a.disk} into ${a.slot} on ${a.storage}`;
     case 'live-import':
       return `${a.vm}: re-create VM ${a.vmid} on ${a.node} running at once, ${a.slots.join(', ')} streamed in from the NFS copies to ${a.storage}`;
+    case 'attach-overlay':
+      return `${a.vm}: attach ${a.slot} from a qcow2 overlay of ${a.disk} on the migration datastore`;
+    case 'move-disk':
+      return `${a.vm}: move ${a.slot} live to ${a.storage} (the VM runs; its overlay is deleted once moved)`;
     case 'set-boot-order':
       return `${a.vm}: boot order ${a.order}`;
     case 'start-vm':

@@ -5,7 +5,7 @@ import type { TpmStateSpec } from '../pve-vm-spec';
 import type { PlannedCdrom } from './cdrom';
 import { powerStateWarnings } from './power-state';
 import type { CutoverMode } from './settings';
-import { LIVE_IMPORT_RISK } from './guest-writes';
+import { LIVE_IMPORT_RISK, OVERLAY_RISK } from './guest-writes';
 import type { CutoverSchedule } from './cutover-window';
 import type { ConversionPlan } from '../conversion/decision';
 
@@ -35,7 +35,7 @@ export interface CutoverPlan {
   cdroms?: PlannedCdrom[];
   /** The new TPM (absent when none). */
   tpm?: TpmStateSpec;
-  /** Expected time the service is down: shutdown + copy (import), or shutdown + one boot (live-import). */
+  /** Expected time the service is down: shutdown (+ conversion) + copy (import), or + one boot (live-import, overlay). */
   expectedDowntimeSeconds: number;
   throughput: Throughput;
   /**
@@ -62,6 +62,7 @@ export function cutoverPlan(
   const totalBytes = a.disks.reduce((sum, d) => sum + d.capacityBytes, 0);
   const copySeconds = throughput.bytesPerSecond > 0 ? totalBytes / throughput.bytesPerSecond : Number.POSITIVE_INFINITY;
   const expectedDowntimeSeconds = Math.ceil(
+    // import copies every byte while the VM is off; live-import and overlay boot at once (the copy follows).
     ASSUMED_SHUTDOWN_SECONDS + (conversion?.convert ? ASSUMED_CONVERSION_SECONDS : 0) + (mode === 'import' ? copySeconds : ASSUMED_BOOT_SECONDS),
   );
   return {
@@ -79,7 +80,7 @@ export function cutoverPlan(
     warnings: [
       ...(a.warnings ?? []),
       ...(powerState ? powerStateWarnings(a.name, powerState) : []),
-      ...(mode === 'live-import' ? [LIVE_IMPORT_RISK] : []),
+      ...(mode === 'live-import' ? [LIVE_IMPORT_RISK] : mode === 'overlay' ? [OVERLAY_RISK] : []),
       ...(conversion?.convert ? conversion.warnings : []),
     ],
     ...(conversion ? { conversion } : {}),

@@ -84,7 +84,12 @@ export function predictVmActions(
   if (live.powerState !== 'poweredOff') actions.push({ kind: 'shutdown-guest', vm, moid: a.moid });
   if (a.conversion?.convert) actions.push({ kind: 'convert-guest', vm, vmid, slots: a.disks.map((d) => d.slot) });
   const order = bootOrder(a);
-  if (settings.cutover.mode === 'import') {
+  if (settings.cutover.mode === 'overlay') {
+    // The VM runs from overlays at once; its disks move live once its guest is verified.
+    for (const d of a.disks) actions.push({ kind: 'attach-overlay', vm, vmid, slot: d.slot, disk: d.source });
+    actions.push({ kind: 'set-boot-order', vm, vmid, order }, { kind: 'start-vm', vm, vmid });
+    for (const d of a.disks) actions.push({ kind: 'move-disk', vm, vmid, slot: d.slot, storage: diskStorage(settings, d.source) });
+  } else if (settings.cutover.mode === 'import') {
     for (const d of a.disks) {
       if (typeof live.config?.[d.slot] === 'string') continue;
       actions.push({ kind: 'import-disk', vm, vmid, slot: d.slot, disk: d.source, storage: diskStorage(settings, d.source) });

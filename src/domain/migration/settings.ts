@@ -9,8 +9,11 @@ import type { ConversionMode } from '../conversion/settings';
 /**
  * `import`: disks copied with import-from while the VM is off, then started if asked. `live-import`: the
  * VM is created at cutover with live-restore: it runs at once while PVE streams the disks in.
+ * `overlay`: the VM starts at once from qcow2 overlays of its VMware disks on the migration datastore;
+ * once its guest is verified, each disk moves live to its target storage (PVE's move_disk, drive-mirror),
+ * and a move that fails leaves it running on its overlay with nothing lost.
  */
-export type CutoverMode = 'import' | 'live-import';
+export type CutoverMode = 'import' | 'live-import' | 'overlay';
 
 /**
  * Everything a migration workflow needs to decide, resolved from ferry.yaml by an activity once and

@@ -26,6 +26,7 @@ export type MigrationStage =
   | 'verify'
   | 'verify-guest'
   | 'start'
+  | 'move'
   | 'awaiting-decision'
   | 'rollback'
   | 'done'
@@ -74,6 +75,20 @@ export interface ImportRecord {
   created: boolean;
 }
 
+/** A disk that ran from its overlay, moved live to its target storage (PVE move_disk, the overlay deleted). */
+export interface MoveRecord {
+  slot: string;
+  /** The overlay volume it ran from. */
+  from: string;
+  storage: string;
+  /** The volume on the target storage once moved. */
+  volume?: string;
+  bytes?: number;
+  seconds?: number;
+  /** How many move attempts failed before (the VM kept running on its overlay). */
+  failedAttempts: number;
+}
+
 export interface MigrationStatus {
   vm: string;
   moid: string;
@@ -95,6 +110,10 @@ export interface MigrationStatus {
    * create is asked for, so a create that failed counts too); a rollback destroys that VM.
    */
   replacedVm?: boolean;
+  /** overlay: the VM started from its overlays (a rollback from then on discards what the guest wrote on Proxmox). */
+  ranOnOverlays?: boolean;
+  /** overlay: each disk's live move to its target storage, once asked for. */
+  moves?: MoveRecord[];
   /** What a rollback left in place because this workflow did not create it. */
   keptOnRollback?: string[];
   /** The VMware power state read just before the shutdown: a rollback returns the VM to exactly it. */

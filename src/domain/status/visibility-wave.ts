@@ -78,6 +78,7 @@ const STAGE_SET: Record<MigrationStage, true> = {
   verify: true,
   'verify-guest': true,
   start: true,
+  move: true,
   'awaiting-decision': true,
   rollback: true,
   done: true,

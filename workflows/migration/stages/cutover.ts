@@ -86,7 +86,7 @@ function rollsBackByItself(run: MigrationRun, err: unknown): boolean {
   run.failed(err);
   const reason = `the guest was not verified and migration.verify.onFailure is rollback (approved by ${run.status.approval?.by ?? 'the approval'})`;
   // The setting is the acknowledgement: with live-import, what the guest wrote on Proxmox goes with the VM.
-  const discarded = guestWritesAtRisk(run.settings.cutover.mode, run.status.replacedVm) ? { discardedGuestWrites: true as const } : {};
+  const discarded = guestWritesAtRisk(run.settings.cutover.mode, run.status) ? { discardedGuestWrites: true as const } : {};
   run.status.decisions.push({ decision: 'rollback', by: 'ferry', reason, at: workflowNow(), via: 'setting', ...discarded });
   return true;
 }

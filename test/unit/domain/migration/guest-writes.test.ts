@@ -5,11 +5,19 @@ describe('live-import: the riskiest decision says so', () => {
   const decision = { by: 'alice', reason: 'stream failed' };
 
   it('the guest’s writes are at risk only once a live import this workflow started has run the VM', () => {
-    expect(guestWritesAtRisk('live-import', true)).toBe(true);
-    expect(guestWritesAtRisk('live-import', false)).toBe(false);
-    expect(guestWritesAtRisk('live-import', undefined)).toBe(false);
-    expect(guestWritesAtRisk('import', true)).toBe(false);
-    expect(guestWritesAtRisk(undefined, true)).toBe(false);
+    expect(guestWritesAtRisk('live-import', { replacedVm: true })).toBe(true);
+    expect(guestWritesAtRisk('live-import', { replacedVm: false })).toBe(false);
+    expect(guestWritesAtRisk('live-import', {})).toBe(false);
+    expect(guestWritesAtRisk('import', { replacedVm: true, ranOnOverlays: true })).toBe(false);
+    expect(guestWritesAtRisk(undefined, { replacedVm: true })).toBe(false);
+  });
+
+  it('in overlay mode, once the VM started from its overlays', () => {
+    expect(guestWritesAtRisk('overlay', { ranOnOverlays: true })).toBe(true);
+    expect(guestWritesAtRisk('overlay', { replacedVm: true })).toBe(false);
+    expect(guestWritesProblem('rollback', { by: 'alice', reason: 'r' }, true, 'overlay')).toBe(
+      'a rollback after the VM started from its overlays discards what the guest wrote since it started on Proxmox; acknowledge it with discardGuestWrites: true (ferry rollback … --discard-guest-writes)',
+    );
   });
 
   it.each(['retry', 'rollback'] as const)('a %s at risk is refused without the acknowledgement, naming the flag', (kind) => {

@@ -85,7 +85,7 @@ describe('summaryFromVisibleCounts', () => {
   });
 
   it('knows every stage, and the waits that need a person', () => {
-    expect(VISIBLE_STAGES).toHaveLength(21);
+    expect(VISIBLE_STAGES).toHaveLength(22);
     expect([...ATTENTION_STAGES.running].sort()).toEqual(['awaiting-approval', 'awaiting-decision', 'awaiting-window']);
   });
 });
