@@ -14,11 +14,15 @@ import { agentRoutes } from './routes/agent';
 import { clusterRoutes } from './routes/cluster';
 import { lxcRoutes } from './routes/lxc';
 import { nodeRoutes } from './routes/nodes';
+import { cloneRoutes } from './routes/clone';
+import { featureRoutes } from './routes/feature';
 import { poolRoutes } from './routes/pools';
 import { qemuRoutes } from './routes/qemu';
 import { qemuIndexRoutes } from './routes/qemu-index';
 import { sdnRoutes } from './routes/sdn';
+import { snapshotRoutes } from './routes/snapshots';
 import { storageRoutes } from './routes/storage';
+import { templateRoutes } from './routes/templates';
 import { WithTotal, type Handler } from './routes/types';
 import { SIMULATED_ENDPOINTS } from './schema/endpoints';
 import { loadSubset, type Flavour } from './schema/subset';
@@ -82,6 +86,7 @@ interface Route {
 
 const ALL_ROUTES: Record<string, Handler> = {
   ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes, ...agentRoutes, ...haRoutes,
+  ...snapshotRoutes, ...cloneRoutes, ...templateRoutes, ...featureRoutes,
 };
 
 function buildRoutes(flavour: Flavour): Route[] {
@@ -221,7 +226,7 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       const target = params.vmid ? `/vms/${params.vmid}` : apiPath.startsWith('/cluster/sdn') ? '/sdn' : apiPath.startsWith('/access') ? '/access' : '/';
       throw new ApiError(403, `Permission check failed (${target}, ${params.vmid ? 'VM.Config.Options' : 'Sys.Modify'})`);
     }
-    if (fault.outcome === 'locked') throw fail(`VM ${/\/qemu\/(\d+)/.exec(apiPath)![1]} is locked (backup)`);
+    if (fault.outcome === 'locked') throw fail('VM is locked (backup)');
     const data = await handler({ cluster, method, path: apiPath, params, user: identity?.id ?? '', role: identity?.role ?? 'audit', failTask: fault.failTask });
     if (fault.outcome === 'drop-after') {
       req.socket.destroy(); // the work is done, the answer is lost

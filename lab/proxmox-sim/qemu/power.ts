@@ -15,6 +15,7 @@ const markStopped = (vm: SimVm) => {
 
 /** status/start, once the config lock is held and pending changes are applied. */
 export async function powerOn(cluster: Cluster, vm: SimVm, task: TaskContext): Promise<void> {
+  if (vm.config.template === '1') throw new Error("you can't start a vm if it's a template"); // qemu-server's vm_start
   const runtime = qemuRuntime(cluster);
   if (runtime && (await runtime.bootDisk(cluster, vm))) {
     const instance = await runtime.start(cluster, vm, task, () => {

@@ -5,8 +5,6 @@ import { ApiError, fail } from '../api-error';
 import { configDigest, type SimVm } from '../cluster';
 import { checkHaBeforeDestroy, purgeHaOnDestroy } from '../ha/state';
 import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
-import { schemaFor } from '../schema/validate';
-import { loadSubset } from '../schema/subset';
 import { formatDiskSize, parseDiskSize } from '../../../src/proxmox/disk-size';
 import {
   applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
@@ -18,6 +16,9 @@ import { simulateCopy } from '../copy-log';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
 import { liveStatus, powerOff, powerOn, runsQemu, shutdownPrecheck, shutdownQemu } from '../qemu/power';
 import { qemuRuntime } from '../qemu/runtime';
+import { typedConfig as typedConfigOf } from '../typed-config';
+import { assertBaseVolumesUnused, snapshotStateVolumes } from '../vm-destroy';
+import { snapshotConfigAnswer } from './snapshots';
 
 /** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
 const CONFIG_CONTROL = ['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock', 'force', 'background_delay', 'import-working-storage'];
@@ -25,15 +26,8 @@ const CONFIG_CONTROL = ['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock'
 const vmOf = (req: SimRequest): SimVm => req.cluster.vm(req.params.node!, Number(req.params.vmid));
 const ctxOf = (req: SimRequest, vm: SimVm): WriteContext => ({ cluster: req.cluster, vm, user: req.user });
 
-/** Config values typed as PVE's JSON has them: integers and booleans as numbers, the rest strings. */
 function typedConfig(req: SimRequest, config: Record<string, string>): Record<string, string | number> {
-  const properties = loadSubset(req.cluster.flavour).endpoints['/nodes/{node}/qemu/{vmid}/config']!.PUT!.parameters!.properties!;
-  const out: Record<string, string | number> = {};
-  for (const [key, value] of Object.entries(config)) {
-    const type = schemaFor(properties, key)?.type;
-    out[key] = (type === 'integer' || type === 'boolean') && /^-?\d+$/.test(value) ? Number(value) : value;
-  }
-  return out;
+  return typedConfigOf(req.cluster, config);
 }
 
 function checkDigest(vm: SimVm, digest: string | undefined, message = 'checksum mismatch (file change by other user?)'): void {
@@ -155,6 +149,7 @@ export const qemuRoutes: RouteTable = {
 
   'GET /nodes/{node}/qemu/{vmid}/config': (req) => {
     const vm = vmOf(req);
+    if (req.params.snapshot !== undefined) return snapshotConfigAnswer(req, vm);
     let config = { ...vm.config };
     if (req.params.current !== '1') {
       for (const key of vm.pendingDelete.keys()) delete config[key];
@@ -319,6 +314,7 @@ export const qemuRoutes: RouteTable = {
       vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
         if (vm.status === 'running') throw new Error(`VM ${vm.vmid} is running - destroy failed`);
         await task.sleep(cluster.settings.taskMs);
+        await assertBaseVolumesUnused(cluster, vm);
         destroyVolumes(req, vm, req.params['destroy-unreferenced-disks'] === '1');
         cluster.vms.delete(vm.vmid);
         await qemuRuntime(cluster)?.release(vm.vmid);
@@ -362,11 +358,11 @@ async function liveImport(req: SimRequest, vm: SimVm, imports: LiveImport[], ctx
   delete vm.config.lock;
 }
 
-/** Removes the VM's own volumes (disks and unusedN); with `unreferenced`, also its other images. */
+/** Removes the VM's own volumes (disks, unusedN, its snapshots' saved states); with `unreferenced`, also its other images. */
 function destroyVolumes(req: SimRequest, vm: SimVm, unreferenced: boolean): void {
   const { storages } = req.cluster;
-  for (const [key, value] of Object.entries({ ...vm.config, ...vm.pending })) {
-    if (!DISK_KEY.test(key) && !UNUSED_KEY.test(key)) continue;
+  const drives = Object.entries({ ...vm.config, ...vm.pending }).filter(([key]) => DISK_KEY.test(key) || UNUSED_KEY.test(key));
+  for (const value of [...drives.map(([, v]) => v), ...snapshotStateVolumes(vm)]) {
     const volid = volumeOf(value);
     if (!/^[^/][^:]*:/.test(volid)) continue;
     try {
@@ -380,7 +376,7 @@ function destroyVolumes(req: SimRequest, vm: SimVm, unreferenced: boolean): void
   for (const storage of storages.list()) {
     const base = storages.folder(storage, vm.node);
     if (storage.type === 'lvmthin') {
-      for (const f of readdirSync(base)) if (f.startsWith(`vm-${vm.vmid}-disk-`)) rmSync(path.join(base, f), { force: true });
+      for (const f of readdirSync(base)) if (new RegExp(`^(snap_)?(vm|base)-${vm.vmid}-`).test(f)) rmSync(path.join(base, f), { force: true });
     } else rmSync(path.join(base, 'images', String(vm.vmid)), { recursive: true, force: true });
   }
 }

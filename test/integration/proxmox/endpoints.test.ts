@@ -44,7 +44,7 @@ describe.each(FLAVOURS)('read-only endpoints, PVE %s', (flavour) => {
       const names = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
       if (names.some((n) => fill[n] === undefined)) continue; // SDN items need a zone or vnet; covered in sdn tests
       if (template.startsWith('/nodes/{node}/qemu/{vmid}/agent/')) continue; // need a running guest agent; covered in qemu-runtime tests
-      const apiPath = template.replace(/\{(\w+)\}/g, (_, n: string) => fill[n]!);
+      const apiPath = template.replace(/\{(\w+)\}/g, (_, n: string) => fill[n]!) + (template.endsWith('/feature') ? '?feature=snapshot' : '');
       const data = await get(apiPath);
       if (template === '/cluster/nextid') {
         // PVE's one known deviation here: the schema says integer, the JSON has a string ("100").
