@@ -65,6 +65,8 @@ export interface SimVm {
    */
   snapshots: Map<string, Record<string, string>>;
   status: 'running' | 'stopped';
+  /** A running VM whose CPUs are stopped (status/suspend without todisk); QMP reports `paused`. */
+  paused?: boolean;
   startedMs?: number;
   createdMs: number;
   /** Whether the guest powers off on ACPI shutdown (a hung guest does not). */

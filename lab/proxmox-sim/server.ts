@@ -16,7 +16,9 @@ import { lxcRoutes } from './routes/lxc';
 import { nodeRoutes } from './routes/nodes';
 import { cloneRoutes } from './routes/clone';
 import { featureRoutes } from './routes/feature';
+import { migrateRoutes } from './routes/migrate';
 import { poolRoutes } from './routes/pools';
+import { powerStateRoutes } from './routes/power-states';
 import { qemuRoutes } from './routes/qemu';
 import { qemuIndexRoutes } from './routes/qemu-index';
 import { sdnRoutes } from './routes/sdn';
@@ -86,7 +88,7 @@ interface Route {
 
 const ALL_ROUTES: Record<string, Handler> = {
   ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes, ...agentRoutes, ...haRoutes,
-  ...snapshotRoutes, ...cloneRoutes, ...templateRoutes, ...featureRoutes,
+  ...snapshotRoutes, ...cloneRoutes, ...templateRoutes, ...featureRoutes, ...powerStateRoutes, ...migrateRoutes,
 };
 
 function buildRoutes(flavour: Flavour): Route[] {

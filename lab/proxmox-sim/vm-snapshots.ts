@@ -47,7 +47,7 @@ const withLock = <T>(ctx: SnapshotContext, fn: () => Promise<T> | T) => ctx.vm.f
 const missing = (name: string) => new Error(`snapshot '${name}' does not exist`);
 
 /** qemu-server's find_vmstate_storage: vmstatestorage, else a shared then a local storage of a disk (file based first), else `local`. */
-function vmstateStorage(cluster: Cluster, config: Record<string, string>): string {
+export function vmstateStorage(cluster: Cluster, config: Record<string, string>): string {
   if (config.vmstatestorage) return config.vmstatestorage;
   let shared: string | undefined;
   let local: string | undefined;
@@ -71,9 +71,16 @@ async function saveVmstate(ctx: SnapshotContext, snap: Record<string, string>, n
   mkdirSync(path.dirname(volume.file), { recursive: true });
   await createImage(volume.file, 'raw', (memoryMiB(vm.config) * 2 + 500) * 1024 * 1024);
   snap.vmstate = volid;
+  Object.assign(snap, runningMachineAndCpu(cluster, vm.config));
+}
+
+/** What __snapshot_save_vmstate records of a running VM: its QEMU machine and `-cpu` argument. */
+export function runningMachineAndCpu(cluster: Cluster, config: Record<string, string>): { runningmachine: string; runningcpu: string } {
   const version = cluster.flavour === '9.1' ? '10.1' : '9.2';
-  snap.runningmachine = `${/q35/.test(vm.config.machine ?? '') ? 'pc-q35' : 'pc-i440fx'}-${version}+pve0`;
-  snap.runningcpu = `${vm.config.cpu ? /^(?:cputype=)?([^,]+)/.exec(vm.config.cpu)![1] : 'x86-64-v2-AES'},enforce,+kvm_pv_eoi,+kvm_pv_unhalt`;
+  return {
+    runningmachine: `${/q35/.test(config.machine ?? '') ? 'pc-q35' : 'pc-i440fx'}-${version}+pve0`,
+    runningcpu: `${config.cpu ? /^(?:cputype=)?([^,]+)/.exec(config.cpu)![1] : 'x86-64-v2-AES'},enforce,+kvm_pv_eoi,+kvm_pv_unhalt`,
+  };
 }
 
 /** PVE::QemuConfig->snapshot_create. */

@@ -19,6 +19,7 @@ import { qemuRuntime } from '../qemu/runtime';
 import { typedConfig as typedConfigOf } from '../typed-config';
 import { assertBaseVolumesUnused, snapshotStateVolumes } from '../vm-destroy';
 import { snapshotConfigAnswer } from './snapshots';
+import { finishResumeFromDisk } from '../vm-suspend';
 
 /** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
 const CONFIG_CONTROL = ['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock', 'force', 'background_delay', 'import-working-storage'];
@@ -72,7 +73,7 @@ function vmStatus(req: SimRequest, vm: SimVm) {
     vmid: vm.vmid,
     name: vm.config.name,
     status: vm.status,
-    qmpstatus: vm.status,
+    qmpstatus: vm.status === 'running' && vm.paused ? 'paused' : vm.status,
     ...(vm.config.lock ? { lock: vm.config.lock } : {}),
     ...(vm.status === 'running' ? { pid: 10000 + vm.vmid, uptime: Math.floor((Date.now() - vm.startedMs!) / 1000) } : { uptime: 0 }),
     cpus: int(vm.config.cores, 1) * int(vm.config.sockets, 1),
@@ -253,13 +254,14 @@ export const qemuRoutes: RouteTable = {
   'POST /nodes/{node}/qemu/{vmid}/status/start': (req) => {
     const vm = vmOf(req);
     const { cluster } = req;
-    cluster.checkLock(vm, req.params.skiplock);
+    if (vm.config.lock !== 'suspended') cluster.checkLock(vm, req.params.skiplock); // vm_start resumes a VM suspended to disk
     return startTask(req, { node: vm.node, type: 'qmstart', id: String(vm.vmid) }, (task) =>
       vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
         if (vm.status === 'running') throw new Error(`VM ${vm.vmid} already running`);
         await task.sleep(cluster.settings.taskMs);
         applyPending(ctxOf(req, vm));
         await powerOn(cluster, vm, task);
+        finishResumeFromDisk(req.cluster, vm);
       }),
     ).upid;
   },
