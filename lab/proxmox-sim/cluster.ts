@@ -64,6 +64,8 @@ export interface SimVm {
    * `snaptime`, `parent`, `description`, `vmstate` (the saved RAM's volume), `snapstate` while in work.
    */
   snapshots: Map<string, Record<string, string>>;
+  /** The cloud-init settings as the cloud-init drive was last generated with (cloud-init-pending.ts). */
+  cloudinitRecord?: Record<string, string>;
   status: 'running' | 'stopped';
   /** A running VM whose CPUs are stopped (status/suspend without todisk); QMP reports `paused`. */
   paused?: boolean;

@@ -3,6 +3,8 @@ import type { Cluster, SimVm } from '../cluster';
 import type { TaskContext } from '../tasks';
 import { guestAgentSettings } from './command-line';
 import { qemuRuntime } from './runtime';
+import { cloudInitDrive } from './cloud-init';
+import { recordCloudInit } from '../cloud-init-pending';
 
 /**
  * The power handlers' work for both kinds of VM: a VM whose boot disk holds a bootable image runs under
@@ -18,6 +20,7 @@ const markStopped = (vm: SimVm) => {
 export async function powerOn(cluster: Cluster, vm: SimVm, task: TaskContext): Promise<void> {
   if (vm.config.template === '1') throw new Error("you can't start a vm if it's a template"); // qemu-server's vm_start
   vm.paused = false;
+  if (cloudInitDrive(vm.vmid, vm.config)) recordCloudInit(vm); // vm_start generates the cloud-init drive
   const runtime = qemuRuntime(cluster);
   if (runtime && (await runtime.bootDisk(cluster, vm))) {
     const instance = await runtime.start(cluster, vm, task, () => {

@@ -3,14 +3,14 @@ import path from 'node:path';
 import { formatPropertyString, parsePropertyString } from '../../../src/proxmox/property-string';
 import { ApiError, fail } from '../api-error';
 import { configDigest, type SimVm } from '../cluster';
-import { checkHaBeforeDestroy, purgeHaOnDestroy } from '../ha/state';
+import { checkHaBeforeDestroy, haConfig, purgeHaOnDestroy } from '../ha/state';
 import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
 import { formatDiskSize, parseDiskSize } from '../../../src/proxmox/disk-size';
 import {
-  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
+  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
 } from '../vm-config';
 import { checkDrives } from '../drive-checks';
-import { defaultBootOrder } from '../guest-stats';
+import { defaultBootOrder, qemuVmStatus } from '../guest-stats';
 import type { TaskContext } from '../tasks';
 import { simulateCopy } from '../copy-log';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
@@ -20,6 +20,7 @@ import { typedConfig as typedConfigOf } from '../typed-config';
 import { assertBaseVolumesUnused, snapshotStateVolumes } from '../vm-destroy';
 import { snapshotConfigAnswer } from './snapshots';
 import { finishResumeFromDisk } from '../vm-suspend';
+import { recordCloudInit } from '../cloud-init-pending';
 
 /** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
 const CONFIG_CONTROL = ['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock', 'force', 'background_delay', 'import-working-storage'];
@@ -67,20 +68,10 @@ async function writeConfig(req: SimRequest, asTask: boolean): Promise<string | n
   return task.upid;
 }
 
+/** vm_status: vmstatus with `full` (qemuVmStatus), the HA service status, `agent` when enabled (liveStatus adds it). */
 function vmStatus(req: SimRequest, vm: SimVm) {
-  const memory = memoryMiB(vm.config);
-  return {
-    vmid: vm.vmid,
-    name: vm.config.name,
-    status: vm.status,
-    qmpstatus: vm.status === 'running' && vm.paused ? 'paused' : vm.status,
-    ...(vm.config.lock ? { lock: vm.config.lock } : {}),
-    ...(vm.status === 'running' ? { pid: 10000 + vm.vmid, uptime: Math.floor((Date.now() - vm.startedMs!) / 1000) } : { uptime: 0 }),
-    cpus: int(vm.config.cores, 1) * int(vm.config.sockets, 1),
-    maxmem: memory * 1024 * 1024,
-    ha: { managed: 0 },
-    ...(vm.config.tags ? { tags: vm.config.tags } : {}),
-  };
+  const ha = haConfig(req.cluster).resources.get(`vm:${vm.vmid}`);
+  return { ...qemuVmStatus(req.cluster, vm, true), ha: ha ? { managed: 1, state: ha.state ?? 'started' } : { managed: 0 } };
 }
 
 function stop(vm: SimVm): void {
@@ -126,6 +117,7 @@ export const qemuRoutes: RouteTable = {
           meta: `creation-qemu=${cluster.flavour === '9.1' ? '10.1.2' : '9.2.0'},ctime=${Math.floor(Date.now() / 1000)}`,
         };
         delete vm.config.lock;
+        recordCloudInit(vm);
         if (pool !== undefined) cluster.pools.get(pool)?.vms.add(vmid);
         vm.createdMs = Date.now();
         // live-restore without an import-from disk is no live import: qemu-server then creates the VM and,
@@ -156,14 +148,18 @@ export const qemuRoutes: RouteTable = {
       for (const key of vm.pendingDelete.keys()) delete config[key];
       config = { ...config, ...vm.pending };
     }
+    if (config.cipassword !== undefined) config.cipassword = '**********';
     return { ...typedConfig(req, config), digest: configDigest(vm) };
   },
 
   'GET /nodes/{node}/qemu/{vmid}/pending': (req) => {
     const vm = vmOf(req);
     const keys = new Set([...Object.keys(vm.config), ...Object.keys(vm.pending), ...vm.pendingDelete.keys()]);
-    const current = typedConfig(req, vm.config);
+    keys.add('digest');
+    const current: Record<string, string | number> = { ...typedConfig(req, vm.config), digest: configDigest(vm) };
     const pending = typedConfig(req, vm.pending);
+    if (current.cipassword !== undefined) current.cipassword = '**********';
+    if (pending.cipassword !== undefined) pending.cipassword = '********** '; // sic: vm_pending masks it with a trailing space
     return [...keys].sort().map((key) => ({
       key,
       ...(key in current ? { value: current[key] } : {}),
