@@ -5,6 +5,7 @@ import { defaultNodeHardware, type NodeHardware } from './node-hardware';
 import { Storages, type StorageSpec } from './storage';
 import { Tasks } from './tasks';
 import type { Flavour } from './schema/subset';
+import type { VmFirewall } from './vm-firewall';
 
 /** The state of a simulated PVE cluster: nodes, storages, VMs, tasks, SDN, ACLs and identities. */
 export interface SimSettings {
@@ -64,6 +65,8 @@ export interface SimVm {
    * `snaptime`, `parent`, `description`, `vmstate` (the saved RAM's volume), `snapstate` while in work.
    */
   snapshots: Map<string, Record<string, string>>;
+  /** The VM's firewall config (vm-firewall.ts), once anything set it. */
+  firewall?: VmFirewall;
   /** The cloud-init settings as the cloud-init drive was last generated with (cloud-init-pending.ts). */
   cloudinitRecord?: Record<string, string>;
   status: 'running' | 'stopped';

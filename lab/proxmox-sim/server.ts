@@ -18,6 +18,7 @@ import { lxcRoutes } from './routes/lxc';
 import { nodeRoutes } from './routes/nodes';
 import { cloneRoutes } from './routes/clone';
 import { featureRoutes } from './routes/feature';
+import { firewallRoutes } from './routes/firewall';
 import { migrateRoutes } from './routes/migrate';
 import { monitorRoutes } from './routes/monitor';
 import { poolRoutes } from './routes/pools';
@@ -93,7 +94,7 @@ interface Route {
 const ALL_ROUTES: Record<string, Handler> = {
   ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes, ...agentRoutes, ...haRoutes,
   ...snapshotRoutes, ...cloneRoutes, ...templateRoutes, ...featureRoutes, ...powerStateRoutes, ...migrateRoutes,
-  ...agentCommandRoutes, ...cloudinitRoutes, ...rrdRoutes, ...monitorRoutes,
+  ...agentCommandRoutes, ...cloudinitRoutes, ...rrdRoutes, ...monitorRoutes, ...firewallRoutes,
 };
 
 function buildRoutes(flavour: Flavour): Route[] {

@@ -112,6 +112,7 @@ export const cloneRoutes: RouteTable = {
         const plan = loadAndCheck(req);
         task.log(`creating a clone of VM ${plan.source.vmid} with ID ${newid}`);
         const clone = cluster.newVm(plan.source.node, newid, cloneConfig(cluster, plan, params));
+        if (plan.source.firewall) clone.firewall = structuredClone(plan.source.firewall); // clone_vmfw_conf
         const created: Volume[] = [];
         try {
           for (const disk of plan.disks) {
