@@ -95,6 +95,32 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     await task('DELETE /nodes/{node}/qemu/{vmid}', { vmid: '3011' });
     await task('DELETE /nodes/{node}/qemu/{vmid}', scratch, { purge: '1' });
 
+    // The VM's firewall.
+    const fw = (p: string) => `/nodes/{node}/qemu/{vmid}/firewall${p}`;
+    await api.call(`GET ${fw('')}`);
+    await api.call(`PUT ${fw('/options')}`, {}, { enable: '1', policy_in: 'DROP' });
+    await api.call(`GET ${fw('/options')}`);
+    await api.call(`POST ${fw('/aliases')}`, {}, { name: 'mgmt', cidr: '192.0.2.0/24' });
+    await api.call(`GET ${fw('/aliases')}`);
+    await api.call(`GET ${fw('/aliases/{name}')}`, { name: 'mgmt' });
+    await api.call(`PUT ${fw('/aliases/{name}')}`, { name: 'mgmt' }, { cidr: '192.0.2.0/25', comment: 'x' });
+    await api.call(`POST ${fw('/ipset')}`, {}, { name: 'web' });
+    await api.call(`POST ${fw('/ipset/{name}')}`, { name: 'web' }, { cidr: '198.51.100.10', nomatch: '1' });
+    await api.call(`GET ${fw('/ipset')}`);
+    await api.call(`GET ${fw('/ipset/{name}')}`, { name: 'web' });
+    await api.call(`GET ${fw('/ipset/{name}/{cidr}')}`, { name: 'web', cidr: '198.51.100.10' });
+    await api.call(`PUT ${fw('/ipset/{name}/{cidr}')}`, { name: 'web', cidr: '198.51.100.10' }, { comment: 'x' });
+    await api.call(`POST ${fw('/rules')}`, {}, { type: 'in', action: 'ACCEPT', source: '+web', dest: '192.0.2.1', proto: 'tcp', dport: '443', enable: '1' });
+    await api.call(`GET ${fw('/rules')}`);
+    await api.call(`GET ${fw('/rules/{pos}')}`, { pos: '0' });
+    await api.call(`PUT ${fw('/rules/{pos}')}`, { pos: '0' }, { comment: 'https' });
+    await api.call(`GET ${fw('/refs')}`);
+    await api.call(`GET ${fw('/log')}`);
+    await api.call(`DELETE ${fw('/rules/{pos}')}`, { pos: '0' });
+    await api.call(`DELETE ${fw('/ipset/{name}/{cidr}')}`, { name: 'web', cidr: '198.51.100.10' });
+    await api.call(`DELETE ${fw('/ipset/{name}')}`, { name: 'web' });
+    await api.call(`DELETE ${fw('/aliases/{name}')}`, { name: 'mgmt' });
+
     // Pools, ACLs, a ticket.
     await api.call('POST /pools', {}, { poolid: 'typedpool', comment: 'x' });
     await api.call('PUT /pools', {}, { poolid: 'typedpool', storage: 'local' });
