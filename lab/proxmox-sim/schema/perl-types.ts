@@ -86,7 +86,7 @@ export const PERL_TYPES: readonly PerlTypeRule[] = [
   { route: 'GET /nodes/{node}/qemu/{vmid}/firewall/rules', at: '[].enable', type: 'bit', source: "pve-firewall Firewall.pm parse_fw_rule: `$rule->{enable} = $line =~ s/^\\|// ? 0 : 1` (a `|` prefix disables)" },
   { route: 'GET /nodes/{node}/qemu/{vmid}/firewall/rules', at: '[].ipversion', type: 'integer', source: 'Firewall.pm verify_rule: `$rule->{ipversion} = $ipversion` (4 or 6, from Net::IP)' },
   { route: 'GET /nodes/{node}/qemu/{vmid}/firewall/rules', at: '[].dport', type: 'string', source: 'parse_fw_rule: the port list as written' },
-  { route: 'GET /nodes/{node}/qemu/{vmid}/firewall/options', at: 'enable', type: 'bit', source: "Firewall.pm parse_vmfw_option: `m/^(enable|dhcp|…):\s*(0|1)\s*$/` then `int($2)`" },
+  { route: 'GET /nodes/{node}/qemu/{vmid}/firewall/options', at: 'enable', type: 'bit', source: 'Firewall.pm parse_vmfw_option: `m/^(enable|dhcp|…):\\s*(0|1)\\s*$/` then `int($2)`' },
   { route: 'GET /nodes/{node}/qemu/{vmid}/firewall/ipset/{name}', at: '[].nomatch', type: 'bit', source: 'API2/Firewall/IPSet.pm create_ip: `$data->{nomatch} = 1 if $param->{nomatch}`' },
   { route: 'GET /nodes/{node}/qemu/{vmid}/agent/exec-status', at: 'exited', type: 'bit', source: 'QemuServer/Agent.pm qemu_exec_status: "convert JSON::Boolean to 1/0"' },
   { route: 'POST /nodes/{node}/qemu/{vmid}/agent/exec', at: 'pid', type: 'integer', source: "qemu-guest-agent's guest-exec answer, passed through" },
