@@ -14,7 +14,10 @@ export type Tool =
   | 'named'
   | 'dig'
   | 'nsupdate'
-  | 'ssh-keygen';
+  | 'ssh-keygen'
+  // Proxmox clients ferry does not use itself, for the real-client suite (scripts/setup.d/60-real-clients.sh)
+  | 'proxmoxer-python'
+  | 'go-proxmox-lifecycle';
 
 /**
  * Absolute path of an installed tool. `FERRY_<NAME>_BIN` overrides it. Never downloads anything:

@@ -5,6 +5,7 @@ import { defaultNodeHardware, type NodeHardware } from './node-hardware';
 import { Storages, type StorageSpec } from './storage';
 import { Tasks } from './tasks';
 import type { Flavour } from './schema/subset';
+import type { VmFirewall } from './vm-firewall';
 
 /** The state of a simulated PVE cluster: nodes, storages, VMs, tasks, SDN, ACLs and identities. */
 export interface SimSettings {
@@ -59,7 +60,18 @@ export interface SimVm {
   pending: Record<string, string>;
   /** Keys to delete when pending changes apply; `true` = forced. */
   pendingDelete: Map<string, boolean>;
+  /**
+   * The config file's snapshot sections (`[name]`), oldest first: each the config as it was, with
+   * `snaptime`, `parent`, `description`, `vmstate` (the saved RAM's volume), `snapstate` while in work.
+   */
+  snapshots: Map<string, Record<string, string>>;
+  /** The VM's firewall config (vm-firewall.ts), once anything set it. */
+  firewall?: VmFirewall;
+  /** The cloud-init settings as the cloud-init drive was last generated with (cloud-init-pending.ts). */
+  cloudinitRecord?: Record<string, string>;
   status: 'running' | 'stopped';
+  /** A running VM whose CPUs are stopped (status/suspend without todisk); QMP reports `paused`. */
+  paused?: boolean;
   startedMs?: number;
   createdMs: number;
   /** Whether the guest powers off on ACPI shutdown (a hung guest does not). */
@@ -93,10 +105,11 @@ export interface SimContainer {
   stopped?: boolean;
 }
 
-/** A resource pool (user.cfg `pool:` line): its comment and its member VMs. */
+/** A resource pool (user.cfg `pool:` line): its comment, its member guests and storages. */
 export interface SimPool {
   comment?: string;
   vms: Set<number>;
+  storage: Set<string>;
 }
 
 export interface ClusterSpec {
@@ -151,7 +164,7 @@ export class Cluster {
     this.storages = new Storages(spec.storages, spec.nodes);
     this.containers = spec.containers ?? [];
     this.hardwareSpec = spec.hardware ?? {};
-    for (const [id, pool] of Object.entries(spec.pools ?? {})) this.pools.set(id, { comment: pool.comment, vms: new Set() });
+    for (const [id, pool] of Object.entries(spec.pools ?? {})) this.pools.set(id, { comment: pool.comment, vms: new Set(), storage: new Set() });
     for (const identity of spec.identities) this.identities.set(identity.id, identity);
     this.settings = { ...DEFAULT_SETTINGS, ...spec.settings };
   }
@@ -200,6 +213,7 @@ export class Cluster {
       config,
       pending: {},
       pendingDelete: new Map(),
+      snapshots: new Map(),
       status: 'stopped',
       createdMs: Date.now(),
       guestAcpi: true,
@@ -220,18 +234,21 @@ export class Cluster {
     }
   }
 
+  /** pve-guest-common's check_lock (`VM is locked (<lock>)`: the message names no VMID). */
   checkLock(vm: SimVm, skiplock?: string): void {
-    if (vm.config.lock && skiplock !== '1') throw fail(`VM ${vm.vmid} is locked (${vm.config.lock})`);
+    if (vm.config.lock && skiplock !== '1') throw fail(`VM is locked (${vm.config.lock})`);
   }
 }
 
-/** SHA1 of a config as PVE writes it (sorted `key: value` lines, then the [PENDING] section). */
-export function configDigest(vm: Pick<SimVm, 'config' | 'pending' | 'pendingDelete'>): string {
-  const lines = Object.keys(vm.config).sort().map((k) => `${k}: ${vm.config[k]}`);
+/** SHA1 of a config as PVE writes it (sorted `key: value` lines, the [PENDING] section, then each snapshot's). */
+export function configDigest(vm: Pick<SimVm, 'config' | 'pending' | 'pendingDelete'> & { snapshots?: SimVm['snapshots'] }): string {
+  const section = (config: Record<string, string>) => Object.keys(config).sort().map((k) => `${k}: ${config[k]}`);
+  const lines = section(vm.config);
   if (Object.keys(vm.pending).length > 0 || vm.pendingDelete.size > 0) {
-    lines.push('', '[PENDING]', ...Object.keys(vm.pending).sort().map((k) => `${k}: ${vm.pending[k]}`));
+    lines.push('', '[PENDING]', ...section(vm.pending));
     if (vm.pendingDelete.size > 0) lines.push(`delete: ${[...vm.pendingDelete].map(([k, f]) => (f ? `!${k}` : k)).join(',')}`);
   }
+  for (const [name, snapshot] of vm.snapshots ?? []) lines.push('', `[${name}]`, ...section(snapshot));
   return createHash('sha1').update(lines.join('\n')).digest('hex');
 }
 

@@ -77,7 +77,7 @@ export function qemuVmStatus(cluster: Cluster, vm: SimVm, full = false): Record<
     diskread: 0,
     diskwrite: 0,
     ...(running ? { pid: 10000 + vm.vmid } : {}),
-    ...(full ? { qmpstatus: vm.status } : {}),
+    ...(full ? { qmpstatus: running && vm.paused ? 'paused' : vm.status } : {}),
     ...(vm.config.template === '1' ? { template: 1 } : {}),
     ...(Object.keys(vm.config).some((k) => /^serial\d$/.test(k)) ? { serial: 1 } : {}),
     ...(vm.config.lock ? { lock: vm.config.lock } : {}),

@@ -25,9 +25,11 @@ export async function createImage(file: string, format: ImageFormat, bytes: numb
   await qemuImg(['create', '-q', '-f', format, file, String(bytes)]);
 }
 
-export async function convertImage(source: string, target: string, targetFormat: ImageFormat, sourceFormat?: string): Promise<void> {
+export async function convertImage(source: string, target: string, targetFormat: ImageFormat, sourceFormat?: string, options: { forceShare?: boolean; snapshot?: string } = {}): Promise<void> {
   const args = ['convert', '-q', '-O', targetFormat];
   if (sourceFormat) args.push('-f', sourceFormat);
+  if (options.forceShare) args.push('-U');
+  if (options.snapshot) args.push('-l', `snapshot.name=${options.snapshot}`);
   await qemuImg([...args, source, target]);
 }
 
@@ -35,8 +37,23 @@ export async function resizeImage(file: string, format: ImageFormat, bytes: numb
   await qemuImg(['resize', '-q', '-f', format, file, String(bytes)]);
 }
 
-/** `qemu-img info` of a file, probing its format unless one is given. */
-export async function imageInfo(file: string, format?: string): Promise<{ format: string; virtualSize: number }> {
-  const info = JSON.parse(await qemuImg(['info', '--output=json', ...(format ? ['-f', format] : []), file])) as { format: string; 'virtual-size': number };
-  return { format: info.format, virtualSize: info['virtual-size'] };
+/** `qemu-img info` of a file, probing its format unless one is given (`forceShare`: a file a running QEMU holds open). */
+export async function imageInfo(file: string, format?: string, forceShare = false): Promise<{ format: string; virtualSize: number; backingFile?: string; snapshots: string[] }> {
+  const info = JSON.parse(await qemuImg(['info', '--output=json', ...(forceShare ? ['-U'] : []), ...(format ? ['-f', format] : []), file])) as {
+    format: string;
+    'virtual-size': number;
+    'backing-filename'?: string;
+    snapshots?: Array<{ name: string }>;
+  };
+  return { format: info.format, virtualSize: info['virtual-size'], backingFile: info['backing-filename'], snapshots: (info.snapshots ?? []).map((s) => s.name) };
+}
+
+/** A qcow2 overlay whose reads fall through to `backing` (a path relative to the overlay's folder), as pve-storage's clone_image makes. */
+export async function createOverlay(file: string, backing: string, backingFormat: ImageFormat): Promise<void> {
+  await qemuImg(['create', '-q', '-f', 'qcow2', '-b', backing, '-F', backingFormat, file]);
+}
+
+/** qcow2 internal snapshots (`qemu-img snapshot -c|-a|-d`), as pve-storage's dir plugin takes them. */
+export async function qcow2Snapshot(file: string, action: 'create' | 'apply' | 'delete', name: string): Promise<void> {
+  await qemuImg(['snapshot', `-${{ create: 'c', apply: 'a', delete: 'd' }[action]}`, name, file]);
 }

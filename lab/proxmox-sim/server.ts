@@ -11,14 +11,25 @@ import { handleQemuAdmin } from './qemu/admin';
 import { attachQemuRuntime, QemuRuntime } from './qemu/runtime';
 import { accessRoutes } from './routes/access';
 import { agentRoutes } from './routes/agent';
+import { agentCommandRoutes } from './routes/agent-commands';
+import { cloudinitRoutes } from './routes/cloudinit';
 import { clusterRoutes } from './routes/cluster';
 import { lxcRoutes } from './routes/lxc';
 import { nodeRoutes } from './routes/nodes';
+import { cloneRoutes } from './routes/clone';
+import { featureRoutes } from './routes/feature';
+import { firewallRoutes } from './routes/firewall';
+import { migrateRoutes } from './routes/migrate';
+import { monitorRoutes } from './routes/monitor';
 import { poolRoutes } from './routes/pools';
+import { powerStateRoutes } from './routes/power-states';
 import { qemuRoutes } from './routes/qemu';
 import { qemuIndexRoutes } from './routes/qemu-index';
+import { rrdRoutes } from './routes/rrd';
 import { sdnRoutes } from './routes/sdn';
+import { snapshotRoutes } from './routes/snapshots';
 import { storageRoutes } from './routes/storage';
+import { templateRoutes } from './routes/templates';
 import { WithTotal, type Handler } from './routes/types';
 import { SIMULATED_ENDPOINTS } from './schema/endpoints';
 import { loadSubset, type Flavour } from './schema/subset';
@@ -82,6 +93,8 @@ interface Route {
 
 const ALL_ROUTES: Record<string, Handler> = {
   ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes, ...agentRoutes, ...haRoutes,
+  ...snapshotRoutes, ...cloneRoutes, ...templateRoutes, ...featureRoutes, ...powerStateRoutes, ...migrateRoutes,
+  ...agentCommandRoutes, ...cloudinitRoutes, ...rrdRoutes, ...monitorRoutes, ...firewallRoutes,
 };
 
 function buildRoutes(flavour: Flavour): Route[] {
@@ -122,7 +135,13 @@ async function readBody(req: IncomingMessage): Promise<Record<string, RawValue>>
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw fail('JSON body must be an object');
     return parsed as Record<string, RawValue>;
   }
-  return Object.fromEntries(new URLSearchParams(text));
+  // A key given more than once is a list (PVE takes repeated form keys as an array parameter's items).
+  const form: Record<string, RawValue> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const seen = form[key];
+    form[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return form;
 }
 
 const reason = (message: string) => message.split('\n')[0]!.replace(/[^\t\x20-\x7e]/g, ' ').slice(0, 200);
@@ -221,7 +240,7 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       const target = params.vmid ? `/vms/${params.vmid}` : apiPath.startsWith('/cluster/sdn') ? '/sdn' : apiPath.startsWith('/access') ? '/access' : '/';
       throw new ApiError(403, `Permission check failed (${target}, ${params.vmid ? 'VM.Config.Options' : 'Sys.Modify'})`);
     }
-    if (fault.outcome === 'locked') throw fail(`VM ${/\/qemu\/(\d+)/.exec(apiPath)![1]} is locked (backup)`);
+    if (fault.outcome === 'locked') throw fail('VM is locked (backup)');
     const data = await handler({ cluster, method, path: apiPath, params, user: identity?.id ?? '', role: identity?.role ?? 'audit', failTask: fault.failTask });
     if (fault.outcome === 'drop-after') {
       req.socket.destroy(); // the work is done, the answer is lost

@@ -34,6 +34,12 @@ export interface Volume {
   /** Owner VMID for disk images. */
   vmid?: number;
   vtype: 'images' | 'iso' | 'import';
+  /** The volume name without the storage (`100/vm-100-disk-0.qcow2`, `vm-100-disk-0`). */
+  volname?: string;
+  /** A template's base volume (`base-<vmid>-disk-<n>`): read-only, the source of linked clones. */
+  isBase?: boolean;
+  /** A linked clone on a directory storage: the base volume its qcow2 overlay is backed by. */
+  base?: { vmid: number; name: string };
 }
 
 const IMAGE_FORMATS: ImageFormat[] = ['raw', 'qcow2', 'vmdk'];
@@ -82,45 +88,75 @@ export class Storages {
     const storage = this.require(m[1]!);
     const rel = m[2]!;
     const base = this.folder(storage, node);
-    let volume: Volume;
+    const image = (file: string, format: ImageFormat, vmid: number, extra: Partial<Volume> = {}): Volume =>
+      ({ volid, storage, file, format, vmid, vtype: 'images', volname: rel, ...extra });
     let im: RegExpExecArray | null;
-    if ((im = /^(\d+)\/(vm-\1-disk-\d+)\.(raw|qcow2|vmdk)$/.exec(rel)) && storage.type !== 'lvmthin') {
-      volume = { volid, storage, file: path.join(base, 'images', im[1]!, `${im[2]}.${im[3]}`), format: im[3] as ImageFormat, vmid: Number(im[1]), vtype: 'images' };
-    } else if ((im = /^vm-(\d+)-disk-\d+$/.exec(rel)) && storage.type === 'lvmthin') {
-      volume = { volid, storage, file: path.join(base, `${rel}.raw`), format: 'raw', vmid: Number(im[1]), vtype: 'images' };
-    } else if ((im = /^(\d+)\/(vm-\1-cloudinit)\.(raw|qcow2)$/.exec(rel)) && storage.type !== 'lvmthin') {
-      // A cloud-init drive (qemu-server allocates it for `<storage>:cloudinit`; see qemu/cloud-init.ts).
-      volume = { volid, storage, file: path.join(base, 'images', im[1]!, `${im[2]}.${im[3]}`), format: im[3] as ImageFormat, vmid: Number(im[1]), vtype: 'images' };
-    } else if ((im = /^vm-(\d+)-cloudinit$/.exec(rel)) && storage.type === 'lvmthin') {
-      volume = { volid, storage, file: path.join(base, `${rel}.raw`), format: 'raw', vmid: Number(im[1]), vtype: 'images' };
-    } else if ((im = /^iso\/([^/]+\.(?:iso|img))$/i.exec(rel))) {
-      volume = { volid, storage, file: path.join(base, 'template', 'iso', im[1]!), format: 'iso', vtype: 'iso' };
-    } else if ((im = /^import\/([^/]+)\.(raw|qcow2|vmdk)$/.exec(rel))) {
-      volume = { volid, storage, file: path.join(base, 'import', `${im[1]}.${im[2]}`), format: im[2] as ImageFormat, vtype: 'import' };
+    if (storage.type === 'lvmthin') {
+      // Disks, a template's base disks, cloud-init drives and saved VM states are thin volumes of their own.
+      if ((im = /^(vm|base)-(\d+)-(?:disk-\d+|cloudinit|state-[\w-]+)$/.exec(rel))) {
+        return image(path.join(base, `${rel}.raw`), 'raw', Number(im[2]), im[1] === 'base' ? { isBase: true } : {});
+      }
     } else {
-      throw fail(`unable to parse directory volume name '${rel}'`);
+      const dirImage = (vmid: string, name: string, format: string) => path.join(base, 'images', vmid, `${name}.${format}`);
+      if ((im = /^(\d+)\/((vm|base)-\1-disk-\d+)\.(raw|qcow2|vmdk)$/.exec(rel))) {
+        return image(dirImage(im[1]!, im[2]!, im[4]!), im[4] as ImageFormat, Number(im[1]), im[3] === 'base' ? { isBase: true } : {});
+      }
+      // A linked clone (pve-storage's clone_image): `<basevmid>/<basename>/<vmid>/<name>`, a qcow2 overlay.
+      if ((im = /^(\d+)\/(base-\1-disk-\d+\.(?:raw|qcow2|vmdk))\/(\d+)\/((vm|base)-\3-disk-\d+)\.(qcow2)$/.exec(rel))) {
+        return image(dirImage(im[3]!, im[4]!, im[6]!), 'qcow2', Number(im[3]), { base: { vmid: Number(im[1]), name: im[2]! }, ...(im[5] === 'base' ? { isBase: true } : {}) });
+      }
+      // A cloud-init drive (qemu-server allocates it for `<storage>:cloudinit`; see qemu/cloud-init.ts).
+      if ((im = /^(\d+)\/(vm-\1-cloudinit)\.(raw|qcow2)$/.exec(rel))) return image(dirImage(im[1]!, im[2]!, im[3]!), im[3] as ImageFormat, Number(im[1]));
+      // A snapshot's saved VM state (qemu-server's __snapshot_save_vmstate: raw, `.raw` on file storages).
+      if ((im = /^(\d+)\/(vm-\1-state-[\w-]+)\.raw$/.exec(rel))) return image(dirImage(im[1]!, im[2]!, 'raw'), 'raw', Number(im[1]));
     }
-    return volume;
+    if ((im = /^iso\/([^/]+\.(?:iso|img))$/i.exec(rel))) {
+      return { volid, storage, file: path.join(base, 'template', 'iso', im[1]!), format: 'iso', vtype: 'iso', volname: rel };
+    }
+    if ((im = /^import\/([^/]+)\.(raw|qcow2|vmdk)$/.exec(rel))) {
+      return { volid, storage, file: path.join(base, 'import', `${im[1]}.${im[2]}`), format: im[2] as ImageFormat, vtype: 'import', volname: rel };
+    }
+    throw fail(`unable to parse ${storage.type === 'lvmthin' ? 'lvm' : 'directory'} volume name '${rel}'`);
   }
 
   exists(volume: Volume): boolean {
     return existsSync(volume.file);
   }
 
-  /** A new, unused volume name for a VM disk on a storage. */
+  /**
+   * A new, unused volume name for a VM disk on a storage (pve-storage's find_free_diskname: a number a
+   * `vm-` or a template's `base-` disk of the VM holds, in any format, is taken).
+   */
   allocateName(spec: StorageSpec, node: string, vmid: number, format: ImageFormat): Volume {
+    const taken = this.diskNumbers(spec, node, vmid);
     for (let n = 0; ; n++) {
-      const volid = spec.type === 'lvmthin' ? `${spec.id}:vm-${vmid}-disk-${n}` : `${spec.id}:${vmid}/vm-${vmid}-disk-${n}.${format}`;
-      const volume = this.resolve(volid, node);
-      if (!existsSync(volume.file)) {
-        mkdirSync(path.dirname(volume.file), { recursive: true });
-        return volume;
-      }
+      if (taken.has(n)) continue;
+      const volume = this.resolve(spec.type === 'lvmthin' ? `${spec.id}:vm-${vmid}-disk-${n}` : `${spec.id}:${vmid}/vm-${vmid}-disk-${n}.${format}`, node);
+      mkdirSync(path.dirname(volume.file), { recursive: true });
+      return volume;
     }
   }
 
+  /** The disk numbers a VM's volumes use on a storage (`vm-` and `base-` alike). */
+  private diskNumbers(spec: StorageSpec, node: string, vmid: number): Set<number> {
+    const base = this.folder(spec, node);
+    const dir = spec.type === 'lvmthin' ? base : path.join(base, 'images', String(vmid));
+    const numbers = new Set<number>();
+    const pattern = new RegExp(`^(?:vm|base)-${vmid}-disk-(\\d+)(?:\\.(?:raw|qcow2|vmdk))?$`);
+    for (const f of existsSync(dir) ? readdirSync(dir) : []) {
+      const m = pattern.exec(f);
+      if (m) numbers.add(Number(m[1]));
+    }
+    return numbers;
+  }
+
+  /** Removes a volume; a thin volume's snapshots go with it (lvremove of the LV and its snapshots). */
   remove(volume: Volume): void {
     rmSync(volume.file, { force: true });
+    if (volume.storage.type === 'lvmthin' && volume.volname) {
+      const dir = path.dirname(volume.file);
+      for (const f of readdirSync(dir)) if (f.startsWith(`snap_${volume.volname}_`)) rmSync(path.join(dir, f), { force: true });
+    }
   }
 
   /** Content of a storage on a node, as `GET …/storage/{storage}/content` lists it. */
@@ -141,16 +177,23 @@ export class Storages {
       }
     }
     if (want('images')) {
+      // pve-storage's list_images: every `vm-`/`base-` volume of a VM (disks, cloud-init drives, saved
+      // states); a linked clone on a directory storage is listed under its base (`<basevmid>/<basename>/…`).
       const images: Array<{ volid: string; file: string; vmid: number }> = [];
       if (spec.type === 'lvmthin') {
         for (const f of files(base)) {
-          const m = /^(vm-(\d+)-disk-\d+)\.raw$/.exec(f);
+          const m = /^((?:vm|base)-(\d+)-[^.]+)\.raw$/.exec(f);
           if (m) images.push({ volid: `${spec.id}:${m[1]}`, file: path.join(base, f), vmid: Number(m[2]) });
         }
       } else {
         const dir = path.join(base, 'images');
         for (const sub of existsSync(dir) ? readdirSync(dir) : []) {
-          for (const f of files(path.join(dir, sub))) images.push({ volid: `${spec.id}:${sub}/${f}`, file: path.join(dir, sub, f), vmid: Number(sub) });
+          for (const f of files(path.join(dir, sub))) {
+            if (!/^(vm|base)-\d+-\S+\.(raw|qcow2|vmdk)$/.test(f)) continue;
+            const file = path.join(dir, sub, f);
+            const backing = f.endsWith('.qcow2') ? /^\.\.\/(\d+)\/(base-\1-disk-\d+\.(?:raw|qcow2|vmdk))$/.exec((await imageInfo(file, undefined, true)).backingFile ?? '') : null;
+            images.push({ volid: backing ? `${spec.id}:${backing[1]}/${backing[2]}/${sub}/${f}` : `${spec.id}:${sub}/${f}`, file, vmid: Number(sub) });
+          }
         }
       }
       for (const image of images) {

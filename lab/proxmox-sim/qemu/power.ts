@@ -3,6 +3,8 @@ import type { Cluster, SimVm } from '../cluster';
 import type { TaskContext } from '../tasks';
 import { guestAgentSettings } from './command-line';
 import { qemuRuntime } from './runtime';
+import { cloudInitDrive } from './cloud-init';
+import { recordCloudInit } from '../cloud-init-pending';
 
 /**
  * The power handlers' work for both kinds of VM: a VM whose boot disk holds a bootable image runs under
@@ -11,10 +13,14 @@ import { qemuRuntime } from './runtime';
 const markStopped = (vm: SimVm) => {
   vm.status = 'stopped';
   vm.startedMs = undefined;
+  vm.paused = false;
 };
 
 /** status/start, once the config lock is held and pending changes are applied. */
 export async function powerOn(cluster: Cluster, vm: SimVm, task: TaskContext): Promise<void> {
+  if (vm.config.template === '1') throw new Error("you can't start a vm if it's a template"); // qemu-server's vm_start
+  vm.paused = false;
+  if (cloudInitDrive(vm.vmid, vm.config)) recordCloudInit(vm); // vm_start generates the cloud-init drive
   const runtime = qemuRuntime(cluster);
   if (runtime && (await runtime.bootDisk(cluster, vm))) {
     const instance = await runtime.start(cluster, vm, task, () => {
@@ -43,6 +49,7 @@ export async function powerOff(cluster: Cluster, vm: SimVm, task: TaskContext, t
  * take a shutdown request; with forceStop the task stops it instead. Returns whether to stop instead.
  */
 export async function shutdownPrecheck(cluster: Cluster, vm: SimVm, forceStop: boolean): Promise<boolean> {
+  if (vm.status === 'running' && vm.paused && !forceStop) throw fail('VM is paused - cannot shutdown'); // a simulated pause
   const runtime = qemuRuntime(cluster);
   if (!runtime?.isRunning(vm.vmid)) return false;
   const status = await runtime.qmpStatus(vm.vmid);

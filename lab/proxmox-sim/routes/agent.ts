@@ -1,7 +1,7 @@
 import { fail } from '../api-error';
 import type { Cluster, SimVm } from '../cluster';
 import { AgentCommandError, qemuRuntime } from '../qemu/runtime';
-import { AGENT_BASE, AGENT_COMMANDS } from '../schema/agent-endpoints';
+import { AGENT_BASE, AGENT_COMMANDS, AGENT_PARAMETER_COMMANDS } from '../schema/agent-endpoints';
 import type { RouteTable, SimRequest } from './types';
 
 /**
@@ -12,14 +12,12 @@ import type { RouteTable, SimRequest } from './types';
  * `guest-<command>` to the VM's QGA socket and returns `{ result: <the agent's return> }` — an error the
  * agent itself answers comes back unchanged as `{ result: { error: { class, desc } } }`, a failed
  * exchange as mon_cmd's "VM <vmid> qga command '…' failed - …". A simulated VM (no bootable disk) has no
- * agent to answer. Commands with parameters (exec, exec-status, file-read, file-write,
- * set-user-password) are not served (501).
+ * agent to answer. The commands with parameters (exec, exec-status, file-read, file-write,
+ * set-user-password) are in agent-commands.ts.
  */
-/** The commands registered by hand in Agent.pm (listed by the index, not served here). */
-const PARAMETER_COMMANDS = ['exec', 'exec-status', 'file-read', 'file-write', 'set-user-password'];
 
 /** PVE::QemuServer::Agent::assert_agent_available. */
-async function assertAgentAvailable(cluster: Cluster, vm: SimVm): Promise<void> {
+export async function assertAgentAvailable(cluster: Cluster, vm: SimVm): Promise<void> {
   if (vm.config.agent === undefined) throw fail('No QEMU guest agent configured');
   if (vm.status !== 'running') throw fail(`VM ${vm.vmid} is not running`);
   const runtime = qemuRuntime(cluster);
@@ -39,7 +37,7 @@ async function agentCommand(req: SimRequest, command: string): Promise<{ result:
 }
 
 export const agentRoutes: RouteTable = {
-  [`GET ${AGENT_BASE}`]: () => [...Object.keys(AGENT_COMMANDS), ...PARAMETER_COMMANDS].sort().map((name) => ({ name })),
+  [`GET ${AGENT_BASE}`]: () => [...Object.keys(AGENT_COMMANDS), ...Object.keys(AGENT_PARAMETER_COMMANDS)].sort().map((name) => ({ name })),
   // The old generic endpoint, kept by PVE for compatibility: the command is a parameter.
   [`POST ${AGENT_BASE}`]: (req) => agentCommand(req, req.params.command!),
   ...Object.fromEntries(Object.entries(AGENT_COMMANDS).map(([command, method]) => [`${method} ${AGENT_BASE}/${command}`, (req: SimRequest) => agentCommand(req, command)])),

@@ -70,22 +70,23 @@ export const clusterRoutes: RouteTable = {
     // PVE's sources: `archive` (the default) holds ended tasks, `active` the running ones (status RUNNING).
     const source = req.params.source ?? 'archive';
     const listed = (t: { endMs?: number }) => source === 'all' || (source === 'active') === (t.endMs === undefined);
-    return req.cluster.tasks.history
+    const matching = req.cluster.tasks.history
       .filter((t) => t.node === node && listed(t) && (vmid === undefined || t.id === vmid) && (!req.params.typefilter || t.type === req.params.typefilter))
       .filter((t) => req.params.errors !== '1' || (t.exitstatus !== undefined && t.exitstatus !== 'OK'))
-      .slice(-limit)
-      .reverse()
-      .map((t) => ({
-        upid: t.upid, node: t.node, type: t.type, id: t.id, user: t.user, starttime: Math.floor(t.startMs / 1000), pid: 0, pstart: 0,
-        ...(t.endMs !== undefined ? { endtime: Math.floor(t.endMs / 1000), status: t.exitstatus } : { status: 'RUNNING' }),
-      }));
+      .reverse();
+    const start = int(req.params.start, 0);
+    const rows = matching.slice(start, start + limit).map((t) => ({
+      ...upidFields(t.upid),
+      ...(t.endMs !== undefined ? { endtime: Math.floor(t.endMs / 1000), status: t.exitstatus } : { status: 'RUNNING' }),
+    }));
+    // PVE counts every task its filter passed (set_result_attrib('total', $count)).
+    return new WithTotal(rows, matching.length);
   },
 
   'GET /nodes/{node}/tasks/{upid}/status': (req) => {
     const task = taskOf(req);
     return {
-      upid: task.upid, node: task.node, type: task.type, id: task.id, user: task.user, pid: parseUpid(task.upid).pid, pstart: parseUpid(task.upid).pstart,
-      starttime: Math.floor(task.startMs / 1000),
+      ...upidFields(task.upid),
       status: task.endMs === undefined ? 'running' : 'stopped',
       ...(task.endMs !== undefined ? { exitstatus: task.exitstatus } : {}),
     };
@@ -101,6 +102,16 @@ export const clusterRoutes: RouteTable = {
     return new WithTotal(lines, task.log.length);
   },
 };
+
+/**
+ * A task's fields as pve-common's UPID decode gives them (pid, pstart, starttime from the UPID's hex),
+ * a token's tasks with `user` and `tokenid` apart (pve-manager's convert_token_task).
+ */
+function upidFields(upid: string): Record<string, unknown> {
+  const u = parseUpid(upid);
+  const [user, tokenid] = u.user.split('!');
+  return { upid, node: u.node, pid: u.pid, pstart: u.pstart, starttime: u.starttime, type: u.type, id: u.id, user, ...(tokenid ? { tokenid } : {}) };
+}
 
 function taskOf(req: SimRequest) {
   const upid = req.params.upid!;

@@ -71,9 +71,10 @@ export const nodeRoutes: RouteTable = {
       'current-kernel': { sysname: 'Linux', release: kernel.release, version: kernel.version, machine: 'x86_64' },
       'boot-info': { mode: 'efi', secureboot: 0 },
       cpuinfo: {
-        // pve-common's read_cpuinfo: `cores` counts the physical cores of every socket, `cpus` the threads.
+        // pve-common's read_cpuinfo: `cores` counts the physical cores of every socket, `cpus` the threads;
+        // `hvm` is the result of a Perl match on the flags (`=~ m/\s(vmx|svm)\s/`), a string ("1").
         model: hw.cpuModel, vendor: 'GenuineIntel', family: '6', sockets: hw.sockets, cores: hw.sockets * hw.cores, cpus: logicalCpus(hw), mhz: hw.mhz,
-        hvm: 1, user_hz: 100, flags: 'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx lm constant_tsc rep_good nopl xtopology cpuid pni pclmulqdq vmx ssse3 fma cx16 sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand hypervisor lahf_lm abm avx2 avx512f',
+        hvm: '1', user_hz: 100, flags: 'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx lm constant_tsc rep_good nopl xtopology cpuid pni pclmulqdq vmx ssse3 fma cx16 sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand hypervisor lahf_lm abm avx2 avx512f',
       },
       cpu: f.cpu,
       wait: 0,

@@ -1,10 +1,9 @@
-import { configDigest } from '../cluster';
 import { qemuVmStatus } from '../guest-stats';
 import type { RouteTable, SimRequest } from './types';
 
 /**
  * qemu-server's read-only listings: a node's VMs (vmstatus), the directory indexes of a VM and of its
- * status commands, and a VM's snapshots (the simulator takes none, so only PVE's `current` entry).
+ * status commands (snapshots: snapshots.ts).
  */
 const VM_SUBDIRS = [
   'config', 'cloudinit', 'pending', 'status', 'unlink', 'vncproxy', 'termproxy', 'migrate', 'resize', 'move', 'rrd', 'rrddata',
@@ -29,10 +28,5 @@ export const qemuIndexRoutes: RouteTable = {
   'GET /nodes/{node}/qemu/{vmid}/status': (req) => {
     vmOf(req); // "test if VM exists"
     return STATUS_SUBDIRS.map((subdir) => ({ subdir }));
-  },
-
-  'GET /nodes/{node}/qemu/{vmid}/snapshot': (req) => {
-    const vm = vmOf(req);
-    return [{ name: 'current', digest: configDigest(vm), running: vm.status === 'running' ? 1 : 0, description: 'You are here!', ...(vm.config.parent ? { parent: vm.config.parent } : {}) }];
   },
 };

@@ -3,21 +3,24 @@ import path from 'node:path';
 import { formatPropertyString, parsePropertyString } from '../../../src/proxmox/property-string';
 import { ApiError, fail } from '../api-error';
 import { configDigest, type SimVm } from '../cluster';
-import { checkHaBeforeDestroy, purgeHaOnDestroy } from '../ha/state';
+import { checkHaBeforeDestroy, haConfig, purgeHaOnDestroy } from '../ha/state';
 import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
-import { schemaFor } from '../schema/validate';
-import { loadSubset } from '../schema/subset';
 import { formatDiskSize, parseDiskSize } from '../../../src/proxmox/disk-size';
 import {
-  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, memoryMiB, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
+  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
 } from '../vm-config';
 import { checkDrives } from '../drive-checks';
-import { defaultBootOrder } from '../guest-stats';
+import { defaultBootOrder, qemuVmStatus } from '../guest-stats';
 import type { TaskContext } from '../tasks';
 import { simulateCopy } from '../copy-log';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
 import { liveStatus, powerOff, powerOn, runsQemu, shutdownPrecheck, shutdownQemu } from '../qemu/power';
 import { qemuRuntime } from '../qemu/runtime';
+import { typedConfig as typedConfigOf } from '../typed-config';
+import { assertBaseVolumesUnused, snapshotStateVolumes } from '../vm-destroy';
+import { snapshotConfigAnswer } from './snapshots';
+import { finishResumeFromDisk } from '../vm-suspend';
+import { recordCloudInit } from '../cloud-init-pending';
 
 /** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
 const CONFIG_CONTROL = ['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock', 'force', 'background_delay', 'import-working-storage'];
@@ -25,15 +28,8 @@ const CONFIG_CONTROL = ['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock'
 const vmOf = (req: SimRequest): SimVm => req.cluster.vm(req.params.node!, Number(req.params.vmid));
 const ctxOf = (req: SimRequest, vm: SimVm): WriteContext => ({ cluster: req.cluster, vm, user: req.user });
 
-/** Config values typed as PVE's JSON has them: integers and booleans as numbers, the rest strings. */
 function typedConfig(req: SimRequest, config: Record<string, string>): Record<string, string | number> {
-  const properties = loadSubset(req.cluster.flavour).endpoints['/nodes/{node}/qemu/{vmid}/config']!.PUT!.parameters!.properties!;
-  const out: Record<string, string | number> = {};
-  for (const [key, value] of Object.entries(config)) {
-    const type = schemaFor(properties, key)?.type;
-    out[key] = (type === 'integer' || type === 'boolean') && /^-?\d+$/.test(value) ? Number(value) : value;
-  }
-  return out;
+  return typedConfigOf(req.cluster, config);
 }
 
 function checkDigest(vm: SimVm, digest: string | undefined, message = 'checksum mismatch (file change by other user?)'): void {
@@ -72,20 +68,10 @@ async function writeConfig(req: SimRequest, asTask: boolean): Promise<string | n
   return task.upid;
 }
 
+/** vm_status: vmstatus with `full` (qemuVmStatus), the HA service status, `agent` when enabled (liveStatus adds it). */
 function vmStatus(req: SimRequest, vm: SimVm) {
-  const memory = memoryMiB(vm.config);
-  return {
-    vmid: vm.vmid,
-    name: vm.config.name,
-    status: vm.status,
-    qmpstatus: vm.status,
-    ...(vm.config.lock ? { lock: vm.config.lock } : {}),
-    ...(vm.status === 'running' ? { pid: 10000 + vm.vmid, uptime: Math.floor((Date.now() - vm.startedMs!) / 1000) } : { uptime: 0 }),
-    cpus: int(vm.config.cores, 1) * int(vm.config.sockets, 1),
-    maxmem: memory * 1024 * 1024,
-    ha: { managed: 0 },
-    ...(vm.config.tags ? { tags: vm.config.tags } : {}),
-  };
+  const ha = haConfig(req.cluster).resources.get(`vm:${vm.vmid}`);
+  return { ...qemuVmStatus(req.cluster, vm, true), ha: ha ? { managed: 1, state: ha.state ?? 'started' } : { managed: 0 } };
 }
 
 function stop(vm: SimVm): void {
@@ -131,6 +117,7 @@ export const qemuRoutes: RouteTable = {
           meta: `creation-qemu=${cluster.flavour === '9.1' ? '10.1.2' : '9.2.0'},ctime=${Math.floor(Date.now() / 1000)}`,
         };
         delete vm.config.lock;
+        recordCloudInit(vm);
         if (pool !== undefined) cluster.pools.get(pool)?.vms.add(vmid);
         vm.createdMs = Date.now();
         // live-restore without an import-from disk is no live import: qemu-server then creates the VM and,
@@ -155,19 +142,24 @@ export const qemuRoutes: RouteTable = {
 
   'GET /nodes/{node}/qemu/{vmid}/config': (req) => {
     const vm = vmOf(req);
+    if (req.params.snapshot !== undefined) return snapshotConfigAnswer(req, vm);
     let config = { ...vm.config };
     if (req.params.current !== '1') {
       for (const key of vm.pendingDelete.keys()) delete config[key];
       config = { ...config, ...vm.pending };
     }
+    if (config.cipassword !== undefined) config.cipassword = '**********';
     return { ...typedConfig(req, config), digest: configDigest(vm) };
   },
 
   'GET /nodes/{node}/qemu/{vmid}/pending': (req) => {
     const vm = vmOf(req);
     const keys = new Set([...Object.keys(vm.config), ...Object.keys(vm.pending), ...vm.pendingDelete.keys()]);
-    const current = typedConfig(req, vm.config);
+    keys.add('digest');
+    const current: Record<string, string | number> = { ...typedConfig(req, vm.config), digest: configDigest(vm) };
     const pending = typedConfig(req, vm.pending);
+    if (current.cipassword !== undefined) current.cipassword = '**********';
+    if (pending.cipassword !== undefined) pending.cipassword = '********** '; // sic: vm_pending masks it with a trailing space
     return [...keys].sort().map((key) => ({
       key,
       ...(key in current ? { value: current[key] } : {}),
@@ -258,13 +250,14 @@ export const qemuRoutes: RouteTable = {
   'POST /nodes/{node}/qemu/{vmid}/status/start': (req) => {
     const vm = vmOf(req);
     const { cluster } = req;
-    cluster.checkLock(vm, req.params.skiplock);
+    if (vm.config.lock !== 'suspended') cluster.checkLock(vm, req.params.skiplock); // vm_start resumes a VM suspended to disk
     return startTask(req, { node: vm.node, type: 'qmstart', id: String(vm.vmid) }, (task) =>
       vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
         if (vm.status === 'running') throw new Error(`VM ${vm.vmid} already running`);
         await task.sleep(cluster.settings.taskMs);
         applyPending(ctxOf(req, vm));
         await powerOn(cluster, vm, task);
+        finishResumeFromDisk(req.cluster, vm);
       }),
     ).upid;
   },
@@ -319,6 +312,7 @@ export const qemuRoutes: RouteTable = {
       vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
         if (vm.status === 'running') throw new Error(`VM ${vm.vmid} is running - destroy failed`);
         await task.sleep(cluster.settings.taskMs);
+        await assertBaseVolumesUnused(cluster, vm);
         destroyVolumes(req, vm, req.params['destroy-unreferenced-disks'] === '1');
         cluster.vms.delete(vm.vmid);
         await qemuRuntime(cluster)?.release(vm.vmid);
@@ -362,11 +356,11 @@ async function liveImport(req: SimRequest, vm: SimVm, imports: LiveImport[], ctx
   delete vm.config.lock;
 }
 
-/** Removes the VM's own volumes (disks and unusedN); with `unreferenced`, also its other images. */
+/** Removes the VM's own volumes (disks, unusedN, its snapshots' saved states); with `unreferenced`, also its other images. */
 function destroyVolumes(req: SimRequest, vm: SimVm, unreferenced: boolean): void {
   const { storages } = req.cluster;
-  for (const [key, value] of Object.entries({ ...vm.config, ...vm.pending })) {
-    if (!DISK_KEY.test(key) && !UNUSED_KEY.test(key)) continue;
+  const drives = Object.entries({ ...vm.config, ...vm.pending }).filter(([key]) => DISK_KEY.test(key) || UNUSED_KEY.test(key));
+  for (const value of [...drives.map(([, v]) => v), ...snapshotStateVolumes(vm)]) {
     const volid = volumeOf(value);
     if (!/^[^/][^:]*:/.test(volid)) continue;
     try {
@@ -380,7 +374,7 @@ function destroyVolumes(req: SimRequest, vm: SimVm, unreferenced: boolean): void
   for (const storage of storages.list()) {
     const base = storages.folder(storage, vm.node);
     if (storage.type === 'lvmthin') {
-      for (const f of readdirSync(base)) if (f.startsWith(`vm-${vm.vmid}-disk-`)) rmSync(path.join(base, f), { force: true });
+      for (const f of readdirSync(base)) if (new RegExp(`^(snap_)?(vm|base)-${vm.vmid}-`).test(f)) rmSync(path.join(base, f), { force: true });
     } else rmSync(path.join(base, 'images', String(vm.vmid)), { recursive: true, force: true });
   }
 }

@@ -29,15 +29,20 @@ function same(a: Record<string, string> | undefined, b: Record<string, string> |
   return !!a && !!b && Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 }
 
-/** Items with the digest of their section; `running` reads the applied config, `pending` marks differences. */
+/**
+ * Items with the digest of their section; `running` reads the applied config, `pending` marks differences.
+ * A vnet carries its section type (`type: vnet`) as pve-network's SectionConfig parses it; a zone's type
+ * is its own.
+ */
 function list(cluster: Cluster, section: Section, params: Record<string, string>) {
-  if (params.running === '1') return Object.entries(cluster.sdnRunning[section]).map(([id, item]) => typed({ [KIND[section]]: id, ...item }));
+  const sectionType = section === 'vnets' ? { type: 'vnet' } : {};
+  if (params.running === '1') return Object.entries(cluster.sdnRunning[section]).map(([id, item]) => typed({ [KIND[section]]: id, ...sectionType, ...item }));
   const digest = sdnDigest(cluster.sdn[section]);
   const ids = new Set([...Object.keys(cluster.sdn[section]), ...(params.pending === '1' ? Object.keys(cluster.sdnRunning[section]) : [])]);
   return [...ids].sort().map((id) => {
     const edited = cluster.sdn[section][id];
     const running = cluster.sdnRunning[section][id];
-    const item: Record<string, unknown> = { [KIND[section]]: id, ...(edited ?? running), digest };
+    const item: Record<string, unknown> = { [KIND[section]]: id, ...sectionType, ...(edited ?? running), digest };
     if (params.pending === '1') {
       const state = !running ? 'new' : !edited ? 'deleted' : !same(edited, running) ? 'changed' : undefined;
       if (state) item.state = state;

@@ -30,7 +30,16 @@ export const AGENT_COMMANDS: Readonly<Record<string, HttpMethod>> = {
 
 export const AGENT_BASE = '/nodes/{node}/qemu/{vmid}/agent';
 
+/** The commands Agent.pm registers by hand, with parameters (routes/agent-commands.ts). */
+export const AGENT_PARAMETER_COMMANDS: Readonly<Record<string, HttpMethod>> = {
+  exec: 'POST',
+  'exec-status': 'GET',
+  'file-read': 'GET',
+  'file-write': 'POST',
+  'set-user-password': 'POST',
+};
+
 export const AGENT_ENDPOINTS: ReadonlyArray<{ path: string; methods: readonly HttpMethod[] }> = [
   { path: AGENT_BASE, methods: ['GET', 'POST'] },
-  ...Object.entries(AGENT_COMMANDS).map(([command, method]) => ({ path: `${AGENT_BASE}/${command}`, methods: [method] })),
+  ...Object.entries({ ...AGENT_COMMANDS, ...AGENT_PARAMETER_COMMANDS }).map(([command, method]) => ({ path: `${AGENT_BASE}/${command}`, methods: [method] })),
 ];

@@ -8,7 +8,7 @@ import type { MethodSchema, ParamSchema } from './subset';
  * (indexed keys such as `scsi[n]` folded, with the ranges qemu-server allows), types, enums, patterns,
  * lengths, ranges, named formats and property strings. Errors are keyed by parameter, with PVE's wording.
  */
-export type RawValue = string | number | boolean;
+export type RawValue = string | number | boolean | RawValue[];
 
 /** Index ranges of folded keys (the schema's `[n]` says only "n"; qemu-server's limits). */
 const INDEX_MAX: Record<string, number> = {
@@ -43,6 +43,9 @@ export function schemaFor(properties: Record<string, ParamSchema>, name: string)
 export function checkValue(schema: ParamSchema, raw: RawValue, name: string): { error?: string; value: string } {
   const type = schema.type ?? 'string';
   let value: string;
+  // An `array` parameter (a JSON array, or a form key given once or more): its items as a JSON array.
+  if (type === 'array') return { value: JSON.stringify((Array.isArray(raw) ? raw : [raw]).map(String)) };
+  if (Array.isArray(raw)) return { error: `type check ('${type}') failed - got an array`, value: '' };
   if (typeof raw === 'boolean') {
     if (type !== 'boolean') return { error: `type check ('${type}') failed - got '${raw ? 1 : 0}'`, value: '' };
     value = raw ? '1' : '0';
@@ -61,7 +64,7 @@ export function checkValue(schema: ParamSchema, raw: RawValue, name: string): { 
     case 'string':
       break;
     default:
-      // array/object parameters are not used by ferry's calls; accept them as given.
+      // object parameters are not used by the simulated endpoints; accept them as given.
       return { value };
   }
 

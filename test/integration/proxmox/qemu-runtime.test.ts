@@ -4,9 +4,11 @@ import type { GuestInterface } from '../../../lab/guest-image/guest-agent-client
 import { guestImage } from '../../../lab/guest-image/paths';
 import { makeGuestDisk } from '../../../lab/guest-image/per-vm-config';
 import { type SimulatorAdmin } from '../../../lab/proxmox-sim/admin-client';
+import { AGENT_COMMANDS } from '../../../lab/proxmox-sim/schema/agent-endpoints';
 import { checkReturns, type ReturnsSchema } from '../../../lab/proxmox-sim/schema/returns';
 import { loadSubset } from '../../../lab/proxmox-sim/schema/subset';
 import { ProxmoxTaskError, type ProxmoxClient } from '../../../src/proxmox';
+import { answerProblems } from '../../helpers/answer-types';
 import { failure, startSim, type SimFixture } from '../../helpers/proxmox';
 import { readBanner } from '../../helpers/tcp-banner';
 
@@ -131,6 +133,38 @@ describe('the Proxmox simulator runs real QEMU guests', () => {
     expect((await api('POST', `${VMID}/agent`, { command: 'get-host-name' })).body.data).toEqual({ result: { 'host-name': `guest${VMID}` } });
     expect((await api('GET', `${VMID}/agent`)).body.data).toEqual(expect.arrayContaining([{ name: 'ping' }, { name: 'network-get-interfaces' }, { name: 'exec' }]));
   }, 180_000);
+
+  it('every agent route but the four that suspend or stop the guest answers from the real agent in the types PVE gives', async () => {
+    const agent = (route: string) => `/nodes/{node}/qemu/{vmid}/agent${route}`;
+    const call = async (route: string, form: Record<string, string> = {}) => {
+      const [method, template] = route.split(' ') as [string, string];
+      const query = method === 'GET' && Object.keys(form).length > 0 ? `?${new URLSearchParams(form)}` : '';
+      const r = await fx.raw(method, `/api2/json${template.replace('{node}', NODE).replace('{vmid}', String(VMID))}${query}`, method === 'GET' ? {} : { form });
+      expect([route, r.status, r.body?.message]).toEqual([route, 200, undefined]);
+      expect([route, answerProblems('9.1', route, r.body.data)]).toEqual([route, []]);
+      return r.body.data;
+    };
+    for (const [command, method] of Object.entries(AGENT_COMMANDS)) {
+      if (['suspend-hybrid', 'suspend-ram', 'suspend-disk', 'shutdown', 'fsfreeze-freeze', 'fsfreeze-thaw'].includes(command)) continue;
+      await call(`${method} ${agent(`/${command}`)}`);
+    }
+    // Frozen file systems, then thawed: the agent counts them.
+    expect((await call(`POST ${agent('/fsfreeze-freeze')}`)).result).toBeGreaterThan(0);
+    expect((await call(`POST ${agent('/fsfreeze-status')}`)).result).toBe('frozen');
+    expect((await call(`POST ${agent('/fsfreeze-thaw')}`)).result).toBeGreaterThan(0);
+    await call(`GET ${agent('')}`);
+    await call(`POST ${agent('')}`, { command: 'get-time' });
+    // exec and its status (the output decoded, `exited` 0/1), a file written and read back, a password.
+    const { pid } = await call(`POST ${agent('/exec')}`, { command: 'cat', 'input-data': 'ferry\n' });
+    const done = await until('exec to end', async () => {
+      const status = await call(`GET ${agent('/exec-status')}`, { pid: String(pid) });
+      return status.exited === 1 ? status : undefined;
+    }, 60_000, 250);
+    expect(done).toMatchObject({ exited: 1, exitcode: 0, 'out-data': 'ferry\n' });
+    expect(await call(`POST ${agent('/file-write')}`, { file: '/tmp/ferry-probe', content: 'written by the API' })).toBeNull();
+    expect(await call(`GET ${agent('/file-read')}`, { file: '/tmp/ferry-probe' })).toEqual({ content: 'written by the API', 'bytes-read': 18 });
+    expect(await call(`POST ${agent('/set-user-password')}`, { username: 'root', password: 'ferry-lab-pass' })).toEqual({ result: {} });
+  }, 240_000);
 
   it('a TCP probe through the forwarded loopback port reaches the guest\'s service', async () => {
     const banner = await until('the probe banner through the forwarded port', () => readBanner(probePort), 180_000);
