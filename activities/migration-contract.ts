@@ -35,6 +35,16 @@ export interface ImportedDisk {
   alreadyPresent: boolean;
 }
 
+export interface MovedDisk {
+  slot: string;
+  /** The volume on the target storage. */
+  volume: string;
+  bytes: number;
+  seconds: number;
+  /** Found on the target storage already: nothing was moved now. */
+  alreadyMoved: boolean;
+}
+
 export interface LiveImported {
   /** The VM was created (now or by an earlier attempt of this call); false: found complete, nothing copied. */
   created: boolean;
@@ -90,6 +100,14 @@ export interface ProxmoxMigrationActivities {
    * `import-from`, live-restore); returns when PVE has streamed every disk in (the VM runs from the start).
    */
   liveImportVm(input: { spec: MigratedVmSpec }): Promise<LiveImported>;
+  /** overlay: attaches an existing volume (the disk's overlay) to an empty slot; the same volume there already is nothing to do. */
+  attachDisk(input: { node: string; vmid: number; slot: string; volume: string }): Promise<{ attached: boolean }>;
+  /**
+   * overlay: moves the disk live to `storage` (move_disk, drive-mirror while the VM runs; its source, the
+   * overlay, deleted once moved). A retry rejoins the move an earlier attempt started; a disk found on
+   * `storage` already is moved.
+   */
+  moveDisk(input: { node: string; vmid: number; slot: string; storage: string }): Promise<MovedDisk>;
   diskSizes(input: { node: string; vmid: number }): Promise<Record<string, number>>;
   setBootOrder(input: { node: string; vmid: number; order: string }): Promise<void>;
   /** Boots the Proxmox VM (workflows call it as bootPveVm; the type name is kept: histories and running workflows name it). */

@@ -19,6 +19,15 @@ function renderMigration(s: MigrationStatus): string[] {
   const lines: string[] = [];
   if (s.vmwarePowerState) lines.push(`  VMware power state before the shutdown: ${s.vmwarePowerState}`);
   if (s.conversion) lines.push(...describeConversionRecord(s.conversion).map((l, i) => (i === 0 ? `  conversion: ${l}` : `  ${l}`)));
+  if (s.overlays) {
+    const removed = s.overlays.removed?.length ? `removed ${s.overlays.removed.join(', ')}` : 'in place';
+    lines.push(`  overlays on ${s.overlays.storage}: ${removed}`);
+    if (s.overlays.cleanupWarning) lines.push(`    WARNING: ${s.overlays.cleanupWarning}`);
+  }
+  for (const m of s.moves ?? []) {
+    const done = m.volume ? `moved to ${m.volume}${m.seconds !== undefined ? ` in ${m.seconds.toFixed(1)} s` : ''}` : `from ${m.from}, not moved yet`;
+    lines.push(`  move ${m.slot}: ${done}${m.failedAttempts ? ` (after ${m.failedAttempts} failed attempt(s); the VM kept running on its overlay)` : ''}`);
+  }
   if (s.verification) lines.push(...renderVerification(s.verification));
   return lines;
 }

@@ -4,6 +4,7 @@ import { awaitApproval } from './migration/stages/approval';
 import { cutover } from './migration/stages/cutover';
 import { awaitCutoverWindow } from './migration/stages/cutover-window';
 import { inspectGuest } from './migration/stages/inspect-guest';
+import { moveDisks } from './migration/stages/move-disks';
 import { networks } from './migration/stages/networks';
 import { relocate } from './migration/stages/relocate';
 import { shell } from './migration/stages/shell';
@@ -27,7 +28,8 @@ const ITINERARY: ReadonlyArray<{ stage: Stage; stopsOnCancel: boolean }> = [
   { stage: inspectGuest, stopsOnCancel: true }, // what conversion will do, read from the disks (read-only), for the cutover plan
   { stage: awaitApproval, stopsOnCancel: true }, // a person decides
   { stage: awaitCutoverWindow, stopsOnCancel: true }, // inside the wave's cutover window, not before approve --at
-  { stage: cutover, stopsOnCancel: false }, // shutdown, convert, disks in (import or live import), verify, boot order, start; a failure waits for retry or rollback
+  { stage: cutover, stopsOnCancel: false }, // shutdown, convert, disks in (import, live import or overlays), verify, boot order, start; a failure waits for retry or rollback
+  { stage: moveDisks, stopsOnCancel: false }, // overlay: the disks move live to their storages while the VM runs
 ];
 
 /** Moves one VM from vSphere to Proxmox (see ITINERARY), telling the wave, if any, of each stage and of the end. */

@@ -37,6 +37,10 @@ export function createConversionActivities(deps: ActivityDeps): ConversionActivi
       }
     },
 
+    async createOverlays({ vmid, storage, disks }) {
+      return { overlays: await convert().prepareOverlays({ vmid, storage, disks }) };
+    },
+
     async removeConversionOverlays({ vmid, storage, disks }) {
       return { removed: await convert().removeOverlays({ vmid, storage, disks }) };
     },

@@ -5,16 +5,38 @@ import { attachedDisks, ProxmoxNotFoundError, ProxmoxTaskError, type ProxmoxClie
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import { beatProgress, beatTask } from '../heartbeat';
-import type { ImportedDisk, LiveImported, ProxmoxMigrationActivities } from '../migration-contract';
+import type { ImportedDisk, LiveImported, MovedDisk, ProxmoxMigrationActivities } from '../migration-contract';
 import { privilegedClient } from './privileged';
 import { rejoinProxmoxTask } from './task-rejoin';
 
 const DAY_MS = 24 * 3600_000;
 
-/** Bringing the disks into Proxmox at cutover: one import per disk, or the live import of the whole VM. */
-export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm'> {
+/**
+ * Bringing the disks into Proxmox at cutover: one import per disk, the live import of the whole VM, or
+ * (overlay) the overlays attached and, once the guest runs verified, each disk moved live.
+ */
+export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm' | 'attachDisk' | 'moveDisk'> {
   const { pve } = clientsOf(deps);
   return {
+    async attachDisk({ node, vmid, slot, volume }) {
+      return { attached: (await pve().disks.attach(node, vmid, slot, volume)).changed };
+    },
+
+    async moveDisk({ node, vmid, slot, storage }): Promise<MovedDisk> {
+      // A retry after the worker died: wait for the move it started instead of asking for a second one.
+      const rejoined = await rejoinProxmoxTask(pve, { node, vmid, type: 'qmmove' });
+      const current = await pve().disks.get(node, vmid, slot);
+      if (!current) throw new FerryError(`VM ${vmid} has no ${slot} to move`, 'invalid');
+      if (current.volume.startsWith(`${storage}:`)) {
+        return { slot, volume: current.volume, bytes: current.sizeBytes ?? 0, seconds: rejoined ? (Date.now() - rejoined.startedMs) / 1000 : 0, alreadyMoved: !rejoined };
+      }
+      const started = Date.now();
+      const { task } = await pve().disks.move(node, vmid, slot, { storage, deleteSource: true }, { onProgress: beatTask('move'), copyProgress: true, timeoutMs: DAY_MS });
+      const moved = await pve().disks.get(node, vmid, slot);
+      if (!moved?.volume.startsWith(`${storage}:`)) throw new FerryError(`VM ${vmid} ${slot}: the move to ${storage} ended with the disk on ${moved?.volume ?? 'nothing'}`, 'transient');
+      return { slot, volume: moved.volume, bytes: moved.sizeBytes ?? 0, seconds: (task?.durationMs ?? Date.now() - started) / 1000, alreadyMoved: false };
+    },
+
     async importDisk({ node, vmid, slot, source, storage }): Promise<ImportedDisk> {
       const client = () => (source.startsWith('/') ? privilegedClient(deps, `importing ${source}`) : pve());
       // A retry after the worker died: wait for the import it started instead of asking for a second one.

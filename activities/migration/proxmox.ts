@@ -8,9 +8,9 @@ import { createdWithMark, runMarked } from '../run-mark';
 import { writeIntent } from '../write-intent';
 import { privilegedClient } from './privileged';
 
-type ProxmoxActivities = Omit<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm'>;
+type ProxmoxActivities = Omit<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm' | 'attachDisk' | 'moveDisk'>;
 
-/** Proxmox reads, SDN, the shell, NICs, boot order and power; disk imports are in disk-imports.ts. */
+/** Proxmox reads, SDN, the shell, NICs, boot order and power; disks coming in (imports, overlays, moves) are in disk-imports.ts. */
 export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxActivities {
   const { pve } = clientsOf(deps);
   return {

@@ -21,12 +21,13 @@ import {
   type ConversionStepTime,
   type GuestEdit,
   type GuestInspection,
+  type OverlayDisk,
 } from '../domain/conversion';
 import { applianceAccel } from './accel';
 import { ConversionError } from './errors';
 import { GuestfishSession } from './guestfish';
 import { inspectOpenGuest, openDisks } from './inspect';
-import { createOverlays, readRecord, removeOverlays, sourceStamp, writeRecord } from './overlays';
+import { backingOf, createOverlays, readRecord, removeOverlays, sourceStamp, writeRecord } from './overlays';
 
 export interface ConverterOptions {
   /** Where this worker mounts each Proxmox storage that holds VMware disks: storage id → local path of its root. */
@@ -135,6 +136,25 @@ export class GuestConverter {
     };
     writeRecord(path.join(folder, RECORD), { fingerprint, result } satisfies ConversionRecord);
     return result;
+  }
+
+  /**
+   * The VM's overlays for an overlay cutover without conversion: made where missing, kept where they are
+   * (a retry boots the same overlays, with what the guest wrote on them).
+   */
+  async prepareOverlays(vm: VmDisks): Promise<Array<{ slot: string; volume: string }>> {
+    const root = this.root(vm.storage);
+    const overlays = overlayDisks(vm.storage, vm.vmid, vm.disks);
+    const missing: OverlayDisk[] = [];
+    for (const o of overlays) {
+      const file = path.join(root, o.file);
+      if (!existsSync(file)) missing.push(o);
+      else if ((await backingOf(file)) !== o.backing) {
+        throw new ConversionError(`${o.file} exists on ${vm.storage} and is not ferry's overlay of ${o.source}; ferry does not overwrite it`, 'policy');
+      }
+    }
+    await createOverlays(root, missing);
+    return overlays.map(({ slot, volume }) => ({ slot, volume }));
   }
 
   /** Drops a VM's overlays and records (rollback, or once the disks are in Proxmox); what it removed. */

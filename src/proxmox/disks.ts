@@ -136,6 +136,22 @@ export class DisksApi {
     return { disk, ...(task ? { task } : {}) };
   }
 
+  /**
+   * Attaches an existing volume to an empty slot (`scsi0: nfs-migration:100/vm-100-disk-0.qcow2`). The same
+   * volume there already is nothing to do; another disk in the slot is refused, never replaced.
+   */
+  async attach(node: string, vmid: number, slot: string, volume: string, options: DiskOptions = {}): Promise<{ changed: boolean }> {
+    checkSlot(slot);
+    const config = await this.config.get(node, vmid);
+    const current = config.values[slot];
+    if (current !== undefined) {
+      if (parseDisk(current).volume === volume) return { changed: false };
+      throw new ProxmoxPolicyError(`VM ${vmid} already has ${slot} (${parseDisk(current).volume}); ferry attaches ${volume} only to an empty slot`, { vmid, slot, volume: parseDisk(current).volume });
+    }
+    await this.config.update(node, vmid, { set: { [slot]: formatPropertyString({ file: volume, ...stringOptions(options) }, 'file') }, digest: config.digest });
+    return { changed: true };
+  }
+
   /** Detaches a disk; PVE keeps its volume as `unusedN` (returned). */
   async detach(node: string, vmid: number, slot: string): Promise<{ changed: boolean; unused?: string }> {
     checkSlot(slot);

@@ -177,7 +177,7 @@ describe('ferry lab, as a user runs it', () => {
       expect(await one.exited).toBe(0);
       const [, seconds] = one.output().match(/^ {2}conversion: converted \(linux: debian 12\.\d+ \(x86_64\)\) in ([\d.]+) s under TCG: overlays [\d.]+ s, inspect-and-edit [\d.]+ s, virt-v2v [\d.]+ s$/m) ?? [];
       expect(Number(seconds)).toBeGreaterThan(0);
-      expect(one.output()).toMatch(/^ {4}overlays removed: images\/\d+\/vm-\d+-disk-0\.qcow2$/m);
+      expect(one.output()).toMatch(/^ {2}overlays on nfs-migration: removed images\/\d+\/vm-\d+-disk-0\.qcow2$/m);
       console.log(`${name}: conversion ${seconds} s, downtime ${vmsByName[name]!.verification!.downtimeSeconds} s, boot-to-agent ${vmsByName[name]!.verification!.bootToAgentSeconds} s`);
     }
     // VMs with blank disks are started but not claimed verified.

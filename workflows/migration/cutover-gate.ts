@@ -55,6 +55,8 @@ export class CutoverGate {
   private pending?: { decision: 'retry' | 'rollback'; record: DecisionRecord };
   private approvalOpen = true;
   private decisionOpen = false;
+  /** The decisions taken now: both after a failure; only a rollback while the disks move live (overlay). */
+  private decisionKinds: ReadonlyArray<'retry' | 'rollback'> = ['retry', 'rollback'];
 
   constructor(
     private readonly status: MigrationStatus,
@@ -99,9 +101,15 @@ export class CutoverGate {
     this.approvalOpen = false;
   }
 
-  openDecision(): void {
+  openDecision(kinds: ReadonlyArray<'retry' | 'rollback'> = ['retry', 'rollback']): void {
     this.pending = undefined;
     this.decisionOpen = true;
+    this.decisionKinds = kinds;
+  }
+
+  /** No decision is taken any more (the disks moved, or a failure's decision was made). */
+  closeDecision(): void {
+    this.decisionOpen = false;
   }
 
   takeDecision(): { decision: 'retry' | 'rollback'; record: DecisionRecord } | undefined {
@@ -123,6 +131,7 @@ export class CutoverGate {
       if (kind === 'approve') return notBeforeProblem(decision as CutoverApproval) ?? this.signatureProblem(decision as CutoverApproval);
     } else {
       if (!this.decisionOpen) return `nothing to ${kind}: the workflow is not waiting for a decision after a failure (stage ${this.status.stage})`;
+      if (!this.decisionKinds.includes(kind)) return `nothing to ${kind}: the disks are moving (stage ${this.status.stage}); a retry is for a move that failed, a rollback may come any time`;
       if (this.pending) return `already decided: ${this.pending.decision} by ${this.pending.record.by}`;
       return guestWritesProblem(kind, decision!, this.guestWritesAtRisk, this.mode);
     }

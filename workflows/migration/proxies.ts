@@ -66,8 +66,8 @@ export function longActivities(timing: ProxyTiming) {
       heartbeatTimeout,
       retry: LONG_RETRY,
     }),
-    /** Disk imports (and live imports) on the import queue. */
-    copies: proxyActivities<Pick<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm'>>({
+    /** Disk imports (and live imports, and overlay mode's live moves) on the import queue. */
+    copies: proxyActivities<Pick<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm' | 'moveDisk'>>({
       taskQueue: heavyQueue(mainQueue, 'import'),
       startToCloseTimeout: timing.importTimeoutMs,
       scheduleToCloseTimeout: longScheduleToCloseMs(timing.importTimeoutMs),
@@ -97,7 +97,7 @@ export function conversions(heartbeatTimeoutMs: number, conversionTimeoutMs: num
       heartbeatTimeout: heartbeatTimeoutMs,
       retry: { ...RETRY, maximumAttempts: 3 },
     }),
-    convert: proxyActivities<Pick<ConversionActivities, 'convertGuest' | 'removeConversionOverlays'>>({
+    convert: proxyActivities<Pick<ConversionActivities, 'convertGuest' | 'createOverlays' | 'removeConversionOverlays'>>({
       taskQueue,
       startToCloseTimeout: conversionTimeoutMs,
       scheduleToCloseTimeout: longScheduleToCloseMs(conversionTimeoutMs),

@@ -2,7 +2,7 @@ import { describeConversion, type ConversionPlan } from './decision';
 import type { ConversionResult } from './result';
 
 /** A conversion's record as `ferry status` prints it: what was planned or done, its steps' times, virt-v2v's warnings. */
-export function describeConversionRecord(record: { plan: ConversionPlan; result?: ConversionResult; overlaysRemoved?: string[]; cleanupWarning?: string }): string[] {
+export function describeConversionRecord(record: { plan: ConversionPlan; result?: ConversionResult }): string[] {
   const { result } = record;
   const lines = describeConversion(result?.plan ?? record.plan);
   if (result?.converted) {
@@ -13,7 +13,5 @@ export function describeConversionRecord(record: { plan: ConversionPlan; result?
   } else if (!record.result && record.plan.convert) {
     lines[0] = `planned: ${lines[0]}`;
   }
-  if (record.overlaysRemoved?.length) lines.push(`  overlays removed: ${record.overlaysRemoved.join(', ')}`);
-  if (record.cleanupWarning) lines.push(`  WARNING: ${record.cleanupWarning}`);
   return lines;
 }

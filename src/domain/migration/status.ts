@@ -134,16 +134,27 @@ export interface MigrationStatus {
   ha?: HaRegistration;
   /** Guest conversion: its plan once the disks were inspected (before the approval), and what the cutover did. */
   conversion?: ConversionRecord;
+  /** The overlays over the VMware disks, once the cutover asked for them. */
+  overlays?: OverlaysRecord;
 }
 
 export interface ConversionRecord {
   plan: ConversionPlan;
   /** The last conversion's result (a retry that found it done answers from its record). */
   result?: ConversionResult;
-  /** The cutover began converting these disks (storage and VMDK paths in it): overlays may exist, and a rollback drops them. */
-  started?: { storage: string; disks: Array<{ slot: string; source: string }> };
-  /** The overlays were dropped (the disks are in Proxmox, or rolled back); a warning when that failed. */
-  overlaysRemoved?: string[];
+}
+
+/**
+ * The qcow2 overlays over the VMware disks (conversion, overlay mode): once asked for they may exist,
+ * and they are dropped when the disks are in Proxmox or on rollback (VMware's files were only read).
+ */
+export interface OverlaysRecord {
+  /** The storage that mounts the migration datastore, and each disk's VMDK path in it. */
+  storage: string;
+  disks: Array<{ slot: string; source: string }>;
+  /** The overlay files dropped (the disks are in Proxmox, or rolled back). */
+  removed?: string[];
+  /** Why dropping them failed (the migration still counts: the files are named for a person to remove). */
   cleanupWarning?: string;
 }
 

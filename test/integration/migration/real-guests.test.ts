@@ -143,7 +143,7 @@ describe('verify-guest with real guests', () => {
     expect(Object.keys(config).filter((k) => /^scsi\d+$/.test(k))).toEqual([]);
     expect((await suite.lab.deps.vsphere!.discover()).inventory.vms.find((vm) => vm.name === 'mig-ens01')!.powerState).toBe('poweredOn');
     expect(vmdkChecksums(suite.lab.stateDir, 'mig-ens01')).toEqual(ens01Before);
-    expect(conversion.overlaysRemoved).toEqual([`images/${result.vmid}/vm-${result.vmid}-disk-0.qcow2`]);
+    expect(result.overlays?.removed).toEqual([`images/${result.vmid}/vm-${result.vmid}-disk-0.qcow2`]);
     expect(existsSync(path.join(nfsMigrationDir(suite.lab.stateDir), 'images', String(result.vmid)))).toBe(false);
   });
 

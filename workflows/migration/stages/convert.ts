@@ -22,7 +22,8 @@ export async function convertGuest(run: MigrationRun, sources: DiskSources): Pro
   const { settings } = run;
   const first = sources[assessment.disks[0]!.slot]!;
   const disks = assessment.disks.map((d) => ({ slot: d.slot, source: sources[d.slot]!.source }));
-  run.status.conversion = { ...run.status.conversion, plan, started: { storage: first.storage, disks } };
+  run.status.conversion = { ...run.status.conversion, plan };
+  run.status.overlays = { storage: first.storage, disks };
   const permit = { key: PERMIT_KEYS.convert, permits: settings.limits.convert ?? 2, leaseMs: permitLeaseMs(conversion.timeoutMs), label: `convert ${assessment.name}` };
   const result = await withPermit(permit, async ({ waitedMs }) => {
     run.waited({ for: 'convert permit', waitedMs });
@@ -49,18 +50,18 @@ export async function convertGuest(run: MigrationRun, sources: DiskSources): Pro
  * that succeeded: a failure leaves a warning that names the folder.
  */
 export async function removeOverlays(run: MigrationRun): Promise<void> {
-  const record = run.status.conversion;
+  const record = run.status.overlays;
   const conversion = run.settings.rules.conversion;
-  if (!record?.started || !conversion || record.overlaysRemoved) return;
+  if (!record || !conversion || record.removed) return;
   const { assessment, vmid } = run.vm;
-  const { storage, disks } = record.started;
+  const { storage, disks } = record;
   try {
     const { removed } = await conversions(run.settings.heartbeatTimeoutMs, conversion.timeoutMs).convert.removeConversionOverlays.executeWithOptions(
-      { summary: `drop the conversion overlays of ${assessment.name}` },
+      { summary: `drop the overlays of ${assessment.name}` },
       [{ vmid, storage, disks }],
     );
-    run.status.conversion = { ...record, overlaysRemoved: removed };
+    run.status.overlays = { ...record, removed };
   } catch (err) {
-    run.status.conversion = { ...record, cleanupWarning: `the overlays in images/${vmid}/ on ${storage} were not removed: ${failureMessage(err)}` };
+    run.status.overlays = { ...record, cleanupWarning: `the overlays in images/${vmid}/ on ${storage} were not removed: ${failureMessage(err)}` };
   }
 }

@@ -8,6 +8,7 @@ import { awaitDecision } from './decision';
 import { currentDiskSources, type DiskSources } from './disk-sources';
 import { importDisks } from './import-disks';
 import { liveImport } from './live-import';
+import { runFromOverlays } from './overlay';
 import { endCancelled } from './cancelled';
 import { registerHa } from './ha';
 import { recheckPlacement } from './recheck';
@@ -38,7 +39,8 @@ export async function cutover(run: MigrationRun): Promise<MigrateVmResult | unde
       const converted = await convertGuest(run, sources.byslot);
       atSafePoint(run);
       await bringDisksIn(run, converted, asked);
-      await removeOverlays(run); // the disks are in Proxmox: the overlays served their purpose
+      // The disks are in Proxmox: the overlays served their purpose (overlay mode runs from them until its moves).
+      if (run.settings.cutover.mode !== 'overlay') await removeOverlays(run);
       return undefined;
     } catch (err) {
       if (rollsBackByItself(run, err)) return rollback(run);
@@ -50,9 +52,16 @@ export async function cutover(run: MigrationRun): Promise<MigrateVmResult | unde
 /**
  * import: each disk, sizes, boot order, and if asked start and verify the guest (else it is left
  * stopped, not verified). live-import: one create that boots at once, sizes, verify the guest.
+ * overlay: the overlays attached, sizes, boot order, start, verify the guest (its disks move after).
  */
 async function bringDisksIn(run: MigrationRun, sources: DiskSources, asked: Set<string>): Promise<void> {
   run.enter('import');
+  if (run.settings.cutover.mode === 'overlay') {
+    await runFromOverlays(run, sources);
+    await verifyStarted(run);
+    await registerHa(run);
+    return;
+  }
   if (run.settings.cutover.mode === 'live-import') {
     await liveImport(run, sources);
     await verifySizes(run);

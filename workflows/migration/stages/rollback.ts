@@ -7,8 +7,8 @@ import { removeHa } from './ha';
 /**
  * Return the VMware VM to the power state it had before the shutdown (on stays on, off stays off),
  * after making sure the Proxmox VM is off (both running would share MACs).
- * Only what this workflow created goes: its imported disks, or the VM its live import created (which
- * replaced the shell). Disks an earlier run imported stay, and are listed in `keptOnRollback`. Runs to
+ * Only what this workflow created goes: its imported disks, the disks it attached from overlays (and
+ * moved), or the VM its live import created (which replaced the shell). Disks an earlier run imported stay, and are listed in `keptOnRollback`. Runs to
  * its end even when the workflow is cancelled.
  */
 export async function rollback(run: MigrationRun): Promise<MigrateVmResult> {
@@ -30,10 +30,12 @@ async function undoCutover(run: MigrationRun): Promise<void> {
     await acts.pve.discardVm.executeWithOptions({ summary: `discard VM ${vmid} ${vm} (its live import)` }, [{ node, vmid, name: vm }]);
   } else {
     await acts.pve.stopVm.executeWithOptions({ summary: `stop VM ${vmid} ${vm}` }, [{ node, vmid }]);
-    const ours = status.imports.filter((i) => i.created).map((i) => i.slot);
+    // Imported disks this workflow created; in overlay mode every slot it attached (its overlay, or the copy it moved to).
+    const ours = [...status.imports.filter((i) => i.created).map((i) => i.slot), ...(status.moves ?? []).map((m) => m.slot)];
     if (ours.length > 0) await acts.pve.removeDisks.executeWithOptions({ summary: `remove ${ours.join(', ')} of ${vm}` }, [{ node, vmid, slots: ours }]);
   }
   status.imports = [];
+  if (status.moves) status.moves = [];
   if (kept.length > 0) status.keptOnRollback = kept;
   await removeOverlays(run); // VMware's files were only read: dropping the overlays restores them exactly
   await restoreVmwarePower(run);
