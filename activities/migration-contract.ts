@@ -43,6 +43,8 @@ export interface MovedDisk {
   seconds: number;
   /** Found on the target storage already: nothing was moved now. */
   alreadyMoved: boolean;
+  /** The activity's attempt that finished it (a retry after a failed move or a lost worker counts). */
+  attempt: number;
 }
 
 export interface LiveImported {
@@ -107,7 +109,7 @@ export interface ProxmoxMigrationActivities {
    * overlay, deleted once moved). A retry rejoins the move an earlier attempt started; a disk found on
    * `storage` already is moved.
    */
-  moveDisk(input: { node: string; vmid: number; slot: string; storage: string }): Promise<MovedDisk>;
+  moveDisk(input: { node: string; vmid: number; slot: string; storage: string; bandwidthMiBps?: number }): Promise<MovedDisk>;
   diskSizes(input: { node: string; vmid: number }): Promise<Record<string, number>>;
   setBootOrder(input: { node: string; vmid: number; order: string }): Promise<void>;
   /** Boots the Proxmox VM (workflows call it as bootPveVm; the type name is kept: histories and running workflows name it). */

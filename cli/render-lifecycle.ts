@@ -26,7 +26,7 @@ function renderMigration(s: MigrationStatus): string[] {
   }
   for (const m of s.moves ?? []) {
     const done = m.volume ? `moved to ${m.volume}${m.seconds !== undefined ? ` in ${m.seconds.toFixed(1)} s` : ''}` : `from ${m.from}, not moved yet`;
-    lines.push(`  move ${m.slot}: ${done}${m.failedAttempts ? ` (after ${m.failedAttempts} failed attempt(s); the VM kept running on its overlay)` : ''}`);
+    lines.push(`  move ${m.slot}: ${done}${m.attempts > 1 ? ` (${m.attempts} attempts; the VM ran on its overlay meanwhile)` : ''}`);
   }
   if (s.verification) lines.push(...renderVerification(s.verification));
   return lines;

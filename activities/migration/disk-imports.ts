@@ -22,19 +22,20 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
       return { attached: (await pve().disks.attach(node, vmid, slot, volume)).changed };
     },
 
-    async moveDisk({ node, vmid, slot, storage }): Promise<MovedDisk> {
+    async moveDisk({ node, vmid, slot, storage, bandwidthMiBps }): Promise<MovedDisk> {
       // A retry after the worker died: wait for the move it started instead of asking for a second one.
       const rejoined = await rejoinProxmoxTask(pve, { node, vmid, type: 'qmmove' });
       const current = await pve().disks.get(node, vmid, slot);
       if (!current) throw new FerryError(`VM ${vmid} has no ${slot} to move`, 'invalid');
       if (current.volume.startsWith(`${storage}:`)) {
-        return { slot, volume: current.volume, bytes: current.sizeBytes ?? 0, seconds: rejoined ? (Date.now() - rejoined.startedMs) / 1000 : 0, alreadyMoved: !rejoined };
+        return { slot, volume: current.volume, bytes: current.sizeBytes ?? 0, seconds: rejoined ? (Date.now() - rejoined.startedMs) / 1000 : 0, alreadyMoved: !rejoined, attempt: activityInfo().attempt };
       }
       const started = Date.now();
-      const { task } = await pve().disks.move(node, vmid, slot, { storage, deleteSource: true }, { onProgress: beatTask('move'), copyProgress: true, timeoutMs: DAY_MS });
+      const bwlimitKiBps = bandwidthMiBps !== undefined ? Math.max(1, Math.round(bandwidthMiBps * 1024)) : undefined;
+      const { task } = await pve().disks.move(node, vmid, slot, { storage, deleteSource: true, bwlimitKiBps }, { onProgress: beatTask('move'), copyProgress: true, timeoutMs: DAY_MS });
       const moved = await pve().disks.get(node, vmid, slot);
       if (!moved?.volume.startsWith(`${storage}:`)) throw new FerryError(`VM ${vmid} ${slot}: the move to ${storage} ended with the disk on ${moved?.volume ?? 'nothing'}`, 'transient');
-      return { slot, volume: moved.volume, bytes: moved.sizeBytes ?? 0, seconds: (task?.durationMs ?? Date.now() - started) / 1000, alreadyMoved: false };
+      return { slot, volume: moved.volume, bytes: moved.sizeBytes ?? 0, seconds: (task?.durationMs ?? Date.now() - started) / 1000, alreadyMoved: false, attempt: activityInfo().attempt };
     },
 
     async importDisk({ node, vmid, slot, source, storage }): Promise<ImportedDisk> {

@@ -39,6 +39,7 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
       ...(m.cutover.approvalDeadline !== undefined ? { approvalDeadlineMs: durationToMs(m.cutover.approvalDeadline) } : {}),
       importTimeoutMs: durationToMs(m.cutover.importTimeout),
       guestAgent: m.cutover.guestAgent,
+      ...(m.cutover.moveBandwidth !== undefined ? { moveBandwidthMiBps: m.cutover.moveBandwidth } : {}),
     },
     verify: {
       enabled: m.verify.enabled,

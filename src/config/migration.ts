@@ -127,6 +127,8 @@ export const migrationSection = z
         importTimeout: duration.default('6h'),
         /** Shells get `agent: enabled=1` (verify-guest asks the guest agent; the guest needs qemu-guest-agent). */
         guestAgent: z.boolean().default(true),
+        /** overlay: each live move's bandwidth in MiB/s (move_disk's bwlimit), so the running guest keeps its I/O; default none. */
+        moveBandwidth: z.number().positive('MiB/s, more than 0').optional(),
       })
       .strict()
       .default({ mode: 'import', shutdownTimeout: '5m', forcePowerOff: false, startAfter: false, importTimeout: '6h', guestAgent: true }),

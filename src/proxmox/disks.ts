@@ -188,7 +188,13 @@ export class DisksApi {
   }
 
   /** Moves a disk to another storage (and format); already there: nothing to do. The source is kept as unusedN unless `deleteSource`. */
-  async move(node: string, vmid: number, slot: string, target: { storage: string; format?: 'raw' | 'qcow2' | 'vmdk'; deleteSource?: boolean }, wait: WaitOptions = {}): Promise<{ changed: boolean; task?: TaskResult }> {
+  async move(
+    node: string,
+    vmid: number,
+    slot: string,
+    target: { storage: string; format?: 'raw' | 'qcow2' | 'vmdk'; deleteSource?: boolean; bwlimitKiBps?: number },
+    wait: WaitOptions = {},
+  ): Promise<{ changed: boolean; task?: TaskResult }> {
     checkSlot(slot);
     const config = await this.config.get(node, vmid);
     const value = config.values[slot];
@@ -200,7 +206,7 @@ export class DisksApi {
     const task = await this.api.task(
       'POST',
       `${vmPath(node, vmid)}/move_disk`,
-      { disk: slot, storage: target.storage, format: target.format, delete: target.deleteSource ?? false, digest: config.digest },
+      { disk: slot, storage: target.storage, format: target.format, delete: target.deleteSource ?? false, bwlimit: target.bwlimitKiBps, digest: config.digest },
       { timeoutMs: 6 * 3600_000, ...wait },
     );
     return { changed: true, ...(task ? { task } : {}) };

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { GuestAgentClient } from '../../lab/guest-image/guest-agent-client';
+import { guestExec } from '../helpers/guest-exec';
 import { toolPath } from '../../lab/tools';
 import { freePort } from '../../lab/free-port';
 import { run, spawnFerry, type Spawned } from '../helpers/processes';
@@ -193,18 +193,8 @@ describe('ferry lab, as a user runs it', () => {
     for (const name of ['mig-ens01', 'mig-ens02']) {
       const vmid = vms.find((v) => v.name === name)!.vmid;
       const qemu = (await api(`/_sim/vms/${vmid}/qemu`)).data as { agentSocket: string };
-      const agent = await GuestAgentClient.connect(qemu.agentSocket, 10_000);
-      try {
-        const { pid } = await agent.execute<{ pid: number }>('guest-exec', { path: '/usr/bin/dpkg-query', arg: ['-W', '-f=${Package} ${db:Status-Status}\\n', 'open-vm-tools', 'qemu-guest-agent'], 'capture-output': true });
-        let done: { exited: boolean; exitcode?: number; 'out-data'?: string } = { exited: false };
-        for (let i = 0; i < 100 && !done.exited; i++) {
-          await new Promise((r) => setTimeout(r, 200));
-          done = await agent.execute('guest-exec-status', { pid });
-        }
-        expect(Buffer.from(done['out-data'] ?? '', 'base64').toString()).toBe('open-vm-tools not-installed\nqemu-guest-agent installed\n');
-      } finally {
-        agent.close();
-      }
+      const packages = await guestExec(qemu.agentSocket, '/usr/bin/dpkg-query', ['-W', '-f=${Package} ${db:Status-Status}\n', 'open-vm-tools', 'qemu-guest-agent']);
+      expect(packages.stdout).toBe('open-vm-tools not-installed\nqemu-guest-agent installed\n');
       // VMware's VMDK byte for byte as before, and no overlay left on the migration datastore.
       expect(checksums(name)).toBe(before[name as keyof typeof before]);
       expect(existsSync(path.join(nfs, 'images', String(vmid)))).toBe(false);

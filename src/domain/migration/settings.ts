@@ -46,6 +46,8 @@ export interface MigrationSettings {
      * before it existed: treat as true (guestAgentEnabled).
      */
     guestAgent?: boolean;
+    /** overlay: each live move's bandwidth (MiB/s), PVE's move_disk bwlimit; absent: unlimited. */
+    moveBandwidthMiBps?: number;
   };
   /** How verify-guest proves the guest is up (absent in runs started before it existed: verifySettingsOf). */
   verify?: VerifySettings;

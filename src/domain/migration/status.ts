@@ -85,8 +85,8 @@ export interface MoveRecord {
   volume?: string;
   bytes?: number;
   seconds?: number;
-  /** How many move attempts failed before (the VM kept running on its overlay). */
-  failedAttempts: number;
+  /** Move attempts so far, retries included (a failed one leaves the VM running on its overlay). */
+  attempts: number;
 }
 
 export interface MigrationStatus {

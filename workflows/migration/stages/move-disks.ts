@@ -57,13 +57,13 @@ async function moveAll(run: MigrationRun): Promise<void> {
       const moved = await withPermit(importPermit(run, `move ${vm} ${record.slot}`), async ({ waitedMs }) => {
         run.waited({ for: `import permit (move ${record.slot})`, waitedMs });
         return await run.acts.copies.moveDisk.executeWithOptions({ summary: `move ${record.slot} of ${vm} live to ${storage}` }, [
-          { node: run.settings.node, vmid, slot: record.slot, storage },
+          { node: run.settings.node, vmid, slot: record.slot, storage, ...(run.settings.cutover.moveBandwidthMiBps ? { bandwidthMiBps: run.settings.cutover.moveBandwidthMiBps } : {}) },
         ]);
       });
-      Object.assign(record, { volume: moved.volume, bytes: moved.bytes, seconds: moved.seconds } satisfies Partial<MoveRecord>);
+      Object.assign(record, { volume: moved.volume, bytes: moved.bytes, seconds: moved.seconds, attempts: record.attempts + moved.attempt } satisfies Partial<MoveRecord>);
       run.record({ kind: 'move-disk', vm, vmid, slot: record.slot, storage });
     } catch (err) {
-      if (!isCancellation(err)) record.failedAttempts += 1;
+      if (!isCancellation(err)) record.attempts += 1;
       throw err;
     }
   }

@@ -24,7 +24,7 @@ export async function runFromOverlays(run: MigrationRun, sources: DiskSources): 
     if (attached || !run.status.actions.some((a) => a.kind === 'attach-overlay' && a.slot === planned.slot)) {
       run.record({ kind: 'attach-overlay', vm, vmid, slot: planned.slot, disk: planned.source });
     }
-    run.status.moves = [...(run.status.moves ?? []).filter((m) => m.slot !== planned.slot), { slot: planned.slot, from: volume, storage: '', failedAttempts: 0 }];
+    run.status.moves = [...(run.status.moves ?? []).filter((m) => m.slot !== planned.slot), { slot: planned.slot, from: volume, storage: '', attempts: 0 }];
   }
   await verifySizes(run);
   await setBootOrder(run);
