@@ -47,7 +47,9 @@ export async function showPlan(selection: WaveSelection, globals: GlobalOptions,
     const placed = placedLine(plan.placement, vm.moid);
     if (placed) console.log(`  ${placed}`);
     for (const a of vm.actions) console.log(`  ${describeAction(a)}`);
-    if (vm.conversion && vm.refusals.length === 0) for (const line of describeConversion(vm.conversion)) console.log(`  ${line.replace(/^ {2}warning: /, '  WARNING: ')}`);
+    // Conversion off says nothing per VM (it is the default); anything else says what it will do or why not.
+    const conversion = vm.refusals.length === 0 && vm.conversion && (vm.conversion.convert || vm.conversion.code !== 'off') ? vm.conversion : undefined;
+    if (conversion) for (const line of describeConversion(conversion)) console.log(`  ${line.replace(/^ {2}warning: /, '  WARNING: ')}`);
     for (const w of vm.warnings ?? []) console.log(`  WARNING: ${w}`);
     for (const n of vm.notes) console.log(`  note: ${n}`);
   }
