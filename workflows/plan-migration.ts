@@ -23,6 +23,8 @@ import { placeVms, placementRefusalsOf, vmPlacementOf } from './wave/placement';
 
 export interface MigrationPlan {
   vcenter: string;
+  /** The configured cutover mode (each VM's expected downtime is given for every mode). */
+  cutoverMode?: MigrationSettings['cutover']['mode'];
   selection: WaveSelection;
   sdn: MigrationAction[];
   untranslatedNetworks: UntranslatedNetwork[];
@@ -83,6 +85,7 @@ export async function planMigration(selection: WaveSelection, options: PlanOptio
   });
   return {
     vcenter: settings.vcenter,
+    cutoverMode: settings.cutover.mode,
     selection,
     sdn,
     untranslatedNetworks: assessment.untranslatedNetworks,

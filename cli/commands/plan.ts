@@ -3,6 +3,7 @@ import type { WaveSelection } from '../../activities/migration-contract';
 import type { planMigration } from '../../workflows/plan-migration';
 import { describeConversion } from '../../src/domain/conversion';
 import { describeAction } from '../../src/domain/migration';
+import { formatDuration } from '../status-view/format';
 import type { GlobalOptions } from '../client';
 import { placedLine, placementTotals } from './plan-placement';
 import { selectionOptions, type SelectionFlags } from './selection';
@@ -50,6 +51,10 @@ export async function showPlan(selection: WaveSelection, globals: GlobalOptions,
     // Conversion off says nothing per VM (it is the default); anything else says what it will do or why not.
     const conversion = vm.refusals.length === 0 && vm.conversion && (vm.conversion.convert || vm.conversion.code !== 'off') ? vm.conversion : undefined;
     if (conversion) for (const line of describeConversion(conversion)) console.log(`  ${line.replace(/^ {2}warning: /, '  WARNING: ')}`);
+    if (vm.expectedDowntime) {
+      const modes = Object.entries(vm.expectedDowntime).map(([mode, seconds]) => `${mode} ${formatDuration(seconds)}${mode === plan.cutoverMode ? ' (this config)' : ''}`);
+      console.log(`  expected downtime: ${modes.join(', ')}`);
+    }
     for (const w of vm.warnings ?? []) console.log(`  WARNING: ${w}`);
     for (const n of vm.notes) console.log(`  note: ${n}`);
   }

@@ -3,7 +3,8 @@ import { bootOrder, createVmAction, missingVnetRefusals, nicActions, type Migrat
 import type { VmAssessment } from './assess';
 import { cutoverPowerRefusal, powerStateWarnings } from './power-state';
 import type { Refusal } from './refusal';
-import type { MigrationSettings } from './settings';
+import type { CutoverMode, MigrationSettings } from './settings';
+import { cutoverPlan, measuredThroughput } from './cutover-plan';
 import { diskStorage } from '../placement/vm-settings';
 import { vmidOccupancy, type VmidOccupancy } from './vmid';
 import type { VnetPlan } from './vnet-plan';
@@ -32,6 +33,8 @@ export interface VmPrediction {
   warnings?: string[];
   /** What guest conversion will do, or why it will not run (absent without migration.conversion). */
   conversion?: ConversionPlan;
+  /** The downtime to expect in each cutover mode (seconds; assumed throughput), for a VM that will move. */
+  expectedDowntime?: Record<CutoverMode, number>;
 }
 
 /** All of a VM's files are on the datastore already, so the storage vMotion has nothing to do. */
@@ -100,5 +103,13 @@ export function predictVmActions(
     // live-import: one create at cutover replaces the shell; the VM runs from then on.
     actions.push({ kind: 'live-import', vm, vmid, node: settings.node, slots: a.disks.map((d) => d.slot), storage: settings.targetStorage });
   }
-  return { ...base, refusals: [], actions };
+  return { ...base, refusals: [], actions, expectedDowntime: expectedDowntimes(a) };
+}
+
+const MODES: readonly CutoverMode[] = ['import', 'live-import', 'overlay'];
+
+/** What the cutover plan would estimate in each mode, before this wave measured any copy. */
+export function expectedDowntimes(a: VmAssessment): Record<CutoverMode, number> {
+  const assumed = measuredThroughput([]);
+  return Object.fromEntries(MODES.map((mode) => [mode, cutoverPlan(a, mode, '', assumed).expectedDowntimeSeconds])) as Record<CutoverMode, number>;
 }
