@@ -48,15 +48,17 @@ export function labConversion(): Record<string, unknown> {
 }
 
 /**
- * The interactive lab also converts and starts each migrated VM and proves its guest up: the VMs that
- * carry a real guest boot under QEMU on the simulator and are checked (agent, address, the image's TCP
- * probe); the others have blank disks, so their guests are skipped (reported "not verified"). A guest
- * that fails its checks is rolled back by ferry itself.
+ * The interactive lab also converts each migrated VM, starts it from overlays of its VMDKs (cutover mode
+ * overlay) and proves its guest up before its disks move live: the VMs that carry a real guest boot under
+ * QEMU on the simulator and are checked (agent, address, the image's TCP probe); the others have blank
+ * disks, so their guests are skipped (reported "not verified"). A guest that fails its checks is rolled
+ * back by ferry itself.
  */
 export function labGuestVerification(cutover: Record<string, unknown>): Record<string, unknown> {
   const guests = NAMED_VMS.filter((vm) => vm.guest).map((vm) => vm.name);
   return {
-    cutover: { ...cutover, startAfter: true },
+    // overlay: each VM runs from overlays of its VMDKs at once and its disks move live once it is verified.
+    cutover: { ...cutover, mode: 'overlay', startAfter: true },
     conversion: labConversion(),
     verify: {
       probes: [{ tcp: guestImage().manifest.probe.port }],

@@ -27,14 +27,19 @@ export async function createOverlays(root: string, overlays: readonly OverlayDis
   }
 }
 
-/** The overlay files of this VM that are ferry's (backed by the VMDK it names), removed; the folder too once empty. */
+/**
+ * The overlay files of this VM that are ferry's (backed by the VMDK it names) removed, the folder too
+ * once empty; answers the overlays that are gone now (removed here, or already: PVE deletes an overlay
+ * its disk moved off). A file of that name that is not ferry's overlay is left, and not listed.
+ */
 export async function removeOverlays(root: string, overlays: readonly OverlayDisk[], extraFiles: readonly string[] = []): Promise<string[]> {
   const removed: string[] = [];
   for (const o of overlays) {
     const file = path.join(root, o.file);
-    if (!existsSync(file)) continue;
-    if ((await backingOf(file)) !== o.backing) continue; // not an overlay ferry made: leave it
-    rmSync(file);
+    if (existsSync(file)) {
+      if ((await backingOf(file)) !== o.backing) continue; // not an overlay ferry made: leave it
+      rmSync(file);
+    }
     removed.push(o.file);
   }
   for (const f of extraFiles) rmSync(path.join(root, f), { force: true });

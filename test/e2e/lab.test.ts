@@ -178,6 +178,9 @@ describe('ferry lab, as a user runs it', () => {
       const [, seconds] = one.output().match(/^ {2}conversion: converted \(linux: debian 12\.\d+ \(x86_64\)\) in ([\d.]+) s under TCG: overlays [\d.]+ s, inspect-and-edit [\d.]+ s, virt-v2v [\d.]+ s$/m) ?? [];
       expect(Number(seconds)).toBeGreaterThan(0);
       expect(one.output()).toMatch(/^ {2}overlays on nfs-migration: removed images\/\d+\/vm-\d+-disk-0\.qcow2$/m);
+      // The lab cuts over in overlay mode: the VM ran from its converted overlay, then its disk moved live.
+      expect(one.output()).toMatch(/^ {4}mig-ens0\d: attach scsi0 from a qcow2 overlay of Hard disk 1 on the migration datastore$/m);
+      expect(one.output()).toMatch(/^ {2}move scsi0: moved to local-lvm:vm-\d+-disk-\d+ in [\d.]+ s/m);
       console.log(`${name}: conversion ${seconds} s, downtime ${vmsByName[name]!.verification!.downtimeSeconds} s, boot-to-agent ${vmsByName[name]!.verification!.bootToAgentSeconds} s`);
     }
     // VMs with blank disks are started but not claimed verified.
@@ -195,9 +198,11 @@ describe('ferry lab, as a user runs it', () => {
       const qemu = (await api(`/_sim/vms/${vmid}/qemu`)).data as { agentSocket: string };
       const packages = await guestExec(qemu.agentSocket, '/usr/bin/dpkg-query', ['-W', '-f=${Package} ${db:Status-Status}\n', 'open-vm-tools', 'qemu-guest-agent']);
       expect(packages.stdout).toBe('open-vm-tools not-installed\nqemu-guest-agent installed\n');
-      // VMware's VMDK byte for byte as before, and no overlay left on the migration datastore.
+      // On its target storage, nothing of it left on the migration datastore; VMware's VMDK byte for byte as before.
       expect(checksums(name)).toBe(before[name as keyof typeof before]);
       expect(existsSync(path.join(nfs, 'images', String(vmid)))).toBe(false);
+      const config = (await api(`/api2/json/nodes/pve1/qemu/${vmid}/config`)).data as Record<string, unknown>;
+      expect(Object.entries(config).filter(([, v]) => String(v).includes('nfs-migration'))).toEqual([]);
     }
   }, 900_000);
 
