@@ -1,9 +1,6 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import { conversionPlan } from '../src/domain/conversion';
 import {
   assessInventory,
-  conversionDisksOf,
-  conversionFactsOf,
   predictVmActions,
   sdnActions,
   type MigrationAction,
@@ -17,8 +14,8 @@ import type { Placement } from '../src/domain/placement';
 import { placedVmSettings } from '../src/domain/placement';
 import type { VmRecord } from '../src/domain/inventory';
 import type { MigrationSettings } from '../src/domain/migration';
-import { failureMessage } from './failures';
-import { conversions, estateReads, reads } from './migration/proxies';
+import { inspectedConversion } from './migration/inspected-conversion';
+import { estateReads, reads } from './migration/proxies';
 import { placeVms, placementRefusalsOf, vmPlacementOf } from './wave/placement';
 
 export interface MigrationPlan {
@@ -102,18 +99,12 @@ export async function planMigration(selection: WaveSelection, options: PlanOptio
  */
 async function withInspectedConversion(a: VmAssessment, vm: VmRecord, settings: MigrationSettings): Promise<VmAssessment> {
   const planned = a.conversion;
-  const conversion = settings.rules.conversion;
-  if (!planned?.convert || !conversion || a.refusals.length > 0) return a;
-  const target = conversionDisksOf(a, vm.disks, settings.datastores, settings.migrationDatastore);
-  const noted = (note: string): VmAssessment => ({ ...a, conversion: { ...planned, notes: [...planned.notes, note] } });
-  if ('problem' in target) return noted(`inspected after the storage vMotion, before the approval (${target.problem})`);
-  try {
-    const inspection = await conversions(settings.heartbeatTimeoutMs, conversion.timeoutMs).inspect.inspectGuest.executeWithOptions(
-      { summary: `inspect the guest of ${a.name} on its VMDKs (read-only)` },
-      [{ ...target, firmware: vm.firmware, agentPackages: conversion.agentPackages }],
-    );
-    return { ...a, conversion: conversionPlan(conversionFactsOf(a, vm.firmware), conversion, inspection) };
-  } catch (err) {
-    return noted(`could not be inspected now (${failureMessage(err)}); the wave inspects it before the approval`);
-  }
+  if (!planned?.convert || !settings.rules.conversion || a.refusals.length > 0) return a;
+  const inspected = await inspectedConversion(a, vm.disks, vm.firmware, settings);
+  if ('plan' in inspected) return { ...a, conversion: inspected.plan };
+  const note =
+    inspected.unread === 'elsewhere'
+      ? `inspected after the storage vMotion, before the approval (${inspected.why})`
+      : `could not be inspected now (${inspected.why}); the wave inspects it before the approval`;
+  return { ...a, conversion: { ...planned, notes: [...planned.notes, note] } };
 }

@@ -1,9 +1,7 @@
-import { conversionPlan } from '../../../src/domain/conversion';
-import { conversionDisksOf, type MigrateVmResult } from '../../../src/domain/migration';
-import { failureMessage } from '../../failures';
-import { conversions, reads } from '../proxies';
+import type { MigrateVmResult } from '../../../src/domain/migration';
+import { inspectedConversion } from '../inspected-conversion';
+import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
-import { conversionFacts } from './conversion-facts';
 
 /**
  * Before the approval, for a VM whose guest conversion would run: reads the guest on its VMDKs, now on
@@ -16,23 +14,16 @@ export async function inspectGuest(run: MigrationRun): Promise<MigrateVmResult |
   const planned = run.vm.assessment.conversion;
   if (!planned?.convert) return undefined;
   run.enter('inspect');
-  const { settings } = run;
-  const conversion = settings.rules.conversion!;
-  const keep = (warning: string) => {
-    run.status.conversion = { plan: { ...planned, warnings: [...planned.warnings, warning] } };
-    return undefined;
-  };
   const fresh = await reads.rereadVm.executeWithOptions({ summary: `read VM ${run.moid} again in vCenter (its disks after the vMotion)` }, [{ moid: run.moid }]);
-  const target = conversionDisksOf(run.vm.assessment, fresh.disks, settings.datastores, settings.migrationDatastore);
-  if ('problem' in target) return keep(`the disks could not be inspected before the approval (${target.problem}); the cutover inspects the guest`);
-  try {
-    const inspection = await conversions(settings.heartbeatTimeoutMs, conversion.timeoutMs).inspect.inspectGuest.executeWithOptions(
-      { summary: `inspect the guest of ${run.vm.assessment.name} on its VMDKs (read-only)` },
-      [{ ...target, firmware: run.vm.snapshot.vm.firmware, agentPackages: conversion.agentPackages }],
-    );
-    run.status.conversion = { plan: conversionPlan(conversionFacts(run), conversion, inspection) };
-  } catch (err) {
-    return keep(`the inspection failed (${failureMessage(err)}); the cutover inspects the guest again`);
+  const inspected = await inspectedConversion(run.vm.assessment, fresh.disks, run.vm.snapshot.vm.firmware, run.settings);
+  if ('plan' in inspected) {
+    run.status.conversion = { plan: inspected.plan };
+    return undefined;
   }
+  const warning =
+    inspected.unread === 'elsewhere'
+      ? `the disks could not be inspected before the approval (${inspected.why}); the cutover inspects the guest`
+      : `the inspection failed (${inspected.why}); the cutover inspects the guest again`;
+  run.status.conversion = { plan: { ...planned, warnings: [...planned.warnings, warning] } };
   return undefined;
 }
