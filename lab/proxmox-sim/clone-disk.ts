@@ -62,7 +62,19 @@ async function copyData(cluster: Cluster, source: CloneDiskSource, target: Volum
   }
 }
 
-export async function cloneDisk(cluster: Cluster, source: CloneDiskSource, target: CloneDiskTarget, full: boolean, task: TaskContext, created: Volume[]): Promise<string> {
+/**
+ * `copy`, when given, replaces the qemu-img copy of a full clone's data: a live disk move mirrors the
+ * running drive into the allocated volume instead (qemu/drive-mirror.ts).
+ */
+export async function cloneDisk(
+  cluster: Cluster,
+  source: CloneDiskSource,
+  target: CloneDiskTarget,
+  full: boolean,
+  task: TaskContext,
+  created: Volume[],
+  copy?: (target: Volume, format: ImageFormat) => Promise<void>,
+): Promise<string> {
   const drive = parsePropertyString(source.value, 'file');
   task.log(`create ${full ? 'full' : 'linked'} clone of drive ${source.key} (${drive.file})`);
   let volume: Volume;
@@ -84,9 +96,10 @@ export async function cloneDisk(cluster: Cluster, source: CloneDiskSource, targe
     await createImage(volume.file, format, bytes);
     created.push(volume);
     task.log(`allocated target volume '${volume.volid}'`);
-    if (!cloudinit) await copyData(cluster, source, volume, format, task);
+    if (!cloudinit) await (copy ? copy(volume, format) : copyData(cluster, source, volume, format, task));
   }
-  const size = (await imageInfo(volume.file)).virtualSize;
+  // forceShare: after a live move the running QEMU holds the new volume open.
+  const size = (await imageInfo(volume.file, undefined, true)).virtualSize;
   const { format: _format, ...rest } = drive;
   return printDevice(cluster, source.key, formatPropertyString({ ...rest, file: volume.volid, size: formatDiskSize(size) }, 'file'));
 }

@@ -236,7 +236,9 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     const { params, errors } = validateParams(schema, input);
     if (Object.keys(errors).length > 0) throw new ApiError(400, 'Parameter verification failed.', errors);
 
-    if (identity && method !== 'GET' && identity.role !== 'admin') {
+    // stop_task (`user => 'all'`) checks for itself: a task's owner may stop it without Sys.Modify.
+    const checksItself = method === 'DELETE' && match.route.template === '/nodes/{node}/tasks/{upid}';
+    if (identity && method !== 'GET' && identity.role !== 'admin' && !checksItself) {
       const target = params.vmid ? `/vms/${params.vmid}` : apiPath.startsWith('/cluster/sdn') ? '/sdn' : apiPath.startsWith('/access') ? '/access' : '/';
       throw new ApiError(403, `Permission check failed (${target}, ${params.vmid ? 'VM.Config.Options' : 'Sys.Modify'})`);
     }

@@ -25,14 +25,46 @@ export interface TaskContext {
   log(line: string): void;
   /** Counts a warning; the task then ends `WARNINGS: N`. */
   warn(line: string): void;
+  /** Waits; rejects with TaskInterrupted when the task is stopped meanwhile (or already was). */
   sleep(ms: number): Promise<void>;
   countImport(): void;
+  /** Aborted when the task is stopped (`DELETE /nodes/{node}/tasks/{upid}`): the worker's SIGTERM. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A stopped task's interruption, worded as a PVE worker dies on SIGTERM without a handler of its own
+ * (RESTEnvironment's fork_worker: "received interrupt"); a worker with its own handler words it itself.
+ */
+export class TaskInterrupted extends Error {
+  constructor(message = 'received interrupt') {
+    super(message);
+  }
+}
+
+/** A sleep that ends early, rejecting with TaskInterrupted, when `signal` aborts. */
+export function interruptibleSleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(new TaskInterrupted());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new TaskInterrupted());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 let pidCounter = 0x1000;
+/** How long PVE's kill_process_group waits after SIGTERM before it sends SIGKILL. */
+const STOP_GRACE_MS = 5_000;
 
 export class Tasks {
   private readonly tasks = new Map<string, SimTask>();
+  private readonly stops = new Map<string, AbortController>();
   /** Every task in start order (kept for the admin dump). */
   readonly history: SimTask[] = [];
 
@@ -44,6 +76,8 @@ export class Tasks {
     const now = Date.now();
     const upid = formatUpid({ ...spec, pid: ++pidCounter, pstart: Math.floor(process.uptime() * 100) + 1000, starttime: Math.floor(now / 1000) });
     let warnings = 0;
+    const stop = new AbortController();
+    this.stops.set(upid, stop);
     const task: SimTask = { ...spec, upid, startMs: now, log: [], imports: 0, done: Promise.resolve() };
     const ctx: TaskContext = {
       log: (line) => task.log.push(line),
@@ -51,8 +85,9 @@ export class Tasks {
         warnings++;
         task.log.push(`WARN: ${line}`);
       },
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      sleep: (ms) => interruptibleSleep(ms, stop.signal),
       countImport: () => task.imports++,
+      signal: stop.signal,
     };
     task.done = (async () => {
       await Promise.resolve(); // the task runs after the request that started it has answered
@@ -67,6 +102,7 @@ export class Tasks {
       const ok = task.exitstatus === 'OK' || task.exitstatus!.startsWith('WARNINGS: ');
       task.log.push(`TASK ${ok ? task.exitstatus : `ERROR: ${task.exitstatus}`}`);
       task.endMs = Date.now();
+      this.stops.delete(upid);
     })();
     this.tasks.set(upid, task);
     this.history.push(task);
@@ -75,6 +111,22 @@ export class Tasks {
 
   get(upid: string): SimTask | undefined {
     return this.tasks.get(upid);
+  }
+
+  /**
+   * Stops a running task as PVE's check_worker does (SIGTERM to the worker's process group, then up to
+   * 5 s for it to end, then SIGKILL): the task's sleeps reject and its own handler, if it has one, cleans
+   * up and ends the task with an error. Resolves when the task has ended or after those 5 s; a task
+   * still running then goes on here (the simulator cannot SIGKILL a promise).
+   */
+  async stop(upid: string): Promise<void> {
+    const task = this.tasks.get(upid);
+    const stop = this.stops.get(upid);
+    if (!task || !stop || task.endMs !== undefined) return;
+    stop.abort();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([task.done, new Promise<void>((r) => (timer = setTimeout(r, STOP_GRACE_MS)))]);
+    clearTimeout(timer);
   }
 
   running(type?: string): SimTask[] {

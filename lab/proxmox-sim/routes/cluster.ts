@@ -1,5 +1,5 @@
 import { parseUpid } from '../../../src/proxmox/upid';
-import { fail, paramError } from '../api-error';
+import { ApiError, fail, paramError } from '../api-error';
 import { VERSIONS } from '../cluster';
 import { guestResource } from '../guest-stats';
 import { nodeResource } from './nodes';
@@ -92,6 +92,8 @@ export const clusterRoutes: RouteTable = {
     };
   },
 
+  'DELETE /nodes/{node}/tasks/{upid}': stopTask,
+
   'GET /nodes/{node}/tasks/{upid}/log': (req) => {
     const task = taskOf(req);
     // Like PVE's dump_logfile: limit 0 reads to the end, `total` counts every line, an empty log reads "no content".
@@ -102,6 +104,30 @@ export const clusterRoutes: RouteTable = {
     return new WithTotal(lines, task.log.length);
   },
 };
+
+/**
+ * pve-manager's stop_task: the upid must name a task of the node (else "no such task"); someone other
+ * than the task's owner (a token's tasks: the token or its user) needs Sys.Modify on /nodes/<node>; a
+ * running task is sent SIGTERM and given 5 s to end (tasks.ts), an ended one is left alone. null.
+ */
+async function stopTask(req: SimRequest): Promise<null> {
+  const upid = req.params.upid!;
+  const node = req.params.node!;
+  req.cluster.requireNode(node);
+  let parsed;
+  try {
+    parsed = parseUpid(upid);
+  } catch {
+    throw paramError({ upid: 'unable to parse worker upid' });
+  }
+  const task = req.cluster.tasks.get(upid);
+  if (!task || parsed.node !== node) throw paramError({ upid: 'no such task' });
+  const [owner, token] = parsed.user.split('!');
+  const isOwner = token ? req.user === parsed.user || req.user === owner : req.user === owner;
+  if (!isOwner && req.role !== 'admin') throw new ApiError(403, `Permission check failed (/nodes/${node}, Sys.Modify)`);
+  await req.cluster.tasks.stop(upid);
+  return null;
+}
 
 /**
  * A task's fields as pve-common's UPID decode gives them (pid, pstart, starttime from the UPID's hex),

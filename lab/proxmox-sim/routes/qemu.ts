@@ -4,10 +4,10 @@ import { formatPropertyString, parsePropertyString } from '../../../src/proxmox/
 import { ApiError, fail } from '../api-error';
 import { configDigest, type SimVm } from '../cluster';
 import { checkHaBeforeDestroy, haConfig, purgeHaOnDestroy } from '../ha/state';
-import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
+import { imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
 import { formatDiskSize, parseDiskSize } from '../../../src/proxmox/disk-size';
 import {
-  applyConfigWrite, applyPending, DISK_KEY, freeUnusedKey, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
+  applyConfigWrite, applyPending, DISK_KEY, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
 } from '../vm-config';
 import { checkDrives } from '../drive-checks';
 import { defaultBootOrder, qemuVmStatus } from '../guest-stats';
@@ -21,6 +21,7 @@ import { assertBaseVolumesUnused, snapshotStateVolumes } from '../vm-destroy';
 import { snapshotConfigAnswer } from './snapshots';
 import { finishResumeFromDisk } from '../vm-suspend';
 import { recordCloudInit } from '../cloud-init-pending';
+import { moveDisk } from '../move-disk';
 
 /** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
 const CONFIG_CONTROL = ['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock', 'force', 'background_delay', 'import-working-storage'];
@@ -207,40 +208,7 @@ export const qemuRoutes: RouteTable = {
     ).upid;
   },
 
-  'POST /nodes/{node}/qemu/{vmid}/move_disk': (req) => {
-    const vm = vmOf(req);
-    const { cluster } = req;
-    const disk = req.params.disk!;
-    if (req.params['target-vmid'] || req.params['target-disk']) throw fail('moving a disk to another VM is not simulated');
-    cluster.checkLock(vm);
-    checkDigest(vm, req.params.digest, 'detected modified configuration - file changed by other user? Try again.');
-    const value = vm.config[disk];
-    if (value === undefined || !DISK_KEY.test(disk)) throw fail(`disk '${disk}' does not exist`);
-    const sourceName = volumeOf(value);
-    // qemu-server parses the old volume as a volume ID (no noerr) before it forks: a disk attached by
-    // absolute path cannot be moved at all, and the request fails at once.
-    if (sourceName.startsWith('/')) throw fail(`unable to parse volume ID '${sourceName}'`);
-    const source = cluster.storages.resolve(sourceName, vm.node);
-    const target = cluster.storages.require(req.params.storage!);
-    const format = (req.params.format as ImageFormat | undefined) ?? (cluster.storages.supportsFormat(target, source.format as ImageFormat) ? (source.format as ImageFormat) : 'raw');
-    if (target.id === source.storage?.id && format === source.format) throw fail("you can't move to the same storage with same format");
-    if (!cluster.storages.supportsFormat(target, format)) throw fail(`unsupported format '${format}' on storage '${target.id}'`);
-    return startTask(req, { node: vm.node, type: 'qmmove', id: String(vm.vmid) }, (task) =>
-      vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
-        checkDigest(vm, req.params.digest, 'detected modified configuration - file changed by other user? Try again.');
-        if (vm.config[disk] !== value) throw new Error('detected modified configuration - file changed by other user? Try again.');
-        const volume = cluster.storages.allocateName(target, vm.node, vm.vmid, format);
-        task.log(`moving disk '${disk}' to '${volume.volid}'`);
-        task.countImport();
-        await task.sleep(cluster.settings.importTaskMs);
-        await convertImage(source.file, volume.file, format, source.format);
-        await task.sleep(cluster.settings.taskMs);
-        vm.config[disk] = value.replace(/^[^,]+/, volume.volid);
-        if (req.params.delete === '1') cluster.storages.remove(source);
-        else vm.config[freeUnusedKey(vm)] = source.volid;
-      }),
-    ).upid;
-  },
+  'POST /nodes/{node}/qemu/{vmid}/move_disk': (req) => moveDisk(req, vmOf(req)),
 
   'GET /nodes/{node}/qemu/{vmid}/status/current': async (req) => {
     const vm = vmOf(req);

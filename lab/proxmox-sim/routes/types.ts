@@ -19,6 +19,9 @@ export interface SimRequest {
 export type Handler = (req: SimRequest) => unknown;
 export type RouteTable = Record<string, Handler>;
 
+/** The exit status of a task that fault injection made fail. */
+export const INJECTED_TASK_FAILURE = 'task failed (fault injected by the simulator)';
+
 /** Starts a task for a request, honouring injected task failures (`onFailure` undoes what the request began). */
 export function startTask(
   req: SimRequest,
@@ -27,7 +30,7 @@ export function startTask(
   onFailure?: () => void,
 ): SimTask {
   return req.cluster.tasks.start({ ...spec, user: req.user }, work, {
-    failWith: req.failTask ? 'task failed (fault injected by the simulator)' : undefined,
+    failWith: req.failTask ? INJECTED_TASK_FAILURE : undefined,
     onFailure,
   });
 }

@@ -71,6 +71,7 @@ export const SIMULATED_ENDPOINTS: ReadonlyArray<{ path: string; methods: readonl
   { path: '/nodes/{node}/qemu/{vmid}/firewall/refs', methods: ['GET'] },
   { path: '/nodes/{node}/qemu/{vmid}/firewall/log', methods: ['GET'] },
   { path: '/nodes/{node}/tasks', methods: ['GET'] },
+  { path: '/nodes/{node}/tasks/{upid}', methods: ['DELETE'] },
   { path: '/nodes/{node}/tasks/{upid}/status', methods: ['GET'] },
   { path: '/nodes/{node}/tasks/{upid}/log', methods: ['GET'] },
   { path: '/nodes/{node}/storage', methods: ['GET'] },

@@ -58,6 +58,7 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     }
     const [upid] = (await api.call('GET /nodes/{node}/tasks', {}, { limit: '1' })) as Array<{ upid: string }>;
     await api.call('GET /nodes/{node}/tasks/{upid}/status', { upid: upid!.upid });
+    await api.call('DELETE /nodes/{node}/tasks/{upid}', { upid: upid!.upid }); // an ended task: left alone, null
     await api.call('GET /nodes/{node}/tasks/{upid}/log', { upid: upid!.upid });
     await api.call('GET /pools', {}, { poolid: SAMPLE_POOL });
     await api.call('GET /nodes/{node}/qemu/{vmid}/config', {}, { snapshot: 'snap1' });
