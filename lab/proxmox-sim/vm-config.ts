@@ -116,7 +116,10 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
     }
     const volume = cluster.storages.resolve(file, vm.node);
     if (!cluster.storages.exists(volume)) throw fail(`volume '${file}' does not exist`);
-    return value;
+    // qemu-server's create_disks for an existing volume: its size from the storage (volume_size_info), written down.
+    if (props.media === 'cdrom' || volume.format === 'iso') return value;
+    const { size: _given, ...rest } = props;
+    return formatPropertyString({ ...rest, file, size: formatDiskSize((await imageInfo(volume.file, volume.format, true)).virtualSize) }, 'file');
   }
 
   const storage = cluster.storages.require(alloc[1]!);

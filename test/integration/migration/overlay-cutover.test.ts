@@ -76,9 +76,13 @@ describe('overlay cutover', () => {
     });
     const vmWorkflow = suite.temporal.client.workflow.getHandle(`migrate-${(suite.lab.document.vsphere as { name: string }).name}-${(await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'mig-app01')!.moid}`);
     // Verified on its overlay: the disks begin to move.
+    let last: MigrationStatus | undefined;
     const moving = await until('the move stage', async () => {
-      const status = await vmWorkflow.query(migrationStatusQuery).catch(() => undefined);
-      return status?.stage === 'move' ? status : undefined;
+      last = (await vmWorkflow.query(migrationStatusQuery).catch(() => undefined)) ?? last;
+      if (last?.outcome) throw new Error(`the migration ended before its move: ${last.outcome} ${last.error ?? ''}`);
+      return last?.stage === 'move' ? last : undefined;
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}; stage ${last?.stage}, error ${last?.error}, worker output:\n${workers[0]?.output().slice(-3000)}`);
     });
     expect(moving.verification?.state).toBe('verified');
     const vmid = moving.vmid!;
