@@ -64,7 +64,7 @@ describe('VMware-native lab guest', () => {
     const onVmware = await boot('bios', 'pvscsi', 'vmxnet3');
     const onVirtio = await boot('bios', 'virtio-scsi-pci', 'virtio-net-pci');
     const [vmware, virtio] = await Promise.all([until(onVmware, /vmw-bios login:/, 540_000), until(onVirtio, /Gave up waiting for root file system device|ALERT! .* does not exist/, 540_000)]);
-    expect(vmware).toContain('Welcome to GRUB!'); // booted by the guest's own GRUB (its serial terminal)
+    expect(vmware).toContain("Booting `Debian GNU/Linux'"); // booted by the guest's own GRUB (its serial terminal)
     expect(vmware).toContain('VMware PVSCSI storage adapter'); // the driver its initramfs has
     expect(vmware).toMatch(/vmxnet3 .* renamed from eth0/);
     expect(vmware).toMatch(/Welcome to .*Debian GNU\/Linux 12/); // the root it found
