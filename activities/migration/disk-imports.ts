@@ -1,4 +1,5 @@
-import { activityInfo } from '@temporalio/activity';
+import { activityInfo, Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
 import type { ImportFromDiskSpec } from '../../src/domain/pve-vm-spec';
 import { FerryError } from '../../src/errors';
 import { attachedDisks, ProxmoxNotFoundError, ProxmoxTaskError, type ProxmoxClient } from '../../src/proxmox';
@@ -32,7 +33,31 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
       }
       const started = Date.now();
       const bwlimitKiBps = bandwidthMiBps !== undefined ? Math.max(1, Math.round(bandwidthMiBps * 1024)) : undefined;
-      const { task } = await pve().disks.move(node, vmid, slot, { storage, deleteSource: true, bwlimitKiBps }, { onProgress: beatTask('move'), copyProgress: true, timeoutMs: DAY_MS });
+      // Cancelled (a rollback while the disk moves): the move task is stopped, as a person would stop it;
+      // PVE then cancels the mirror and frees the copy, and the VM can be stopped (the move holds its lock).
+      let upid: string | undefined;
+      const beat = beatTask('move');
+      const signal = Context.current().cancellationSignal;
+      const stop = () => void (upid ? pve().tasks.stop(upid).catch(() => undefined) : undefined);
+      signal.addEventListener('abort', stop);
+      let task;
+      try {
+        ({ task } = await pve().disks.move(node, vmid, slot, { storage, deleteSource: true, bwlimitKiBps }, {
+          onProgress: (p) => {
+            upid = p.upid;
+            if (signal.aborted) stop();
+            beat(p);
+          },
+          copyProgress: true,
+          timeoutMs: DAY_MS,
+        }));
+      } catch (err) {
+        // The stopped task fails; the activity reports what it was: cancelled, not a move to retry.
+        if (signal.aborted) throw new CancelledFailure(`the move of ${slot} was cancelled (task ${upid ?? 'not started'} stopped)`, [], err instanceof Error ? err : undefined);
+        throw err;
+      } finally {
+        signal.removeEventListener('abort', stop);
+      }
       const moved = await pve().disks.get(node, vmid, slot);
       if (!moved?.volume.startsWith(`${storage}:`)) throw new FerryError(`VM ${vmid} ${slot}: the move to ${storage} ended with the disk on ${moved?.volume ?? 'nothing'}`, 'transient');
       return { slot, volume: moved.volume, bytes: moved.sizeBytes ?? 0, seconds: (task?.durationMs ?? Date.now() - started) / 1000, alreadyMoved: false, attempt: activityInfo().attempt };

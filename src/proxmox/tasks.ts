@@ -1,6 +1,6 @@
 import { ProxmoxTaskError, ProxmoxTaskTimeoutError } from './errors';
 import { nodePath } from './node-name';
-import { taskListSchema, taskLogSchema, taskStatusSchema } from './schemas';
+import { nullSchema, taskListSchema, taskLogSchema, taskStatusSchema } from './schemas';
 import type { ProxmoxTransport, ResultAttributes } from './transport';
 import { parseUpid } from './upid';
 import { pollDelayToward, taskDurations } from '../poll-delay';
@@ -88,6 +88,12 @@ export class TaskWaiter {
       if (elapsedMs >= timeoutMs) throw new ProxmoxTaskTimeoutError(upid, elapsedMs);
       await new Promise((r) => setTimeout(r, Math.min(pollDelayToward(elapsedMs, maxPause, taskDurations.expected(`pve:${type}`)), timeoutMs - elapsedMs)));
     }
+  }
+
+  /** Stops a running task (`DELETE /nodes/{node}/tasks/{upid}`: PVE signals its worker); one that ended is left alone. */
+  async stop(upid: string): Promise<void> {
+    const { node } = parseUpid(upid);
+    await this.transport.call('DELETE', `/nodes/${node}/tasks/${encodeURIComponent(upid)}`, {}, nullSchema);
   }
 
   /**

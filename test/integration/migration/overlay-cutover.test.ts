@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Agent, request } from 'undici';
 import { guestImage } from '../../../lab/guest-image/paths';
 import { nfsMigrationDir } from '../../../lab/shared-paths';
-import { migrationStatusQuery } from '../../../src/domain/messages';
+import type { WorkflowHandle } from '@temporalio/client';
+import { migrationStatusQuery, rollbackUpdate } from '../../../src/domain/messages';
 import { coordinationQueue } from '../../../src/domain/task-queues';
 import type { MigrationStatus } from '../../../src/domain/migration';
 import type { migrationWave } from '../../../workflows/migration-wave';
@@ -32,10 +33,7 @@ describe('overlay cutover', () => {
     await Promise.all(workers.map((w) => w.kill().catch(() => undefined)));
   });
 
-  const vmdkChecksums = () => {
-    const dir = path.join(nfsMigrationDir(suite.lab.stateDir), 'mig-app01');
-    return execFileSync('sha256sum', ['mig-app01.vmdk', 'mig-app01-flat.vmdk'], { cwd: dir, encoding: 'utf8' });
-  };
+  const vmdkChecksums = (vm: string) => execFileSync('sha256sum', [`${vm}.vmdk`, `${vm}-flat.vmdk`], { cwd: path.join(nfsMigrationDir(suite.lab.stateDir), vm), encoding: 'utf8' });
 
   async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 600_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
@@ -53,37 +51,55 @@ describe('overlay cutover', () => {
     return `PVEAPIToken=${proxmox.user}!${proxmox.tokenId}=${suite.lab.env.PROXMOX_TOKEN_SECRET}`;
   };
 
-  it('runs the guest from its overlay, verified, then moves its disk live through a failed task and a killed worker, nothing lost', async () => {
-    const before = vmdkChecksums();
+  /** Workers serving one overlay wave of `vm` (8 MiB/s per move: a move takes most of a minute, time to interrupt it). */
+  function overlayWave(vm: string) {
     const taskQueue = uniqueName('ovl');
     const migration = suite.lab.document.migration as Record<string, unknown>;
     const document = {
       ...suite.lab.document,
       migration: {
         ...migration,
-        // 8 MiB/s over the lab guest's 384 MiB: a move takes most of a minute, time to interrupt it.
         cutover: { mode: 'overlay', shutdownTimeout: '2m', forcePowerOff: true, startAfter: true, moveBandwidth: 8 },
         verify: { probes: [{ tcp: guestImage().manifest.probe.port }], agentTimeout: '10m', networkTimeout: '30s', pollInterval: '500ms', onFailure: 'decide' },
       },
       worker: { taskQueue, shutdownGraceTime: '1s' },
     };
-    const worker = (name: string) => startWorkerProcess({ config: document, configFile: path.join(suite.lab.stateDir, `${name}.yaml`), env: suite.lab.env, name, prebuiltBundle: true });
-    workers.push(await worker('worker-a'));
-    const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
-      taskQueue: coordinationQueue(taskQueue),
-      workflowId: `${taskQueue}-wave`,
-      args: [{ waveId: taskQueue, selection: { names: ['mig-app01'] }, autoApprove: { by: 'alice', reason: 'overlay cutover' } }],
-    });
-    const vmWorkflow = suite.temporal.client.workflow.getHandle(`migrate-${(suite.lab.document.vsphere as { name: string }).name}-${(await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'mig-app01')!.moid}`);
-    // Verified on its overlay: the disks begin to move.
+    const worker = async (name: string) => {
+      const started = await startWorkerProcess({ config: document, configFile: path.join(suite.lab.stateDir, `${name}.yaml`), env: suite.lab.env, name, prebuiltBundle: true });
+      workers.push(started);
+      return started;
+    };
+    const start = async () => {
+      const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
+        taskQueue: coordinationQueue(taskQueue),
+        workflowId: `${taskQueue}-wave`,
+        args: [{ waveId: taskQueue, selection: { names: [vm] }, autoApprove: { by: 'alice', reason: 'overlay cutover' } }],
+      });
+      const moid = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === vm)!.moid;
+      return { wave, vmWorkflow: suite.temporal.client.workflow.getHandle(`migrate-${(suite.lab.document.vsphere as { name: string }).name}-${moid}`) };
+    };
+    return { worker, start };
+  }
+
+  /** The VM verified on its overlays, its disks moving: its status then. */
+  async function moveStage(vmWorkflow: WorkflowHandle, worker?: WorkerProcess): Promise<MigrationStatus> {
     let last: MigrationStatus | undefined;
-    const moving = await until('the move stage', async () => {
+    return await until('the move stage', async () => {
       last = (await vmWorkflow.query(migrationStatusQuery).catch(() => undefined)) ?? last;
       if (last?.outcome) throw new Error(`the migration ended before its move: ${last.outcome} ${last.error ?? ''}`);
       return last?.stage === 'move' ? last : undefined;
     }).catch((err: Error) => {
-      throw new Error(`${err.message}; stage ${last?.stage}, error ${last?.error}, worker output:\n${workers[0]?.output().slice(-3000)}`);
+      throw new Error(`${err.message}; stage ${last?.stage}, error ${last?.error}, worker output:\n${worker?.output().slice(-3000)}`);
     });
+  }
+
+  it('runs the guest from its overlay, verified, then moves its disk live through a failed task and a killed worker, nothing lost', async () => {
+    const before = vmdkChecksums('mig-app01');
+    const { worker, start } = overlayWave('mig-app01');
+    const workerA = await worker('worker-a');
+    const { wave, vmWorkflow } = await start();
+    // Verified on its overlay: the disks begin to move.
+    const moving = await moveStage(vmWorkflow, workerA);
     expect(moving.verification?.state).toBe('verified');
     const vmid = moving.vmid!;
     const config = await suite.lab.deps.proxmox!.config.get(node, vmid);
@@ -107,8 +123,8 @@ describe('overlay cutover', () => {
     // The retry's move, then its worker killed mid-way: another worker takes the activity over and waits for that move.
     const second = await until('the retried move', () => runningMove()?.upid !== first.upid ? runningMove() : undefined);
     await until('the retried move under way', () => (second.log.some((l) => /transferred/.test(l)) ? true : undefined));
-    await workers[0]!.kill();
-    workers.push(await worker('worker-b'));
+    await workerA.kill();
+    await worker('worker-b');
 
     const { status } = await readWaveOutcome(suite.temporal.client, wave);
     expect(status.vms.map((v) => [v.name, v.outcome])).toEqual([['mig-app01', 'migrated']]);
@@ -121,7 +137,7 @@ describe('overlay cutover', () => {
     const after = (await suite.lab.deps.proxmox!.config.get(node, vmid)).values;
     expect(Object.entries(after).filter(([, v]) => String(v).includes('nfs-migration'))).toEqual([]);
     expect(existsSync(path.join(nfsMigrationDir(suite.lab.stateDir), 'images', String(vmid), `vm-${vmid}-disk-0.qcow2`))).toBe(false);
-    expect(vmdkChecksums()).toBe(before);
+    expect(vmdkChecksums('mig-app01')).toBe(before);
     // The guest ran through it all, and its file reads back from the new disk (the page cache dropped first).
     expect((await suite.lab.deps.proxmox!.agent.runState(node, vmid)).qmpstatus).toBe('running');
     const read = await guestExec(agentSocket, '/bin/sh', ['-c', 'echo 3 > /proc/sys/vm/drop_caches && sha256sum /root/before-the-move']);
@@ -129,6 +145,32 @@ describe('overlay cutover', () => {
     const downtime = result.verification!.downtimeSeconds!;
     const move = result.timings.find((t) => t.stage === 'move')!;
     console.log(`overlay cutover of mig-app01: downtime ${downtime} s; disk moved live in ${((move.endedAt! - move.startedAt) / 1000).toFixed(1)} s (${result.moves![0]!.attempts} attempts)`);
+  });
+
+  it('rolls back while the disk moves: only with the guest writes acknowledged; VMware back on, byte for byte as it was', async () => {
+    const before = vmdkChecksums('mig-app02');
+    const { worker, start } = overlayWave('mig-app02');
+    await worker('worker-c');
+    const { vmWorkflow } = await start();
+    const moving = await moveStage(vmWorkflow, workers.at(-1));
+    const vmid = moving.vmid!;
+    const moveTask = await until('its move under way', () => suite.lab.pve.cluster.tasks.running('qmmove').find((t) => t.id === String(vmid) && t.log.some((l) => /transferred/.test(l))));
+    // The guest has run on Proxmox: a rollback that does not acknowledge losing its writes is refused.
+    await expect(vmWorkflow.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'changed our mind' }] })).rejects.toThrow(/discards what the guest wrote since it started on Proxmox/);
+    await vmWorkflow.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'changed our mind', discardGuestWrites: true }] });
+    const result = (await vmWorkflow.result()) as MigrationStatus;
+    expect(result.outcome).toBe('rolled-back');
+    expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'alice', discardedGuestWrites: true })]);
+    // The move did not finish; the Proxmox VM is stopped without the disks it had; no overlay left.
+    await until('the cancelled move to end', () => (moveTask.endMs !== undefined ? true : undefined), 60_000);
+    expect(moveTask.exitstatus).not.toBe('OK');
+    expect((await suite.lab.deps.proxmox!.power.status(node, vmid)).status).toBe('stopped');
+    const config = (await suite.lab.deps.proxmox!.config.get(node, vmid)).values;
+    expect(Object.keys(config).filter((k) => /^(scsi|unused)\d+$/.test(k))).toEqual([]);
+    expect(existsSync(path.join(nfsMigrationDir(suite.lab.stateDir), 'images', String(vmid)))).toBe(false);
+    // VMware: on again, as it was before the shutdown, its disk byte for byte as before.
+    expect((await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'mig-app02')!.powerState).toBe('poweredOn');
+    expect(vmdkChecksums('mig-app02')).toBe(before);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import { ActivityCancellationType, ApplicationFailure, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import { diskStorage } from '../../../src/domain/placement';
 import type { MigrateVmResult, MoveRecord } from '../../../src/domain/migration';
 import { withPermit } from '../../permits';
@@ -56,7 +56,9 @@ async function moveAll(run: MigrationRun): Promise<void> {
     try {
       const moved = await withPermit(importPermit(run, `move ${vm} ${record.slot}`), async ({ waitedMs }) => {
         run.waited({ for: `import permit (move ${record.slot})`, waitedMs });
-        return await run.acts.copies.moveDisk.executeWithOptions({ summary: `move ${record.slot} of ${vm} live to ${storage}` }, [
+        // A rollback while moving waits for the move task to be stopped (it holds the VM's lock).
+        const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
+        return await run.acts.copies.moveDisk.executeWithOptions({ summary: `move ${record.slot} of ${vm} live to ${storage}`, cancellationType }, [
           { node: run.settings.node, vmid, slot: record.slot, storage, ...(run.settings.cutover.moveBandwidthMiBps ? { bandwidthMiBps: run.settings.cutover.moveBandwidthMiBps } : {}) },
         ]);
       });
