@@ -13,4 +13,5 @@ module.exports = {
   testTimeout: 60_000,
   // Order matters only for wall time: fast pure tests first.
   testSequencer: '<rootDir>/test/harness/sequencer.js',
+  reporters: ['default', '<rootDir>/test/harness/slowest-suites.js'],
 };

@@ -37,7 +37,7 @@ VMW_CMDLINE="console=tty0 console=ttyS0,115200n8 mitigations=off no_timer_check"
 GUEST_AGENT_DEBS="qemu-guest-agent liburing2 libnuma1"
 
 apt_install_conversion() {
-  apt_install virt-v2v guestfs-tools nbdkit
+  apt_install virt-v2v guestfs-tools guestfish nbdkit
   # supermin needs a kernel with its modules; a host that boots Linux has one already.
   compgen -G '/boot/vmlinuz-*' >/dev/null || apt_install linux-image-cloud-amd64
 }

@@ -156,7 +156,9 @@ describe('overlay cutover', () => {
     const vmid = moving.vmid!;
     const moveTask = await until('its move under way', () => suite.lab.pve.cluster.tasks.running('qmmove').find((t) => t.id === String(vmid) && t.log.some((l) => /transferred/.test(l))));
     // The guest has run on Proxmox: a rollback that does not acknowledge losing its writes is refused.
-    await expect(vmWorkflow.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'changed our mind' }] })).rejects.toThrow(/discards what the guest wrote since it started on Proxmox/);
+    await expect(vmWorkflow.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'changed our mind' }] })).rejects.toMatchObject({
+      cause: { message: expect.stringMatching(/discards what the guest wrote since it started on Proxmox/) },
+    });
     await vmWorkflow.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'changed our mind', discardGuestWrites: true }] });
     const result = (await vmWorkflow.result()) as MigrationStatus;
     expect(result.outcome).toBe('rolled-back');
