@@ -154,7 +154,7 @@ describe.each(FLAVOURS)('consoles and remote migration, PVE %s', (flavour) => {
     const ask = async (line: object) => {
       const before = Buffer.concat(tunnel.messages).length;
       tunnel.send(`${JSON.stringify(line)}\n`);
-      const all = await tunnel.received(before + 1);
+      await tunnel.received(before + 1);
       await new Promise((r) => setTimeout(r, 20));
       return JSON.parse(Buffer.concat(tunnel.messages).subarray(before).toString()) as Record<string, unknown>;
     };
