@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { ApiError, fail } from './api-error';
 import { Cluster, configDigest, type ClusterSpec, type SimIdentity, type SimSettings } from './cluster';
@@ -13,6 +15,12 @@ import { accessRoutes } from './routes/access';
 import { agentRoutes } from './routes/agent';
 import { agentCommandRoutes } from './routes/agent-commands';
 import { cloudinitRoutes } from './routes/cloudinit';
+import { connect as connectListener } from './console/listeners';
+import { acceptWebSocket } from './console/websocket';
+import { consoleRoutes, setConsoleCa } from './routes/console';
+import { dbusVmstateRoutes } from './routes/dbus-vmstate';
+import { remoteMigrateRoutes } from './routes/remote-migrate';
+import { tunnelRoutes } from './routes/tunnel';
 import { clusterRoutes } from './routes/cluster';
 import { lxcRoutes } from './routes/lxc';
 import { nodeRoutes } from './routes/nodes';
@@ -95,6 +103,7 @@ const ALL_ROUTES: Record<string, Handler> = {
   ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes, ...agentRoutes, ...haRoutes,
   ...snapshotRoutes, ...cloneRoutes, ...templateRoutes, ...featureRoutes, ...powerStateRoutes, ...migrateRoutes,
   ...agentCommandRoutes, ...cloudinitRoutes, ...rrdRoutes, ...monitorRoutes, ...firewallRoutes,
+  ...consoleRoutes, ...tunnelRoutes, ...remoteMigrateRoutes, ...dbusVmstateRoutes,
 };
 
 function buildRoutes(flavour: Flavour): Route[] {
@@ -173,6 +182,7 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
   faults.set(options.faults);
   const host = options.host ?? '127.0.0.1';
   const tls = await createSimulatorTls(path.join(options.stateDir, 'tls'), [host, 'localhost', '127.0.0.1']);
+  setConsoleCa(cluster, readFileSync(tls.caFile, 'utf8'));
   const requests: RequestLogEntry[] = [];
   const connections: ConnectionStats = { opened: 0, open: 0, peakOpen: 0 };
   let seq = 0;
@@ -215,7 +225,19 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       const messages: Record<number, string> = { 500: 'internal error (fault injected by the simulator)', 502: 'Bad Gateway', 503: 'Service Unavailable' };
       throw new ApiError(fault.status!, messages[fault.status!]!);
     }
-    const body = await readBody(req);
+    const data = await dispatch(req, apiPath, query, fault, entry);
+    if (fault.outcome === 'drop-after') {
+      req.socket.destroy(); // the work is done, the answer is lost
+      return;
+    }
+    entry.status = 200;
+    send(res, 200, data instanceof WithTotal ? { data: data.data, total: data.total } : { data: data ?? null });
+  }
+
+  /** Authentication, the schema's check of the parameters, the permission check, then the handler. */
+  async function dispatch(req: IncomingMessage, apiPath: string, query: URLSearchParams, fault: FaultDecision, entry: RequestLogEntry): Promise<unknown> {
+    const method = req.method ?? 'GET';
+    const body = req.headers.upgrade ? {} : await readBody(req); // an upgrade's socket belongs to the websocket
     const isTicket = apiPath === '/access/ticket' && method === 'POST';
     const identity = isTicket ? undefined : await authenticate(req);
     entry.user = identity?.id;
@@ -243,13 +265,35 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       throw new ApiError(403, `Permission check failed (${target}, ${params.vmid ? 'VM.Config.Options' : 'Sys.Modify'})`);
     }
     if (fault.outcome === 'locked') throw fail('VM is locked (backup)');
-    const data = await handler({ cluster, method, path: apiPath, params, user: identity?.id ?? '', role: identity?.role ?? 'audit', failTask: fault.failTask });
-    if (fault.outcome === 'drop-after') {
-      req.socket.destroy(); // the work is done, the answer is lost
+    return handler({ cluster, method, path: apiPath, params, user: identity?.id ?? '', role: identity?.role ?? 'audit', failTask: fault.failTask });
+  }
+
+  /**
+   * A websocket upgrade, as pveproxy's websocket_proxy: the GET runs as any API call (its handler checks
+   * the vncticket or tunnel ticket and answers the `port` or `socket` to relay to), then the connection
+   * is handed to the task listening there. Nobody listening: pveproxy's connect fails and it closes.
+   */
+  async function handleUpgrade(req: IncomingMessage, socket: Duplex, url: URL) {
+    const entry: RequestLogEntry = { seq: ++seq, method: req.method ?? 'GET', path: url.pathname.slice('/api2/json'.length), startMs: Date.now() };
+    requests.push(entry);
+    socket.once('close', () => (entry.endMs = Date.now()));
+    const fault = faults.decide(entry.method, entry.path);
+    let data: unknown;
+    try {
+      if (req.method !== 'GET') throw new ApiError(501, `Method '${req.method} ${url.pathname}' not implemented`);
+      data = await dispatch(req, entry.path, url.searchParams, fault, entry);
+    } catch (err) {
+      const apiError = err instanceof ApiError ? err : new ApiError(500, err instanceof Error ? err.message : String(err));
+      entry.status = apiError.status;
+      socket.end(`HTTP/1.1 ${apiError.status} ${reason(apiError.message)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    entry.status = 200;
-    send(res, 200, data instanceof WithTotal ? { data: data.data, total: data.total } : { data: data ?? null });
+    const target = data as { port?: string; socket?: string } | null;
+    const address = target?.port !== undefined ? `port:${target.port}` : target?.socket !== undefined ? `socket:${target.socket}` : undefined;
+    const peer = acceptWebSocket(req, socket);
+    if (!peer) return void (entry.status = 400);
+    entry.status = 101;
+    if (!address || !connectListener(cluster, address, peer)) peer.close();
   }
 
   const server: Server = createServer({ cert: tls.cert, key: tls.key, keepAlive: true }, (req, res) => {
@@ -271,6 +315,12 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     } else {
       onError(new ApiError(404, 'Not Found'));
     }
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    const url = new URL(req.url ?? '/', 'https://sim');
+    if (!url.pathname.startsWith('/api2/json/')) return void socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+    socket.on('error', () => socket.destroy());
+    handleUpgrade(req, socket, url).catch(() => socket.destroy());
   });
   server.keepAliveTimeout = 60_000;
   server.on('connection', (socket) => {

@@ -67,6 +67,8 @@ export interface QemuCommandInput {
     qga: string;
     pidFile: string;
     serialLog: string;
+    /** The VNC server's unix socket (PVE: /var/run/qemu-server/<vmid>.vnc), reached through vncproxy. */
+    vnc: string;
     /** Used for OVMF without an efidisk (PVE: /run/qemu-server/efidisk/<vmid>-ovmf.fd). */
     temporaryEfivars: string;
   };
@@ -206,6 +208,10 @@ export function qemuCommandLine(input: QemuCommandInput): QemuCommand {
   argv.push('-boot', 'menu=on,strict=on,reboot-timeout=1000');
   if (config.reboot !== undefined && !isTrue(config.reboot)) argv.push('-no-reboot');
   argv.push('-vga', 'none', '-display', 'none');
+  // VNC on a unix socket with a password, as qemu-server's config_to_command: `qm vncproxy` sets a
+  // one-time password over QMP and relays the socket. No VGA device is added (the guests here speak on
+  // their serial console), so a client gets the RFB handshake and an empty screen.
+  argv.push('-vnc', `unix:${paths.vnc},password=on`);
   // The console: serial port 0 into the VM's log file (PVE wires serialN only when configured).
   argv.push('-chardev', `file,id=serial0,path=${paths.serialLog}`, '-serial', 'chardev:serial0');
 

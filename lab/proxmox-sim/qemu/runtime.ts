@@ -41,6 +41,8 @@ export interface QemuInstance {
   forwards: ForwardedPort[];
   qmp: string;
   qga: string;
+  /** VNC server socket (`-vnc unix:…,password=on`). */
+  vnc: string;
   serialLog: string;
   qemuVersion?: string;
   /** Resolves when QEMU has exited and the runtime has forgotten it. */
@@ -113,7 +115,7 @@ export class QemuRuntime {
 
   paths(vmid: number) {
     const file = (name: string) => path.join(this.dir, name);
-    return { qmp: file(`${vmid}.qmp`), qga: file(`${vmid}.qga`), pidFile: file(`${vmid}.pid`), serialLog: file(`${vmid}.serial.log`), temporaryEfivars: file(`${vmid}-ovmf.fd`) };
+    return { qmp: file(`${vmid}.qmp`), qga: file(`${vmid}.qga`), pidFile: file(`${vmid}.pid`), serialLog: file(`${vmid}.serial.log`), vnc: file(`${vmid}.vnc`), temporaryEfivars: file(`${vmid}-ovmf.fd`) };
   }
 
   get(vmid: number): QemuInstance | undefined {
@@ -218,10 +220,10 @@ export class QemuRuntime {
     const boot = await this.bootDisk(cluster, vm);
     if (!boot) throw new Error(`VM ${vm.vmid}: no bootable disk`);
     const paths = this.paths(vm.vmid);
-    for (const p of [paths.qmp, paths.qga]) {
+    for (const p of [paths.qmp, paths.qga, paths.vnc]) {
       if (p.length > MAX_SOCKET_PATH) throw new Error(`start failed: socket path '${p}' is longer than ${MAX_SOCKET_PATH} bytes (move the simulator's state dir)`);
     }
-    for (const p of [paths.qmp, paths.qga, paths.pidFile]) rmSync(p, { force: true });
+    for (const p of [paths.qmp, paths.qga, paths.vnc, paths.pidFile]) rmSync(p, { force: true });
     if (existsSync(paths.serialLog)) truncateSync(paths.serialLog);
 
     const config = vm.config;
@@ -288,6 +290,7 @@ export class QemuRuntime {
       forwards,
       qmp: paths.qmp,
       qga: paths.qga,
+      vnc: paths.vnc,
       serialLog: paths.serialLog,
       gone: new Promise<void>((resolve) => (forget = resolve)),
     };
@@ -300,7 +303,7 @@ export class QemuRuntime {
     this.instances.set(vm.vmid, instance);
     void qemu.exited.then(() => {
       if (this.instances.get(vm.vmid) === instance) this.instances.delete(vm.vmid);
-      for (const p of [paths.qmp, paths.qga, paths.pidFile, paths.temporaryEfivars]) rmSync(p, { force: true });
+      for (const p of [paths.qmp, paths.qga, paths.vnc, paths.pidFile, paths.temporaryEfivars]) rmSync(p, { force: true });
       onExit();
       forget();
     });

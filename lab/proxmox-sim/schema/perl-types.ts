@@ -90,7 +90,11 @@ export const PERL_TYPES: readonly PerlTypeRule[] = [
   { route: 'GET /nodes/{node}/qemu/{vmid}/firewall/ipset/{name}', at: '[].nomatch', type: 'bit', source: 'API2/Firewall/IPSet.pm create_ip: `$data->{nomatch} = 1 if $param->{nomatch}`' },
   { route: 'GET /nodes/{node}/qemu/{vmid}/agent/exec-status', at: 'exited', type: 'bit', source: 'QemuServer/Agent.pm qemu_exec_status: "convert JSON::Boolean to 1/0"' },
   { route: 'POST /nodes/{node}/qemu/{vmid}/agent/exec', at: 'pid', type: 'integer', source: "qemu-guest-agent's guest-exec answer, passed through" },
-  { route: 'GET /nodes/{node}/qemu/{vmid}/agent/file-read', at: 'bytes-read', type: 'integer', source: 'API2/Qemu/Agent.pm file-read: `$bytes_read += $read->{count}`' },
+  { route: 'GET /nodes/{node}/qemu/{vmid}/agent/file-read', at: 'bytes-read', type: 'integer', source: 'API2/Qemu/Agent.pm file-read: `$bytes_read += $read->{count}`' },  { route: 'POST /nodes/{node}/qemu/{vmid}/vncproxy', at: 'port', type: 'integer', source: 'API2/Qemu.pm vncproxy: `port => $port` from PVE::Tools::next_vnc_port (a loop counter)' },
+  { route: 'POST /nodes/{node}/qemu/{vmid}/termproxy', at: 'port', type: 'integer', source: 'API2/Qemu.pm termproxy: `port => $port` from next_vnc_port' },
+  { route: 'GET /nodes/{node}/qemu/{vmid}/vncwebsocket', at: 'port', type: 'numeric string', source: 'API2/Qemu.pm vncwebsocket: `return { port => $port }`, the query parameter as it came (the schema says string)' },
+  { route: 'POST /nodes/{node}/qemu/{vmid}/spiceproxy', at: 'tls-port', type: 'integer', source: "QemuServer.pm spice_port: query-spice's `tls-port`, a JSON number from QMP" },
+  { route: 'POST /nodes/{node}/qemu/{vmid}/spiceproxy', at: 'delete-this-file', type: 'integer', source: "pve-access-control remote_viewer_config: `'delete-this-file' => 1`" },
 ];
 
 /**

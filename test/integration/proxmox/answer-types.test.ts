@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { connect as tlsConnect } from 'node:tls';
 import { AGENT_BASE } from '../../../lab/proxmox-sim/schema/agent-endpoints';
 import { PERL_TYPES, SCHEMA_DEVIATIONS } from '../../../lab/proxmox-sim/schema/perl-types';
 import { SAMPLE_POOL } from '../../../lab/proxmox-sim/sample-cluster';
@@ -170,6 +172,30 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     await api.call('GET /cluster/ha/groups/{group}', { group: 'typed' });
     await api.call('PUT /cluster/ha/groups/{group}', { group: 'typed' }, { nodes: 'pve1,pve2' });
     await api.call('DELETE /cluster/ha/groups/{group}', { group: 'typed' });
+
+    // Consoles and the remote-migration routes (routes/console.ts, tunnel.ts, remote-migrate.ts).
+    const vnc = await api.call('POST /nodes/{node}/qemu/{vmid}/vncproxy', vm, { websocket: '1' });
+    await api.call('GET /nodes/{node}/qemu/{vmid}/vncwebsocket', vm, { port: String(vnc.port), vncticket: vnc.ticket });
+    await api.call('POST /nodes/{node}/qemu/{vmid}/termproxy', vm);
+    await task('POST /nodes/{node}/qemu', {}, { vmid: '3004', vga: 'qxl' });
+    await task('POST /nodes/{node}/qemu/{vmid}/status/start', { vmid: '3004' });
+    await api.call('POST /nodes/{node}/qemu/{vmid}/spiceproxy', { vmid: '3004' });
+    const tunnel = await api.call('POST /nodes/{node}/qemu/{vmid}/mtunnel', { vmid: '3020' }, { storages: 'local-lvm' });
+    await api.call('GET /nodes/{node}/qemu/{vmid}/mtunnelwebsocket', { vmid: '3020' }, { socket: tunnel.socket, ticket: tunnel.ticket });
+    await fx.sim.cluster.tasks.stop(tunnel.upid);
+    const fingerprint = await new Promise<string>((resolve, reject) => {
+      const probe = tlsConnect({ host: fx.sim.host, port: fx.sim.port, ca: readFileSync(fx.sim.caFile) }, () => {
+        resolve(probe.getPeerCertificate().fingerprint256);
+        probe.end();
+      });
+      probe.on('error', reject);
+    });
+    const endpoint = `apitoken=PVEAPIToken=${fx.credentials.tokenId}=${fx.credentials.tokenSecret},host=127.0.0.1,port=${fx.sim.port},fingerprint=${fingerprint}`;
+    // The task then fails (moving a VM through the tunnel is not simulated); the answer is its UPID.
+    const migration = (await api.call('POST /nodes/{node}/qemu/{vmid}/remote_migrate', { vmid: TEMPLATE }, { 'target-endpoint': endpoint, 'target-storage': 'local-lvm', 'target-bridge': 'vmbr0', 'target-vmid': '3021' })) as string;
+    expect(migration).toMatch(/^UPID:/);
+    await fx.sim.cluster.tasks.get(migration)!.done; // it stops the tunnel task it opened here, while the API still answers
+    if (flavour === '9.1') await api.call('POST /nodes/{node}/qemu/{vmid}/dbus-vmstate', vm, { action: 'start' });
 
     api.covered.add('POST /access/ticket');
     const uncovered = allRoutes(flavour).filter((r) => !api.covered.has(r) && !isAgentRoute(r) && r !== `GET ${AGENT_BASE}`);

@@ -34,14 +34,14 @@ describe('the committed PVE schema subset', () => {
     expect(committed.origin).toMatch(/proxmox\/pve-docs/);
   });
 
-  it('covers every simulated endpoint in 9.1, and in 8.4 all but the SDN lock and the HA rules added in PVE 9', () => {
+  it('covers every simulated endpoint in 9.1, and in 8.4 all but the SDN lock, dbus-vmstate and the HA rules added in PVE 9', () => {
     const in91 = loadSubset('9.1').endpoints;
     const in84 = loadSubset('8.4').endpoints;
     for (const { path: p, methods } of SIMULATED_ENDPOINTS) {
       for (const m of methods) expect([p, m, in91[p]?.[m] !== undefined]).toEqual([p, m, true]);
     }
     const missingIn84 = SIMULATED_ENDPOINTS.map((e) => e.path).filter((p) => !in84[p]);
-    expect(missingIn84).toEqual(['/cluster/sdn/lock', '/cluster/sdn/rollback', '/cluster/ha/rules', '/cluster/ha/rules/{rule}']);
+    expect(missingIn84).toEqual(['/cluster/sdn/lock', '/cluster/sdn/rollback', '/nodes/{node}/qemu/{vmid}/dbus-vmstate', '/cluster/ha/rules', '/cluster/ha/rules/{rule}']);
   });
 
   it.each(Object.keys(FLAVOURS) as Flavour[])('every Perl pattern in the PVE %s subset compiles to a JavaScript RegExp', (flavour) => {

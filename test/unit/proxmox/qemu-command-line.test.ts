@@ -7,7 +7,7 @@ import { checkHint, userNetworkFor } from '../../../lab/proxmox-sim/qemu/guest-n
  * The simulator's QEMU command line from a VM config, as qemu-server's config_to_command wires it
  * (pure: no QEMU runs here), the bootable-disk rule, and the lab's user networks.
  */
-const paths = { qmp: '/run/q/100.qmp', qga: '/run/q/100.qga', pidFile: '/run/q/100.pid', serialLog: '/run/q/100.serial.log', temporaryEfivars: '/run/q/100-ovmf.fd' };
+const paths = { qmp: '/run/q/100.qmp', qga: '/run/q/100.qga', pidFile: '/run/q/100.pid', serialLog: '/run/q/100.serial.log', vnc: '/run/q/100.vnc', temporaryEfivars: '/run/q/100-ovmf.fd' };
 const MAC = 'BC:24:11:AA:BB:01';
 
 function build(config: Record<string, string>, extra: Partial<QemuCommandInput> = {}) {
@@ -44,6 +44,7 @@ describe('QEMU command line from a PVE VM config', () => {
     expect(one(argv, '-pidfile')).toBe(paths.pidFile);
     expect(values(argv, '-chardev')).toContain(`file,id=serial0,path=${paths.serialLog}`);
     expect(argv).toEqual(expect.arrayContaining(['-nodefaults', '-vga', 'none', '-display', 'none']));
+    expect(one(argv, '-vnc')).toBe(`unix:${paths.vnc},password=on`);
     expect(values(argv, '-drive').some((d) => d.includes('pflash'))).toBe(false);
     expect(argv).not.toContain('-daemonize');
   });
