@@ -107,7 +107,8 @@ async function oneCutover(client: Client, temporalAddress: string, bundleFile: s
         migration: {
           ...(sims.document.migration as Record<string, unknown>),
           cutover: { mode, shutdownTimeout: '2m', forcePowerOff: true, startAfter: true, importTimeout: '2h' },
-          verify: { probes: [{ tcp: guestImage().manifest.probe.port }], agentTimeout: '10m', networkTimeout: '30s', pollInterval: '500ms', onFailure: 'decide' },
+          // No guest runs during the simulator's live import: nothing to verify (its figure says so).
+          verify: { enabled: mode !== 'live-import', probes: [{ tcp: guestImage().manifest.probe.port }], agentTimeout: '10m', networkTimeout: '30s', pollInterval: '500ms', onFailure: 'rollback' },
         },
         worker: { taskQueue, shutdownGraceTime: '1s' },
       },

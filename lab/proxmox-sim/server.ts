@@ -273,7 +273,7 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
    * the vncticket or tunnel ticket and answers the `port` or `socket` to relay to), then the connection
    * is handed to the task listening there. Nobody listening: pveproxy's connect fails and it closes.
    */
-  async function handleUpgrade(req: IncomingMessage, socket: Duplex, url: URL) {
+  async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) {
     const entry: RequestLogEntry = { seq: ++seq, method: req.method ?? 'GET', path: url.pathname.slice('/api2/json'.length), startMs: Date.now() };
     requests.push(entry);
     socket.once('close', () => (entry.endMs = Date.now()));
@@ -290,7 +290,7 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     }
     const target = data as { port?: string; socket?: string } | null;
     const address = target?.port !== undefined ? `port:${target.port}` : target?.socket !== undefined ? `socket:${target.socket}` : undefined;
-    const peer = acceptWebSocket(req, socket);
+    const peer = await acceptWebSocket(req, socket, head);
     if (!peer) return void (entry.status = 400);
     entry.status = 101;
     if (!address || !connectListener(cluster, address, peer)) peer.close();
@@ -316,11 +316,11 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       onError(new ApiError(404, 'Not Found'));
     }
   });
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'https://sim');
     if (!url.pathname.startsWith('/api2/json/')) return void socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
     socket.on('error', () => socket.destroy());
-    handleUpgrade(req, socket, url).catch(() => socket.destroy());
+    handleUpgrade(req, socket, head, url).catch(() => socket.destroy());
   });
   server.keepAliveTimeout = 60_000;
   server.on('connection', (socket) => {
