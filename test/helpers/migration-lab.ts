@@ -65,7 +65,9 @@ export async function startMigrationLab(options: MigrationLabOptions = {}): Prom
       await deps.proxmox?.close();
       await deps.proxmoxPrivileged?.close();
       await sims.stop();
-      rmSync(stateDir, { recursive: true, force: true });
+      // FERRY_TEST_KEEP_STATE=1 keeps the folder (guests' serial logs, QEMU and simulator state) to read after a failure.
+      if (process.env.FERRY_TEST_KEEP_STATE) console.log(`kept the migration lab's state in ${stateDir}`);
+      else rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }

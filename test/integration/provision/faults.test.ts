@@ -48,7 +48,7 @@ describe('provisioning under faults', () => {
     const workers = await runWorkers(temporal.nativeConnection, lab.deps, 'par');
     try {
       await lab.admin.clearLog();
-      await lab.admin.setFaults({ seed: 20, errorRate: 0.1, lockRate: 0.1 });
+      await lab.admin.setFaults({ seed: 20, errorRate: 0.1, lockRate: 0.2 });
       const result = await temporal.client.workflow.execute<typeof provisionPlanned>('provisionPlanned', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-planned`,
@@ -60,9 +60,11 @@ describe('provisioning under faults', () => {
         records.map((r): [string, ...unknown[]] => [r.name, 'provisioned', undefined]).sort(byName),
       );
       const faults = (await lab.admin.log()).requests.filter((r) => r.fault);
-      // Both kinds were really met (how many depends on which requests 20 concurrent runs make when).
+      // Both kinds were really met (how many depends on which requests 20 concurrent runs make when:
+      // "locked" only hits writes to an existing VM, a few per provision, so a 20 % rate makes at
+      // least one all but certain while 10 % once met only two).
       expect(faults.filter((r) => r.fault === 'error').length).toBeGreaterThan(5);
-      expect(faults.filter((r) => r.fault === 'locked').length).toBeGreaterThan(2);
+      expect(faults.filter((r) => r.fault === 'locked').length).toBeGreaterThan(0);
     } finally {
       await lab.admin.clearFaults();
       await workers.stop();

@@ -63,7 +63,9 @@ describe('VMware-native lab guest', () => {
     // Both at once: their TCG boots overlap.
     const onVmware = await boot('bios', 'pvscsi', 'vmxnet3');
     const onVirtio = await boot('bios', 'virtio-scsi-pci', 'virtio-net-pci');
-    const [vmware, virtio] = await Promise.all([until(onVmware, /vmw-bios login:/, 540_000), until(onVirtio, /Gave up waiting for root file system device|ALERT! .* does not exist/, 540_000)]);
+    // The initramfs prints "Gave up waiting for root file system device" first and the ALERT a moment
+    // later: wait for the ALERT itself, not for its preamble.
+    const [vmware, virtio] = await Promise.all([until(onVmware, /vmw-bios login:/, 540_000), until(onVirtio, /ALERT! +UUID=\S+ does not exist\.\s+Dropping to a shell!/, 540_000)]);
     expect(vmware).toContain("Booting `Debian GNU/Linux'"); // booted by the guest's own GRUB (its serial terminal)
     expect(vmware).toContain('VMware PVSCSI storage adapter'); // the driver its initramfs has
     expect(vmware).toMatch(/vmxnet3 .* renamed from eth0/);
