@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ActivityDeps } from '../../../activities';
 import { guestImage } from '../../../lab/guest-image/paths';
@@ -52,6 +52,15 @@ describe('verify-guest with real guests', () => {
   let results: Promise<Record<Name, MigrationStatus>>;
   let app02Moid: string;
   let ens01Before: Record<string, string>;
+
+  /** The agent answered; when it did not, the guest's serial console says how far its boot got. */
+  async function expectAgentAnswered(result: MigrationStatus): Promise<void> {
+    const ping = result.verification!.checks.find((c) => c.check === 'agent-ping')!;
+    if (ping.result === 'passed') return;
+    const qemu = await suite.lab.admin.qemu(result.vmid!);
+    const serial = qemu.serialLog && existsSync(qemu.serialLog) ? readFileSync(qemu.serialLog, 'utf8').split('\n').slice(-40).join('\n') : '(no serial log)';
+    throw new Error(`VM ${result.vmid}: agent-ping ${ping.result} (${ping.detail ?? ''}); the guest's serial console ended:\n${serial}`);
+  }
 
   beforeAll(async () => {
     // mig-app02 is powered off before the wave: rolled back, it must stay off.
@@ -152,7 +161,7 @@ describe('verify-guest with real guests', () => {
     expect(result.outcome).toBe('rolled-back');
     expect(result.vmwarePowerState).toBe('poweredOff');
     expect(result.verification!.expectedAddress).toEqual({ address: '198.51.100.99', source: 'config' });
-    expect(result.verification!.checks.find((c) => c.check === 'agent-ping')!.result).toBe('passed');
+    await expectAgentAnswered(result);
     expect(result.verification!.checks.map((c) => [c.check, c.result]).at(-1)).toEqual(['address', 'failed']);
     // Booted on OVMF through the simulator, the guest has each of its two addresses on the virtio NIC
     // that kept its VMware MAC (the only OVMF boot through the simulator).
