@@ -11,6 +11,7 @@ import { normalisePropertyString } from './schema/property-print';
 import { loadSubset } from './schema/subset';
 import { schemaFor } from './schema/validate';
 import type { TaskContext } from './tasks';
+import type { RestoreDrive } from './qemu/live-restore';
 
 /**
  * What qemu-server does with config writes: disks allocated or imported on the storages (real files),
@@ -35,13 +36,17 @@ export interface WriteContext {
   live?: { imports: LiveImport[] };
 }
 
-/** A disk of a live import: its volume exists (empty, full size); `copy` streams the source in. */
+/**
+ * A disk of a live import: its volume exists (empty, full size); `copy` streams the source in when no
+ * real guest runs, `restore` is what a real guest's live restore mirrors (qemu/live-restore.ts).
+ */
 export interface LiveImport {
   key: string;
   source: string;
   /** The disk's size (the live import's progress lines report it). */
   bytes: number;
   copy: () => Promise<void>;
+  restore: RestoreDrive;
 }
 
 const ALLOCATION = /^([a-z][a-z0-9\-_.]*[a-z0-9]):(\d+(?:\.\d+)?)$/i;
@@ -155,7 +160,8 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
       bytes = (await imageInfo(sourceFile)).virtualSize;
       await createImage(target.file, format, bytes);
       const from = sourceFile;
-      live.imports.push({ key, source: importFrom, bytes, copy: () => convertImage(from, target.file, format, sourceFormat) });
+      const restore: RestoreDrive = { key, volid: target.volid, target: { path: target.file, format }, source: { path: from, format: (sourceFormat ?? (await imageInfo(from)).format) as ImageFormat } };
+      live.imports.push({ key, source: importFrom, bytes, copy: () => convertImage(from, target.file, format, sourceFormat), restore });
     } else {
       ctx.task?.log(`importing disk '${importFrom}' to VM ${vm.vmid} ...`);
       ctx.task?.countImport();

@@ -44,6 +44,11 @@ export interface MirrorSpec {
   interruptedMessage: string;
   /** An injected fault: raised inside the job's monitoring after its first progress line, as a job error would be. */
   fault?: string;
+  /**
+   * A live import's copy (live-restore.ts): the job is `restore-drive-<slot>` and the task log shows
+   * qemu-server's lines for its `stream` jobs (progress, `…: stream-job finished`), not a mirror's.
+   */
+  asRestoreStream?: boolean;
 }
 
 interface BlockJobInfo {
@@ -82,7 +87,10 @@ async function monCmd(cluster: Cluster, vmid: number, command: string, args?: Re
 
 export async function mirrorDrive(spec: MirrorSpec): Promise<void> {
   const { cluster, vm, task } = spec;
-  const jobId = `drive-${spec.key}`;
+  const jobId = spec.asRestoreStream ? `restore-drive-${spec.key}` : `drive-${spec.key}`;
+  const mirrorLog = (line: string) => {
+    if (!spec.asRestoreStream) task.log(line);
+  };
   const job = { ready: false, complete: false };
   const mon = (command: string, args?: Record<string, unknown>, timeoutMs?: number) => monCmd(cluster, vm.vmid, command, args, timeoutMs);
   const checkStop = () => {
@@ -127,11 +135,11 @@ export async function mirrorDrive(spec: MirrorSpec): Promise<void> {
     throw new Error(`${jobId}: still there ${CANCEL_POLLS} s after block-job-cancel`);
   };
 
-  const args: Record<string, unknown> = { device: jobId, sync: 'full', target: spec.target.path, 'auto-dismiss': false, mode: 'existing', format: spec.target.format };
+  const args: Record<string, unknown> = { device: `drive-${spec.key}`, 'job-id': jobId, sync: 'full', target: spec.target.path, 'auto-dismiss': false, mode: 'existing', format: spec.target.format };
   if (spec.bwlimit !== undefined) {
     args.speed = spec.bwlimit * 1024;
     task.log(`drive mirror is starting for ${jobId} with bandwidth limit: ${spec.bwlimit} ${cluster.flavour === '8.4' ? 'KB/s' : 'KiB/s'}`);
-  } else task.log(`drive mirror is starting for ${jobId}`);
+  } else mirrorLog(`drive mirror is starting for ${jobId}`);
   try {
     checkStop();
     await mon('drive-mirror', args, 10_000);
@@ -156,14 +164,14 @@ export async function mirrorDrive(spec: MirrorSpec): Promise<void> {
       const info = stats.find((s) => s.type === 'mirror' && s.device === jobId);
       if (!info) {
         if (!job.complete) throw new Error(`${jobId}: 'mirror' has been cancelled`);
-        task.log(`${jobId}: mirror-job finished`);
+        task.log(`${jobId}: ${spec.asRestoreStream ? 'stream' : 'mirror'}-job finished`);
         return;
       }
       if (info.status === 'concluded') await handleConcluded(info);
       if (info.len) {
         const done = info.offset ?? 0;
         let status = `transferred ${renderBytes(done, 1)} of ${renderBytes(info.len, 1)} (${printfFixed((done * 100) / info.len, 2)}%) in ${renderDuration(now - start)}`;
-        if (info.ready) status += info.busy ? ', still busy' : ', ready';
+        if (info.ready && !spec.asRestoreStream) status += info.busy ? ', still busy' : ', ready';
         if (!job.ready) {
           task.log(`${jobId}: ${status}`);
           lines++;
@@ -172,13 +180,13 @@ export async function mirrorDrive(spec: MirrorSpec): Promise<void> {
       }
       if (spec.fault && lines > 0) throw new Error(spec.fault);
       if (info.ready) {
-        task.log("all 'mirror' jobs are ready");
-        task.log(`${jobId}: Completing block job...`);
+        mirrorLog("all 'mirror' jobs are ready");
+        mirrorLog(`${jobId}: Completing block job...`);
         try {
           checkStop();
           if (cluster.flavour === '8.4') await mon('block-job-complete', { device: jobId });
           else await mon('job-complete', { id: jobId });
-          task.log(`${jobId}: Completed successfully.`);
+          mirrorLog(`${jobId}: Completed successfully.`);
           job.complete = true;
         } catch (err) {
           if (err instanceof TaskInterrupted) throw err;

@@ -18,6 +18,9 @@ import { guestPorts, hintsFromGuestDisk, planNetworks, type ForwardedPort, type 
 
 const run = promisify(execFile);
 
+/** Volume id → what QEMU opens for it instead. */
+export type DriveOverrides = ReadonlyMap<string, DriveSource>;
+
 /**
  * The simulator's real QEMU guests: one `qemu-system-x86_64` child per running VM whose boot disk holds a
  * bootable image (bootable.ts), started from the VM's config (command-line.ts), its sockets, pid file and
@@ -132,8 +135,13 @@ export class QemuRuntime {
     return [...this.instances.keys()].map((vmid) => this.info(vmid)!);
   }
 
-  /** Host path and format of a drive's `file` (a volume id or an absolute path). */
-  private async resolveDrive(cluster: Cluster, node: string, file: string): Promise<DriveSource> {
+  /**
+   * Host path and format of a drive's `file` (a volume id or an absolute path); `instead` names what QEMU
+   * opens in place of some volumes (a live import's overlays, live-restore.ts).
+   */
+  private async resolveDrive(cluster: Cluster, node: string, file: string, instead?: DriveOverrides): Promise<DriveSource> {
+    const replacement = instead?.get(file);
+    if (replacement) return replacement;
     if (file.startsWith('/')) {
       const { stdout } = await run('qemu-img', ['info', '--output=json', file]);
       return { path: file, format: (JSON.parse(stdout) as { format: string }).format };
@@ -146,7 +154,7 @@ export class QemuRuntime {
    * The VM's boot disk when it holds a bootable image: the first disk (not a CD-ROM) of `boot: order=`
    * (or the legacy `bootdisk`; every disk when the config names none) that bootable.ts accepts.
    */
-  async bootDisk(cluster: Cluster, vm: SimVm): Promise<{ key: string; source: DriveSource } | undefined> {
+  async bootDisk(cluster: Cluster, vm: SimVm, instead?: DriveOverrides): Promise<{ key: string; source: DriveSource } | undefined> {
     const order = bootOrder(vm.config);
     const disks = driveKeys(vm.config).filter((k) => !isCdrom(parsePropertyString(vm.config[k]!, 'file')));
     const named = disks.filter((k) => order[k] !== undefined).sort((a, b) => order[a]! - order[b]!);
@@ -156,7 +164,7 @@ export class QemuRuntime {
       if (!file || file === 'none') continue;
       let source: DriveSource;
       try {
-        source = await this.resolveDrive(cluster, vm.node, file);
+        source = await this.resolveDrive(cluster, vm.node, file, instead);
       } catch {
         continue;
       }
@@ -216,8 +224,8 @@ export class QemuRuntime {
   }
 
   /** vm_start for a VM with a bootable disk: builds the command line, starts QEMU, waits for its monitor. */
-  async start(cluster: Cluster, vm: SimVm, task: TaskContext, onExit: () => void): Promise<QemuInstance> {
-    const boot = await this.bootDisk(cluster, vm);
+  async start(cluster: Cluster, vm: SimVm, task: TaskContext, onExit: () => void, instead?: DriveOverrides): Promise<QemuInstance> {
+    const boot = await this.bootDisk(cluster, vm, instead);
     if (!boot) throw new Error(`VM ${vm.vmid}: no bootable disk`);
     const paths = this.paths(vm.vmid);
     for (const p of [paths.qmp, paths.qga, paths.vnc]) {
@@ -230,7 +238,7 @@ export class QemuRuntime {
     const sources = new Map<string, DriveSource>();
     for (const key of [...driveKeys(config), ...(config.efidisk0 ? ['efidisk0'] : [])]) {
       const file = parsePropertyString(config[key]!, 'file').file;
-      if (file && file !== 'none' && file !== 'cdrom') sources.set(file, await this.resolveDrive(cluster, vm.node, file));
+      if (file && file !== 'none' && file !== 'cdrom') sources.set(file, await this.resolveDrive(cluster, vm.node, file, instead));
     }
     let ovmfVarsSize: number | undefined;
     if (config.bios === 'ovmf') {

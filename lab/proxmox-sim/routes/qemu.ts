@@ -16,6 +16,7 @@ import { simulateCopy } from '../copy-log';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
 import { liveStatus, powerOff, powerOn, runsQemu, shutdownPrecheck, shutdownQemu } from '../qemu/power';
 import { qemuRuntime } from '../qemu/runtime';
+import { startLiveRestore } from '../qemu/live-restore';
 import { typedConfig as typedConfigOf } from '../typed-config';
 import { assertBaseVolumesUnused, snapshotStateVolumes } from '../vm-destroy';
 import { snapshotConfigAnswer } from './snapshots';
@@ -304,20 +305,30 @@ export const qemuRoutes: RouteTable = {
  * lock, and the task fails "live-restore failed".
  */
 async function liveImport(req: SimRequest, vm: SimVm, imports: LiveImport[], ctx: TaskContext): Promise<void> {
+  const { cluster } = req;
   vm.config.lock = 'import';
-  vm.status = 'running';
-  vm.startedMs = Date.now();
+  imports.forEach(() => ctx.countImport());
   try {
-    imports.forEach(() => ctx.countImport());
-    // The block jobs run side by side: one progress line per drive, each over the whole duration.
-    await Promise.all(imports.map((job) => simulateCopy(ctx, req.cluster.settings.importTaskMs, job.bytes, `drive-${job.key}`)));
-    for (const job of imports) {
-      ctx.log(`${job.key}: streaming from '${job.source}'`);
-      await job.copy();
+    // A bootable image coming in boots under real QEMU and streams while the guest runs; anything else is
+    // only marked running while the copy is simulated.
+    const restore = await startLiveRestore(cluster, vm, imports.map((job) => job.restore), ctx, () => {
+      if (cluster.vms.get(vm.vmid) === vm) stop(vm);
+    });
+    vm.status = 'running';
+    vm.startedMs = Date.now();
+    if (restore) await restore.stream();
+    else {
+      // The block jobs run side by side: one progress line per drive, each over the whole duration.
+      await Promise.all(imports.map((job) => simulateCopy(ctx, cluster.settings.importTaskMs, job.bytes, `restore-drive-${job.key}`)));
+      for (const job of imports) {
+        ctx.log(`${job.key}: streaming from '${job.source}'`);
+        await job.copy();
+      }
     }
     ctx.log('restore-drive jobs finished successfully, removing all tracking block devices');
   } catch (err) {
     ctx.log(`An error occurred during live-restore: ${err instanceof Error ? err.message : String(err)}`);
+    await qemuRuntime(cluster)?.doVmStop(vm, { shutdown: false, force: true, timeoutS: 10 }, ctx).catch(() => undefined);
     stop(vm);
     throw new Error('live-restore failed');
   }
