@@ -4,7 +4,7 @@ import type { Cluster, SimVm } from '../cluster';
 import { createOverlay, type ImageFormat } from '../qemu-img';
 import type { TaskContext } from '../tasks';
 import { mirrorDrive } from './drive-mirror';
-import { qemuRuntime, type DriveOverrides } from './runtime';
+import { qemuRuntime } from './runtime';
 
 /** One disk of a live import: its new (empty) volume and the image it streams from. */
 export interface RestoreDrive {
@@ -37,7 +37,7 @@ export async function startLiveRestore(cluster: Cluster, vm: SimVm, drives: Rest
   };
   try {
     for (const d of drives) await createOverlay(overlays.get(d.volid)!.path, d.source.path, d.source.format);
-    if (!(await runtime.bootDisk(cluster, vm, overlays as DriveOverrides))) {
+    if (!(await runtime.bootDisk(cluster, vm, overlays))) {
       removeOverlays();
       return undefined;
     }
