@@ -52,7 +52,7 @@ export async function startLiveRestore(cluster: Cluster, vm: SimVm, drives: Rest
       try {
         await Promise.all(drives.map((d) => mirrorDrive({ cluster, vm, key: d.key, target: d.target, task, interruptedMessage: 'interrupted by signal', asRestoreStream: true })));
       } finally {
-        // QEMU now reads the new volumes (or, after a failure, is stopped): the overlays go.
+        // QEMU now reads the new volumes; after a failure the caller stops it (an open file outlives its name).
         removeOverlays();
       }
     },
