@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { guestImage, type GuestImage, type GuestVariant } from './paths';
+import { descriptorNaming } from './vmdk-descriptor';
 
 const run = promisify(execFile);
 
@@ -112,4 +113,13 @@ export async function makeGuestDisk(variant: GuestVariant, dest: string, config:
   await run('cp', ['--sparse=always', image.raw(variant), dest]);
   await writeVmConfig(dest, config, image);
   return dest;
+}
+
+/** The same as VMware keeps it, in `dir`: `<name>.vmdk`, the image's descriptor naming `<name>-flat.vmdk`. */
+export async function makeGuestVmdk(variant: GuestVariant, dir: string, name: string, config: GuestVmConfig, image: GuestImage = guestImage()): Promise<{ descriptor: string; flat: string }> {
+  mkdirSync(dir, { recursive: true });
+  const flat = await makeGuestDisk(variant, path.join(dir, `${name}-flat.vmdk`), config, image);
+  const descriptor = path.join(dir, `${name}.vmdk`);
+  writeFileSync(descriptor, descriptorNaming(readFileSync(image.vmdk(variant), 'utf8'), image.flat(variant), flat));
+  return { descriptor, flat };
 }

@@ -37,15 +37,14 @@ export interface WriteContext {
 }
 
 /**
- * A disk of a live import: its volume exists (empty, full size); `copy` streams the source in when no
- * real guest runs, `restore` is what a real guest's live restore mirrors (qemu/live-restore.ts).
+ * A disk of a live import: its volume exists (empty, full size); `restore` says what streams into it
+ * (a real guest's live restore mirrors it, qemu/live-restore.ts; otherwise it is copied).
  */
 export interface LiveImport {
-  key: string;
+  /** The `import-from` as given (the task log names it). */
   source: string;
   /** The disk's size (the live import's progress lines report it). */
   bytes: number;
-  copy: () => Promise<void>;
   restore: RestoreDrive;
 }
 
@@ -157,11 +156,11 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
     }
     if (live) {
       // The others start empty at the source's size.
-      bytes = (await imageInfo(sourceFile)).virtualSize;
+      const info = await imageInfo(sourceFile);
+      bytes = info.virtualSize;
       await createImage(target.file, format, bytes);
-      const from = sourceFile;
-      const restore: RestoreDrive = { key, volid: target.volid, target: { path: target.file, format }, source: { path: from, format: (sourceFormat ?? (await imageInfo(from)).format) as ImageFormat } };
-      live.imports.push({ key, source: importFrom, bytes, copy: () => convertImage(from, target.file, format, sourceFormat), restore });
+      const source = { path: sourceFile, format: (sourceFormat ?? info.format) as ImageFormat };
+      live.imports.push({ source: importFrom, bytes, restore: { key, volid: target.volid, target: { path: target.file, format }, source } });
     } else {
       ctx.task?.log(`importing disk '${importFrom}' to VM ${vm.vmid} ...`);
       ctx.task?.countImport();

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { parseDatastorePath } from '../../src/domain/migration/disks';
 import { guestImage, type GuestImage, type GuestVariant } from '../guest-image/paths';
 import { readVmConfig, renderVmConf, writeVmConfig, type GuestVmConfig } from '../guest-image/per-vm-config';
+import { descriptorNaming } from '../guest-image/vmdk-descriptor';
 import { vmwareGuestImage, type VmwareFirmware, type VmwareGuestImage } from '../vmware-guest/paths';
 import { readVmwareGuestInterfaces, renderInterfaces, writeVmwareGuestConfig, type VmwareGuestConfig } from '../vmware-guest/per-vm-config';
 import { guestDiskBytes, type ManifestDisk } from './build-estate';
@@ -66,11 +67,9 @@ async function placeGuestDisk(disk: ManifestDisk & { guest: NonNullable<Manifest
   } catch {
     // not there yet
   }
-  const imageFlat = path.basename(writer.flat);
-  const text = readFileSync(writer.vmdk, 'utf8');
-  if (!text.includes(`"${imageFlat}"`)) throw new Error(`guest image descriptor ${writer.vmdk} does not name its extent ${imageFlat}`);
+  const text = descriptorNaming(readFileSync(writer.vmdk, 'utf8'), writer.flat, flat);
   mkdirSync(path.dirname(descriptor), { recursive: true });
-  writeFileSync(descriptor, text.replace(`"${imageFlat}"`, `"${path.basename(flat)}"`));
+  writeFileSync(descriptor, text);
   await run('cp', ['--sparse=always', writer.flat, flat]);
   await writer.write(flat);
   return true;

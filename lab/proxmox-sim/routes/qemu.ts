@@ -4,7 +4,7 @@ import { formatPropertyString, parsePropertyString } from '../../../src/proxmox/
 import { ApiError, fail } from '../api-error';
 import { configDigest, type SimVm } from '../cluster';
 import { checkHaBeforeDestroy, haConfig, purgeHaOnDestroy } from '../ha/state';
-import { imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
+import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
 import { formatDiskSize, parseDiskSize } from '../../../src/proxmox/disk-size';
 import {
   applyConfigWrite, applyPending, DISK_KEY, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
@@ -319,10 +319,10 @@ async function liveImport(req: SimRequest, vm: SimVm, imports: LiveImport[], ctx
     if (restore) await restore.stream();
     else {
       // The block jobs run side by side: one progress line per drive, each over the whole duration.
-      await Promise.all(imports.map((job) => simulateCopy(ctx, cluster.settings.importTaskMs, job.bytes, `restore-drive-${job.key}`)));
-      for (const job of imports) {
-        ctx.log(`${job.key}: streaming from '${job.source}'`);
-        await job.copy();
+      await Promise.all(imports.map((job) => simulateCopy(ctx, cluster.settings.importTaskMs, job.bytes, `restore-drive-${job.restore.key}`)));
+      for (const { source, restore } of imports) {
+        ctx.log(`${restore.key}: streaming from '${source}'`);
+        await convertImage(restore.source.path, restore.target.path, restore.target.format, restore.source.format);
       }
     }
     ctx.log('restore-drive jobs finished successfully, removing all tracking block devices');

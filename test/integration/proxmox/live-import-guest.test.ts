@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { guestImage } from '../../../lab/guest-image/paths';
-import { makeGuestDisk } from '../../../lab/guest-image/per-vm-config';
+import { makeGuestVmdk } from '../../../lab/guest-image/per-vm-config';
 import type { SimulatorAdmin } from '../../../lab/proxmox-sim/admin-client';
 import { qemuRuntime } from '../../../lab/proxmox-sim/qemu/runtime';
 import { qmpCommand } from '../../../lab/qemu/qmp';
@@ -38,12 +37,7 @@ describe('live import of a bootable disk under real QEMU, PVE 9.1', () => {
     root = fx.client({ auth: { kind: 'ticket', username: 'root@pam', password: fx.credentials.rootPassword } });
     admin = fx.admin();
     // The lab guest as VMware keeps it on the migration datastore: a VMDK descriptor and its flat extent.
-    const image = guestImage();
-    const dir = path.join(nfsMigrationDir(fx.stateDir), 'guest430');
-    mkdirSync(dir, { recursive: true });
-    flat = await makeGuestDisk('mac', path.join(dir, 'guest430-flat.vmdk'), { hostname: 'guest430', nics: [] }, image);
-    descriptor = path.join(dir, 'guest430.vmdk');
-    writeFileSync(descriptor, readFileSync(image.vmdk('mac'), 'utf8').replace(path.basename(image.flat('mac')), path.basename(flat)));
+    ({ descriptor, flat } = await makeGuestVmdk('mac', path.join(nfsMigrationDir(fx.stateDir), 'guest430'), 'guest430', { hostname: 'guest430', nics: [] }));
     sums = [sha256(descriptor), sha256(flat)];
   });
   afterAll(() => fx?.stop());

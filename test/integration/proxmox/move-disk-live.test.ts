@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { guestImage } from '../../../lab/guest-image/paths';
-import { makeGuestDisk } from '../../../lab/guest-image/per-vm-config';
+import { makeGuestVmdk } from '../../../lab/guest-image/per-vm-config';
 import type { SimulatorAdmin } from '../../../lab/proxmox-sim/admin-client';
 import { qmpCommand } from '../../../lab/qemu/qmp';
 import { nfsMigrationDir } from '../../../lab/shared-paths';
@@ -51,14 +50,8 @@ interface Guest {
 
 /** The VM's own copy of the lab guest as a VMDK (descriptor + flat extent), and a qcow2 overlay on it named as PVE names a volume. */
 async function guestOnOverlay(fx: SimFixture, vmid: number): Promise<Guest> {
-  const image = guestImage();
   const nfs = nfsMigrationDir(fx.stateDir);
-  const dir = path.join(nfs, `guest${vmid}`);
-  mkdirSync(dir, { recursive: true });
-  const flat = path.join(dir, `guest${vmid}-flat.vmdk`);
-  await makeGuestDisk('mac', flat, { hostname: `guest${vmid}`, nics: [] }, image);
-  const descriptor = path.join(dir, `guest${vmid}.vmdk`);
-  writeFileSync(descriptor, readFileSync(image.vmdk('mac'), 'utf8').replace(path.basename(image.flat('mac')), path.basename(flat)));
+  const { descriptor, flat } = await makeGuestVmdk('mac', path.join(nfs, `guest${vmid}`), `guest${vmid}`, { hostname: `guest${vmid}`, nics: [] });
   const overlay = path.join(nfs, 'images', String(vmid), `vm-${vmid}-disk-0.qcow2`);
   mkdirSync(path.dirname(overlay), { recursive: true });
   await run('qemu-img', ['create', '-q', '-f', 'qcow2', '-b', `../../guest${vmid}/guest${vmid}.vmdk`, '-F', 'vmdk', overlay]);
