@@ -91,7 +91,7 @@ describe('the Proxmox simulator runs real QEMU guests', () => {
     if (!qemu.running) throw new Error('the admin API does not list the running QEMU');
     expect(qemu.pid).toBe(pid);
     expect(qemu.accel).toBe('tcg');
-    expect(qemu.commandLine).toEqual(expect.arrayContaining(['-machine', 'type=pc,accel=tcg', '-m', '512']));
+    expect(qemu.commandLine).toEqual(expect.arrayContaining(['-machine', 'type=pc', '-accel', 'tcg,thread=single', '-m', '512']));
     expect(qemu.commandLine).toContain(`virtio-net-pci,mac=${MAC},netdev=net0,bus=pci.0,addr=0x12,id=net0,bootindex=101`);
     expect(qemu.commandLine).toContain('virtserialport,chardev=qga0,name=org.qemu.guest_agent.0');
     // The guest's address came from its own settings on the disk; every forward binds loopback.

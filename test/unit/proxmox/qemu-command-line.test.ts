@@ -35,7 +35,8 @@ describe('QEMU command line from a PVE VM config', () => {
   it('SeaBIOS default: i440fx (pc) under TCG, memory, sockets × cores, QMP socket, pid file, serial log, no display', () => {
     const { argv, warnings } = build({ name: 'web01', memory: '2048', sockets: '2', cores: '3', scsi0: 'local-lvm:vm-100-disk-0,size=4G', boot: 'order=scsi0' });
     expect(warnings).toEqual([]);
-    expect(one(argv, '-machine')).toBe('type=pc,accel=tcg');
+    expect(one(argv, '-machine')).toBe('type=pc');
+    expect(one(argv, '-accel')).toBe('tcg,thread=single');
     expect(one(argv, '-m')).toBe('2048');
     expect(one(argv, '-smp')).toBe('6,sockets=2,cores=3,maxcpus=6');
     expect(one(argv, '-name')).toBe('web01,debug-threads=on');
@@ -59,7 +60,7 @@ describe('QEMU command line from a PVE VM config', () => {
   it('OVMF on q35: read-only code, the efidisk as the writable vars pflash (raw: with the vars size)', () => {
     const { argv, warnings } = build({ bios: 'ovmf', machine: 'q35', efidisk0: 'local-lvm:vm-100-disk-1,efitype=4m,pre-enrolled-keys=0,size=528K' });
     expect(warnings).toEqual([]);
-    expect(one(argv, '-machine')).toBe('type=q35,accel=tcg');
+    expect(one(argv, '-machine')).toBe('type=q35');
     expect(values(argv, '-drive')).toEqual([
       'if=pflash,unit=0,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd',
       'if=pflash,unit=1,id=drive-efidisk0,format=raw,file=/storage/local-lvm_vm-100-disk-1,size=540672',
