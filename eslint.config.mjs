@@ -54,7 +54,10 @@ export default tseslint.config(
     files: ['cli/commands/*.ts', 'cli/status-view/watch.ts', 'src/config/approvers.ts'],
     rules: {
       '@typescript-eslint/no-require-imports': 'off',
-      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false },
+      ],
     },
   },
   {
@@ -71,10 +74,12 @@ export default tseslint.config(
         'error',
         {
           selector: 'CallExpression[callee.name=/^define(Signal|Query|Update)$/]',
-          message: 'Define signals, queries and updates in src/domain/messages.ts, shared by workflows and their callers.',
+          message:
+            'Define signals, queries and updates in src/domain/messages.ts, shared by workflows and their callers.',
         },
         {
-          selector: "CallExpression[callee.property.name=/^(signal|query|executeUpdate|startUpdate|getUpdateHandle)$/][arguments.0.type='Literal']",
+          selector:
+            "CallExpression[callee.property.name=/^(signal|query|executeUpdate|startUpdate|getUpdateHandle)$/][arguments.0.type='Literal']",
           message: 'Pass the definition from src/domain/messages.ts, not its name as a string.',
         },
       ],
@@ -87,7 +92,10 @@ export default tseslint.config(
       // Its order depends on the worker's locale and ICU data, so a replay could differ.
       'no-restricted-properties': [
         'error',
-        { property: 'localeCompare', message: 'Deterministic code orders strings with compareCodeUnits (src/domain/order).' },
+        {
+          property: 'localeCompare',
+          message: 'Deterministic code orders strings with compareCodeUnits (src/domain/order).',
+        },
       ],
     },
   },

@@ -17,7 +17,10 @@ import { createWorkers, runWorkers } from './worker/create-workers';
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const { config, defaults } = loadScopedConfig(parseWorkerArgs(argv).config);
-  Runtime.install({ logger: new DefaultLogger(logLevel(process.env.FERRY_LOG_LEVEL)), shutdownSignals: ['SIGINT', 'SIGTERM'] });
+  Runtime.install({
+    logger: new DefaultLogger(logLevel(process.env.FERRY_LOG_LEVEL)),
+    shutdownSignals: ['SIGINT', 'SIGTERM'],
+  });
   const connection = await connectWorker(config.temporal, { defaultAddress: defaults.temporalAddress });
   try {
     const workers = await createWorkers({ config, connection, deps: await createDependencies(config) });
@@ -40,14 +43,21 @@ const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERRO
 function logLevel(value: string | undefined): LogLevel {
   if (value === undefined || value === '') return 'INFO';
   const level = value.toUpperCase() as LogLevel;
-  if (!LOG_LEVELS.includes(level)) throw new ConfigError([`FERRY_LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${value}"`]);
+  if (!LOG_LEVELS.includes(level))
+    throw new ConfigError([`FERRY_LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${value}"`]);
   return level;
 }
 
 if (require.main === module) {
   main().catch((err: unknown) => {
     // Known refusals are one line each; anything else keeps its stack, for a bug report.
-    console.error(err instanceof ConfigError ? err.message : err instanceof TemporalUnreachable ? `ferry worker: ${err.message}` : err);
+    console.error(
+      err instanceof ConfigError
+        ? err.message
+        : err instanceof TemporalUnreachable
+          ? `ferry worker: ${err.message}`
+          : err,
+    );
     // A configuration or command-line problem exits 2, like the CLI's usage errors.
     process.exit(err instanceof ConfigError ? 2 : 1);
   });

@@ -10,7 +10,8 @@ import type { ActivityDeps } from './deps';
  * configuration is missing.
  */
 export function clientsOf(deps: ActivityDeps) {
-  const missing = (what: string, where: string) => new FerryError(`${what} is not configured for this worker (${where})`, 'invalid');
+  const missing = (what: string, where: string) =>
+    new FerryError(`${what} is not configured for this worker (${where})`, 'invalid');
   return {
     vsphere(): VsphereClient {
       if (!deps.vsphere) throw missing('vSphere', 'ferry.yaml vsphere:, VMWARE_*');

@@ -16,9 +16,13 @@ export interface ConversionActivities {
   /** Reads the guest on its VMDKs, read-only: what conversion would do (the plan, the cutover plan). */
   inspectGuest(input: ConversionDisks & { firmware: 'bios' | 'efi'; agentPackages?: string }): Promise<GuestInspection>;
   /** Converts the guest on overlays of its VMDKs (VMware's files are only read); idempotent by VMID. */
-  convertGuest(input: ConversionDisks & { vmid: number; facts: ConversionFacts; settings: ConversionSettings }): Promise<ConversionResult>;
+  convertGuest(
+    input: ConversionDisks & { vmid: number; facts: ConversionFacts; settings: ConversionSettings },
+  ): Promise<ConversionResult>;
   /** The VM's overlays for an overlay cutover without conversion: made where missing, kept where they are. */
-  createOverlays(input: ConversionDisks & { vmid: number }): Promise<{ overlays: Array<{ slot: string; volume: string }> }>;
+  createOverlays(
+    input: ConversionDisks & { vmid: number },
+  ): Promise<{ overlays: Array<{ slot: string; volume: string }> }>;
   /** Drops the VM's overlays (rollback, or once its disks are in Proxmox): the files removed. */
   removeConversionOverlays(input: ConversionDisks & { vmid: number }): Promise<{ removed: string[] }>;
 }

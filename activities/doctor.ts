@@ -33,8 +33,10 @@ export function createDoctorActivities(deps: ActivityDeps): DoctorActivities {
   return {
     async listEndpoints(): Promise<EndpointRef[]> {
       const refs: EndpointRef[] = [{ endpoint: 'temporal', target: config.temporal.address }];
-      if (config.proxmox) refs.push({ endpoint: 'proxmox', target: `https://${config.proxmox.host}:${config.proxmox.port}` });
-      if (config.vsphere) refs.push({ endpoint: 'vsphere', target: `https://${config.vsphere.host}:${config.vsphere.port}/sdk` });
+      if (config.proxmox)
+        refs.push({ endpoint: 'proxmox', target: `https://${config.proxmox.host}:${config.proxmox.port}` });
+      if (config.vsphere)
+        refs.push({ endpoint: 'vsphere', target: `https://${config.vsphere.host}:${config.vsphere.port}/sdk` });
       if (config.netbox) refs.push({ endpoint: 'netbox', target: config.netbox.url });
       if (config.dns) refs.push({ endpoint: 'dns', target: `${config.dns.server}:${config.dns.port}` });
       return refs;
@@ -45,7 +47,11 @@ export function createDoctorActivities(deps: ActivityDeps): DoctorActivities {
     async checkProxmox(): Promise<EndpointVerdict> {
       if (!config.proxmox) return notYet({ endpoint: 'proxmox', target: '' });
       const target = `https://${config.proxmox.host}:${config.proxmox.port}`;
-      if (!deps.proxmox) return { ...notYet({ endpoint: 'proxmox', target }), detail: 'the worker was started without a Proxmox client (createDependencies builds it)' };
+      if (!deps.proxmox)
+        return {
+          ...notYet({ endpoint: 'proxmox', target }),
+          detail: 'the worker was started without a Proxmox client (createDependencies builds it)',
+        };
       return checkProxmox(deps.proxmox, config.proxmox);
     },
     async checkVsphere(): Promise<EndpointVerdict> {

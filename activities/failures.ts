@@ -14,7 +14,12 @@ export function toActivityFailure(err: unknown): unknown {
     // A TLS refusal from a library that does not classify it (Temporal's client, undici) is configuration: never retried.
     const tls = tlsProblem(err);
     if (tls && err instanceof Error) {
-      return ApplicationFailure.create({ type: 'TlsError', message: `TLS: ${tls.problem} (${tls.code}): ${err.message}`, nonRetryable: true, cause: err });
+      return ApplicationFailure.create({
+        type: 'TlsError',
+        message: `TLS: ${tls.problem} (${tls.code}): ${err.message}`,
+        nonRetryable: true,
+        cause: err,
+      });
     }
     return err; // unknown errors: Temporal retries them by default
   }

@@ -37,7 +37,10 @@ export async function beatWhile<T>(what: string, work: Promise<T>): Promise<T> {
   if (!timeoutMs) return work;
   const context = Context.current();
   const since = Date.now();
-  const timer = setInterval(() => context.heartbeat({ running: what, forMs: Date.now() - since }), Math.max(100, Math.floor(timeoutMs / 3)));
+  const timer = setInterval(
+    () => context.heartbeat({ running: what, forMs: Date.now() - since }),
+    Math.max(100, Math.floor(timeoutMs / 3)),
+  );
   try {
     return await work;
   } finally {

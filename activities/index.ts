@@ -30,7 +30,10 @@ export type Activities = ReturnType<typeof createActivities>;
 // Activities are registered by name: two groups must never define the same one (a spread would
 // silently keep only the last).
 type Shared<A, B> = Extract<keyof A, keyof B>;
-const distinctNames: [Shared<MigrationActivities, ProvisioningActivities & TeardownActivities> | Shared<ProvisioningActivities, TeardownActivities>] extends [never]
+const distinctNames: [
+  | Shared<MigrationActivities, ProvisioningActivities & TeardownActivities>
+  | Shared<ProvisioningActivities, TeardownActivities>,
+] extends [never]
   ? true
   : never = true;
 void distinctNames;

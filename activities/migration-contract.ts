@@ -3,7 +3,14 @@
  * activities/migration/ implements them on the vSphere and Proxmox clients; workflows see only these types.
  */
 import type { PortgroupRecord, VmRecord } from '../src/domain/inventory';
-import type { GuestInterface, MigratedVmSpec, MigrationSettings, PlannedVnet, SdnState, WaveSelection } from '../src/domain/migration';
+import type {
+  GuestInterface,
+  MigratedVmSpec,
+  MigrationSettings,
+  PlannedVnet,
+  SdnState,
+  WaveSelection,
+} from '../src/domain/migration';
 import type { NicSpec } from '../src/domain/pve-vm-spec';
 import type { ConversionActivities } from './conversion-contract';
 import type { HaActivities } from './ha-contract';
@@ -71,7 +78,12 @@ export interface MigrationSettingsActivities {
 /** What the migration asks of vCenter: discovery, storage vMotion, guest power. */
 export interface VsphereMigrationActivities {
   /** One discovery for a whole wave: selected VMs with all portgroups. */
-  discoverWave(selection: WaveSelection): Promise<{ vcenter: string; vms: VmRecord[]; portgroups: PortgroupRecord[]; datastoresByVm: Record<string, string[]> }>;
+  discoverWave(selection: WaveSelection): Promise<{
+    vcenter: string;
+    vms: VmRecord[];
+    portgroups: PortgroupRecord[];
+    datastoresByVm: Record<string, string[]>;
+  }>;
   /** One VM with the portgroups its NICs use (a standalone migration; a wave passes this in). */
   readVmForMigration(input: { moid: string }): Promise<VmSnapshot>;
   /** One VM's hardware read fresh (cutover needs the disk paths after the storage vMotion). */
@@ -79,7 +91,11 @@ export interface VsphereMigrationActivities {
   relocateVm(input: { moid: string; datastore: string }): Promise<{ moved: boolean }>;
   /** After `ferry cancel`: the VM's power state, where its disks are, and how its last storage vMotion task ended. */
   readVmAfterCancel(input: { moid: string }): Promise<VmAfterCancel>;
-  shutdownGuest(input: { moid: string; timeoutMs: number; force: boolean }): Promise<{ result: 'shut-down' | 'powered-off' | 'already-off' }>;
+  shutdownGuest(input: {
+    moid: string;
+    timeoutMs: number;
+    force: boolean;
+  }): Promise<{ result: 'shut-down' | 'powered-off' | 'already-off' }>;
   /** Powers the VMware VM on (powerOnVmwareVm in the rollback stage; the type name is kept). */
   powerOnVm(input: { moid: string }): Promise<{ result: 'powered-on' | 'already-on' }>;
 }
@@ -92,11 +108,21 @@ export interface ProxmoxMigrationActivities {
   readPveConfig(input: { node: string; vmid: number }): Promise<Record<string, string | number>>;
   readSdnState(): Promise<SdnState>;
   /** Creates the zone and VNets that are missing and applies once. */
-  ensureSdn(input: { zone: string; bridge: string; vnets: PlannedVnet[] }): Promise<{ created: string[]; applied: boolean }>;
+  ensureSdn(input: {
+    zone: string;
+    bridge: string;
+    vnets: PlannedVnet[];
+  }): Promise<{ created: string[]; applied: boolean }>;
   createVmShell(input: { spec: MigratedVmSpec }): Promise<{ created: boolean }>;
   waitVmVisible(input: { vmid: number }): Promise<{ visible: boolean }>;
   setNic(input: { node: string; vmid: number; slot: string; nic: NicSpec }): Promise<void>;
-  importDisk(input: { node: string; vmid: number; slot: string; source: string; storage: string }): Promise<ImportedDisk>;
+  importDisk(input: {
+    node: string;
+    vmid: number;
+    slot: string;
+    source: string;
+    storage: string;
+  }): Promise<ImportedDisk>;
   /**
    * live-import: replaces the disk-less, stopped shell by the VM created from `spec` (every disk
    * `import-from`, live-restore); returns when PVE has streamed every disk in (the VM runs from the start).
@@ -109,7 +135,13 @@ export interface ProxmoxMigrationActivities {
    * overlay, deleted once moved). A retry rejoins the move an earlier attempt started; a disk found on
    * `storage` already is moved.
    */
-  moveDisk(input: { node: string; vmid: number; slot: string; storage: string; bandwidthMiBps?: number }): Promise<MovedDisk>;
+  moveDisk(input: {
+    node: string;
+    vmid: number;
+    slot: string;
+    storage: string;
+    bandwidthMiBps?: number;
+  }): Promise<MovedDisk>;
   diskSizes(input: { node: string; vmid: number }): Promise<Record<string, number>>;
   setBootOrder(input: { node: string; vmid: number; order: string }): Promise<void>;
   /** Boots the Proxmox VM (workflows call it as bootPveVm; the type name is kept: histories and running workflows name it). */
@@ -137,10 +169,18 @@ export interface GuestCheckActivities {
    * workflow asks again on a durable timer; an agent that is not configured fails non-retryable.
    * `uptimeSeconds`: QEMU's uptime read right after the agent answered (boot-to-agent).
    */
-  pingGuestAgent(input: { node: string; vmid: number }): Promise<{ answered: boolean; reason?: string; uptimeSeconds?: number }>;
+  pingGuestAgent(input: {
+    node: string;
+    vmid: number;
+  }): Promise<{ answered: boolean; reason?: string; uptimeSeconds?: number }>;
   guestInterfaces(input: { node: string; vmid: number }): Promise<GuestInterface[]>;
   /** One TCP connect to the guest's address:port (through the worker's endpoint resolver); never throws for a refused or silent port. */
-  probeGuestPort(input: { vmid: number; address: string; port: number; timeoutMs: number }): Promise<{ ok: boolean; endpoint: string; ms: number; error?: string }>;
+  probeGuestPort(input: {
+    vmid: number;
+    address: string;
+    port: number;
+    timeoutMs: number;
+  }): Promise<{ ok: boolean; endpoint: string; ms: number; error?: string }>;
 }
 
 export type MigrationActivities = MigrationSettingsActivities &

@@ -48,21 +48,41 @@ export interface ProvisioningActivities {
     seen?: SeenVersion;
   }): Promise<{ vmid: number; outcome: WriteOutcome; seen?: SeenVersion }>;
   /** Checks through the API that the node is online and has the storages, networks and ISO; lists every problem. */
-  preflightVm(input: { node: string; storages: string[]; networks: string[]; iso?: string }): Promise<{ problems: string[] }>;
+  preflightVm(input: {
+    node: string;
+    storages: string[];
+    networks: string[];
+    iso?: string;
+  }): Promise<{ problems: string[] }>;
   /** Creates the bare VM, or finds the one created before under this VMID (same name). */
   createBareVm(input: BareVm): Promise<{ created: boolean }>;
-  ensureVmAcl(input: { vmid: number; roles: string[]; users: string[]; groups: string[] }): Promise<{ changed: boolean }>;
+  ensureVmAcl(input: {
+    vmid: number;
+    roles: string[];
+    users: string[];
+    groups: string[];
+  }): Promise<{ changed: boolean }>;
   /** The disk in its slot with its size (grown, never shrunk) and options. */
   ensureVmDisk(input: { node: string; vmid: number; disk: DiskSpec }): Promise<{ outcome: WriteOutcome }>;
   /** The NIC in its slot; its MAC is kept unless the spec names one. */
   ensureVmNic(input: { node: string; vmid: number; nic: NicSpec }): Promise<{ outcome: WriteOutcome }>;
   /** Options set through the config API, only those that differ. */
-  ensureVmOptions(input: { node: string; vmid: number; options: Record<string, string> }): Promise<{ changed: string[] }>;
+  ensureVmOptions(input: {
+    node: string;
+    vmid: number;
+    options: Record<string, string>;
+  }): Promise<{ changed: string[] }>;
   /**
    * A cloud-init drive (`<slot>: <storage>:cloudinit`, added when the VM has none) and its settings
    * (`ipconfig0`, `nameserver`, …): what changed, by key.
    */
-  ensureCloudInit(input: { node: string; vmid: number; slot: string; storage: string; settings: Record<string, string> }): Promise<{ changed: string[] }>;
+  ensureCloudInit(input: {
+    node: string;
+    vmid: number;
+    slot: string;
+    storage: string;
+    settings: Record<string, string>;
+  }): Promise<{ changed: string[] }>;
   /** The MAC of every NIC, from the VM config: the one place ferry reads MACs from (upper case, colon-separated). */
   readVmMacs(input: { node: string; vmid: number }): Promise<Record<string, string>>;
   /** The NetBox interface `name` of the VM with `mac` as its primary MAC object. */
@@ -108,7 +128,11 @@ export interface TeardownActivities {
   /** The target of the last run of this teardown that ended incomplete, if the one before this was such a run. */
   previousTeardown(input: { workflowId: string; runId: string }): Promise<TeardownTarget | undefined>;
   /** ACPI shutdown, waiting up to the timeout; a guest that does not react is reported, not killed. */
-  shutdownVm(input: { node: string; vmid: number; timeoutMs: number }): Promise<{ result: 'shut-down' | 'already-stopped' | 'timed-out' }>;
+  shutdownVm(input: {
+    node: string;
+    vmid: number;
+    timeoutMs: number;
+  }): Promise<{ result: 'shut-down' | 'already-stopped' | 'timed-out' }>;
   /** Deletes the VM with purge (and its unreferenced disks); already gone: nothing to do. */
   deleteVm(input: { node: string; vmid: number }): Promise<{ deleted: boolean }>;
   cleanupDns(input: { target: TeardownTarget }): Promise<CleanupOutcome>;

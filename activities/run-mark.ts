@@ -15,7 +15,12 @@ export function runMarked(description: string | undefined): { description: strin
 }
 
 /** The VM at `vmid` carries `mark`: this run created it. */
-export async function createdWithMark(client: ProxmoxClient, node: string, vmid: number, mark: string): Promise<boolean> {
+export async function createdWithMark(
+  client: ProxmoxClient,
+  node: string,
+  vmid: number,
+  mark: string,
+): Promise<boolean> {
   const description = (await client.config.get(node, vmid)).values.description;
   return typeof description === 'string' && description.split('\n').includes(mark);
 }

@@ -27,7 +27,8 @@ export function createWorkflowWatchActivities(): WorkflowWatchActivities {
         const { status } = await handle.describe();
         if (status.name !== 'COMPLETED') return { status: status.name };
         const result: unknown = await handle.result();
-        const outcome = result && typeof result === 'object' ? (result as { outcome?: MigrationOutcome }).outcome : undefined;
+        const outcome =
+          result && typeof result === 'object' ? (result as { outcome?: MigrationOutcome }).outcome : undefined;
         return { status: status.name, ...(outcome ? { outcome } : {}) };
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;

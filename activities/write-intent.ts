@@ -29,7 +29,12 @@ export function earlierWrites(details: unknown): string[] {
 
 /** The details to heartbeat: the progress (merged when it is an object) with the started writes. */
 export function intentDetails(started: readonly string[], progress?: unknown): Record<string, unknown> {
-  const base = progress !== null && typeof progress === 'object' && !Array.isArray(progress) ? (progress as Record<string, unknown>) : progress === undefined ? {} : { progress };
+  const base =
+    progress !== null && typeof progress === 'object' && !Array.isArray(progress)
+      ? (progress as Record<string, unknown>)
+      : progress === undefined
+        ? {}
+        : { progress };
   return { ...base, [STARTED]: [...started] };
 }
 

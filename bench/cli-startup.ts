@@ -29,10 +29,14 @@ interface Timing {
 /** One run: wall clock measured here, the child's CPU time (user + system) from bash's `time`. */
 function timeOnce(ferry: string, args: string[], env: Record<string, string>): Timing {
   const started = performance.now();
-  const result = spawnSync('bash', ['-c', 'TIMEFORMAT="%U %S"; time node "$@" >/dev/null 2>&1', 'time', ferry, ...args], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    'bash',
+    ['-c', 'TIMEFORMAT="%U %S"; time node "$@" >/dev/null 2>&1', 'time', ferry, ...args],
+    {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  );
   const wallMs = performance.now() - started;
   const [user, sys] = result.stderr.trim().split(/\s+/).slice(-2).map(Number);
   return { wallMs, cpuMs: ((user ?? 0) + (sys ?? 0)) * 1000, code: result.status };
@@ -42,7 +46,9 @@ function summary(label: string, runs: Timing[]): string {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const wall = runs.map((r) => r.wallMs);
   const cpu = runs.map((r) => r.cpuMs);
-  return `${label.padEnd(43)} wall median ${median(wall).toFixed(0).padStart(5)} ms (min ${Math.min(...wall).toFixed(0)}, max ${Math.max(...wall).toFixed(0)})   CPU median ${median(cpu)
+  return `${label.padEnd(43)} wall median ${median(wall).toFixed(0).padStart(5)} ms (min ${Math.min(...wall).toFixed(0)}, max ${Math.max(...wall).toFixed(0)})   CPU median ${median(
+    cpu,
+  )
     .toFixed(0)
     .padStart(5)} ms   exit ${[...new Set(runs.map((r) => r.code))].join('/')}`;
 }
@@ -56,9 +62,16 @@ async function main(): Promise<void> {
   const server = await startDevServer();
   const taskQueue = 'cli-bench';
   const configFile = path.join(dir, 'ferry.yaml');
-  const document = { temporal: { address: server.address, namespace: server.namespace }, worker: { taskQueue, shutdownGraceTime: '1s' } };
+  const document = {
+    temporal: { address: server.address, namespace: server.namespace },
+    worker: { taskQueue, shutdownGraceTime: '1s' },
+  };
   writeFileSync(configFile, stringify(document));
-  const worker = await startWorkerProcess({ config: document, configFile: path.join(dir, 'worker.yaml'), name: 'bench' });
+  const worker = await startWorkerProcess({
+    config: document,
+    configFile: path.join(dir, 'worker.yaml'),
+    name: 'bench',
+  });
   const connection = await Connection.connect({ address: server.address });
   try {
     const client = new Client({ connection, namespace: server.namespace });
@@ -66,7 +79,10 @@ async function main(): Promise<void> {
     await done.result();
     const waiting = await client.workflow.start('doctor', { taskQueue: 'no-worker-here', workflowId: 'bench-waiting' });
     const env = { FERRY_CONFIG: configFile };
-    const loadAverage = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+    const loadAverage = () =>
+      loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ');
     console.log(`ferry: ${ferries.join(' vs ')}; ${runs} runs each; load average ${loadAverage()}`);
     const cases: Array<[string, string[]]> = [
       ['node -e 0 (Node itself)', []],
@@ -79,7 +95,9 @@ async function main(): Promise<void> {
       for (let run = 0; run < runs; run++) {
         ferries.forEach((f, i) => timings[i]!.push(args.length ? timeOnce(f, args, env) : timeOnce('-e', ['0'], env)));
       }
-      ferries.forEach((_f, i) => console.log(summary(compare ? `${label} [${i === 0 ? 'before' : 'after'}]` : label, timings[i]!)));
+      ferries.forEach((_f, i) =>
+        console.log(summary(compare ? `${label} [${i === 0 ? 'before' : 'after'}]` : label, timings[i]!)),
+      );
     }
     console.log(`load average at the end ${loadAverage()}`);
     await waiting.terminate('benchmark done');

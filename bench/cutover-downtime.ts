@@ -76,19 +76,38 @@ async function main(): Promise<void> {
     await server.stop();
     rmSync(bundleDir, { recursive: true, force: true });
   }
-  console.log(`\ncutover downtime (shutdown started → guest verified), ${VM}'s disk ${(FILL * 100).toFixed(1)} % written, TCG guests:`);
-  console.log(`  ${'mode'.padEnd(12)} ${SIZES.map((s) => `${s} GiB`.padStart(12)).join('')}   ratio ${SIZES.at(-1)} GiB / ${SIZES[0]} GiB`);
+  console.log(
+    `\ncutover downtime (shutdown started → guest verified), ${VM}'s disk ${(FILL * 100).toFixed(1)} % written, TCG guests:`,
+  );
+  console.log(
+    `  ${'mode'.padEnd(12)} ${SIZES.map((s) => `${s} GiB`.padStart(12)).join('')}   ratio ${SIZES.at(-1)} GiB / ${SIZES[0]} GiB`,
+  );
   for (const mode of MODES) {
     const row = SIZES.map((gib) => figures.find((f) => f.mode === mode && f.gib === gib));
-    const cells = row.map((f) => (f?.downtimeSeconds !== undefined ? `${f.downtimeSeconds.toFixed(1)} s${f.verified ? '' : '*'}` : 'failed').padStart(12)).join('');
+    const cells = row
+      .map((f) =>
+        (f?.downtimeSeconds !== undefined
+          ? `${f.downtimeSeconds.toFixed(1)} s${f.verified ? '' : '*'}`
+          : 'failed'
+        ).padStart(12),
+      )
+      .join('');
     const first = row[0]?.downtimeSeconds;
     const last = row.at(-1)?.downtimeSeconds;
     console.log(`  ${mode.padEnd(12)} ${cells}   ${first && last ? (last / first).toFixed(2) : '–'}`);
-    console.log(`  ${'  import'.padEnd(12)} ${row.map((f) => (f?.importSeconds !== undefined ? `${f.importSeconds.toFixed(1)} s` : '–').padStart(12)).join('')}   (its stage, part of the downtime)`);
-    if (mode === 'overlay') console.log(`  ${'  live move'.padEnd(12)} ${row.map((f) => (f?.moveSeconds !== undefined ? `${f.moveSeconds.toFixed(1)} s` : '–').padStart(12)).join('')}   (after the verification; the VM runs)`);
+    console.log(
+      `  ${'  import'.padEnd(12)} ${row.map((f) => (f?.importSeconds !== undefined ? `${f.importSeconds.toFixed(1)} s` : '–').padStart(12)).join('')}   (its stage, part of the downtime)`,
+    );
+    if (mode === 'overlay')
+      console.log(
+        `  ${'  live move'.padEnd(12)} ${row.map((f) => (f?.moveSeconds !== undefined ? `${f.moveSeconds.toFixed(1)} s` : '–').padStart(12)).join('')}   (after the verification; the VM runs)`,
+      );
   }
   if (figures.some((f) => f.downtimeSeconds !== undefined && !f.verified)) console.log('  * not verified');
-  if (MODES.includes('live-import')) console.log('  live-import: the guest runs from the start of its import stage; ferry verifies it once the stream has ended');
+  if (MODES.includes('live-import'))
+    console.log(
+      '  live-import: the guest runs from the start of its import stage; ferry verifies it once the stream has ended',
+    );
 }
 
 function describe(f: Figure): string {
@@ -97,10 +116,22 @@ function describe(f: Figure): string {
 }
 
 /** One lab, one VM, one cutover: the VM's disk grown to `gib` and partly written, migrated in `mode`. */
-async function oneCutover(client: Client, temporalAddress: string, bundleFile: string, mode: Figure['mode'], gib: number): Promise<Figure> {
+async function oneCutover(
+  client: Client,
+  temporalAddress: string,
+  bundleFile: string,
+  mode: Figure['mode'],
+  gib: number,
+): Promise<Figure> {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-bench-downtime-'));
   const stamp = `${mode}-${gib}-${Date.now()}`;
-  const sims = await startMigrationSims({ stateDir, extraVms: 0, temporalAddress, vcenterName: `bench-${stamp}`, limits: { importPerStorage: 2 } });
+  const sims = await startMigrationSims({
+    stateDir,
+    extraVms: 0,
+    temporalAddress,
+    vcenterName: `bench-${stamp}`,
+    limits: { importPerStorage: 2 },
+  });
   const taskQueue = `bench-${stamp}`;
   let worker: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
   try {
@@ -112,7 +143,14 @@ async function oneCutover(client: Client, temporalAddress: string, bundleFile: s
         migration: {
           ...(sims.document.migration as Record<string, unknown>),
           cutover: { mode, shutdownTimeout: '2m', forcePowerOff: true, startAfter: true, importTimeout: '2h' },
-          verify: { enabled: true, probes: [{ tcp: guestImage().manifest.probe.port }], agentTimeout: '10m', networkTimeout: '30s', pollInterval: '500ms', onFailure: 'rollback' },
+          verify: {
+            enabled: true,
+            probes: [{ tcp: guestImage().manifest.probe.port }],
+            agentTimeout: '10m',
+            networkTimeout: '30s',
+            pollInterval: '500ms',
+            onFailure: 'rollback',
+          },
         },
         worker: { taskQueue, shutdownGraceTime: '1s' },
       },

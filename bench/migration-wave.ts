@@ -34,7 +34,18 @@ import { startDevServer } from '../lab/temporal-dev-server';
 import { ESTATE } from '../lab/vcsim/estate';
 import { startWorkerProcess } from '../test/helpers/worker-process';
 import type { migrationWave } from '../workflows/migration-wave';
-import { activityUses, eventMs, eventsAfter, handoffs, handoffSteps, keyedUses, permitUses, withRequests, type HandoffSteps, type Use } from './lib/handoffs';
+import {
+  activityUses,
+  eventMs,
+  eventsAfter,
+  handoffs,
+  handoffSteps,
+  keyedUses,
+  permitUses,
+  withRequests,
+  type HandoffSteps,
+  type Use,
+} from './lib/handoffs';
 import { ms, percentile } from './lib/percentiles';
 import { mib, processStats } from './lib/process-stats';
 import { sampleRelocations } from './lib/vcsim-relocations';
@@ -89,29 +100,40 @@ async function main(): Promise<void> {
   // Bundled here, as production prebuilds it: webpack in the worker would add its own memory.
   const bundleFile = path.join(stateDir, 'workflow-bundle.js');
   const bundled = writeWorkflowBundle(bundleFile, undefined, !args['no-shared-modules']);
-  const worker = await bundled.then(() => startWorkerProcess({
-    config: {
-      ...sims.document,
-      worker: {
-        taskQueue,
-        shutdownGraceTime: '1s',
-        ...(args['max-cached'] ? { maxCachedWorkflows: Number(args['max-cached']) } : {}),
-        ...(args['max-workflow-tasks'] ? { maxConcurrentWorkflowTaskExecutions: Number(args['max-workflow-tasks']) } : {}),
-        workflowStackTraces: !args['no-stack-traces'],
-        taskQueues: { main: { maxConcurrentActivities: 100 }, vmotion: { maxConcurrentActivities: 8 }, import: { maxConcurrentActivities: 8 }, sdn: { maxConcurrentActivities: 1 } },
-      },
-    },
-    configFile: path.join(stateDir, 'ferry.yaml'),
-    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...allocatorEnv() },
-    nodeArgs: cpuProfile(),
-    compiled: args.compiled,
-    name: 'bench',
-  })).catch(async (err: unknown) => {
-    await sims.stop();
-    await server.stop();
-    rmSync(stateDir, { recursive: true, force: true });
-    throw err;
-  });
+  const worker = await bundled
+    .then(() =>
+      startWorkerProcess({
+        config: {
+          ...sims.document,
+          worker: {
+            taskQueue,
+            shutdownGraceTime: '1s',
+            ...(args['max-cached'] ? { maxCachedWorkflows: Number(args['max-cached']) } : {}),
+            ...(args['max-workflow-tasks']
+              ? { maxConcurrentWorkflowTaskExecutions: Number(args['max-workflow-tasks']) }
+              : {}),
+            workflowStackTraces: !args['no-stack-traces'],
+            taskQueues: {
+              main: { maxConcurrentActivities: 100 },
+              vmotion: { maxConcurrentActivities: 8 },
+              import: { maxConcurrentActivities: 8 },
+              sdn: { maxConcurrentActivities: 1 },
+            },
+          },
+        },
+        configFile: path.join(stateDir, 'ferry.yaml'),
+        env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...allocatorEnv() },
+        nodeArgs: cpuProfile(),
+        compiled: args.compiled,
+        name: 'bench',
+      }),
+    )
+    .catch(async (err: unknown) => {
+      await sims.stop();
+      await server.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+      throw err;
+    });
   const clientConnection = await Connection.connect({ address: server.address });
   const client = new Client({ connection: clientConnection });
   const pid = worker.child.pid!;
@@ -125,7 +147,10 @@ async function main(): Promise<void> {
     const idle = processStats(pid);
     let peakRss = idle.rssBytes;
     // A worker that died must not crash the benchmark before it stops the simulators and the server.
-    const rssSampler = setInterval(() => workerAlive(worker.child) && (peakRss = Math.max(peakRss, processStats(pid).rssBytes)), 250);
+    const rssSampler = setInterval(
+      () => workerAlive(worker.child) && (peakRss = Math.max(peakRss, processStats(pid).rssBytes)),
+      250,
+    );
     const sampler = sampleRelocations(vsphere);
     await sims.admin.clearLog();
     const waveId = `bench-${stamp}`;
@@ -142,8 +167,12 @@ async function main(): Promise<void> {
         },
       ],
     });
-    console.log(`wave of ${N} VMs (vMotion ${RELOCATE_MS} ms each, limit ${VMOTION}; import ${IMPORT_MS} ms each, limit ${IMPORTS})`);
-    console.log(`  worker (pid ${pid}) before the wave: RSS ${mib(idle.rssBytes)}, CPU ${(idle.cpuMs / 1000).toFixed(1)} s since start${workerSettings()}`);
+    console.log(
+      `wave of ${N} VMs (vMotion ${RELOCATE_MS} ms each, limit ${VMOTION}; import ${IMPORT_MS} ms each, limit ${IMPORTS})`,
+    );
+    console.log(
+      `  worker (pid ${pid}) before the wave: RSS ${mib(idle.rssBytes)}, CPU ${(idle.cpuMs / 1000).toFixed(1)} s since start${workerSettings()}`,
+    );
     if (!APPROVE) {
       await reportGate(client, waveId, worker.child, started);
       timeStatus(waveId, path.join(stateDir, 'ferry.yaml'), sims.env);
@@ -157,10 +186,18 @@ async function main(): Promise<void> {
     clearInterval(rssSampler);
     const after = processStats(pid);
     const relocations = keyedUses([...(await sampler.stop())]);
-    const imports = keyedUses((await sims.admin.log()).tasks.filter((t) => t.imports > 0).map((t) => [t.id, { startMs: t.startMs, endMs: t.endMs ?? t.startMs }]));
+    const imports = keyedUses(
+      (await sims.admin.log()).tasks
+        .filter((t) => t.imports > 0)
+        .map((t) => [t.id, { startMs: t.startMs, endMs: t.endMs ?? t.startMs }]),
+    );
     const histories = await vmHistories(client, waveId);
     const historyUses = (activity: string, key: (moid: string) => string) =>
-      keyedUses([...histories].flatMap(([moid, events]) => activityUses(events, activity).map((u): [string, Use] => [key(moid), u])));
+      keyedUses(
+        [...histories].flatMap(([moid, events]) =>
+          activityUses(events, activity).map((u): [string, Use] => [key(moid), u]),
+        ),
+      );
 
     const migrated = status.vms.filter((v) => v.outcome === 'migrated').length;
     // Two stages through two limited pools: every vMotion, then at least one import after the last;
@@ -171,11 +208,25 @@ async function main(): Promise<void> {
     console.log(`  makespan:                 ${(makespanMs / 1000).toFixed(1)} s`);
     console.log(`  lower bound:              ${(lowerBoundMs / 1000).toFixed(1)} s`);
     console.log(`  ratio:                    ${(makespanMs / lowerBoundMs).toFixed(3)}`);
-    console.log(`  worker CPU:               ${(cpuMs / 1000).toFixed(1)} s, ${ms(cpuMs / N)} per VM (${((cpuMs / makespanMs) * 100).toFixed(0)}% of one core)`);
-    console.log(`  worker peak RSS:          ${mib(peakRss)} during the wave (VmHWM since start ${mib(after.peakRssBytes)})`);
-    printHandoffs('vMotion', relocations, historyUses('relocateVm', (moid) => moid), VMOTION);
+    console.log(
+      `  worker CPU:               ${(cpuMs / 1000).toFixed(1)} s, ${ms(cpuMs / N)} per VM (${((cpuMs / makespanMs) * 100).toFixed(0)}% of one core)`,
+    );
+    console.log(
+      `  worker peak RSS:          ${mib(peakRss)} during the wave (VmHWM since start ${mib(after.peakRssBytes)})`,
+    );
+    printHandoffs(
+      'vMotion',
+      relocations,
+      historyUses('relocateVm', (moid) => moid),
+      VMOTION,
+    );
     printHandoffSteps(histories, 'relocateVm', VMOTION);
-    printHandoffs('import', imports, historyUses('importDisk', (moid) => String(LAB_VMID_BASE + Number(/\d+$/.exec(moid)?.[0]))), IMPORTS);
+    printHandoffs(
+      'import',
+      imports,
+      historyUses('importDisk', (moid) => String(LAB_VMID_BASE + Number(/\d+$/.exec(moid)?.[0]))),
+      IMPORTS,
+    );
     printHandoffSteps(histories, 'importDisk', IMPORTS);
     printTail(histories, makespanMs, started);
   } finally {
@@ -194,8 +245,12 @@ function printHandoffs(what: string, simUses: Map<string, Use>, historyUses: Map
   const sim = handoffs(withRequests(simUses, historyUses), permits);
   const hist = handoffs([...historyUses.values()], permits);
   console.log(`  ${what} hand-offs:`);
-  console.log(`    simulator task end → next task start:  p50 ${ms(percentile(sim, 50))}, p99 ${ms(percentile(sim, 99))} (${sim.length})`);
-  console.log(`    activity completed → next started:     p50 ${ms(percentile(hist, 50))}, p99 ${ms(percentile(hist, 99))} (${hist.length}, from histories)`);
+  console.log(
+    `    simulator task end → next task start:  p50 ${ms(percentile(sim, 50))}, p99 ${ms(percentile(sim, 99))} (${sim.length})`,
+  );
+  console.log(
+    `    activity completed → next started:     p50 ${ms(percentile(hist, 50))}, p99 ${ms(percentile(hist, 99))} (${hist.length}, from histories)`,
+  );
   const uses = [...simUses.values()];
   const start = Math.min(...uses.map((x) => x.startMs));
   const end = Math.max(...uses.map((x) => x.endMs));
@@ -204,7 +259,10 @@ function printHandoffs(what: string, simUses: Map<string, Use>, historyUses: Map
 
 /** Where a hand-off's time goes, step by step across the two holders' histories: p50 / p99 of each. */
 function printHandoffSteps(histories: Histories, activity: string, permits: number): void {
-  const steps = handoffSteps([...histories.values()].flatMap((events) => permitUses(events, activity)), permits);
+  const steps = handoffSteps(
+    [...histories.values()].flatMap((events) => permitUses(events, activity)),
+    permits,
+  );
   const names: Array<[keyof HandoffSteps, string]> = [
     ['release', 'completed → release sent'],
     ['deliver', 'release sent → delivered'],
@@ -214,7 +272,9 @@ function printHandoffSteps(histories: Histories, activity: string, permits: numb
   ];
   for (const [step, label] of names) {
     const values = steps.map((s) => s[step]).filter((v): v is number => v !== undefined);
-    console.log(`      ${label.padEnd(36)} p50 ${ms(percentile(values, 50))}, p99 ${ms(percentile(values, 99))} (${values.length})`);
+    console.log(
+      `      ${label.padEnd(36)} p50 ${ms(percentile(values, 50))}, p99 ${ms(percentile(values, 99))} (${values.length})`,
+    );
   }
 }
 
@@ -230,7 +290,7 @@ async function reportGate(client: Client, waveId: string, child: ChildProcess, s
   let waiting = 0;
   // A VM the wave finishes without starting (e.g. refused) never reaches the gate: stop once every
   // started VM waits there and that has not changed for a minute.
-  for (let unchangedSince = performance.now(); waiting < N && performance.now() - unchangedSince < 60_000; ) {
+  for (let unchangedSince = performance.now(); waiting < N && performance.now() - unchangedSince < 60_000;) {
     await new Promise((r) => setTimeout(r, 2000));
     if (!workerAlive(child)) throw new Error('the worker died before the VMs reached the gate (its output is above)');
     const count = (await client.workflow.count(query)).count;
@@ -238,13 +298,17 @@ async function reportGate(client: Client, waveId: string, child: ChildProcess, s
     if (count !== waiting || begun !== count) unchangedSince = performance.now();
     waiting = count;
     const now = processStats(pid);
-    console.log(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${waiting}/${N} at the gate (${begun} started), worker RSS ${mib(now.rssBytes)}`);
+    console.log(
+      `  ${((performance.now() - started) / 1000).toFixed(0)} s: ${waiting}/${N} at the gate (${begun} started), worker RSS ${mib(now.rssBytes)}`,
+    );
   }
   // Let the cache settle (evictions) and the last tasks finish.
   await new Promise((r) => setTimeout(r, 10_000));
   const at = processStats(pid);
   console.log(`  ${waiting} of ${N} at the gate after ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  console.log(`  worker RSS at the gate:   ${mib(at.rssBytes)} (peak since start ${mib(at.peakRssBytes)}; anonymous ${mib(at.rssAnonBytes)}, file ${mib(at.rssFileBytes)}, ${at.threads} threads)`);
+  console.log(
+    `  worker RSS at the gate:   ${mib(at.rssBytes)} (peak since start ${mib(at.peakRssBytes)}; anonymous ${mib(at.rssAnonBytes)}, file ${mib(at.rssFileBytes)}, ${at.threads} threads)`,
+  );
   console.log(`  worker CPU to the gate:   ${ms((at.cpuMs - before.cpuMs) / waiting)} per VM`);
   if (args['heap-snapshot']) {
     // The worker writes it on SIGUSR2 (--heapsnapshot-signal); give it time, it pauses the process.
@@ -260,20 +324,30 @@ function timeStatus(waveId: string, configFile: string, env: Record<string, stri
   let output = '';
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
-    const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'ferry.js'), '-c', configFile, 'status', waveId], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin', 'ferry.js'), '-c', configFile, 'status', waveId],
+      { env: { ...process.env, ...env }, encoding: 'utf8' },
+    );
     times.push(performance.now() - t0);
     output = run.status === 0 ? '' : `exit ${run.status}: ${(run.stderr || run.stdout).slice(0, 500)}`;
   }
   console.log(`  ferry status <wave>:      ${ms(percentile(times, 50))} median of 3${output ? ` (${output})` : ''}`);
 }
 
-type Histories = Map<string, Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events'] & object>;
+type Histories = Map<
+  string,
+  Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>['events'] & object
+>;
 
 /** The VM workflows' histories, by VM moid (their ids end in it). */
 async function vmHistories(client: Client, waveId: string): Promise<Histories> {
   const histories: Histories = new Map();
   for await (const wf of client.workflow.list({ query: `WaveId = '${waveId}' AND FerryKind = 'migrate'` })) {
-    histories.set(/vm-\d+$/.exec(wf.workflowId)?.[0] ?? wf.workflowId, (await client.workflow.getHandle(wf.workflowId).fetchHistory()).events ?? []);
+    histories.set(
+      /vm-\d+$/.exec(wf.workflowId)?.[0] ?? wf.workflowId,
+      (await client.workflow.getHandle(wf.workflowId).fetchHistory()).events ?? [],
+    );
   }
   return histories;
 }
@@ -282,11 +356,14 @@ async function vmHistories(client: Client, waveId: string): Promise<Histories> {
 function printTail(histories: Histories, makespanMs: number, startedPerf: number): void {
   let last: { moid: string; endMs: number } | undefined;
   for (const [moid, events] of histories) {
-    for (const use of activityUses(events, 'importDisk')) if (!last || use.endMs > last.endMs) last = { moid, endMs: use.endMs };
+    for (const use of activityUses(events, 'importDisk'))
+      if (!last || use.endMs > last.endMs) last = { moid, endMs: use.endMs };
   }
   if (!last) return;
   const waveEndMs = Date.now() - (performance.now() - startedPerf - makespanMs);
-  console.log(`  after the last import:    ${((waveEndMs - last.endMs) / 1000).toFixed(1)} s until the wave returned; ${last.moid} then did:`);
+  console.log(
+    `  after the last import:    ${((waveEndMs - last.endMs) / 1000).toFixed(1)} s until the wave returned; ${last.moid} then did:`,
+  );
   const events = histories.get(last.moid)!;
   const lastEventMs = eventMs(events.at(-1)!);
   for (const line of eventsAfter(events, last.endMs)) console.log(`    ${line}`);
@@ -298,8 +375,12 @@ function printTail(histories: Histories, makespanMs: number, startedPerf: number
  * library bin/ferry-worker would preload, passed to the worker.
  */
 function allocatorEnv(): Record<string, string> {
-  if (args.allocator !== 'jemalloc' && args.allocator !== 'glibc') throw new Error(`--allocator: jemalloc or glibc, not ${args.allocator}`);
-  const lib = spawnSync(path.join(REPO_ROOT, 'bin', 'ferry-worker'), ['--allocator'], { env: { ...process.env, FERRY_ALLOCATOR: args.allocator }, encoding: 'utf8' }).stdout.trim();
+  if (args.allocator !== 'jemalloc' && args.allocator !== 'glibc')
+    throw new Error(`--allocator: jemalloc or glibc, not ${args.allocator}`);
+  const lib = spawnSync(path.join(REPO_ROOT, 'bin', 'ferry-worker'), ['--allocator'], {
+    env: { ...process.env, FERRY_ALLOCATOR: args.allocator },
+    encoding: 'utf8',
+  }).stdout.trim();
   return lib && lib !== 'glibc' ? { LD_PRELOAD: lib } : {};
 }
 
@@ -314,9 +395,15 @@ function workerSettings(): string {
 
 /** --cpu-prof DIR: the worker profiles itself (V8 .cpuprofile, written when it stops); --heap-snapshot DIR: at the gate. */
 function cpuProfile(): string[] {
-  const heap = args['heap-snapshot'] ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(args['heap-snapshot'])}`] : [];
+  const heap = args['heap-snapshot']
+    ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(args['heap-snapshot'])}`]
+    : [];
   const extra = args['node-args']?.split(/\s+/).filter(Boolean) ?? [];
-  return [...extra, ...heap, ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [])];
+  return [
+    ...extra,
+    ...heap,
+    ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : []),
+  ];
 }
 
 main().catch((err: unknown) => {

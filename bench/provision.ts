@@ -61,13 +61,21 @@ interface Contender {
 async function main(): Promise<void> {
   const server = await startDevServer();
   process.env.FERRY_TEST_TEMPORAL_ADDRESS = server.address;
-  const lab = await startProvisionLab({ provisioning: { node: undefined, prefix: BENCH_PREFIX }, reverseZone: BENCH_REVERSE_ZONE }).catch(async (err: unknown) => {
+  const lab = await startProvisionLab({
+    provisioning: { node: undefined, prefix: BENCH_PREFIX },
+    reverseZone: BENCH_REVERSE_ZONE,
+  }).catch(async (err: unknown) => {
     await server.stop();
     throw err;
   });
   const compareWith = args['compare-with'] ? path.resolve(args['compare-with']) : undefined;
-  await lab.nb.http.request('POST', 'api/ipam/prefixes/', { schema: idOnly, body: { prefix: BENCH_PREFIX, status: 'active', description: 'bench VMs' } });
-  const contenders: Contender[] = compareWith ? [{ label: `other (${compareWith})`, root: compareWith }, { label: 'this checkout' }] : [{ label: 'this checkout' }];
+  await lab.nb.http.request('POST', 'api/ipam/prefixes/', {
+    schema: idOnly,
+    body: { prefix: BENCH_PREFIX, status: 'active', description: 'bench VMs' },
+  });
+  const contenders: Contender[] = compareWith
+    ? [{ label: `other (${compareWith})`, root: compareWith }, { label: 'this checkout' }]
+    : [{ label: 'this checkout' }];
   try {
     // Alternating rounds in one lab: a shared, loaded machine is compared within the same minutes.
     for (let round = 1; round <= Number(args.rounds); round++) {
@@ -100,7 +108,8 @@ async function run(address: string, lab: ProvisionLab, contender: Contender, rou
     const queue = Array.from({ length: N }, (_, i) => i);
     await Promise.all(
       Array.from({ length: 8 }, async () => {
-        for (let i = queue.shift(); i !== undefined; i = queue.shift()) await lab.plannedVm({ name: `bench-${stamp}-${i}`, tags: [tag], ...BENCH_VM });
+        for (let i = queue.shift(); i !== undefined; i = queue.shift())
+          await lab.plannedVm({ name: `bench-${stamp}-${i}`, tags: [tag], ...BENCH_VM });
       }),
     );
     const pid = worker.child.pid!;
@@ -124,25 +133,48 @@ async function run(address: string, lab: ProvisionLab, contender: Contender, rou
     const perVm: number[] = [];
     for (const vm of result.vms) {
       // A VM the batch did not start (refused by placement, say) has no workflow.
-      const d = await client.workflow.getHandle(vm.workflowId).describe().catch(() => undefined);
+      const d = await client.workflow
+        .getHandle(vm.workflowId)
+        .describe()
+        .catch(() => undefined);
       if (d?.closeTime) perVm.push(d.closeTime.getTime() - d.startTime.getTime());
     }
     const cpuMs = after.cpuMs - before.cpuMs;
     const provisioned = result.vms.filter((v) => v.outcome === 'provisioned').length;
-    console.log(`provisioning ${N} VMs (maxConcurrent ${args['max-concurrent'] ?? 'default'}), round ${round}, worker of ${contender.label}, load average ${loadavg()[0]!.toFixed(1)}`);
+    console.log(
+      `provisioning ${N} VMs (maxConcurrent ${args['max-concurrent'] ?? 'default'}), round ${round}, worker of ${contender.label}, load average ${loadavg()[0]!.toFixed(1)}`,
+    );
     const outcomes = new Map<string, number>();
-    for (const vm of result.vms) outcomes.set(vm.outcome ?? 'no outcome', (outcomes.get(vm.outcome ?? 'no outcome') ?? 0) + 1);
-    console.log(`  provisioned:  ${provisioned}/${result.vms.length} (${[...outcomes].map(([o, n]) => `${n} ${o}`).join(', ')})`);
+    for (const vm of result.vms)
+      outcomes.set(vm.outcome ?? 'no outcome', (outcomes.get(vm.outcome ?? 'no outcome') ?? 0) + 1);
+    console.log(
+      `  provisioned:  ${provisioned}/${result.vms.length} (${[...outcomes].map(([o, n]) => `${n} ${o}`).join(', ')})`,
+    );
     const notProvisioned = result.vms.find((v) => v.outcome !== 'provisioned');
-    if (notProvisioned) console.log(`  e.g. not provisioned: ${JSON.stringify(notProvisioned).slice(0, 400)}${await rootCause(client, notProvisioned.workflowId)}`);
-    console.log(`  makespan:     ${(makespanMs / 1000).toFixed(1)} s, of which ${(await beforeFirstVm(client, `bench-provision-${stamp}`) / 1000).toFixed(1)} s before the first VM started (selection, placement)`);
+    if (notProvisioned)
+      console.log(
+        `  e.g. not provisioned: ${JSON.stringify(notProvisioned).slice(0, 400)}${await rootCause(client, notProvisioned.workflowId)}`,
+      );
+    console.log(
+      `  makespan:     ${(makespanMs / 1000).toFixed(1)} s, of which ${((await beforeFirstVm(client, `bench-provision-${stamp}`)) / 1000).toFixed(1)} s before the first VM started (selection, placement)`,
+    );
     console.log(`  per VM:       p50 ${ms(percentile(perVm, 50))}, p99 ${ms(percentile(perVm, 99))}`);
-    console.log(`  worker CPU:   ${(cpuMs / 1000).toFixed(1)} s, ${ms(cpuMs / N)} per VM (${((cpuMs / makespanMs) * 100).toFixed(0)}% of one core)`);
+    console.log(
+      `  worker CPU:   ${(cpuMs / 1000).toFixed(1)} s, ${ms(cpuMs / N)} per VM (${((cpuMs / makespanMs) * 100).toFixed(0)}% of one core)`,
+    );
     console.log(`  worker RSS:   peak ${mib(peakRss)} during the run`);
-    printCpuBudget(cpuSpent(processesBefore, processesAfter, 500), machineBefore, machineAfter, makespanMs, Math.max(1, perVm.length));
+    printCpuBudget(
+      cpuSpent(processesBefore, processesAfter, 500),
+      machineBefore,
+      machineAfter,
+      makespanMs,
+      Math.max(1, perVm.length),
+    );
     const done = result.vms.filter((v) => v.outcome === 'provisioned');
     const sample = done.filter((_, i) => i % Math.max(1, Math.floor(done.length / 40)) === 0);
-    const histories = await Promise.all(sample.map(async (vm) => (await client.workflow.getHandle(vm.workflowId).fetchHistory()).events ?? []));
+    const histories = await Promise.all(
+      sample.map(async (vm) => (await client.workflow.getHandle(vm.workflowId).fetchHistory()).events ?? []),
+    );
     console.log(`  per VM, mean of ${sample.length} histories:`);
     for (const line of formatBreakdown(meanBreakdown(histories.map(timeBreakdown)))) console.log(`    ${line}`);
   } finally {
@@ -155,13 +187,23 @@ async function run(address: string, lab: ProvisionLab, contender: Contender, rou
  * Every process's CPU during the batch, per VM started, and the machine's: the makespan this much work
  * needs at the least on this machine's cores, whatever the code waits on.
  */
-function printCpuBudget(spent: Array<[string, number]>, before: ReturnType<typeof machineCpu>, after: ReturnType<typeof machineCpu>, makespanMs: number, vms: number): void {
+function printCpuBudget(
+  spent: Array<[string, number]>,
+  before: ReturnType<typeof machineCpu>,
+  after: ReturnType<typeof machineCpu>,
+  makespanMs: number,
+  vms: number,
+): void {
   const busy = after.busyMs - before.busyMs;
   const cores = availableParallelism();
-  console.log(`  machine CPU:  ${(busy / 1000).toFixed(1)} s busy of ${((cores * makespanMs) / 1000).toFixed(1)} s on ${cores} cores (${((busy / (cores * makespanMs)) * 100).toFixed(0)}%), ${((after.stealMs - before.stealMs) / 1000).toFixed(1)} s stolen`);
+  console.log(
+    `  machine CPU:  ${(busy / 1000).toFixed(1)} s busy of ${((cores * makespanMs) / 1000).toFixed(1)} s on ${cores} cores (${((busy / (cores * makespanMs)) * 100).toFixed(0)}%), ${((after.stealMs - before.stealMs) / 1000).toFixed(1)} s stolen`,
+  );
   console.log(`  CPU per VM by process (${vms} VMs started), largest first:`);
   for (const [label, ms] of spent) console.log(`    ${label.padEnd(28)} ${(ms / vms).toFixed(0).padStart(5)} ms`);
-  console.log(`  so ${vms} VMs need at least ${(busy / cores / 1000).toFixed(1)} s of this machine's ${cores} cores at this CPU per VM`);
+  console.log(
+    `  so ${vms} VMs need at least ${(busy / cores / 1000).toFixed(1)} s of this machine's ${cores} cores at this CPU per VM`,
+  );
 }
 
 /** The innermost cause of a failed VM workflow's failure (the batch's entry keeps only the outer message). */

@@ -55,12 +55,26 @@ async function main() {
     taskPollIntervalMs: 50,
   });
   try {
-    console.log(`Proxmox simulator ${sim.url} (PVE ${sim.flavour}), client pool ${POOL_SIZE} connections, ${IN_FLIGHT} operations in flight`);
+    console.log(
+      `Proxmox simulator ${sim.url} (PVE ${sim.flavour}), client pool ${POOL_SIZE} connections, ${IN_FLIGHT} operations in flight`,
+    );
     await client.vms.create({ node: 'pve1', vmid: 100, name: 'bench-read', cores: 2, memory: 2048 });
-    await phase('config reads', 2000, () => client.config.get('pve1', 100), () => sim.requests.length);
-    await phase('VM creations', 200, (i) => client.vms.create({ node: `pve${(i % 3) + 1}`, vmid: 1000 + i, name: `bench${i}`, cores: 1, memory: 512 }), () => sim.requests.length);
+    await phase(
+      'config reads',
+      2000,
+      () => client.config.get('pve1', 100),
+      () => sim.requests.length,
+    );
+    await phase(
+      'VM creations',
+      200,
+      (i) => client.vms.create({ node: `pve${(i % 3) + 1}`, vmid: 1000 + i, name: `bench${i}`, cores: 1, memory: 512 }),
+      () => sim.requests.length,
+    );
     const { opened, peakOpen } = sim.connections;
-    console.log(`connections opened: ${opened} (peak open at once: ${peakOpen}); pool size ${POOL_SIZE}: ${opened <= POOL_SIZE ? 'OK, within the pool' : 'EXCEEDED'}`);
+    console.log(
+      `connections opened: ${opened} (peak open at once: ${peakOpen}); pool size ${POOL_SIZE}: ${opened <= POOL_SIZE ? 'OK, within the pool' : 'EXCEEDED'}`,
+    );
     if (opened > POOL_SIZE) process.exitCode = 1;
   } finally {
     await client.close();

@@ -28,7 +28,9 @@ async function main(): Promise<void> {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-bench-vsphere-'));
   const started = performance.now();
   const lab = await startVcsimLab({ stateDir, extraVms: vms, log: (l) => console.log(`  ${l}`) });
-  console.log(`vcsim with ${lab.manifest.vmCount} VMs ready in ${Math.round(performance.now() - started)} ms (estate built once, then loaded from cache)`);
+  console.log(
+    `vcsim with ${lab.manifest.vmCount} VMs ready in ${Math.round(performance.now() - started)} ms (estate built once, then loaded from cache)`,
+  );
   let ok = true;
   try {
     const config = parseConfig({ vsphere: lab.config }, { VMWARE_PASSWORD: lab.password }, 'bench').vsphere!;
@@ -47,7 +49,9 @@ async function main(): Promise<void> {
           `${String(result.pages).padStart(5)}  ${String(roundTrips).padStart(11)}  ${String(bytesReceived).padStart(14)}  ${String(wall).padStart(7)}`,
       );
     }
-    console.log(`\nround trips ≤ pages + ${CONSTANT_ROUND_TRIPS} (RetrieveServiceContent, Login, CreateContainerView, DestroyView): ${ok ? 'yes' : 'NO'}`);
+    console.log(
+      `\nround trips ≤ pages + ${CONSTANT_ROUND_TRIPS} (RetrieveServiceContent, Login, CreateContainerView, DestroyView): ${ok ? 'yes' : 'NO'}`,
+    );
   } finally {
     await lab.stop();
     rmSync(stateDir, { recursive: true, force: true });

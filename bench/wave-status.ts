@@ -50,11 +50,20 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; bytes: numb
 }
 
 /** One sample: the summary query (25 and 200 rows), the full status query, the history's length and size. */
-async function sample(wave: WorkflowHandle, label: string, summaryMs: number[], cli?: () => { ms: number }): Promise<number> {
+async function sample(
+  wave: WorkflowHandle,
+  label: string,
+  summaryMs: number[],
+  cli?: () => { ms: number },
+): Promise<number> {
   const summary = await timed(() => wave.query(waveSummaryQuery, { limit: 25 }));
   summaryMs.push(summary.ms);
   const page = await timed(() => wave.query(waveSummaryQuery, { limit: 200 }));
-  const full = await timed(() => wave.query(waveStatusQuery)).catch((err: unknown) => ({ ms: NaN, bytes: NaN, value: String(err) }));
+  const full = await timed(() => wave.query(waveStatusQuery)).catch((err: unknown) => ({
+    ms: NaN,
+    bytes: NaN,
+    value: String(err),
+  }));
   const { raw } = await wave.describe();
   const info = raw.workflowExecutionInfo!;
   const atGate = summary.value.stages['awaiting-approval'] ?? 0;
@@ -74,13 +83,22 @@ const cliMs: number[] = [];
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** `ferry status <target>` as a user runs it: a new process each time. */
-function cliStatus(configFile: string, env: Record<string, string>, target: string, extra: string[] = []): { ms: number; bytes: number } {
+function cliStatus(
+  configFile: string,
+  env: Record<string, string>,
+  target: string,
+  extra: string[] = [],
+): { ms: number; bytes: number } {
   const started = performance.now();
-  const out = execFileSync(process.execPath, [path.join(ROOT, 'bin/ferry.js'), '-c', configFile, 'status', target, ...extra], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    maxBuffer: 256 * 2 ** 20,
-  });
+  const out = execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'bin/ferry.js'), '-c', configFile, 'status', target, ...extra],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      maxBuffer: 256 * 2 ** 20,
+    },
+  );
   return { ms: performance.now() - started, bytes: out.length };
 }
 
@@ -115,7 +133,14 @@ async function main(): Promise<void> {
               import: { maxConcurrentActivities: 20 },
               sdn: { maxConcurrentActivities: 1 },
               // --coordination-tasks N: the coordination Worker's workflow task slots (default 10).
-              ...(args['coordination-tasks'] ? { coordination: { maxConcurrentActivities: 10, maxConcurrentWorkflowTaskExecutions: Number(args['coordination-tasks']) } } : {}),
+              ...(args['coordination-tasks']
+                ? {
+                    coordination: {
+                      maxConcurrentActivities: 10,
+                      maxConcurrentWorkflowTaskExecutions: Number(args['coordination-tasks']),
+                    },
+                  }
+                : {}),
             },
           },
         },
@@ -131,7 +156,9 @@ async function main(): Promise<void> {
       throw err;
     });
   // A worker that dies mid-run says why.
-  worker.child.once('exit', (code, signal) => console.log(`worker exited (${String(code ?? signal)}):\n${worker.output().slice(-4000)}`));
+  worker.child.once('exit', (code, signal) =>
+    console.log(`worker exited (${String(code ?? signal)}):\n${worker.output().slice(-4000)}`),
+  );
   const clientConnection = await Connection.connect({ address: server.address });
   const client = new Client({ connection: clientConnection });
   const started = Date.now();
@@ -143,14 +170,18 @@ async function main(): Promise<void> {
       workflowId: `bench-status-wave-${stamp}`,
       args: [{ waveId, selection: { folder: `/${ESTATE.datacenter}/vm/${ESTATE.scaleFolder}` }, maxConcurrent: N }],
     });
-    console.log(`wave of ${N} VMs to the approval gate (vMotion/import ${LATENCY_MS} ms, limits 20/20), worker pid ${worker.child.pid}`);
+    console.log(
+      `wave of ${N} VMs to the approval gate (vMotion/import ${LATENCY_MS} ms, limits 20/20), worker pid ${worker.child.pid}`,
+    );
     for (;;) {
       await new Promise((r) => setTimeout(r, 5_000));
       const at = `${((Date.now() - started) / 1000).toFixed(0)} s`;
-      const atGate = await sample(wave, at, summaryMs, () => cliStatus(configFile, sims.env, wave.workflowId)).catch((err: unknown) => {
-        console.log(`${at}: query failed: ${String(err)}`);
-        return 0;
-      });
+      const atGate = await sample(wave, at, summaryMs, () => cliStatus(configFile, sims.env, wave.workflowId)).catch(
+        (err: unknown) => {
+          console.log(`${at}: query failed: ${String(err)}`);
+          return 0;
+        },
+      );
       if (atGate >= N || Date.now() - started > DEADLINE_MS) break;
     }
     const ramp = [...summaryMs];
@@ -160,15 +191,29 @@ async function main(): Promise<void> {
     const cliJson = cliStatus(configFile, sims.env, wave.workflowId, ['--json']);
     const { raw } = await wave.describe();
     const info = raw.workflowExecutionInfo!;
-    console.log(`summary query while VMs ran: p50 ${ms(percentile(ramp, 50))}, p99 ${ms(percentile(ramp, 99))}, max ${ms(Math.max(...ramp))} (${ramp.length})`);
-    console.log(`ferry status while VMs ran:  p50 ${ms(percentile(cliMs, 50))}, p99 ${ms(percentile(cliMs, 99))}, max ${ms(Math.max(...cliMs))} (${cliMs.length})`);
+    console.log(
+      `summary query while VMs ran: p50 ${ms(percentile(ramp, 50))}, p99 ${ms(percentile(ramp, 99))}, max ${ms(Math.max(...ramp))} (${ramp.length})`,
+    );
+    console.log(
+      `ferry status while VMs ran:  p50 ${ms(percentile(cliMs, 50))}, p99 ${ms(percentile(cliMs, 99))}, max ${ms(Math.max(...cliMs))} (${cliMs.length})`,
+    );
     console.log(`summary query at the gate:   p50 ${ms(percentile(atGate, 50))}, max ${ms(Math.max(...atGate))}`);
-    console.log(`ferry status <wave>:         median ${ms(percentile(cli.map((c) => c.ms), 50))} of 5 (${cli.map((c) => ms(c.ms)).join(', ')}); --json ${kb(cliJson.bytes)}`);
-    console.log(`wave history:                ${String(info.historyLength)} events, ${kb(Number(info.historySizeBytes))} (limits 50k events, 50 MB)`);
+    console.log(
+      `ferry status <wave>:         median ${ms(
+        percentile(
+          cli.map((c) => c.ms),
+          50,
+        ),
+      )} of 5 (${cli.map((c) => ms(c.ms)).join(', ')}); --json ${kb(cliJson.bytes)}`,
+    );
+    console.log(
+      `wave history:                ${String(info.historyLength)} events, ${kb(Number(info.historySizeBytes))} (limits 50k events, 50 MB)`,
+    );
     console.log(`worker RSS at the gate:      ${mib(processStats(worker.child.pid!).rssBytes)}`);
     // The query waits behind the wave's own tasks: the long ones, and whether each was a replay from the normal queue.
     console.log(`the wave's workflow tasks of 1 s or more:`);
-    for (const line of describeLongTasks(await workflowTasks(client, wave.workflowId, wave.firstExecutionRunId), 1000)) console.log(`  ${line}`);
+    for (const line of describeLongTasks(await workflowTasks(client, wave.workflowId, wave.firstExecutionRunId), 1000))
+      console.log(`  ${line}`);
     await wave.terminate('benchmark done');
   } finally {
     await worker.stop();

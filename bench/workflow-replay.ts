@@ -42,7 +42,13 @@ async function measure(mode: Mode, bundle: string, file: string, runs: number): 
     if (result.error) throw result.error;
   }
   const cpu = process.cpuUsage(before);
-  console.log(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000 / runs, wallMs: (Date.now() - started) / runs, rssMiB: process.memoryUsage().rss / 2 ** 20 }));
+  console.log(
+    JSON.stringify({
+      cpuMs: (cpu.user + cpu.system) / 1000 / runs,
+      wallMs: (Date.now() - started) / runs,
+      rssMiB: process.memoryUsage().rss / 2 ** 20,
+    }),
+  );
 }
 
 function main(): void {
@@ -62,22 +68,45 @@ async function compare(file: string, runs: number, rounds: number): Promise<void
   const bundle = path.join(dir, 'workflow-bundle.js');
   try {
     await writeWorkflowBundle(bundle);
-    console.log(`${runs} replays of ${path.relative(REPO_ROOT, file)} per process, ${rounds} rounds; load ${loadavg()[0]!.toFixed(1)}`);
+    console.log(
+      `${runs} replays of ${path.relative(REPO_ROOT, file)} per process, ${rounds} rounds; load ${loadavg()[0]!.toFixed(1)}`,
+    );
     const figures: Record<Mode, number[]> = { sdk: [], ferry: [], 'ferry-no-stacks': [] };
     for (let round = 1; round <= rounds; round++) {
       for (const each of MODES) {
-        const child = spawnSync(process.execPath, [...process.execArgv, __filename, '--mode', each, '--bundle', bundle, '--history', file, '--runs', String(runs)], { encoding: 'utf8' });
+        const child = spawnSync(
+          process.execPath,
+          [
+            ...process.execArgv,
+            __filename,
+            '--mode',
+            each,
+            '--bundle',
+            bundle,
+            '--history',
+            file,
+            '--runs',
+            String(runs),
+          ],
+          { encoding: 'utf8' },
+        );
         const line = child.stdout.trim().split('\n').pop() ?? '';
-        if (child.status !== 0 || !line.startsWith('{')) throw new Error(`replay (${each}) failed: ${child.stderr.slice(-2000)}`);
+        if (child.status !== 0 || !line.startsWith('{'))
+          throw new Error(`replay (${each}) failed: ${child.stderr.slice(-2000)}`);
         const { cpuMs, wallMs, rssMiB } = JSON.parse(line) as { cpuMs: number; wallMs: number; rssMiB: number };
         figures[each].push(cpuMs);
-        console.log(`round ${round} ${each.padEnd(15)} CPU ${cpuMs.toFixed(1)} ms per replay, wall ${wallMs.toFixed(1)} ms, RSS ${rssMiB.toFixed(0)} MiB`);
+        console.log(
+          `round ${round} ${each.padEnd(15)} CPU ${cpuMs.toFixed(1)} ms per replay, wall ${wallMs.toFixed(1)} ms, RSS ${rssMiB.toFixed(0)} MiB`,
+        );
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const sdk = median(figures.sdk);
     console.log('median CPU per replay:');
-    for (const each of MODES) console.log(`  ${each.padEnd(15)} ${median(figures[each]).toFixed(1)} ms (ratio to sdk ${(median(figures[each]) / sdk).toFixed(2)})`);
+    for (const each of MODES)
+      console.log(
+        `  ${each.padEnd(15)} ${median(figures[each]).toFixed(1)} ms (ratio to sdk ${(median(figures[each]) / sdk).toFixed(2)})`,
+      );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -4,7 +4,18 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 /** What dist/ is compiled from (tsconfig.build.json's include, plus the compiler settings). */
-const SOURCES = ['worker.ts', 'src', 'activities', 'workflows', 'worker', 'lab', 'cli', 'scripts/build-bundle.ts', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = [
+  'worker.ts',
+  'src',
+  'activities',
+  'workflows',
+  'worker',
+  'lab',
+  'cli',
+  'scripts/build-bundle.ts',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
 
 /** dist/.sources: every source folder and .ts file as the build found them, one path (relative to the clone) a line. */
 const MANIFEST = path.join('dist', '.sources');

@@ -10,9 +10,14 @@ const ZONED = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
  */
 export function parseAtTime(text: string, flag = '--at'): number {
   const parsed = DateTime.fromISO(text.trim(), { setZone: true });
-  if (!parsed.isValid) throw new UsageError(`${flag}: "${text}" is not an ISO 8601 date and time (e.g. 2026-03-28T22:30+01:00): ${parsed.invalidExplanation ?? parsed.invalidReason}`);
+  if (!parsed.isValid)
+    throw new UsageError(
+      `${flag}: "${text}" is not an ISO 8601 date and time (e.g. 2026-03-28T22:30+01:00): ${parsed.invalidExplanation ?? parsed.invalidReason}`,
+    );
   if (!text.includes('T') || !ZONED.test(text.trim())) {
-    throw new UsageError(`${flag}: "${text}" needs a date, a time and a zone (e.g. 2026-03-28T22:30+01:00 or 2026-03-28T21:30Z)`);
+    throw new UsageError(
+      `${flag}: "${text}" needs a date, a time and a zone (e.g. 2026-03-28T22:30+01:00 or 2026-03-28T21:30Z)`,
+    );
   }
   return parsed.toMillis();
 }

@@ -18,15 +18,20 @@ export function renderLifecycle(s: Record<string, unknown>): string[] {
 function renderMigration(s: MigrationStatus): string[] {
   const lines: string[] = [];
   if (s.vmwarePowerState) lines.push(`  VMware power state before the shutdown: ${s.vmwarePowerState}`);
-  if (s.conversion) lines.push(...describeConversionRecord(s.conversion).map((l, i) => (i === 0 ? `  conversion: ${l}` : `  ${l}`)));
+  if (s.conversion)
+    lines.push(...describeConversionRecord(s.conversion).map((l, i) => (i === 0 ? `  conversion: ${l}` : `  ${l}`)));
   if (s.overlays) {
     const removed = s.overlays.removed?.length ? `removed ${s.overlays.removed.join(', ')}` : 'in place';
     lines.push(`  overlays on ${s.overlays.storage}: ${removed}`);
     if (s.overlays.cleanupWarning) lines.push(`    WARNING: ${s.overlays.cleanupWarning}`);
   }
   for (const m of s.moves ?? []) {
-    const done = m.volume ? `moved to ${m.volume}${m.seconds !== undefined ? ` in ${m.seconds.toFixed(1)} s` : ''}` : `from ${m.from}, not moved yet`;
-    lines.push(`  move ${m.slot}: ${done}${m.attempts > 1 ? ` (${m.attempts} attempts; the VM ran on its overlay meanwhile)` : ''}`);
+    const done = m.volume
+      ? `moved to ${m.volume}${m.seconds !== undefined ? ` in ${m.seconds.toFixed(1)} s` : ''}`
+      : `from ${m.from}, not moved yet`;
+    lines.push(
+      `  move ${m.slot}: ${done}${m.attempts > 1 ? ` (${m.attempts} attempts; the VM ran on its overlay meanwhile)` : ''}`,
+    );
   }
   if (s.verification) lines.push(...renderVerification(s.verification));
   return lines;
@@ -35,10 +40,14 @@ function renderMigration(s: MigrationStatus): string[] {
 export function renderVerification(v: GuestVerification): string[] {
   const lines = [`  guest: ${describeVerification(v)}`];
   if (v.expectedAddress) lines.push(`    expected address ${v.expectedAddress.address} (${v.expectedAddress.source})`);
-  for (const c of v.checks) lines.push(`    ${new Date(c.at).toISOString().slice(11, 19)} ${c.check.padEnd(12)} ${c.result.padEnd(7)} ${c.detail}`);
+  for (const c of v.checks)
+    lines.push(
+      `    ${new Date(c.at).toISOString().slice(11, 19)} ${c.check.padEnd(12)} ${c.result.padEnd(7)} ${c.detail}`,
+    );
   if (v.state === 'failed' && v.interfaces) {
     lines.push('    interfaces in the guest:');
-    for (const i of v.interfaces) lines.push(`      ${i.name} ${i.mac ?? '(no MAC)'} ${i.addresses.join(' ') || '(no address)'}`);
+    for (const i of v.interfaces)
+      lines.push(`      ${i.name} ${i.mac ?? '(no MAC)'} ${i.addresses.join(' ') || '(no address)'}`);
   }
   return lines;
 }
@@ -58,11 +67,17 @@ function renderProvision(s: ProvisionStatus): string[] {
 }
 
 function renderTeardown(s: TeardownStatus): string[] {
-  const lines = [`  VM ${s.vmid}${s.name ? ` ${s.name}` : ''}${s.netboxId !== undefined ? `, NetBox VM ${s.netboxId}` : ''}${s.resumed ? ' (finishing an earlier incomplete run)' : ''}`];
+  const lines = [
+    `  VM ${s.vmid}${s.name ? ` ${s.name}` : ''}${s.netboxId !== undefined ? `, NetBox VM ${s.netboxId}` : ''}${s.resumed ? ' (finishing an earlier incomplete run)' : ''}`,
+  ];
   if (s.approvalRequired) lines.push(`  approval needed: ${s.approvalRequired}`);
   if (s.rejection) lines.push(`  rejected by ${s.rejection.by}: ${s.rejection.reason}`);
   for (const ignored of s.ignored) lines.push(`  ignored: ${ignored.message}: ${ignored.reason}`);
-  if (s.steps.length) lines.push('  VM:', ...s.steps.map((step) => `    ${step.step.padEnd(9)} ${step.outcome}${step.detail ? ` (${step.detail})` : ''}`));
+  if (s.steps.length)
+    lines.push(
+      '  VM:',
+      ...s.steps.map((step) => `    ${step.step.padEnd(9)} ${step.outcome}${step.detail ? ` (${step.detail})` : ''}`),
+    );
   if (s.cleanups.length) lines.push('  cleanups:', ...s.cleanups.map((c) => `    ${describeCleanup(c)}`));
   return lines;
 }

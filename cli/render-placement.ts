@@ -4,7 +4,9 @@ import type { PlacementMoveRecord, VmPlacement } from '../src/domain/placement';
 /** `pve2; Hard disk 1 → local-lvm, Hard disk 2 → nfs-images; memory on pve2 after: 40 GiB of 64 GiB` */
 export function describePlacement(p: VmPlacement): string {
   const disks = p.disks.map((d) => `${d.label} → ${d.storage}`).join(', ');
-  const memory = p.memory ? `; memory committed on ${p.node} after: ${formatBytes(p.memory.committedAfterBytes, 'up')} of ${formatBytes(p.memory.limitBytes, 'down')}` : '';
+  const memory = p.memory
+    ? `; memory committed on ${p.node} after: ${formatBytes(p.memory.committedAfterBytes, 'up')} of ${formatBytes(p.memory.limitBytes, 'down')}`
+    : '';
   return `${p.node}${disks ? `; ${disks}` : ''}${memory}`;
 }
 
@@ -14,7 +16,9 @@ export function renderPlacement(s: Record<string, unknown>): string[] {
   if (!placement || typeof placement.node !== 'string') return [];
   const lines = [`  placement: ${describePlacement(placement)}`];
   for (const m of (s.placementMoves as PlacementMoveRecord[] | undefined) ?? []) {
-    lines.push(`  placed by ${m.by}: ${m.reason} (${m.from.node} → ${m.to.node}${m.shellMoved ? ', shell re-created' : ''})`);
+    lines.push(
+      `  placed by ${m.by}: ${m.reason} (${m.from.node} → ${m.to.node}${m.shellMoved ? ', shell re-created' : ''})`,
+    );
   }
   return lines;
 }

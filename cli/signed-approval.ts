@@ -37,17 +37,33 @@ export interface Unsigned {
  * target, or each waiting VM of a wave (or the --vms named) with its plan. The workflow computes the
  * same digests, so a plan that changes after this read makes the signature fail there.
  */
-export async function whatIsSigned(client: Client, handle: WorkflowHandle, type: string, flags: SigningFlags): Promise<Unsigned> {
+export async function whatIsSigned(
+  client: Client,
+  handle: WorkflowHandle,
+  type: string,
+  flags: SigningFlags,
+): Promise<Unsigned> {
   const workflowId = handle.workflowId;
   if (type === 'teardownVm') {
     const target = (await handle.query(teardownStatusQuery)).target;
     if (!target) throw new UsageError(`${workflowId} has not read its target yet: approve once it waits for approval`);
-    return { action: 'approve-teardown', statement: { workflowId, plan: teardownPlanDigest(target) }, shown: [`teardown target: ${JSON.stringify(target)}`] };
+    return {
+      action: 'approve-teardown',
+      statement: { workflowId, plan: teardownPlanDigest(target) },
+      shown: [`teardown target: ${JSON.stringify(target)}`],
+    };
   }
   if (type !== 'migrationWave') {
     const plan = await handle.query(cutoverPlanQuery);
-    if (!plan) throw new UsageError(`${workflowId} has no cutover plan yet (it is still being assessed): approve once it has one`);
-    return { action: 'approve-cutover', statement: { workflowId, plan: cutoverPlanDigest(plan) }, shown: [describePlan(plan)] };
+    if (!plan)
+      throw new UsageError(
+        `${workflowId} has no cutover plan yet (it is still being assessed): approve once it has one`,
+      );
+    return {
+      action: 'approve-cutover',
+      statement: { workflowId, plan: cutoverPlanDigest(plan) },
+      shown: [describePlan(plan)],
+    };
   }
   const status = await handle.query(waveStatusQuery);
   const named = flags.vms ?? status.vms.map((vm) => vm.name);
@@ -56,14 +72,21 @@ export async function whatIsSigned(client: Client, handle: WorkflowHandle, type:
   const covers: CoveredVm[] = [];
   const shown: string[] = [];
   for (const vm of status.vms.filter((v) => named.includes(v.name) && v.state === 'running')) {
-    const plan = await client.workflow.getHandle(vm.workflowId).query(cutoverPlanQuery).catch(() => undefined);
+    const plan = await client.workflow
+      .getHandle(vm.workflowId)
+      .query(cutoverPlanQuery)
+      .catch(() => undefined);
     if (!plan) continue;
     covers.push({ workflowId: vm.workflowId, plan: cutoverPlanDigest(plan) });
     shown.push(describePlan(plan));
   }
-  const left = named.filter((name) => !status.vms.some((vm) => vm.name === name && covers.some((c) => c.workflowId === vm.workflowId)));
-  if (flags.vms && left.length) throw new UsageError(`no cutover plan to sign yet for ${left.join(', ')}: approve them once they have one`);
-  if (!covers.length) throw new UsageError(`no VM of ${workflowId} has a cutover plan to sign yet: approve once they wait for approval`);
+  const left = named.filter(
+    (name) => !status.vms.some((vm) => vm.name === name && covers.some((c) => c.workflowId === vm.workflowId)),
+  );
+  if (flags.vms && left.length)
+    throw new UsageError(`no cutover plan to sign yet for ${left.join(', ')}: approve them once they have one`);
+  if (!covers.length)
+    throw new UsageError(`no VM of ${workflowId} has a cutover plan to sign yet: approve once they wait for approval`);
   if (left.length) shown.push(`not covered (no plan yet, or finished): ${left.join(', ')}`);
   return { action: 'approve-cutover', statement: { workflowId, covers }, shown };
 }

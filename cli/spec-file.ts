@@ -15,6 +15,7 @@ export function readSpecFile(path: string): ProvisionSpec {
     throw new UsageError(`${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const checked = validateSpec(document, path);
-  if (!checked.ok) throw new UsageError(`${path} is not a valid VM spec:\n${checked.problems.map((p) => `  - ${p}`).join('\n')}`);
+  if (!checked.ok)
+    throw new UsageError(`${path} is not a valid VM spec:\n${checked.problems.map((p) => `  - ${p}`).join('\n')}`);
   return checked.spec;
 }

@@ -4,7 +4,9 @@
  */
 export function formatTable(headers: string[], rows: string[][]): string {
   const cells = [headers, ...rows].map((row) => row.map((cell) => cell.split('\n')));
-  const widths = headers.map((_, c) => Math.max(...cells.map((row) => Math.max(...(row[c] ?? ['']).map((l) => l.length)))));
+  const widths = headers.map((_, c) =>
+    Math.max(...cells.map((row) => Math.max(...(row[c] ?? ['']).map((l) => l.length)))),
+  );
   const lines: string[] = [];
   cells.forEach((row, r) => {
     const height = Math.max(...row.map((cell) => cell.length));

@@ -1,4 +1,10 @@
-import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription, type WorkflowExecutionInfo, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionDescription,
+  type WorkflowExecutionInfo,
+  type WorkflowHandle,
+} from '@temporalio/client';
 
 /** A string literal for a visibility query. */
 export function quote(value: string): string {
@@ -19,7 +25,11 @@ export function targetQuery(target: string, kinds?: readonly string[]): string {
  * up in visibility (running first, else the most recent). Several running matches are an error that
  * lists them.
  */
-export async function resolveTarget(client: Client, target: string, kinds?: readonly string[]): Promise<WorkflowHandle> {
+export async function resolveTarget(
+  client: Client,
+  target: string,
+  kinds?: readonly string[],
+): Promise<WorkflowHandle> {
   return (await resolveDescribedTarget(client, target, kinds)).handle;
 }
 
@@ -30,7 +40,11 @@ export interface DescribedTarget {
 }
 
 /** resolveTarget, keeping the description its workflow-id lookup read (`ferry status` shows it). */
-export async function resolveDescribedTarget(client: Client, target: string, kinds?: readonly string[]): Promise<DescribedTarget> {
+export async function resolveDescribedTarget(
+  client: Client,
+  target: string,
+  kinds?: readonly string[],
+): Promise<DescribedTarget> {
   const direct = client.workflow.getHandle(target);
   try {
     return { handle: direct, description: await direct.describe() };
@@ -43,10 +57,13 @@ export async function resolveDescribedTarget(client: Client, target: string, kin
     matches.push(wf);
     if (matches.length >= 50) break;
   }
-  if (matches.length === 0) throw new Error(`no ferry workflow found for "${target}" (neither a workflow id nor in visibility: ${query})`);
+  if (matches.length === 0)
+    throw new Error(`no ferry workflow found for "${target}" (neither a workflow id nor in visibility: ${query})`);
   const running = matches.filter((m) => m.status.name === 'RUNNING');
   if (running.length > 1) {
-    throw new Error(`"${target}" matches several running workflows; name one:\n${running.map((m) => `  ${m.workflowId} (${m.type})`).join('\n')}`);
+    throw new Error(
+      `"${target}" matches several running workflows; name one:\n${running.map((m) => `  ${m.workflowId} (${m.type})`).join('\n')}`,
+    );
   }
   const chosen = running[0] ?? [...matches].sort((a, b) => b.startTime.getTime() - a.startTime.getTime())[0]!;
   return { handle: client.workflow.getHandle(chosen.workflowId) };

@@ -6,7 +6,8 @@ import { cutoverWindowSchema } from '../src/config/cutover-window';
 
 /** A vSphere tag as a selection names it: `name` (any category) or `category/name`. */
 export const TAG_SELECTION = /^[^/\s][^/]*(\/[^/\s][^/]*)?$/;
-const TAG_SELECTION_MESSAGE = 'a vSphere tag: "name" (in any category) or "category/name"; discovery refuses a tag vCenter does not have';
+const TAG_SELECTION_MESSAGE =
+  'a vSphere tag: "name" (in any category) or "category/name"; discovery refuses a tag vCenter does not have';
 
 const selectionSchema = z
   .object({
@@ -41,7 +42,11 @@ const waveFileSchema = z
     /** Approved cutovers start only inside it. */
     cutoverWindow: cutoverWindowSchema.optional(),
     /** Guest conversion for this wave's VMs: replaces migration.conversion.mode (its overrides still apply). */
-    conversion: z.enum(['off', 'linux', 'all'], { message: "'off', 'linux' (Linux guests) or 'all' (Windows too; needs migration.conversion.virtioWin)" }).optional(),
+    conversion: z
+      .enum(['off', 'linux', 'all'], {
+        message: "'off', 'linux' (Linux guests) or 'all' (Windows too; needs migration.conversion.virtioWin)",
+      })
+      .optional(),
   })
   .strict();
 
@@ -65,7 +70,8 @@ export function readWaveFile(path: string): WaveFile {
   const result = waveFileSchema.safeParse(document);
   if (!result.success) {
     const problems = result.error.issues.map((i) => {
-      const message = i.code === 'unrecognized_keys' ? `unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')}` : i.message;
+      const message =
+        i.code === 'unrecognized_keys' ? `unknown key(s) ${i.keys.map((k) => `"${k}"`).join(', ')}` : i.message;
       return `  - ${i.path.join('.') || '(top level)'}: ${message}`;
     });
     throw new UsageError(`${path} is not a valid wave file:\n${problems.join('\n')}`);

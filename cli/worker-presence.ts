@@ -38,7 +38,11 @@ export function noWorkerLine(client: Client, taskQueue: string, what: string): s
  * Goes on at once when a worker polls `taskQueue`. Otherwise says so on stderr, then waits for one with
  * `wait` (checking every 2 s), or fails with NoWorkerError without it.
  */
-export async function requireWorker(client: Client, taskQueue: string, options: { wait: boolean; what: string }): Promise<void> {
+export async function requireWorker(
+  client: Client,
+  taskQueue: string,
+  options: { wait: boolean; what: string },
+): Promise<void> {
   if (await workerPolls(client, taskQueue)) return;
   const line = noWorkerLine(client, taskQueue, options.what);
   if (!options.wait) throw new NoWorkerError(`${line}; or pass --wait to wait for one`);

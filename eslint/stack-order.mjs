@@ -17,7 +17,9 @@ const stackOrder = {
   meta: {
     type: 'problem',
     docs: { description: 'Each folder of the stack imports only from the folders below it.' },
-    schema: [{ type: 'object', properties: { root: { type: 'string' } }, required: ['root'], additionalProperties: false }],
+    schema: [
+      { type: 'object', properties: { root: { type: 'string' } }, required: ['root'], additionalProperties: false },
+    ],
   },
   create(context) {
     const root = context.options[0].root;
@@ -40,7 +42,8 @@ const stackOrder = {
       ImportExpression: (node) => check(node, /** @type {any} */ (node.source)),
       // The CLI's commands require their heavy modules when they run (see eslint.config.mjs).
       CallExpression: (node) => {
-        if (node.callee.type === 'Identifier' && node.callee.name === 'require') check(node, /** @type {any} */ (node.arguments[0]));
+        if (node.callee.type === 'Identifier' && node.callee.name === 'require')
+          check(node, /** @type {any} */ (node.arguments[0]));
       },
     };
   },

@@ -37,7 +37,11 @@ export interface BindOptions {
   keyName?: string;
 }
 
-const newKey = (name: string): BindKey => ({ name, algorithm: 'hmac-sha256', secret: randomBytes(32).toString('base64') });
+const newKey = (name: string): BindKey => ({
+  name,
+  algorithm: 'hmac-sha256',
+  secret: randomBytes(32).toString('base64'),
+});
 
 function zoneFile(zone: string, nameServerZone: string): string {
   return [
@@ -93,11 +97,26 @@ export async function startBind(options: BindOptions = {}): Promise<BindServer> 
     { mode: 0o600 },
   );
 
-  const named = startServerProcess('named', toolPath('named'), ['-g', '-4', '-n', '1', '-c', path.join(dir, 'named.conf')]);
-  const probe = new DnsClient({ server: '127.0.0.1', port, key: tsigKey(key.name, key.algorithm, key.secret), timeoutMs: 500 });
+  const named = startServerProcess('named', toolPath('named'), [
+    '-g',
+    '-4',
+    '-n',
+    '1',
+    '-c',
+    path.join(dir, 'named.conf'),
+  ]);
+  const probe = new DnsClient({
+    server: '127.0.0.1',
+    port,
+    key: tsigKey(key.name, key.algorithm, key.secret),
+    timeoutMs: 500,
+  });
   await named.waitUntil(async () => {
     if (!/running/.test(named.output())) return false;
-    return probe.soaSerial(forwardZone).then(() => true, () => false);
+    return probe.soaSerial(forwardZone).then(
+      () => true,
+      () => false,
+    );
   }, 30_000);
   const version = (await probe.serverVersion()) ?? 'unknown';
 

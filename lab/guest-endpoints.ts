@@ -16,7 +16,9 @@ export interface LoopbackForward {
  * in, so a pair without a forward is refused (the probe then fails saying so) rather than guessed.
  * What such a probe proves: the guest's service answers on that port at that address inside the guest.
  */
-export function forwardedEndpoints(forwardsOf: (vmid: number) => Promise<readonly LoopbackForward[]>): GuestEndpointResolver {
+export function forwardedEndpoints(
+  forwardsOf: (vmid: number) => Promise<readonly LoopbackForward[]>,
+): GuestEndpointResolver {
   return async ({ vmid, address, port }) => {
     const forwards = await forwardsOf(vmid);
     const match = forwards.find((f) => f.guestAddress === address && f.guestPort === port);

@@ -13,7 +13,10 @@ export function writeLabConfigFile(stateDir: string, document: Record<string, un
   for (const binding of ENV_BINDINGS.filter((b) => b.secret)) deletePath(copy, binding.path);
   mkdirSync(stateDir, { recursive: true });
   const file = path.join(stateDir, 'ferry.yaml');
-  writeFileSync(file, `# Written by \`ferry lab\` for this run; no secrets (the lab's worker holds them).\n${stringify(copy)}`);
+  writeFileSync(
+    file,
+    `# Written by \`ferry lab\` for this run; no secrets (the lab's worker holds them).\n${stringify(copy)}`,
+  );
   return file;
 }
 

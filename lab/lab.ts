@@ -64,7 +64,11 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       log(`lab: ${component.name}: ${handle.summary}`);
     }
     // The lab is self-contained: the user's environment does not leak into its configuration.
-    const config = parseConfig(document, { ...Object.fromEntries(components.flatMap((c) => Object.entries(c.env ?? {}))) }, 'lab');
+    const config = parseConfig(
+      document,
+      { ...Object.fromEntries(components.flatMap((c) => Object.entries(c.env ?? {}))) },
+      'lab',
+    );
     const configFile = writeLabConfigFile(stateDir, document);
 
     // The lab owns Ctrl-C (it stops the worker, then the servers) and keeps the SDK's chatter down.
@@ -72,7 +76,11 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     const connection = await NativeConnection.connect({ address: temporal.address });
     stops.push(() => connection.close());
     const injected = Object.assign({}, ...components.map((c) => c.deps ?? {})) as Partial<ActivityDeps>;
-    const workers = await createWorkers({ config, connection, deps: { ...(await createDependencies(config)), ...injected } });
+    const workers = await createWorkers({
+      config,
+      connection,
+      deps: { ...(await createDependencies(config)), ...injected },
+    });
     const running = runWorkers(workers);
     stops.push(async () => {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();

@@ -121,7 +121,11 @@ export async function startMigrationSims(options: MigrationSimsOptions): Promise
     ...sampleCluster(options.stateDir, '9.1', credentials),
     settings: { createTaskMs: 50, taskMs: 20, authFailureDelayMs: 50, ...options.sim },
   });
-  const vcsim = await startVcsimLab({ stateDir: options.stateDir, extraVms: options.extraVms, methodDelay: options.methodDelay });
+  const vcsim = await startVcsimLab({
+    stateDir: options.stateDir,
+    extraVms: options.extraVms,
+    methodDelay: options.methodDelay,
+  });
   const admin = new SimulatorAdmin(pve.url, pve.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });
   await admin.setGuestNetworksByMac(guestNetworksByMac(guestPorts()));
   return {

@@ -17,7 +17,9 @@ export const netboxLabComponent: LabComponent = {
     try {
       const client = NetboxClient.fromConfig({ url: netbox.url, token: netbox.tokenV2, validateCerts: true });
       const seeded = await seedLabNetbox(client).finally(() => client.close());
-      log(`lab: netbox: seeded ${Object.keys(seeded.vmIds).length} planned VMs in cluster ${LAB_NETBOX.cluster}, prefix ${LAB_NETBOX.prefix}`);
+      log(
+        `lab: netbox: seeded ${Object.keys(seeded.vmIds).length} planned VMs in cluster ${LAB_NETBOX.cluster}, prefix ${LAB_NETBOX.prefix}`,
+      );
     } catch (err) {
       await netbox.stop();
       throw err;
@@ -42,7 +44,13 @@ export const bindLabComponent: LabComponent = {
       name: 'dns',
       summary: `BIND ${bind.version} on ${bind.server}:${bind.port}, dynamic zones ${bind.forwardZone} and ${bind.reverseZone} (TSIG key ${bind.key.name})`,
       config: {
-        dns: { server: bind.server, port: bind.port, tsigKeyName: bind.key.name, tsigAlgorithm: bind.key.algorithm, zones: [bind.forwardZone, bind.reverseZone] },
+        dns: {
+          server: bind.server,
+          port: bind.port,
+          tsigKeyName: bind.key.name,
+          tsigAlgorithm: bind.key.algorithm,
+          zones: [bind.forwardZone, bind.reverseZone],
+        },
       },
       env: { FERRY_DNS_TSIG_SECRET: bind.key.secret },
       stop: () => bind.stop(),

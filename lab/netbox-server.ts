@@ -1,6 +1,16 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -40,7 +50,9 @@ export function netboxHome(): string {
     try {
       accessSync(path.join(home, part));
     } catch {
-      throw new Error(`NetBox is not installed (${path.join(home, part)} is missing); run \`npm run setup\` (scripts/setup.sh) first`);
+      throw new Error(
+        `NetBox is not installed (${path.join(home, part)} is missing); run \`npm run setup\` (scripts/setup.sh) first`,
+      );
     }
   }
   return home;
@@ -91,21 +103,60 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
       'postgres',
       // The real path: the database user may not reach the cache (under root's home) the link is in.
       path.join(realpathSync(path.join(home, 'pgbin')), 'postgres'),
-      ['-D', pgdata, '-p', String(pgPort), '-k', '', '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+      [
+        '-D',
+        pgdata,
+        '-p',
+        String(pgPort),
+        '-k',
+        '',
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+      ],
       asOwner,
     );
     started.push({ server: postgres, stop: { signal: 'SIGINT' } }); // fast shutdown: no waiting for sessions
-    const redis = startServerProcess('redis-server', toolPath('redis-server'), ['--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no']);
+    const redis = startServerProcess('redis-server', toolPath('redis-server'), [
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(redisPort),
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ]);
     started.push({ server: redis, stop: {} });
     await postgres.waitUntil(() => /ready to accept connections/.test(postgres.output()), 30_000);
     await redis.waitUntil(() => /Ready to accept connections/.test(redis.output()), 30_000);
 
-    writeFileSync(path.join(dir, 'root', 'conf', 'configuration.py'), configuration(pgPort, redisPort), { mode: 0o600 });
+    writeFileSync(path.join(dir, 'root', 'conf', 'configuration.py'), configuration(pgPort, redisPort), {
+      mode: 0o600,
+    });
     const url = `http://127.0.0.1:${httpPort}`;
     const gunicorn = startServerProcess(
       'netbox (gunicorn)',
       path.join(home, 'bin', 'netbox-run'),
-      ['gunicorn', 'netbox.wsgi', '--preload', '--bind', `127.0.0.1:${httpPort}`, '--workers', String(options.workers ?? 3), '--timeout', '120', '--graceful-timeout', '5', '--no-control-socket'],
+      [
+        'gunicorn',
+        'netbox.wsgi',
+        '--preload',
+        '--bind',
+        `127.0.0.1:${httpPort}`,
+        '--workers',
+        String(options.workers ?? 3),
+        '--timeout',
+        '120',
+        '--graceful-timeout',
+        '5',
+        '--no-control-socket',
+      ],
       { env: { ...process.env, NETBOX_ROOT: path.join(dir, 'root') } },
     );
     // Quick shutdown: the workers go at once; the master (which preloaded NetBox) lingers for seconds
@@ -147,24 +198,42 @@ async function httpStatus(url: string): Promise<number | undefined> {
   }
 }
 
-async function api(url: string, token: string | undefined, method: 'GET' | 'POST', apiPath: string, body?: unknown): Promise<unknown> {
+async function api(
+  url: string,
+  token: string | undefined,
+  method: 'GET' | 'POST',
+  apiPath: string,
+  body?: unknown,
+): Promise<unknown> {
   const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json' };
   if (token) headers.authorization = authorizationHeader(token);
-  const response = await request(`${url}${apiPath}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await request(`${url}${apiPath}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.body.text();
-  if (response.statusCode >= 300) throw new Error(`NetBox ${method} ${apiPath}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
+  if (response.statusCode >= 300)
+    throw new Error(`NetBox ${method} ${apiPath}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as unknown;
 }
 
 /** A v2 token for a user, from the user's password (`POST /api/users/tokens/provision/`). */
 export async function provisionToken(url: string, username: string, password: string): Promise<string> {
-  const token = (await api(url, undefined, 'POST', '/api/users/tokens/provision/', { username, password })) as { key: string; token: string };
+  const token = (await api(url, undefined, 'POST', '/api/users/tokens/provision/', { username, password })) as {
+    key: string;
+    token: string;
+  };
   return `nbt_${token.key}.${token.token}`;
 }
 
 async function createV1Token(url: string, v2: string): Promise<string> {
   const users = (await api(url, v2, 'GET', '/api/users/users/?username=ferry')) as { results: Array<{ id: number }> };
-  const token = (await api(url, v2, 'POST', '/api/users/tokens/', { version: 1, user: users.results[0]!.id, description: 'ferry lab v1' })) as {
+  const token = (await api(url, v2, 'POST', '/api/users/tokens/', {
+    version: 1,
+    user: users.results[0]!.id,
+    description: 'ferry lab v1',
+  })) as {
     token: string;
   };
   return token.token;

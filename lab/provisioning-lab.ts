@@ -62,7 +62,10 @@ export const provisioningLabComponent: LabComponent = {
       name: 'provisioning',
       summary: `NetBox planned VMs → pve1, addresses from ${LAB_NETBOX.prefix}, names in ${LAB_DNS_ZONE}, started (lab-web1 boots ${LAB_GUEST_IMAGE_VOLUME}); known_hosts ${labKnownHostsFile(stateDir)}`,
       // secureBoot false: OVMF with enrolled keys refuses the lab image's unsigned systemd-boot (it tries PXE instead).
-      config: { provisioning: { ...labProvisioningSection(), start: true, secureBoot: false }, knownHosts: { file: labKnownHostsFile(stateDir) } },
+      config: {
+        provisioning: { ...labProvisioningSection(), start: true, secureBoot: false },
+        knownHosts: { file: labKnownHostsFile(stateDir) },
+      },
       stop: async () => undefined,
     };
   },

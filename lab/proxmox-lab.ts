@@ -17,7 +17,8 @@ export const proxmoxLabComponent: LabComponent = {
   async start({ stateDir, log }) {
     const port = Number(process.env.FERRY_LAB_PROXMOX_PORT ?? 8006);
     const flavour = (process.env.FERRY_LAB_PROXMOX_FLAVOUR ?? '9.1') as Flavour;
-    if (flavour !== '8.4' && flavour !== '9.1') throw new Error(`FERRY_LAB_PROXMOX_FLAVOUR must be 8.4 or 9.1, got "${String(flavour)}"`);
+    if (flavour !== '8.4' && flavour !== '9.1')
+      throw new Error(`FERRY_LAB_PROXMOX_FLAVOUR must be 8.4 or 9.1, got "${String(flavour)}"`);
     const credentials = sampleCredentials();
     const sim = await startProxmoxSimulator({
       ...sampleCluster(stateDir, flavour, credentials),
@@ -29,7 +30,9 @@ export const proxmoxLabComponent: LabComponent = {
     log(`lab: proxmox: the API, with the lab's own throwaway token:`);
     log(`  curl -k -H '${auth}' ${sim.url}/api2/json/version`);
     log(`  curl -k -H '${auth}' '${sim.url}/api2/json/cluster/resources?tpye=vm'    # misspelled: 400 naming it`);
-    log(`  curl -k -H '${auth}' ${sim.url}/_sim/state                              # simulator admin: state, log, faults`);
+    log(
+      `  curl -k -H '${auth}' ${sim.url}/_sim/state                              # simulator admin: state, log, faults`,
+    );
     const admin = new SimulatorAdmin(sim.url, sim.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });
     // The estate's guests' static addresses, for the user-mode networks of whichever VM gets their MACs.
     await admin.setGuestNetworksByMac(guestNetworksByMac(guestPorts()));

@@ -56,18 +56,28 @@ export async function runSampleMigration(
   let status: WaveStatus;
   for (;;) {
     status = await wave.query(waveStatusQuery).catch(() => undefined as unknown as WaveStatus);
-    if (status && status.stage === 'migrating' && status.vms.every((v) => v.state === 'finished' || v.stage === 'awaiting-approval')) break;
+    if (
+      status &&
+      status.stage === 'migrating' &&
+      status.vms.every((v) => v.state === 'finished' || v.stage === 'awaiting-approval')
+    )
+      break;
     if (status?.stage === 'done') break;
     await new Promise((r) => setTimeout(r, 500));
   }
   log(`lab: wave ${waveId}: ${status.vms.length} VMs waiting for approval (shells built, disks on nfs-migration)`);
   for (const vm of status.vms) {
-    const cutover = await client.workflow.getHandle(vm.workflowId).query(cutoverPlanQuery).catch(() => undefined);
+    const cutover = await client.workflow
+      .getHandle(vm.workflowId)
+      .query(cutoverPlanQuery)
+      .catch(() => undefined);
     if (!cutover?.conversion || (!cutover.conversion.convert && cutover.conversion.code === 'off')) continue;
     log(`  ${vm.name}: ${describeConversion(cutover.conversion).join('\n  ')}`);
   }
   log(`  approve:  ${commands.ferry} approve ${workflowId} --by ${LAB_APPROVERS[0]} --reason "lab cutover"`);
-  log(`  or:       .tools/bin/temporal workflow update execute${commands.temporalFlags ? ` ${commands.temporalFlags}` : ''} --workflow-id ${workflowId} --name ${approveWaveUpdate.name} --input '{"by":"${LAB_APPROVERS[0]}","reason":"lab cutover"}'`);
+  log(
+    `  or:       .tools/bin/temporal workflow update execute${commands.temporalFlags ? ` ${commands.temporalFlags}` : ''} --workflow-id ${workflowId} --name ${approveWaveUpdate.name} --input '{"by":"${LAB_APPROVERS[0]}","reason":"lab cutover"}'`,
+  );
   log(`  watch:    ${commands.ferry} status ${workflowId} --watch`);
   return status;
 }

@@ -22,15 +22,24 @@ export function startSampleProvisioning(client: Client, taskQueue: string) {
   });
 }
 
-export function logSampleProvisioning(result: ProvisionPlannedStatus, log: (line: string) => void, commands: LabCommands, taskQueue: string): void {
+export function logSampleProvisioning(
+  result: ProvisionPlannedStatus,
+  log: (line: string) => void,
+  commands: LabCommands,
+  taskQueue: string,
+): void {
   const built = result.vms.filter((v) => v.outcome === 'provisioned');
   log(`lab: provisioned ${built.length} of ${result.vms.length} planned NetBox VMs:`);
   for (const vm of result.vms) {
-    log(`  ${vm.name.padEnd(10)} ${vm.outcome === 'provisioned' ? `VM ${vm.vmid} ${vm.address ?? ''}`.padEnd(26) : (vm.outcome ?? vm.state).padEnd(26)} ${vm.workflowId}${vm.error ? `: ${vm.error}` : ''}`);
+    log(
+      `  ${vm.name.padEnd(10)} ${vm.outcome === 'provisioned' ? `VM ${vm.vmid} ${vm.address ?? ''}`.padEnd(26) : (vm.outcome ?? vm.state).padEnd(26)} ${vm.workflowId}${vm.error ? `: ${vm.error}` : ''}`,
+    );
   }
   const [first] = built;
   if (!first) return;
   log(`  status:   ${commands.ferry} status ${first.workflowId}`);
   log(`  teardown: ${commands.ferry} teardown --vmid ${first.vmid} --wait`);
-  log(`  or:       .tools/bin/temporal workflow start${commands.temporalFlags ? ` ${commands.temporalFlags}` : ''} --type teardownVm --task-queue ${taskQueue} --workflow-id teardown-${first.vmid} --input '{"vmid":${first.vmid}}'`);
+  log(
+    `  or:       .tools/bin/temporal workflow start${commands.temporalFlags ? ` ${commands.temporalFlags}` : ''} --type teardownVm --task-queue ${taskQueue} --workflow-id teardown-${first.vmid} --input '{"vmid":${first.vmid}}'`,
+  );
 }

@@ -39,7 +39,8 @@ export async function runSample(
   log('lab: doctor');
   for (const v of report.verdicts) log(`  ${formatVerdict(v)}`);
   // The planned NetBox VMs are built while the migration wave runs up to its approval gate.
-  const provisioning = config.provisioning && config.netbox && report.ok ? await startSampleProvisioning(client, taskQueue) : undefined;
+  const provisioning =
+    config.provisioning && config.netbox && report.ok ? await startSampleProvisioning(client, taskQueue) : undefined;
   const wave = config.migration && report.ok ? await runSampleMigration(client, taskQueue, log, commands) : undefined;
   const provisioned = provisioning ? await provisioning.result() : undefined;
   if (provisioned) logSampleProvisioning(provisioned, log, commands, taskQueue);

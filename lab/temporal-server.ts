@@ -48,12 +48,25 @@ export async function startTemporalServer(): Promise<TemporalServer> {
     const pgPort = await freePort();
     postgres = await startPostgres(dir, pgPort);
     await createSchemas(pgPort);
-    const ports = { grpc: await freePort(), http: await freePort(), membership: await Promise.all([1, 2, 3, 4].map(() => freeMembershipPort())), rpc: await Promise.all([1, 2, 3].map(() => freePort())) };
+    const ports = {
+      grpc: await freePort(),
+      http: await freePort(),
+      membership: await Promise.all([1, 2, 3, 4].map(() => freeMembershipPort())),
+      rpc: await Promise.all([1, 2, 3].map(() => freePort())),
+    };
     mkdirSync(path.join(dir, 'config'));
     writeFileSync(path.join(dir, 'config', 'ferry.yaml'), serverConfig(pgPort, ports));
     const address = `127.0.0.1:${ports.grpc}`;
     const launch = async () => {
-      server = startServerProcess('temporal-server', toolPath('temporal-server'), ['--root', dir, '--config', 'config', '--env', 'ferry', 'start']);
+      server = startServerProcess('temporal-server', toolPath('temporal-server'), [
+        '--root',
+        dir,
+        '--config',
+        'config',
+        '--env',
+        'ferry',
+        'start',
+      ]);
       await server.waitUntil(() => serves(address), 120_000);
     };
     await launch();
@@ -95,7 +108,7 @@ async function freeMembershipPort(): Promise<number> {
     });
     if (free) return port;
   }
-  throw new Error('no free port below 32768 for the Temporal server\'s membership');
+  throw new Error("no free port below 32768 for the Temporal server's membership");
 }
 
 /** PostgreSQL will not run as root: as root, its files and process belong to the `postgres` user. */
@@ -110,12 +123,31 @@ async function startPostgres(dir: string, port: number): Promise<ServerProcess> 
   mkdirSync(pgdata, { mode: 0o700 });
   const owner = databaseUser();
   if ('uid' in owner) chownSync(pgdata, owner.uid, owner.gid);
-  await run(path.join(PG_BIN, 'initdb'), ['-D', pgdata, '-U', 'temporal', '--auth=trust', '-E', 'UTF8', '--no-sync'], owner);
+  await run(
+    path.join(PG_BIN, 'initdb'),
+    ['-D', pgdata, '-U', 'temporal', '--auth=trust', '-E', 'UTF8', '--no-sync'],
+    owner,
+  );
   // Durability settings are off: the test kills the Temporal server, never the database.
   const postgres = startServerProcess(
     'postgres',
     path.join(PG_BIN, 'postgres'),
-    ['-D', pgdata, '-p', String(port), '-k', '', '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=200'],
+    [
+      '-D',
+      pgdata,
+      '-p',
+      String(port),
+      '-k',
+      '',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'max_connections=200',
+    ],
     owner,
   );
   await postgres.waitUntil(() => /ready to accept connections/.test(postgres.output()), 60_000);
@@ -130,7 +162,20 @@ async function createSchemas(pgPort: number): Promise<void> {
     ['temporal', 'temporal'],
     ['temporal_visibility', 'visibility'],
   ] as const) {
-    const base = ['--plugin', 'postgres12', '--ep', '127.0.0.1', '-p', String(pgPort), '-u', 'temporal', '--pw', 'temporal', '--db', db];
+    const base = [
+      '--plugin',
+      'postgres12',
+      '--ep',
+      '127.0.0.1',
+      '-p',
+      String(pgPort),
+      '-u',
+      'temporal',
+      '--pw',
+      'temporal',
+      '--db',
+      db,
+    ];
     await run(tool, [...base, 'create-database']);
     await run(tool, [...base, 'setup-schema', '-v', '0.0']);
     await run(tool, [...base, 'update-schema', '-d', path.join(schemaRoot, schema, 'versioned')]);
@@ -220,12 +265,18 @@ async function serves(address: string): Promise<boolean> {
 async function registerNamespace(address: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
-    await connection.workflowService.registerNamespace({ namespace: NAMESPACE, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(86_400) } });
+    await connection.workflowService.registerNamespace({
+      namespace: NAMESPACE,
+      workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(86_400) },
+    });
     // The frontend learns of a new namespace on its next namespace-cache refresh (up to ~10 s).
     const deadline = Date.now() + 60_000;
     for (;;) {
       try {
-        await connection.operatorService.addSearchAttributes({ namespace: NAMESPACE, searchAttributes: searchAttributeIndexedTypes() });
+        await connection.operatorService.addSearchAttributes({
+          namespace: NAMESPACE,
+          searchAttributes: searchAttributeIndexedTypes(),
+        });
         break;
       } catch (err) {
         if (Date.now() > deadline) throw err;
@@ -233,10 +284,15 @@ async function registerNamespace(address: string): Promise<void> {
       }
     }
     while (Date.now() < deadline) {
-      const listed = await connection.operatorService.listSearchAttributes({ namespace: NAMESPACE }).catch(() => undefined);
+      const listed = await connection.operatorService
+        .listSearchAttributes({ namespace: NAMESPACE })
+        .catch(() => undefined);
       const custom = Object.keys(listed?.customAttributes ?? {});
       if (Object.keys(searchAttributeIndexedTypes()).every((name) => custom.includes(name))) {
-        const known = await connection.workflowService.describeNamespace({ namespace: NAMESPACE }).then(() => true, () => false);
+        const known = await connection.workflowService.describeNamespace({ namespace: NAMESPACE }).then(
+          () => true,
+          () => false,
+        );
         if (known) return;
       }
       await new Promise((r) => setTimeout(r, 500));

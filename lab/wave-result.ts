@@ -1,6 +1,12 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { migrationStatusQuery } from '../src/domain/messages';
-import { unpackWaveStatus, type MigrationAction, type MigrationStatus, type WaveStatus, type WaveVm } from '../src/domain/migration';
+import {
+  unpackWaveStatus,
+  type MigrationAction,
+  type MigrationStatus,
+  type WaveStatus,
+  type WaveVm,
+} from '../src/domain/migration';
 import type { MigrationWaveResult } from '../workflows/migration-wave';
 
 /** A finished wave as the lab, the chaos run, the benchmarks and the tests look at it: every VM and every action. */
@@ -31,16 +37,22 @@ export async function vmActions(client: Client, vms: readonly WaveVm[]): Promise
 
 /** The VM's actions as its workflow recorded them; none when it has neither a result nor answers its status. */
 export async function actionsOf(client: Client, workflowId: string): Promise<MigrationAction[]> {
-  const own = await client.workflow.getHandle(workflowId).result().then(
-    (result) => (result as MigrationStatus).actions,
-    () => queriedActions(client, workflowId),
-  );
+  const own = await client.workflow
+    .getHandle(workflowId)
+    .result()
+    .then(
+      (result) => (result as MigrationStatus).actions,
+      () => queriedActions(client, workflowId),
+    );
   return own ?? [];
 }
 
 /** A VM workflow without a result (failed) still answers its status query with the actions it took. */
 export async function queriedActions(client: Client, workflowId: string): Promise<MigrationAction[]> {
-  const status = await client.workflow.getHandle(workflowId).query(migrationStatusQuery).catch(() => undefined);
+  const status = await client.workflow
+    .getHandle(workflowId)
+    .query(migrationStatusQuery)
+    .catch(() => undefined);
   return status?.actions ?? [];
 }
 

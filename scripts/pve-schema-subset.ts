@@ -4,7 +4,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { extractSubset, findSharedSchemaDir, FLAVOURS, subsetFile, type Flavour } from '../lab/proxmox-sim/schema/subset';
+import {
+  extractSubset,
+  findSharedSchemaDir,
+  FLAVOURS,
+  subsetFile,
+  type Flavour,
+} from '../lab/proxmox-sim/schema/subset';
 
 const dir = findSharedSchemaDir();
 if (!dir) throw new Error('no shared/pve-api folder found beside the clone; set FERRY_PVE_API_DIR');

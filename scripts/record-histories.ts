@@ -36,7 +36,10 @@ async function main(names: string[]): Promise<void> {
         const history = await client.workflow.getHandle(workflowId).fetchHistory();
         const file = path.join(REPO_ROOT, 'test', 'histories', `${name}.json`);
         // The workflow id goes with the history: replay needs it (child ids and the like derive from it).
-        writeFileSync(file, `${JSON.stringify({ workflowId, history: JSON.parse(historyToJSON(history)) }, null, 1)}\n`);
+        writeFileSync(
+          file,
+          `${JSON.stringify({ workflowId, history: JSON.parse(historyToJSON(history)) }, null, 1)}\n`,
+        );
         console.log(`recorded ${name}: ${history.events?.length ?? 0} events → ${path.relative(REPO_ROOT, file)}`);
       }
     }

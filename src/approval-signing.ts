@@ -8,7 +8,9 @@ import { FerryError } from './errors';
  * key stays with ssh-keygen: ferry sees only the armored signature it prints.
  */
 export async function sshSign(keyFile: string, statement: string, sshKeygen = 'ssh-keygen'): Promise<string> {
-  const child = spawn(sshKeygen, ['-q', '-Y', 'sign', '-f', keyFile, '-n', APPROVAL_NAMESPACE], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(sshKeygen, ['-q', '-Y', 'sign', '-f', keyFile, '-n', APPROVAL_NAMESPACE], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -18,11 +20,17 @@ export async function sshSign(keyFile: string, statement: string, sshKeygen = 's
     child.on('error', reject);
     child.on('close', resolve);
   }).catch((e: NodeJS.ErrnoException) => {
-    throw new FerryError(e.code === 'ENOENT' ? `${sshKeygen} not found: install openssh-client to sign approvals` : e.message, 'invalid');
+    throw new FerryError(
+      e.code === 'ENOENT' ? `${sshKeygen} not found: install openssh-client to sign approvals` : e.message,
+      'invalid',
+    );
   });
   const signature = Buffer.concat(out).toString('utf8').trim();
   if (code !== 0 || !signature.startsWith('-----BEGIN SSH SIGNATURE-----')) {
-    throw new FerryError(`ssh-keygen could not sign with ${keyFile}: ${Buffer.concat(err).toString('utf8').trim() || `exit ${String(code)}`}`, 'invalid');
+    throw new FerryError(
+      `ssh-keygen could not sign with ${keyFile}: ${Buffer.concat(err).toString('utf8').trim() || `exit ${String(code)}`}`,
+      'invalid',
+    );
   }
   return signature;
 }

@@ -57,7 +57,11 @@ export class FerryError extends Error {
  * so a TLS, authentication, permission or schema error stays non-retryable however often it is wrapped.
  */
 export function hasFinalCause(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === 'object' && depth < 10;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     if (e instanceof FerryError && !RETRYABLE.has(e.category)) return true;
     if ((e as { nonRetryable?: unknown }).nonRetryable === true) return true;
     if (tlsProblem(e)) return true;

@@ -44,7 +44,11 @@ const PROBLEMS: Record<string, string> = {
 
 /** The TLS problem behind an error (its code, or that of an error in its `cause` chain), if it is one. */
 export function tlsProblem(err: unknown): TlsProblem | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === 'object' && depth < 10;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && Object.hasOwn(PROBLEMS, code)) return { code, problem: PROBLEMS[code]! };
   }

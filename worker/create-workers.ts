@@ -1,9 +1,20 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode, Runtime, type NativeConnection, type Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  Runtime,
+  type NativeConnection,
+  type Worker,
+  type WorkerOptions,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { FerryConfig } from '../src/config';
-import { DEFAULT_COORDINATION_CACHED_WORKFLOWS, DEFAULT_COORDINATION_WORKFLOW_TASKS, servedQueues } from '../src/config/temporal';
+import {
+  DEFAULT_COORDINATION_CACHED_WORKFLOWS,
+  DEFAULT_COORDINATION_WORKFLOW_TASKS,
+  servedQueues,
+} from '../src/config/temporal';
 import { queueName } from '../src/domain/task-queues';
 import { REPO_ROOT, WORKFLOWS_PATH } from '../src/paths';
 import { workerClassSharingOneWorkflowThread } from './shared-workflow-thread';
@@ -43,7 +54,10 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
   const runsWorkflows = queues.some(([role]) => role === 'main' || role === 'coordination');
   const workflowBundle = runsWorkflows ? await workflowBundleOf(setup) : undefined;
   const WorkerClass = workerClassSharingOneWorkflowThread({ stackTraces: config.worker.workflowStackTraces });
-  const workflows = (cache: { maxCachedWorkflows: number; maxConcurrentWorkflowTaskExecutions: number }): Partial<WorkerOptions> => ({
+  const workflows = (cache: {
+    maxCachedWorkflows: number;
+    maxConcurrentWorkflowTaskExecutions: number;
+  }): Partial<WorkerOptions> => ({
     workflowBundle,
     ...cache,
     // Taken by the SDK (its WorkerOptions type lists it only among the compiled defaults).
@@ -54,11 +68,15 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
     const taskQueue = queueName(config.worker.taskQueue, role);
     const workflowSource: Partial<WorkerOptions> =
       role === 'main'
-        ? workflows({ maxCachedWorkflows: config.worker.maxCachedWorkflows, maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions })
+        ? workflows({
+            maxCachedWorkflows: config.worker.maxCachedWorkflows,
+            maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
+          })
         : role === 'coordination'
           ? workflows({
               maxCachedWorkflows: settings.maxCachedWorkflows ?? DEFAULT_COORDINATION_CACHED_WORKFLOWS,
-              maxConcurrentWorkflowTaskExecutions: settings.maxConcurrentWorkflowTaskExecutions ?? DEFAULT_COORDINATION_WORKFLOW_TASKS,
+              maxConcurrentWorkflowTaskExecutions:
+                settings.maxConcurrentWorkflowTaskExecutions ?? DEFAULT_COORDINATION_WORKFLOW_TASKS,
             })
           : {};
     workers.push(
@@ -81,9 +99,16 @@ export async function createWorkers(setup: WorkerSetup): Promise<Worker[]> {
 
 /** The prebuilt bundle, else the workflows bundled now, once for every Worker (they share one workflow thread). */
 async function workflowBundleOf(setup: WorkerSetup): Promise<WorkflowBundleOption> {
-  const prebuilt = setup.workflowBundlePath ?? (process.env.FERRY_WORKFLOW_BUNDLE || undefined) ?? (RUNS_COMPILED && existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
+  const prebuilt =
+    setup.workflowBundlePath ??
+    (process.env.FERRY_WORKFLOW_BUNDLE || undefined) ??
+    (RUNS_COMPILED && existsSync(PREBUILT_BUNDLE) ? PREBUILT_BUNDLE : undefined);
   if (prebuilt) return { codePath: prebuilt };
-  return await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: sharedWorkflowModules(), logger: Runtime.instance().logger });
+  return await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    preloadModules: sharedWorkflowModules(),
+    logger: Runtime.instance().logger,
+  });
 }
 
 /** What a worker run ends with when one of its workers failed; the first failure is the cause. */
@@ -92,7 +117,9 @@ export class WorkerFailedError extends Error {
     readonly taskQueue: string,
     cause: unknown,
   ) {
-    super(`the worker for task queue ${taskQueue} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`the worker for task queue ${taskQueue} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
     this.name = 'WorkerFailedError';
   }
 }

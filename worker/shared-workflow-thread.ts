@@ -21,7 +21,9 @@ import { startWorkflowThread } from './workflow-thread';
  * The thread is ferry's own start of the SDK's (worker/workflow-thread.ts): watched from the main thread
  * instead of by a watchdog per call, and with `stackTraces: false` without the SDK's promise hook.
  */
-export function workerClassSharingOneWorkflowThread({ stackTraces = true }: { stackTraces?: boolean } = {}): typeof Worker {
+export function workerClassSharingOneWorkflowThread({
+  stackTraces = true,
+}: { stackTraces?: boolean } = {}): typeof Worker {
   let thread: Promise<WorkflowCreator> | undefined;
   let threadBundle = '';
   let users = 0;
@@ -34,7 +36,9 @@ export function workerClassSharingOneWorkflowThread({ stackTraces = true }: { st
       if (!thread) {
         threadBundle = bundle.filename;
         // debugMode runs workflows in this thread, as the SDK does (for a debugger).
-        thread = options.debugMode ? super.createWorkflowCreator(bundle, options, logger) : startWorkflowThread(bundle, options, logger, { promiseStacks: stackTraces });
+        thread = options.debugMode
+          ? super.createWorkflowCreator(bundle, options, logger)
+          : startWorkflowThread(bundle, options, logger, { promiseStacks: stackTraces });
       } else if (bundle.filename !== threadBundle) {
         throw new Error(`a shared workflow thread runs one bundle (${threadBundle}), not also ${bundle.filename}`);
       }

@@ -17,7 +17,9 @@ const SHARED_LIBRARIES = path.join(REPO_ROOT, 'worker', 'shared-libraries.ts');
  * per workflow; test/unit/workflow-bundle-sharing.test.ts checks that no shared file imports one.
  */
 export function sharedWorkflowModules(domainDir = DOMAIN_DIR): string[] {
-  const shared = domainFiles(domainDir).filter((file) => path.basename(file) !== 'index.ts' && !definesZodSchemas(file));
+  const shared = domainFiles(domainDir).filter(
+    (file) => path.basename(file) !== 'index.ts' && !definesZodSchemas(file),
+  );
   return [SHARED_LIBRARIES, ...shared];
 }
 
@@ -38,7 +40,11 @@ export function domainFiles(dir = DOMAIN_DIR): string[] {
  * skips webpack at its start (time, and memory it would keep). Returns the bundle's size in bytes.
  * `shareModules: false` builds it as before sharing (for benchmarks comparing the two).
  */
-export async function writeWorkflowBundle(file: string, workflowsPath = WORKFLOWS_PATH, shareModules = true): Promise<number> {
+export async function writeWorkflowBundle(
+  file: string,
+  workflowsPath = WORKFLOWS_PATH,
+  shareModules = true,
+): Promise<number> {
   const preloadModules = shareModules ? sharedWorkflowModules() : [];
   const { code } = await bundleWorkflowCode({ workflowsPath, preloadModules, logger: new DefaultLogger('WARN') });
   const ascii = asciiOnly(withoutSourcesContent(code));
@@ -58,7 +64,9 @@ const INLINE_SOURCE_MAP = '\n//# sourceMappingURL=data:application/json;charset=
 export function withoutSourcesContent(code: string): string {
   const at = code.lastIndexOf(INLINE_SOURCE_MAP);
   if (at < 0) return code;
-  const map = JSON.parse(Buffer.from(code.slice(at + INLINE_SOURCE_MAP.length).trim(), 'base64').toString('utf8')) as Record<string, unknown>;
+  const map = JSON.parse(
+    Buffer.from(code.slice(at + INLINE_SOURCE_MAP.length).trim(), 'base64').toString('utf8'),
+  ) as Record<string, unknown>;
   if (!('sourcesContent' in map)) return code;
   delete map.sourcesContent;
   return code.slice(0, at) + INLINE_SOURCE_MAP + Buffer.from(JSON.stringify(map)).toString('base64');

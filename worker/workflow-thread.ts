@@ -4,7 +4,10 @@ import type { Logger } from '@temporalio/common';
 import { UnexpectedError } from '@temporalio/worker/lib/errors';
 import type { WorkflowCreator } from '@temporalio/worker/lib/workflow/interface';
 import { ThreadedVMWorkflowCreator, WorkerThreadClient } from '@temporalio/worker/lib/workflow/threaded-vm';
-import type { WorkflowBundleWithSourceMapAndFilename, WorkerThreadInput } from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
+import type {
+  WorkflowBundleWithSourceMapAndFilename,
+  WorkerThreadInput,
+} from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
 import type { WorkerThreadOutput } from '@temporalio/worker/lib/workflow/workflow-worker-thread/output';
 
 /**
@@ -38,12 +41,22 @@ export async function startWorkflowThread(
   { promiseStacks }: { promiseStacks: boolean },
 ): Promise<WorkflowCreator> {
   const entry = [
-    ...(promiseStacks ? [] : [`require(${JSON.stringify(require.resolve('@temporalio/worker/lib/workflow/vm-shared'))}).globalHandlers.setPromiseHook = () => {};`]),
+    ...(promiseStacks
+      ? []
+      : [
+          `require(${JSON.stringify(require.resolve('@temporalio/worker/lib/workflow/vm-shared'))}).globalHandlers.setPromiseHook = () => {};`,
+        ]),
     `require(${JSON.stringify(require.resolve('@temporalio/worker/lib/workflow/workflow-worker-thread'))});`,
   ].join('\n');
   const threads = Array.from(
     { length: options.workflowThreadPoolSize },
-    () => new WatchedThreadClient(new NodeWorker(entry, { eval: true }), logger, options.isolateExecutionTimeoutMs, options.patchActivationCallback),
+    () =>
+      new WatchedThreadClient(
+        new NodeWorker(entry, { eval: true }),
+        logger,
+        options.isolateExecutionTimeoutMs,
+        options.patchActivationCallback,
+      ),
   );
   await Promise.all(
     threads.map((thread) =>
@@ -127,7 +140,10 @@ class WatchedThreadClient extends WorkerThreadClient {
   override send(input: WorkerThreadInput): Promise<WorkerThreadOutput> {
     switch (input.type) {
       case 'create-workflow':
-        this.activations.created(input.options.info.runId, `${input.options.info.workflowType} ${input.options.info.workflowId}`);
+        this.activations.created(
+          input.options.info.runId,
+          `${input.options.info.workflowType} ${input.options.info.workflowId}`,
+        );
         break;
       case 'dispose-workflow':
         this.activations.disposed(input.runId);

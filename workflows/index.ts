@@ -19,18 +19,23 @@ import type * as TeardownVm from './teardown-vm';
 import type * as VmidAllocator from './vmid-allocator';
 
 export const doctor: typeof Doctor.doctor = (...args) => (require('./doctor') as typeof Doctor).doctor(...args);
-export const migrateVm: typeof MigrateVm.migrateVm = (...args) => (require('./migrate-vm') as typeof MigrateVm).migrateVm(...args);
+export const migrateVm: typeof MigrateVm.migrateVm = (...args) =>
+  (require('./migrate-vm') as typeof MigrateVm).migrateVm(...args);
 export const migrationWave: typeof MigrationWave.migrationWave = (...args) =>
   (require('./migration-wave') as typeof MigrationWave).migrationWave(...args);
-export const netboxVm: typeof NetboxVm.netboxVm = (...args) => (require('./netbox-vm') as typeof NetboxVm).netboxVm(...args);
+export const netboxVm: typeof NetboxVm.netboxVm = (...args) =>
+  (require('./netbox-vm') as typeof NetboxVm).netboxVm(...args);
 export const planMigration: typeof PlanMigration.planMigration = (...args) =>
   (require('./plan-migration') as typeof PlanMigration).planMigration(...args);
 export const provisionPlanned: typeof ProvisionPlanned.provisionPlanned = (...args) =>
   (require('./provision-planned') as typeof ProvisionPlanned).provisionPlanned(...args);
-export const provisionVm: typeof ProvisionVm.provisionVm = (...args) => (require('./provision-vm') as typeof ProvisionVm).provisionVm(...args);
+export const provisionVm: typeof ProvisionVm.provisionVm = (...args) =>
+  (require('./provision-vm') as typeof ProvisionVm).provisionVm(...args);
 export const sdnSync: typeof SdnSync.sdnSync = (...args) => (require('./sdn-sync') as typeof SdnSync).sdnSync(...args);
-export const semaphore: typeof Semaphore.semaphore = (...args) => (require('./semaphore') as typeof Semaphore).semaphore(...args);
-export const teardownVm: typeof TeardownVm.teardownVm = (...args) => (require('./teardown-vm') as typeof TeardownVm).teardownVm(...args);
+export const semaphore: typeof Semaphore.semaphore = (...args) =>
+  (require('./semaphore') as typeof Semaphore).semaphore(...args);
+export const teardownVm: typeof TeardownVm.teardownVm = (...args) =>
+  (require('./teardown-vm') as typeof TeardownVm).teardownVm(...args);
 export const vmidAllocator: typeof VmidAllocator.vmidAllocator = (...args) =>
   (require('./vmid-allocator') as typeof VmidAllocator).vmidAllocator(...args);
 

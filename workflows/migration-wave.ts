@@ -1,6 +1,12 @@
 import type { WaveSelection } from '../activities/migration-contract';
 import { ApplicationFailure } from '@temporalio/workflow';
-import { cutoverWindowProblem, type CutoverDecision, type CutoverWindow, type MigrationAction, type PackedWaveStatus } from '../src/domain/migration';
+import {
+  cutoverWindowProblem,
+  type CutoverDecision,
+  type CutoverWindow,
+  type MigrationAction,
+  type PackedWaveStatus,
+} from '../src/domain/migration';
 import type { ConversionMode } from '../src/domain/conversion';
 import type { SdnSyncResult } from './sdn-sync';
 import { WaveApprovals } from './wave/approvals';

@@ -89,7 +89,12 @@ export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWai
         permits: options.permits,
         // The main queue: the activity starts the semaphore on the coordination queue beside it.
         taskQueue: mainQueue,
-        request: { requestId, holderWorkflowId: workflowInfo().workflowId, label: options.label, leaseMs: options.leaseMs },
+        request: {
+          requestId,
+          holderWorkflowId: workflowInfo().workflowId,
+          label: options.label,
+          leaseMs: options.leaseMs,
+        },
       },
     ]);
     await condition(() => grantedRequests.has(requestId));
@@ -157,11 +162,7 @@ async function whileRenewing<T>(key: string, requestId: string, leaseMs: number,
  * Signals the semaphore; a semaphore that never started (the request was cancelled before it was
  * sent) or is gone has nothing to release or renew, so that is logged, not thrown.
  */
-async function signalSemaphore<A>(
-  key: string,
-  signal: SignalDefinition<[A]>,
-  arg: A,
-): Promise<void> {
+async function signalSemaphore<A>(key: string, signal: SignalDefinition<[A]>, arg: A): Promise<void> {
   try {
     await getExternalWorkflowHandle(semaphoreWorkflowId(key)).signal(signal, arg);
   } catch (err) {

@@ -55,10 +55,20 @@ export async function planMigration(selection: WaveSelection, options: PlanOptio
   });
   const sdn = sdnActions(assessment.vnetPlan, state.sdn);
   // The same placement the wave makes: the VMs that pass assessment, on the room read now.
-  const placeable = assessment.vms.filter((a) => a.refusals.length === 0).map((a) => discovered.vms.find((v) => v.moid === a.moid)!);
+  const placeable = assessment.vms
+    .filter((a) => a.refusals.length === 0)
+    .map((a) => discovered.vms.find((v) => v.moid === a.moid)!);
   const placement = await placeVms(placeable, assessment, settings);
   if (options.inspect !== false) {
-    assessment.vms = await Promise.all(assessment.vms.map((a) => withInspectedConversion(a, discovered.vms.find((v) => v.moid === a.moid)!, settings)));
+    assessment.vms = await Promise.all(
+      assessment.vms.map((a) =>
+        withInspectedConversion(
+          a,
+          discovered.vms.find((v) => v.moid === a.moid)!,
+          settings,
+        ),
+      ),
+    );
   }
   const vms = assessment.vms.map((assessed) => {
     const refusals = placement ? placementRefusalsOf(placement, assessed.moid) : [];
@@ -97,7 +107,11 @@ export async function planMigration(selection: WaveSelection, options: PlanOptio
  * VMDKs where they can be read now (on the migration datastore), else as vCenter's facts give it, with a
  * note saying when it will be read.
  */
-async function withInspectedConversion(a: VmAssessment, vm: VmRecord, settings: MigrationSettings): Promise<VmAssessment> {
+async function withInspectedConversion(
+  a: VmAssessment,
+  vm: VmRecord,
+  settings: MigrationSettings,
+): Promise<VmAssessment> {
   const planned = a.conversion;
   if (!planned?.convert || !settings.rules.conversion || a.refusals.length > 0) return a;
   const inspected = await inspectedConversion(a, vm.disks, vm.firmware, settings);

@@ -7,7 +7,14 @@ import {
   WorkflowIdReusePolicy,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
-import { plannedCounts, provisionWorkflowId, type PlannedRecord, type PlannedVm, type ProvisionPlannedStatus, type ProvisioningSettings } from '../src/domain/provisioning';
+import {
+  plannedCounts,
+  provisionWorkflowId,
+  type PlannedRecord,
+  type PlannedVm,
+  type ProvisionPlannedStatus,
+  type ProvisioningSettings,
+} from '../src/domain/provisioning';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { failureMessage } from './failures';
 import { provisionPlannedStatusQuery } from '../src/domain/messages';
@@ -74,7 +81,11 @@ async function selectPlanned(
 ): Promise<{ vms: PlannedVm[]; records?: PlannedRecord[] }> {
   const { cluster, tag } = selection;
   const summary = `NetBox VMs in status planned${cluster ? ` in ${cluster}` : ''}${tag ? ` tagged ${tag}` : ''}`;
-  const pending = (vm: { netboxId: number; name: string }): PlannedVm => ({ ...vm, workflowId: provisionWorkflowId(vm, settings.netboxName), state: 'pending' });
+  const pending = (vm: { netboxId: number; name: string }): PlannedVm => ({
+    ...vm,
+    workflowId: provisionWorkflowId(vm, settings.netboxName),
+    state: 'pending',
+  });
   if (patched('planned-records-in-one-read')) {
     const records = await reads.readPlannedVms.executeWithOptions({ summary }, [selection]);
     return { vms: records.map((r) => pending({ netboxId: r.id, name: r.name })), records };
@@ -84,7 +95,12 @@ async function selectPlanned(
 }
 
 /** One provisionVm child per VM, at most `maxConcurrent` running at once; returns when all have ended. */
-async function provisionAll(vms: PlannedVm[], settings: ProvisioningSettings, input: ProvisionPlannedInput, nodes: Map<number, string>): Promise<void> {
+async function provisionAll(
+  vms: PlannedVm[],
+  settings: ProvisioningSettings,
+  input: ProvisionPlannedInput,
+  nodes: Map<number, string>,
+): Promise<void> {
   const limit = input.maxConcurrent ?? settings.maxConcurrent;
   const running = new Set<Promise<void>>();
   // A VM placement refused is finished already (failed, with the numbers).
@@ -99,7 +115,11 @@ async function provisionAll(vms: PlannedVm[], settings: ProvisioningSettings, in
 }
 
 /** Waits for one VM's workflow and writes its outcome into the VM's entry; then `ended`. */
-function recordResult(vm: PlannedVm, handle: ChildWorkflowHandle<typeof provisionVm>, ended: () => void): Promise<void> {
+function recordResult(
+  vm: PlannedVm,
+  handle: ChildWorkflowHandle<typeof provisionVm>,
+  ended: () => void,
+): Promise<void> {
   return handle
     .result()
     .then((result) => {
@@ -129,7 +149,14 @@ async function startVmWorkflow(
       workflowId: vm.workflowId,
       // This batch runs on the coordination queue; its VMs run on the main queue.
       taskQueue: mainQueue(),
-      args: [{ netboxId: vm.netboxId, settings, ...(start !== undefined ? { start } : {}), ...(node !== undefined ? { placedNode: node } : {}) }],
+      args: [
+        {
+          netboxId: vm.netboxId,
+          settings,
+          ...(start !== undefined ? { start } : {}),
+          ...(node !== undefined ? { placedNode: node } : {}),
+        },
+      ],
       // The VM's workflow outlives this one (a person may cancel the batch, not the builds).
       parentClosePolicy: ParentClosePolicy.ABANDON,
       // A record that has a provision workflow already (running, or finished) is not started twice.

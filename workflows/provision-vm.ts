@@ -1,5 +1,11 @@
 import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { newProvisionStatus, type ProvisionResult, type ProvisionStage, type ProvisionStatus, type ProvisioningSettings } from '../src/domain/provisioning';
+import {
+  newProvisionStatus,
+  type ProvisionResult,
+  type ProvisionStage,
+  type ProvisionStatus,
+  type ProvisioningSettings,
+} from '../src/domain/provisioning';
 import { FerryKind } from '../src/domain/search-attributes';
 import { provisionStatusQuery } from '../src/domain/messages';
 import { failureMessage } from './failures';
@@ -56,7 +62,11 @@ export async function provisionVm(input: ProvisionVmInput): Promise<ProvisionRes
   return { ...status, outcome: 'provisioned' };
 }
 
-async function provision(input: ProvisionVmInput, status: ProvisionStatus, enter: EnterStage<ProvisionStage>): Promise<void> {
+async function provision(
+  input: ProvisionVmInput,
+  status: ProvisionStatus,
+  enter: EnterStage<ProvisionStage>,
+): Promise<void> {
   const settings = input.settings ?? (await loadSettings());
   const run = provisionRun(settings, status, enter);
   const spec = await resolveSpec(run, input);

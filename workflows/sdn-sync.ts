@@ -33,13 +33,18 @@ export async function sdnSync(input: SdnSyncInput): Promise<SdnSyncResult> {
     ...(input.waveId ? [{ key: WaveId, value: input.waveId }] : []),
   ]);
   // Decide from what exists (the same rule `plan` uses), then make it so under the permit.
-  const actions = sdnActions({ zone: input.zone, vnets: input.vnets }, await reads.readSdnState.executeWithOptions({ summary: 'read the SDN zones and VNets' }, []));
+  const actions = sdnActions(
+    { zone: input.zone, vnets: input.vnets },
+    await reads.readSdnState.executeWithOptions({ summary: 'read the SDN zones and VNets' }, []),
+  );
   if (actions.length > 0) {
     const summary = `create ${actions.flatMap((a) => (a.kind === 'create-vnet' ? [a.vnet] : [])).join(', ')} in SDN zone ${input.zone.id}; apply`;
-    await withPermit({ key: PERMIT_KEYS.sdn, permits: input.permits, leaseMs: 30 * 60_000, label: `sdn ${input.zone.id}` }, () =>
-      sdnWrites(input.heartbeatTimeoutMs ?? 60_000).ensureSdn.executeWithOptions({ summary }, [
-        { zone: input.zone.id, bridge: input.zone.bridge, vnets: input.vnets },
-      ]),
+    await withPermit(
+      { key: PERMIT_KEYS.sdn, permits: input.permits, leaseMs: 30 * 60_000, label: `sdn ${input.zone.id}` },
+      () =>
+        sdnWrites(input.heartbeatTimeoutMs ?? 60_000).ensureSdn.executeWithOptions({ summary }, [
+          { zone: input.zone.id, bridge: input.zone.bridge, vnets: input.vnets },
+        ]),
     );
   }
   upsertSearchAttributes([{ key: FerryStage, value: 'done' }]);

@@ -95,7 +95,12 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
   ]);
 
   // Runs recorded before the quick hand-off replay the old loop, command for command.
-  if (!patched(QUICK_HANDOFF_PATCH)) return legacyLoop(state, () => changed, () => (changed = false));
+  if (!patched(QUICK_HANDOFF_PATCH))
+    return legacyLoop(
+      state,
+      () => changed,
+      () => (changed = false),
+    );
 
   const grants = new PendingGrants(state, () => (changed = true));
   // Decided once per run: a run recorded before transfers replays without the successor signals.
@@ -218,7 +223,9 @@ class PendingGrants {
       void getExternalWorkflowHandle(holder.holderWorkflowId)
         .signal(permitSuccessorSignal, { key: state.key, requestId: holder.requestId, successor })
         // A holder gone: its lease will run out; its successor is granted then or by another.
-        .catch((err: unknown) => log.warn('permit holder vanished', { key: state.key, requestId: holder.requestId, error: String(err) }))
+        .catch((err: unknown) =>
+          log.warn('permit holder vanished', { key: state.key, requestId: holder.requestId, error: String(err) }),
+        )
         .finally(() => (this.inFlight -= 1));
     }
   }

@@ -45,7 +45,11 @@ export async function teardownVm(input: TeardownVmInput): Promise<TeardownResult
   const enter = stageSetter(status);
   let approvers: readonly string[] = [];
   let approvals: ApprovalPolicy | undefined;
-  const gate = new TeardownGate(status, () => approvers, () => approvals);
+  const gate = new TeardownGate(
+    status,
+    () => approvers,
+    () => approvals,
+  );
   try {
     enter('resolve');
     const settings = input.settings ?? (await loadSettings());

@@ -68,15 +68,25 @@ export async function vmidAllocator(input: VmidAllocatorInput = {}): Promise<voi
           details: answer.category ? [{ category: answer.category }] : [],
         });
       }
-      if ('error' in answer) throw ApplicationFailure.create({ type: VMID_RANGE_EXHAUSTED, message: answer.error, nonRetryable: true });
+      if ('error' in answer)
+        throw ApplicationFailure.create({ type: VMID_RANGE_EXHAUSTED, message: answer.error, nonRetryable: true });
       return answer.vmid;
     },
     {
       validator: (request) => {
-        if (!request || typeof request.key !== 'string' || request.key === '') throw new Error('say who asks: "key" is required');
+        if (!request || typeof request.key !== 'string' || request.key === '')
+          throw new Error('say who asks: "key" is required');
         const { min, max } = request.range ?? {};
-        if (!Number.isInteger(min) || !Number.isInteger(max) || min! < PVE_VMID_MIN || max! > PVE_VMID_MAX || min! > max!) {
-          throw new Error(`range must be whole numbers ${PVE_VMID_MIN} ≤ min ≤ max ≤ ${PVE_VMID_MAX}, got ${JSON.stringify(request.range)}`);
+        if (
+          !Number.isInteger(min) ||
+          !Number.isInteger(max) ||
+          min! < PVE_VMID_MIN ||
+          max! > PVE_VMID_MAX ||
+          min! > max!
+        ) {
+          throw new Error(
+            `range must be whole numbers ${PVE_VMID_MIN} ≤ min ≤ max ≤ ${PVE_VMID_MAX}, got ${JSON.stringify(request.range)}`,
+          );
         }
       },
     },
@@ -119,7 +129,9 @@ async function answerBatch(batch: QueuedRequest[], state: AllocatorState, answer
   state.reservations = result.reservations;
   batch.forEach((b, i) => answers.set(b.id, result.answers[i]!));
   state.allocated += result.answers.filter((a) => 'vmid' in a).length;
-  setCurrentDetails(`${state.allocated} VMIDs handed out; ${state.reservations.length} not yet in use: ${state.reservations.map((r) => `${r.vmid} ${r.name}`).join(', ') || 'none'}`);
+  setCurrentDetails(
+    `${state.allocated} VMIDs handed out; ${state.reservations.length} not yet in use: ${state.reservations.map((r) => `${r.vmid} ${r.name}`).join(', ') || 'none'}`,
+  );
 }
 
 /** Whether the read failed for good (the activity's own failure was non-retryable), and its category. */

@@ -20,7 +20,10 @@ export function createConversionActivities(deps: ActivityDeps): ConversionActivi
   };
   return {
     async inspectGuest({ storage, disks, firmware, agentPackages }) {
-      return await beatWhile('inspect the guest (libguestfs, read-only)', convert().inspect({ storage, disks }, firmware, agentPackages));
+      return await beatWhile(
+        'inspect the guest (libguestfs, read-only)',
+        convert().inspect({ storage, disks }, firmware, agentPackages),
+      );
     },
 
     async convertGuest({ vmid, storage, disks, facts, settings }) {
@@ -29,9 +32,20 @@ export function createConversionActivities(deps: ActivityDeps): ConversionActivi
       const since = Date.now();
       // virt-v2v's steps can take minutes each (an initramfs rebuild under TCG): beat on a timer, with the step.
       const every = Math.max(100, Math.floor((activityInfo().heartbeatTimeoutMs ?? 60_000) / 3));
-      const timer = setInterval(() => context.heartbeat({ phase: `convert: ${step}`, elapsedMs: Date.now() - since }), every);
+      const timer = setInterval(
+        () => context.heartbeat({ phase: `convert: ${step}`, elapsedMs: Date.now() - since }),
+        every,
+      );
       try {
-        return await convert().convert({ vmid, storage, disks, facts, settings, signal: context.cancellationSignal, onProgress: (s) => (step = s) });
+        return await convert().convert({
+          vmid,
+          storage,
+          disks,
+          facts,
+          settings,
+          signal: context.cancellationSignal,
+          onProgress: (s) => (step = s),
+        });
       } finally {
         clearInterval(timer);
       }

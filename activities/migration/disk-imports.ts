@@ -16,7 +16,9 @@ const DAY_MS = 24 * 3600_000;
  * Bringing the disks into Proxmox at cutover: one import per disk, the live import of the whole VM, or
  * (overlay) the overlays attached and, once the guest runs verified, each disk moved live.
  */
-export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm' | 'attachDisk' | 'moveDisk'> {
+export function createDiskImportActivities(
+  deps: ActivityDeps,
+): Pick<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm' | 'attachDisk' | 'moveDisk'> {
   const { pve } = clientsOf(deps);
   return {
     async attachDisk({ node, vmid, slot, volume }) {
@@ -29,7 +31,14 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
       const current = await pve().disks.get(node, vmid, slot);
       if (!current) throw new FerryError(`VM ${vmid} has no ${slot} to move`, 'invalid');
       if (current.volume.startsWith(`${storage}:`)) {
-        return { slot, volume: current.volume, bytes: current.sizeBytes ?? 0, seconds: rejoined ? (Date.now() - rejoined.startedMs) / 1000 : 0, alreadyMoved: !rejoined, attempt: activityInfo().attempt };
+        return {
+          slot,
+          volume: current.volume,
+          bytes: current.sizeBytes ?? 0,
+          seconds: rejoined ? (Date.now() - rejoined.startedMs) / 1000 : 0,
+          alreadyMoved: !rejoined,
+          attempt: activityInfo().attempt,
+        };
       }
       const started = Date.now();
       const bwlimitKiBps = bandwidthMiBps !== undefined ? Math.max(1, Math.round(bandwidthMiBps * 1024)) : undefined;
@@ -38,29 +47,56 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
       let upid: string | undefined;
       const beat = beatTask('move');
       const signal = Context.current().cancellationSignal;
-      const stop = () => void (upid ? pve().tasks.stop(upid).catch(() => undefined) : undefined);
+      const stop = () =>
+        void (upid
+          ? pve()
+              .tasks.stop(upid)
+              .catch(() => undefined)
+          : undefined);
       signal.addEventListener('abort', stop);
       let task;
       try {
-        ({ task } = await pve().disks.move(node, vmid, slot, { storage, deleteSource: true, bwlimitKiBps }, {
-          onProgress: (p) => {
-            upid = p.upid;
-            if (signal.aborted) stop();
-            beat(p);
+        ({ task } = await pve().disks.move(
+          node,
+          vmid,
+          slot,
+          { storage, deleteSource: true, bwlimitKiBps },
+          {
+            onProgress: (p) => {
+              upid = p.upid;
+              if (signal.aborted) stop();
+              beat(p);
+            },
+            copyProgress: true,
+            timeoutMs: DAY_MS,
           },
-          copyProgress: true,
-          timeoutMs: DAY_MS,
-        }));
+        ));
       } catch (err) {
         // The stopped task fails; the activity reports what it was: cancelled, not a move to retry.
-        if (signal.aborted) throw new CancelledFailure(`the move of ${slot} was cancelled (task ${upid ?? 'not started'} stopped)`, [], err instanceof Error ? err : undefined);
+        if (signal.aborted)
+          throw new CancelledFailure(
+            `the move of ${slot} was cancelled (task ${upid ?? 'not started'} stopped)`,
+            [],
+            err instanceof Error ? err : undefined,
+          );
         throw err;
       } finally {
         signal.removeEventListener('abort', stop);
       }
       const moved = await pve().disks.get(node, vmid, slot);
-      if (!moved?.volume.startsWith(`${storage}:`)) throw new FerryError(`VM ${vmid} ${slot}: the move to ${storage} ended with the disk on ${moved?.volume ?? 'nothing'}`, 'transient');
-      return { slot, volume: moved.volume, bytes: moved.sizeBytes ?? 0, seconds: (task?.durationMs ?? Date.now() - started) / 1000, alreadyMoved: false, attempt: activityInfo().attempt };
+      if (!moved?.volume.startsWith(`${storage}:`))
+        throw new FerryError(
+          `VM ${vmid} ${slot}: the move to ${storage} ended with the disk on ${moved?.volume ?? 'nothing'}`,
+          'transient',
+        );
+      return {
+        slot,
+        volume: moved.volume,
+        bytes: moved.sizeBytes ?? 0,
+        seconds: (task?.durationMs ?? Date.now() - started) / 1000,
+        alreadyMoved: false,
+        attempt: activityInfo().attempt,
+      };
     },
 
     async importDisk({ node, vmid, slot, source, storage }): Promise<ImportedDisk> {
@@ -70,7 +106,10 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
       const current = await pve().disks.get(node, vmid, slot);
       if (current) {
         if (!current.volume.startsWith(`${storage}:`)) {
-          throw new FerryError(`VM ${vmid} ${slot} holds ${current.volume}, not a disk on ${storage}; ferry does not overwrite it`, 'policy');
+          throw new FerryError(
+            `VM ${vmid} ${slot} holds ${current.volume}, not a disk on ${storage}; ferry does not overwrite it`,
+            'policy',
+          );
         }
         // On a retry the disk is most likely ours from the attempt whose answer was lost (then it took
         // an unknown time, 0 s: it does not count in the throughput), unless it was the task just rejoined.
@@ -83,8 +122,20 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
         };
       }
       const started = Date.now();
-      const { disk, task } = await client().disks.import(node, vmid, slot, { storage, source }, { onProgress: beatTask('import'), copyProgress: true, timeoutMs: DAY_MS });
-      return { slot, volume: disk.volume, bytes: disk.sizeBytes ?? 0, seconds: (task?.durationMs ?? Date.now() - started) / 1000, alreadyPresent: false };
+      const { disk, task } = await client().disks.import(
+        node,
+        vmid,
+        slot,
+        { storage, source },
+        { onProgress: beatTask('import'), copyProgress: true, timeoutMs: DAY_MS },
+      );
+      return {
+        slot,
+        volume: disk.volume,
+        bytes: disk.sizeBytes ?? 0,
+        seconds: (task?.durationMs ?? Date.now() - started) / 1000,
+        alreadyPresent: false,
+      };
     },
 
     async liveImportVm({ spec }): Promise<LiveImported> {
@@ -94,7 +145,11 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
       const client = byPath ? privilegedClient(deps, `live import from ${byPath.source}`) : pve();
       let started = Date.now();
       // A retry after the worker died: wait for the live import it started (its create task).
-      const rejoined = await rejoinProxmoxTask(() => client, { node, vmid, type: 'qmcreate' }, /live-restore failed/).catch((err: unknown) => {
+      const rejoined = await rejoinProxmoxTask(
+        () => client,
+        { node, vmid, type: 'qmcreate' },
+        /live-restore failed/,
+      ).catch((err: unknown) => {
         throw liveImportFailure(vmid, err);
       });
       if (rejoined) started = rejoined.startedMs;
@@ -115,16 +170,32 @@ export function createDiskImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
         }
         if (found.kind === 'failed' && (waited || activityInfo().attempt > 1)) {
           // Only a fresh call (a person's retry) replaces a failed live import: the guest wrote to it.
-          throw liveImportFailure(vmid, new ProxmoxTaskError(`(the live import of VM ${vmid})`, 'live-restore failed', []));
+          throw liveImportFailure(
+            vmid,
+            new ProxmoxTaskError(`(the live import of VM ${vmid})`, 'live-restore failed', []),
+          );
         }
         // The disk-less shell, or a failed live import a person chose to retry: it goes, the create replaces it.
-        if (found.kind !== 'absent') await client.vms.delete(node, vmid, { skiplock: found.kind === 'failed' }, { onProgress: beatTask('remove shell') });
+        if (found.kind !== 'absent')
+          await client.vms.delete(
+            node,
+            vmid,
+            { skiplock: found.kind === 'failed' },
+            { onProgress: beatTask('remove shell') },
+          );
         waited = true; // from here on, what stands at the VMID is this call's
         try {
-          const result = await client.vms.create({ ...spec, liveRestore: true }, { onProgress: beatTask('live-import'), copyProgress: true, timeoutMs: DAY_MS });
+          const result = await client.vms.create(
+            { ...spec, liveRestore: true },
+            { onProgress: beatTask('live-import'), copyProgress: true, timeoutMs: DAY_MS },
+          );
           // Without a task (the answer to the create was lost) the import may still run: look again.
           if (!result.task) continue;
-          return { created: true, seconds: result.task.durationMs / 1000, disks: diskVolumes((await client.config.get(node, vmid)).values, disks) };
+          return {
+            created: true,
+            seconds: result.task.durationMs / 1000,
+            disks: diskVolumes((await client.config.get(node, vmid)).values, disks),
+          };
         } catch (err) {
           throw liveImportFailure(vmid, err);
         }
@@ -148,7 +219,11 @@ function liveImportFailure(vmid: number, err: unknown): unknown {
 
 function diskVolumes(config: Record<string, string>, disks: readonly ImportFromDiskSpec[]): LiveImported['disks'] {
   const attached = attachedDisks(config);
-  return disks.map(({ slot }) => ({ slot, volume: attached[slot]?.volume ?? '', bytes: attached[slot]?.sizeBytes ?? 0 }));
+  return disks.map(({ slot }) => ({
+    slot,
+    volume: attached[slot]?.volume ?? '',
+    bytes: attached[slot]?.sizeBytes ?? 0,
+  }));
 }
 
 type LiveImportState =
@@ -162,7 +237,13 @@ type LiveImportState =
  * What stands at the VMID before and during a live import. Only ferry's own states are replaced: the
  * disk-less stopped shell and a failed live import (stopped, `lock: import`); anything else is refused.
  */
-async function liveImportState(client: ProxmoxClient, node: string, vmid: number, name: string, wanted: readonly ImportFromDiskSpec[]): Promise<LiveImportState> {
+async function liveImportState(
+  client: ProxmoxClient,
+  node: string,
+  vmid: number,
+  name: string,
+  wanted: readonly ImportFromDiskSpec[],
+): Promise<LiveImportState> {
   let config;
   try {
     config = (await client.config.get(node, vmid)).values;
@@ -170,13 +251,15 @@ async function liveImportState(client: ProxmoxClient, node: string, vmid: number
     if (err instanceof ProxmoxNotFoundError) return { kind: 'absent' };
     throw err;
   }
-  if (config.name !== name) throw new FerryError(`VM ${vmid} is '${String(config.name)}', not '${name}'; ferry does not replace it`, 'policy');
+  if (config.name !== name)
+    throw new FerryError(`VM ${vmid} is '${String(config.name)}', not '${name}'; ferry does not replace it`, 'policy');
   const running = (await client.power.status(node, vmid)).status === 'running';
   if (config.lock === 'import') return running ? { kind: 'importing' } : { kind: 'failed' };
   const attached = attachedDisks(config);
   const slots = Object.keys(attached);
   if (slots.length === 0 && !running && config.lock === undefined) return { kind: 'shell' };
-  const complete = config.lock === undefined && wanted.every((d) => attached[d.slot]?.volume.startsWith(`${d.storage}:`) === true);
+  const complete =
+    config.lock === undefined && wanted.every((d) => attached[d.slot]?.volume.startsWith(`${d.storage}:`) === true);
   if (complete) return { kind: 'done', disks: diskVolumes(config, wanted) };
   const storages = [...new Set(wanted.map((d) => d.storage))].join(', ');
   throw new FerryError(

@@ -19,7 +19,8 @@ export function createGuestCheckActivities(deps: ActivityDeps): GuestCheckActivi
         await pve().agent.ping(node, vmid);
       } catch (err) {
         // Not running yet: the workflow asks again until its deadline. Anything else is classified as usual.
-        if (err instanceof ProxmoxAgentNotRunningError) return { answered: false, reason: err.context.pveMessage ?? err.message };
+        if (err instanceof ProxmoxAgentNotRunningError)
+          return { answered: false, reason: err.context.pveMessage ?? err.message };
         throw err;
       }
       return { answered: true, uptimeSeconds: (await pve().agent.runState(node, vmid)).uptimeSeconds };
@@ -27,7 +28,11 @@ export function createGuestCheckActivities(deps: ActivityDeps): GuestCheckActivi
 
     async guestInterfaces({ node, vmid }) {
       const list = await pve().agent.networkInterfaces(node, vmid);
-      return list.map((i) => ({ name: i.name, ...(i.mac ? { mac: i.mac } : {}), addresses: i.addresses.map((a) => `${a.address}/${a.prefix}`) }));
+      return list.map((i) => ({
+        name: i.name,
+        ...(i.mac ? { mac: i.mac } : {}),
+        addresses: i.addresses.map((a) => `${a.address}/${a.prefix}`),
+      }));
     },
 
     async probeGuestPort({ vmid, address, port, timeoutMs }) {
@@ -36,9 +41,17 @@ export function createGuestCheckActivities(deps: ActivityDeps): GuestCheckActivi
         target = await resolve({ vmid, address, port });
       } catch (err) {
         // No way to reach it from this worker (the lab: no forward to that address:port) is a failed probe, said so.
-        return { ok: false, endpoint: `${address}:${port}`, ms: 0, error: `not reachable from this worker: ${(err as Error).message}` };
+        return {
+          ok: false,
+          endpoint: `${address}:${port}`,
+          ms: 0,
+          error: `not reachable from this worker: ${(err as Error).message}`,
+        };
       }
-      const endpoint = target.host === address && target.port === port ? `${address}:${port}` : `${address}:${port} via ${target.host}:${target.port}`;
+      const endpoint =
+        target.host === address && target.port === port
+          ? `${address}:${port}`
+          : `${address}:${port} via ${target.host}:${target.port}`;
       const result = await tcpConnect(target.host, target.port, timeoutMs);
       return { ok: result.ok, endpoint, ms: result.ms, ...(result.error ? { error: result.error } : {}) };
     },

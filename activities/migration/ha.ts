@@ -12,7 +12,12 @@ export function createHaActivities(deps: ActivityDeps): HaActivities {
       const client = pve();
       const version = await client.version();
       const [groups, rules] = await Promise.all([client.ha.groups(), client.ha.rules()]);
-      const plan = haPlan(vmid, ha, { version: version.version, major: version.major, groups, ...(rules ? { rules } : {}) });
+      const plan = haPlan(vmid, ha, {
+        version: version.version,
+        major: version.major,
+        groups,
+        ...(rules ? { rules } : {}),
+      });
       if ('refusal' in plan) throw new FerryError(plan.refusal, 'policy');
       const { created } = await client.ha.ensureResource({
         sid: plan.sid,

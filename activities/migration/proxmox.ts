@@ -52,7 +52,9 @@ export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxAct
       const changes = await pve().sdn.ensure(
         {
           zones: [{ zone, type: 'vlan', bridge }],
-          vnets: vnets.filter((v) => v.create && v.tag !== undefined).map((v) => ({ vnet: v.id, zone, tag: v.tag, alias: v.alias })),
+          vnets: vnets
+            .filter((v) => v.create && v.tag !== undefined)
+            .map((v) => ({ vnet: v.id, zone, tag: v.tag, alias: v.alias })),
         },
         // All of ferry's SDN writes go through its single `sdn` permit, so a lock left by a lost answer is ours.
         { heldLock: 'take-over', onProgress: beat },
@@ -109,7 +111,11 @@ export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxAct
         if (err instanceof ProxmoxNotFoundError) return { destroyed: false };
         throw err;
       }
-      if (config.name !== name) throw new FerryError(`VM ${vmid} is '${String(config.name)}', not '${name}'; ferry does not destroy it`, 'policy');
+      if (config.name !== name)
+        throw new FerryError(
+          `VM ${vmid} is '${String(config.name)}', not '${name}'; ferry does not destroy it`,
+          'policy',
+        );
       await client.power.stop(node, vmid, { onProgress: beat }, { skiplock: true });
       const result = await client.vms.delete(node, vmid, { skiplock: true }, { onProgress: beat });
       return { destroyed: result.deleted };

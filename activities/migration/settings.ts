@@ -8,7 +8,11 @@ export function createMigrationSettingsActivities(deps: ActivityDeps): Migration
   return {
     async loadMigrationSettings() {
       const m = deps.config.migration;
-      if (!m) throw new FerryError('ferry.yaml has no migration: section (vmidBase, node, targetStorage, datastores, approvers, …)', 'invalid');
+      if (!m)
+        throw new FerryError(
+          'ferry.yaml has no migration: section (vmidBase, node, targetStorage, datastores, approvers, …)',
+          'invalid',
+        );
       return migrationSettings(m, deps.config.limits, vcenterName(deps));
     },
   };

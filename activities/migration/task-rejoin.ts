@@ -44,7 +44,11 @@ export async function rejoinProxmoxTask(
   }
   if (!isUpid(upid)) return undefined;
   try {
-    await client().waitForTask(upid, { onProgress: beatTask(running.type === 'qmcreate' ? 'live-import' : running.type === 'qmmove' ? 'move' : 'import'), copyProgress: true, timeoutMs: 24 * 3600_000 });
+    await client().waitForTask(upid, {
+      onProgress: beatTask(running.type === 'qmcreate' ? 'live-import' : running.type === 'qmmove' ? 'move' : 'import'),
+      copyProgress: true,
+      timeoutMs: 24 * 3600_000,
+    });
     return { startedMs: parseUpid(upid).starttime * 1000 };
   } catch (err) {
     if (!(err instanceof ProxmoxTaskError || err instanceof ProxmoxNotFoundError)) throw err;

@@ -19,7 +19,11 @@ async function relocationsEnded(vsphere: VsphereClient, moid: string): Promise<v
   const deadline = started + CANCEL_SETTLE_MS;
   for (;;) {
     const running = await vsphere.runningRelocations(moid);
-    beatProgress({ phase: 'relocate-cancel', elapsedMs: Date.now() - started, ...(running[0] ? { task: running[0].task } : {}) });
+    beatProgress({
+      phase: 'relocate-cancel',
+      elapsedMs: Date.now() - started,
+      ...(running[0] ? { task: running[0].task } : {}),
+    });
     if (running.length === 0 || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
@@ -37,10 +41,17 @@ export function createVsphereMigrationActivities(deps: ActivityDeps): VsphereMig
   return {
     async discoverWave(selection) {
       const { inventory } = await beatWhile('discovery', vsphere().discover());
-      const tagged = selection.tag ? new Set(await beatWhile('tagged VMs', vsphere().vmsTagged(selection.tag))) : undefined;
+      const tagged = selection.tag
+        ? new Set(await beatWhile('tagged VMs', vsphere().vmsTagged(selection.tag)))
+        : undefined;
       const { vms, missingNames } = selectVms(inventory.vms, selection, tagged);
-      if (missingNames.length > 0) throw new FerryError(`not found in vCenter ${inventory.vcenter}: ${missingNames.join(', ')}`, 'invalid');
-      if (vms.length === 0) throw new FerryError(`the selection ${JSON.stringify(selection)} matches no VM in vCenter ${inventory.vcenter}`, 'invalid');
+      if (missingNames.length > 0)
+        throw new FerryError(`not found in vCenter ${inventory.vcenter}: ${missingNames.join(', ')}`, 'invalid');
+      if (vms.length === 0)
+        throw new FerryError(
+          `the selection ${JSON.stringify(selection)} matches no VM in vCenter ${inventory.vcenter}`,
+          'invalid',
+        );
       return {
         vcenter: vcenterName(deps),
         vms,
@@ -79,7 +90,10 @@ export function createVsphereMigrationActivities(deps: ActivityDeps): VsphereMig
         }
       }
       try {
-        const result = await vsphere().relocateVmStorage(moid, datastore, { onProgress: beatOperation, signal: cancellationSignal() });
+        const result = await vsphere().relocateVmStorage(moid, datastore, {
+          onProgress: beatOperation,
+          signal: cancellationSignal(),
+        });
         return { moved: result.moved };
       } catch (err) {
         // Cancelled (ferry cancel): vCenter was asked to cancel the task; the activity ends only once the task has.
@@ -99,8 +113,17 @@ export function createVsphereMigrationActivities(deps: ActivityDeps): VsphereMig
     },
 
     async shutdownGuest({ moid, timeoutMs, force }) {
-      const result = await vsphere().shutdownGuest(moid, { timeoutMs, force, onProgress: beatOperation, signal: cancellationSignal() });
-      const map = { 'already-off': 'already-off', 'guest-shutdown': 'shut-down', 'powered-off': 'powered-off' } as const;
+      const result = await vsphere().shutdownGuest(moid, {
+        timeoutMs,
+        force,
+        onProgress: beatOperation,
+        signal: cancellationSignal(),
+      });
+      const map = {
+        'already-off': 'already-off',
+        'guest-shutdown': 'shut-down',
+        'powered-off': 'powered-off',
+      } as const;
       return { result: map[result.outcome] };
     },
 

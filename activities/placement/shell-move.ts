@@ -25,12 +25,25 @@ export function createShellMoveActivities(deps: ActivityDeps): ShellMoveActiviti
         if (err instanceof ProxmoxNotFoundError) return { destroyed: intent.startedEarlier(WRITE) };
         throw err;
       }
-      if (values.name !== name) throw new FerryError(`VM ${vmid} on ${node} is '${String(values.name)}', not the shell '${name}'; ferry does not destroy it`, 'policy');
+      if (values.name !== name)
+        throw new FerryError(
+          `VM ${vmid} on ${node} is '${String(values.name)}', not the shell '${name}'; ferry does not destroy it`,
+          'policy',
+        );
       // EFI vars and TPM state are not among the attached disks: they are re-created with the shell.
       const disks = Object.keys(attachedDisks(values));
-      if (disks.length > 0) throw new FerryError(`VM ${vmid} ${name} on ${node} has disks (${disks.join(', ')}): not a bare shell; ferry does not destroy it to move it`, 'policy');
+      if (disks.length > 0)
+        throw new FerryError(
+          `VM ${vmid} ${name} on ${node} has disks (${disks.join(', ')}): not a bare shell; ferry does not destroy it to move it`,
+          'policy',
+        );
       intent.start(WRITE);
-      const { deleted } = await pve().vms.delete(node, vmid, { purge: true, destroyUnreferencedDisks: true }, { onProgress: intent.beat });
+      const { deleted } = await pve().vms.delete(
+        node,
+        vmid,
+        { purge: true, destroyUnreferencedDisks: true },
+        { onProgress: intent.beat },
+      );
       return { destroyed: deleted || intent.startedEarlier(WRITE) };
     },
   };

@@ -10,7 +10,13 @@ import { PrefixCache } from './prefix-cache';
 
 type NetboxActivities = Pick<
   ProvisioningActivities,
-  'readNetboxVm' | 'listPlannedVms' | 'readPlannedVms' | 'recordVmid' | 'ensureNetboxInterface' | 'assignNetboxIp' | 'markNetboxStaged'
+  | 'readNetboxVm'
+  | 'listPlannedVms'
+  | 'readPlannedVms'
+  | 'recordVmid'
+  | 'ensureNetboxInterface'
+  | 'assignNetboxIp'
+  | 'markNetboxStaged'
 >;
 
 function writeOutcome(outcome: Outcome): WriteOutcome {
@@ -77,14 +83,23 @@ export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
       // The record as this run read it, without a VMID: written without a second read if unchanged since.
       if (seen && !intent.startedEarlier('vmid')) {
         intent.start('vmid');
-        const written = await netbox().updateVirtualMachineIfUnchanged(netboxId, { custom_fields: { ferry_vmid: vmid } }, seen.etag);
+        const written = await netbox().updateVirtualMachineIfUnchanged(
+          netboxId,
+          { custom_fields: { ferry_vmid: vmid } },
+          seen.etag,
+        );
         if (written) return { vmid, outcome: 'updated', ...seenAfter(written.etag, written.value.status.value) };
       }
       const current = await netbox().getVirtualMachine(netboxId);
       const held = ferryFields(current.value).vmid;
-      if (held !== undefined) return { vmid: held, outcome: held === vmid && intent.startedEarlier('vmid') ? 'updated' : 'unchanged' };
+      if (held !== undefined)
+        return { vmid: held, outcome: held === vmid && intent.startedEarlier('vmid') ? 'updated' : 'unchanged' };
       intent.start('vmid');
-      const written = await netbox().updateVirtualMachine(netboxId, { custom_fields: { ferry_vmid: vmid } }, { ifMatch: current.etag });
+      const written = await netbox().updateVirtualMachine(
+        netboxId,
+        { custom_fields: { ferry_vmid: vmid } },
+        { ifMatch: current.etag },
+      );
       return { vmid, outcome: 'updated', ...seenAfter(written.etag, written.value.status.value) };
     },
 
@@ -95,7 +110,9 @@ export function createNetboxActivities(deps: ActivityDeps): NetboxActivities {
       intent.start('interface');
       const iface = await netbox().ensureInterface(netboxId, name, { enabled: true }, { vmHadNone: none });
       intent.start('mac');
-      const primary = await netbox().ensurePrimaryMac(iface.value.id, mac, { freshInterface: iface.outcome === 'created' });
+      const primary = await netbox().ensurePrimaryMac(iface.value.id, mac, {
+        freshInterface: iface.outcome === 'created',
+      });
       return {
         interfaceId: iface.value.id,
         interface: truthful(intent, 'interface', writeOutcome(iface.outcome), 'created'),

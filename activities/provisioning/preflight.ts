@@ -17,7 +17,8 @@ export function createPreflightActivities(deps: ActivityDeps): Pick<Provisioning
       const problems: string[] = [];
       const nodes = await client.nodes.list();
       const found = nodes.find((n) => n.node === node);
-      if (!found) return { problems: [`node ${node} is not in the cluster (nodes: ${nodes.map((n) => n.node).join(', ')})`] };
+      if (!found)
+        return { problems: [`node ${node} is not in the cluster (nodes: ${nodes.map((n) => n.node).join(', ')})`] };
       if (found.status !== 'online') return { problems: [`node ${node} is ${found.status}, not online`] };
 
       const available = await client.nodes.storages(node);
@@ -29,7 +30,8 @@ export function createPreflightActivities(deps: ActivityDeps): Pick<Provisioning
       if (networks.length > 0) {
         const [ifaces, vnets] = await Promise.all([client.nodes.networks(node), client.sdn.vnets()]);
         for (const net of networks) {
-          const ok = ifaces.some((i) => i.iface === net && NIC_NETWORK_TYPES.has(i.type)) || vnets.some((v) => v.vnet === net);
+          const ok =
+            ifaces.some((i) => i.iface === net && NIC_NETWORK_TYPES.has(i.type)) || vnets.some((v) => v.vnet === net);
           if (!ok) problems.push(`network ${net} is neither a bridge on ${node} nor an SDN VNet`);
         }
       }
@@ -38,7 +40,8 @@ export function createPreflightActivities(deps: ActivityDeps): Pick<Provisioning
         const isoStorage = iso.split(':')[0]!;
         const problem = storageProblem(available, node, isoStorage, 'iso');
         if (problem) problems.push(`ISO ${iso}: ${problem}`);
-        else if (!(await client.storage.find(node, iso, 'iso'))) problems.push(`ISO ${iso} is not in storage ${isoStorage} on ${node}`);
+        else if (!(await client.storage.find(node, iso, 'iso')))
+          problems.push(`ISO ${iso} is not in storage ${isoStorage} on ${node}`);
       }
       return { problems };
     },
@@ -48,8 +51,10 @@ export function createPreflightActivities(deps: ActivityDeps): Pick<Provisioning
 /** Why storage `id` on `node` cannot hold `content`, if it cannot. */
 function storageProblem(available: Storages, node: string, id: string, content: string): string | undefined {
   const s = available.find((x) => x.storage === id);
-  if (!s || !s.enabled) return `storage ${id} is not available on ${node} (it has ${available.map((x) => x.storage).join(', ')})`;
+  if (!s || !s.enabled)
+    return `storage ${id} is not available on ${node} (it has ${available.map((x) => x.storage).join(', ')})`;
   if (!s.active) return `storage ${id} on ${node} is not active`;
-  if (!s.content.includes(content)) return `storage ${id} on ${node} does not hold ${content} (content: ${s.content.join(', ')})`;
+  if (!s.content.includes(content))
+    return `storage ${id} on ${node} does not hold ${content} (content: ${s.content.join(', ')})`;
   return undefined;
 }

@@ -12,7 +12,14 @@ import { writeIntent } from '../write-intent';
 
 type ProxmoxActivities = Pick<
   ProvisioningActivities,
-  'createBareVm' | 'ensureVmAcl' | 'ensureVmDisk' | 'ensureVmNic' | 'ensureVmOptions' | 'ensureCloudInit' | 'readVmMacs' | 'vmPowerState'
+  | 'createBareVm'
+  | 'ensureVmAcl'
+  | 'ensureVmDisk'
+  | 'ensureVmNic'
+  | 'ensureVmOptions'
+  | 'ensureCloudInit'
+  | 'readVmMacs'
+  | 'vmPowerState'
 >;
 
 /**
@@ -44,7 +51,10 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
       const intent = writeIntent();
       const before = await client.disks.get(node, vmid, disk.slot);
       if (before && !before.volume.startsWith(`${disk.storage}:`)) {
-        throw new FerryError(`VM ${vmid} ${disk.slot} holds ${before.volume}, not a disk on ${disk.storage}; ferry does not move or replace disks`, 'policy');
+        throw new FerryError(
+          `VM ${vmid} ${disk.slot} holds ${before.volume}, not a disk on ${disk.storage}; ferry does not move or replace disks`,
+          'policy',
+        );
       }
       // Only a disk this run creates counts: one an earlier run left is "unchanged" however this attempt began.
       if (!before) intent.start('create-disk');
@@ -52,15 +62,28 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
       const imported = source !== undefined;
       if (source !== undefined) {
         // The image is copied in (import-from) only when the slot is empty; then grown to the spec's size below.
-        await client.disks.import(node, vmid, disk.slot, { storage: disk.storage, source, options: disk.options }, { onProgress: intent.beat });
+        await client.disks.import(
+          node,
+          vmid,
+          disk.slot,
+          { storage: disk.storage, source, options: disk.options },
+          { onProgress: intent.beat },
+        );
       }
-      const { action } = await client.disks.ensure(node, vmid, disk.slot, { storage: disk.storage, sizeGiB: disk.sizeGiB, options: disk.options }, { onProgress: intent.beat });
+      const { action } = await client.disks.ensure(
+        node,
+        vmid,
+        disk.slot,
+        { storage: disk.storage, sizeGiB: disk.sizeGiB, options: disk.options },
+        { onProgress: intent.beat },
+      );
       const wanted = parseDiskSize(`${disk.sizeGiB}G`);
       const now = await client.disks.get(node, vmid, disk.slot);
       let grown = false;
       if (now?.sizeBytes !== undefined && now.sizeBytes < wanted) {
         intent.start('resize');
-        grown = (await client.disks.resize(node, vmid, disk.slot, `${disk.sizeGiB}G`, { onProgress: intent.beat })).changed;
+        grown = (await client.disks.resize(node, vmid, disk.slot, `${disk.sizeGiB}G`, { onProgress: intent.beat }))
+          .changed;
       }
       if (action === 'created' || imported || intent.startedEarlier('create-disk')) return { outcome: 'created' };
       return { outcome: action === 'updated' || grown || intent.startedEarlier('resize') ? 'updated' : 'unchanged' };
@@ -86,9 +109,12 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
     async ensureVmOptions({ node, vmid, options }) {
       const intent = writeIntent();
       const { values } = await pve().config.get(node, vmid);
-      for (const [key, value] of Object.entries(options)) if (values[key] !== normaliseValue(value)) intent.start(`option ${key}`);
+      for (const [key, value] of Object.entries(options))
+        if (values[key] !== normaliseValue(value)) intent.start(`option ${key}`);
       const { changed } = await pve().config.ensure(node, vmid, options);
-      const byEarlier = Object.keys(options).filter((key) => intent.startedEarlier(`option ${key}`) && !changed.includes(key));
+      const byEarlier = Object.keys(options).filter(
+        (key) => intent.startedEarlier(`option ${key}`) && !changed.includes(key),
+      );
       return { changed: [...changed, ...byEarlier] };
     },
 
@@ -98,14 +124,21 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
       const { values } = await client.config.get(node, vmid);
       const changed: string[] = [];
       if (!Object.values(values).some((v) => /(^|[:/])vm-\d+-cloudinit\b/.test(v))) {
-        if (values[slot] !== undefined) throw new FerryError(`VM ${vmid} ${slot} holds ${values[slot]}; the cloud-init drive needs ${slot}`, 'policy');
+        if (values[slot] !== undefined)
+          throw new FerryError(
+            `VM ${vmid} ${slot} holds ${values[slot]}; the cloud-init drive needs ${slot}`,
+            'policy',
+          );
         intent.start('cloud-init drive');
         await client.config.update(node, vmid, { set: { [slot]: `${storage}:cloudinit` } });
         changed.push(slot);
       } else if (intent.startedEarlier('cloud-init drive')) changed.push(slot);
-      for (const [key, value] of Object.entries(settings)) if (values[key] !== normaliseValue(value)) intent.start(`option ${key}`);
+      for (const [key, value] of Object.entries(settings))
+        if (values[key] !== normaliseValue(value)) intent.start(`option ${key}`);
       const set = await client.config.ensure(node, vmid, settings);
-      const byEarlier = Object.keys(settings).filter((key) => intent.startedEarlier(`option ${key}`) && !set.changed.includes(key));
+      const byEarlier = Object.keys(settings).filter(
+        (key) => intent.startedEarlier(`option ${key}`) && !set.changed.includes(key),
+      );
       return { changed: [...changed, ...set.changed, ...byEarlier] };
     },
 

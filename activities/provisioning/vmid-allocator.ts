@@ -21,7 +21,9 @@ class VmidReadFailed extends FerryError {}
  * The two sides of the VMID allocator workflow: a provision's request to it (update-with-start), and
  * the allocator's read of the VMIDs Proxmox and NetBox use.
  */
-export function createVmidAllocatorActivities(deps: ActivityDeps): Pick<ProvisioningActivities, 'requestVmid' | 'usedVmids'> {
+export function createVmidAllocatorActivities(
+  deps: ActivityDeps,
+): Pick<ProvisioningActivities, 'requestVmid' | 'usedVmids'> {
   const { pve, netbox } = clientsOf(deps);
   return {
     async requestVmid({ request, taskQueue }) {
@@ -59,12 +61,21 @@ export function createVmidAllocatorActivities(deps: ActivityDeps): Pick<Provisio
 function refusal(workflowId: string, err: WorkflowUpdateFailedError): FerryError {
   const type = err.cause instanceof ApplicationFailure ? err.cause.type : undefined;
   const message = `the VMID allocator ${workflowId} refused: ${err.cause?.message ?? err.message}`;
-  if (type === VMID_READ_FAILED) return new VmidReadFailed(message, readCategory(err.cause as ApplicationFailure), { cause: err });
+  if (type === VMID_READ_FAILED)
+    return new VmidReadFailed(message, readCategory(err.cause as ApplicationFailure), { cause: err });
   if (type === VMID_RANGE_EXHAUSTED) return new VmidRangeExhausted(message, 'policy', { cause: err });
   return new FerryError(message, 'invalid', { cause: err }); // the request failed the allocator's validation
 }
 
-const CATEGORIES: readonly ErrorCategory[] = ['transient', 'locked', 'conflict', 'invalid', 'permission', 'not-found', 'policy'];
+const CATEGORIES: readonly ErrorCategory[] = [
+  'transient',
+  'locked',
+  'conflict',
+  'invalid',
+  'permission',
+  'not-found',
+  'policy',
+];
 
 /** A failed read stays what its cause was: retryable only when the allocator's read may be asked again. */
 function readCategory(failure: ApplicationFailure): ErrorCategory {

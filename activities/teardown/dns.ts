@@ -11,18 +11,27 @@ export function createDnsCleanupActivities(deps: ActivityDeps): Pick<TeardownAct
   return {
     async cleanupDns({ target }) {
       if (!deps.dns) return { cleanup: 'dns', result: 'skipped', detail: 'DNS is not configured for this worker' };
-      if (!target.fqdn) return { cleanup: 'dns', result: 'skipped', detail: 'no DNS name (provisioning.dnsZone is not set, or the VM has no name)' };
+      if (!target.fqdn)
+        return {
+          cleanup: 'dns',
+          result: 'skipped',
+          detail: 'no DNS name (provisioning.dnsZone is not set, or the VM has no name)',
+        };
       const results: Array<{ what: string; removed: boolean }> = [];
       const intent = writeIntent();
       const fqdn = target.fqdn;
       // PTR first: while the A record stays, a rerun can still find the address from it.
       for (const { address } of target.addresses) {
         const host = hostAddress(address);
-        results.push(await removal(intent, `PTR ${host}`, async () => (await dns().deletePtr(host, fqdn)) === 'deleted'));
+        results.push(
+          await removal(intent, `PTR ${host}`, async () => (await dns().deletePtr(host, fqdn)) === 'deleted'),
+        );
       }
       for (const { address } of target.addresses) {
         const host = hostAddress(address);
-        results.push(await removal(intent, `${fqdn} A ${host}`, async () => (await dns().deleteA(fqdn, host)) === 'deleted'));
+        results.push(
+          await removal(intent, `${fqdn} A ${host}`, async () => (await dns().deleteA(fqdn, host)) === 'deleted'),
+        );
       }
       return outcomeOf('dns', results, `no address of ${target.fqdn} in NetBox or DNS`);
     },

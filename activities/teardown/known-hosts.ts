@@ -11,7 +11,8 @@ export function createKnownHostsCleanupActivities(deps: ActivityDeps): Pick<Tear
       const file = deps.config.knownHosts?.file;
       if (!file) return { cleanup: 'known-hosts', result: 'skipped', detail: 'knownHosts.file is not configured' };
       const hosts = knownHostNames(target);
-      if (hosts.length === 0) return { cleanup: 'known-hosts', result: 'already-absent', detail: 'no name or address known for the VM' };
+      if (hosts.length === 0)
+        return { cleanup: 'known-hosts', result: 'already-absent', detail: 'no name or address known for the VM' };
       let removal;
       try {
         removal = await removeKnownHosts(file, hosts, deps.config.knownHosts?.ports);
@@ -19,7 +20,11 @@ export function createKnownHostsCleanupActivities(deps: ActivityDeps): Pick<Tear
         throw fileError(file, err);
       }
       return removal.removed.length > 0
-        ? { cleanup: 'known-hosts', result: 'done', detail: `removed ${removal.removed.length} line(s) of ${file} (${[...new Set(removal.removed.map((r) => r.host))].join(', ')})` }
+        ? {
+            cleanup: 'known-hosts',
+            result: 'done',
+            detail: `removed ${removal.removed.length} line(s) of ${file} (${[...new Set(removal.removed.map((r) => r.host))].join(', ')})`,
+          }
         : { cleanup: 'known-hosts', result: 'already-absent', detail: `${file} has no entry for ${hosts.join(', ')}` };
     },
   };
@@ -28,7 +33,11 @@ export function createKnownHostsCleanupActivities(deps: ActivityDeps): Pick<Tear
 /** A file system error of known_hosts as a FerryError a person can act on. */
 function fileError(file: string, err: unknown): unknown {
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new FerryError(`known_hosts ${file}: not writable (${code}); give the worker write access`, 'permission', { cause: err });
-  if (code === 'EISDIR' || code === 'ENOTDIR') return new FerryError(`known_hosts ${file}: not a file (${code}); fix knownHosts.file`, 'invalid', { cause: err });
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
+    return new FerryError(`known_hosts ${file}: not writable (${code}); give the worker write access`, 'permission', {
+      cause: err,
+    });
+  if (code === 'EISDIR' || code === 'ENOTDIR')
+    return new FerryError(`known_hosts ${file}: not a file (${code}); fix knownHosts.file`, 'invalid', { cause: err });
   return err;
 }

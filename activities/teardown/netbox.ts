@@ -9,7 +9,9 @@ import { outcomeOf, removal } from './outcome';
 const NETBOX_VM_STATUSES = ['offline', 'active', 'planned', 'staged', 'failed', 'decommissioning', 'paused'];
 
 /** Undoes the VM's NetBox records: addresses, interfaces with their MACs, and the VM (deleted or kept with a status). */
-export function createNetboxCleanupActivities(deps: ActivityDeps): Pick<TeardownActivities, 'cleanupIps' | 'cleanupInterfaces' | 'cleanupNetboxVm'> {
+export function createNetboxCleanupActivities(
+  deps: ActivityDeps,
+): Pick<TeardownActivities, 'cleanupIps' | 'cleanupInterfaces' | 'cleanupNetboxVm'> {
   const { netbox } = clientsOf(deps);
   return {
     async cleanupIps({ target }) {
@@ -23,35 +25,76 @@ export function createNetboxCleanupActivities(deps: ActivityDeps): Pick<Teardown
     },
 
     async cleanupInterfaces({ target }) {
-      if (!deps.netbox) return { cleanup: 'interfaces', result: 'skipped', detail: 'NetBox is not configured for this worker' };
+      if (!deps.netbox)
+        return { cleanup: 'interfaces', result: 'skipped', detail: 'NetBox is not configured for this worker' };
       const results = [];
       const intent = writeIntent();
       for (const iface of target.interfaces) {
         const macIds = new Set(iface.macIds);
         for (const mac of await netbox().interfaceMacs(iface.id)) macIds.add(mac.id);
-        for (const id of macIds) results.push(await removal(intent, `MAC object ${id} of ${iface.name}`, async () => (await netbox().deleteMac(id)) === 'deleted'));
-        results.push(await removal(intent, `interface ${iface.name}`, async () => (await netbox().deleteInterface(iface.id)) === 'deleted'));
+        for (const id of macIds)
+          results.push(
+            await removal(
+              intent,
+              `MAC object ${id} of ${iface.name}`,
+              async () => (await netbox().deleteMac(id)) === 'deleted',
+            ),
+          );
+        results.push(
+          await removal(
+            intent,
+            `interface ${iface.name}`,
+            async () => (await netbox().deleteInterface(iface.id)) === 'deleted',
+          ),
+        );
       }
       return outcomeOf('interfaces', results, 'no NetBox interface');
     },
 
     async cleanupNetboxVm({ target, after }) {
-      if (!deps.netbox) return { cleanup: 'netbox-vm', result: 'skipped', detail: 'NetBox is not configured for this worker' };
-      if (target.netboxId === undefined) return { cleanup: 'netbox-vm', result: 'already-absent', detail: `no NetBox VM holds ferry_vmid ${target.vmid}` };
+      if (!deps.netbox)
+        return { cleanup: 'netbox-vm', result: 'skipped', detail: 'NetBox is not configured for this worker' };
+      if (target.netboxId === undefined)
+        return {
+          cleanup: 'netbox-vm',
+          result: 'already-absent',
+          detail: `no NetBox VM holds ferry_vmid ${target.vmid}`,
+        };
       const what = `NetBox VM ${target.netboxId}`;
       const intent = writeIntent();
       if (after === 'delete') {
-        const { removed: deleted } = await removal(intent, what, async () => (await netbox().deleteVirtualMachine(target.netboxId!)) === 'deleted');
-        return { cleanup: 'netbox-vm', result: deleted ? 'done' : 'already-absent', detail: deleted ? `deleted ${what}` : `${what} is gone` };
+        const { removed: deleted } = await removal(
+          intent,
+          what,
+          async () => (await netbox().deleteVirtualMachine(target.netboxId!)) === 'deleted',
+        );
+        return {
+          cleanup: 'netbox-vm',
+          result: deleted ? 'done' : 'already-absent',
+          detail: deleted ? `deleted ${what}` : `${what} is gone`,
+        };
       }
       try {
         intent.start(`${what} ${after}`);
-        const { guarded, ...found } = await netbox().transitionStatus(target.netboxId, NETBOX_VM_STATUSES.filter((s) => s !== after), after);
-        const outcome = found.outcome !== 'updated' && intent.startedEarlier(`${what} ${after}`) ? 'updated' : found.outcome;
-        const unguarded = outcome === 'updated' && !guarded ? ' (unguarded: NetBox sent no ETag, a change made meanwhile was overwritten if any)' : '';
-        return { cleanup: 'netbox-vm', result: outcome === 'updated' ? 'done' : 'already-absent', detail: `${what} ${outcome === 'updated' ? 'set' : 'already'} ${after}${unguarded}` };
+        const { guarded, ...found } = await netbox().transitionStatus(
+          target.netboxId,
+          NETBOX_VM_STATUSES.filter((s) => s !== after),
+          after,
+        );
+        const outcome =
+          found.outcome !== 'updated' && intent.startedEarlier(`${what} ${after}`) ? 'updated' : found.outcome;
+        const unguarded =
+          outcome === 'updated' && !guarded
+            ? ' (unguarded: NetBox sent no ETag, a change made meanwhile was overwritten if any)'
+            : '';
+        return {
+          cleanup: 'netbox-vm',
+          result: outcome === 'updated' ? 'done' : 'already-absent',
+          detail: `${what} ${outcome === 'updated' ? 'set' : 'already'} ${after}${unguarded}`,
+        };
       } catch (err) {
-        if (err instanceof NetboxError && err.status === 404) return { cleanup: 'netbox-vm', result: 'already-absent', detail: `${what} is gone` };
+        if (err instanceof NetboxError && err.status === 404)
+          return { cleanup: 'netbox-vm', result: 'already-absent', detail: `${what} is gone` };
         throw err;
       }
     },

@@ -24,7 +24,10 @@ export function createTargetActivities(deps: ActivityDeps): Pick<TeardownActivit
     }
     const found = await netbox().listVirtualMachines({ customFields: { ferry_vmid: vmid } });
     if (found.length > 1) {
-      throw new FerryError(`NetBox VMs ${found.map((v) => `"${v.name}" (id ${v.id})`).join(', ')} all hold ferry_vmid ${vmid}; name the one to tear down by its NetBox id`, 'invalid');
+      throw new FerryError(
+        `NetBox VMs ${found.map((v) => `"${v.name}" (id ${v.id})`).join(', ')} all hold ferry_vmid ${vmid}; name the one to tear down by its NetBox id`,
+        'invalid',
+      );
     }
     return found[0];
   }
@@ -45,9 +48,15 @@ export function createTargetActivities(deps: ActivityDeps): Pick<TeardownActivit
       };
       if (record) {
         for (const iface of await netbox().listInterfaces(record.id)) {
-          target.interfaces.push({ id: iface.id, name: iface.name, macIds: (await netbox().interfaceMacs(iface.id)).map((m) => m.id) });
+          target.interfaces.push({
+            id: iface.id,
+            name: iface.name,
+            macIds: (await netbox().interfaceMacs(iface.id)).map((m) => m.id),
+          });
         }
-        target.addresses.push(...(await netbox().vmAddresses(record.id)).map((ip) => ({ address: ip.address, id: ip.id })));
+        target.addresses.push(
+          ...(await netbox().vmAddresses(record.id)).map((ip) => ({ address: ip.address, id: ip.id })),
+        );
       }
       // DNS knows the address too, even when NetBox no longer does (an earlier run released it).
       if (deps.dns && target.fqdn) {

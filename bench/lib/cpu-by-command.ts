@@ -34,7 +34,11 @@ export function cpuByCommand(named: Record<number, string> = {}): CpuByCommand {
 export function machineCpu(): { busyMs: number; stealMs: number; idleMs: number } {
   const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
   const [user, nice, system, idle, iowait, irq, softirq, steal] = values.map(Number) as number[];
-  return { busyMs: (user! + nice! + system! + irq! + softirq!) * TICK_MS, stealMs: (steal ?? 0) * TICK_MS, idleMs: (idle! + iowait!) * TICK_MS };
+  return {
+    busyMs: (user! + nice! + system! + irq! + softirq!) * TICK_MS,
+    stealMs: (steal ?? 0) * TICK_MS,
+    idleMs: (idle! + iowait!) * TICK_MS,
+  };
 }
 
 /** What each command used between two snapshots, largest first, those under `minMs` left out. */

@@ -31,7 +31,8 @@ export function activityUses(events: readonly HistoryEvent[], activityType: stri
       if (name === 'requestPermit') lastRequestMs = eventMs(e);
     }
     const start = e.activityTaskStartedEventAttributes;
-    if (start && typeOf.get(String(start.scheduledEventId)) === activityType) started.set(String(start.scheduledEventId), eventMs(e));
+    if (start && typeOf.get(String(start.scheduledEventId)) === activityType)
+      started.set(String(start.scheduledEventId), eventMs(e));
     const done = e.activityTaskCompletedEventAttributes;
     const startMs = done ? started.get(String(done.scheduledEventId)) : undefined;
     if (startMs !== undefined) uses.push({ requestedMs: lastRequestMs, startMs, endMs: eventMs(e) });
@@ -67,7 +68,9 @@ export function eventsAfter(events: readonly HistoryEvent[], afterMs: number): s
   return events
     .filter((e) => eventMs(e) >= afterMs)
     .map((e) => {
-      const name = e.activityTaskScheduledEventAttributes?.activityType?.name ?? e.timerStartedEventAttributes?.startToFireTimeout?.seconds?.toString();
+      const name =
+        e.activityTaskScheduledEventAttributes?.activityType?.name ??
+        e.timerStartedEventAttributes?.startToFireTimeout?.seconds?.toString();
       const type = (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '').replace('EVENT_TYPE_', '');
       return `+${eventMs(e) - afterMs} ms ${type}${name ? ` ${name}` : ''}`;
     });
@@ -113,15 +116,23 @@ export function permitUses(events: readonly HistoryEvent[], activityType: string
       const name = scheduled.activityType?.name ?? '';
       typeOf.set(String(e.eventId), name);
       if (name === 'requestPermit') lastRequestMs = at;
-      if (name === activityType) times.set(String(e.eventId), { scheduledMs: at, grantedMs: lastGrantMs, requestedMs: lastRequestMs });
+      if (name === activityType)
+        times.set(String(e.eventId), { scheduledMs: at, grantedMs: lastGrantMs, requestedMs: lastRequestMs });
     }
     if (e.workflowExecutionSignaledEventAttributes?.signalName === 'permitGranted') lastGrantMs = at;
     const start = e.activityTaskStartedEventAttributes;
-    if (start && typeOf.get(String(start.scheduledEventId)) === activityType) times.get(String(start.scheduledEventId))!.startMs = at;
+    if (start && typeOf.get(String(start.scheduledEventId)) === activityType)
+      times.get(String(start.scheduledEventId))!.startMs = at;
     const done = e.activityTaskCompletedEventAttributes;
     const t = done ? times.get(String(done.scheduledEventId)) : undefined;
     if (t?.startMs !== undefined) {
-      open = { requestedMs: t.requestedMs, grantedMs: t.grantedMs, scheduledMs: t.scheduledMs, startMs: t.startMs, endMs: at };
+      open = {
+        requestedMs: t.requestedMs,
+        grantedMs: t.grantedMs,
+        scheduledMs: t.scheduledMs,
+        startMs: t.startMs,
+        endMs: at,
+      };
       uses.push(open);
     }
     // The first signal sent after the work ended is the release (or the transfer to the next holder).

@@ -23,7 +23,14 @@ export interface TimeBreakdown {
 export function timeBreakdown(events: readonly HistoryEvent[]): TimeBreakdown {
   const at = new Map<string, number>();
   const typeOf = new Map<string, string>();
-  const out: TimeBreakdown = { activityQueued: 0, activityRunning: {}, workflowQueued: 0, workflowRunning: 0, timers: 0, total: 0 };
+  const out: TimeBreakdown = {
+    activityQueued: 0,
+    activityRunning: {},
+    workflowQueued: 0,
+    workflowRunning: 0,
+    timers: 0,
+    total: 0,
+  };
   for (const e of events) {
     const id = String(e.eventId);
     const t = eventMs(e);
@@ -31,14 +38,22 @@ export function timeBreakdown(events: readonly HistoryEvent[]): TimeBreakdown {
     const since = (ref: unknown) => t - (at.get(String(ref)) ?? t);
     const scheduled = e.activityTaskScheduledEventAttributes;
     if (scheduled) typeOf.set(id, scheduled.activityType?.name ?? '?');
-    if (e.activityTaskStartedEventAttributes) out.activityQueued += since(e.activityTaskStartedEventAttributes.scheduledEventId);
-    const ended = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
+    if (e.activityTaskStartedEventAttributes)
+      out.activityQueued += since(e.activityTaskStartedEventAttributes.scheduledEventId);
+    const ended =
+      e.activityTaskCompletedEventAttributes ??
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes;
     if (ended) {
       const type = typeOf.get(String(ended.scheduledEventId)) ?? '?';
       out.activityRunning[type] = (out.activityRunning[type] ?? 0) + since(ended.startedEventId);
     }
-    if (e.workflowTaskStartedEventAttributes) out.workflowQueued += since(e.workflowTaskStartedEventAttributes.scheduledEventId ?? Number(id) - 1);
-    const wfDone = e.workflowTaskCompletedEventAttributes ?? e.workflowTaskFailedEventAttributes ?? e.workflowTaskTimedOutEventAttributes;
+    if (e.workflowTaskStartedEventAttributes)
+      out.workflowQueued += since(e.workflowTaskStartedEventAttributes.scheduledEventId ?? Number(id) - 1);
+    const wfDone =
+      e.workflowTaskCompletedEventAttributes ??
+      e.workflowTaskFailedEventAttributes ??
+      e.workflowTaskTimedOutEventAttributes;
     if (wfDone) out.workflowRunning += since(wfDone.startedEventId);
     if (e.timerFiredEventAttributes) out.timers += since(e.timerFiredEventAttributes.startedEventId);
   }

@@ -8,19 +8,28 @@ export function sampleRelocations(client: VsphereClient): { stop(): Promise<Map<
   let running = true;
   const loop = (async () => {
     while (running) {
-        const { objects } = await retrieveAll(client.session, [
-          {
-            propSet: [{ type: 'Task', pathSet: ['info.name', 'info.entity', 'info.startTime', 'info.completeTime'] }],
-            objectSet: [{ obj: { type: 'TaskManager', value: 'TaskManager' }, skip: true, selectSet: [traversalSpec('recent', 'TaskManager', 'recentTask')] }],
-          },
-        ]);
-        for (const o of objects) {
-          if (o.props.get('info.name')?.text.trim() !== 'RelocateVm') continue;
-          const end = o.props.get('info.completeTime')?.text.trim();
-          if (!end) continue;
-          seen.set(o.props.get('info.entity')?.text.trim() ?? o.obj.value, { startMs: Date.parse(o.props.get('info.startTime')?.text.trim() ?? ''), endMs: Date.parse(end) });
-        }
-        await new Promise((r) => setTimeout(r, 1000));
+      const { objects } = await retrieveAll(client.session, [
+        {
+          propSet: [{ type: 'Task', pathSet: ['info.name', 'info.entity', 'info.startTime', 'info.completeTime'] }],
+          objectSet: [
+            {
+              obj: { type: 'TaskManager', value: 'TaskManager' },
+              skip: true,
+              selectSet: [traversalSpec('recent', 'TaskManager', 'recentTask')],
+            },
+          ],
+        },
+      ]);
+      for (const o of objects) {
+        if (o.props.get('info.name')?.text.trim() !== 'RelocateVm') continue;
+        const end = o.props.get('info.completeTime')?.text.trim();
+        if (!end) continue;
+        seen.set(o.props.get('info.entity')?.text.trim() ?? o.obj.value, {
+          startMs: Date.parse(o.props.get('info.startTime')?.text.trim() ?? ''),
+          endMs: Date.parse(end),
+        });
+      }
+      await new Promise((r) => setTimeout(r, 1000));
     }
   })();
   return {

@@ -23,7 +23,11 @@ export interface WorkflowTaskTiming {
 }
 
 /** Every workflow task of a workflow, over all its runs (continue-as-new chain), oldest first. */
-export async function workflowTasks(client: Client, workflowId: string, firstRunId: string): Promise<WorkflowTaskTiming[]> {
+export async function workflowTasks(
+  client: Client,
+  workflowId: string,
+  firstRunId: string,
+): Promise<WorkflowTaskTiming[]> {
   const tasks: WorkflowTaskTiming[] = [];
   let runId: string | undefined = firstRunId;
   for (let runIndex = 0; runId; runIndex++) {
@@ -40,11 +44,15 @@ function tasksOf(events: HistoryEvent[], runIndex: number): WorkflowTaskTiming[]
   events.forEach((e, index) => {
     const id = Number(e.eventId);
     byId.set(id, e);
-    const end = e.workflowTaskCompletedEventAttributes ?? e.workflowTaskFailedEventAttributes ?? e.workflowTaskTimedOutEventAttributes;
+    const end =
+      e.workflowTaskCompletedEventAttributes ??
+      e.workflowTaskFailedEventAttributes ??
+      e.workflowTaskTimedOutEventAttributes;
     if (!end) return;
     const scheduled = byId.get(Number(end.scheduledEventId));
     // A task no worker took in time (a sticky queue's schedule-to-start timeout) has no started event.
-    const started = byId.get(Number(end.startedEventId)) ?? (scheduled && e.workflowTaskTimedOutEventAttributes ? e : undefined);
+    const started =
+      byId.get(Number(end.startedEventId)) ?? (scheduled && e.workflowTaskTimedOutEventAttributes ? e : undefined);
     if (!started || !scheduled) return;
     const kind = scheduled.workflowTaskScheduledEventAttributes?.taskQueue?.kind;
     const cause = e.workflowTaskFailedEventAttributes?.cause;
@@ -62,7 +70,14 @@ function tasksOf(events: HistoryEvent[], runIndex: number): WorkflowTaskTiming[]
           : started === e
             ? 'not taken in time'
             : 'timed out',
-      ...(cause ? { failedBecause: temporal.api.enums.v1.WorkflowTaskFailedCause[cause].replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '') } : {}),
+      ...(cause
+        ? {
+            failedBecause: temporal.api.enums.v1.WorkflowTaskFailedCause[cause].replace(
+              /^WORKFLOW_TASK_FAILED_CAUSE_/,
+              '',
+            ),
+          }
+        : {}),
     });
   });
   return out;
@@ -76,6 +91,8 @@ export function describeLongTasks(tasks: WorkflowTaskTiming[], minMs: number): s
       `run ${t.runIndex + 1}, task at event ${t.eventId}: ran ${t.runningMs} ms (queued ${t.queuedMs} ms), ${t.sticky ? 'sticky' : 'normal queue'}, ${t.eventsBefore} events before it, ${t.ended}${t.failedBecause ? ` (${t.failedBecause})` : ''}`,
   );
   const normal = tasks.filter((t) => !t.sticky).length;
-  lines.push(`${tasks.length} workflow tasks in ${Math.max(0, ...tasks.map((t) => t.runIndex)) + 1} runs; ${normal} from the normal queue; ${long.length} ran ≥ ${minMs} ms or did not complete`);
+  lines.push(
+    `${tasks.length} workflow tasks in ${Math.max(0, ...tasks.map((t) => t.runIndex)) + 1} runs; ${normal} from the normal queue; ${long.length} ran ≥ ${minMs} ms or did not complete`,
+  );
   return lines;
 }

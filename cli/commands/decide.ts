@@ -40,7 +40,10 @@ const DECISIONS: Record<'approve' | 'reject' | 'retry' | 'rollback', DecisionTar
     teardown: rejectTeardownUpdate,
   },
   retry: { help: 'after a failure past the shutdown: try the cutover steps again', vm: retryCutoverUpdate },
-  rollback: { help: 'after a failure past the shutdown: power the VMware VM back on, remove imported disks', vm: rollbackUpdate },
+  rollback: {
+    help: 'after a failure past the shutdown: power the VMware VM back on, remove imported disks',
+    vm: rollbackUpdate,
+  },
 };
 
 interface DecisionFlags {
@@ -67,15 +70,24 @@ export function registerDecisions(program: Command): void {
     if (name === 'approve') {
       command
         .option('--vms <a,b,…>', 'for a wave: only these VMs')
-        .option('--key <file>', 'sign with this SSH ed25519 key (ssh-keygen -Y sign; a .pub file signs through ssh-agent)')
+        .option(
+          '--key <file>',
+          'sign with this SSH ed25519 key (ssh-keygen -Y sign; a .pub file signs through ssh-agent)',
+        )
         .option('--signature <file>', 'a signature made elsewhere of the statement --print-statement shows')
         .option('--print-statement', 'show the plan and the exact text to sign, and change nothing')
-        .option('--at <time>', 'start the cutover no earlier than this ISO 8601 time with zone (and inside the wave\'s cutoverWindow)');
+        .option(
+          '--at <time>',
+          "start the cutover no earlier than this ISO 8601 time with zone (and inside the wave's cutoverWindow)",
+        );
     }
     if (name === 'retry' || name === 'rollback') {
-      command.option('--discard-guest-writes', 'after a failed live import: accept losing what the guest wrote since it started on Proxmox (required then)');
+      command.option(
+        '--discard-guest-writes',
+        'after a failed live import: accept losing what the guest wrote since it started on Proxmox (required then)',
+      );
     }
-    command.option('--wait', 'when no worker polls the workflow\'s task queue, wait for one (else: say so and exit 1)');
+    command.option('--wait', "when no worker polls the workflow's task queue, wait for one (else: say so and exit 1)");
     command.action(async (target: string, flags: DecisionFlags, cmd: Command) => {
       // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
       const { WorkflowUpdateFailedError } = require('@temporalio/client') as typeof import('@temporalio/client');
@@ -87,16 +99,26 @@ export function registerDecisions(program: Command): void {
       const when = flags.at !== undefined ? { notBefore: parseAtTime(flags.at) } : {};
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const handle = await resolveTarget(client, target, ['migrate', 'wave', 'teardown']);
-        const vms = flags.vms?.split(',').map((v) => v.trim()).filter(Boolean);
+        const vms = flags.vms
+          ?.split(',')
+          .map((v) => v.trim())
+          .filter(Boolean);
         const description = await handle.describe();
         const wave = description.type === 'migrationWave';
         if (wave && !updates.wave) throw await waveRefusal(client, name, description);
         if (vms && !wave) throw new UsageError(`--vms is for a wave; ${handle.workflowId} is a ${description.type}`);
-        if (flags.at !== undefined && description.type === 'teardownVm') throw new UsageError(`--at is for cutovers; ${handle.workflowId} is a teardown`);
+        if (flags.at !== undefined && description.type === 'teardownVm')
+          throw new UsageError(`--at is for cutovers; ${handle.workflowId} is a teardown`);
         const chosen = wave ? updates.wave : description.type === 'teardownVm' ? updates.teardown : updates.vm;
-        if (!chosen) throw new Error(`${name} is for migrations; a teardown is approved or rejected (rerun \`ferry teardown\` to finish an incomplete one)`);
+        if (!chosen)
+          throw new Error(
+            `${name} is for migrations; a teardown is approved or rejected (rerun \`ferry teardown\` to finish an incomplete one)`,
+          );
         // An update is answered by a worker: without one it would wait in silence.
-        await requireWorker(client, description.taskQueue, { wait: Boolean(flags.wait), what: `${name} of ${handle.workflowId}` });
+        await requireWorker(client, description.taskQueue, {
+          wait: Boolean(flags.wait),
+          what: `${name} of ${handle.workflowId}`,
+        });
         const signing = { by: flags.by, reason: flags.reason, vms, key: flags.key, signatureFile: flags.signature };
         const signs = name === 'approve' && (flags.key || flags.signature || flags.printStatement);
         const unsigned = signs ? await whatIsSigned(client, handle, description.type, signing) : undefined;
@@ -104,7 +126,18 @@ export function registerDecisions(program: Command): void {
         if (unsigned && flags.printStatement) return void console.log(statementOf(unsigned, signing));
         const signed = unsigned && (await sign(unsigned, signing));
         try {
-          await handle.executeUpdate(chosen, { args: [{ by: flags.by, reason: flags.reason, ...(vms && !signed ? { vms } : {}), ...(signed ? { signed } : {}), ...when, ...(flags.discardGuestWrites ? { discardGuestWrites: true } : {}) }] });
+          await handle.executeUpdate(chosen, {
+            args: [
+              {
+                by: flags.by,
+                reason: flags.reason,
+                ...(vms && !signed ? { vms } : {}),
+                ...(signed ? { signed } : {}),
+                ...when,
+                ...(flags.discardGuestWrites ? { discardGuestWrites: true } : {}),
+              },
+            ],
+          });
         } catch (err) {
           if (err instanceof WorkflowUpdateFailedError) {
             throw new Error(`${name} refused by ${handle.workflowId}: ${err.cause?.message ?? err.message}`);
@@ -126,7 +159,9 @@ async function waveRefusal(client: Client, decision: string, wave: WorkflowExecu
   if (waveId !== undefined) {
     const query = `FerryKind = 'migrate' AND WaveId = ${quote(waveId)}`;
     for await (const vm of client.workflow.list({ query, pageSize: 100 })) {
-      lines.push(`  ${vm.workflowId}  ${String(vm.typedSearchAttributes.get(VmName) ?? '').padEnd(20)} ${vm.status.name}`);
+      lines.push(
+        `  ${vm.workflowId}  ${String(vm.typedSearchAttributes.get(VmName) ?? '').padEnd(20)} ${vm.status.name}`,
+      );
       if (lines.length >= 100) break;
     }
   }

@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
 import type { FerryConfig } from '../../src/config';
 import type { Inventory, PortgroupRecord, VmNic, VmRecord, Vlan } from '../../src/domain/inventory';
-import { assessInventory, describeRanges, type InventoryAssessment, type MigrationRules } from '../../src/domain/migration';
+import {
+  assessInventory,
+  describeRanges,
+  type InventoryAssessment,
+  type MigrationRules,
+} from '../../src/domain/migration';
 import type { DiscoveryResult, DiscoveryScope } from '../../src/vsphere';
 import { formatTable } from '../table';
 import type { GlobalOptions } from '../client';
@@ -81,13 +86,19 @@ export function formatInventory(inventory: Inventory): string {
     `${vm.cluster?.name ?? '-'}\n${vm.host?.name ?? '-'}`,
     vm.nics.map((n) => `${describeNic(n, portgroups)}${describeGuestAddresses(vm, n)}`).join('\n') || '-',
     vm.disks
-      .map((d) => `${gib(d.capacityBytes)} ${d.fileName}${d.diskMode !== 'persistent' ? ` ${d.diskMode}` : ''}${d.rdm ? ` RDM ${d.rdm.compatibilityMode}` : ''}`)
+      .map(
+        (d) =>
+          `${gib(d.capacityBytes)} ${d.fileName}${d.diskMode !== 'persistent' ? ` ${d.diskMode}` : ''}${d.rdm ? ` RDM ${d.rdm.compatibilityMode}` : ''}`,
+      )
       .join('\n') || '-',
   ]);
   const pgRows = inventory.portgroups.map((p) => [p.name, p.key, p.switchName, describeVlan(p.vlan, p.uplink)]);
   return [
     `VMs (${inventory.vms.length}) in ${inventory.vcenter}`,
-    formatTable(['VM', 'POWER', 'FIRMWARE', 'CPU / MEMORY', 'CLUSTER / HOST', 'NICS (VLAN) GUEST ADDRESSES', 'DISKS'], vmRows),
+    formatTable(
+      ['VM', 'POWER', 'FIRMWARE', 'CPU / MEMORY', 'CLUSTER / HOST', 'NICS (VLAN) GUEST ADDRESSES', 'DISKS'],
+      vmRows,
+    ),
     '',
     `Distributed portgroups (${inventory.portgroups.length})`,
     formatTable(['PORTGROUP', 'KEY', 'SWITCH', 'VLAN'], pgRows),
@@ -97,7 +108,8 @@ export function formatInventory(inventory: Inventory): string {
 export function formatNotTranslated(assessment: InventoryAssessment, result: DiscoveryResult): string {
   const lines: string[] = [];
   for (const vm of assessment.vms) {
-    for (const r of vm.refusals) lines.push(`  ${vm.name} (${vm.moid}): ${r.subject === vm.name ? '' : `${r.subject}: `}${r.reason}`);
+    for (const r of vm.refusals)
+      lines.push(`  ${vm.name} (${vm.moid}): ${r.subject === vm.name ? '' : `${r.subject}: `}${r.reason}`);
   }
   for (const s of result.skipped) lines.push(`  ${s.name ?? s.moid} (${s.moid}): not readable: ${s.reason}`);
   const networks = assessment.untranslatedNetworks.map((n) => `  ${n.network}: ${n.reason}`);
@@ -111,19 +123,25 @@ export function formatNotTranslated(assessment: InventoryAssessment, result: Dis
 export function registerDiscover(program: Command): void {
   program
     .command('discover')
-    .description('read the VMs and distributed portgroups from vCenter and list what will not be translated automatically')
+    .description(
+      'read the VMs and distributed portgroups from vCenter and list what will not be translated automatically',
+    )
     .option('--json', 'print inventory, refusals and figures as JSON')
     .option('--datacenter <name>', 'only this datacenter (name or inventory path)')
-    .option('--folder <path...>', 'only VMs in these folders, below the datacenter\'s VM folder (e.g. apps/web)')
-    .option('--cluster <path...>', 'only VMs in these clusters or hosts, below the datacenter\'s host folder')
+    .option('--folder <path...>', "only VMs in these folders, below the datacenter's VM folder (e.g. apps/web)")
+    .option('--cluster <path...>', "only VMs in these clusters or hosts, below the datacenter's host folder")
     .option('--page-size <n>', 'objects per PropertyCollector page', intOption(1, 10_000))
     .action(async (flags: DiscoverFlags, command: Command) => {
       // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
       const { loadConfig } = require('../../src/config') as typeof import('../../src/config');
       const { VsphereClient } = require('../../src/vsphere') as typeof import('../../src/vsphere');
-      const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, { sections: ['vsphere', 'migration'] });
+      const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, {
+        sections: ['vsphere', 'migration'],
+      });
       if (!config.vsphere) {
-        throw new UsageError('no vCenter configured: set VMWARE_HOST, VMWARE_USER and VMWARE_PASSWORD, or a vsphere section in ferry.yaml');
+        throw new UsageError(
+          'no vCenter configured: set VMWARE_HOST, VMWARE_USER and VMWARE_PASSWORD, or a vsphere section in ferry.yaml',
+        );
       }
       const pageSize = flags.pageSize;
       const configured = config.vsphere.discovery;
@@ -143,13 +161,26 @@ export function registerDiscover(program: Command): void {
       const wallMs = Math.round(performance.now() - started);
       const { rules, assumed } = migrationRules(config);
       const assessment = assessInventory(result.inventory, rules);
-      const stats = { pages: result.pages, roundTrips: client.stats.roundTrips, bytesReceived: client.stats.bytesReceived, wallMs };
+      const stats = {
+        pages: result.pages,
+        roundTrips: client.stats.roundTrips,
+        bytesReceived: client.stats.bytesReceived,
+        wallMs,
+      };
 
       if (flags.json) {
-        const notTranslated = assessment.vms.flatMap((vm) => vm.refusals.map((r) => ({ vm: vm.name, moid: vm.moid, ...r })));
+        const notTranslated = assessment.vms.flatMap((vm) =>
+          vm.refusals.map((r) => ({ vm: vm.name, moid: vm.moid, ...r })),
+        );
         console.log(
           JSON.stringify(
-            { inventory: result.inventory, skipped: result.skipped, notTranslated, untranslatedNetworks: assessment.untranslatedNetworks, stats },
+            {
+              inventory: result.inventory,
+              skipped: result.skipped,
+              notTranslated,
+              untranslatedNetworks: assessment.untranslatedNetworks,
+              stats,
+            },
             null,
             2,
           ),
@@ -159,7 +190,10 @@ export function registerDiscover(program: Command): void {
       console.log(formatInventory(result.inventory));
       console.log('');
       console.log(formatNotTranslated(assessment, result));
-      if (assumed) console.log('\n(no migration section configured: judged with ferry\'s default rules, vmidBase 100000)');
-      console.log(`\n${stats.pages} page(s), ${stats.roundTrips} round trips, ${stats.bytesReceived} bytes, ${wallMs} ms`);
+      if (assumed)
+        console.log("\n(no migration section configured: judged with ferry's default rules, vmidBase 100000)");
+      console.log(
+        `\n${stats.pages} page(s), ${stats.roundTrips} round trips, ${stats.bytesReceived} bytes, ${wallMs} ms`,
+      );
     });
 }

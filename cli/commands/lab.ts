@@ -17,7 +17,10 @@ export function registerLab(program: Command): void {
     .description('start the embedded lab (Temporal dev server + UI, simulators, worker) and run the sample')
     .option('--port <port>', 'Temporal gRPC port', intOption(1, 65535), 7233)
     .option('--ui-port <port>', 'Temporal Web UI port', intOption(1, 65535), 8233)
-    .option('--once', 'run the sample through to the end (provisioning, and the lab approves its own wave), print the result and stop')
+    .option(
+      '--once',
+      'run the sample through to the end (provisioning, and the lab approves its own wave), print the result and stop',
+    )
     .option('--fresh', 'keep no history between runs (in-memory Temporal)')
     .action(async (flags: LabFlags) => {
       // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
@@ -45,7 +48,9 @@ export function registerLab(program: Command): void {
           const sample = await runSample(client, lab.config, (line) => console.log(line), commands);
           if (flags.once) {
             // One command, the whole story: approve the lab wave as its approver and wait for the end.
-            const finished = sample.wave ? await finishLabWave(client, sample.wave.waveId, (line) => console.log(line)) : true;
+            const finished = sample.wave
+              ? await finishLabWave(client, sample.wave.waveId, (line) => console.log(line))
+              : true;
             const provisioned = !sample.provisioned || sample.provisioned.vms.every((v) => v.outcome === 'provisioned');
             if (!sample.doctor.ok || !finished || !provisioned) process.exitCode = 1;
           }
@@ -69,7 +74,10 @@ export function registerLab(program: Command): void {
 function labCommands(lab: Lab): LabCommands {
   const relative = path.relative(process.cwd(), lab.configFile);
   const file = relative.startsWith('..') || path.isAbsolute(relative) ? lab.configFile : relative;
-  return { ferry: `FERRY_CONFIG=${shellQuote(file)} npm run ferry --`, temporalFlags: `--address ${lab.temporal.address}` };
+  return {
+    ferry: `FERRY_CONFIG=${shellQuote(file)} npm run ferry --`,
+    temporalFlags: `--address ${lab.temporal.address}`,
+  };
 }
 
 function shellQuote(value: string): string {

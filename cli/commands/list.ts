@@ -23,7 +23,8 @@ export function registerList(program: Command): void {
       const { withClient } = require('../client') as typeof import('../client');
       const clauses = ['FerryKind IS NOT NULL'];
       if (flags.kind !== undefined) {
-        if (!(FERRY_KINDS as readonly string[]).includes(flags.kind)) throw new UsageError(`--kind: unknown kind "${flags.kind}"; one of ${FERRY_KINDS.join(', ')}`);
+        if (!(FERRY_KINDS as readonly string[]).includes(flags.kind))
+          throw new UsageError(`--kind: unknown kind "${flags.kind}"; one of ${FERRY_KINDS.join(', ')}`);
         clauses.push(`FerryKind = '${flags.kind}'`);
       }
       if (flags.running) clauses.push("ExecutionStatus = 'Running'");

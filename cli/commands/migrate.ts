@@ -27,12 +27,17 @@ export function waveWorkflowId(waveId: string): string {
 export function registerMigrate(program: Command): void {
   const command = program
     .command('migrate')
-    .description('start a migration wave (one VM with --vm, a wave file with --wave, or a selection); cutovers wait for `ferry approve`')
+    .description(
+      'start a migration wave (one VM with --vm, a wave file with --wave, or a selection); cutovers wait for `ferry approve`',
+    )
     .option('--vm <name>', 'migrate one VM')
     .option('--wave <file>', 'wave file (YAML: waveId, selection, maxConcurrent, cutoverWindow, conversion)')
     .option('--wave-id <id>', 'wave id (default: from the file, or the VM name)')
-    .option('--max-concurrent <n>', 'VM workflows at once (default: the wave file\'s, else 50)', intOption(1, 1000))
-    .option('--conversion <mode>', "guest conversion for this wave: off, linux or all (default: the wave file's, else migration.conversion.mode)")
+    .option('--max-concurrent <n>', "VM workflows at once (default: the wave file's, else 50)", intOption(1, 1000))
+    .option(
+      '--conversion <mode>',
+      "guest conversion for this wave: off, linux or all (default: the wave file's, else migration.conversion.mode)",
+    )
     .option('--dry-run', 'start nothing: show the plan of this wave (the same as `ferry plan` over its selection)')
     .option('--json', 'with --dry-run: print the plan as JSON');
   selectionOptions(command).action(async (flags: MigrateFlags, cmd: Command) => {
@@ -40,9 +45,18 @@ export function registerMigrate(program: Command): void {
     const { withClient } = require('../client') as typeof import('../client');
     const { readWaveFile } = require('../wave-file') as typeof import('../wave-file');
     const { warnWithoutWorker } = require('../worker-presence') as typeof import('../worker-presence');
-    const selectionFlags = (['names', 'folder', 'cluster', 'tag'] as const).filter((k) => flags[k] !== undefined).map((k) => `--${k}`);
-    const sources = [...(flags.vm !== undefined ? ['--vm'] : []), ...(flags.wave !== undefined ? ['--wave'] : []), ...(selectionFlags.length ? [selectionFlags.join('/')] : [])];
-    if (sources.length > 1) throw new UsageError(`say what to migrate one way: ${sources.join(' and ')} do not go together (--vm NAME, --wave FILE, or --names/--folder/--cluster/--tag)`);
+    const selectionFlags = (['names', 'folder', 'cluster', 'tag'] as const)
+      .filter((k) => flags[k] !== undefined)
+      .map((k) => `--${k}`);
+    const sources = [
+      ...(flags.vm !== undefined ? ['--vm'] : []),
+      ...(flags.wave !== undefined ? ['--wave'] : []),
+      ...(selectionFlags.length ? [selectionFlags.join('/')] : []),
+    ];
+    if (sources.length > 1)
+      throw new UsageError(
+        `say what to migrate one way: ${sources.join(' and ')} do not go together (--vm NAME, --wave FILE, or --names/--folder/--cluster/--tag)`,
+      );
     const file = flags.wave ? readWaveFile(flags.wave) : undefined;
     const selection = file?.selection ?? (flags.vm ? { names: [flags.vm] } : selectionFrom(flags));
     if (!selection.names && !selection.folder && !selection.cluster && !selection.tag) {
@@ -53,7 +67,9 @@ export function registerMigrate(program: Command): void {
     if (!waveId) throw new UsageError('--wave-id is required with --names/--folder/--cluster/--tag');
     const maxConcurrent = flags.maxConcurrent ?? file?.maxConcurrent;
     if (flags.conversion !== undefined && !['off', 'linux', 'all'].includes(flags.conversion)) {
-      throw new UsageError(`--conversion: "${flags.conversion}" is not a mode: off, linux (Linux guests) or all (Windows too)`);
+      throw new UsageError(
+        `--conversion: "${flags.conversion}" is not a mode: off, linux (Linux guests) or all (Windows too)`,
+      );
     }
     const conversion = (flags.conversion ?? file?.conversion) as ConversionMode | undefined;
     const workflowId = waveWorkflowId(waveId);
@@ -63,7 +79,15 @@ export function registerMigrate(program: Command): void {
       const handle = await client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue,
         workflowId,
-        args: [{ waveId, selection, maxConcurrent, ...(file?.cutoverWindow ? { cutoverWindow: file.cutoverWindow } : {}), ...(conversion ? { conversion } : {}) }],
+        args: [
+          {
+            waveId,
+            selection,
+            maxConcurrent,
+            ...(file?.cutoverWindow ? { cutoverWindow: file.cutoverWindow } : {}),
+            ...(conversion ? { conversion } : {}),
+          },
+        ],
         // Starting the same wave twice finds the running one.
         workflowIdConflictPolicy: 'USE_EXISTING',
         typedSearchAttributes: [

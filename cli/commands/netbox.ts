@@ -12,9 +12,11 @@ export function registerNetbox(program: Command): void {
       // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
       const { loadConfig } = require('../../src/config') as typeof import('../../src/config');
       const { NetboxClient } = require('../../src/netbox/client') as typeof import('../../src/netbox/client');
-      const { FERRY_CUSTOM_FIELDS } = require('../../src/netbox/custom-fields') as typeof import('../../src/netbox/custom-fields');
+      const { FERRY_CUSTOM_FIELDS } =
+        require('../../src/netbox/custom-fields') as typeof import('../../src/netbox/custom-fields');
       const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, { sections: ['netbox'] });
-      if (!config.netbox) throw new UsageError('NetBox is not configured: set netbox.url in ferry.yaml (or NETBOX_URL) and NETBOX_TOKEN');
+      if (!config.netbox)
+        throw new UsageError('NetBox is not configured: set netbox.url in ferry.yaml (or NETBOX_URL) and NETBOX_TOKEN');
       const client = NetboxClient.fromConfig(config.netbox);
       try {
         const results = await client.ensureCustomFields();

@@ -16,16 +16,22 @@ export function placementTotals(placement: Placement): string[] {
   for (const n of placement.nodes) {
     const state = !n.online ? ' (offline)' : !n.usable ? ' (not used)' : '';
     const vms = n.vms.length ? `  ${n.vms.join(', ')}` : '';
-    lines.push(`    ${n.node}${state}: ${formatBytes(n.committedBeforeBytes, 'up')} → ${formatBytes(n.committedAfterBytes, 'up')} / ${formatBytes(n.limitBytes, 'down')}${vms}`);
+    lines.push(
+      `    ${n.node}${state}: ${formatBytes(n.committedBeforeBytes, 'up')} → ${formatBytes(n.committedAfterBytes, 'up')} / ${formatBytes(n.limitBytes, 'down')}${vms}`,
+    );
   }
   lines.push('  storages (free before → after):');
   for (const s of placement.storages) {
     const where = s.node ? ` on ${s.node}` : ' (shared)';
-    lines.push(`    ${s.storage}${where}: ${formatBytes(s.availBeforeBytes, 'down')} → ${formatBytes(s.availAfterBytes, 'down')} (${formatBytes(s.placedBytes, 'up')} placed)`);
+    lines.push(
+      `    ${s.storage}${where}: ${formatBytes(s.availBeforeBytes, 'down')} → ${formatBytes(s.availAfterBytes, 'down')} (${formatBytes(s.placedBytes, 'up')} placed)`,
+    );
   }
   const d = placement.migrationDatastore;
   if (d) {
-    lines.push(`  migration datastore ${d.name}: ${formatBytes(d.needBytes, 'up')} to move, ${formatBytes(d.roomBytes, 'down')} room (${formatBytes(d.freeBytes, 'down')} free, ${formatBytes(d.headroomBytes, 'up')} kept free)`);
+    lines.push(
+      `  migration datastore ${d.name}: ${formatBytes(d.needBytes, 'up')} to move, ${formatBytes(d.roomBytes, 'down')} room (${formatBytes(d.freeBytes, 'down')} free, ${formatBytes(d.headroomBytes, 'up')} kept free)`,
+    );
   }
   for (const note of placement.notes) lines.push(`  note: ${note}`);
   return lines;

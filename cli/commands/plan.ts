@@ -15,7 +15,10 @@ export function registerPlan(program: Command): void {
     .description('dry run: read vCenter and Proxmox, change nothing, and list every action a migration would take');
   selectionOptions(command)
     .option('--json', 'print the plan as JSON')
-    .option('--no-inspect', 'do not read the guests that conversion would change (libguestfs, read-only, about half a minute each under TCG)')
+    .option(
+      '--no-inspect',
+      'do not read the guests that conversion would change (libguestfs, read-only, about half a minute each under TCG)',
+    )
     .option('--wait', 'when no worker polls the task queue, wait for one (else: say so and exit 1)')
     .action(async (flags: SelectionFlags & { json?: boolean; wait?: boolean; inspect?: boolean }, cmd: Command) => {
       await showPlan(selectionFrom(flags), cmd.optsWithGlobals<GlobalOptions>(), flags);
@@ -23,7 +26,11 @@ export function registerPlan(program: Command): void {
 }
 
 /** Runs the plan workflow over `selection` and prints it (`ferry plan`, and `ferry migrate --dry-run`). */
-export async function showPlan(selection: WaveSelection, globals: GlobalOptions, flags: { json?: boolean; wait?: boolean; inspect?: boolean }): Promise<void> {
+export async function showPlan(
+  selection: WaveSelection,
+  globals: GlobalOptions,
+  flags: { json?: boolean; wait?: boolean; inspect?: boolean },
+): Promise<void> {
   // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
   const { withClient } = require('../client') as typeof import('../client');
   const { requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
@@ -49,10 +56,17 @@ export async function showPlan(selection: WaveSelection, globals: GlobalOptions,
     if (placed) console.log(`  ${placed}`);
     for (const a of vm.actions) console.log(`  ${describeAction(a)}`);
     // Conversion off says nothing per VM (it is the default); anything else says what it will do or why not.
-    const conversion = vm.refusals.length === 0 && vm.conversion && (vm.conversion.convert || vm.conversion.code !== 'off') ? vm.conversion : undefined;
-    if (conversion) for (const line of describeConversion(conversion)) console.log(`  ${line.replace(/^ {2}warning: /, '  WARNING: ')}`);
+    const conversion =
+      vm.refusals.length === 0 && vm.conversion && (vm.conversion.convert || vm.conversion.code !== 'off')
+        ? vm.conversion
+        : undefined;
+    if (conversion)
+      for (const line of describeConversion(conversion))
+        console.log(`  ${line.replace(/^ {2}warning: /, '  WARNING: ')}`);
     if (vm.expectedDowntime) {
-      const modes = Object.entries(vm.expectedDowntime).map(([mode, seconds]) => `${mode} ${formatDuration(seconds)}${mode === plan.cutoverMode ? ' (this config)' : ''}`);
+      const modes = Object.entries(vm.expectedDowntime).map(
+        ([mode, seconds]) => `${mode} ${formatDuration(seconds)}${mode === plan.cutoverMode ? ' (this config)' : ''}`,
+      );
       console.log(`  expected downtime: ${modes.join(', ')}`);
     }
     for (const w of vm.warnings ?? []) console.log(`  WARNING: ${w}`);
@@ -66,7 +80,11 @@ export function selectionFrom(flags: SelectionFlags): WaveSelection {
   // Loaded when a command runs (it parses YAML with zod), so that `ferry --help` does not pay for it.
   const { selectionProblems } = require('../wave-file') as typeof import('../wave-file');
   const selection: WaveSelection = {};
-  if (flags.names !== undefined) selection.names = flags.names.split(',').map((n) => n.trim()).filter(Boolean);
+  if (flags.names !== undefined)
+    selection.names = flags.names
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean);
   if (flags.folder !== undefined) selection.folder = flags.folder;
   if (flags.cluster !== undefined) selection.cluster = flags.cluster;
   if (flags.tag !== undefined) selection.tag = flags.tag;

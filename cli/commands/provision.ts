@@ -26,14 +26,20 @@ interface ProvisionFlags {
 export function registerProvision(program: Command): void {
   program
     .command('provision')
-    .description('build VMs on Proxmox: one NetBox record (--netbox-id), a spec file (--spec), or every planned record (--planned)')
+    .description(
+      'build VMs on Proxmox: one NetBox record (--netbox-id), a spec file (--spec), or every planned record (--planned)',
+    )
     .option('--netbox-id <id>', 'the NetBox VM to build (status planned)', intOption(1))
     .option('--spec <file>', 'a whole VM spec (YAML or JSON), validated before anything starts')
     .option('--planned', 'every NetBox VM in status planned (with --cluster / --tag)')
     .option('--cluster <name>', 'with --planned: only this NetBox cluster')
     .option('--tag <slug>', 'with --planned: only VMs with this NetBox tag')
     .option('--start', 'start the VMs once built (held to limits.vmStart)')
-    .option('--max-concurrent <n>', 'with --planned: VM workflows at once (default: provisioning.maxConcurrent)', intOption(1, 500))
+    .option(
+      '--max-concurrent <n>',
+      'with --planned: VM workflows at once (default: provisioning.maxConcurrent)',
+      intOption(1, 500),
+    )
     .option('--wait', 'wait for the end and print what was done')
     .action(async (flags: ProvisionFlags, cmd: Command) => {
       // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
@@ -41,13 +47,19 @@ export function registerProvision(program: Command): void {
       const { readSpecFile } = require('../spec-file') as typeof import('../spec-file');
       const { awaitResult } = require('../workflow-result') as typeof import('../workflow-result');
       const { requireWorker, warnWithoutWorker } = require('../worker-presence') as typeof import('../worker-presence');
-      const chosen = [flags.netboxId !== undefined, flags.spec !== undefined, Boolean(flags.planned)].filter(Boolean).length;
-      if (chosen !== 1) throw new UsageError('say what to provision: exactly one of --netbox-id N, --spec FILE or --planned');
-      if (!flags.planned && (flags.cluster || flags.tag || flags.maxConcurrent !== undefined)) throw new UsageError('--cluster, --tag and --max-concurrent go with --planned');
+      const chosen = [flags.netboxId !== undefined, flags.spec !== undefined, Boolean(flags.planned)].filter(
+        Boolean,
+      ).length;
+      if (chosen !== 1)
+        throw new UsageError('say what to provision: exactly one of --netbox-id N, --spec FILE or --planned');
+      if (!flags.planned && (flags.cluster || flags.tag || flags.maxConcurrent !== undefined))
+        throw new UsageError('--cluster, --tag and --max-concurrent go with --planned');
       const spec = flags.spec ? readSpecFile(flags.spec) : undefined;
       const netboxId = flags.netboxId;
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config, names) => {
-        const workflowId = flags.planned ? await startPlanned(client, config, flags) : await startOne(client, config, names, { netboxId, spec, start: flags.start });
+        const workflowId = flags.planned
+          ? await startPlanned(client, config, flags)
+          : await startOne(client, config, names, { netboxId, spec, start: flags.start });
         console.log(`  watch:   ferry status ${workflowId} --watch`);
         if (!flags.wait) return warnWithoutWorker(client, config.worker.taskQueue, 'the provision');
         await requireWorker(client, config.worker.taskQueue, { wait: true, what: 'the provision' });
@@ -66,14 +78,24 @@ async function startOne(
   names: WorkflowNames,
   input: { netboxId?: number; spec?: ReturnType<typeof readSpecFile>; start?: boolean },
 ): Promise<string> {
-  const workflowId = input.spec ? provisionWorkflowId(input.spec, names.netbox) : provisionWorkflowId({ netboxId: input.netboxId }, names.netbox);
+  const workflowId = input.spec
+    ? provisionWorkflowId(input.spec, names.netbox)
+    : provisionWorkflowId({ netboxId: input.netboxId }, names.netbox);
   const handle = await client.workflow.start<typeof provisionVm>('provisionVm', {
     taskQueue: config.worker.taskQueue,
     workflowId,
-    args: [{ ...(input.spec ? { spec: input.spec } : { netboxId: input.netboxId }), ...(input.start ? { start: true } : {}) }],
+    args: [
+      {
+        ...(input.spec ? { spec: input.spec } : { netboxId: input.netboxId }),
+        ...(input.start ? { start: true } : {}),
+      },
+    ],
     // Starting twice finds the running one; a finished one is checked and finished again (a rerun writes nothing that is in place).
     workflowIdConflictPolicy: 'USE_EXISTING',
-    typedSearchAttributes: [{ key: FerryKind, value: 'provision' }, ...(input.spec ? [{ key: VmName, value: input.spec.name }] : [])],
+    typedSearchAttributes: [
+      { key: FerryKind, value: 'provision' },
+      ...(input.spec ? [{ key: VmName, value: input.spec.name }] : []),
+    ],
     staticSummary: input.spec ? `provision ${input.spec.name} from a spec` : `provision NetBox VM ${input.netboxId}`,
   });
   console.log(`provision: workflow ${handle.workflowId} (run ${handle.firstExecutionRunId})`);
@@ -87,7 +109,13 @@ async function startPlanned(client: Client, config: FerryConfig, flags: Provisio
     // Batches run on the coordination queue; their VMs on the main queue.
     taskQueue: coordinationQueue(config.worker.taskQueue),
     workflowId,
-    args: [{ ...selection, ...(flags.start ? { start: true } : {}), ...(flags.maxConcurrent !== undefined ? { maxConcurrent: flags.maxConcurrent } : {}) }],
+    args: [
+      {
+        ...selection,
+        ...(flags.start ? { start: true } : {}),
+        ...(flags.maxConcurrent !== undefined ? { maxConcurrent: flags.maxConcurrent } : {}),
+      },
+    ],
     workflowIdConflictPolicy: 'USE_EXISTING',
     typedSearchAttributes: [{ key: FerryKind, value: 'provision-planned' }],
     staticSummary: `provision planned NetBox VMs${flags.cluster ? ` of ${flags.cluster}` : ''}${flags.tag ? ` tagged ${flags.tag}` : ''}`,

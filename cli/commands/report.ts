@@ -4,7 +4,16 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { GlobalOptions } from '../client';
 import { anyStatusQuery } from '../../src/domain/messages';
 import { unpackWaveStatus, type PackedWaveStatus } from '../../src/domain/migration/wave-record';
-import { buildReport, joinRuns, readHistory, renderHtml, renderMarkdown, type JsonHistory, type ReportModel, type WorkflowTimeline } from '../../src/report';
+import {
+  buildReport,
+  joinRuns,
+  readHistory,
+  renderHtml,
+  renderMarkdown,
+  type JsonHistory,
+  type ReportModel,
+  type WorkflowTimeline,
+} from '../../src/report';
 
 interface ReportFlags {
   out?: string;
@@ -22,7 +31,9 @@ const GRPC_NOT_FOUND = 5;
 export function registerReport(program: Command): void {
   program
     .command('report <target>')
-    .description('a wave\'s or provision batch\'s report (timeline per VM, downtime, throughput, refusals, approvals, failures): one self-contained HTML file')
+    .description(
+      "a wave's or provision batch's report (timeline per VM, downtime, throughput, refusals, approvals, failures): one self-contained HTML file",
+    )
     .option('--out <file>', 'write the HTML report here (default: ferry-report-<id>.html unless --md or --json)')
     .option('--md', 'print a Markdown summary')
     .option('--json', 'print the report model as JSON')
@@ -31,7 +42,8 @@ export function registerReport(program: Command): void {
       const { withClient } = require('../client') as typeof import('../client');
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
         const model = await reportOf(client, target, Date.now());
-        const out = flags.out ?? (flags.md || flags.json ? undefined : `ferry-report-${model.id.replace(/[^\w.-]+/g, '_')}.html`);
+        const out =
+          flags.out ?? (flags.md || flags.json ? undefined : `ferry-report-${model.id.replace(/[^\w.-]+/g, '_')}.html`);
         if (out) {
           writeFileSync(out, renderHtml(model));
           console.error(`report: ${model.vms.length} VMs of ${model.workflowId} (${model.state}) → ${out}`);
@@ -44,7 +56,8 @@ export function registerReport(program: Command): void {
 
 async function timelineOf(handle: WorkflowHandle, workflowId: string): Promise<WorkflowTimeline> {
   // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
-  const { historyToJSON } = require('@temporalio/common/lib/proto-utils') as typeof import('@temporalio/common/lib/proto-utils');
+  const { historyToJSON } =
+    require('@temporalio/common/lib/proto-utils') as typeof import('@temporalio/common/lib/proto-utils');
   const history = JSON.parse(historyToJSON(await handle.fetchHistory())) as JsonHistory;
   return readHistory(workflowId, history);
 }
@@ -62,9 +75,14 @@ async function allRuns(client: Client, workflowId: string): Promise<WorkflowTime
 function childIds(parent: WorkflowTimeline, status: unknown): string[] {
   const s = (parent.result as { status?: unknown } | undefined)?.status ?? parent.result ?? status;
   // A wave's result holds its VMs as a table (packWaveStatus); a batch's result and a status query, as objects.
-  const vms = s && typeof s === 'object' && 'vmTable' in s ? unpackWaveStatus(s as PackedWaveStatus).vms : (s as { vms?: Array<{ workflowId?: string }> } | undefined)?.vms;
+  const vms =
+    s && typeof s === 'object' && 'vmTable' in s
+      ? unpackWaveStatus(s as PackedWaveStatus).vms
+      : (s as { vms?: Array<{ workflowId?: string }> } | undefined)?.vms;
   const listed = (vms ?? []).flatMap((v) => (v.workflowId ? [v.workflowId] : []));
-  const started = parent.children.filter((c) => c.type === 'migrateVm' || c.type === 'provisionVm').map((c) => c.workflowId);
+  const started = parent.children
+    .filter((c) => c.type === 'migrateVm' || c.type === 'provisionVm')
+    .map((c) => c.workflowId);
   return [...new Set([...started, ...listed])];
 }
 
@@ -86,13 +104,17 @@ async function reportOf(client: Client, target: string, now: number): Promise<Re
   const ids = childIds(parent, parentStatus);
   const children: WorkflowTimeline[] = [];
   for (let i = 0; i < ids.length; i += FETCH_AT_ONCE) {
-    const batch = await Promise.all(ids.slice(i, i + FETCH_AT_ONCE).map((id) => allRuns(client, id).catch((err: unknown) => {
-      // A VM the running wave lists as started whose workflow the server has not created yet (it does so
-      // after the wave's task completes): not there yet, left out like a VM not started.
-      if ((err as { code?: number }).code === GRPC_NOT_FOUND && parent.state === 'running') return undefined;
-      console.error(`report: no history for ${id}: ${err instanceof Error ? err.message : String(err)}`);
-      return undefined;
-    })));
+    const batch = await Promise.all(
+      ids.slice(i, i + FETCH_AT_ONCE).map((id) =>
+        allRuns(client, id).catch((err: unknown) => {
+          // A VM the running wave lists as started whose workflow the server has not created yet (it does so
+          // after the wave's task completes): not there yet, left out like a VM not started.
+          if ((err as { code?: number }).code === GRPC_NOT_FOUND && parent.state === 'running') return undefined;
+          console.error(`report: no history for ${id}: ${err instanceof Error ? err.message : String(err)}`);
+          return undefined;
+        }),
+      ),
+    );
     children.push(...batch.filter((c): c is WorkflowTimeline => c !== undefined));
   }
   return buildReport({ parent, children, parentStatus, now });

@@ -19,7 +19,9 @@ interface TeardownFlags {
 export function registerTeardown(program: Command): void {
   program
     .command('teardown')
-    .description('stop and delete a VM, then remove its DNS records, address, NetBox interfaces and VM, and known_hosts entries')
+    .description(
+      'stop and delete a VM, then remove its DNS records, address, NetBox interfaces and VM, and known_hosts entries',
+    )
     .option('--vmid <n>', 'the Proxmox VMID', intOption(PVE_VMID_MIN, PVE_VMID_MAX))
     .option('--netbox-id <id>', 'the NetBox VM (its ferry_vmid names the Proxmox VM)', intOption(1))
     .option('--require-approval', 'wait for `ferry approve` whatever the record’s status')
@@ -29,7 +31,8 @@ export function registerTeardown(program: Command): void {
       const { withClient } = require('../client') as typeof import('../client');
       const { awaitResult } = require('../workflow-result') as typeof import('../workflow-result');
       const { requireWorker, warnWithoutWorker } = require('../worker-presence') as typeof import('../worker-presence');
-      if ((flags.vmid === undefined) === (flags.netboxId === undefined)) throw new UsageError('say what to tear down: exactly one of --vmid N or --netbox-id N');
+      if ((flags.vmid === undefined) === (flags.netboxId === undefined))
+        throw new UsageError('say what to tear down: exactly one of --vmid N or --netbox-id N');
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client, config) => {
         const taskQueue = config.worker.taskQueue;
         const netboxId = flags.netboxId;
@@ -45,12 +48,21 @@ export function registerTeardown(program: Command): void {
           });
           const record = await awaitResult(lookup);
           vmid = record.fields.vmid;
-          if (vmid === undefined) throw new Error(`NetBox VM "${record.name}" (id ${netboxId}) has no ferry_vmid: ferry does not know which Proxmox VM it is`);
+          if (vmid === undefined)
+            throw new Error(
+              `NetBox VM "${record.name}" (id ${netboxId}) has no ferry_vmid: ferry does not know which Proxmox VM it is`,
+            );
         }
         const handle = await client.workflow.start<typeof teardownVm>('teardownVm', {
           taskQueue,
           workflowId: teardownWorkflowId(vmid),
-          args: [{ vmid, ...(netboxId !== undefined ? { netboxId } : {}), ...(flags.requireApproval ? { requireApproval: true } : {}) }],
+          args: [
+            {
+              vmid,
+              ...(netboxId !== undefined ? { netboxId } : {}),
+              ...(flags.requireApproval ? { requireApproval: true } : {}),
+            },
+          ],
           // Starting twice finds the running one; after an incomplete run, a new run finishes what was left.
           workflowIdConflictPolicy: 'USE_EXISTING',
           typedSearchAttributes: [
@@ -61,7 +73,9 @@ export function registerTeardown(program: Command): void {
         });
         console.log(`teardown: workflow ${handle.workflowId} (run ${handle.firstExecutionRunId})`);
         console.log(`  watch:   ferry status ${handle.workflowId} --watch`);
-        console.log(`  approve: ferry approve ${handle.workflowId} --by <approver> --reason "<why>"   (when it waits for approval)`);
+        console.log(
+          `  approve: ferry approve ${handle.workflowId} --by <approver> --reason "<why>"   (when it waits for approval)`,
+        );
         if (!flags.wait) return warnWithoutWorker(client, taskQueue, `the teardown`);
         await requireWorker(client, taskQueue, { wait: true, what: `the teardown` });
         const result = await awaitResult(handle);

@@ -9,7 +9,10 @@ export function changeLines(view: StatusView): Map<string, string> {
   const lines = new Map<string, string>();
   if (view.wave) {
     const { counts, waveId, stage } = view.wave;
-    lines.set('', `wave ${waveId} ${stage}: ${counts.pending} pending, ${counts.running} running, ${counts.finished} finished`);
+    lines.set(
+      '',
+      `wave ${waveId} ${stage}: ${counts.pending} pending, ${counts.running} running, ${counts.finished} finished`,
+    );
     for (const row of view.wave.rows) {
       const copy = (view.vmActivities?.[row.workflowId] ?? []).find((a) => a.progress?.percent !== undefined);
       const tenth = copy ? ` ${copy.progress!.phase} ${Math.floor(copy.progress!.percent! / 10) * 10}%` : '';
@@ -22,7 +25,10 @@ export function changeLines(view: StatusView): Map<string, string> {
   lines.set('', `${view.workflowId}: ${view.state}${stage ? ` ${stage}` : ''}`);
   for (const a of view.progress) {
     const tenth = a.progress?.percent !== undefined ? ` ${Math.floor(a.progress.percent / 10) * 10}%` : '';
-    lines.set(`activity ${a.activity}`, `${view.workflowId}: ${a.activity}${a.attempt > 1 ? ` (attempt ${a.attempt})` : ''}${tenth}`);
+    lines.set(
+      `activity ${a.activity}`,
+      `${view.workflowId}: ${a.activity}${a.attempt > 1 ? ` (attempt ${a.attempt})` : ''}${tenth}`,
+    );
   }
   return lines;
 }

@@ -1,8 +1,19 @@
-import { WorkflowFailedError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  type Client,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { anyStatusQuery, waveSummaryQuery } from '../../src/domain/messages';
 import type { WaveStatus } from '../../src/domain/migration';
 import { unpackWaveStatus, type PackedWaveStatus } from '../../src/domain/migration/wave-record';
-import { readProgress, summarizeWave, type RunningActivity, type StatusView, type WaveSummaryRequest } from '../../src/domain/status';
+import {
+  readProgress,
+  summarizeWave,
+  type RunningActivity,
+  type StatusView,
+  type WaveSummaryRequest,
+} from '../../src/domain/status';
 import { rootCauseMessage } from '../workflow-result';
 import { visibilitySummary } from './visibility-summary';
 import { workerPolls } from '../worker-presence';
@@ -30,13 +41,23 @@ export interface LoadOptions {
  * A workflow's status as `ferry status` shows it. A wave answers with its summary (one page of rows)
  * and the running activities of the VMs on that page, each read from the VM's own workflow.
  */
-export async function loadStatus(client: Client, handle: WorkflowHandle, options: LoadOptions = {}): Promise<StatusView> {
+export async function loadStatus(
+  client: Client,
+  handle: WorkflowHandle,
+  options: LoadOptions = {},
+): Promise<StatusView> {
   const description = options.description ?? (await handle.describe());
   const state = description.status.name;
-  const base = { workflowId: handle.workflowId, type: description.type, state, progress: runningActivities(client, description) };
+  const base = {
+    workflowId: handle.workflowId,
+    type: description.type,
+    state,
+    progress: runningActivities(client, description),
+  };
   // A query waits for a worker as long as none comes: ask only when one polls the workflow's queue.
   const needsWorker = state === 'RUNNING' || state === 'FAILED';
-  if (needsWorker && !(await workerPolls(client, description.taskQueue))) return { ...base, noWorker: description.taskQueue };
+  if (needsWorker && !(await workerPolls(client, description.taskQueue)))
+    return { ...base, noWorker: description.taskQueue };
   if (description.type === WAVE_TYPE) return loadWave(client, handle, description, base, options);
   return { ...base, ...(await ownStatus(handle, state)) };
 }
@@ -45,7 +66,10 @@ async function ownStatus(handle: WorkflowHandle, state: string): Promise<Pick<St
   if (state === 'RUNNING') return { status: await queryStatus(handle) };
   if (state === 'COMPLETED') {
     const result = await handle.result();
-    return { result, status: (result as { status?: Record<string, unknown> })?.status ?? (result as Record<string, unknown>) };
+    return {
+      result,
+      status: (result as { status?: Record<string, unknown> })?.status ?? (result as Record<string, unknown>),
+    };
   }
   if (state !== 'FAILED') return {};
   // A closed workflow still answers queries (a worker replays it): the steps up to the failure.
@@ -70,7 +94,13 @@ async function withinBudget<T>(answer: Promise<T>, ms: number): Promise<T | unde
   }
 }
 
-async function loadWave(client: Client, handle: WorkflowHandle, description: WorkflowExecutionDescription, base: StatusView, options: LoadOptions): Promise<StatusView> {
+async function loadWave(
+  client: Client,
+  handle: WorkflowHandle,
+  description: WorkflowExecutionDescription,
+  base: StatusView,
+  options: LoadOptions,
+): Promise<StatusView> {
   let wave;
   let status: Record<string, unknown> | undefined;
   if (base.state === 'COMPLETED') {
@@ -80,7 +110,10 @@ async function loadWave(client: Client, handle: WorkflowHandle, description: Wor
     wave = summarizeWave(finished, { now: Date.now() }, options.page);
     if (options.full) status = finished as unknown as Record<string, unknown>;
   } else if (base.state === 'RUNNING') {
-    wave = await withinBudget(handle.query(waveSummaryQuery, options.page ?? {}), options.queryBudgetMs ?? WAVE_QUERY_BUDGET_MS).catch(() => undefined);
+    wave = await withinBudget(
+      handle.query(waveSummaryQuery, options.page ?? {}),
+      options.queryBudgetMs ?? WAVE_QUERY_BUDGET_MS,
+    ).catch(() => undefined);
     wave ??= await visibilitySummary(client, description, options.page).catch(() => undefined);
     if (options.full) status = await queryStatus(handle);
   } else if (base.state === 'FAILED') {
@@ -93,7 +126,10 @@ async function loadWave(client: Client, handle: WorkflowHandle, description: Wor
   const vmActivities = Object.fromEntries(
     await Promise.all(
       running.map(async (row) => {
-        const described = await client.workflow.getHandle(row.workflowId).describe().catch(() => undefined);
+        const described = await client.workflow
+          .getHandle(row.workflowId)
+          .describe()
+          .catch(() => undefined);
         return [row.workflowId, described ? runningActivities(client, described) : []] as const;
       }),
     ),
@@ -111,7 +147,9 @@ async function queryStatus(handle: WorkflowHandle): Promise<Record<string, unkno
 export function runningActivities(client: Client, description: WorkflowExecutionDescription): RunningActivity[] {
   return (description.raw.pendingActivities ?? []).map((a) => {
     const payload = a.heartbeatDetails?.payloads?.[0];
-    const details: unknown = payload ? client.options.loadedDataConverter.payloadConverter.fromPayload(payload) : undefined;
+    const details: unknown = payload
+      ? client.options.loadedDataConverter.payloadConverter.fromPayload(payload)
+      : undefined;
     const progress = readProgress(details);
     return {
       activity: a.activityType?.name ?? '?',

@@ -1,5 +1,10 @@
 import { formatVerdict, type EndpointVerdict } from '../../src/domain/doctor';
-import { describeAction, describeVerification, type GuestVerification, type MigrationAction } from '../../src/domain/migration';
+import {
+  describeAction,
+  describeVerification,
+  type GuestVerification,
+  type MigrationAction,
+} from '../../src/domain/migration';
 import type { StatusView } from '../../src/domain/status';
 import { renderCancelAndWindow } from '../render-cancel-window';
 import { renderLifecycle } from '../render-lifecycle';
@@ -19,11 +24,18 @@ function stageAge(s: Record<string, unknown>, view: StatusView, now: number): st
 }
 
 export function renderStatus(view: StatusView, now = Date.now()): string {
-  if (view.wave && !view.status) return [`${view.workflowId} (${view.type}): ${view.state}`, ...renderWave(view, now)].join('\n');
+  if (view.wave && !view.status)
+    return [`${view.workflowId} (${view.type}): ${view.state}`, ...renderWave(view, now)].join('\n');
   const lines = [`${view.workflowId} (${view.type}): ${view.state}`];
-  if (view.noWorker !== undefined) lines.push(`  no worker polls task queue "${view.noWorker}": the workflow's own status cannot be read, nor can it move on`);
+  if (view.noWorker !== undefined)
+    lines.push(
+      `  no worker polls task queue "${view.noWorker}": the workflow's own status cannot be read, nor can it move on`,
+    );
   const s = view.status ?? {};
-  if (typeof s.stage === 'string') lines.push(`  stage: ${s.stage}${typeof s.outcome === 'string' ? `, outcome ${s.outcome}` : ''}${view.state === 'RUNNING' ? stageAge(s, view, now) : ''}`);
+  if (typeof s.stage === 'string')
+    lines.push(
+      `  stage: ${s.stage}${typeof s.outcome === 'string' ? `, outcome ${s.outcome}` : ''}${view.state === 'RUNNING' ? stageAge(s, view, now) : ''}`,
+    );
   if (typeof s.error === 'string') lines.push(`  error: ${s.error}`);
   lines.push(...renderPlacement(s));
   if (Array.isArray(s.verdicts)) for (const v of s.verdicts as EndpointVerdict[]) lines.push(`  ${formatVerdict(v)}`);
@@ -31,31 +43,39 @@ export function renderStatus(view: StatusView, now = Date.now()): string {
     lines.push('  VMs:');
     for (const vm of s.vms as Array<Record<string, unknown>>) {
       const guest = vm.verification ? `guest ${describeVerification(vm.verification as GuestVerification)}` : undefined;
-      lines.push(`    ${String(vm.name).padEnd(20)} ${String(vm.state).padEnd(9)} ${String(vm.stage ?? '-').padEnd(18)} ${[[vm.outcome, vm.error].filter(Boolean).join(': '), guest].filter(Boolean).join(', ')}`);
+      lines.push(
+        `    ${String(vm.name).padEnd(20)} ${String(vm.state).padEnd(9)} ${String(vm.stage ?? '-').padEnd(18)} ${[[vm.outcome, vm.error].filter(Boolean).join(': '), guest].filter(Boolean).join(', ')}`,
+      );
     }
   }
   if (Array.isArray(s.refused) && s.refused.length) {
     lines.push('  refused:');
-    for (const r of s.refused as Array<{ name: string; refusals: Array<{ reason: string }> }>) lines.push(`    ${r.name}: ${r.refusals.map((x) => x.reason).join('; ')}`);
+    for (const r of s.refused as Array<{ name: string; refusals: Array<{ reason: string }> }>)
+      lines.push(`    ${r.name}: ${r.refusals.map((x) => x.reason).join('; ')}`);
   }
   if (Array.isArray(s.vms) && Array.isArray(s.ignored)) {
-    for (const i of s.ignored as Array<{ message: string; reason: string }>) lines.push(`  ignored: ${i.message}: ${i.reason}`);
+    for (const i of s.ignored as Array<{ message: string; reason: string }>)
+      lines.push(`  ignored: ${i.message}: ${i.reason}`);
   }
   if (Array.isArray(s.actions) && !Array.isArray(s.vms)) {
     lines.push('  done:');
-    for (const a of s.actions as MigrationAction[]) lines.push(`    ${typeof a === 'object' && a && 'kind' in a ? describeAction(a) : JSON.stringify(a)}`);
+    for (const a of s.actions as MigrationAction[])
+      lines.push(`    ${typeof a === 'object' && a && 'kind' in a ? describeAction(a) : JSON.stringify(a)}`);
   }
   lines.push(...renderLifecycle(s));
   lines.push(...renderCancelAndWindow(s));
   if (Array.isArray(s.waits) && s.waits.length) {
     lines.push('  waits:');
-    for (const w of s.waits as Array<{ for: string; waitedMs: number }>) lines.push(`    ${w.for}: ${(w.waitedMs / 1000).toFixed(1)} s`);
+    for (const w of s.waits as Array<{ for: string; waitedMs: number }>)
+      lines.push(`    ${w.for}: ${(w.waitedMs / 1000).toFixed(1)} s`);
   }
   const approval = s.approval as { by?: string; reason?: string } | undefined;
   if (approval?.by) lines.push(`  approved by ${approval.by}: ${approval.reason}`);
   if (view.wave) lines.push(...renderWave(view, now));
   for (const p of view.progress) {
-    const detail = p.progress ? copyDetail(p.progress, p.attempt) : `(attempt ${p.attempt})${p.details !== undefined ? ` ${JSON.stringify(p.details)}` : ''}`;
+    const detail = p.progress
+      ? copyDetail(p.progress, p.attempt)
+      : `(attempt ${p.attempt})${p.details !== undefined ? ` ${JSON.stringify(p.details)}` : ''}`;
     lines.push(`  running: ${p.activity} ${detail}`);
   }
   return lines.join('\n');

@@ -1,4 +1,12 @@
-import { etaWithCopies, progressEtaSeconds, type ActivityProgress, type RunningActivity, type StatusView, type WaveSummary, type WaveVmRow } from '../../src/domain/status';
+import {
+  etaWithCopies,
+  progressEtaSeconds,
+  type ActivityProgress,
+  type RunningActivity,
+  type StatusView,
+  type WaveSummary,
+  type WaveVmRow,
+} from '../../src/domain/status';
 import { describeVerification } from '../../src/domain/migration';
 import { bar, fit, formatBytes, formatDuration, formatRate } from './format';
 
@@ -16,9 +24,17 @@ export function waveHeader(wave: WaveSummary, state: string, copies: readonly Ac
   if (wave.source === 'visibility') {
     // The wave did not answer in time: what visibility knows, without the ETA only the wave can make.
     const started = `${wave.vms} VM workflows started: ${wave.counts.running} running, ${wave.counts.finished} finished`;
-    return [`wave ${wave.waveId} (${state}) ${started}`, `  stages: ${stages || '-'}`, `  (from visibility: the wave's worker did not answer in time; VMs not started yet, refusals and the ETA are not shown)`];
+    return [
+      `wave ${wave.waveId} (${state}) ${started}`,
+      `  stages: ${stages || '-'}`,
+      `  (from visibility: the wave's worker did not answer in time; VMs not started yet, refusals and the ETA are not shown)`,
+    ];
   }
-  return [`wave ${wave.waveId} (${wave.stage}, ${state}) ${counts}`, `  stages: ${stages || '-'}`, `  ${etaLine({ ...wave, eta: etaWithCopies(wave.eta, copies) }, copies)}`];
+  return [
+    `wave ${wave.waveId} (${wave.stage}, ${state}) ${counts}`,
+    `  stages: ${stages || '-'}`,
+    `  ${etaLine({ ...wave, eta: etaWithCopies(wave.eta, copies) }, copies)}`,
+  ];
 }
 
 function etaLine(wave: WaveSummary, copies: readonly ActivityProgress[]): string {
@@ -64,7 +80,8 @@ export function copyDetail(progress: ActivityProgress | undefined, attempt: numb
   const fraction = progress.percent !== undefined ? progress.percent / 100 : undefined;
   if (fraction === undefined) return `${progress.phase} ${formatDuration(progress.elapsedMs / 1000)}${retry}`;
   const parts = [`${bar(fraction)} ${(fraction * 100).toFixed(0).padStart(3)}%`];
-  if (progress.bytesDone !== undefined && progress.bytesTotal !== undefined) parts.push(`${formatBytes(progress.bytesDone)}/${formatBytes(progress.bytesTotal)}`);
+  if (progress.bytesDone !== undefined && progress.bytesTotal !== undefined)
+    parts.push(`${formatBytes(progress.bytesDone)}/${formatBytes(progress.bytesTotal)}`);
   if (progress.bytesPerSecond) parts.push(formatRate(progress.bytesPerSecond));
   const eta = progressEtaSeconds(progress);
   if (eta !== undefined) parts.push(`ETA ${formatDuration(eta)}`);
@@ -74,12 +91,17 @@ export function copyDetail(progress: ActivityProgress | undefined, attempt: numb
 /** The whole frame of a wave: header, its rows, and where the other pages are. */
 export function renderWave(view: StatusView, now: number): string[] {
   const wave = view.wave!;
-  const copies = Object.values(view.vmActivities ?? {}).flatMap((acts) => acts.flatMap((a) => (a.progress ? [a.progress] : [])));
+  const copies = Object.values(view.vmActivities ?? {}).flatMap((acts) =>
+    acts.flatMap((a) => (a.progress ? [a.progress] : [])),
+  );
   const lines = waveHeader(wave, view.state, copies);
   for (const row of wave.rows) lines.push(`  ${waveRow(row, view.vmActivities?.[row.workflowId] ?? [], now)}`);
   const { offset, matching } = wave.page;
   const shown = wave.rows.length;
-  if (shown < matching) lines.push(`  rows ${offset + 1}-${offset + shown} of ${matching} (--page, --page-size, --attention; one VM in full: ferry status <vm>)`);
+  if (shown < matching)
+    lines.push(
+      `  rows ${offset + 1}-${offset + shown} of ${matching} (--page, --page-size, --attention; one VM in full: ferry status <vm>)`,
+    );
   if (wave.refused > 0) lines.push(`  ${wave.refused} refused at discovery (ferry status <wave> --full)`);
   return lines;
 }

@@ -27,7 +27,11 @@ const inList = (values: readonly string[]) => values.map(quote).join(', ');
  * ~20 counts and at most two short lists, in parallel). Counts and rows cover the VMs whose workflow
  * started; a VM rerun under the same id counts once per run.
  */
-export async function visibilitySummary(client: Client, wave: WorkflowExecutionDescription, page: WaveSummaryRequest = {}): Promise<WaveSummary | undefined> {
+export async function visibilitySummary(
+  client: Client,
+  wave: WorkflowExecutionDescription,
+  page: WaveSummaryRequest = {},
+): Promise<WaveSummary | undefined> {
   const waveId = wave.typedSearchAttributes.get(WaveId);
   if (waveId === undefined) return undefined;
   const base = `WaveId = ${quote(waveId)} AND FerryKind = 'migrate'`;
@@ -36,8 +40,14 @@ export async function visibilitySummary(client: Client, wave: WorkflowExecutionD
   const attention = `${base} AND ((ExecutionStatus = 'Running' AND FerryStage IN (${waits})) OR (ExecutionStatus != 'Running' AND FerryStage NOT IN (${settled})))`;
   const rest = `${base} AND ((ExecutionStatus = 'Running' AND FerryStage NOT IN (${waits})) OR (ExecutionStatus != 'Running' AND FerryStage IN (${settled})))`;
   const wanted = (page.offset ?? 0) + Math.min(page.limit ?? WAVE_ROWS_DEFAULT, WAVE_ROWS_MAX);
-  const [counts, needPerson] = await Promise.all([visibleCounts(client, base, attention), firstRows(client, attention, wanted)]);
-  const others = page.filter === 'attention' || needPerson.length >= wanted ? [] : await firstRows(client, rest, wanted - needPerson.length);
+  const [counts, needPerson] = await Promise.all([
+    visibleCounts(client, base, attention),
+    firstRows(client, attention, wanted),
+  ]);
+  const others =
+    page.filter === 'attention' || needPerson.length >= wanted
+      ? []
+      : await firstRows(client, rest, wanted - needPerson.length);
   const rows = summarizeWave(waveFromVisibility(waveId, [...needPerson, ...others]), { now: Date.now() }, page);
   return summaryFromVisibleCounts(rows, counts, page);
 }
@@ -53,7 +63,11 @@ async function visibleCounts(client: Client, base: string, attention: string): P
     client.workflow.count(attention),
     ...VISIBLE_STAGES.map((stage) => split(`${base} AND FerryStage = ${quote(stage)}`)),
   ]);
-  return { ...total, attention: needPerson.count, stages: Object.fromEntries(VISIBLE_STAGES.map((stage, i) => [stage, perStage[i]!])) };
+  return {
+    ...total,
+    attention: needPerson.count,
+    stages: Object.fromEntries(VISIBLE_STAGES.map((stage, i) => [stage, perStage[i]!])),
+  };
 }
 
 /** The first `n` VM workflows the query matches: one page, never a listing of the wave. */

@@ -68,11 +68,22 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const upstream = new URL(options.upstream);
   const secure = upstream.protocol === 'https:';
   const agent = secure
-    ? new https.Agent({ keepAlive: true, ca: options.upstreamCaFile ? readFileSync(options.upstreamCaFile) : undefined })
+    ? new https.Agent({
+        keepAlive: true,
+        ca: options.upstreamCaFile ? readFileSync(options.upstreamCaFile) : undefined,
+      })
     : new http.Agent({ keepAlive: true });
   let faults = options.faults;
   let random = seededRandom(faults?.seed ?? 1);
-  const counts: Record<ProxyFaultKind | 'requests', number> = { requests: 0, error: 0, 'drop-before': 0, 'drop-after': 0, conflict: 0, 'session-loss': 0, latency: 0 };
+  const counts: Record<ProxyFaultKind | 'requests', number> = {
+    requests: 0,
+    error: 0,
+    'drop-before': 0,
+    'drop-after': 0,
+    conflict: 0,
+    'session-loss': 0,
+    latency: 0,
+  };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     counts.requests++;
@@ -80,21 +91,34 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const fault = faults ? chooseFault(random, faults, req.method ?? 'GET') : undefined;
-    const latency = faults?.latencyMs ? faults.latencyMs.min + random() * (faults.latencyMs.max - faults.latencyMs.min) : 0;
+    const latency = faults?.latencyMs
+      ? faults.latencyMs.min + random() * (faults.latencyMs.max - faults.latencyMs.min)
+      : 0;
     if (latency > 0) {
       counts.latency++;
       await new Promise((r) => setTimeout(r, latency));
     }
     if (fault) counts[fault]++;
     if (fault === 'drop-before') return void req.socket.destroy();
-    if (fault === 'error') return void res.writeHead(503, { 'content-type': 'text/plain' }).end('503 injected by the chaos fault proxy\n');
+    if (fault === 'error')
+      return void res.writeHead(503, { 'content-type': 'text/plain' }).end('503 injected by the chaos fault proxy\n');
     if (fault === 'conflict') {
-      return void res.writeHead(409, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'conflict injected by the chaos fault proxy' }));
+      return void res
+        .writeHead(409, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ detail: 'conflict injected by the chaos fault proxy' }));
     }
     const headers = { ...req.headers, host: upstream.host };
     if (fault === 'session-loss') delete headers.cookie;
     const forward = (secure ? https : http).request(
-      { protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent },
+      {
+        protocol: upstream.protocol,
+        hostname: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers,
+        agent,
+      },
       (answer) => {
         if (fault === 'drop-after') {
           answer.resume();
@@ -105,7 +129,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       },
     );
     forward.once('error', (err) => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`fault proxy: upstream ${upstream.host}: ${err.message}\n`);
+      if (!res.headersSent)
+        res
+          .writeHead(502, { 'content-type': 'text/plain' })
+          .end(`fault proxy: upstream ${upstream.host}: ${err.message}\n`);
       else res.destroy();
     });
     forward.end(body);

@@ -76,7 +76,10 @@ function repeated<T>(items: readonly T[], key: (t: T) => string): Array<[string,
 const row = (invariant: string, details: string[]): InvariantRow => ({ invariant, count: details.length, details });
 
 function duplicateVms(o: ChaosObservation): InvariantRow {
-  return row('duplicate VMs (Proxmox)', repeated(o.pve.vms, (v) => v.name).map(([name, n]) => `${n} Proxmox VMs named ${name}`));
+  return row(
+    'duplicate VMs (Proxmox)',
+    repeated(o.pve.vms, (v) => v.name).map(([name, n]) => `${n} Proxmox VMs named ${name}`),
+  );
 }
 
 /** A volume of an existing VM that its config does not reference is a second copy some retry made; two VMs on one volume, a shared disk. */
@@ -93,8 +96,13 @@ function duplicateDisks(o: ChaosObservation): InvariantRow {
 }
 
 function duplicateNics(o: ChaosObservation): InvariantRow {
-  const nics = o.pve.vms.flatMap((v) => Object.entries(v.macs).map(([slot, mac]) => ({ at: `${v.vmid}/${slot}`, mac: mac.toUpperCase() })));
-  return row('duplicate NICs (MAC)', repeated(nics, (n) => n.mac).map(([mac, n]) => `${mac} on ${n} NICs`));
+  const nics = o.pve.vms.flatMap((v) =>
+    Object.entries(v.macs).map(([slot, mac]) => ({ at: `${v.vmid}/${slot}`, mac: mac.toUpperCase() })),
+  );
+  return row(
+    'duplicate NICs (MAC)',
+    repeated(nics, (n) => n.mac).map(([mac, n]) => `${mac} on ${n} NICs`),
+  );
 }
 
 function duplicateAddresses(o: ChaosObservation): InvariantRow {
@@ -107,8 +115,12 @@ function duplicateAddresses(o: ChaosObservation): InvariantRow {
 
 function duplicateDnsRecords(o: ChaosObservation): InvariantRow {
   const details = [
-    ...Object.entries(o.dns.a).filter(([, v]) => v.length > 1).map(([name, v]) => `${name} A ${v.join(', ')}`),
-    ...Object.entries(o.dns.ptr).filter(([, v]) => v.length > 1).map(([ip, v]) => `${ip} PTR ${v.join(', ')}`),
+    ...Object.entries(o.dns.a)
+      .filter(([, v]) => v.length > 1)
+      .map(([name, v]) => `${name} A ${v.join(', ')}`),
+    ...Object.entries(o.dns.ptr)
+      .filter(([, v]) => v.length > 1)
+      .map(([ip, v]) => `${ip} PTR ${v.join(', ')}`),
   ];
   return row('duplicate DNS records', details);
 }
@@ -130,8 +142,10 @@ function vmwareChanged(o: ChaosObservation): InvariantRow {
     if (cutOver.has(before.name)) continue;
     const now = after.get(before.name);
     if (!now) details.push(`${before.name}: gone from vCenter`);
-    else if (now.powerState !== before.powerState) details.push(`${before.name}: ${before.powerState} → ${now.powerState}`);
-    else if (now.disks !== before.disks || [...now.macs].sort().join() !== [...before.macs].sort().join()) details.push(`${before.name}: disks or NICs changed`);
+    else if (now.powerState !== before.powerState)
+      details.push(`${before.name}: ${before.powerState} → ${now.powerState}`);
+    else if (now.disks !== before.disks || [...now.macs].sort().join() !== [...before.macs].sort().join())
+      details.push(`${before.name}: disks or NICs changed`);
   }
   return row('VMware VMs changed though not cut over', details);
 }
@@ -140,16 +154,20 @@ function recordsLost(o: ChaosObservation): InvariantRow {
   const details: string[] = [];
   const pveVmids = new Set(o.pve.vms.map((v) => v.vmid));
   for (const m of o.migrations.filter((m) => m.outcome === 'migrated')) {
-    if (m.vmid === undefined || !pveVmids.has(m.vmid)) details.push(`${m.name}: migrated, but VM ${m.vmid} is not on Proxmox`);
+    if (m.vmid === undefined || !pveVmids.has(m.vmid))
+      details.push(`${m.name}: migrated, but VM ${m.vmid} is not on Proxmox`);
   }
   const netboxNames = new Set(o.netbox.vms.map((v) => v.name));
   for (const p of o.provisions.filter((p) => p.outcome === 'provisioned' && !p.teardown)) {
     const ip = p.address?.split('/')[0];
-    if (p.vmid === undefined || !pveVmids.has(p.vmid)) details.push(`${p.name}: provisioned, but VM ${p.vmid} is not on Proxmox`);
+    if (p.vmid === undefined || !pveVmids.has(p.vmid))
+      details.push(`${p.name}: provisioned, but VM ${p.vmid} is not on Proxmox`);
     if (!netboxNames.has(p.name)) details.push(`${p.name}: provisioned, but gone from NetBox`);
-    if (!ip || !o.netbox.addresses.some((a) => a.address.split('/')[0] === ip)) details.push(`${p.name}: address ${p.address} not in NetBox`);
+    if (!ip || !o.netbox.addresses.some((a) => a.address.split('/')[0] === ip))
+      details.push(`${p.name}: address ${p.address} not in NetBox`);
     if (p.fqdn && ip && !(o.dns.a[p.fqdn] ?? []).includes(ip)) details.push(`${p.fqdn}: A record for ${ip} missing`);
-    if (p.fqdn && ip && !(o.dns.ptr[ip] ?? []).some((n) => n.replace(/\.$/, '') === p.fqdn!.replace(/\.$/, ''))) details.push(`${ip}: PTR to ${p.fqdn} missing`);
+    if (p.fqdn && ip && !(o.dns.ptr[ip] ?? []).some((n) => n.replace(/\.$/, '') === p.fqdn!.replace(/\.$/, '')))
+      details.push(`${ip}: PTR to ${p.fqdn} missing`);
   }
   return row('records lost', details);
 }
@@ -171,20 +189,30 @@ function kindOf(action: string): string {
 
 /** What results say was done by this run vs what the simulator's task log shows this run did (every VMID is new to the run). */
 function resultVsLog(o: ChaosObservation): InvariantRow {
-  const okTasks = (type: string, vmid: number | undefined) => o.pve.tasks.filter((t) => t.type === type && t.vmid === vmid && t.ok).length;
+  const okTasks = (type: string, vmid: number | undefined) =>
+    o.pve.tasks.filter((t) => t.type === type && t.vmid === vmid && t.ok).length;
   const details: string[] = [];
   for (const p of o.provisions.filter((p) => p.vmid !== undefined && p.createStep)) {
     const created = okTasks('qmcreate', p.vmid) > 0;
-    if (created !== (p.createStep === 'created')) details.push(`${p.name}: result says create-vm ${p.createStep}, the simulator log ${created ? 'shows' : 'has no'} qmcreate of VM ${p.vmid}`);
+    if (created !== (p.createStep === 'created'))
+      details.push(
+        `${p.name}: result says create-vm ${p.createStep}, the simulator log ${created ? 'shows' : 'has no'} qmcreate of VM ${p.vmid}`,
+      );
     const deleteStep = p.teardown?.deleteStep;
     if (deleteStep) {
       const destroyed = okTasks('qmdestroy', p.vmid) > 0;
-      if (destroyed !== (deleteStep === 'done')) details.push(`${p.name}: result says delete ${deleteStep}, the simulator log ${destroyed ? 'shows' : 'has no'} qmdestroy of VM ${p.vmid}`);
+      if (destroyed !== (deleteStep === 'done'))
+        details.push(
+          `${p.name}: result says delete ${deleteStep}, the simulator log ${destroyed ? 'shows' : 'has no'} qmdestroy of VM ${p.vmid}`,
+        );
     }
   }
   for (const m of o.migrations.filter((m) => m.vmid !== undefined && m.recorded)) {
     const created = okTasks('qmcreate', m.vmid) > 0;
-    if (created !== m.recorded!.some((a) => kindOf(a) === 'create-vm')) details.push(`${m.name}: recorded actions ${created ? 'lack' : 'include'} create-vm, the simulator log ${created ? 'shows' : 'has no'} qmcreate of VM ${m.vmid}`);
+    if (created !== m.recorded!.some((a) => kindOf(a) === 'create-vm'))
+      details.push(
+        `${m.name}: recorded actions ${created ? 'lack' : 'include'} create-vm, the simulator log ${created ? 'shows' : 'has no'} qmcreate of VM ${m.vmid}`,
+      );
   }
   return row('result ≠ simulator log', details);
 }
@@ -210,7 +238,12 @@ export function invariantTable(rows: readonly InvariantRow[]): string {
   const lines = ['invariant'.padEnd(width) + '  count', '-'.repeat(width + 7)];
   for (const r of rows) lines.push(`${r.invariant.padEnd(width)}  ${String(r.count).padStart(5)}`);
   for (const r of rows.filter((r) => r.count > 0)) {
-    lines.push('', `${r.invariant}:`, ...r.details.slice(0, 10).map((d) => `  ${d}`), ...(r.details.length > 10 ? [`  … and ${r.details.length - 10} more`] : []));
+    lines.push(
+      '',
+      `${r.invariant}:`,
+      ...r.details.slice(0, 10).map((d) => `  ${d}`),
+      ...(r.details.length > 10 ? [`  … and ${r.details.length - 10} more`] : []),
+    );
   }
   return lines.join('\n');
 }

@@ -30,7 +30,9 @@ export function atPoint(point: KillPoint, a: RunningActivity, points: readonly K
   };
   if (point.heartbeat) return saved(point.heartbeat);
   // The "before the task id is saved" twin of a rejoin window: only while nothing is saved yet.
-  const twin = points.find((p) => p.heartbeat && p.activity === point.activity && p.workflowType === point.workflowType);
+  const twin = points.find(
+    (p) => p.heartbeat && p.activity === point.activity && p.workflowType === point.workflowType,
+  );
   return !twin || !saved(twin.heartbeat!);
 }
 
@@ -63,10 +65,14 @@ const STARTED = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STAT
 async function runningActivities(client: Client, types: ReadonlySet<string>): Promise<RunningActivity[]> {
   const found: RunningActivity[] = [];
   const workflows: Array<{ workflowId: string; type: string }> = [];
-  for await (const w of client.workflow.list({ query: `ExecutionStatus = 'Running'` })) if (types.has(w.type)) workflows.push({ workflowId: w.workflowId, type: w.type });
+  for await (const w of client.workflow.list({ query: `ExecutionStatus = 'Running'` }))
+    if (types.has(w.type)) workflows.push({ workflowId: w.workflowId, type: w.type });
   await Promise.all(
     workflows.map(async ({ workflowId, type }) => {
-      const description = await client.workflow.getHandle(workflowId).describe().catch(() => undefined);
+      const description = await client.workflow
+        .getHandle(workflowId)
+        .describe()
+        .catch(() => undefined);
       for (const a of description?.raw.pendingActivities ?? []) {
         if (a.state !== STARTED || !a.activityType?.name) continue;
         const data = a.heartbeatDetails?.payloads?.[0]?.data;
@@ -102,20 +108,36 @@ export function startKiller(o: KillerOptions): Killer {
     pending.splice(pending.indexOf(k), 1);
     const atSeconds = Math.round((Date.now() - started) / 100) / 10;
     const where = seen ? `${seen.activity} in ${seen.workflowId}` : undefined;
-    o.log(`chaos: ${atSeconds}s kill -9 worker ${k.worker + 1} at "${k.point.label}"${how === 'fallback' ? ' (fallback: not seen in time)' : ''}${where ? ` [${where}]` : ''}`);
+    o.log(
+      `chaos: ${atSeconds}s kill -9 worker ${k.worker + 1} at "${k.point.label}"${how === 'fallback' ? ' (fallback: not seen in time)' : ''}${where ? ` [${where}]` : ''}`,
+    );
     await o.kill(k);
     if (k.restartServer) {
-      o.log(`chaos: ${Math.round((Date.now() - started) / 1000)}s kill -9 the Temporal dev server, and start it again on the same database`);
+      o.log(
+        `chaos: ${Math.round((Date.now() - started) / 1000)}s kill -9 the Temporal dev server, and start it again on the same database`,
+      );
       await o.restartServer();
     }
-    kills.push({ label: k.point.label, worker: k.worker, atSeconds, how, seen: where, restartedServer: k.restartServer });
+    kills.push({
+      label: k.point.label,
+      worker: k.worker,
+      atSeconds,
+      how,
+      seen: where,
+      restartedServer: k.restartServer,
+    });
     lastKill = Date.now();
   };
 
   const poll = async (): Promise<void> => {
     await new Promise((r) => setTimeout(r, 400));
     const activities = await runningActivities(o.client, types).catch(() => [] as RunningActivity[]);
-    if (!outage && activities.some((a) => DNS_STAGE.has(a.activity) || (a.workflowType === 'provisionVm' && Date.now() - started > 5_000))) {
+    if (
+      !outage &&
+      activities.some(
+        (a) => DNS_STAGE.has(a.activity) || (a.workflowType === 'provisionVm' && Date.now() - started > 5_000),
+      )
+    ) {
       bindOutages++;
       outage = o.bindOutage().catch((err: unknown) => o.log(`chaos: BIND restart failed: ${String(err)}`));
     }

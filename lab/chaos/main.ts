@@ -33,7 +33,8 @@ export async function main(argv: string[]): Promise<number> {
     },
   });
   const faults = Number(values.faults);
-  if (!(faults >= 0 && faults <= 0.5)) throw new UsageError(`--faults: expected a rate from 0 to 0.5, got "${values.faults}"`);
+  if (!(faults >= 0 && faults <= 0.5))
+    throw new UsageError(`--faults: expected a rate from 0 to 0.5, got "${values.faults}"`);
   const report = await runChaos({
     seed: integer('seed', values.seed, 0),
     vms: integer('vms', values.vms, 4),

@@ -29,15 +29,26 @@ export function pveVmOf(vm: { vmid: number; config: Record<string, unknown> }): 
 
 export async function vmwareVms(deps: ActivityDeps): Promise<VmwareVm[]> {
   const { inventory } = await deps.vsphere!.discover();
-  return inventory.vms.map((v) => ({ name: v.name, powerState: v.powerState, macs: v.nics.map((n) => n.macAddress.toLowerCase()), disks: v.disks.length }));
+  return inventory.vms.map((v) => ({
+    name: v.name,
+    powerState: v.powerState,
+    macs: v.nics.map((n) => n.macAddress.toLowerCase()),
+    disks: v.disks.length,
+  }));
 }
 
-const netboxVm = z.object({ id: z.number(), name: z.string(), status: z.object({ value: z.string() }).passthrough() }).passthrough();
+const netboxVm = z
+  .object({ id: z.number(), name: z.string(), status: z.object({ value: z.string() }).passthrough() })
+  .passthrough();
 const netboxAddress = z
   .object({
     address: z.string(),
     dns_name: z.string().optional().nullable(),
-    assigned_object: z.object({ virtual_machine: z.object({ name: z.string() }).passthrough().optional() }).passthrough().optional().nullable(),
+    assigned_object: z
+      .object({ virtual_machine: z.object({ name: z.string() }).passthrough().optional() })
+      .passthrough()
+      .optional()
+      .nullable(),
   })
   .passthrough();
 
@@ -58,24 +69,37 @@ export interface ObserveInput {
 /** Reads what the run left: the simulator's state, storages and task log, vCenter, NetBox and DNS. */
 export async function observe(input: ObserveInput): Promise<ChaosObservation> {
   const { deps, admin, nb, dns } = input;
-  const state = (await admin.state()) as { nodes: Array<string | { node: string }>; vms: Array<{ vmid: number; node: string; config: Record<string, unknown> }> };
+  const state = (await admin.state()) as {
+    nodes: Array<string | { node: string }>;
+    vms: Array<{ vmid: number; node: string; config: Record<string, unknown> }>;
+  };
   const nodes = state.nodes.map((n) => (typeof n === 'string' ? n : n.node));
   const volumes: Array<{ volid: string; vmid: number }> = [];
   for (const node of nodes) {
     for (const storage of ['local-lvm', 'local']) {
       const items = await deps.proxmox!.storage.content(node, storage, { content: 'images' }).catch(() => []);
-      for (const item of items) if (item.vmid !== undefined && !volumes.some((v) => v.volid === item.volid)) volumes.push({ volid: item.volid, vmid: Number(item.vmid) });
+      for (const item of items)
+        if (item.vmid !== undefined && !volumes.some((v) => v.volid === item.volid))
+          volumes.push({ volid: item.volid, vmid: Number(item.vmid) });
     }
   }
   const log = await admin.log();
-  const tasks = log.tasks.filter((t) => t.endMs !== undefined).map((t) => ({ type: t.type, vmid: Number(t.id), ok: t.exitstatus === 'OK' }));
+  const tasks = log.tasks
+    .filter((t) => t.endMs !== undefined)
+    .map((t) => ({ type: t.type, vmid: Number(t.id), ok: t.exitstatus === 'OK' }));
 
-  const vms = (await nb.http.list('api/virtualization/virtual-machines/', { tag: CHAOS_TAG }, netboxVm)).map((v) => ({ id: v.id, name: v.name, status: v.status.value }));
-  const addresses = (await nb.http.list('api/ipam/ip-addresses/', { parent: LAB_NETBOX.prefix }, netboxAddress)).map((a) => ({
-    address: a.address,
-    vmName: a.assigned_object?.virtual_machine?.name,
-    dnsName: a.dns_name ?? undefined,
+  const vms = (await nb.http.list('api/virtualization/virtual-machines/', { tag: CHAOS_TAG }, netboxVm)).map((v) => ({
+    id: v.id,
+    name: v.name,
+    status: v.status.value,
   }));
+  const addresses = (await nb.http.list('api/ipam/ip-addresses/', { parent: LAB_NETBOX.prefix }, netboxAddress)).map(
+    (a) => ({
+      address: a.address,
+      vmName: a.assigned_object?.virtual_machine?.name,
+      dnsName: a.dns_name ?? undefined,
+    }),
+  );
 
   const names = new Set<string>();
   const ips = new Set<string>();

@@ -49,12 +49,34 @@ function tally(values: ReadonlyArray<string | undefined>): Record<string, number
 }
 
 async function injectFaults(servers: ChaosServers, seed: number, rate: number): Promise<void> {
-  await servers.sims.admin.setFaults({ seed, latencyMs: { min: 0, max: 40 }, errorRate: rate / 4, dropRate: rate / 4, lockRate: rate / 4, taskFailureRate: rate / 4 });
-  servers.vcsimProxy.setFaults({ seed: seed + 1, latencyMs: { min: 0, max: 50 }, errorRate: rate / 3, dropRate: rate / 3, sessionLossRate: rate / 3 });
-  servers.netboxProxy.setFaults({ seed: seed + 2, latencyMs: { min: 0, max: 80 }, errorRate: rate / 2, conflictRate: rate / 2 });
+  await servers.sims.admin.setFaults({
+    seed,
+    latencyMs: { min: 0, max: 40 },
+    errorRate: rate / 4,
+    dropRate: rate / 4,
+    lockRate: rate / 4,
+    taskFailureRate: rate / 4,
+  });
+  servers.vcsimProxy.setFaults({
+    seed: seed + 1,
+    latencyMs: { min: 0, max: 50 },
+    errorRate: rate / 3,
+    dropRate: rate / 3,
+    sessionLossRate: rate / 3,
+  });
+  servers.netboxProxy.setFaults({
+    seed: seed + 2,
+    latencyMs: { min: 0, max: 80 },
+    errorRate: rate / 2,
+    conflictRate: rate / 2,
+  });
 }
 
-async function faultCounts(servers: ChaosServers, bindOutages: number, serverRestarts: number): Promise<ChaosReport['faults']> {
+async function faultCounts(
+  servers: ChaosServers,
+  bindOutages: number,
+  serverRestarts: number,
+): Promise<ChaosReport['faults']> {
   const log = await servers.sims.admin.log();
   const { requests: vcsimRequests, ...vcsim } = servers.vcsimProxy.counts();
   const { requests: netboxRequests, ...netbox } = servers.netboxProxy.counts();
@@ -79,7 +101,10 @@ async function faultCounts(servers: ChaosServers, bindOutages: number, serverRes
 export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
   const started = Date.now();
   const print = options.log ?? ((line: string) => console.log(line));
-  const log = (line: string) => print(line.startsWith('chaos: ') ? `chaos: [${Math.round((Date.now() - started) / 1000)}s] ${line.slice(7)}` : line);
+  const log = (line: string) =>
+    print(
+      line.startsWith('chaos: ') ? `chaos: [${Math.round((Date.now() - started) / 1000)}s] ${line.slice(7)}` : line,
+    );
   const points = options.points ?? KILL_POINTS;
   const schedule = chaosSchedule(options, points);
   for (const line of describeSchedule(schedule)) print(line);
@@ -101,7 +126,11 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
     const nb = NetboxClient.fromConfig({ url: servers.netbox.url, token: servers.netbox.tokenV2, validateCerts: true });
     cleanups.push(() => nb.close());
     const { bind } = servers;
-    const dns = new DnsClient({ server: bind.server, port: bind.port, key: tsigKey(bind.key.name, bind.key.algorithm, bind.key.secret) });
+    const dns = new DnsClient({
+      server: bind.server,
+      port: bind.port,
+      key: tsigKey(bind.key.name, bind.key.algorithm, bind.key.secret),
+    });
     await createPlannedVms(nb, await seedLabNetbox(nb), schedule.workload.provision);
 
     const fleet = await startWorkerFleet(options.workers, servers.workerDocument, servers.env, stateDir);
@@ -127,19 +156,41 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
       maxGapMs: options.maxGapMs ?? 20_000,
       minGapMs: 2_500,
     });
-    const workload = await runWorkload(client, CHAOS_TASK_QUEUE, schedule.workload, plan, started + options.timeoutMs).finally(() => killer.stop());
+    const workload = await runWorkload(
+      client,
+      CHAOS_TASK_QUEUE,
+      schedule.workload,
+      plan,
+      started + options.timeoutMs,
+    ).finally(() => killer.stop());
     await servers.sims.admin.clearFaults();
     servers.vcsimProxy.setFaults(undefined);
     servers.netboxProxy.setFaults(undefined);
     const faults = await faultCounts(servers, killer.bindOutages, restarts);
     log('chaos: the workload is over; faults off, reading what it left');
 
-    const observation = await observe({ deps, admin: servers.sims.admin, nb, dns, vmwareBefore, migrations: workload.migrations, provisions: workload.provisions });
+    const observation = await observe({
+      deps,
+      admin: servers.sims.admin,
+      nb,
+      dns,
+      vmwareBefore,
+      migrations: workload.migrations,
+      provisions: workload.provisions,
+    });
     const rows = checkInvariants(observation);
     const outcomes = {
-      ...Object.fromEntries(Object.entries(tally(workload.migrations.map((m) => m.outcome))).map(([k, v]) => [`migrate ${k}`, v])),
-      ...Object.fromEntries(Object.entries(tally(workload.provisions.map((p) => p.outcome))).map(([k, v]) => [`provision ${k}`, v])),
-      ...Object.fromEntries(Object.entries(tally(workload.provisions.filter((p) => p.teardown).map((p) => p.teardown!.outcome))).map(([k, v]) => [`teardown ${k}`, v])),
+      ...Object.fromEntries(
+        Object.entries(tally(workload.migrations.map((m) => m.outcome))).map(([k, v]) => [`migrate ${k}`, v]),
+      ),
+      ...Object.fromEntries(
+        Object.entries(tally(workload.provisions.map((p) => p.outcome))).map(([k, v]) => [`provision ${k}`, v]),
+      ),
+      ...Object.fromEntries(
+        Object.entries(tally(workload.provisions.filter((p) => p.teardown).map((p) => p.teardown!.outcome))).map(
+          ([k, v]) => [`teardown ${k}`, v],
+        ),
+      ),
     };
     const seconds = Math.round((Date.now() - started) / 1000);
     const killed = killer.kills;
@@ -148,17 +199,41 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
       invariantTable(rows),
       '',
       `kills: ${killed.length} of ${schedule.kills.length} scheduled (${killed.filter((k) => k.how === 'point').length} at their point, ${killed.filter((k) => k.how === 'fallback').length} fallbacks); Temporal restarts: ${restarts}`,
-      ...killed.map((k) => `  ${String(k.atSeconds).padStart(6)}s worker ${k.worker + 1}: ${k.label}${k.how === 'fallback' ? ' (fallback)' : ''}${k.seen ? ` [${k.seen}]` : ''}${k.restartedServer ? ' + Temporal restart' : ''}`),
+      ...killed.map(
+        (k) =>
+          `  ${String(k.atSeconds).padStart(6)}s worker ${k.worker + 1}: ${k.label}${k.how === 'fallback' ? ' (fallback)' : ''}${k.seen ? ` [${k.seen}]` : ''}${k.restartedServer ? ' + Temporal restart' : ''}`,
+      ),
       'faults per dependency:',
-      ...Object.entries(faults).map(([dep, counts]) => `  ${dep.padEnd(8)} ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`),
-      `outcomes: ${Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', ')}; operator retries ${workload.operatorRetries}`,
+      ...Object.entries(faults).map(
+        ([dep, counts]) =>
+          `  ${dep.padEnd(8)} ${Object.entries(counts)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
+      ),
+      `outcomes: ${Object.entries(outcomes)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}; operator retries ${workload.operatorRetries}`,
       `run time: ${seconds} s`,
     ].join('\n');
     log(text);
-    if (options.dumpFile) writeFileSync(options.dumpFile, JSON.stringify({ schedule, observation, kills: killed, faults, outcomes }, null, 2));
-    return { rows, kills: killed, faults, outcomes, operatorRetries: workload.operatorRetries, seconds, ok: rows.every((r) => r.count === 0), text };
+    if (options.dumpFile)
+      writeFileSync(
+        options.dumpFile,
+        JSON.stringify({ schedule, observation, kills: killed, faults, outcomes }, null, 2),
+      );
+    return {
+      rows,
+      kills: killed,
+      faults,
+      outcomes,
+      operatorRetries: workload.operatorRetries,
+      seconds,
+      ok: rows.every((r) => r.count === 0),
+      text,
+    };
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch((err: unknown) => log(`chaos: cleanup: ${String(err)}`));
+    for (const cleanup of cleanups.reverse())
+      await cleanup().catch((err: unknown) => log(`chaos: cleanup: ${String(err)}`));
     rmSync(stateDir, { recursive: true, force: true });
   }
 }

@@ -19,10 +19,20 @@ export const KILL_POINTS: readonly KillPoint[] = [
   { label: 'migrate: create the shell', workflowType: 'migrateVm', activity: 'createVmShell' },
   { label: 'migrate: set a NIC', workflowType: 'migrateVm', activity: 'setNic' },
   { label: 'migrate: vMotion, before its task id is saved', workflowType: 'migrateVm', activity: 'relocateVm' },
-  { label: 'migrate: vMotion, task id in the heartbeat (rejoin window)', workflowType: 'migrateVm', activity: 'relocateVm', heartbeat: 'task' },
+  {
+    label: 'migrate: vMotion, task id in the heartbeat (rejoin window)',
+    workflowType: 'migrateVm',
+    activity: 'relocateVm',
+    heartbeat: 'task',
+  },
   { label: 'migrate: shut the guest down', workflowType: 'migrateVm', activity: 'shutdownGuest' },
   { label: 'migrate: disk import, before its UPID is saved', workflowType: 'migrateVm', activity: 'importDisk' },
-  { label: 'migrate: disk import, UPID in the heartbeat (rejoin window)', workflowType: 'migrateVm', activity: 'importDisk', heartbeat: 'upid' },
+  {
+    label: 'migrate: disk import, UPID in the heartbeat (rejoin window)',
+    workflowType: 'migrateVm',
+    activity: 'importDisk',
+    heartbeat: 'upid',
+  },
   { label: 'provision: VMID', workflowType: 'provisionVm', activity: 'requestVmid' },
   { label: 'provision: create the VM', workflowType: 'provisionVm', activity: 'createBareVm' },
   { label: 'provision: disk', workflowType: 'provisionVm', activity: 'ensureVmDisk' },
@@ -88,16 +98,28 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
 export function chaosSchedule(settings: ChaosSettings, points: readonly KillPoint[] = KILL_POINTS): ChaosSchedule {
   const random = seededRandom(settings.seed);
   const windows = points.filter((p) => p.heartbeat);
-  const others = shuffled(points.filter((p) => !p.heartbeat), random);
+  const others = shuffled(
+    points.filter((p) => !p.heartbeat),
+    random,
+  );
   let chosen: KillPoint[];
   if (settings.kills >= points.length) {
-    const extra = Array.from({ length: settings.kills - points.length }, () => points[Math.floor(random() * points.length)]!);
+    const extra = Array.from(
+      { length: settings.kills - points.length },
+      () => points[Math.floor(random() * points.length)]!,
+    );
     chosen = [...points, ...extra];
   } else {
     chosen = [...windows, ...others].slice(0, settings.kills);
   }
-  const restartAfter = new Set(shuffled([...chosen.keys()], random).slice(0, Math.min(settings.serverRestarts, chosen.length)));
-  const kills = chosen.map((point, i) => ({ point, worker: Math.floor(random() * settings.workers), restartServer: restartAfter.has(i) }));
+  const restartAfter = new Set(
+    shuffled([...chosen.keys()], random).slice(0, Math.min(settings.serverRestarts, chosen.length)),
+  );
+  const kills = chosen.map((point, i) => ({
+    point,
+    worker: Math.floor(random() * settings.workers),
+    restartServer: restartAfter.has(i),
+  }));
   const provision = Math.max(2, Math.round(settings.vms * 0.4));
   return {
     settings,
@@ -113,7 +135,8 @@ export function describeSchedule(schedule: ChaosSchedule): string[] {
   return [
     `chaos: seed ${s.seed}; ${s.vms} VMs (${w.migrate} migrated, ${w.provision} provisioned, ${w.teardown} of them torn down); ${s.workers} workers; faults ${s.faults}`,
     ...schedule.kills.map(
-      (k, i) => `  kill ${String(i + 1).padStart(2)}: worker ${k.worker + 1} at "${k.point.label}"${k.restartServer ? ', then kill -9 and restart the Temporal server' : ''}`,
+      (k, i) =>
+        `  kill ${String(i + 1).padStart(2)}: worker ${k.worker + 1} at "${k.point.label}"${k.restartServer ? ', then kill -9 and restart the Temporal server' : ''}`,
     ),
     `  BIND: stopped for ${schedule.bindOutageSeconds} s when provisioning reaches DNS, then started again`,
   ];

@@ -40,7 +40,11 @@ export const CHAOS_TASK_QUEUE = 'chaos';
  * every workflow), the Proxmox simulator and vcsim with `scaleVms` scale VMs, a real NetBox and BIND,
  * and the fault proxies. Tasks are slowed a little so kills land inside them.
  */
-export async function startChaosServers(stateDir: string, scaleVms: number, log: (line: string) => void): Promise<ChaosServers> {
+export async function startChaosServers(
+  stateDir: string,
+  scaleVms: number,
+  log: (line: string) => void,
+): Promise<ChaosServers> {
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((err: unknown) => log(`chaos: stop failed: ${String(err)}`));
@@ -66,7 +70,11 @@ export async function startChaosServers(stateDir: string, scaleVms: number, log:
       startNetbox(),
       startBind({ forwardZone: LAB_DNS_ZONE, reverseZone: LAB_REVERSE_ZONE, dir: path.join(stateDir, 'bind') }),
     ]);
-    stops.push(() => sims.stop(), () => netbox.stop(), () => bind.stop());
+    stops.push(
+      () => sims.stop(),
+      () => netbox.stop(),
+      () => bind.stop(),
+    );
     const vcsimUrl = `https://${sims.vcsim.config.host}:${sims.vcsim.config.port}`;
     const tls = path.join(stateDir, 'vcsim', 'tls');
     const vcsimProxy = await startFaultProxy({
@@ -75,15 +83,25 @@ export async function startChaosServers(stateDir: string, scaleVms: number, log:
       tls: { certFile: path.join(tls, 'server.pem'), keyFile: path.join(tls, 'server.key') },
     });
     const netboxProxy = await startFaultProxy({ upstream: netbox.url });
-    stops.push(() => vcsimProxy.close(), () => netboxProxy.close());
-    log(`chaos: Proxmox simulator ${sims.pve.url}; vcsim ${vcsimUrl} behind ${vcsimProxy.url}; NetBox ${netbox.url} behind ${netboxProxy.url}; BIND 127.0.0.1:${bind.port}`);
+    stops.push(
+      () => vcsimProxy.close(),
+      () => netboxProxy.close(),
+    );
+    log(
+      `chaos: Proxmox simulator ${sims.pve.url}; vcsim ${vcsimUrl} behind ${vcsimProxy.url}; NetBox ${netbox.url} behind ${netboxProxy.url}; BIND 127.0.0.1:${bind.port}`,
+    );
 
     const base = sims.document;
     const common = {
       proxmox: base.proxmox,
       migration: { ...(base.migration as object), heartbeatTimeout: '3s' },
       limits: base.limits,
-      dns: { server: bind.server, port: bind.port, tsigKeyName: bind.key.name, zones: [bind.forwardZone, bind.reverseZone] },
+      dns: {
+        server: bind.server,
+        port: bind.port,
+        tsigKeyName: bind.key.name,
+        zones: [bind.forwardZone, bind.reverseZone],
+      },
       knownHosts: { file: labKnownHostsFile(stateDir) },
       provisioning: {
         ...labProvisioningSection(),
@@ -109,22 +127,49 @@ export async function startChaosServers(stateDir: string, scaleVms: number, log:
       bind,
       vcsimProxy,
       netboxProxy,
-      workerDocument: document({ ...vsphere, host: vcsimProxy.host, port: vcsimProxy.port }, netboxProxy.url, temporal.address),
+      workerDocument: document(
+        { ...vsphere, host: vcsimProxy.host, port: vcsimProxy.port },
+        netboxProxy.url,
+        temporal.address,
+      ),
       directDocument: document(vsphere, netbox.url, temporal.address),
       env: { ...sims.env, NETBOX_TOKEN: netbox.tokenV2, FERRY_DNS_TSIG_SECRET: bind.key.secret },
       async restartTemporal() {
         temporal.process.kill('SIGKILL');
-        await new Promise((r) => (temporal.process.exitCode === null && temporal.process.signalCode === null ? temporal.process.once('exit', r) : r(undefined)));
+        await new Promise((r) =>
+          temporal.process.exitCode === null && temporal.process.signalCode === null
+            ? temporal.process.once('exit', r)
+            : r(undefined),
+        );
         temporal = await startDevServer({ port, dbFile, logFile });
         servers.temporal = temporal;
       },
       async bindOutage(seconds) {
         await bind.stop();
         await new Promise((r) => setTimeout(r, seconds * 1000));
-        const named = startServerProcess('named', toolPath('named'), ['-g', '-4', '-n', '1', '-c', path.join(bind.dir, 'named.conf')]);
+        const named = startServerProcess('named', toolPath('named'), [
+          '-g',
+          '-4',
+          '-n',
+          '1',
+          '-c',
+          path.join(bind.dir, 'named.conf'),
+        ]);
         stops.push(() => named.stop());
-        const probe = new DnsClient({ server: bind.server, port: bind.port, key: tsigKey(bind.key.name, bind.key.algorithm, bind.key.secret), timeoutMs: 500 });
-        await named.waitUntil(() => probe.soaSerial(bind.forwardZone).then(() => true, () => false), 30_000);
+        const probe = new DnsClient({
+          server: bind.server,
+          port: bind.port,
+          key: tsigKey(bind.key.name, bind.key.algorithm, bind.key.secret),
+          timeoutMs: 500,
+        });
+        await named.waitUntil(
+          () =>
+            probe.soaSerial(bind.forwardZone).then(
+              () => true,
+              () => false,
+            ),
+          30_000,
+        );
       },
       stop: stopAll,
     };

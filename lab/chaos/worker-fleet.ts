@@ -26,7 +26,12 @@ const START_BUDGET_MS = 120_000;
  * `size` processes of ferry's real worker (`node --import tsx worker.ts --config …`), each serving every
  * queue, secrets in their environment only.
  */
-export async function startWorkerFleet(size: number, document: Record<string, unknown>, env: Record<string, string>, stateDir: string): Promise<WorkerFleet> {
+export async function startWorkerFleet(
+  size: number,
+  document: Record<string, unknown>,
+  env: Record<string, string>,
+  stateDir: string,
+): Promise<WorkerFleet> {
   const configFile = path.join(stateDir, 'chaos-worker.yaml');
   writeFileSync(configFile, stringify(document));
   // The process in each slot now (serving or still starting), and which start owns the slot.
@@ -44,7 +49,10 @@ export async function startWorkerFleet(size: number, document: Record<string, un
       if (await serving(member, deadline)) return;
       // Replaced (killed by a later kill, or the fleet stopped): that one owns the slot now.
       if (stopped || generation[index] !== mine) return;
-      if (Date.now() > deadline) throw new Error(`chaos: worker ${index + 1} did not serve within ${START_BUDGET_MS / 1000} s:\n${member.output.slice(-2000)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `chaos: worker ${index + 1} did not serve within ${START_BUDGET_MS / 1000} s:\n${member.output.slice(-2000)}`,
+        );
       await new Promise((r) => setTimeout(r, 1000));
     }
   };
@@ -87,11 +95,15 @@ export async function startWorkerFleet(size: number, document: Record<string, un
 }
 
 function spawnWorker(configFile: string, env: Record<string, string>): Member {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'worker.ts'), '--config', configFile], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env, FERRY_LOG_LEVEL: 'ERROR' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(REPO_ROOT, 'worker.ts'), '--config', configFile],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env, FERRY_LOG_LEVEL: 'ERROR' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const member: Member = { child, output: '', exited: new Promise((resolve) => child.once('exit', () => resolve())) };
   const keep = (chunk: Buffer) => {
     member.output = (member.output + chunk.toString()).slice(-20_000);

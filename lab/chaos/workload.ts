@@ -1,7 +1,13 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { coordinationQueue } from '../../src/domain/task-queues';
 import { unpackWaveStatus, type MigrationAction, type MigrationStatus } from '../../src/domain/migration';
-import { provisionPlannedWorkflowId, teardownWorkflowId, type ProvisionPlannedStatus, type ProvisionStatus, type TeardownResult } from '../../src/domain/provisioning';
+import {
+  provisionPlannedWorkflowId,
+  teardownWorkflowId,
+  type ProvisionPlannedStatus,
+  type ProvisionStatus,
+  type TeardownResult,
+} from '../../src/domain/provisioning';
 import { retryCutoverUpdate, waveStatusQuery } from '../../src/domain/messages';
 import { FerryKind } from '../../src/domain/search-attributes';
 import type { NetboxClient } from '../../src/netbox/client';
@@ -23,7 +29,8 @@ const SELECTION = { folder: `/${ESTATE.datacenter}/vm/${ESTATE.scaleFolder}` };
 /** The chaos VMs in NetBox: `planned`, tagged `chaos`, in the lab cluster; their VMIDs come from ferry's allocator. */
 export async function createPlannedVms(nb: NetboxClient, seeded: SeededNetbox, count: number): Promise<void> {
   const [tag] = await nb.http.list('api/extras/tags/', { slug: CHAOS_TAG }, idOnly);
-  if (!tag) await nb.http.request('POST', 'api/extras/tags/', { schema: idOnly, body: { name: CHAOS_TAG, slug: CHAOS_TAG } });
+  if (!tag)
+    await nb.http.request('POST', 'api/extras/tags/', { schema: idOnly, body: { name: CHAOS_TAG, slug: CHAOS_TAG } });
   for (let i = 1; i <= count; i++) {
     await nb.http.request('POST', 'api/virtualization/virtual-machines/', {
       schema: idOnly,
@@ -44,7 +51,11 @@ export async function createPlannedVms(nb: NetboxClient, seeded: SeededNetbox, c
 
 /** The dry run before anything moves: every scale VM's actions, as JSON per action, by VM. */
 export async function planWave(client: Client, taskQueue: string): Promise<Map<string, string[]>> {
-  const plan = await client.workflow.execute<typeof planMigration>('planMigration', { taskQueue, workflowId: 'chaos-plan', args: [SELECTION] });
+  const plan = await client.workflow.execute<typeof planMigration>('planMigration', {
+    taskQueue,
+    workflowId: 'chaos-plan',
+    args: [SELECTION],
+  });
   return actionsByVm(plan.actions);
 }
 
@@ -87,7 +98,13 @@ export interface WorkloadOutcome {
  * chaos NetBox VMs at once; then the first `teardown` provisioned VMs torn down. A VM that waits for a
  * person after a failure is retried by the run's operator (acknowledging lost guest writes).
  */
-export async function runWorkload(client: Client, taskQueue: string, workload: ChaosWorkload, plan: Map<string, string[]>, deadline: number): Promise<WorkloadOutcome> {
+export async function runWorkload(
+  client: Client,
+  taskQueue: string,
+  workload: ChaosWorkload,
+  plan: Map<string, string[]>,
+  deadline: number,
+): Promise<WorkloadOutcome> {
   const wave = await client.workflow.start<typeof migrationWave>('migrationWave', {
     taskQueue: coordinationQueue(taskQueue),
     workflowId: 'chaos-wave',
@@ -103,24 +120,58 @@ export async function runWorkload(client: Client, taskQueue: string, workload: C
   const provisions = await provisionAndTearDown(client, taskQueue, batch, workload.teardown, deadline);
   const waveResult = await resultOf<Awaited<ReturnType<typeof migrationWave>>>(wave, deadline);
   const operatorRetries = await operator.stop();
-  const status = waveResult ? unpackWaveStatus(waveResult.status) : await wave.query(waveStatusQuery).catch(() => undefined);
+  const status = waveResult
+    ? unpackWaveStatus(waveResult.status)
+    : await wave.query(waveStatusQuery).catch(() => undefined);
   // The wave's result holds its own actions; each VM's are read from the VM's own workflow.
   const recorded = actionsByVm(waveResult?.waveActions ?? []);
   const migrations: MigrationOutcome[] = await Promise.all(
     (status?.vms ?? []).map(async (v) => {
-      const own = await resultOf<MigrationStatus>(client.workflow.getHandle(v.workflowId), Math.min(deadline, Date.now() + 30_000));
+      const own = await resultOf<MigrationStatus>(
+        client.workflow.getHandle(v.workflowId),
+        Math.min(deadline, Date.now() + 30_000),
+      );
       const actions = startedByTheWave(v) ? (own?.actions ?? (await queriedActions(client, v.workflowId))) : [];
       const mine = [...(recorded.get(v.name) ?? []), ...(actionsByVm(actions).get(v.name) ?? [])].sort();
-      return { name: v.name, workflowId: v.workflowId, vmid: own?.vmid, outcome: v.outcome, planned: plan.get(v.name), recorded: mine };
+      return {
+        name: v.name,
+        workflowId: v.workflowId,
+        vmid: own?.vmid,
+        outcome: v.outcome,
+        planned: plan.get(v.name),
+        recorded: mine,
+      };
     }),
   );
-  for (const r of status?.refused ?? []) migrations.push({ name: r.name, workflowId: '(refused by the wave)', outcome: 'refused', planned: plan.get(r.name), recorded: recorded.get(r.name) ?? [] });
+  for (const r of status?.refused ?? [])
+    migrations.push({
+      name: r.name,
+      workflowId: '(refused by the wave)',
+      outcome: 'refused',
+      planned: plan.get(r.name),
+      recorded: recorded.get(r.name) ?? [],
+    });
   // VMs of the plan the wave never listed have no outcome either.
-  for (const name of plan.keys()) if (!migrations.some((m) => m.name === name)) migrations.push({ name, workflowId: '(none)', vmid: undefined, outcome: undefined, planned: plan.get(name), recorded: [] });
+  for (const name of plan.keys())
+    if (!migrations.some((m) => m.name === name))
+      migrations.push({
+        name,
+        workflowId: '(none)',
+        vmid: undefined,
+        outcome: undefined,
+        planned: plan.get(name),
+        recorded: [],
+      });
   return { migrations, provisions, operatorRetries };
 }
 
-async function provisionAndTearDown(client: Client, taskQueue: string, batch: WorkflowHandle, teardowns: number, deadline: number): Promise<ProvisionOutcome[]> {
+async function provisionAndTearDown(
+  client: Client,
+  taskQueue: string,
+  batch: WorkflowHandle,
+  teardowns: number,
+  deadline: number,
+): Promise<ProvisionOutcome[]> {
   const result = await resultOf<ProvisionPlannedStatus>(batch, deadline);
   const outcomes: ProvisionOutcome[] = [];
   for (const vm of result?.vms ?? []) {
@@ -149,7 +200,11 @@ async function provisionAndTearDown(client: Client, taskQueue: string, batch: Wo
   await Promise.all(
     chosen.map(async (p, i) => {
       const torn = await resultOf<TeardownResult>(handles[i]!, deadline);
-      p.teardown = { asked: true, outcome: torn?.outcome, deleteStep: torn?.steps.find((s) => s.step === 'delete')?.outcome };
+      p.teardown = {
+        asked: true,
+        outcome: torn?.outcome,
+        deleteStep: torn?.steps.find((s) => s.step === 'delete')?.outcome,
+      };
     }),
   );
   return outcomes;
@@ -165,7 +220,13 @@ function startOperator(client: Client, wave: WorkflowHandle): { stop(): Promise<
       const status = await wave.query(waveStatusQuery).catch(() => undefined);
       for (const vm of status?.vms.filter((v) => v.stage === 'awaiting-decision') ?? []) {
         const decision = { by: 'lab-admin', reason: 'chaos operator: retry', discardGuestWrites: true };
-        const accepted = await client.workflow.getHandle(vm.workflowId).executeUpdate(retryCutoverUpdate, { args: [decision] }).then(() => true, () => false);
+        const accepted = await client.workflow
+          .getHandle(vm.workflowId)
+          .executeUpdate(retryCutoverUpdate, { args: [decision] })
+          .then(
+            () => true,
+            () => false,
+          );
         if (accepted) retries++;
       }
     }

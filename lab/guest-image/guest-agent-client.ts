@@ -44,12 +44,20 @@ export class GuestAgentClient {
   private sync(timeoutMs: number): Promise<void> {
     this.syncId = Math.floor(Math.random() * 2 ** 31);
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`guest agent did not answer guest-sync-delimited within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`guest agent did not answer guest-sync-delimited within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.onSync = () => {
         clearTimeout(timer);
         resolve();
       };
-      this.socket.write(Buffer.concat([Buffer.from([0xff]), Buffer.from(`${JSON.stringify({ execute: 'guest-sync-delimited', arguments: { id: this.syncId } })}\n`)]));
+      this.socket.write(
+        Buffer.concat([
+          Buffer.from([0xff]),
+          Buffer.from(`${JSON.stringify({ execute: 'guest-sync-delimited', arguments: { id: this.syncId } })}\n`),
+        ]),
+      );
     });
   }
 
@@ -90,7 +98,10 @@ export class GuestAgentClient {
   execute<T = unknown>(command: string, args?: Record<string, unknown>, timeoutMs = 10_000): Promise<T> {
     if (this.closedError) return Promise.reject(this.closedError);
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`guest agent: no answer to ${command} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`guest agent: no answer to ${command} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.waiters.push({
         resolve: (v) => {
           clearTimeout(timer);

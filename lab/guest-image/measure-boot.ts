@@ -64,9 +64,16 @@ function cpuSeconds(guest: RunningGuest): number {
 async function guestExec(guest: RunningGuest, argv: string[]): Promise<string> {
   const agent = await guest.agent();
   try {
-    const { pid } = await agent.execute<{ pid: number }>('guest-exec', { path: argv[0], arg: argv.slice(1), 'capture-output': true });
+    const { pid } = await agent.execute<{ pid: number }>('guest-exec', {
+      path: argv[0],
+      arg: argv.slice(1),
+      'capture-output': true,
+    });
     for (;;) {
-      const status = await agent.execute<{ exited: boolean; 'out-data'?: string; 'err-data'?: string }>('guest-exec-status', { pid });
+      const status = await agent.execute<{ exited: boolean; 'out-data'?: string; 'err-data'?: string }>(
+        'guest-exec-status',
+        { pid },
+      );
       if (status.exited) return Buffer.from(status['out-data'] ?? status['err-data'] ?? '', 'base64').toString();
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -81,14 +88,21 @@ async function main(): Promise<void> {
   const count = Number(values.count);
   const work = mkdtempSync(path.join(os.tmpdir(), 'ferry-measure-boot-'));
   const guests: RunningGuest[] = [];
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   try {
     const results = await Promise.all(
       Array.from({ length: count }, async (_, i) => {
         const dir = path.join(work, `g${i}`);
         mkdirSync(dir);
         const mac = `52:54:00:12:35:${String(10 + i).padStart(2, '0')}`;
-        const config = { hostname: `m${i}`, dns: ['192.0.2.3'], nics: [{ mac, address: '192.0.2.10/24', gateway: '192.0.2.254' }] };
+        const config = {
+          hostname: `m${i}`,
+          dns: ['192.0.2.3'],
+          nics: [{ mac, address: '192.0.2.10/24', gateway: '192.0.2.254' }],
+        };
         const disk = await makeGuestDisk(values.variant as GuestVariant, path.join(dir, 'disk.raw'), config, image);
         const port = await freePort();
         const forwards = [{ hostPort: port, guestAddress: '192.0.2.10', guestPort: image.manifest.probe.port }];
@@ -108,17 +122,43 @@ async function main(): Promise<void> {
       }),
     );
     const f = (ms: number) => (ms / 1000).toFixed(1);
-    const variant = firmware === 'ovmf' ? ` (vars ${values['ovmf-size']}${values['no-option-roms'] ? ', no option ROMs' : ''})` : values['no-option-roms'] ? ' (no option ROMs)' : '';
-    console.log(`image ${image.manifest.key}, ${firmware}${variant}, ${count} at once, load before ${load}, after ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const variant =
+      firmware === 'ovmf'
+        ? ` (vars ${values['ovmf-size']}${values['no-option-roms'] ? ', no option ROMs' : ''})`
+        : values['no-option-roms']
+          ? ' (no option ROMs)'
+          : '';
+    console.log(
+      `image ${image.manifest.key}, ${firmware}${variant}, ${count} at once, load before ${load}, after ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     results.forEach((r, i) =>
-      console.log(`  guest ${i}: agent ${f(r.agentMs)} s (QEMU CPU ${r.agentCpu.toFixed(1)} s), probe ${f(r.probeMs)} s (QEMU CPU ${r.probeCpu.toFixed(1)} s)`),
+      console.log(
+        `  guest ${i}: agent ${f(r.agentMs)} s (QEMU CPU ${r.agentCpu.toFixed(1)} s), probe ${f(r.probeMs)} s (QEMU CPU ${r.probeCpu.toFixed(1)} s)`,
+      ),
     );
     if (values.analyze) {
       const first = results[0]!.guest;
       console.log(await guestExec(first, ['/usr/bin/systemd-analyze']));
       console.log(await guestExec(first, ['/usr/bin/systemd-analyze', 'blame', '--no-pager']));
-      console.log(await guestExec(first, ['/usr/bin/systemd-analyze', 'critical-chain', '--no-pager', 'qemu-guest-agent.service']));
-      console.log(await guestExec(first, ['/usr/bin/systemd-analyze', 'critical-chain', '--no-pager', 'systemd-networkd.service']));
+      console.log(
+        await guestExec(first, [
+          '/usr/bin/systemd-analyze',
+          'critical-chain',
+          '--no-pager',
+          'qemu-guest-agent.service',
+        ]),
+      );
+      console.log(
+        await guestExec(first, [
+          '/usr/bin/systemd-analyze',
+          'critical-chain',
+          '--no-pager',
+          'systemd-networkd.service',
+        ]),
+      );
       console.log(await guestExec(first, ['/usr/bin/networkctl', '--no-pager', 'status']));
     }
     if (values.keep) console.log(`serial logs under ${work}`);

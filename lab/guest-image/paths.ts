@@ -49,7 +49,9 @@ export function guestImageDir(): string {
 /** The built guest image; an error that says how to build it when it is missing. */
 export function guestImage(dir = guestImageDir()): GuestImage {
   if (!existsSync(path.join(dir, '.complete'))) {
-    throw new Error(`the lab's guest image is not built at ${dir}; run \`npm run setup\` (scripts/setup.sh) as root first`);
+    throw new Error(
+      `the lab's guest image is not built at ${dir}; run \`npm run setup\` (scripts/setup.sh) as root first`,
+    );
   }
   const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as GuestImageManifest;
   const file = (name: string) => path.join(dir, name);

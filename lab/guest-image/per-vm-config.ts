@@ -47,11 +47,13 @@ export function renderVmConf(config: GuestVmConfig): string {
   if (config.nics.length > 10) throw new Error(`the lab guest takes at most 10 NICs, not ${config.nics.length}`);
   const lines = ['# ferry lab guest settings (lab/guest-image/per-vm-config.ts), read at boot by ferry-guest-config'];
   if (config.hostname !== undefined) {
-    if (!HOSTNAME.test(config.hostname)) throw new Error(`hostname ${JSON.stringify(config.hostname)} is not a plain host name`);
+    if (!HOSTNAME.test(config.hostname))
+      throw new Error(`hostname ${JSON.stringify(config.hostname)} is not a plain host name`);
     lines.push(`HOSTNAME=${config.hostname}`);
   }
   if (config.dns?.length) {
-    for (const server of config.dns) if (!isIP(server)) throw new Error(`DNS server ${JSON.stringify(server)} is not an IP address`);
+    for (const server of config.dns)
+      if (!isIP(server)) throw new Error(`DNS server ${JSON.stringify(server)} is not an IP address`);
     lines.push(`DNS=${config.dns.join(',')}`);
   }
   config.nics.forEach((nic, i) => {
@@ -76,7 +78,11 @@ export function parseVmConf(text: string): GuestVmConfig {
   const nics: GuestNic[] = [];
   for (let i = 0; values.has(`NIC${i}_MAC`) && values.has(`NIC${i}_ADDRESS`); i++) {
     const gateway = values.get(`NIC${i}_GATEWAY`);
-    nics.push({ mac: values.get(`NIC${i}_MAC`)!, address: values.get(`NIC${i}_ADDRESS`)!, ...(gateway ? { gateway } : {}) });
+    nics.push({
+      mac: values.get(`NIC${i}_MAC`)!,
+      address: values.get(`NIC${i}_ADDRESS`)!,
+      ...(gateway ? { gateway } : {}),
+    });
   }
   const hostname = values.get('HOSTNAME');
   const dns = values.get('DNS');
@@ -87,12 +93,18 @@ const mtoolsEnv = () => ({ ...process.env, MTOOLS_SKIP_CHECK: '1' });
 const espImage = (disk: string, image: GuestImage) => `${disk}@@${image.manifest.esp.offsetBytes}`;
 
 /** Writes (or replaces) the VM's settings on a copy of the guest disk (raw or -flat.vmdk). */
-export async function writeVmConfig(disk: string, config: GuestVmConfig, image: GuestImage = guestImage()): Promise<void> {
+export async function writeVmConfig(
+  disk: string,
+  config: GuestVmConfig,
+  image: GuestImage = guestImage(),
+): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ferry-vmconf-'));
   try {
     const file = path.join(dir, 'vm.conf');
     writeFileSync(file, renderVmConf(config));
-    await run('mcopy', ['-o', '-i', espImage(disk, image), file, `::/${image.manifest.esp.vmConfPath}`], { env: mtoolsEnv() });
+    await run('mcopy', ['-o', '-i', espImage(disk, image), file, `::/${image.manifest.esp.vmConfPath}`], {
+      env: mtoolsEnv(),
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -101,7 +113,9 @@ export async function writeVmConfig(disk: string, config: GuestVmConfig, image: 
 /** The settings file as it is on a disk, or undefined when the disk has none. */
 export async function readVmConfig(disk: string, image: GuestImage = guestImage()): Promise<string | undefined> {
   try {
-    const { stdout } = await run('mtype', ['-i', espImage(disk, image), `::/${image.manifest.esp.vmConfPath}`], { env: mtoolsEnv() });
+    const { stdout } = await run('mtype', ['-i', espImage(disk, image), `::/${image.manifest.esp.vmConfPath}`], {
+      env: mtoolsEnv(),
+    });
     return stdout;
   } catch {
     return undefined;
@@ -109,14 +123,25 @@ export async function readVmConfig(disk: string, image: GuestImage = guestImage(
 }
 
 /** A VM's own copy of a guest disk (sparse, like the cached one), with its settings written in. */
-export async function makeGuestDisk(variant: GuestVariant, dest: string, config: GuestVmConfig, image: GuestImage = guestImage()): Promise<string> {
+export async function makeGuestDisk(
+  variant: GuestVariant,
+  dest: string,
+  config: GuestVmConfig,
+  image: GuestImage = guestImage(),
+): Promise<string> {
   await run('cp', ['--sparse=always', image.raw(variant), dest]);
   await writeVmConfig(dest, config, image);
   return dest;
 }
 
 /** The same as VMware keeps it, in `dir`: `<name>.vmdk`, the image's descriptor naming `<name>-flat.vmdk`. */
-export async function makeGuestVmdk(variant: GuestVariant, dir: string, name: string, config: GuestVmConfig, image: GuestImage = guestImage()): Promise<{ descriptor: string; flat: string }> {
+export async function makeGuestVmdk(
+  variant: GuestVariant,
+  dir: string,
+  name: string,
+  config: GuestVmConfig,
+  image: GuestImage = guestImage(),
+): Promise<{ descriptor: string; flat: string }> {
   mkdirSync(dir, { recursive: true });
   const flat = await makeGuestDisk(variant, path.join(dir, `${name}-flat.vmdk`), config, image);
   const descriptor = path.join(dir, `${name}.vmdk`);

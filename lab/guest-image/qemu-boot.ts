@@ -79,42 +79,84 @@ export interface RunningGuest {
 const NIC_DEVICE = { virtio: 'virtio-net-pci', vmxnet3: 'vmxnet3', e1000: 'e1000' } as const;
 
 /** QEMU's command line for a lab guest (pure: see bootGuest). */
-export function qemuArgs(options: BootOptions & { accel: 'tcg' | 'kvm'; ovmfVars: string; serialLog: string; agentSocket: string; qmpSocket: string }): string[] {
+export function qemuArgs(
+  options: BootOptions & {
+    accel: 'tcg' | 'kvm';
+    ovmfVars: string;
+    serialLog: string;
+    agentSocket: string;
+    qmpSocket: string;
+  },
+): string[] {
   const args = [
-    '-name', path.basename(options.disk),
-    '-machine', options.firmware === 'ovmf' ? 'q35' : 'pc',
-    '-accel', options.accel,
-    '-m', String(options.memoryMiB ?? 512),
+    '-name',
+    path.basename(options.disk),
+    '-machine',
+    options.firmware === 'ovmf' ? 'q35' : 'pc',
+    '-accel',
+    options.accel,
+    '-m',
+    String(options.memoryMiB ?? 512),
     // As PVE gives every VM (smbios1: uuid=…): systemd takes the guest's machine-id from it instead of
     // waiting for the kernel's random pool, which under TCG fills seconds late.
-    '-smbios', `type=1,uuid=${options.uuid ?? randomUUID()}`,
-    '-smp', String(options.cpus ?? 1),
-    '-nodefaults', '-display', 'none', '-no-user-config', '-no-reboot',
-    '-chardev', `file,id=serial0,path=${options.serialLog}`, '-serial', 'chardev:serial0',
-    '-qmp', `unix:${options.qmpSocket},server=on,wait=off`,
-    '-chardev', `socket,id=qga0,path=${options.agentSocket},server=on,wait=off`,
-    '-device', 'virtio-serial,id=qga0-bus', '-device', 'virtserialport,chardev=qga0,name=org.qemu.guest_agent.0',
-    '-device', 'virtio-scsi-pci,id=scsihw0',
-    '-drive', `file=${options.disk},if=none,id=drive-scsi0,format=${options.diskFormat ?? 'raw'},cache=unsafe`,
-    '-device', 'scsi-hd,bus=scsihw0.0,drive=drive-scsi0,id=scsi0,bootindex=100',
+    '-smbios',
+    `type=1,uuid=${options.uuid ?? randomUUID()}`,
+    '-smp',
+    String(options.cpus ?? 1),
+    '-nodefaults',
+    '-display',
+    'none',
+    '-no-user-config',
+    '-no-reboot',
+    '-chardev',
+    `file,id=serial0,path=${options.serialLog}`,
+    '-serial',
+    'chardev:serial0',
+    '-qmp',
+    `unix:${options.qmpSocket},server=on,wait=off`,
+    '-chardev',
+    `socket,id=qga0,path=${options.agentSocket},server=on,wait=off`,
+    '-device',
+    'virtio-serial,id=qga0-bus',
+    '-device',
+    'virtserialport,chardev=qga0,name=org.qemu.guest_agent.0',
+    '-device',
+    'virtio-scsi-pci,id=scsihw0',
+    '-drive',
+    `file=${options.disk},if=none,id=drive-scsi0,format=${options.diskFormat ?? 'raw'},cache=unsafe`,
+    '-device',
+    'scsi-hd,bus=scsihw0.0,drive=drive-scsi0,id=scsi0,bootindex=100',
   ];
   if (options.firmware === 'ovmf') {
-    args.push('-drive', `if=pflash,unit=0,format=raw,readonly=on,file=${ovmfPair(options.ovmfSize).code}`, '-drive', `if=pflash,unit=1,format=raw,file=${options.ovmfVars}`);
+    args.push(
+      '-drive',
+      `if=pflash,unit=0,format=raw,readonly=on,file=${ovmfPair(options.ovmfSize).code}`,
+      '-drive',
+      `if=pflash,unit=1,format=raw,file=${options.ovmfVars}`,
+    );
   }
   options.nics.forEach((nic, i) => {
     const user = [`user,id=net${i}`, 'restrict=on'];
     if (nic.net) user.push(`net=${nic.net}`);
     if (nic.host) user.push(`host=${nic.host}`);
-    for (const f of nic.forwards ?? []) user.push(`hostfwd=tcp:127.0.0.1:${f.hostPort}-${f.guestAddress}:${f.guestPort}`);
+    for (const f of nic.forwards ?? [])
+      user.push(`hostfwd=tcp:127.0.0.1:${f.hostPort}-${f.guestAddress}:${f.guestPort}`);
     const rom = options.optionRoms === false ? ',romfile=' : '';
-    args.push('-netdev', user.join(','), '-device', `${NIC_DEVICE[nic.model ?? 'virtio']},netdev=net${i},mac=${nic.mac},id=net${i}${rom}`);
+    args.push(
+      '-netdev',
+      user.join(','),
+      '-device',
+      `${NIC_DEVICE[nic.model ?? 'virtio']},netdev=net${i},mac=${nic.mac},id=net${i}${rom}`,
+    );
   });
   return args;
 }
 
 /** Debian's OVMF code and vars template of one size. */
 export function ovmfPair(size: '4m' | '2m' = '4m'): { code: string; vars: string } {
-  return size === '4m' ? { code: OVMF_CODE, vars: OVMF_VARS_TEMPLATE } : { code: OVMF_CODE_2M, vars: OVMF_VARS_2M_TEMPLATE };
+  return size === '4m'
+    ? { code: OVMF_CODE, vars: OVMF_VARS_TEMPLATE }
+    : { code: OVMF_CODE_2M, vars: OVMF_VARS_2M_TEMPLATE };
 }
 
 let probed: Promise<'tcg' | 'kvm'> | undefined;
@@ -127,9 +169,22 @@ export function probeKvm(vmlinuz: string, workDir: string, timeoutMs = 8000): Pr
     const log = path.join(workDir, 'kvm-probe.log');
     rmSync(log, { force: true });
     const qemu = startServerProcess('qemu kvm probe', 'qemu-system-x86_64', [
-      '-accel', 'kvm', '-m', '256', '-nodefaults', '-display', 'none', '-no-reboot',
-      '-chardev', `file,id=s0,path=${log}`, '-serial', 'chardev:s0',
-      '-kernel', vmlinuz, '-append', 'console=ttyS0 panic=-1',
+      '-accel',
+      'kvm',
+      '-m',
+      '256',
+      '-nodefaults',
+      '-display',
+      'none',
+      '-no-reboot',
+      '-chardev',
+      `file,id=s0,path=${log}`,
+      '-serial',
+      'chardev:s0',
+      '-kernel',
+      vmlinuz,
+      '-append',
+      'console=ttyS0 panic=-1',
     ]);
     try {
       await qemu.waitUntil(() => existsSync(log) && readFileSync(log, 'utf8').includes('Linux version'), timeoutMs);
@@ -154,7 +209,12 @@ export async function bootGuest(options: BootOptions & { vmlinuzForProbe?: strin
   if (options.firmware === 'ovmf' && !existsSync(ovmfVars)) copyFileSync(ovmfPair(options.ovmfSize).vars, ovmfVars);
 
   const wanted = options.accel ?? (process.env.FERRY_QEMU_ACCEL as Accel | undefined) ?? 'tcg';
-  const accel = wanted === 'auto' ? (options.vmlinuzForProbe ? await probeKvm(options.vmlinuzForProbe, options.workDir) : 'tcg') : wanted;
+  const accel =
+    wanted === 'auto'
+      ? options.vmlinuzForProbe
+        ? await probeKvm(options.vmlinuzForProbe, options.workDir)
+        : 'tcg'
+      : wanted;
 
   const args = qemuArgs({ ...options, accel, ovmfVars, serialLog, agentSocket, qmpSocket });
   const startedAt = Date.now();
@@ -181,7 +241,9 @@ export async function bootGuest(options: BootOptions & { vmlinuzForProbe?: strin
           }
         }, timeoutMs);
       } catch (err) {
-        throw new Error(`${(err as Error).message}\n--- serial console (last lines) ---\n${serial().split('\n').slice(-25).join('\n')}`);
+        throw new Error(
+          `${(err as Error).message}\n--- serial console (last lines) ---\n${serial().split('\n').slice(-25).join('\n')}`,
+        );
       }
       return Date.now() - startedAt;
     },
@@ -189,7 +251,8 @@ export async function bootGuest(options: BootOptions & { vmlinuzForProbe?: strin
     async powerdown(timeoutMs = 30_000) {
       await qmpCommand(qmpSocket, 'system_powerdown');
       const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs).unref());
-      if ((await Promise.race([qemu.exited, timer])) === 'timeout') throw new Error(`the guest did not power off within ${timeoutMs} ms`);
+      if ((await Promise.race([qemu.exited, timer])) === 'timeout')
+        throw new Error(`the guest did not power off within ${timeoutMs} ms`);
     },
     kill: () => qemu.stop({ signal: 'SIGKILL' }),
   };

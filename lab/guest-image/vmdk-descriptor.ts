@@ -7,6 +7,7 @@ import path from 'node:path';
  */
 export function descriptorNaming(descriptorText: string, imageFlat: string, flat: string): string {
   const from = `"${path.basename(imageFlat)}"`;
-  if (!descriptorText.includes(from)) throw new Error(`the guest image's VMDK descriptor does not name its extent ${from}`);
+  if (!descriptorText.includes(from))
+    throw new Error(`the guest image's VMDK descriptor does not name its extent ${from}`);
   return descriptorText.replace(from, `"${path.basename(flat)}"`);
 }

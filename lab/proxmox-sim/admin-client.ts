@@ -24,7 +24,11 @@ export class SimulatorAdmin {
   private readonly dispatcher: Agent;
   private readonly authorization: string;
 
-  constructor(private readonly url: string, caFile: string, token: { id: string; secret: string }) {
+  constructor(
+    private readonly url: string,
+    caFile: string,
+    token: { id: string; secret: string },
+  ) {
     this.dispatcher = new Agent({ connect: { ca: readFileSync(caFile, 'utf8') } });
     this.authorization = `PVEAPIToken=${token.id}=${token.secret}`;
   }
@@ -33,11 +37,15 @@ export class SimulatorAdmin {
     const response = await request(`${this.url}/_sim/${path}`, {
       method,
       dispatcher: this.dispatcher,
-      headers: { authorization: this.authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: this.authorization,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.body.text();
-    if (response.statusCode !== 200) throw new Error(`simulator admin ${method} /_sim/${path}: HTTP ${response.statusCode} ${response.statusText}`);
+    if (response.statusCode !== 200)
+      throw new Error(`simulator admin ${method} /_sim/${path}: HTTP ${response.statusCode} ${response.statusText}`);
     return (JSON.parse(text) as { data: T }).data;
   }
 
@@ -85,7 +93,9 @@ export class SimulatorAdmin {
   }
 
   /** The same by MAC, for whichever VM gets a NIC with one of these MACs. */
-  setGuestNetworksByMac(byMac: Record<string, GuestNetworkHints[string]>): Promise<Record<string, GuestNetworkHints[string]>> {
+  setGuestNetworksByMac(
+    byMac: Record<string, GuestNetworkHints[string]>,
+  ): Promise<Record<string, GuestNetworkHints[string]>> {
     return this.call('PUT', 'guest-networks', byMac);
   }
 

@@ -13,6 +13,7 @@ export class ApiError extends Error {
   }
 }
 
-export const paramError = (errors: Record<string, string>) => new ApiError(400, 'Parameter verification failed.', errors);
+export const paramError = (errors: Record<string, string>) =>
+  new ApiError(400, 'Parameter verification failed.', errors);
 /** PVE's plain `die "…\n"`: HTTP 500 with the message. */
 export const fail = (message: string) => new ApiError(500, message);

@@ -23,9 +23,10 @@ export function createBase(storages: Storages, volume: Volume, node: string, tas
     const snapshot = readdirSync(path.dirname(volume.file)).find((f) => f.startsWith(`snap_${volume.volname}_`));
     if (snapshot) throw new Error(`unable to create base volume - found snaphost '${snapshot.replace(/\.raw$/, '')}'`);
   }
-  const volid = volume.storage.type === 'lvmthin'
-    ? `${id}:${name.replace(/\.raw$/, '')}`
-    : `${id}:${volume.base ? `${volume.base.vmid}/${volume.base.name}/` : ''}${volume.vmid}/${name}`;
+  const volid =
+    volume.storage.type === 'lvmthin'
+      ? `${id}:${name.replace(/\.raw$/, '')}`
+      : `${id}:${volume.base ? `${volume.base.vmid}/${volume.base.name}/` : ''}${volume.vmid}/${name}`;
   const target = storages.resolve(volid, node);
   if (existsSync(target.file)) throw new Error(`file '${target.file}' already exists`);
   renameSync(volume.file, target.file);
@@ -38,7 +39,14 @@ export function createBase(storages: Storages, volume: Volume, node: string, tas
 }
 
 /** pve-storage's clone_image: a linked clone of a base volume (or, on LVM-thin, of a volume snapshot) for `newVmid`. */
-export async function cloneImage(storages: Storages, volume: Volume, node: string, newVmid: number, snapname?: string, task?: TaskContext): Promise<Volume> {
+export async function cloneImage(
+  storages: Storages,
+  volume: Volume,
+  node: string,
+  newVmid: number,
+  snapname?: string,
+  task?: TaskContext,
+): Promise<Volume> {
   const storage = volume.storage;
   if (storage.type === 'lvmthin') {
     if (!snapname && !volume.isBase) throw new Error('clone_image only works on base images');

@@ -42,18 +42,38 @@ const TPMSTATE_BYTES = 4 * 1024 * 1024;
 const CLOUDINIT_BYTES = 4 * 1024 * 1024;
 
 /** resolve_dst_disk_format: the requested format, else the source's, if the storage takes it; else its default. */
-export function targetFormat(cluster: Cluster, storage: StorageSpec, source: Volume, requested?: ImageFormat): ImageFormat {
+export function targetFormat(
+  cluster: Cluster,
+  storage: StorageSpec,
+  source: Volume,
+  requested?: ImageFormat,
+): ImageFormat {
   const wanted = requested ?? (source.format as ImageFormat);
-  return cluster.storages.supportsFormat(storage, wanted) ? wanted : storage.type === 'lvmthin' ? 'raw' : cluster.storages.defaultFormat();
+  return cluster.storages.supportsFormat(storage, wanted)
+    ? wanted
+    : storage.type === 'lvmthin'
+      ? 'raw'
+      : cluster.storages.defaultFormat();
 }
 
-async function copyData(cluster: Cluster, source: CloneDiskSource, target: Volume, format: ImageFormat, task: TaskContext): Promise<void> {
+async function copyData(
+  cluster: Cluster,
+  source: CloneDiskSource,
+  target: Volume,
+  format: ImageFormat,
+  task: TaskContext,
+): Promise<void> {
   const { volume, snapname } = source;
   const bytes = (await imageInfo(volume.file, undefined, true)).virtualSize;
   await simulateCopy(task, cluster.settings.importTaskMs, bytes);
-  if (snapname && volume.storage.type === 'lvmthin') return convertImage(thinSnapshotFile(volume, snapname), target.file, format, 'raw');
+  if (snapname && volume.storage.type === 'lvmthin')
+    return convertImage(thinSnapshotFile(volume, snapname), target.file, format, 'raw');
   const qmp = source.running && !snapname ? qemuRuntime(cluster)?.get(source.vm.vmid)?.qmp : undefined;
-  if (!qmp) return convertImage(volume.file, target.file, format, volume.format, { snapshot: snapname, forceShare: source.running });
+  if (!qmp)
+    return convertImage(volume.file, target.file, format, volume.format, {
+      snapshot: snapname,
+      forceShare: source.running,
+    });
   await qmpCommand(qmp, 'stop');
   try {
     await convertImage(volume.file, target.file, format, volume.format, { forceShare: true });
@@ -84,15 +104,25 @@ export async function cloneDisk(
   } else {
     const storage = target.storage ?? source.volume.storage;
     const format = targetFormat(cluster, storage, source.volume, target.format);
-    if (target.format && target.format !== format) task.log(`format '${target.format}' is not supported by the target storage '${storage.id}' - using '${format}' instead`);
+    if (target.format && target.format !== format)
+      task.log(
+        `format '${target.format}' is not supported by the target storage '${storage.id}' - using '${format}' instead`,
+      );
     const cloudinit = /^vm-\d+-cloudinit/.test(path.basename(source.volume.file));
     if (cloudinit) {
-      const volid = storage.type === 'lvmthin' ? `${storage.id}:vm-${target.vmid}-cloudinit` : `${storage.id}:${target.vmid}/vm-${target.vmid}-cloudinit.${format}`;
+      const volid =
+        storage.type === 'lvmthin'
+          ? `${storage.id}:vm-${target.vmid}-cloudinit`
+          : `${storage.id}:${target.vmid}/vm-${target.vmid}-cloudinit.${format}`;
       volume = cluster.storages.resolve(volid, target.node);
       if (existsSync(volume.file)) throw new Error(`unable to create volume '${volid}' - volume already exists`);
       mkdirSync(path.dirname(volume.file), { recursive: true });
     } else volume = cluster.storages.allocateName(storage, target.node, target.vmid, format);
-    const bytes = cloudinit ? CLOUDINIT_BYTES : source.key === 'tpmstate0' ? TPMSTATE_BYTES : (await imageInfo(source.volume.file, undefined, true)).virtualSize;
+    const bytes = cloudinit
+      ? CLOUDINIT_BYTES
+      : source.key === 'tpmstate0'
+        ? TPMSTATE_BYTES
+        : (await imageInfo(source.volume.file, undefined, true)).virtualSize;
     await createImage(volume.file, format, bytes);
     created.push(volume);
     task.log(`allocated target volume '${volume.volid}'`);
@@ -101,5 +131,9 @@ export async function cloneDisk(
   // forceShare: after a live move the running QEMU holds the new volume open.
   const size = (await imageInfo(volume.file, undefined, true)).virtualSize;
   const { format: _format, ...rest } = drive;
-  return printDevice(cluster, source.key, formatPropertyString({ ...rest, file: volume.volid, size: formatDiskSize(size) }, 'file'));
+  return printDevice(
+    cluster,
+    source.key,
+    formatPropertyString({ ...rest, file: volume.volid, size: formatDiskSize(size) }, 'file'),
+  );
 }

@@ -7,7 +7,16 @@ import type { SimVm } from './cluster';
  * derives the section from them; `GET …/cloudinit` reports it as cloudinit_pending does, quirks included
  * (only the cloudinitoptions are listed among the kept values, so a changed ipconfigN shows nowhere).
  */
-const CLOUDINIT_OPTIONS = ['cicustom', 'cipassword', 'citype', 'ciuser', 'ciupgrade', 'nameserver', 'searchdomain', 'sshkeys'];
+const CLOUDINIT_OPTIONS = [
+  'cicustom',
+  'cipassword',
+  'citype',
+  'ciuser',
+  'ciupgrade',
+  'nameserver',
+  'searchdomain',
+  'sshkeys',
+];
 /** cloudinit_pending_properties: the options, ipconfigN, the NICs and the name. */
 const tracked = (key: string) => CLOUDINIT_OPTIONS.includes(key) || /^(ipconfig|net)\d+$/.test(key) || key === 'name';
 
@@ -30,12 +39,17 @@ function specialSection(vm: SimVm): { old: Record<string, string>; added: string
 
 export function cloudInitPendingItems(vm: SimVm): Array<Record<string, unknown>> {
   const { old, added } = specialSection(vm);
-  const masked = (key: string, value: string | undefined) => (key === 'cipassword' && value !== undefined ? '**********' : value);
+  const masked = (key: string, value: string | undefined) =>
+    key === 'cipassword' && value !== undefined ? '**********' : value;
   const items: Array<Record<string, unknown>> = added.map((key) => ({ key, pending: masked(key, vm.config[key]) }));
   const addedText = added.join(',');
   for (const opt of CLOUDINIT_OPTIONS) {
     if (!vm.config[opt] || addedText.includes(opt)) continue; // PVE matches `$added =~ m/$opt/`
-    items.push(old[opt] !== undefined ? { key: opt, value: masked(opt, old[opt]), pending: masked(opt, vm.config[opt]) } : { key: opt, value: masked(opt, vm.config[opt]) });
+    items.push(
+      old[opt] !== undefined
+        ? { key: opt, value: masked(opt, old[opt]), pending: masked(opt, vm.config[opt]) }
+        : { key: opt, value: masked(opt, vm.config[opt]) },
+    );
   }
   for (const opt of Object.keys(old)) if (!vm.config[opt]) items.push({ key: opt, delete: 1 });
   return items;

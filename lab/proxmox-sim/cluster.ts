@@ -149,7 +149,17 @@ export class Cluster {
   readonly identities = new Map<string, SimIdentity>();
   readonly tickets = new Map<string, { userid: string; issuedMs: number; csrf: string }>();
   readonly acl: AclEntry[] = [];
-  readonly roles = ['Administrator', 'NoAccess', 'PVEAdmin', 'PVEAuditor', 'PVEDatastoreUser', 'PVESDNAdmin', 'PVESDNUser', 'PVEVMAdmin', 'PVEVMUser'];
+  readonly roles = [
+    'Administrator',
+    'NoAccess',
+    'PVEAdmin',
+    'PVEAuditor',
+    'PVEDatastoreUser',
+    'PVESDNAdmin',
+    'PVESDNUser',
+    'PVEVMAdmin',
+    'PVEVMUser',
+  ];
   readonly groups = new Set<string>(['admins']);
   settings: SimSettings;
   sdn: SdnConfig = { zones: {}, vnets: {} };
@@ -164,7 +174,8 @@ export class Cluster {
     this.storages = new Storages(spec.storages, spec.nodes);
     this.containers = spec.containers ?? [];
     this.hardwareSpec = spec.hardware ?? {};
-    for (const [id, pool] of Object.entries(spec.pools ?? {})) this.pools.set(id, { comment: pool.comment, vms: new Set(), storage: new Set() });
+    for (const [id, pool] of Object.entries(spec.pools ?? {}))
+      this.pools.set(id, { comment: pool.comment, vms: new Set(), storage: new Set() });
     for (const identity of spec.identities) this.identities.set(identity.id, identity);
     this.settings = { ...DEFAULT_SETTINGS, ...spec.settings };
   }
@@ -177,7 +188,8 @@ export class Cluster {
   vm(node: string, vmid: number): SimVm {
     this.requireNode(node);
     const vm = this.vms.get(vmid);
-    if (!vm || vm.node !== node) throw fail(`Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`);
+    if (!vm || vm.node !== node)
+      throw fail(`Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`);
     return vm;
   }
 
@@ -194,7 +206,8 @@ export class Cluster {
   /** pve-access-control's remove_vm_access: the guest's ACL entries (`/vms/<vmid>`) and pool membership go. */
   removeVmAccess(vmid: number): void {
     const path = `/vms/${vmid}`;
-    for (let i = this.acl.length - 1; i >= 0; i--) if (this.acl[i]!.path === path || this.acl[i]!.path.startsWith(`${path}/`)) this.acl.splice(i, 1);
+    for (let i = this.acl.length - 1; i >= 0; i--)
+      if (this.acl[i]!.path === path || this.acl[i]!.path.startsWith(`${path}/`)) this.acl.splice(i, 1);
     for (const pool of this.pools.values()) pool.vms.delete(vmid);
   }
 
@@ -241,12 +254,18 @@ export class Cluster {
 }
 
 /** SHA1 of a config as PVE writes it (sorted `key: value` lines, the [PENDING] section, then each snapshot's). */
-export function configDigest(vm: Pick<SimVm, 'config' | 'pending' | 'pendingDelete'> & { snapshots?: SimVm['snapshots'] }): string {
-  const section = (config: Record<string, string>) => Object.keys(config).sort().map((k) => `${k}: ${config[k]}`);
+export function configDigest(
+  vm: Pick<SimVm, 'config' | 'pending' | 'pendingDelete'> & { snapshots?: SimVm['snapshots'] },
+): string {
+  const section = (config: Record<string, string>) =>
+    Object.keys(config)
+      .sort()
+      .map((k) => `${k}: ${config[k]}`);
   const lines = section(vm.config);
   if (Object.keys(vm.pending).length > 0 || vm.pendingDelete.size > 0) {
     lines.push('', '[PENDING]', ...section(vm.pending));
-    if (vm.pendingDelete.size > 0) lines.push(`delete: ${[...vm.pendingDelete].map(([k, f]) => (f ? `!${k}` : k)).join(',')}`);
+    if (vm.pendingDelete.size > 0)
+      lines.push(`delete: ${[...vm.pendingDelete].map(([k, f]) => (f ? `!${k}` : k)).join(',')}`);
   }
   for (const [name, snapshot] of vm.snapshots ?? []) lines.push('', `[${name}]`, ...section(snapshot));
   return createHash('sha1').update(lines.join('\n')).digest('hex');
@@ -256,7 +275,12 @@ export function configDigest(vm: Pick<SimVm, 'config' | 'pending' | 'pendingDele
 export function sdnDigest(section: Record<string, Record<string, string>>): string {
   const text = Object.keys(section)
     .sort()
-    .map((id) => `${id}\n${Object.entries(section[id]!).map(([k, v]) => `\t${k} ${v}`).join('\n')}`)
+    .map(
+      (id) =>
+        `${id}\n${Object.entries(section[id]!)
+          .map(([k, v]) => `\t${k} ${v}`)
+          .join('\n')}`,
+    )
     .join('\n\n');
   return createHash('sha1').update(text).digest('hex');
 }

@@ -15,6 +15,8 @@ export async function simulateCopy(ctx: TaskContext, ms: number, bytes: number, 
   for (let i = 1; i <= steps; i++) {
     await ctx.sleep(ms / steps);
     const percent = (100 * i) / steps;
-    ctx.log(`${prefix}transferred ${formatBytes((bytes * i) / steps)} of ${formatBytes(bytes)} (${percent.toFixed(2)}%)`);
+    ctx.log(
+      `${prefix}transferred ${formatBytes((bytes * i) / steps)} of ${formatBytes(bytes)} (${percent.toFixed(2)}%)`,
+    );
   }
 }

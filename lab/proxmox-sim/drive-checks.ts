@@ -21,11 +21,13 @@ export function checkDrives(cluster: Cluster, node: string, settings: Record<str
     const newDisk = NEW_DISK.exec(file);
 
     if (importFrom !== undefined) {
-      if (!newDisk || Number(newDisk[3]) !== 0) throw paramError({ [key]: "'import-from' requires special syntax - use <storage ID>:0,import-from=<source>" });
+      if (!newDisk || Number(newDisk[3]) !== 0)
+        throw paramError({ [key]: "'import-from' requires special syntax - use <storage ID>:0,import-from=<source>" });
       // Both are mandatory here: their defaults (2m, no keys) would not match the imported vars.
       if (key === 'efidisk0') {
         for (const required of ['efitype', 'pre-enrolled-keys']) {
-          if (drive[required] === undefined) throw paramError({ [key]: `need to specify '${required}' when using 'import-from'` });
+          if (drive[required] === undefined)
+            throw paramError({ [key]: `need to specify '${required}' when using 'import-from'` });
         }
       } else if (key === 'tpmstate0' && drive.version === undefined) {
         throw paramError({ [key]: "need to specify 'version' when using 'import-from'" });
@@ -34,11 +36,13 @@ export function checkDrives(cluster: Cluster, node: string, settings: Record<str
 
     const cdrom = drive.media === 'cdrom';
     const volume = newDisk ? undefined : managedVolume(cluster, node, file);
-    if (volume?.vtype === 'iso' && !cdrom) throw paramError({ [key]: "explicit 'media=cdrom' is required for iso images" });
+    if (volume?.vtype === 'iso' && !cdrom)
+      throw paramError({ [key]: "explicit 'media=cdrom' is required for iso images" });
 
     if (newDisk && !cdrom) {
       const storage = newDisk[2] ? cluster.storages.get(newDisk[2]) : undefined;
-      if (storage && !storage.content.includes('images')) throw paramError({ storage: `storage '${storage.id}' does not support vm images` });
+      if (storage && !storage.content.includes('images'))
+        throw paramError({ storage: `storage '${storage.id}' does not support vm images` });
     } else if (volume && volume.vtype !== 'images' && volume.vtype !== 'iso') {
       throw paramError({ [key]: "content type needs to be 'images' or 'iso'" });
     }
@@ -46,7 +50,9 @@ export function checkDrives(cluster: Cluster, node: string, settings: Record<str
     if (importFrom !== undefined) {
       const source = managedVolume(cluster, node, importFrom);
       if (source && source.vtype !== 'images' && source.vtype !== 'import') {
-        throw paramError({ [key]: `${importFrom} has wrong type '${source.vtype}' - needs to be 'images' or 'import'` });
+        throw paramError({
+          [key]: `${importFrom} has wrong type '${source.vtype}' - needs to be 'images' or 'import'`,
+        });
       }
     }
   }

@@ -10,7 +10,10 @@ export const faultSettingsSchema = z
   .object({
     seed: z.number().int(),
     /** Added latency, skewed towards `min` (most requests fast, a tail of slow ones). */
-    latencyMs: z.object({ min: z.number().int().min(0), max: z.number().int().min(0) }).strict().optional(),
+    latencyMs: z
+      .object({ min: z.number().int().min(0), max: z.number().int().min(0) })
+      .strict()
+      .optional(),
     /** Share of requests answered 500/502/503 without being processed. */
     errorRate: rate.default(0),
     /** Share of requests whose connection is closed without an answer: half before, half after processing. */
@@ -60,8 +63,16 @@ export class FaultInjector {
   decide(method: string, path: string): FaultDecision {
     const s = this.settings;
     if (!s || (this.pathRe && !this.pathRe.test(path))) return NONE;
-    const [rLatency, rOutcome, rKind, rTask, rStatus] = [this.random(), this.random(), this.random(), this.random(), this.random()];
-    const latencyMs = s.latencyMs ? Math.round(s.latencyMs.min + (s.latencyMs.max - s.latencyMs.min) * rLatency ** 3) : 0;
+    const [rLatency, rOutcome, rKind, rTask, rStatus] = [
+      this.random(),
+      this.random(),
+      this.random(),
+      this.random(),
+      this.random(),
+    ];
+    const latencyMs = s.latencyMs
+      ? Math.round(s.latencyMs.min + (s.latencyMs.max - s.latencyMs.min) * rLatency ** 3)
+      : 0;
     const write = method !== 'GET';
     const vmWrite = write && /^\/nodes\/[^/]+\/qemu\/\d+/.test(path);
     let outcome: FaultOutcome = 'none';

@@ -34,19 +34,29 @@ export function bootDiskBytes(config: Record<string, string>): number {
 
 /** qemu-server's boot order for a new VM without one: first disk, first CD-ROM, every NIC (get_default_bootdevices). */
 export function defaultBootOrder(config: Record<string, string>): string | undefined {
-  const drives = Object.keys(config).filter((k) => BOOT_DRIVE.test(k)).sort(bootDriveOrder);
+  const drives = Object.keys(config)
+    .filter((k) => BOOT_DRIVE.test(k))
+    .sort(bootDriveOrder);
   const isCdrom = (k: string) => parsePropertyString(config[k]!, 'file').media === 'cdrom';
-  const devices = [drives.find((k) => !isCdrom(k)), drives.find(isCdrom), ...Object.keys(config).filter((k) => /^net\d+$/.test(k)).sort((a, b) => Number(a.slice(3)) - Number(b.slice(3)))];
+  const devices = [
+    drives.find((k) => !isCdrom(k)),
+    drives.find(isCdrom),
+    ...Object.keys(config)
+      .filter((k) => /^net\d+$/.test(k))
+      .sort((a, b) => Number(a.slice(3)) - Number(b.slice(3))),
+  ];
   const order = devices.filter((d): d is string => d !== undefined);
   return order.length > 0 ? `order=${order.join(';')}` : undefined;
 }
 
 function bootDriveOrder(a: string, b: string): number {
-  const rank = (k: string) => ['ide', 'scsi', 'virtio', 'sata'].indexOf(/^[a-z]+/.exec(k)![0]) * 100 + Number(/\d+$/.exec(k)![0]);
+  const rank = (k: string) =>
+    ['ide', 'scsi', 'virtio', 'sata'].indexOf(/^[a-z]+/.exec(k)![0]) * 100 + Number(/\d+$/.exec(k)![0]);
   return rank(a) - rank(b);
 }
 
-export const vmUptime = (vm: SimVm) => (vm.status === 'running' && vm.startedMs !== undefined ? Math.floor((Date.now() - vm.startedMs) / 1000) : 0);
+export const vmUptime = (vm: SimVm) =>
+  vm.status === 'running' && vm.startedMs !== undefined ? Math.floor((Date.now() - vm.startedMs) / 1000) : 0;
 
 /** `sockets * cores` (capped at the node's CPUs), or `vcpus` when set. */
 export function vmCpus(cluster: Cluster, vm: SimVm): number {
@@ -122,7 +132,10 @@ export function guestMemoryOnNode(cluster: Cluster, node: string): number {
 }
 
 /** A guest row of /cluster/resources and of a pool's members (pve-manager's extract_vm_stats). */
-export function guestResource(cluster: Cluster, guest: { kind: 'qemu'; vm: SimVm } | { kind: 'lxc'; ct: SimContainer }): Record<string, unknown> {
+export function guestResource(
+  cluster: Cluster,
+  guest: { kind: 'qemu'; vm: SimVm } | { kind: 'lxc'; ct: SimContainer },
+): Record<string, unknown> {
   const stats = guest.kind === 'qemu' ? qemuVmStatus(cluster, guest.vm) : lxcStatus(cluster, guest.ct);
   const vmid = stats.vmid as number;
   const pool = cluster.poolOf(vmid);

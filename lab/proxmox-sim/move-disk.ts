@@ -69,9 +69,11 @@ function loadAndCheck(cluster: Cluster, vm: SimVm, params: Record<string, string
   if (!/^[^/:][^:]*:.+$/.test(oldVolid)) throw fail(`unable to parse volume ID '${oldVolid}'`);
   const source = cluster.storages.resolve(oldVolid, vm.node);
   const format = params.format;
-  if (source.storage.id === params.storage && (!format || format === source.format)) throw fail("you can't move to the same storage with same format");
+  if (source.storage.id === params.storage && (!format || format === source.format))
+    throw fail("you can't move to the same storage with same format");
   const target = cluster.storages.require(params.storage!);
-  if (!target.content.includes('images')) throw paramError({ storage: `storage '${target.id}' does not support vm images` });
+  if (!target.content.includes('images'))
+    throw paramError({ storage: `storage '${target.id}' does not support vm images` });
   const snapshotted = usedBySnapshot(vm, oldVolid);
   if (snapshotted && params.delete === '1') throw fail("you can't move a disk with snapshots and delete the source");
   return { value, oldVolid, source, target, snapshotted };
@@ -100,7 +102,10 @@ export function moveDisk(req: SimRequest, vm: SimVm): string {
       const instance = unused ? undefined : qemuRuntime(cluster)?.get(vm.vmid);
       if (req.failTask && !instance) throw new Error(INJECTED_TASK_FAILURE);
       const pve9 = cluster.flavour !== '8.4';
-      if (pve9) task.log(`copying volume '${oldVolid}' from current storage '${source.storage.id}' to target storage '${target.id}'`);
+      if (pve9)
+        task.log(
+          `copying volume '${oldVolid}' from current storage '${source.storage.id}' to target storage '${target.id}'`,
+        );
       const created: Volume[] = [];
       task.countImport(); // a disk copy, for the admin log's import-concurrency figures
       try {
@@ -109,7 +114,16 @@ export function moveDisk(req: SimRequest, vm: SimVm): string {
         const bwlimit = params.bwlimit === undefined ? undefined : Number(params.bwlimit);
         const mirror = instance
           ? (volume: Volume, format: ImageFormat) =>
-              mirrorDrive({ cluster, vm, key: disk, target: { path: volume.file, format }, bwlimit, task, interruptedMessage: 'interrupted by signal', fault: req.failTask ? INJECTED_TASK_FAILURE : undefined })
+              mirrorDrive({
+                cluster,
+                vm,
+                key: disk,
+                target: { path: volume.file, format },
+                bwlimit,
+                task,
+                interruptedMessage: 'interrupted by signal',
+                fault: req.failTask ? INJECTED_TASK_FAILURE : undefined,
+              })
           : undefined;
         const moved = await cloneDisk(
           cluster,
@@ -131,7 +145,8 @@ export function moveDisk(req: SimRequest, vm: SimVm): string {
         }
         if (instance && agentKey(vm.config.agent, 'fstrim_cloned_disks')) {
           const runtime = qemuRuntime(cluster)!;
-          if ((await runtime.agentRunning(vm.vmid)).ok) await runtime.agentCommand(vm.vmid, 'guest-fstrim').catch(() => undefined);
+          if ((await runtime.agentRunning(vm.vmid)).ok)
+            await runtime.agentCommand(vm.vmid, 'guest-fstrim').catch(() => undefined);
         }
       } catch (err) {
         for (const volume of created) {

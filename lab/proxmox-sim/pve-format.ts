@@ -28,7 +28,13 @@ export function renderDuration(seconds: number): string {
   let rest = Math.round(seconds);
   if (!rest) return '0s';
   const parts: string[] = [];
-  for (const [unit, length] of [['w', 7 * 86400], ['d', 86400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, length] of [
+    ['w', 7 * 86400],
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     const v = Math.trunc(rest / length);
     if (v > 0) {
       parts.push(`${v}${unit}`);

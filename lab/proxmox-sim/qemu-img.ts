@@ -14,7 +14,8 @@ async function qemuImg(args: string[]): Promise<string> {
     return stdout;
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === 'ENOENT') throw new Error('qemu-img is not installed: run `npm run setup` (it installs Debian qemu-utils)');
+    if (e.code === 'ENOENT')
+      throw new Error('qemu-img is not installed: run `npm run setup` (it installs Debian qemu-utils)');
     throw new Error(`qemu-img ${args[0]} failed: ${(e.stderr ?? e.message).trim()}`);
   }
 }
@@ -25,7 +26,13 @@ export async function createImage(file: string, format: ImageFormat, bytes: numb
   await qemuImg(['create', '-q', '-f', format, file, String(bytes)]);
 }
 
-export async function convertImage(source: string, target: string, targetFormat: ImageFormat, sourceFormat?: string, options: { forceShare?: boolean; snapshot?: string } = {}): Promise<void> {
+export async function convertImage(
+  source: string,
+  target: string,
+  targetFormat: ImageFormat,
+  sourceFormat?: string,
+  options: { forceShare?: boolean; snapshot?: string } = {},
+): Promise<void> {
   const args = ['convert', '-q', '-O', targetFormat];
   if (sourceFormat) args.push('-f', sourceFormat);
   if (options.forceShare) args.push('-U');
@@ -38,14 +45,25 @@ export async function resizeImage(file: string, format: ImageFormat, bytes: numb
 }
 
 /** `qemu-img info` of a file, probing its format unless one is given (`forceShare`: a file a running QEMU holds open). */
-export async function imageInfo(file: string, format?: string, forceShare = false): Promise<{ format: string; virtualSize: number; backingFile?: string; snapshots: string[] }> {
-  const info = JSON.parse(await qemuImg(['info', '--output=json', ...(forceShare ? ['-U'] : []), ...(format ? ['-f', format] : []), file])) as {
+export async function imageInfo(
+  file: string,
+  format?: string,
+  forceShare = false,
+): Promise<{ format: string; virtualSize: number; backingFile?: string; snapshots: string[] }> {
+  const info = JSON.parse(
+    await qemuImg(['info', '--output=json', ...(forceShare ? ['-U'] : []), ...(format ? ['-f', format] : []), file]),
+  ) as {
     format: string;
     'virtual-size': number;
     'backing-filename'?: string;
     snapshots?: Array<{ name: string }>;
   };
-  return { format: info.format, virtualSize: info['virtual-size'], backingFile: info['backing-filename'], snapshots: (info.snapshots ?? []).map((s) => s.name) };
+  return {
+    format: info.format,
+    virtualSize: info['virtual-size'],
+    backingFile: info['backing-filename'],
+    snapshots: (info.snapshots ?? []).map((s) => s.name),
+  };
 }
 
 /** A qcow2 overlay whose reads fall through to `backing` (a path relative to the overlay's folder), as pve-storage's clone_image makes. */

@@ -70,12 +70,31 @@ export function sampleCluster(stateDir: string, flavour: Flavour, credentials: S
     identities,
     // Three hosts of different sizes (placement must tell them apart), on the documentation network 192.0.2.0/24.
     hardware: SAMPLE_HARDWARE,
-    containers: [{ vmid: 900, node: 'pve1', name: 'ct-dns', memoryMiB: 512, swapMiB: 512, cores: 1, rootfsBytes: 8 * 1024 ** 3 }],
+    containers: [
+      { vmid: 900, node: 'pve1', name: 'ct-dns', memoryMiB: 512, swapMiB: 512, cores: 1, rootfsBytes: 8 * 1024 ** 3 },
+    ],
     pools: { [SAMPLE_POOL]: { comment: 'VMs migrated from vSphere' } },
     storages: [
-      { id: 'local', type: 'dir', content: ['iso', 'vztmpl', 'backup', 'images', 'import'], path: path.join(storageRoot, 'local') },
-      { id: 'local-lvm', type: 'lvmthin', content: ['images', 'rootdir'], path: path.join(storageRoot, 'local-lvm'), quotaBytes: SAMPLE_THIN_POOLS },
-      { id: 'nfs-migration', type: 'nfs', shared: true, content: ['images', 'import', 'iso'], path: nfsMigrationDir(stateDir) },
+      {
+        id: 'local',
+        type: 'dir',
+        content: ['iso', 'vztmpl', 'backup', 'images', 'import'],
+        path: path.join(storageRoot, 'local'),
+      },
+      {
+        id: 'local-lvm',
+        type: 'lvmthin',
+        content: ['images', 'rootdir'],
+        path: path.join(storageRoot, 'local-lvm'),
+        quotaBytes: SAMPLE_THIN_POOLS,
+      },
+      {
+        id: 'nfs-migration',
+        type: 'nfs',
+        shared: true,
+        content: ['images', 'import', 'iso'],
+        path: nfsMigrationDir(stateDir),
+      },
     ],
   };
   for (const node of SAMPLE_NODES) {

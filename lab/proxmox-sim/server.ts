@@ -100,10 +100,32 @@ interface Route {
 }
 
 const ALL_ROUTES: Record<string, Handler> = {
-  ...clusterRoutes, ...nodeRoutes, ...storageRoutes, ...poolRoutes, ...qemuIndexRoutes, ...qemuRoutes, ...lxcRoutes, ...sdnRoutes, ...accessRoutes, ...agentRoutes, ...haRoutes,
-  ...snapshotRoutes, ...cloneRoutes, ...templateRoutes, ...featureRoutes, ...powerStateRoutes, ...migrateRoutes,
-  ...agentCommandRoutes, ...cloudinitRoutes, ...rrdRoutes, ...monitorRoutes, ...firewallRoutes,
-  ...consoleRoutes, ...tunnelRoutes, ...remoteMigrateRoutes, ...dbusVmstateRoutes,
+  ...clusterRoutes,
+  ...nodeRoutes,
+  ...storageRoutes,
+  ...poolRoutes,
+  ...qemuIndexRoutes,
+  ...qemuRoutes,
+  ...lxcRoutes,
+  ...sdnRoutes,
+  ...accessRoutes,
+  ...agentRoutes,
+  ...haRoutes,
+  ...snapshotRoutes,
+  ...cloneRoutes,
+  ...templateRoutes,
+  ...featureRoutes,
+  ...powerStateRoutes,
+  ...migrateRoutes,
+  ...agentCommandRoutes,
+  ...cloudinitRoutes,
+  ...rrdRoutes,
+  ...monitorRoutes,
+  ...firewallRoutes,
+  ...consoleRoutes,
+  ...tunnelRoutes,
+  ...remoteMigrateRoutes,
+  ...dbusVmstateRoutes,
 };
 
 function buildRoutes(flavour: Flavour): Route[] {
@@ -123,11 +145,18 @@ function buildRoutes(flavour: Flavour): Route[] {
 }
 
 function matchRoute(routes: Route[], apiPath: string): { route: Route; params: Record<string, string> } | undefined {
-  const parts = apiPath.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+  const parts = apiPath
+    .split('/')
+    .filter(Boolean)
+    .map((p) => decodeURIComponent(p));
   for (const route of routes) {
     if (route.segments.length !== parts.length) continue;
     const params: Record<string, string> = {};
-    if (route.segments.every((seg, i) => (seg.startsWith('{') ? ((params[seg.slice(1, -1)] = parts[i]!), true) : seg === parts[i]))) {
+    if (
+      route.segments.every((seg, i) =>
+        seg.startsWith('{') ? ((params[seg.slice(1, -1)] = parts[i]!), true) : seg === parts[i],
+      )
+    ) {
       return { route, params };
     }
   }
@@ -141,7 +170,8 @@ async function readBody(req: IncomingMessage): Promise<Record<string, RawValue>>
   if (!text) return {};
   if ((req.headers['content-type'] ?? '').includes('application/json')) {
     const parsed: unknown = JSON.parse(text);
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw fail('JSON body must be an object');
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw fail('JSON body must be an object');
     return parsed as Record<string, RawValue>;
   }
   // A key given more than once is a list (PVE takes repeated form keys as an array parameter's items).
@@ -153,7 +183,11 @@ async function readBody(req: IncomingMessage): Promise<Record<string, RawValue>>
   return form;
 }
 
-const reason = (message: string) => message.split('\n')[0]!.replace(/[^\t\x20-\x7e]/g, ' ').slice(0, 200);
+const reason = (message: string) =>
+  message
+    .split('\n')[0]!
+    .replace(/[^\t\x20-\x7e]/g, ' ')
+    .slice(0, 200);
 
 function send(res: ServerResponse, status: number, body: unknown, statusMessage?: string): void {
   const text = JSON.stringify(body);
@@ -174,7 +208,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function startProxmoxSimulator(options: SimulatorOptions): Promise<ProxmoxSimulator> {
   const cluster = new Cluster(options);
   // Real QEMU for VMs with a bootable disk (qemu/runtime.ts); FERRY_SIM_QEMU=off simulates every VM.
-  const qemu = process.env.FERRY_SIM_QEMU === 'off' ? undefined : new QemuRuntime(path.join(options.stateDir, 'qemu-server'));
+  const qemu =
+    process.env.FERRY_SIM_QEMU === 'off' ? undefined : new QemuRuntime(path.join(options.stateDir, 'qemu-server'));
   if (qemu) attachQemuRuntime(cluster, qemu);
   const routes = buildRoutes(options.flavour);
   const subset = loadSubset(options.flavour);
@@ -200,8 +235,10 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       const cookie = /(?:^|;\s*)PVEAuthCookie=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
       if (cookie) {
         const ticket = cluster.tickets.get(decodeURIComponent(cookie));
-        if (!ticket || Date.now() - ticket.issuedMs > cluster.settings.ticketLifetimeMs) problem = 'permission denied - invalid PVE ticket';
-        else if (req.method !== 'GET' && req.headers.csrfpreventiontoken !== ticket.csrf) problem = 'Permission denied - invalid csrf token';
+        if (!ticket || Date.now() - ticket.issuedMs > cluster.settings.ticketLifetimeMs)
+          problem = 'permission denied - invalid PVE ticket';
+        else if (req.method !== 'GET' && req.headers.csrfpreventiontoken !== ticket.csrf)
+          problem = 'Permission denied - invalid csrf token';
         else identity = cluster.identities.get(ticket.userid);
       }
     }
@@ -212,7 +249,13 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     return identity;
   }
 
-  async function handleApi(req: IncomingMessage, res: ServerResponse, apiPath: string, query: URLSearchParams, entry: RequestLogEntry) {
+  async function handleApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    apiPath: string,
+    query: URLSearchParams,
+    entry: RequestLogEntry,
+  ) {
     const method = req.method ?? 'GET';
     const fault: FaultDecision = faults.decide(method, apiPath);
     if (fault.latencyMs > 0) await sleep(fault.latencyMs);
@@ -222,7 +265,11 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       return;
     }
     if (fault.outcome === 'error') {
-      const messages: Record<number, string> = { 500: 'internal error (fault injected by the simulator)', 502: 'Bad Gateway', 503: 'Service Unavailable' };
+      const messages: Record<number, string> = {
+        500: 'internal error (fault injected by the simulator)',
+        502: 'Bad Gateway',
+        503: 'Service Unavailable',
+      };
       throw new ApiError(fault.status!, messages[fault.status!]!);
     }
     const data = await dispatch(req, apiPath, query, fault, entry);
@@ -235,7 +282,13 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
   }
 
   /** Authentication, the schema's check of the parameters, the permission check, then the handler. */
-  async function dispatch(req: IncomingMessage, apiPath: string, query: URLSearchParams, fault: FaultDecision, entry: RequestLogEntry): Promise<unknown> {
+  async function dispatch(
+    req: IncomingMessage,
+    apiPath: string,
+    query: URLSearchParams,
+    fault: FaultDecision,
+    entry: RequestLogEntry,
+  ): Promise<unknown> {
     const method = req.method ?? 'GET';
     const body = req.headers.upgrade ? {} : await readBody(req); // an upgrade's socket belongs to the websocket
     const isTicket = apiPath === '/access/ticket' && method === 'POST';
@@ -251,7 +304,9 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     const input: Record<string, RawValue> = { ...body, ...Object.fromEntries(query) };
     for (const [name, value] of Object.entries(match.params)) {
       if (input[name] !== undefined && String(input[name]) !== value) {
-        throw new ApiError(400, 'Parameter verification failed.', { [name]: 'duplicate parameter (already defined in URI) with conflicting values!' });
+        throw new ApiError(400, 'Parameter verification failed.', {
+          [name]: 'duplicate parameter (already defined in URI) with conflicting values!',
+        });
       }
       input[name] = value;
     }
@@ -261,11 +316,28 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     // stop_task (`user => 'all'`) checks for itself: a task's owner may stop it without Sys.Modify.
     const checksItself = method === 'DELETE' && match.route.template === '/nodes/{node}/tasks/{upid}';
     if (identity && method !== 'GET' && identity.role !== 'admin' && !checksItself) {
-      const target = params.vmid ? `/vms/${params.vmid}` : apiPath.startsWith('/cluster/sdn') ? '/sdn' : apiPath.startsWith('/access') ? '/access' : '/';
-      throw new ApiError(403, `Permission check failed (${target}, ${params.vmid ? 'VM.Config.Options' : 'Sys.Modify'})`);
+      const target = params.vmid
+        ? `/vms/${params.vmid}`
+        : apiPath.startsWith('/cluster/sdn')
+          ? '/sdn'
+          : apiPath.startsWith('/access')
+            ? '/access'
+            : '/';
+      throw new ApiError(
+        403,
+        `Permission check failed (${target}, ${params.vmid ? 'VM.Config.Options' : 'Sys.Modify'})`,
+      );
     }
     if (fault.outcome === 'locked') throw fail('VM is locked (backup)');
-    return handler({ cluster, method, path: apiPath, params, user: identity?.id ?? '', role: identity?.role ?? 'audit', failTask: fault.failTask });
+    return handler({
+      cluster,
+      method,
+      path: apiPath,
+      params,
+      user: identity?.id ?? '',
+      role: identity?.role ?? 'audit',
+      failTask: fault.failTask,
+    });
   }
 
   /**
@@ -274,7 +346,12 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
    * is handed to the task listening there. Nobody listening: pveproxy's connect fails and it closes.
    */
   async function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) {
-    const entry: RequestLogEntry = { seq: ++seq, method: req.method ?? 'GET', path: url.pathname.slice('/api2/json'.length), startMs: Date.now() };
+    const entry: RequestLogEntry = {
+      seq: ++seq,
+      method: req.method ?? 'GET',
+      path: url.pathname.slice('/api2/json'.length),
+      startMs: Date.now(),
+    };
     requests.push(entry);
     socket.once('close', () => (entry.endMs = Date.now()));
     const fault = faults.decide(entry.method, entry.path);
@@ -283,13 +360,21 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       if (req.method !== 'GET') throw new ApiError(501, `Method '${req.method} ${url.pathname}' not implemented`);
       data = await dispatch(req, entry.path, url.searchParams, fault, entry);
     } catch (err) {
-      const apiError = err instanceof ApiError ? err : new ApiError(500, err instanceof Error ? err.message : String(err));
+      const apiError =
+        err instanceof ApiError ? err : new ApiError(500, err instanceof Error ? err.message : String(err));
       entry.status = apiError.status;
-      socket.end(`HTTP/1.1 ${apiError.status} ${reason(apiError.message)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.end(
+        `HTTP/1.1 ${apiError.status} ${reason(apiError.message)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
       return;
     }
     const target = data as { port?: string; socket?: string } | null;
-    const address = target?.port !== undefined ? `port:${target.port}` : target?.socket !== undefined ? `socket:${target.socket}` : undefined;
+    const address =
+      target?.port !== undefined
+        ? `port:${target.port}`
+        : target?.socket !== undefined
+          ? `socket:${target.socket}`
+          : undefined;
     const peer = await acceptWebSocket(req, socket, head);
     if (!peer) return void (entry.status = 400);
     entry.status = 101;
@@ -302,7 +387,8 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     const finish = () => (entry.endMs = Date.now());
     res.once('close', finish);
     const onError = (err: unknown) => {
-      const apiError = err instanceof ApiError ? err : new ApiError(500, err instanceof Error ? err.message : String(err));
+      const apiError =
+        err instanceof ApiError ? err : new ApiError(500, err instanceof Error ? err.message : String(err));
       entry.status = apiError.status;
       if (!res.headersSent && !req.socket.destroyed) sendError(res, apiError);
     };
@@ -318,7 +404,8 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'https://sim');
-    if (!url.pathname.startsWith('/api2/json/')) return void socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+    if (!url.pathname.startsWith('/api2/json/'))
+      return void socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
     socket.on('error', () => socket.destroy());
     handleUpgrade(req, socket, head, url).catch(() => socket.destroy());
   });
@@ -342,7 +429,17 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       return send(res, 200, {
         data: {
           requests,
-          tasks: cluster.tasks.history.map(({ upid, node, type, id, user, startMs, endMs, exitstatus, imports }) => ({ upid, node, type, id, user, startMs, endMs, exitstatus, imports })),
+          tasks: cluster.tasks.history.map(({ upid, node, type, id, user, startMs, endMs, exitstatus, imports }) => ({
+            upid,
+            node,
+            type,
+            id,
+            user,
+            startMs,
+            endMs,
+            exitstatus,
+            imports,
+          })),
           connections,
         },
       });
@@ -355,7 +452,8 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     }
     if (key === 'PUT /_sim/faults') {
       const parsed = faultSettingsSchema.safeParse(body);
-      if (!parsed.success) throw new ApiError(400, `invalid fault settings: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`);
+      if (!parsed.success)
+        throw new ApiError(400, `invalid fault settings: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`);
       faults.set(parsed.data);
       return send(res, 200, { data: faults.current ?? null });
     }
@@ -383,8 +481,14 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       flavour: cluster.flavour,
       nodes: cluster.nodes,
       vms: [...cluster.vms.values()].map((vm) => ({
-        vmid: vm.vmid, node: vm.node, status: vm.status, config: vm.config, pending: vm.pending,
-        pendingDelete: [...vm.pendingDelete.keys()], digest: configDigest(vm), guestAcpi: vm.guestAcpi,
+        vmid: vm.vmid,
+        node: vm.node,
+        status: vm.status,
+        config: vm.config,
+        pending: vm.pending,
+        pendingDelete: [...vm.pendingDelete.keys()],
+        digest: configDigest(vm),
+        guestAcpi: vm.guestAcpi,
       })),
       sdn: { config: cluster.sdn, running: cluster.sdnRunning, locked: cluster.sdnLockToken !== undefined },
       acl: cluster.acl,

@@ -47,7 +47,10 @@ const IMAGE_FORMATS: ImageFormat[] = ['raw', 'qcow2', 'vmdk'];
 export class Storages {
   private readonly byId = new Map<string, StorageSpec>();
 
-  constructor(specs: StorageSpec[], private readonly nodes: string[]) {
+  constructor(
+    specs: StorageSpec[],
+    private readonly nodes: string[],
+  ) {
     for (const spec of specs) {
       this.byId.set(spec.id, spec);
       for (const node of nodes) mkdirSync(this.folder(spec, node), { recursive: true });
@@ -88,8 +91,16 @@ export class Storages {
     const storage = this.require(m[1]!);
     const rel = m[2]!;
     const base = this.folder(storage, node);
-    const image = (file: string, format: ImageFormat, vmid: number, extra: Partial<Volume> = {}): Volume =>
-      ({ volid, storage, file, format, vmid, vtype: 'images', volname: rel, ...extra });
+    const image = (file: string, format: ImageFormat, vmid: number, extra: Partial<Volume> = {}): Volume => ({
+      volid,
+      storage,
+      file,
+      format,
+      vmid,
+      vtype: 'images',
+      volname: rel,
+      ...extra,
+    });
     let im: RegExpExecArray | null;
     if (storage.type === 'lvmthin') {
       // Disks, a template's base disks, cloud-init drives and saved VM states are thin volumes of their own.
@@ -97,24 +108,49 @@ export class Storages {
         return image(path.join(base, `${rel}.raw`), 'raw', Number(im[2]), im[1] === 'base' ? { isBase: true } : {});
       }
     } else {
-      const dirImage = (vmid: string, name: string, format: string) => path.join(base, 'images', vmid, `${name}.${format}`);
+      const dirImage = (vmid: string, name: string, format: string) =>
+        path.join(base, 'images', vmid, `${name}.${format}`);
       if ((im = /^(\d+)\/((vm|base)-\1-disk-\d+)\.(raw|qcow2|vmdk)$/.exec(rel))) {
-        return image(dirImage(im[1]!, im[2]!, im[4]!), im[4] as ImageFormat, Number(im[1]), im[3] === 'base' ? { isBase: true } : {});
+        return image(
+          dirImage(im[1]!, im[2]!, im[4]!),
+          im[4] as ImageFormat,
+          Number(im[1]),
+          im[3] === 'base' ? { isBase: true } : {},
+        );
       }
       // A linked clone (pve-storage's clone_image): `<basevmid>/<basename>/<vmid>/<name>`, a qcow2 overlay.
       if ((im = /^(\d+)\/(base-\1-disk-\d+\.(?:raw|qcow2|vmdk))\/(\d+)\/((vm|base)-\3-disk-\d+)\.(qcow2)$/.exec(rel))) {
-        return image(dirImage(im[3]!, im[4]!, im[6]!), 'qcow2', Number(im[3]), { base: { vmid: Number(im[1]), name: im[2]! }, ...(im[5] === 'base' ? { isBase: true } : {}) });
+        return image(dirImage(im[3]!, im[4]!, im[6]!), 'qcow2', Number(im[3]), {
+          base: { vmid: Number(im[1]), name: im[2]! },
+          ...(im[5] === 'base' ? { isBase: true } : {}),
+        });
       }
       // A cloud-init drive (qemu-server allocates it for `<storage>:cloudinit`; see qemu/cloud-init.ts).
-      if ((im = /^(\d+)\/(vm-\1-cloudinit)\.(raw|qcow2)$/.exec(rel))) return image(dirImage(im[1]!, im[2]!, im[3]!), im[3] as ImageFormat, Number(im[1]));
+      if ((im = /^(\d+)\/(vm-\1-cloudinit)\.(raw|qcow2)$/.exec(rel)))
+        return image(dirImage(im[1]!, im[2]!, im[3]!), im[3] as ImageFormat, Number(im[1]));
       // A snapshot's saved VM state (qemu-server's __snapshot_save_vmstate: raw, `.raw` on file storages).
-      if ((im = /^(\d+)\/(vm-\1-state-[\w-]+)\.raw$/.exec(rel))) return image(dirImage(im[1]!, im[2]!, 'raw'), 'raw', Number(im[1]));
+      if ((im = /^(\d+)\/(vm-\1-state-[\w-]+)\.raw$/.exec(rel)))
+        return image(dirImage(im[1]!, im[2]!, 'raw'), 'raw', Number(im[1]));
     }
     if ((im = /^iso\/([^/]+\.(?:iso|img))$/i.exec(rel))) {
-      return { volid, storage, file: path.join(base, 'template', 'iso', im[1]!), format: 'iso', vtype: 'iso', volname: rel };
+      return {
+        volid,
+        storage,
+        file: path.join(base, 'template', 'iso', im[1]!),
+        format: 'iso',
+        vtype: 'iso',
+        volname: rel,
+      };
     }
     if ((im = /^import\/([^/]+)\.(raw|qcow2|vmdk)$/.exec(rel))) {
-      return { volid, storage, file: path.join(base, 'import', `${im[1]}.${im[2]}`), format: im[2] as ImageFormat, vtype: 'import', volname: rel };
+      return {
+        volid,
+        storage,
+        file: path.join(base, 'import', `${im[1]}.${im[2]}`),
+        format: im[2] as ImageFormat,
+        vtype: 'import',
+        volname: rel,
+      };
     }
     throw fail(`unable to parse ${storage.type === 'lvmthin' ? 'lvm' : 'directory'} volume name '${rel}'`);
   }
@@ -131,7 +167,12 @@ export class Storages {
     const taken = this.diskNumbers(spec, node, vmid);
     for (let n = 0; ; n++) {
       if (taken.has(n)) continue;
-      const volume = this.resolve(spec.type === 'lvmthin' ? `${spec.id}:vm-${vmid}-disk-${n}` : `${spec.id}:${vmid}/vm-${vmid}-disk-${n}.${format}`, node);
+      const volume = this.resolve(
+        spec.type === 'lvmthin'
+          ? `${spec.id}:vm-${vmid}-disk-${n}`
+          : `${spec.id}:${vmid}/vm-${vmid}-disk-${n}.${format}`,
+        node,
+      );
       mkdirSync(path.dirname(volume.file), { recursive: true });
       return volume;
     }
@@ -155,25 +196,55 @@ export class Storages {
     rmSync(volume.file, { force: true });
     if (volume.storage.type === 'lvmthin' && volume.volname) {
       const dir = path.dirname(volume.file);
-      for (const f of readdirSync(dir)) if (f.startsWith(`snap_${volume.volname}_`)) rmSync(path.join(dir, f), { force: true });
+      for (const f of readdirSync(dir))
+        if (f.startsWith(`snap_${volume.volname}_`)) rmSync(path.join(dir, f), { force: true });
     }
   }
 
   /** Content of a storage on a node, as `GET …/storage/{storage}/content` lists it. */
-  async content(spec: StorageSpec, node: string, filter: { content?: string; vmid?: number }): Promise<Array<Record<string, unknown>>> {
+  async content(
+    spec: StorageSpec,
+    node: string,
+    filter: { content?: string; vmid?: number },
+  ): Promise<Array<Record<string, unknown>>> {
     const base = this.folder(spec, node);
     const rows: Array<Record<string, unknown>> = [];
-    const files = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => statSync(path.join(dir, f)).isFile()) : []);
+    const files = (dir: string) =>
+      existsSync(dir) ? readdirSync(dir).filter((f) => statSync(path.join(dir, f)).isFile()) : [];
     const want = (type: string) => spec.content.includes(type) && (!filter.content || filter.content === type);
     const row = (volid: string, file: string, format: string, content: string, size: number, vmid?: number) => {
       const st = statSync(file);
-      rows.push({ volid, format, content, size, used: st.blocks * 512, ctime: Math.floor(st.ctimeMs / 1000), ...(vmid !== undefined ? { vmid } : {}) });
+      rows.push({
+        volid,
+        format,
+        content,
+        size,
+        used: st.blocks * 512,
+        ctime: Math.floor(st.ctimeMs / 1000),
+        ...(vmid !== undefined ? { vmid } : {}),
+      });
     };
-    if (want('iso')) for (const f of files(path.join(base, 'template', 'iso'))) if (/\.(iso|img)$/i.test(f)) row(`${spec.id}:iso/${f}`, path.join(base, 'template', 'iso', f), 'iso', 'iso', statSync(path.join(base, 'template', 'iso', f)).size);
+    if (want('iso'))
+      for (const f of files(path.join(base, 'template', 'iso')))
+        if (/\.(iso|img)$/i.test(f))
+          row(
+            `${spec.id}:iso/${f}`,
+            path.join(base, 'template', 'iso', f),
+            'iso',
+            'iso',
+            statSync(path.join(base, 'template', 'iso', f)).size,
+          );
     if (want('import')) {
       for (const f of files(path.join(base, 'import'))) {
         const m = /\.(raw|qcow2|vmdk)$/.exec(f);
-        if (m) row(`${spec.id}:import/${f}`, path.join(base, 'import', f), m[1]!, 'import', statSync(path.join(base, 'import', f)).size);
+        if (m)
+          row(
+            `${spec.id}:import/${f}`,
+            path.join(base, 'import', f),
+            m[1]!,
+            'import',
+            statSync(path.join(base, 'import', f)).size,
+          );
       }
     }
     if (want('images')) {
@@ -191,8 +262,16 @@ export class Storages {
           for (const f of files(path.join(dir, sub))) {
             if (!/^(vm|base)-\d+-\S+\.(raw|qcow2|vmdk)$/.test(f)) continue;
             const file = path.join(dir, sub, f);
-            const backing = f.endsWith('.qcow2') ? /^\.\.\/(\d+)\/(base-\1-disk-\d+\.(?:raw|qcow2|vmdk))$/.exec((await imageInfo(file, undefined, true)).backingFile ?? '') : null;
-            images.push({ volid: backing ? `${spec.id}:${backing[1]}/${backing[2]}/${sub}/${f}` : `${spec.id}:${sub}/${f}`, file, vmid: Number(sub) });
+            const backing = f.endsWith('.qcow2')
+              ? /^\.\.\/(\d+)\/(base-\1-disk-\d+\.(?:raw|qcow2|vmdk))$/.exec(
+                  (await imageInfo(file, undefined, true)).backingFile ?? '',
+                )
+              : null;
+            images.push({
+              volid: backing ? `${spec.id}:${backing[1]}/${backing[2]}/${sub}/${f}` : `${spec.id}:${sub}/${f}`,
+              file,
+              vmid: Number(sub),
+            });
           }
         }
       }

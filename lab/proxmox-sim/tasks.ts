@@ -74,7 +74,12 @@ export class Tasks {
     options: { failWith?: string; onFailure?: () => void } = {},
   ): SimTask {
     const now = Date.now();
-    const upid = formatUpid({ ...spec, pid: ++pidCounter, pstart: Math.floor(process.uptime() * 100) + 1000, starttime: Math.floor(now / 1000) });
+    const upid = formatUpid({
+      ...spec,
+      pid: ++pidCounter,
+      pstart: Math.floor(process.uptime() * 100) + 1000,
+      starttime: Math.floor(now / 1000),
+    });
     let warnings = 0;
     const stop = new AbortController();
     this.stops.set(upid, stop);

@@ -23,7 +23,9 @@ export const UNUSED_KEY = /^unused\d+$/;
 const NET_KEY = /^net\d+$/;
 /** Applied at once even while the VM runs (hotplug: network, disk; fast-plug: meta options). */
 const HOTPLUG = (key: string) =>
-  NET_KEY.test(key) || (DISK_KEY.test(key) && !/^(ide|efidisk|tpmstate)/.test(key)) || UNUSED_KEY.test(key) ||
+  NET_KEY.test(key) ||
+  (DISK_KEY.test(key) && !/^(ide|efidisk|tpmstate)/.test(key)) ||
+  UNUSED_KEY.test(key) ||
   ['name', 'description', 'tags', 'onboot', 'protection', 'startup', 'lock'].includes(key);
 
 export interface WriteContext {
@@ -68,7 +70,9 @@ export function freeUnusedKey(vm: SimVm): string {
 function keepAsUnused(ctx: WriteContext, value: string): void {
   const volid = volumeOf(value);
   if (!isManagedVolume(ctx.cluster, volid)) return;
-  const referenced = Object.entries(ctx.vm.config).some(([k, v]) => (DISK_KEY.test(k) || UNUSED_KEY.test(k)) && volumeOf(v) === volid);
+  const referenced = Object.entries(ctx.vm.config).some(
+    ([k, v]) => (DISK_KEY.test(k) || UNUSED_KEY.test(k)) && volumeOf(v) === volid,
+  );
   if (!referenced) ctx.vm.config[freeUnusedKey(ctx.vm)] = volid;
 }
 
@@ -86,8 +90,16 @@ const CLOUD_INIT_ALLOCATION = /^([a-z][a-z0-9\-_.]*[a-z0-9]):cloudinit$/i;
  */
 async function allocateCloudInit({ cluster, vm, task }: WriteContext, storageId: string): Promise<string> {
   const storage = cluster.storages.require(storageId);
-  const format: ImageFormat = storage.type === 'lvmthin' ? 'raw' : cluster.storages.defaultFormat() === 'vmdk' ? 'qcow2' : cluster.storages.defaultFormat();
-  const volid = storage.type === 'lvmthin' ? `${storage.id}:vm-${vm.vmid}-cloudinit` : `${storage.id}:${vm.vmid}/vm-${vm.vmid}-cloudinit.${format}`;
+  const format: ImageFormat =
+    storage.type === 'lvmthin'
+      ? 'raw'
+      : cluster.storages.defaultFormat() === 'vmdk'
+        ? 'qcow2'
+        : cluster.storages.defaultFormat();
+  const volid =
+    storage.type === 'lvmthin'
+      ? `${storage.id}:vm-${vm.vmid}-cloudinit`
+      : `${storage.id}:${vm.vmid}/vm-${vm.vmid}-cloudinit.${format}`;
   const volume = cluster.storages.resolve(volid, vm.node);
   if (!existsSync(volume.file)) {
     mkdirSync(path.dirname(volume.file), { recursive: true });
@@ -123,12 +135,16 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
     // qemu-server's create_disks for an existing volume: its size from the storage (volume_size_info), written down.
     if (props.media === 'cdrom' || volume.format === 'iso') return value;
     const { size: _given, ...rest } = props;
-    return formatPropertyString({ ...rest, file, size: formatDiskSize((await imageInfo(volume.file, volume.format, true)).virtualSize) }, 'file');
+    return formatPropertyString(
+      { ...rest, file, size: formatDiskSize((await imageInfo(volume.file, volume.format, true)).virtualSize) },
+      'file',
+    );
   }
 
   const storage = cluster.storages.require(alloc[1]!);
   const format = (props.format as ImageFormat | undefined) ?? cluster.storages.defaultFormat();
-  if (!cluster.storages.supportsFormat(storage, format)) throw fail(`unsupported format '${format}' on storage '${storage.id}'`);
+  if (!cluster.storages.supportsFormat(storage, format))
+    throw fail(`unsupported format '${format}' on storage '${storage.id}'`);
   delete props.format;
   const target = cluster.storages.allocateName(storage, vm.node, vm.vmid, format);
 
@@ -139,7 +155,8 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
     const live = key !== 'efidisk0' ? ctx.live : undefined; // qemu-server never live-imports efidisk0
     if (importFrom.startsWith('/')) {
       if (ctx.user !== 'root@pam') throw fail('Only root can pass arbitrary filesystem paths.');
-      if (!existsSync(importFrom) || !statSync(importFrom).isFile()) throw fail(`import-from: '${importFrom}' does not exist`);
+      if (!existsSync(importFrom) || !statSync(importFrom).isFile())
+        throw fail(`import-from: '${importFrom}' does not exist`);
       sourceFile = importFrom;
       await requireSourceSize(importFrom, undefined, true);
     } else {
@@ -160,11 +177,16 @@ export async function prepareDisk(ctx: WriteContext, key: string, value: string)
       bytes = info.virtualSize;
       await createImage(target.file, format, bytes);
       const source = { path: sourceFile, format: (sourceFormat ?? info.format) as ImageFormat };
-      live.imports.push({ source: importFrom, bytes, restore: { key, volid: target.volid, target: { path: target.file, format }, source } });
+      live.imports.push({
+        source: importFrom,
+        bytes,
+        restore: { key, volid: target.volid, target: { path: target.file, format }, source },
+      });
     } else {
       ctx.task?.log(`importing disk '${importFrom}' to VM ${vm.vmid} ...`);
       ctx.task?.countImport();
-      if (ctx.task) await simulateCopy(ctx.task, cluster.settings.importTaskMs, (await imageInfo(sourceFile)).virtualSize);
+      if (ctx.task)
+        await simulateCopy(ctx.task, cluster.settings.importTaskMs, (await imageInfo(sourceFile)).virtualSize);
       await convertImage(sourceFile, target.file, format, sourceFormat);
       bytes = (await imageInfo(target.file)).virtualSize;
       ctx.task?.log(`Successfully imported disk as '${key}:${target.volid}'`);
@@ -205,12 +227,17 @@ async function requireSourceSize(file: string, format: string | undefined, untru
 }
 
 function sortKeys(map: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.keys(map).sort().map((k) => [k, map[k]!]));
+  return Object.fromEntries(
+    Object.keys(map)
+      .sort()
+      .map((k) => [k, map[k]!]),
+  );
 }
 
 /** A drive or NIC value as qemu-server writes it (print_drive, print_net), by the flavour's schema. */
 export function printDevice(cluster: Cluster, key: string, value: string): string {
-  const properties = loadSubset(cluster.flavour).endpoints['/nodes/{node}/qemu/{vmid}/config']!.PUT!.parameters!.properties!;
+  const properties = loadSubset(cluster.flavour).endpoints['/nodes/{node}/qemu/{vmid}/config']!.PUT!.parameters!
+    .properties!;
   const format = schemaFor(properties, key)?.format;
   return format && typeof format === 'object' ? normalisePropertyString(format, value) : value;
 }
@@ -237,10 +264,13 @@ export function parseConfigWrite(params: Record<string, string>, controlKeys: st
   const write = { set, delete: list(params.delete), revert: list(params.revert), force: params.force === '1' };
   for (const key of write.delete) {
     if (key in set) throw paramError({ delete: `you can't use '-${key}' and '-delete ${key}' at the same time` });
-    if (write.revert.includes(key)) throw paramError({ revert: `you can't use '-revert ${key}' and '-delete ${key}' at the same time` });
+    if (write.revert.includes(key))
+      throw paramError({ revert: `you can't use '-revert ${key}' and '-delete ${key}' at the same time` });
   }
-  for (const key of write.revert) if (key in set) throw paramError({ revert: `you can't use '-${key}' and '-revert ${key}' at the same time` });
-  if (Object.keys(set).length === 0 && write.delete.length === 0 && write.revert.length === 0) throw fail('no options specified');
+  for (const key of write.revert)
+    if (key in set) throw paramError({ revert: `you can't use '-${key}' and '-revert ${key}' at the same time` });
+  if (Object.keys(set).length === 0 && write.delete.length === 0 && write.revert.length === 0)
+    throw fail('no options specified');
   return write;
 }
 
@@ -263,9 +293,11 @@ export async function applyConfigWrite(ctx: WriteContext, write: ConfigWrite): P
   for (const [key, raw] of Object.entries(write.set)) {
     let value = raw;
     // qemu-server parses and prints every drive and NIC it stores (booleans become 1/0, keys sorted).
-    if (DISK_KEY.test(key)) value = printDevice(ctx.cluster, key, await prepareDisk(ctx, key, printDevice(ctx.cluster, key, raw)));
+    if (DISK_KEY.test(key))
+      value = printDevice(ctx.cluster, key, await prepareDisk(ctx, key, printDevice(ctx.cluster, key, raw)));
     else if (NET_KEY.test(key)) value = printDevice(ctx.cluster, key, normaliseNic(ctx.cluster, raw));
-    else if (UNUSED_KEY.test(key)) throw paramError({ [key]: 'unable to set unused disks directly, detach a disk instead' });
+    else if (UNUSED_KEY.test(key))
+      throw paramError({ [key]: 'unable to set unused disks directly, detach a disk instead' });
     if (running && !HOTPLUG(key)) {
       vm.pending[key] = value;
       vm.pendingDelete.delete(key);
@@ -279,7 +311,8 @@ export async function applyConfigWrite(ctx: WriteContext, write: ConfigWrite): P
 function setKey(ctx: WriteContext, key: string, value: string): void {
   const previous = ctx.vm.config[key];
   ctx.vm.config[key] = value;
-  if (previous !== undefined && DISK_KEY.test(key) && volumeOf(previous) !== volumeOf(value)) keepAsUnused(ctx, previous);
+  if (previous !== undefined && DISK_KEY.test(key) && volumeOf(previous) !== volumeOf(value))
+    keepAsUnused(ctx, previous);
 }
 
 /** The VM's memory in MiB (`memory` is a property string `[current=]N,…`; PVE's default 512). */

@@ -10,10 +10,13 @@ import { UNUSED_KEY } from './vm-config';
  */
 export async function assertBaseVolumesUnused(cluster: Cluster, vm: SimVm): Promise<void> {
   if (vm.config.template !== '1') return;
-  const unused = Object.keys(vm.config).filter((k) => UNUSED_KEY.test(k)).map((k) => ({ file: vm.config[k]! }));
+  const unused = Object.keys(vm.config)
+    .filter((k) => UNUSED_KEY.test(k))
+    .map((k) => ({ file: vm.config[k]! }));
   for (const { file } of [...configDisks(vm.config), ...unused]) {
     const volume = driveVolume(cluster, vm.node, file);
-    if (volume && (await baseVolumeInUse(cluster.storages, volume, vm.node))) throw new Error(`base volume '${file}' is still in use by linked cloned`);
+    if (volume && (await baseVolumeInUse(cluster.storages, volume, vm.node)))
+      throw new Error(`base volume '${file}' is still in use by linked cloned`);
   }
 }
 

@@ -40,7 +40,13 @@ export function driveVolume(cluster: Cluster, node: string, file: string): Volum
 }
 
 /** PVE::QemuConfig->has_feature: every disk's volume has the feature (a path-attached disk has none). */
-export function configHasFeature(cluster: Cluster, node: string, config: Record<string, string>, feature: VolumeFeature, snapname?: string): boolean {
+export function configHasFeature(
+  cluster: Cluster,
+  node: string,
+  config: Record<string, string>,
+  feature: VolumeFeature,
+  snapname?: string,
+): boolean {
   return configDisks(config).every((d) => {
     const volume = driveVolume(cluster, node, d.file);
     return volume !== undefined && volumeHasFeature(feature, volume, snapname);
@@ -49,7 +55,9 @@ export function configHasFeature(cluster: Cluster, node: string, config: Record<
 
 /** add_unused_volume as write_vm_config leaves it: not twice, and not while a current or pending drive uses it. */
 export function addUnusedVolume(vm: SimVm, volid: string): void {
-  const used = [...Object.entries(vm.config), ...Object.entries(vm.pending)].some(([k, v]) => (DISK_KEY.test(k) && volumeOf(v) === volid) || (UNUSED_KEY.test(k) && v === volid));
+  const used = [...Object.entries(vm.config), ...Object.entries(vm.pending)].some(
+    ([k, v]) => (DISK_KEY.test(k) && volumeOf(v) === volid) || (UNUSED_KEY.test(k) && v === volid),
+  );
   if (used) return;
   for (let n = 0; ; n++) {
     if (!(`unused${n}` in vm.config)) {

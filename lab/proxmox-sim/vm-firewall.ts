@@ -24,7 +24,10 @@ export function firewallOf(vm: SimVm): VmFirewall {
 }
 
 /** copy_opject_with_digest. */
-export function withDigest(object: Record<string, string | number | undefined>): { data: Record<string, unknown>; digest: string } {
+export function withDigest(object: Record<string, string | number | undefined>): {
+  data: Record<string, unknown>;
+  digest: string;
+} {
   const sha = createHash('sha1');
   const data: Record<string, unknown> = {};
   for (const key of Object.keys(object).sort()) {
@@ -38,7 +41,10 @@ export function withDigest(object: Record<string, string | number | undefined>):
 }
 
 /** copy_list_with_digest. */
-export function listWithDigest(list: ReadonlyArray<Record<string, string | number | undefined>>): { data: Array<Record<string, unknown>>; digest: string } {
+export function listWithDigest(list: ReadonlyArray<Record<string, string | number | undefined>>): {
+  data: Array<Record<string, unknown>>;
+  digest: string;
+} {
   const sha = createHash('sha1');
   const data = list.map((entry) => {
     const copy: Record<string, unknown> = {};
@@ -56,5 +62,6 @@ export function listWithDigest(list: ReadonlyArray<Record<string, string | numbe
 
 /** PVE::Tools::assert_if_modified. */
 export function assertUnmodified(digest: string, given: string | undefined): void {
-  if (given !== undefined && given !== digest) throw new Error('detected modified configuration - file changed by other user? Try again.');
+  if (given !== undefined && given !== digest)
+    throw new Error('detected modified configuration - file changed by other user? Try again.');
 }

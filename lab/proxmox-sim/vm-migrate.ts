@@ -44,7 +44,17 @@ export function volumeRefs(vm: SimVm): VolumeRef[] {
       if (!DISK_KEY.test(key) && !UNUSED_KEY.test(key) && key !== 'vmstate') continue;
       const volid = key === 'vmstate' || UNUSED_KEY.test(key) ? value : volumeOf(value);
       if (!volid) continue;
-      const ref = refs.get(volid) ?? { volid, cdrom: true, isCloudinit: false, isUnused: false, isAttached: false, isVmstate: false, isTpmstate: false, inPending: false, snapshots: [] };
+      const ref = refs.get(volid) ?? {
+        volid,
+        cdrom: true,
+        isCloudinit: false,
+        isUnused: false,
+        isAttached: false,
+        isVmstate: false,
+        isTpmstate: false,
+        inPending: false,
+        snapshots: [],
+      };
       const cdrom = DISK_KEY.test(key) && isCdromDrive(value);
       if (!cdrom) ref.cdrom = false;
       if (/(^|[:/])vm-\d+-cloudinit/.test(volid)) ref.isCloudinit = true;
@@ -103,7 +113,13 @@ function mapStorage(map: MigrateOptions['storageMap'], storage: string): string 
 }
 
 /** QemuMigrate's scan_local_volumes: the local volumes to copy, or the errors that abort the migration. */
-function scanLocalVolumes(cluster: Cluster, vm: SimVm, options: MigrateOptions, running: boolean, log: (line: string) => void): LocalVolume[] {
+function scanLocalVolumes(
+  cluster: Cluster,
+  vm: SimVm,
+  options: MigrateOptions,
+  running: boolean,
+  log: (line: string) => void,
+): LocalVolume[] {
   const local: LocalVolume[] = [];
   const errors: Array<[string, string]> = [];
   for (const ref of volumeRefs(vm).sort((a, b) => a.volid.localeCompare(b.volid))) {
@@ -113,11 +129,23 @@ function scanLocalVolumes(cluster: Cluster, vm: SimVm, options: MigrateOptions, 
       if (ref.cdrom && volid === 'cdrom') throw new Error("can't migrate local cdrom drive");
       if (ref.cdrom && volid === 'none') continue;
       const volume = cluster.storages.resolve(volid, vm.node);
-      const targetStorage = volume.storage.shared ? volume.storage.id : mapStorage(options.storageMap, volume.storage.id);
+      const targetStorage = volume.storage.shared
+        ? volume.storage.id
+        : mapStorage(options.storageMap, volume.storage.id);
       const target = cluster.storages.require(targetStorage);
       if (volume.storage.shared) continue;
-      if (!target.content.includes(volume.vtype)) throw new Error(`content type '${volume.vtype}' is not available on storage '${targetStorage}'`);
-      const kind: LocalVolume['kind'] = ref.isTpmstate || ref.isCloudinit ? 'generated' : ref.isAttached ? 'attached' : ref.isUnused ? 'unused' : ref.snapshots.length > 0 ? 'snapshot' : 'pending';
+      if (!target.content.includes(volume.vtype))
+        throw new Error(`content type '${volume.vtype}' is not available on storage '${targetStorage}'`);
+      const kind: LocalVolume['kind'] =
+        ref.isTpmstate || ref.isCloudinit
+          ? 'generated'
+          : ref.isAttached
+            ? 'attached'
+            : ref.isUnused
+              ? 'unused'
+              : ref.snapshots.length > 0
+                ? 'snapshot'
+                : 'pending';
       if (ref.cdrom && !ref.isCloudinit) throw new Error('local cdrom image');
       if (volume.vmid !== vm.vmid) throw new Error(`owned by other VM (owner = VM ${volume.vmid})`);
       if (ref.snapshots.length > 0 && !ref.isVmstate) {
@@ -131,23 +159,50 @@ function scanLocalVolumes(cluster: Cluster, vm: SimVm, options: MigrateOptions, 
     }
   }
   for (const { ref, kind } of local) {
-    if (kind === 'attached' && running && !options.withLocalDisks) errors.push([ref.volid, "can't live migrate attached local disks without with-local-disks option"]);
-    const what = { attached: ' (attached)', unused: ' (unused)', snapshot: ' (referenced by snapshot(s))', pending: ' (pending change)', generated: '' }[kind];
-    log(kind === 'generated' ? `found generated disk '${ref.volid}' (in current VM config)` : `found local disk '${ref.volid}'${what}`);
+    if (kind === 'attached' && running && !options.withLocalDisks)
+      errors.push([ref.volid, "can't live migrate attached local disks without with-local-disks option"]);
+    const what = {
+      attached: ' (attached)',
+      unused: ' (unused)',
+      snapshot: ' (referenced by snapshot(s))',
+      pending: ' (pending change)',
+      generated: '',
+    }[kind];
+    log(
+      kind === 'generated'
+        ? `found generated disk '${ref.volid}' (in current VM config)`
+        : `found local disk '${ref.volid}'${what}`,
+    );
   }
-  for (const [volid, message] of errors.sort(([a], [b]) => a.localeCompare(b))) log(`can't migrate local disk '${volid}': ${message}`);
+  for (const [volid, message] of errors.sort(([a], [b]) => a.localeCompare(b)))
+    log(`can't migrate local disk '${volid}': ${message}`);
   if (errors.length > 0) throw new Error("Problem found while scanning volumes - can't migrate VM - check log");
   return local;
 }
 
 /** storage_migrate: the volume on the target node (same name if free there), with its snapshots. */
-async function copyVolume(cluster: Cluster, vm: SimVm, local: LocalVolume, target: string, task: TaskContext): Promise<Volume> {
+async function copyVolume(
+  cluster: Cluster,
+  vm: SimVm,
+  local: LocalVolume,
+  target: string,
+  task: TaskContext,
+): Promise<Volume> {
   const { volume } = local;
   const storage = cluster.storages.require(local.targetStorage);
-  const sameName = storage.type === volume.storage.type ? cluster.storages.resolve(`${storage.id}:${volume.volname}`, target) : undefined;
-  const copy = sameName && !existsSync(sameName.file)
-    ? sameName
-    : cluster.storages.allocateName(storage, target, vm.vmid, storage.type === 'lvmthin' ? 'raw' : (volume.format as ImageFormat));
+  const sameName =
+    storage.type === volume.storage.type
+      ? cluster.storages.resolve(`${storage.id}:${volume.volname}`, target)
+      : undefined;
+  const copy =
+    sameName && !existsSync(sameName.file)
+      ? sameName
+      : cluster.storages.allocateName(
+          storage,
+          target,
+          vm.vmid,
+          storage.type === 'lvmthin' ? 'raw' : (volume.format as ImageFormat),
+        );
   mkdirSync(path.dirname(copy.file), { recursive: true });
   const bytes = (await imageInfo(volume.file, undefined, true)).virtualSize;
   await simulateCopy(task, cluster.settings.importTaskMs, bytes);
@@ -169,14 +224,20 @@ function renameVolume(vm: SimVm, from: string, to: string): void {
 }
 
 /** QemuMigrate->migrate, for a target node of this cluster. */
-export async function migrateVm(cluster: Cluster, vm: SimVm, options: MigrateOptions, task: TaskContext): Promise<void> {
+export async function migrateVm(
+  cluster: Cluster,
+  vm: SimVm,
+  options: MigrateOptions,
+  task: TaskContext,
+): Promise<void> {
   const log = (line: string) => task.log(`${stamp()} ${line}`);
   const started = Date.now();
   const running = vm.status === 'running' && options.online;
   try {
     log(`starting migration of VM ${vm.vmid} to node '${options.target}' (${cluster.hardware(options.target).ip})`);
     if (options.localDevices.length > 0) {
-      if (running || !options.force) throw new Error(`can't migrate VM which uses local devices: ${options.localDevices.join(', ')}`);
+      if (running || !options.force)
+        throw new Error(`can't migrate VM which uses local devices: ${options.localDevices.join(', ')}`);
       log('migrating VM which uses local devices');
     }
     const local = scanLocalVolumes(cluster, vm, options, running, log);

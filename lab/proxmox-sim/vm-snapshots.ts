@@ -42,7 +42,8 @@ function copyConfig(source: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(source).filter(([k]) => !NOT_COPIED.has(k) && !UNUSED_KEY.test(k)));
 }
 
-const withLock = <T>(ctx: SnapshotContext, fn: () => Promise<T> | T) => ctx.vm.flock.run(ctx.cluster.settings.flockTimeoutMs, async () => fn());
+const withLock = <T>(ctx: SnapshotContext, fn: () => Promise<T> | T) =>
+  ctx.vm.flock.run(ctx.cluster.settings.flockTimeoutMs, async () => fn());
 
 const missing = (name: string) => new Error(`snapshot '${name}' does not exist`);
 
@@ -64,9 +65,15 @@ export function vmstateStorage(cluster: Cluster, config: Record<string, string>)
 /** __snapshot_save_vmstate for a simulated VM: the state volume, and the running machine and CPU. */
 async function saveVmstate(ctx: SnapshotContext, snap: Record<string, string>, name: string): Promise<void> {
   const { cluster, vm } = ctx;
-  if (runsQemu(cluster, vm)) throw new Error('saving the RAM of a VM running under real QEMU is not simulated (take the snapshot without vmstate)');
+  if (runsQemu(cluster, vm))
+    throw new Error(
+      'saving the RAM of a VM running under real QEMU is not simulated (take the snapshot without vmstate)',
+    );
   const storage = cluster.storages.require(vmstateStorage(cluster, vm.config));
-  const volid = storage.type === 'lvmthin' ? `${storage.id}:vm-${vm.vmid}-state-${name}` : `${storage.id}:${vm.vmid}/vm-${vm.vmid}-state-${name}.raw`;
+  const volid =
+    storage.type === 'lvmthin'
+      ? `${storage.id}:vm-${vm.vmid}-state-${name}`
+      : `${storage.id}:${vm.vmid}/vm-${vm.vmid}-state-${name}.raw`;
   const volume = cluster.storages.resolve(volid, vm.node);
   mkdirSync(path.dirname(volume.file), { recursive: true });
   await createImage(volume.file, 'raw', (memoryMiB(vm.config) * 2 + 500) * 1024 * 1024);
@@ -75,7 +82,10 @@ async function saveVmstate(ctx: SnapshotContext, snap: Record<string, string>, n
 }
 
 /** What __snapshot_save_vmstate records of a running VM: its QEMU machine and `-cpu` argument. */
-export function runningMachineAndCpu(cluster: Cluster, config: Record<string, string>): { runningmachine: string; runningcpu: string } {
+export function runningMachineAndCpu(
+  cluster: Cluster,
+  config: Record<string, string>,
+): { runningmachine: string; runningcpu: string } {
   const version = cluster.flavour === '9.1' ? '10.1' : '9.2';
   return {
     runningmachine: `${/q35/.test(config.machine ?? '') ? 'pc-q35' : 'pc-i440fx'}-${version}+pve0`,
@@ -84,14 +94,20 @@ export function runningMachineAndCpu(cluster: Cluster, config: Record<string, st
 }
 
 /** PVE::QemuConfig->snapshot_create. */
-export async function createSnapshot(ctx: SnapshotContext, name: string, saveState: boolean, description?: string): Promise<void> {
+export async function createSnapshot(
+  ctx: SnapshotContext,
+  name: string,
+  saveState: boolean,
+  description?: string,
+): Promise<void> {
   const { cluster, vm, task } = ctx;
   let snap: Record<string, string> = {};
   await withLock(ctx, async () => {
     if (vm.config.template === '1') throw new Error("you can't take a snapshot if it's a template");
     cluster.checkLock(vm);
     if (vm.snapshots.has(name)) throw new Error(`snapshot name '${name}' already used`);
-    if (!configHasFeature(cluster, vm.node, vm.config, 'snapshot')) throw new Error('snapshot feature is not available');
+    if (!configHasFeature(cluster, vm.node, vm.config, 'snapshot'))
+      throw new Error('snapshot feature is not available');
     for (const [other, section] of vm.snapshots) {
       if (section.parent === name) {
         task.log(`deleting parent '${name}' reference from '${other}' to avoid bogus snapshot cycle.`);
@@ -119,7 +135,9 @@ export async function createSnapshot(ctx: SnapshotContext, name: string, saveSta
     if (snap.vmstate) {
       task.log(`saving VM state and RAM using storage '${snap.vmstate.split(':')[0]}'`);
       await task.sleep(cluster.settings.taskMs);
-      task.log(`completed saving the VM state in 1s, saved ${formatBytes(Math.floor((memoryMiB(vm.config) * 1024 * 1024) / 4))}`);
+      task.log(
+        `completed saving the VM state in 1s, saved ${formatBytes(Math.floor((memoryMiB(vm.config) * 1024 * 1024) / 4))}`,
+      );
     }
     for (const disk of configDisks(snap)) {
       task.log(`snapshotting 'drive-${disk.key}' (${disk.file})`);
@@ -174,8 +192,12 @@ export async function rollbackSnapshot(ctx: SnapshotContext, name: string, start
     section();
     if (vm.config.lock !== 'rollback') throw new Error('got wrong lock');
     const snapVolumes = new Set(configDisks(snap).map((d) => d.file));
-    const unused = configDisks(vm.config).map((d) => d.file).filter((file) => !snapVolumes.has(file));
-    const kept = Object.fromEntries(Object.entries(vm.config).filter(([k]) => UNUSED_KEY.test(k) || k === 'description'));
+    const unused = configDisks(vm.config)
+      .map((d) => d.file)
+      .filter((file) => !snapVolumes.has(file));
+    const kept = Object.fromEntries(
+      Object.entries(vm.config).filter(([k]) => UNUSED_KEY.test(k) || k === 'description'),
+    );
     vm.config = { ...kept, ...copyConfig(snap), parent: name };
     vm.pending = {};
     vm.pendingDelete.clear();
@@ -194,7 +216,12 @@ export async function rollbackSnapshot(ctx: SnapshotContext, name: string, start
  * `onlyDisks` (a failed create's cleanup) deletes just the disk snapshots that were taken, under the
  * create's `snapshot` lock.
  */
-export async function deleteSnapshot(ctx: SnapshotContext, name: string, force: boolean, onlyDisks?: Set<string>): Promise<void> {
+export async function deleteSnapshot(
+  ctx: SnapshotContext,
+  name: string,
+  force: boolean,
+  onlyDisks?: Set<string>,
+): Promise<void> {
   const { cluster, vm, task } = ctx;
   const expectedLock = onlyDisks ? 'snapshot' : 'snapshot-delete';
   const ensureLock = () => {

@@ -27,12 +27,21 @@ export async function resumeVm(cluster: Cluster, vm: SimVm): Promise<void> {
   vm.paused = false;
 }
 
-export async function suspendToDisk(cluster: Cluster, vm: SimVm, task: TaskContext, statestorage?: string): Promise<void> {
-  if (qemuRuntime(cluster)?.isRunning(vm.vmid)) throw new Error('suspending a VM running under real QEMU to disk is not simulated');
+export async function suspendToDisk(
+  cluster: Cluster,
+  vm: SimVm,
+  task: TaskContext,
+  statestorage?: string,
+): Promise<void> {
+  if (qemuRuntime(cluster)?.isRunning(vm.vmid))
+    throw new Error('suspending a VM running under real QEMU to disk is not simulated');
   vm.config.lock = 'suspending';
   const storage = cluster.storages.require(statestorage ?? vmstateStorage(cluster, vm.config));
   const name = `vm-${vm.vmid}-state-suspend-${new Date().toISOString().slice(0, 10)}`;
-  const volume = cluster.storages.resolve(storage.type === 'lvmthin' ? `${storage.id}:${name}` : `${storage.id}:${vm.vmid}/${name}.raw`, vm.node);
+  const volume = cluster.storages.resolve(
+    storage.type === 'lvmthin' ? `${storage.id}:${name}` : `${storage.id}:${vm.vmid}/${name}.raw`,
+    vm.node,
+  );
   mkdirSync(path.dirname(volume.file), { recursive: true });
   await createImage(volume.file, 'raw', (memoryMiB(vm.config) * 2 + 500) * 1024 * 1024);
   task.log(`suspend vm to storage '${storage.id}'`);

@@ -28,7 +28,10 @@ export async function copyVolumeFile(source: string, target: string): Promise<vo
 export async function snapshotVolume(volume: Volume, snap: string, task?: TaskContext): Promise<void> {
   if (volume.storage.type !== 'lvmthin') return qcow2Snapshot(volume.file, 'create', snap);
   const file = thinSnapshotFile(volume, snap);
-  if (existsSync(file)) throw new Error(`lvcreate snapshot 'pve/snap_${volume.volname}_${snap}' error:   Logical Volume "snap_${volume.volname}_${snap}" already exists in volume group "pve"`);
+  if (existsSync(file))
+    throw new Error(
+      `lvcreate snapshot 'pve/snap_${volume.volname}_${snap}' error:   Logical Volume "snap_${volume.volname}_${snap}" already exists in volume group "pve"`,
+    );
   await copyVolumeFile(volume.file, file);
   task?.log(`  Logical volume "snap_${volume.volname}_${snap}" created.`);
 }
@@ -36,7 +39,10 @@ export async function snapshotVolume(volume: Volume, snap: string, task?: TaskCo
 export async function rollbackVolume(volume: Volume, snap: string, task?: TaskContext): Promise<void> {
   if (volume.storage.type !== 'lvmthin') return qcow2Snapshot(volume.file, 'apply', snap);
   const file = thinSnapshotFile(volume, snap);
-  if (!existsSync(file)) throw new Error(`lvm rollback 'pve/snap_${volume.volname}_${snap}' error:   Failed to find logical volume "pve/snap_${volume.volname}_${snap}"`);
+  if (!existsSync(file))
+    throw new Error(
+      `lvm rollback 'pve/snap_${volume.volname}_${snap}' error:   Failed to find logical volume "pve/snap_${volume.volname}_${snap}"`,
+    );
   // lvremove of the volume, then lvcreate of a new one from the snapshot.
   rmSync(volume.file, { force: true });
   task?.log(`  Logical volume "${volume.volname}" successfully removed.`);
@@ -47,7 +53,10 @@ export async function rollbackVolume(volume: Volume, snap: string, task?: TaskCo
 export async function deleteVolumeSnapshot(volume: Volume, snap: string, task?: TaskContext): Promise<void> {
   if (volume.storage.type !== 'lvmthin') return qcow2Snapshot(volume.file, 'delete', snap);
   const file = thinSnapshotFile(volume, snap);
-  if (!existsSync(file)) throw new Error(`lvremove snapshot 'pve/snap_${volume.volname}_${snap}' error:   Failed to find logical volume "pve/snap_${volume.volname}_${snap}"`);
+  if (!existsSync(file))
+    throw new Error(
+      `lvremove snapshot 'pve/snap_${volume.volname}_${snap}' error:   Failed to find logical volume "pve/snap_${volume.volname}_${snap}"`,
+    );
   rmSync(file, { force: true });
   task?.log(`  Logical volume "snap_${volume.volname}_${snap}" successfully removed.`);
 }

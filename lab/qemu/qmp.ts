@@ -18,7 +18,12 @@ export class QmpError extends Error {
  * `timeoutMs` bounds the whole exchange. With `allowClose` a connection that closes before the reply
  * counts as success (`quit`: QEMU may exit before it answers).
  */
-export function qmpCommand(socketPath: string, command: string, args?: Record<string, unknown>, options: { timeoutMs?: number; allowClose?: boolean } = {}): Promise<unknown> {
+export function qmpCommand(
+  socketPath: string,
+  command: string,
+  args?: Record<string, unknown>,
+  options: { timeoutMs?: number; allowClose?: boolean } = {},
+): Promise<unknown> {
   const timeoutMs = options.timeoutMs ?? 5000;
   return new Promise((resolve, reject) => {
     const socket = connect(socketPath);
@@ -33,7 +38,10 @@ export function qmpCommand(socketPath: string, command: string, args?: Record<st
       if (err) reject(err);
       else resolve(value);
     };
-    const timer = setTimeout(() => finish(new QmpError(`QMP command '${command}' failed - got timeout`, undefined, true)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new QmpError(`QMP command '${command}' failed - got timeout`, undefined, true)),
+      timeoutMs,
+    );
     socket.on('error', (err) => finish(new QmpError(`QMP command '${command}' failed - ${err.message}`)));
     socket.on('close', () => {
       if (stage === 'command' && options.allowClose) finish(undefined, undefined);

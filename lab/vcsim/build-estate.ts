@@ -82,7 +82,12 @@ async function find(client: VsphereClient, inventoryPath: string): Promise<MoRef
 async function runTask(client: VsphereClient, method: string, self: MoRef, params: XmlContent[]): Promise<void> {
   const response = await client.session.call(method, self, params);
   const task = asMoRef(child(response, 'returnval') ?? response, `${method} returnval`);
-  await waitForTask(client.session, task, { step: method, method, object: `${self.type}:${self.value}` }, { pollIntervalMs: 20 });
+  await waitForTask(
+    client.session,
+    task,
+    { step: method, method, object: `${self.type}:${self.value}` },
+    { pollIntervalMs: 20 },
+  );
 }
 
 /** PVLAN portgroups have no govc flag: AddDVPortgroup_Task with a PvlanSpec (DVPortgroupConfigSpec in WSDL order). */
@@ -95,7 +100,12 @@ async function addPvlanPortgroup(client: VsphereClient, dvs: MoRef, name: string
       typed(
         'defaultPortConfig',
         'VMwareDVSPortSetting',
-        typed('vlan', 'VmwareDistributedVirtualSwitchPvlanSpec', element('inherited', false), element('pvlanId', pvlanId)),
+        typed(
+          'vlan',
+          'VmwareDistributedVirtualSwitchPvlanSpec',
+          element('inherited', false),
+          element('pvlanId', pvlanId),
+        ),
       ),
       element('type', 'earlyBinding'),
     ),
@@ -118,7 +128,9 @@ function namedVmSpec(ctx: BuildContext, vm: NamedVmSpec): VmCreateSpec {
     datastore: vm.datastore,
     homeDatastore: vm.homeDatastore,
     controller: vm.controller,
-    disks: vm.disks.map((d) => ('guestImage' in d ? { bytes: guestDiskBytes(vm.guest!.variant) } : { bytes: d.gb * 1024 ** 3, mode: d.mode })),
+    disks: vm.disks.map((d) =>
+      'guestImage' in d ? { bytes: guestDiskBytes(vm.guest!.variant) } : { bytes: d.gb * 1024 ** 3, mode: d.mode },
+    ),
     nics: vm.nics.map((n) => ({ adapter: n.adapter, network: ctx.network(n.network), mac: n.mac })),
   };
 }
@@ -141,7 +153,8 @@ export function customizeArgs(vm: { name: string; guest: LabGuest }): string[] {
     const [ip, prefix] = a.address.split('/');
     args.push('-ip', ip!, '-netmask', netmask(Number(prefix)));
     // govc pairs the n-th -gateway with the n-th -ip.
-    if (a.gateway && gatewaysEnded) throw new Error(`lab estate: ${vm.name} NIC ${i} has a gateway after a NIC without one`);
+    if (a.gateway && gatewaysEnded)
+      throw new Error(`lab estate: ${vm.name} NIC ${i} has a gateway after a NIC without one`);
     if (a.gateway) args.push('-gateway', a.gateway);
     else gatewaysEnded = true;
   }
@@ -164,7 +177,10 @@ async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise
  * labels, cores per socket, an RDM), saves it with `govc object.save` into `outDir/objects` and writes
  * `outDir/manifest.json` with the disks the lab must place as real VMDK files.
  */
-export async function buildEstate(outDir: string, options: { extraVms: number; log?: (line: string) => void }): Promise<EstateManifest> {
+export async function buildEstate(
+  outDir: string,
+  options: { extraVms: number; log?: (line: string) => void },
+): Promise<EstateManifest> {
   const log = options.log ?? (() => undefined);
   const root = mkdtempSync(path.join(tmpdir(), 'ferry-estate-build-'));
   const dirs = datastoreDirs();
@@ -185,17 +201,37 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
     GOVC_PERSIST_SESSION: 'false',
     GOVC_DATACENTER: ESTATE.datacenter,
   };
-  const govc = async (...args: string[]) => (await run(toolPath('govc'), args, { env: govcEnv, maxBuffer: 64 * 1024 * 1024 })).stdout;
+  const govc = async (...args: string[]) =>
+    (await run(toolPath('govc'), args, { env: govcEnv, maxBuffer: 64 * 1024 * 1024 })).stdout;
 
   try {
     const started = performance.now();
     const dc = `/${ESTATE.datacenter}`;
     const allHosts = [`${dc}/host/${ESTATE.cluster}`, `${dc}/host/${ESTATE.standaloneHost}`];
-    await govc('datastore.create', '-type', 'local', '-name', ESTATE.localDatastore, '-path', path.join(root, dirs[ESTATE.localDatastore]!), ...allHosts);
+    await govc(
+      'datastore.create',
+      '-type',
+      'local',
+      '-name',
+      ESTATE.localDatastore,
+      '-path',
+      path.join(root, dirs[ESTATE.localDatastore]!),
+      ...allHosts,
+    );
     // The remote host is only recorded (vcsim serves the local folder); .invalid never resolves.
     await govc(
-      'datastore.create', '-type', 'nfs', '-name', ESTATE.migrationDatastore, '-remote-host', 'nfs.ferry-lab.invalid',
-      '-remote-path', '/export/migration', '-path', path.join(root, dirs[ESTATE.migrationDatastore]!), ...allHosts,
+      'datastore.create',
+      '-type',
+      'nfs',
+      '-name',
+      ESTATE.migrationDatastore,
+      '-remote-host',
+      'nfs.ferry-lab.invalid',
+      '-remote-path',
+      '/export/migration',
+      '-path',
+      path.join(root, dirs[ESTATE.migrationDatastore]!),
+      ...allHosts,
     );
     for (const f of ESTATE.folders) await govc('folder.create', `${dc}/vm/${f}`);
     await govc('dvs.create', '-num-uplinks', '2', ESTATE.switchName);
@@ -205,11 +241,19 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
       govc('dvs.portgroup.add', '-dvs', ESTATE.switchName, '-type', 'earlyBinding', '-nports', '16', ...flags, name);
     await pg(P.vlan100, '-vlan', '100');
     await pg(P.vlan200, '-vlan', '200');
-    await pg(P.trunk, '-vlan-mode', 'trunking', '-vlan-range', ESTATE.trunkRanges.map((r) => `${r.start}-${r.end}`).join(','));
+    await pg(
+      P.trunk,
+      '-vlan-mode',
+      'trunking',
+      '-vlan-range',
+      ESTATE.trunkRanges.map((r) => `${r.start}-${r.end}`).join(','),
+    );
     await pg(P.untagged);
     const dvs = await find(client, `${dc}/network/${ESTATE.switchName}`);
     await addPvlanPortgroup(client, dvs, P.pvlan, ESTATE.pvlanId);
-    log(`estate: datastores, folders, ${ESTATE.switchName} and portgroups in ${Math.round(performance.now() - started)} ms`);
+    log(
+      `estate: datastores, folders, ${ESTATE.switchName} and portgroups in ${Math.round(performance.now() - started)} ms`,
+    );
 
     const { inventory } = await client.discover({ scope: { datacenter: ESTATE.datacenter } });
     const refs = new Map<string, MoRef>();
@@ -265,22 +309,36 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
       };
       await createVmAt(ctx, spec, ESTATE.scaleFolder, host);
     });
-    if (options.extraVms > 0) log(`estate: ${options.extraVms} scale VMs in ${Math.round(performance.now() - started)} ms`);
+    if (options.extraVms > 0)
+      log(`estate: ${options.extraVms} scale VMs in ${Math.round(performance.now() - started)} ms`);
 
     const final = await client.discover({ scope: { datacenter: ESTATE.datacenter }, pageSize: 1000 });
     const objects = path.join(outDir, 'objects');
     await govc('object.save', '-d', objects);
     const rdms = NAMED_VMS.flatMap((vm) =>
-      vm.disks.flatMap((d, i) => ('rdm' in d && d.rdm ? [{ fileName: diskFileName(vm.datastore, vm.name, i), lun: d.rdm }] : [])),
+      vm.disks.flatMap((d, i) =>
+        'rdm' in d && d.rdm ? [{ fileName: diskFileName(vm.datastore, vm.name, i), lun: d.rdm }] : [],
+      ),
     );
     fillVcsimGaps(objects, {
-      uplinkPortgroupKeys: final.inventory.portgroups.filter((p) => p.name.startsWith(`${ESTATE.switchName}-DVUplinks`)).map((p) => p.key),
+      uplinkPortgroupKeys: final.inventory.portgroups
+        .filter((p) => p.name.startsWith(`${ESTATE.switchName}-DVUplinks`))
+        .map((p) => p.key),
       rdms,
     });
     replaceInTree(objects, root, STATE_DIR_PLACEHOLDER);
     const guestDisks = new Map(
       GUEST_VMS.flatMap((vm) =>
-        vm.disks.flatMap((d, i) => ('guestImage' in d ? [[diskFileName(vm.datastore, vm.name, i), { variant: vm.guest.variant, config: guestVmConfig(vm) }] as const] : [])),
+        vm.disks.flatMap((d, i) =>
+          'guestImage' in d
+            ? [
+                [
+                  diskFileName(vm.datastore, vm.name, i),
+                  { variant: vm.guest.variant, config: guestVmConfig(vm) },
+                ] as const,
+              ]
+            : [],
+        ),
       ),
     );
     const manifest: EstateManifest = {
@@ -297,7 +355,8 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
       vmCount: final.inventory.vms.length,
     };
     const placedGuests = manifest.disks.filter((d) => d.guest).length;
-    if (placedGuests !== guestDisks.size) throw new Error(`estate builder: ${guestDisks.size} guest disks in the estate, ${placedGuests} found on the VMs`);
+    if (placedGuests !== guestDisks.size)
+      throw new Error(`estate builder: ${guestDisks.size} guest disks in the estate, ${placedGuests} found on the VMs`);
     writeFileSync(path.join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 1));
     log(`estate: saved ${manifest.vmCount} VMs in ${Math.round(performance.now() - started)} ms`);
     return manifest;
@@ -308,7 +367,9 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
     } catch {
       // no log to show
     }
-    throw new Error(`building the vcsim estate failed: ${(err as Error).message}\nvcsim log (last lines):\n${tail}`, { cause: err });
+    throw new Error(`building the vcsim estate failed: ${(err as Error).message}\nvcsim log (last lines):\n${tail}`, {
+      cause: err,
+    });
   } finally {
     await client.close().catch(() => undefined);
     await sim.stop();
@@ -319,8 +380,13 @@ export async function buildEstate(outDir: string, options: { extraVms: number; l
 /** CreateVM_Task: _this (the folder), config, pool, host. */
 function createVmAt(ctx: BuildContext, spec: VmCreateSpec, folder: string, host: string): Promise<void> {
   // vcsim makes the VM's folder on its home datastore only; disks elsewhere need theirs made first.
-  if (spec.homeDatastore && spec.homeDatastore !== spec.datastore) mkdirSync(path.join(ctx.datastoreDir(spec.datastore), spec.name), { recursive: true });
-  return runTask(ctx.client, 'CreateVM_Task', ctx.folder(folder), [vmConfigSpec(spec), moRef('pool', ctx.pool(host)), moRef('host', ctx.host(host))]);
+  if (spec.homeDatastore && spec.homeDatastore !== spec.datastore)
+    mkdirSync(path.join(ctx.datastoreDir(spec.datastore), spec.name), { recursive: true });
+  return runTask(ctx.client, 'CreateVM_Task', ctx.folder(folder), [
+    vmConfigSpec(spec),
+    moRef('pool', ctx.pool(host)),
+    moRef('host', ctx.host(host)),
+  ]);
 }
 
 /** Replaces a literal string in every file under `dir` (the build's state folder in saved paths). */

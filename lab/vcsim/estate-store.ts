@@ -44,7 +44,8 @@ export interface SavedEstate {
 export async function savedEstate(extraVms: number, log?: (line: string) => void): Promise<SavedEstate> {
   const dir = path.join(cacheRoot(), `${estateKey(extraVms)}-${extraVms}`);
   const manifestFile = path.join(dir, 'manifest.json');
-  if (existsSync(manifestFile)) return { dir, manifest: JSON.parse(readFileSync(manifestFile, 'utf8')) as EstateManifest, built: false };
+  if (existsSync(manifestFile))
+    return { dir, manifest: JSON.parse(readFileSync(manifestFile, 'utf8')) as EstateManifest, built: false };
   const partial = `${dir}.partial-${process.pid}-${Date.now()}`;
   mkdirSync(partial, { recursive: true });
   try {
@@ -67,6 +68,7 @@ export function placeEstate(saved: SavedEstate, stateDir: string): string {
   mkdirSync(path.dirname(target), { recursive: true });
   cpSync(path.join(saved.dir, 'objects'), target, { recursive: true });
   replaceInTree(target, STATE_DIR_PLACEHOLDER, escapeXml(path.resolve(stateDir)));
-  for (const dir of Object.values(saved.manifest.datastoreDirs)) mkdirSync(path.join(stateDir, dir), { recursive: true });
+  for (const dir of Object.values(saved.manifest.datastoreDirs))
+    mkdirSync(path.join(stateDir, dir), { recursive: true });
   return target;
 }

@@ -265,7 +265,11 @@ export const NAMED_VMS: readonly NamedVmSpec[] = [
     datastore: ESTATE.migrationDatastore,
     homeDatastore: ESTATE.localDatastore,
     poweredOn: true,
-    guest: { variant: 'mac', hostname: 'mig-app01', addresses: [{ address: '198.51.100.21/24', gateway: GUEST_NETWORKS.vlan100.gateway }] },
+    guest: {
+      variant: 'mac',
+      hostname: 'mig-app01',
+      addresses: [{ address: '198.51.100.21/24', gateway: GUEST_NETWORKS.vlan100.gateway }],
+    },
   },
   {
     name: 'mig-app02',
@@ -287,7 +291,10 @@ export const NAMED_VMS: readonly NamedVmSpec[] = [
     guest: {
       variant: 'mac',
       hostname: 'mig-app02',
-      addresses: [{ address: '198.51.100.22/24', gateway: GUEST_NETWORKS.vlan100.gateway }, { address: '203.0.113.22/24' }],
+      addresses: [
+        { address: '198.51.100.22/24', gateway: GUEST_NETWORKS.vlan100.gateway },
+        { address: '203.0.113.22/24' },
+      ],
     },
   },
   {
@@ -306,7 +313,11 @@ export const NAMED_VMS: readonly NamedVmSpec[] = [
     datastore: ESTATE.migrationDatastore,
     homeDatastore: ESTATE.localDatastore,
     poweredOn: true,
-    guest: { variant: 'vmware-bios', hostname: 'mig-ens01', addresses: [{ address: '198.51.100.23/24', gateway: GUEST_NETWORKS.vlan100.gateway }] },
+    guest: {
+      variant: 'vmware-bios',
+      hostname: 'mig-ens01',
+      addresses: [{ address: '198.51.100.23/24', gateway: GUEST_NETWORKS.vlan100.gateway }],
+    },
   },
   {
     // The same on UEFI (GRUB through shim at EFI/debian, no removable-media path), with two NICs: ens192 and ens224.
@@ -329,7 +340,10 @@ export const NAMED_VMS: readonly NamedVmSpec[] = [
     guest: {
       variant: 'vmware-efi',
       hostname: 'mig-ens02',
-      addresses: [{ address: '198.51.100.24/24', gateway: GUEST_NETWORKS.vlan100.gateway }, { address: '203.0.113.24/24' }],
+      addresses: [
+        { address: '198.51.100.24/24', gateway: GUEST_NETWORKS.vlan100.gateway },
+        { address: '203.0.113.24/24' },
+      ],
     },
   },
 ];
@@ -361,7 +375,9 @@ export const SCALE_DISK_BYTES = 1024 ** 3;
  * Proxmox simulator's user-mode networks need them (its PUT /_sim/guest-networks): what a real network
  * carries for whichever VM configures them.
  */
-export function guestNetworksByMac(ports: number[]): Record<string, { address: string; gateway?: string; ports: number[] }> {
+export function guestNetworksByMac(
+  ports: number[],
+): Record<string, { address: string; gateway?: string; ports: number[] }> {
   const byMac: Record<string, { address: string; gateway?: string; ports: number[] }> = {};
   for (const vm of GUEST_VMS) {
     vm.guest.addresses.forEach((a, i) => {

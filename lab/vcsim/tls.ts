@@ -21,8 +21,21 @@ export async function makeLabCertificates(dir: string): Promise<LabCertificates>
   const f = (name: string) => path.join(dir, name);
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   await run('openssl', [
-    'req', '-x509', ...ec, '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '30', '-subj', '/CN=ferry lab CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+    '-days',
+    '30',
+    '-subj',
+    '/CN=ferry lab CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
   ]);
   await run('openssl', ['req', ...ec, '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=127.0.0.1']);
   writeFileSync(
@@ -30,8 +43,21 @@ export async function makeLabCertificates(dir: string): Promise<LabCertificates>
     'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n',
   );
   await run('openssl', [
-    'x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial',
-    '-out', f('server.pem'), '-days', '30', '-extfile', f('server.ext'),
+    'x509',
+    '-req',
+    '-in',
+    f('server.csr'),
+    '-CA',
+    f('ca.pem'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    f('server.pem'),
+    '-days',
+    '30',
+    '-extfile',
+    f('server.ext'),
   ]);
   return { caFile: f('ca.pem'), certFile: f('server.pem'), keyFile: f('server.key') };
 }

@@ -23,7 +23,10 @@ export interface VcsimGaps {
 
 export function fillVcsimGaps(objectsDir: string, gaps: VcsimGaps): void {
   if (gaps.uplinkPortgroupKeys.length === 0) throw new Error('estate builder: the switch has no uplink portgroup');
-  const pending = new Set([...gaps.uplinkPortgroupKeys.map((k) => `uplink ${k}`), ...gaps.rdms.map((r) => `rdm ${r.fileName}`)]);
+  const pending = new Set([
+    ...gaps.uplinkPortgroupKeys.map((k) => `uplink ${k}`),
+    ...gaps.rdms.map((r) => `rdm ${r.fileName}`),
+  ]);
   for (const file of readdirSync(objectsDir)) {
     if (!file.endsWith('.xml')) continue;
     const full = path.join(objectsDir, file);
@@ -35,7 +38,10 @@ export function fillVcsimGaps(objectsDir: string, gaps: VcsimGaps): void {
         pending.delete(`uplink ${key}`);
       }
       if (file.includes('-DistributedVirtualSwitch-') && text.includes(`>${key}</ManagedObjectReference>`)) {
-        text = text.replace('</uplinkPortPolicy>', `</uplinkPortPolicy><uplinkPortgroup type="DistributedVirtualPortgroup">${key}</uplinkPortgroup>`);
+        text = text.replace(
+          '</uplinkPortPolicy>',
+          `</uplinkPortPolicy><uplinkPortgroup type="DistributedVirtualPortgroup">${key}</uplinkPortgroup>`,
+        );
       }
     }
     if (file.includes('-VirtualMachine-')) {
@@ -56,7 +62,8 @@ export function fillVcsimGaps(objectsDir: string, gaps: VcsimGaps): void {
     }
     if (text !== before) writeFileSync(full, text);
   }
-  if (pending.size > 0) throw new Error(`estate builder: could not write ${[...pending].join(', ')} into the saved estate`);
+  if (pending.size > 0)
+    throw new Error(`estate builder: could not write ${[...pending].join(', ')} into the saved estate`);
 }
 
 /** Keeps, in each VirtualPCIController's `device` list, each key of a device the VM has, once. */
@@ -65,7 +72,9 @@ function ownPciDevices(text: string): string {
   return text.replace(
     /(<device [\w.-]+:type="VirtualPCIController">[\s\S]*?<busNumber>\d+<\/busNumber>)((?:\s*<device>-?\d+<\/device>)*)/g,
     (_all, head: string, list: string) => {
-      const own = [...new Set([...list.matchAll(/<device>(-?\d+)<\/device>/g)].map((m) => m[1]!))].filter((k) => keys.has(k));
+      const own = [...new Set([...list.matchAll(/<device>(-?\d+)<\/device>/g)].map((m) => m[1]!))].filter((k) =>
+        keys.has(k),
+      );
       return head + own.map((k) => `<device>${k}</device>`).join('');
     },
   );

@@ -43,7 +43,9 @@ export async function startVcsimLab(options: VcsimLabOptions): Promise<VcsimLab>
   const dir = path.join(options.stateDir, 'vcsim');
   const load = placeEstate(saved, options.stateDir);
   const dirs = saved.manifest.datastoreDirs;
-  await placeDisks(saved.manifest.disks, (ds) => (dirs[ds] === undefined ? undefined : path.join(options.stateDir, dirs[ds])));
+  await placeDisks(saved.manifest.disks, (ds) =>
+    dirs[ds] === undefined ? undefined : path.join(options.stateDir, dirs[ds]),
+  );
   const certs = await makeLabCertificates(path.join(dir, 'tls'));
   const password = randomBytes(12).toString('hex');
   const vcsim = await startVcsim({
@@ -69,18 +71,33 @@ export const vcsimLabComponent: LabComponent = {
   name: 'vcsim',
   async start(context) {
     const extraVms = Number(process.env.FERRY_LAB_EXTRA_VMS ?? 10);
-    if (!Number.isInteger(extraVms) || extraVms < 0) throw new Error(`FERRY_LAB_EXTRA_VMS must be a whole number, got ${process.env.FERRY_LAB_EXTRA_VMS}`);
+    if (!Number.isInteger(extraVms) || extraVms < 0)
+      throw new Error(`FERRY_LAB_EXTRA_VMS must be a whole number, got ${process.env.FERRY_LAB_EXTRA_VMS}`);
     const lab = await startVcsimLab({ stateDir: context.stateDir, extraVms, log: context.log });
     // For `ferry discover` from another shell: the lab's credentials, readable by this user only.
     const envFile = path.join(context.stateDir, 'vcsim', 'lab.env');
-    const env = { VMWARE_HOST: lab.config.host, VMWARE_PORT: lab.config.port, VMWARE_USER: lab.config.user, VMWARE_PASSWORD: lab.password, VMWARE_CA_FILE: lab.config.caFile };
-    writeFileSync(envFile, Object.entries(env).map(([k, v]) => `export ${k}='${String(v).replace(/'/g, `'\\''`)}'\n`).join(''), { mode: 0o600 });
+    const env = {
+      VMWARE_HOST: lab.config.host,
+      VMWARE_PORT: lab.config.port,
+      VMWARE_USER: lab.config.user,
+      VMWARE_PASSWORD: lab.password,
+      VMWARE_CA_FILE: lab.config.caFile,
+    };
+    writeFileSync(
+      envFile,
+      Object.entries(env)
+        .map(([k, v]) => `export ${k}='${String(v).replace(/'/g, `'\\''`)}'\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
     return {
       name: 'vcsim',
       summary: `vCenter simulator on ${lab.vcsim.url} (${ESTATE.datacenter}, ${lab.manifest.vmCount} VMs, datastore ${ESTATE.migrationDatastore} at ${path.join(context.stateDir, lab.manifest.datastoreDirs[ESTATE.migrationDatastore] ?? '')}); for ferry discover: . ${envFile}`,
       // Each lab run builds its estate afresh, so it is a new vCenter to ferry: the name (part of every
       // migrate-<vcenter>-<moid> workflow id) says which run it belongs to.
-      config: { vsphere: { ...lab.config, name: `lab-${labRunStamp()}`, discovery: { datacenter: ESTATE.datacenter } } },
+      config: {
+        vsphere: { ...lab.config, name: `lab-${labRunStamp()}`, discovery: { datacenter: ESTATE.datacenter } },
+      },
       env: { VMWARE_PASSWORD: lab.password },
       stop: () => lab.stop(),
     };

@@ -58,7 +58,12 @@ async function startWithPasswordFile(options: VcsimOptions, passwordFile: string
   if (options.load) args.push('-load', options.load);
   else args.push('-vm', '0', '-pg', '0', '-ds', '0');
   if (options.methodDelay && Object.keys(options.methodDelay).length > 0) {
-    args.push('-method-delay', Object.entries(options.methodDelay).map(([k, v]) => `${k}:${v}`).join(','));
+    args.push(
+      '-method-delay',
+      Object.entries(options.methodDelay)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(','),
+    );
   }
   let stderrTarget: 'ignore' | number = 'ignore';
   if (options.logFile) {
@@ -89,7 +94,9 @@ async function startWithPasswordFile(options: VcsimOptions, passwordFile: string
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`vcsim exited with code ${code} before serving${options.logFile ? `; see ${options.logFile}` : ''}`));
+      reject(
+        new Error(`vcsim exited with code ${code} before serving${options.logFile ? `; see ${options.logFile}` : ''}`),
+      );
     });
   });
   child.stdout!.resume();

@@ -85,7 +85,11 @@ export function vmConfigSpec(spec: VmCreateSpec): Xml {
         ? typed(
             'backing',
             'VirtualEthernetCardDistributedVirtualPortBackingInfo',
-            element('port', element('switchUuid', nic.network.switchUuid), element('portgroupKey', nic.network.portgroupKey)),
+            element(
+              'port',
+              element('switchUuid', nic.network.switchUuid),
+              element('portgroupKey', nic.network.portgroupKey),
+            ),
           )
         : typed(
             'backing',
@@ -101,7 +105,12 @@ export function vmConfigSpec(spec: VmCreateSpec): Xml {
           element('key', -300 - i),
           deviceInfo(`Network adapter ${i + 1}`, nic.network.name),
           backing,
-          element('connectable', element('startConnected', true), element('allowGuestControl', true), element('connected', false)),
+          element(
+            'connectable',
+            element('startConnected', true),
+            element('allowGuestControl', true),
+            element('connected', false),
+          ),
           // VirtualEthernetCard: addressType, macAddress.
           element('addressType', nic.mac ? 'manual' : 'generated'),
           optional('macAddress', nic.mac),

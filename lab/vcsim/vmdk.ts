@@ -1,5 +1,16 @@
 import { execFile } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+  ftruncateSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -8,7 +19,12 @@ import { guestImage, type GuestImage, type GuestVariant } from '../guest-image/p
 import { readVmConfig, renderVmConf, writeVmConfig, type GuestVmConfig } from '../guest-image/per-vm-config';
 import { descriptorNaming } from '../guest-image/vmdk-descriptor';
 import { vmwareGuestImage, type VmwareFirmware, type VmwareGuestImage } from '../vmware-guest/paths';
-import { readVmwareGuestInterfaces, renderInterfaces, writeVmwareGuestConfig, type VmwareGuestConfig } from '../vmware-guest/per-vm-config';
+import {
+  readVmwareGuestInterfaces,
+  renderInterfaces,
+  writeVmwareGuestConfig,
+  type VmwareGuestConfig,
+} from '../vmware-guest/per-vm-config';
 import { guestDiskBytes, type ManifestDisk } from './build-estate';
 import { vmwareFirmwareOf } from './estate';
 
@@ -38,7 +54,16 @@ class DescriptorTemplates {
     let t = this.byCapacity.get(capacityBytes);
     if (!t) {
       const file = path.join(this.dir, `t${capacityBytes}.vmdk`);
-      await run('qemu-img', ['create', '-q', '-f', 'vmdk', '-o', 'subformat=monolithicFlat,adapter_type=lsilogic', file, String(capacityBytes)]);
+      await run('qemu-img', [
+        'create',
+        '-q',
+        '-f',
+        'vmdk',
+        '-o',
+        'subformat=monolithicFlat,adapter_type=lsilogic',
+        file,
+        String(capacityBytes),
+      ]);
       t = { text: readFileSync(file, 'utf8'), extent: `t${capacityBytes}-flat.vmdk` };
       this.byCapacity.set(capacityBytes, t);
     }
@@ -55,15 +80,22 @@ class DescriptorTemplates {
  * extent renamed to `flatName`) and a sparse copy of its flat extent with the VM's settings written
  * onto the ESP. Left alone when already there with these settings.
  */
-async function placeGuestDisk(disk: ManifestDisk & { guest: NonNullable<ManifestDisk['guest']> }, descriptor: string, flat: string): Promise<boolean> {
+async function placeGuestDisk(
+  disk: ManifestDisk & { guest: NonNullable<ManifestDisk['guest']> },
+  descriptor: string,
+  flat: string,
+): Promise<boolean> {
   const { variant, config } = disk.guest;
   const firmware = vmwareFirmwareOf(variant);
   const writer = firmware ? vmwareGuestWriter(firmware, config) : labGuestWriter(variant as GuestVariant, config);
   if (disk.capacityBytes !== guestDiskBytes(variant)) {
-    throw new Error(`lab disk ${disk.fileName}: the estate says ${disk.capacityBytes} bytes, the ${variant} guest disk is ${guestDiskBytes(variant)}`);
+    throw new Error(
+      `lab disk ${disk.fileName}: the estate says ${disk.capacityBytes} bytes, the ${variant} guest disk is ${guestDiskBytes(variant)}`,
+    );
   }
   try {
-    if (statSync(flat).size === disk.capacityBytes && statSync(descriptor).size > 0 && (await writer.written(flat))) return false;
+    if (statSync(flat).size === disk.capacityBytes && statSync(descriptor).size > 0 && (await writer.written(flat)))
+      return false;
   } catch {
     // not there yet
   }
@@ -99,12 +131,16 @@ function labGuestWriter(variant: GuestVariant, config: GuestVmConfig): GuestDisk
 
 function vmwareGuestWriter(firmware: VmwareFirmware, config: GuestVmConfig): GuestDiskWriter {
   const image = (vmwareImage ??= vmwareGuestImage());
-  const settings: VmwareGuestConfig = { hostname: config.hostname ?? 'vmware-guest', nics: config.nics.map(({ address, gateway }) => ({ address, ...(gateway ? { gateway } : {}) })) };
+  const settings: VmwareGuestConfig = {
+    hostname: config.hostname ?? 'vmware-guest',
+    nics: config.nics.map(({ address, gateway }) => ({ address, ...(gateway ? { gateway } : {}) })),
+  };
   return {
     vmdk: image.vmdk(firmware),
     flat: image.flat(firmware),
     write: (flat) => writeVmwareGuestConfig(flat, firmware, settings, image),
-    written: async (flat) => (await readVmwareGuestInterfaces(flat, firmware, image)) === renderInterfaces(settings, image.manifest.nicNames),
+    written: async (flat) =>
+      (await readVmwareGuestInterfaces(flat, firmware, image)) === renderInterfaces(settings, image.manifest.nicNames),
   };
 }
 
@@ -113,7 +149,10 @@ function vmwareGuestWriter(firmware: VmwareFirmware, config: GuestVmConfig): Gue
  * starting with the disk's pattern, or, for a guest disk, the VM's own copy of the lab guest. Disks
  * already in place with the right size (and settings) are left alone.
  */
-export async function placeDisks(disks: readonly ManifestDisk[], datastoreDir: (datastore: string) => string | undefined): Promise<number> {
+export async function placeDisks(
+  disks: readonly ManifestDisk[],
+  datastoreDir: (datastore: string) => string | undefined,
+): Promise<number> {
   const templates = new DescriptorTemplates();
   let placed = 0;
   try {

@@ -19,7 +19,10 @@ export interface VmwareGuestManifest {
   probe: { port: number; banner: string };
   /** The names VMware's PCI slots give its first NICs, in NIC order. */
   nicNames: string[];
-  variants: Record<VmwareFirmware, { vmdk: string; flat: string; root: { offsetBytes: number; uuid: string }; esp?: { fsid: string } }>;
+  variants: Record<
+    VmwareFirmware,
+    { vmdk: string; flat: string; root: { offsetBytes: number; uuid: string }; esp?: { fsid: string } }
+  >;
   buildSeconds: number;
 }
 
@@ -38,7 +41,9 @@ export function vmwareGuestDir(): string {
 /** The built image; an error that says how to build it when it is missing. */
 export function vmwareGuestImage(dir = vmwareGuestDir()): VmwareGuestImage {
   if (!existsSync(path.join(dir, '.complete'))) {
-    throw new Error(`the lab's VMware-native guest is not built at ${dir}; run \`npm run setup\` (scripts/setup.sh) as root first`);
+    throw new Error(
+      `the lab's VMware-native guest is not built at ${dir}; run \`npm run setup\` (scripts/setup.sh) as root first`,
+    );
   }
   const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as VmwareGuestManifest;
   return {

@@ -24,7 +24,8 @@ export interface VmwareGuestConfig {
 const HOSTNAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})$/;
 
 export function renderInterfaces(config: VmwareGuestConfig, names: readonly string[]): string {
-  if (config.nics.length > names.length) throw new Error(`the VMware-native guest names ${names.length} NICs, not ${config.nics.length}`);
+  if (config.nics.length > names.length)
+    throw new Error(`the VMware-native guest names ${names.length} NICs, not ${config.nics.length}`);
   const lines = [
     '# This file describes the network interfaces available on your system',
     '# and how to activate them. For more information, see interfaces(5).',
@@ -37,16 +38,25 @@ export function renderInterfaces(config: VmwareGuestConfig, names: readonly stri
   ];
   config.nics.forEach((nic, i) => {
     const [ip, prefix] = nic.address.split('/');
-    if (isIP(ip ?? '') !== 4 || !/^\d+$/.test(prefix ?? '')) throw new Error(`NIC ${i}: ${nic.address} is not an IPv4 address with a prefix`);
-    if (nic.gateway !== undefined && isIP(nic.gateway) !== 4) throw new Error(`NIC ${i}: gateway ${nic.gateway} is not an IPv4 address`);
-    lines.push('', i === 0 ? '# The primary network interface' : `# Network interface ${i + 1}`, `allow-hotplug ${names[i]}`, `iface ${names[i]} inet static`, `\taddress ${nic.address}`);
+    if (isIP(ip ?? '') !== 4 || !/^\d+$/.test(prefix ?? ''))
+      throw new Error(`NIC ${i}: ${nic.address} is not an IPv4 address with a prefix`);
+    if (nic.gateway !== undefined && isIP(nic.gateway) !== 4)
+      throw new Error(`NIC ${i}: gateway ${nic.gateway} is not an IPv4 address`);
+    lines.push(
+      '',
+      i === 0 ? '# The primary network interface' : `# Network interface ${i + 1}`,
+      `allow-hotplug ${names[i]}`,
+      `iface ${names[i]} inet static`,
+      `\taddress ${nic.address}`,
+    );
     if (nic.gateway) lines.push(`\tgateway ${nic.gateway}`);
   });
   return `${lines.join('\n')}\n`;
 }
 
 function files(config: VmwareGuestConfig, image: VmwareGuestImage): Record<string, string> {
-  if (!HOSTNAME.test(config.hostname)) throw new Error(`hostname ${JSON.stringify(config.hostname)} is not a plain host name`);
+  if (!HOSTNAME.test(config.hostname))
+    throw new Error(`hostname ${JSON.stringify(config.hostname)} is not a plain host name`);
   return {
     hostname: `${config.hostname}\n`,
     hosts: `127.0.0.1\tlocalhost\n127.0.1.1\t${config.hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
@@ -56,10 +66,16 @@ function files(config: VmwareGuestConfig, image: VmwareGuestImage): Record<strin
   };
 }
 
-const rootOf = (disk: string, firmware: VmwareFirmware, image: VmwareGuestImage) => `${disk}?offset=${image.manifest.variants[firmware].root.offsetBytes}`;
+const rootOf = (disk: string, firmware: VmwareFirmware, image: VmwareGuestImage) =>
+  `${disk}?offset=${image.manifest.variants[firmware].root.offsetBytes}`;
 
 /** Writes (or replaces) the VM's settings on a copy of the image's flat extent (or a raw copy). */
-export async function writeVmwareGuestConfig(disk: string, firmware: VmwareFirmware, config: VmwareGuestConfig, image: VmwareGuestImage = vmwareGuestImage()): Promise<void> {
+export async function writeVmwareGuestConfig(
+  disk: string,
+  firmware: VmwareFirmware,
+  config: VmwareGuestConfig,
+  image: VmwareGuestImage = vmwareGuestImage(),
+): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ferry-vmware-guest-'));
   try {
     const commands: string[] = [];
@@ -77,7 +93,11 @@ export async function writeVmwareGuestConfig(disk: string, firmware: VmwareFirmw
 }
 
 /** The guest's /etc/network/interfaces as it is on a disk (undefined when it cannot be read). */
-export async function readVmwareGuestInterfaces(disk: string, firmware: VmwareFirmware, image: VmwareGuestImage = vmwareGuestImage()): Promise<string | undefined> {
+export async function readVmwareGuestInterfaces(
+  disk: string,
+  firmware: VmwareFirmware,
+  image: VmwareGuestImage = vmwareGuestImage(),
+): Promise<string | undefined> {
   try {
     const { stdout } = await run('debugfs', ['-R', 'cat /etc/network/interfaces', rootOf(disk, firmware, image)]);
     return stdout;

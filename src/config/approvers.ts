@@ -14,7 +14,8 @@ export const approverEntry = z.union([
       key: z.string().superRefine((key, ctx) => {
         // Required here, not at the top: the key parser brings @noble/curves, which a CLI command that
         // reads ferry.yaml (`ferry status`) should not load unless an approver's key is there to check.
-        const { parsePublicKey } = require('../domain/approvals/ssh-signature') as typeof import('../domain/approvals/ssh-signature');
+        const { parsePublicKey } =
+          require('../domain/approvals/ssh-signature') as typeof import('../domain/approvals/ssh-signature');
         const parsed = parsePublicKey(key);
         if ('problem' in parsed) ctx.addIssue({ code: 'custom', message: parsed.problem });
       }),
@@ -29,7 +30,13 @@ export const approvalMode = z.enum(['signed', 'unsigned']).default('signed');
 /** Under `signed` every approver needs a key: a section's refinement (runs even when other keys have type errors). */
 export function approversNeedKeys(section: string) {
   return (s: { approvals?: unknown; approvers?: unknown }, ctx: z.RefinementCtx): void => {
-    if (typeof s !== 'object' || s === null || !Array.isArray(s.approvers) || (s.approvals !== undefined && s.approvals !== 'signed')) return;
+    if (
+      typeof s !== 'object' ||
+      s === null ||
+      !Array.isArray(s.approvers) ||
+      (s.approvals !== undefined && s.approvals !== 'signed')
+    )
+      return;
     s.approvers.forEach((entry: unknown, i) => {
       if (typeof entry !== 'string') return;
       ctx.addIssue({

@@ -23,7 +23,10 @@ export const hostName = z
 /** An absolute DNS name, with or without the trailing dot. */
 export const dnsName = z
   .string()
-  .regex(/^(?=.{1,254}$)([A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?$/, 'a DNS name such as lab.example.com or 2.0.192.in-addr.arpa');
+  .regex(
+    /^(?=.{1,254}$)([A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?$/,
+    'a DNS name such as lab.example.com or 2.0.192.in-addr.arpa',
+  );
 
 export const port = z.number().int().min(1).max(65535);
 

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { ConversionSettings } from '../domain/conversion';
 import { duration, durationToMs } from './common';
 
-const mode = z.enum(['off', 'linux', 'all'], { message: "'off', 'linux' (Linux guests) or 'all' (Linux and Windows; Windows needs virtioWin)" });
+const mode = z.enum(['off', 'linux', 'all'], {
+  message: "'off', 'linux' (Linux guests) or 'all' (Linux and Windows; Windows needs virtioWin)",
+});
 const workerPath = (what: string) => z.string().regex(/^\//, `an absolute path on the convert workers (${what})`);
 
 const DEFAULTS = { mode: 'off' as const, overrides: {}, accel: 'auto' as const, timeout: '1h' };

@@ -22,23 +22,26 @@ export const proxmoxSection = z
      * only, with a ticket; its password comes from PROXMOX_PRIVILEGED_PASSWORD. Without it, such a
      * cutover stops with a message saying so.
      */
-    privilegedUser: z.string().regex(/^[^@\s]+@[^@\s!]+$/, 'user@realm, e.g. root@pam').default('root@pam'),
+    privilegedUser: z
+      .string()
+      .regex(/^[^@\s]+@[^@\s!]+$/, 'user@realm, e.g. root@pam')
+      .default('root@pam'),
     privilegedPassword: z.string().min(1).optional(),
     ...tlsFields,
   })
   .strict()
-  .superRefine(
-    (p, ctx) => {
-      // Reported as missing values, with the variable to set (see missing.ts). Run even when other keys
-      // are wrong (ALWAYS), so one pass lists every problem: the values may then be of any type.
-      if (typeof p !== 'object' || p === null) return; // the section's type error says it
-      const auth = p.auth ?? 'token';
-      if (auth === 'token' && !p.tokenId) ctx.addIssue({ code: 'custom', path: ['tokenId'], message: 'token auth needs it' });
-      if (auth === 'token' && !p.tokenSecret) ctx.addIssue({ code: 'custom', path: ['tokenSecret'], message: 'token auth needs it' });
-      if (auth === 'ticket' && !p.password) ctx.addIssue({ code: 'custom', path: ['password'], message: 'ticket auth needs it' });
-    },
-    ALWAYS,
-  );
+  .superRefine((p, ctx) => {
+    // Reported as missing values, with the variable to set (see missing.ts). Run even when other keys
+    // are wrong (ALWAYS), so one pass lists every problem: the values may then be of any type.
+    if (typeof p !== 'object' || p === null) return; // the section's type error says it
+    const auth = p.auth ?? 'token';
+    if (auth === 'token' && !p.tokenId)
+      ctx.addIssue({ code: 'custom', path: ['tokenId'], message: 'token auth needs it' });
+    if (auth === 'token' && !p.tokenSecret)
+      ctx.addIssue({ code: 'custom', path: ['tokenSecret'], message: 'token auth needs it' });
+    if (auth === 'ticket' && !p.password)
+      ctx.addIssue({ code: 'custom', path: ['password'], message: 'ticket auth needs it' });
+  }, ALWAYS);
 
 /** What `discover` reads by default: a datacenter, and within it VM folders and clusters (paths below it). */
 export const vsphereDiscoverySection = z
@@ -50,10 +53,17 @@ export const vsphereDiscoverySection = z
     pageSize: z.number().int().min(1).max(10_000).default(500),
   })
   .strict()
-  .refine((d) => typeof d !== 'object' || d === null || d.datacenter !== undefined || ((d.folders?.length ?? 0) === 0 && (d.clusters?.length ?? 0) === 0), {
-    message: 'folders and clusters are paths inside a datacenter: set discovery.datacenter too',
-    ...ALWAYS,
-  });
+  .refine(
+    (d) =>
+      typeof d !== 'object' ||
+      d === null ||
+      d.datacenter !== undefined ||
+      ((d.folders?.length ?? 0) === 0 && (d.clusters?.length ?? 0) === 0),
+    {
+      message: 'folders and clusters are paths inside a datacenter: set discovery.datacenter too',
+      ...ALWAYS,
+    },
+  );
 
 export const vsphereSection = z
   .object({
@@ -63,7 +73,10 @@ export const vsphereSection = z
      * The vCenter's name in workflow ids (`migrate-<name>-<moid>`); default: host. Keep it stable: a
      * new name means new ids, and VMs migrated under the old one would not be recognised.
      */
-    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore').optional(),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore')
+      .optional(),
     user: z.string().min(1),
     password: z.string().min(1, 'set VMWARE_PASSWORD'),
     ...tlsFields,
@@ -78,7 +91,10 @@ export const netboxSection = z
      * Set it when one Temporal namespace serves several NetBoxes (or a NetBox whose ids start over, as
      * the lab's does each run); keep it stable.
      */
-    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore').optional(),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore')
+      .optional(),
     url: z.url({ protocol: /^https?$/, error: 'an http(s) URL such as https://netbox.example.com' }),
     /** v1 (40 hex, sent as `Token …`) or v2 (`nbt_KEY.TOKEN`, sent as `Bearer …`); from NETBOX_TOKEN. */
     token: z.string().min(1, 'set NETBOX_TOKEN'),
@@ -97,13 +113,18 @@ export const netboxSection = z
       return; // not a URL at all: the url key's own check says so
     }
     if (url.username || url.password) {
-      ctx.addIssue({ code: 'custom', path: ['url'], message: 'no credentials in the URL: the token comes from NETBOX_TOKEN' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: 'no credentials in the URL: the token comes from NETBOX_TOKEN',
+      });
     }
     if (url.search || url.hash) {
       ctx.addIssue({
         code: 'custom',
         path: ['url'],
-        message: 'no query string or fragment in the URL (a token there would be logged and sent to every page): the token comes from NETBOX_TOKEN',
+        message:
+          'no query string or fragment in the URL (a token there would be logged and sent to every page): the token comes from NETBOX_TOKEN',
       });
     }
     if (url.protocol === 'http:' && !isLoopback(url.hostname) && n.allowInsecureHttp !== true) {

@@ -6,7 +6,9 @@ import type { HaSettings } from '../domain/migration/ha';
  * `group` is PVE 8's HA group, `rule` PVE 9's HA rule (groups became node-affinity rules there); which
  * one fits is checked against the cluster when the VM registers (src/domain/migration/ha.ts).
  */
-const configId = z.string().regex(/^[a-z][a-z0-9_-]+$/i, 'a PVE configuration id (a letter, then letters, digits, - or _), e.g. prod');
+const configId = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]+$/i, 'a PVE configuration id (a letter, then letters, digits, - or _), e.g. prod');
 
 export const haSection = z
   .object({
@@ -17,7 +19,9 @@ export const haSection = z
     maxRelocate: z.number().int().min(0).optional(),
   })
   .strict()
-  .refine((h) => h.group === undefined || h.rule === undefined, { message: 'give group (PVE 8) or rule (PVE 9), not both' });
+  .refine((h) => h.group === undefined || h.rule === undefined, {
+    message: 'give group (PVE 8) or rule (PVE 9), not both',
+  });
 
 export const haKeys = {
   /** Register migrated VMs as HA resources (absent: ferry leaves HA alone). */

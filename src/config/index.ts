@@ -1,4 +1,14 @@
-export { ConfigError, loadConfig, loadScopedConfig, parseConfig, OPTIONAL_SECTIONS, type ConfigScope, type OptionalSection, type WorkflowNames, type ConfigDefaults } from './load';
+export {
+  ConfigError,
+  loadConfig,
+  loadScopedConfig,
+  parseConfig,
+  OPTIONAL_SECTIONS,
+  type ConfigScope,
+  type OptionalSection,
+  type WorkflowNames,
+  type ConfigDefaults,
+} from './load';
 export { ENV_BINDINGS } from './env';
 export * from './schema';
 export { migrationSettings } from './migration-settings';

@@ -60,7 +60,15 @@ function formatIssue(
 }
 
 /** Sections a command may leave out of validation; temporal, worker and limits are always checked. */
-export const OPTIONAL_SECTIONS = ['proxmox', 'vsphere', 'netbox', 'dns', 'migration', 'knownHosts', 'provisioning'] as const;
+export const OPTIONAL_SECTIONS = [
+  'proxmox',
+  'vsphere',
+  'netbox',
+  'dns',
+  'migration',
+  'knownHosts',
+  'provisioning',
+] as const;
 export type OptionalSection = (typeof OPTIONAL_SECTIONS)[number];
 
 /** What a command checks: only these optional sections (and their secrets); default every one. */
@@ -84,7 +92,12 @@ export interface ConfigDefaults {
  * each with the key and where the value came from. With a scope, sections outside it are left out
  * (absent from the result), so a command needs neither their values nor their secrets.
  */
-export function parseConfig(document: unknown, env: Env = process.env, source = 'ferry.yaml', scope?: ConfigScope): FerryConfig {
+export function parseConfig(
+  document: unknown,
+  env: Env = process.env,
+  source = 'ferry.yaml',
+  scope?: ConfigScope,
+): FerryConfig {
   return parseScoped(document, env, source, scope).config;
 }
 
@@ -100,7 +113,9 @@ function parseScoped(
   }
   const raw: Record<string, unknown> = structuredClone((document ?? {}) as Record<string, unknown>);
   const inScope = (section: string) =>
-    !scope || !(OPTIONAL_SECTIONS as readonly string[]).includes(section) || scope.sections.includes(section as OptionalSection);
+    !scope ||
+    !(OPTIONAL_SECTIONS as readonly string[]).includes(section) ||
+    scope.sections.includes(section as OptionalSection);
   const bindings = ENV_BINDINGS.filter((b) => inScope(b.path[0]!));
   const fromEnv = new Map<string, string>();
   const createdBy = new Map<string, string>();
@@ -121,10 +136,15 @@ function parseScoped(
 
   problems.push(...unreadableCaFiles(raw, fromEnv, source));
   const result = ferryConfigSchema.safeParse(raw);
-  if (!result.success) problems.push(...result.error.issues.map((i) => formatIssue(i, raw, fromEnv, createdBy, source)));
+  if (!result.success)
+    problems.push(...result.error.issues.map((i) => formatIssue(i, raw, fromEnv, createdBy, source)));
   if (problems.length > 0) throw new ConfigError(problems);
   const config = result.data!;
-  return { config, names: names ?? (config.netbox?.name !== undefined ? { netbox: config.netbox.name } : {}), defaults };
+  return {
+    config,
+    names: names ?? (config.netbox?.name !== undefined ? { netbox: config.netbox.name } : {}),
+    defaults,
+  };
 }
 
 /** Sections whose `caFile` names a PEM file the worker reads at start (before any request). */
@@ -146,9 +166,13 @@ function unreadableCaFiles(raw: Record<string, unknown>, fromEnv: Map<string, st
       else accessSync(file, constants.R_OK);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : (err as Error).message;
+      reason =
+        code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : (err as Error).message;
     }
-    if (reason) problems.push(`${key} (${describeOrigin(key, fromEnv, source)}): ${file}: ${reason}; name the PEM file of the CA that signed the server's certificate`);
+    if (reason)
+      problems.push(
+        `${key} (${describeOrigin(key, fromEnv, source)}): ${file}: ${reason}; name the PEM file of the CA that signed the server's certificate`,
+      );
   }
   return problems;
 }

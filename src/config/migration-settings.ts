@@ -10,7 +10,11 @@ import type { FerryConfig, MigrationConfig } from './schema';
  * The `migration:` and `limits:` sections as the settings a migration run carries (durations in ms,
  * the EFI storage defaulted). `vcenter` names the vCenter in workflow ids and records.
  */
-export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limits'], vcenter: string): MigrationSettings {
+export function migrationSettings(
+  m: MigrationConfig,
+  limits: FerryConfig['limits'],
+  vcenter: string,
+): MigrationSettings {
   return {
     vcenter,
     node: m.node,
@@ -36,7 +40,9 @@ export function migrationSettings(m: MigrationConfig, limits: FerryConfig['limit
       shutdownTimeoutMs: durationToMs(m.cutover.shutdownTimeout),
       forcePowerOff: m.cutover.forcePowerOff,
       startAfter: m.cutover.startAfter,
-      ...(m.cutover.approvalDeadline !== undefined ? { approvalDeadlineMs: durationToMs(m.cutover.approvalDeadline) } : {}),
+      ...(m.cutover.approvalDeadline !== undefined
+        ? { approvalDeadlineMs: durationToMs(m.cutover.approvalDeadline) }
+        : {}),
       importTimeoutMs: durationToMs(m.cutover.importTimeout),
       guestAgent: m.cutover.guestAgent,
       ...(m.cutover.moveBandwidth !== undefined ? { moveBandwidthMiBps: m.cutover.moveBandwidth } : {}),

@@ -6,12 +6,14 @@ import { haKeys } from './ha';
 import { placementKeys } from './placement';
 import { conversionSection } from './conversion';
 
-const sdnId = z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,6}[a-zA-Z0-9]$/, '2–8 letters and digits, starting with a letter');
+const sdnId = z
+  .string()
+  .regex(/^[a-zA-Z][a-zA-Z0-9]{0,6}[a-zA-Z0-9]$/, '2–8 letters and digits, starting with a letter');
 
 /** A guest address in `migration.verify.expect`: IPv4 or IPv6, optionally with a prefix length. */
-const guestAddress = z
-  .string()
-  .refine((a) => isIP(a.split('/')[0]!) !== 0, { message: 'an IPv4 or IPv6 address (optionally /prefix), e.g. 198.51.100.21' });
+const guestAddress = z.string().refine((a) => isIP(a.split('/')[0]!) !== 0, {
+  message: 'an IPv4 or IPv6 address (optionally /prefix), e.g. 198.51.100.21',
+});
 
 const verifySection = z
   .object({
@@ -30,14 +32,28 @@ const verifySection = z
       .array(z.object({ tcp: z.number().int().min(1, 'a TCP port 1–65535').max(65535, 'a TCP port 1–65535') }).strict())
       .default([]),
     /** `decide`: a failed check waits for retry or rollback. `rollback`: ferry rolls back by itself. */
-    onFailure: z.enum(['decide', 'rollback'], { message: "'decide' (wait for a person) or 'rollback' (ferry rolls back by itself)" }).default('decide'),
+    onFailure: z
+      .enum(['decide', 'rollback'], {
+        message: "'decide' (wait for a person) or 'rollback' (ferry rolls back by itself)",
+      })
+      .default('decide'),
     /** The address each VM (by its VMware name) must carry on one of its VMware NICs; wins over discovery. */
     expect: z.record(z.string().min(1), guestAddress).default({}),
     /** VMware names (globs) of VMs whose guests are not checked (appliances without an agent): reported "not verified". */
     skip: z.array(z.string().min(1, 'a VM name or glob')).default([]),
   })
   .strict()
-  .default({ enabled: true, agentTimeout: '5m', networkTimeout: '1m', probeTimeout: '2m', pollInterval: '5s', probes: [], onFailure: 'decide', expect: {}, skip: [] });
+  .default({
+    enabled: true,
+    agentTimeout: '5m',
+    networkTimeout: '1m',
+    probeTimeout: '2m',
+    pollInterval: '5s',
+    probes: [],
+    onFailure: 'decide',
+    expect: {},
+    skip: [],
+  });
 
 /** How VMware VMs become Proxmox VMs (see src/domain/migration). */
 export const migrationSection = z
@@ -71,9 +87,16 @@ export const migrationSection = z
       .object({
         zone: sdnId.default('ferry'),
         bridge: z.string().min(1).default('vmbr0'),
-        vnetPrefix: z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,3}$/, '1–4 letters and digits, starting with a letter').default('v'),
+        vnetPrefix: z
+          .string()
+          .regex(/^[a-zA-Z][a-zA-Z0-9]{0,3}$/, '1–4 letters and digits, starting with a letter')
+          .default('v'),
         overrides: z
-          .array(z.object({ network: z.string().min(1), vnet: sdnId, tag: z.number().int().min(1).max(4094).optional() }).strict())
+          .array(
+            z
+              .object({ network: z.string().min(1), vnet: sdnId, tag: z.number().int().min(1).max(4094).optional() })
+              .strict(),
+          )
           .default([]),
       })
       .strict()
@@ -85,10 +108,20 @@ export const migrationSection = z
      * 'local:iso/server2022.iso'`). A drive whose ISO is not here becomes an empty CD drive.
      */
     isoMap: z
-      .record(z.string(), z.string().regex(/^[a-z][a-z0-9\-_.]*[a-z0-9]:iso\/[^/]+\.(iso|img)$/i, 'a Proxmox ISO volume: storage:iso/file.iso'))
+      .record(
+        z.string(),
+        z
+          .string()
+          .regex(/^[a-z][a-z0-9\-_.]*[a-z0-9]:iso\/[^/]+\.(iso|img)$/i, 'a Proxmox ISO volume: storage:iso/file.iso'),
+      )
       .superRefine((map, ctx) => {
         for (const key of Object.keys(map)) {
-          if (!/^\[[^\]]+\]\s*\S/.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'a VMware datastore path: [datastore] path/file.iso' });
+          if (!/^\[[^\]]+\]\s*\S/.test(key))
+            ctx.addIssue({
+              code: 'custom',
+              path: [key],
+              message: 'a VMware datastore path: [datastore] path/file.iso',
+            });
         }
       })
       .default({}),
@@ -131,7 +164,14 @@ export const migrationSection = z
         moveBandwidth: z.number().positive('MiB/s, more than 0').optional(),
       })
       .strict()
-      .default({ mode: 'import', shutdownTimeout: '5m', forcePowerOff: false, startAfter: false, importTimeout: '6h', guestAgent: true }),
+      .default({
+        mode: 'import',
+        shutdownTimeout: '5m',
+        forcePowerOff: false,
+        startAfter: false,
+        importTimeout: '6h',
+        guestAgent: true,
+      }),
     /** verify-guest: whenever ferry starts the VM, it proves the guest is up before calling it migrated. */
     verify: verifySection,
     /** Guest conversion at cutover (virt-v2v-in-place on overlays; src/config/conversion.ts). */

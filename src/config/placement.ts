@@ -20,17 +20,23 @@ const selector = {
 const placementRule = z
   .object({ ...selector, node: nodeName.optional(), nodes: z.array(nodeName).min(1).optional() })
   .strict()
-  .refine((r) => (r.node === undefined) !== (r.nodes === undefined), { message: 'give node (one node) or nodes (a group), not both and not neither' });
+  .refine((r) => (r.node === undefined) !== (r.nodes === undefined), {
+    message: 'give node (one node) or nodes (a group), not both and not neither',
+  });
 
 const antiAffinityGroup = z
   .object({ tag: selector.tag, name: selector.name })
   .strict()
-  .refine((g) => g.tag !== undefined || g.name !== undefined, { message: 'an anti-affinity group needs a tag or a name pattern' });
+  .refine((g) => g.tag !== undefined || g.name !== undefined, {
+    message: 'an anti-affinity group needs a tag or a name pattern',
+  });
 
 export const storageMapEntry = z
   .object({ datastore: z.string().min(1).optional(), label: z.string().min(1).optional(), storage: z.string().min(1) })
   .strict()
-  .refine((e) => e.datastore !== undefined || e.label !== undefined, { message: 'a storageMap entry needs a datastore or a disk label (globs)' });
+  .refine((e) => e.datastore !== undefined || e.label !== undefined, {
+    message: 'a storageMap entry needs a datastore or a disk label (globs)',
+  });
 
 export const placementSection = z
   .object({

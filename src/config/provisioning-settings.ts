@@ -14,7 +14,10 @@ export interface ProvisioningClients {
 export function provisioningSettings(config: FerryConfig, clients: ProvisioningClients): ProvisioningSettings {
   const p = config.provisioning;
   if (!p) {
-    throw new FerryError('ferry.yaml has no provisioning: section (node, storage, network, prefix, dnsZone, teardown, …; see ferry.example.yaml)', 'invalid');
+    throw new FerryError(
+      'ferry.yaml has no provisioning: section (node, storage, network, prefix, dnsZone, teardown, …; see ferry.example.yaml)',
+      'invalid',
+    );
   }
   return {
     defaults: {
@@ -37,13 +40,18 @@ export function provisioningSettings(config: FerryConfig, clients: ProvisioningC
     approvals: approvalPolicy(p.approvals, p.approvers),
     maxConcurrent: p.maxConcurrent,
     heartbeatTimeoutMs: durationToMs(p.heartbeatTimeout),
-    retry: { initialIntervalMs: durationToMs(p.retry.initialInterval), maximumIntervalMs: durationToMs(p.retry.maximumInterval) },
+    retry: {
+      initialIntervalMs: durationToMs(p.retry.initialInterval),
+      maximumIntervalMs: durationToMs(p.retry.maximumInterval),
+    },
     pollIntervalMs: durationToMs(p.pollInterval),
     guestNetworkTimeoutMs: durationToMs(p.guestNetworkTimeout),
     vmStartPermits: config.limits.vmStart,
     teardown: {
       approvalFor: p.teardown.approvalFor,
-      ...(p.teardown.approvalDeadline !== undefined ? { approvalDeadlineMs: durationToMs(p.teardown.approvalDeadline) } : {}),
+      ...(p.teardown.approvalDeadline !== undefined
+        ? { approvalDeadlineMs: durationToMs(p.teardown.approvalDeadline) }
+        : {}),
       netbox: p.teardown.netbox,
       shutdownTimeoutMs: durationToMs(p.teardown.shutdownTimeout),
       knownHosts: p.teardown.knownHosts,

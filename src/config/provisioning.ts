@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { ALWAYS, dnsName, duration } from './common';
 import { approvalMode, approverEntry, approversNeedKeys } from './approvers';
 import { PVE_VMID_MAX, PVE_VMID_MIN } from '../domain/vmid';
-import { EXTRA_OPTION_KEYS, NETBOX_AFTER_TEARDOWN, PVE_NAME, PVE_STORAGE_ID, PVE_TAG } from '../domain/provisioning/spec';
+import {
+  EXTRA_OPTION_KEYS,
+  NETBOX_AFTER_TEARDOWN,
+  PVE_NAME,
+  PVE_STORAGE_ID,
+  PVE_TAG,
+} from '../domain/provisioning/spec';
 
 const vmid = z.number().int().min(PVE_VMID_MIN).max(PVE_VMID_MAX);
 
@@ -21,26 +27,43 @@ export const provisioningSection = z
     /** Linux bridge or SDN VNet of the first NIC when the record names none (ferry_network). */
     network: z.string().regex(PVE_STORAGE_ID, 'a bridge (vmbr0) or VNet id').default('vmbr0'),
     /** NetBox prefix the first NIC's address comes from (no address without one). */
-    prefix: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'an IPv4 prefix such as 192.0.2.0/24').optional(),
+    prefix: z
+      .string()
+      .regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'an IPv4 prefix such as 192.0.2.0/24')
+      .optional(),
     /** Forward zone of the VMs' A records (`<name>.<dnsZone>`); no DNS records without one. */
     dnsZone: dnsName.optional(),
     /** VMIDs ferry hands out to records without ferry_vmid (one allocator workflow, never `nextid`). */
     vmidRange: z
       .object({ min: vmid, max: vmid })
       .strict()
-      .refine((r) => typeof r !== 'object' || r === null || typeof r.min !== 'number' || typeof r.max !== 'number' || r.min <= r.max, { message: 'min must not be above max', ...ALWAYS })
+      .refine(
+        (r) =>
+          typeof r !== 'object' ||
+          r === null ||
+          typeof r.min !== 'number' ||
+          typeof r.max !== 'number' ||
+          r.min <= r.max,
+        { message: 'min must not be above max', ...ALWAYS },
+      )
       .default({ min: 10_000, max: 99_999 }),
-    ostype: z.string().regex(/^[a-z0-9]+$/, 'a Proxmox ostype such as l26 or win11').default('l26'),
+    ostype: z
+      .string()
+      .regex(/^[a-z0-9]+$/, 'a Proxmox ostype such as l26 or win11')
+      .default('l26'),
     nicModel: z.enum(['virtio', 'e1000', 'e1000e', 'vmxnet3', 'rtl8139']).default('virtio'),
     /** Proxmox tags every provisioned VM gets (the NetBox VM's tags are added). */
     tags: z.array(z.string().regex(PVE_TAG, 'letters, digits, - _ + .')).default(['ferry']),
     /** Further VM options set through the config API after the hardware, e.g. `rng0: source=/dev/urandom`. */
     extras: z
       .record(z.string(), z.string().min(1))
-      .refine((e) => typeof e !== 'object' || e === null || Object.keys(e).every((k) => EXTRA_OPTION_KEYS.includes(k)), {
-        message: `only these options: ${EXTRA_OPTION_KEYS.join(', ')}`,
-        ...ALWAYS,
-      })
+      .refine(
+        (e) => typeof e !== 'object' || e === null || Object.keys(e).every((k) => EXTRA_OPTION_KEYS.includes(k)),
+        {
+          message: `only these options: ${EXTRA_OPTION_KEYS.join(', ')}`,
+          ...ALWAYS,
+        },
+      )
       .default({ rng0: 'source=/dev/urandom' }),
     /** The ACL each new VM gets (path /vms/<vmid>); none when omitted. */
     acl: z
@@ -89,7 +112,13 @@ export const provisioningSection = z
         cleanupAttempts: z.number().int().min(1).max(100).default(5),
       })
       .strict()
-      .default({ approvalFor: ['active'], netbox: 'delete', shutdownTimeout: '2m', knownHosts: true, cleanupAttempts: 5 }),
+      .default({
+        approvalFor: ['active'],
+        netbox: 'delete',
+        shutdownTimeout: '2m',
+        knownHosts: true,
+        cleanupAttempts: 5,
+      }),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -97,7 +126,11 @@ export const provisioningSection = z
     const approvalFor: unknown = p.teardown?.approvalFor;
     const approvers: unknown = p.approvers;
     if (Array.isArray(approvalFor) && approvalFor.length > 0 && Array.isArray(approvers) && approvers.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['approvers'], message: `teardown.approvalFor (${approvalFor.join(', ')}) needs approvers (or set teardown.approvalFor: [])` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approvers'],
+        message: `teardown.approvalFor (${approvalFor.join(', ')}) needs approvers (or set teardown.approvalFor: [])`,
+      });
     }
     approversNeedKeys('provisioning')(p, ctx);
   }, ALWAYS);

@@ -47,7 +47,8 @@ const queueSettings = z
 
 /** The coordination queue's activities: the waves' reads (discovery, placement, visibility watches) and permit requests. */
 const DEFAULT_COORDINATION_QUEUE_SETTINGS = { maxConcurrentActivities: 10 };
-export const DEFAULT_COORDINATION_QUEUE: Readonly<{ maxConcurrentActivities: number }> = DEFAULT_COORDINATION_QUEUE_SETTINGS;
+export const DEFAULT_COORDINATION_QUEUE: Readonly<{ maxConcurrentActivities: number }> =
+  DEFAULT_COORDINATION_QUEUE_SETTINGS;
 
 const defaultQueues: Record<QueueRole, { maxConcurrentActivities: number }> = {
   main: { maxConcurrentActivities: 20 },
@@ -73,13 +74,18 @@ export const DEFAULT_COORDINATION_WORKFLOW_TASKS = 10;
 export const workerSection = z
   .object({
     /** The main queue (workflows, API calls); heavy work goes to `<taskQueue>-vmotion`, `-import`, `-sdn`. */
-    taskQueue: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore').default(DEFAULT_TASK_QUEUE),
+    taskQueue: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore')
+      .default(DEFAULT_TASK_QUEUE),
     /**
      * The queues this worker serves, by role (main, coordination, vmotion, import, sdn), with their
      * concurrency. Omit a role to leave it to other workers (e.g. a worker next to the storage serving
      * only `import`); a worker that serves `main` serves `coordination` too (its defaults) unless listed.
      */
-    taskQueues: z.partialRecord(z.enum(QUEUE_ROLES as [QueueRole, ...QueueRole[]]), queueSettings).default(defaultQueues),
+    taskQueues: z
+      .partialRecord(z.enum(QUEUE_ROLES as [QueueRole, ...QueueRole[]]), queueSettings)
+      .default(defaultQueues),
     /** How long in-flight activities get to finish after SIGINT/SIGTERM before they are cancelled. */
     shutdownGraceTime: duration.default('30s'),
     /**
@@ -111,9 +117,13 @@ export const workerSection = z
 type QueueSettings = z.infer<typeof queueSettings>;
 
 /** The queues a worker serves: those configured; one that serves `main` serves `coordination` too unless that is listed. */
-export function servedQueues(config: { worker: Pick<z.infer<typeof workerSection>, 'taskQueues'> }): Array<[QueueRole, QueueSettings]> {
+export function servedQueues(config: {
+  worker: Pick<z.infer<typeof workerSection>, 'taskQueues'>;
+}): Array<[QueueRole, QueueSettings]> {
   const queues = config.worker.taskQueues;
-  const served = (Object.entries(queues) as Array<[QueueRole, QueueSettings | undefined]>).filter((entry): entry is [QueueRole, QueueSettings] => entry[1] !== undefined);
+  const served = (Object.entries(queues) as Array<[QueueRole, QueueSettings | undefined]>).filter(
+    (entry): entry is [QueueRole, QueueSettings] => entry[1] !== undefined,
+  );
   if (queues.main && !queues.coordination) served.push(['coordination', DEFAULT_COORDINATION_QUEUE]);
   return served;
 }

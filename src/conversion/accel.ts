@@ -19,9 +19,28 @@ async function probeKvm(timeoutMs = 8_000): Promise<'kvm' | 'tcg'> {
   const kernel = hostKernel();
   if (!kernel) return 'tcg';
   return await new Promise((resolve) => {
-    const qemu = spawn('qemu-system-x86_64', ['-accel', 'kvm', '-m', '256', '-nodefaults', '-display', 'none', '-no-reboot', '-serial', 'stdio', '-kernel', kernel, '-append', 'console=ttyS0 panic=-1'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const qemu = spawn(
+      'qemu-system-x86_64',
+      [
+        '-accel',
+        'kvm',
+        '-m',
+        '256',
+        '-nodefaults',
+        '-display',
+        'none',
+        '-no-reboot',
+        '-serial',
+        'stdio',
+        '-kernel',
+        kernel,
+        '-append',
+        'console=ttyS0 panic=-1',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     let out = '';
     const done = (accel: 'kvm' | 'tcg') => {
       clearTimeout(timer);
@@ -40,7 +59,9 @@ async function probeKvm(timeoutMs = 8_000): Promise<'kvm' | 'tcg'> {
 
 function hostKernel(): string | undefined {
   try {
-    const kernels = readdirSync('/boot').filter((f) => f.startsWith('vmlinuz-')).sort();
+    const kernels = readdirSync('/boot')
+      .filter((f) => f.startsWith('vmlinuz-'))
+      .sort();
     return kernels.length ? `/boot/${kernels.at(-1)}` : undefined;
   } catch {
     return undefined;

@@ -72,7 +72,10 @@ export class GuestConverter {
   private root(storage: string): string {
     const root = this.options.storageRoots[storage];
     if (!root) {
-      throw new ConversionError(`this worker does not mount storage ${storage} (migration.datastores has no convertPath or path for it)`, 'invalid');
+      throw new ConversionError(
+        `this worker does not mount storage ${storage} (migration.datastores has no convertPath or path for it)`,
+        'invalid',
+      );
     }
     return root;
   }
@@ -83,7 +86,11 @@ export class GuestConverter {
     const accel = await applianceAccel(this.options.accel);
     const g = await GuestfishSession.start(libguestfsEnv(accel));
     try {
-      await openDisks(g, vm.disks.map((d) => ({ path: path.join(root, d.source), format: 'vmdk' as const })), true);
+      await openDisks(
+        g,
+        vm.disks.map((d) => ({ path: path.join(root, d.source), format: 'vmdk' as const })),
+        true,
+      );
       const inspection = await inspectOpenGuest(g, firmware, true);
       return { ...inspection, agentFolders: agentFolders(agentPackages) };
     } finally {
@@ -97,30 +104,54 @@ export class GuestConverter {
     const folder = path.join(root, conversionRecordFolder(request.vmid));
     const fingerprint = fingerprintOf(request, sourceStamp(root, overlays));
     const done = readRecord<ConversionRecord>(path.join(folder, RECORD));
-    if (done?.fingerprint === fingerprint && overlays.every((o) => existsSync(path.join(root, o.file)))) return { ...done.result, alreadyConverted: true };
+    if (done?.fingerprint === fingerprint && overlays.every((o) => existsSync(path.join(root, o.file))))
+      return { ...done.result, alreadyConverted: true };
 
     stopLeftovers(path.join(folder, PROCESSES));
     const started = Date.now();
     const accel = await applianceAccel(this.options.accel);
     const steps: ConversionStepTime[] = [];
-    const timed = async <T>(step: ConversionStepTime['step'], work: () => Promise<T>, summary: (t: T) => string): Promise<T> => {
+    const timed = async <T>(
+      step: ConversionStepTime['step'],
+      work: () => Promise<T>,
+      summary: (t: T) => string,
+    ): Promise<T> => {
       request.onProgress?.(step);
       const t0 = Date.now();
       const value = await work();
       steps.push({ step, seconds: (Date.now() - t0) / 1000, summary: summary(value) });
       return value;
     };
-    await timed('overlays', () => createOverlays(root, overlays), () => `${overlays.length} qcow2 overlay(s) over the VMDKs`);
+    await timed(
+      'overlays',
+      () => createOverlays(root, overlays),
+      () => `${overlays.length} qcow2 overlay(s) over the VMDKs`,
+    );
     const overlayPaths = overlays.map((o) => path.join(root, o.file));
     const edited = await timed(
       'inspect-and-edit',
       () => this.inspectAndEdit(overlayPaths, request, accel, folder),
-      ({ plan, edits }) => (plan.convert ? `${edits.length} guest edit(s): ${edits.map(describeEdit).join('; ') || 'none'}` : `nothing to convert: ${plan.reason}`),
+      ({ plan, edits }) =>
+        plan.convert
+          ? `${edits.length} guest edit(s): ${edits.map(describeEdit).join('; ') || 'none'}`
+          : `nothing to convert: ${plan.reason}`,
     );
-    const base = { alreadyConverted: false, plan: edited.plan, accel, overlays: overlays.map(({ slot, volume }) => ({ slot, volume })) };
+    const base = {
+      alreadyConverted: false,
+      plan: edited.plan,
+      accel,
+      overlays: overlays.map(({ slot, volume }) => ({ slot, volume })),
+    };
     if (!edited.plan.convert) {
       await removeOverlays(root, overlays, [path.join(conversionRecordFolder(request.vmid), PROCESSES)]);
-      return { ...base, converted: false, overlays: [], steps, seconds: (Date.now() - started) / 1000, log: { warnings: [], infos: [], steps: [] } };
+      return {
+        ...base,
+        converted: false,
+        overlays: [],
+        steps,
+        seconds: (Date.now() - started) / 1000,
+        log: { warnings: [], infos: [], steps: [] },
+      };
     }
     const log = await timed(
       'virt-v2v',
@@ -132,7 +163,11 @@ export class GuestConverter {
       converted: true,
       steps,
       seconds: (Date.now() - started) / 1000,
-      log: { warnings: log.warnings, infos: log.infos, steps: log.steps.map((s) => `[${s.atSeconds.toFixed(1)}] ${s.text}`) },
+      log: {
+        warnings: log.warnings,
+        infos: log.infos,
+        steps: log.steps.map((s) => `[${s.atSeconds.toFixed(1)}] ${s.text}`),
+      },
     };
     writeRecord(path.join(folder, RECORD), { fingerprint, result } satisfies ConversionRecord);
     return result;
@@ -150,7 +185,10 @@ export class GuestConverter {
       const file = path.join(root, o.file);
       if (!existsSync(file)) missing.push(o);
       else if ((await backingOf(file)) !== o.backing) {
-        throw new ConversionError(`${o.file} exists on ${vm.storage} and is not ferry's overlay of ${o.source}; ferry does not overwrite it`, 'policy');
+        throw new ConversionError(
+          `${o.file} exists on ${vm.storage} and is not ferry's overlay of ${o.source}; ferry does not overwrite it`,
+          'policy',
+        );
       }
     }
     await createOverlays(root, missing);
@@ -166,22 +204,35 @@ export class GuestConverter {
     return await removeOverlays(root, overlays, [path.join(folder, RECORD), path.join(folder, PROCESSES)]);
   }
 
-  private async inspectAndEdit(overlays: readonly string[], request: ConvertRequest, accel: 'kvm' | 'tcg', folder: string): Promise<{ plan: ConversionPlan; edits: GuestEdit[] }> {
+  private async inspectAndEdit(
+    overlays: readonly string[],
+    request: ConvertRequest,
+    accel: 'kvm' | 'tcg',
+    folder: string,
+  ): Promise<{ plan: ConversionPlan; edits: GuestEdit[] }> {
     const g = await GuestfishSession.start(libguestfsEnv(accel));
     writeRecord(path.join(folder, PROCESSES), { pids: [g.serverPid] });
     const abort = () => g.kill();
     request.signal?.addEventListener('abort', abort);
     try {
-      await openDisks(g, overlays.map((p) => ({ path: p, format: 'qcow2' as const })), false);
+      await openDisks(
+        g,
+        overlays.map((p) => ({ path: p, format: 'qcow2' as const })),
+        false,
+      );
       const inspection = await inspectOpenGuest(g, request.facts.firmware, false);
-      const plan = conversionPlan(request.facts, request.settings, { ...inspection, agentFolders: agentFolders(request.settings.agentPackages) });
+      const plan = conversionPlan(request.facts, request.settings, {
+        ...inspection,
+        agentFolders: agentFolders(request.settings.agentPackages),
+      });
       const edits = plan.convert ? guestEdits(plan, inspection.os?.packageFormat ?? '') : [];
       for (const edit of edits) await applyEdit(g, edit, request.settings.agentPackages);
       await g.close();
       return { plan, edits };
     } catch (err) {
       g.kill();
-      if (request.signal?.aborted) throw new ConversionError('the conversion was cancelled', 'transient', { cause: err });
+      if (request.signal?.aborted)
+        throw new ConversionError('the conversion was cancelled', 'transient', { cause: err });
       throw err;
     } finally {
       request.signal?.removeEventListener('abort', abort);
@@ -190,7 +241,11 @@ export class GuestConverter {
 
   private async runVirtV2v(overlays: readonly string[], request: ConvertRequest, accel: 'kvm' | 'tcg', folder: string) {
     const command = virtV2vInPlace(overlays, { accel, virtioWin: request.settings.virtioWin });
-    const child = spawn(command.program, command.args, { env: { ...process.env, ...command.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command.program, command.args, {
+      env: { ...process.env, ...command.env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     writeRecord(path.join(folder, PROCESSES), { pids: [-child.pid!] });
     let output = '';
     const onData = (d: Buffer) => {
@@ -204,16 +259,26 @@ export class GuestConverter {
     request.signal?.addEventListener('abort', kill);
     try {
       const code = await new Promise<number | null>((resolve, reject) => {
-        child.on('error', (err) => reject(new ConversionError(`cannot run ${command.program} (Debian package virt-v2v): ${err.message}`, 'invalid', { cause: err })));
+        child.on('error', (err) =>
+          reject(
+            new ConversionError(`cannot run ${command.program} (Debian package virt-v2v): ${err.message}`, 'invalid', {
+              cause: err,
+            }),
+          ),
+        );
         child.on('exit', (c) => resolve(c));
       });
       const log = parseConverterOutput(output);
       if (request.signal?.aborted) throw new ConversionError('the conversion was cancelled', 'transient');
       if (code !== 0) {
         const last = log.steps.at(-1)?.text;
-        throw new ConversionError(`virt-v2v-in-place failed${last ? ` at "${last}"` : ''}: ${log.error ?? `exit code ${code}`}`, 'invalid', {
-          details: { warnings: log.warnings, infos: log.infos, tail: output.split('\n').slice(-15).join('\n') },
-        });
+        throw new ConversionError(
+          `virt-v2v-in-place failed${last ? ` at "${last}"` : ''}: ${log.error ?? `exit code ${code}`}`,
+          'invalid',
+          {
+            details: { warnings: log.warnings, infos: log.infos, tail: output.split('\n').slice(-15).join('\n') },
+          },
+        );
       }
       return log;
     } finally {
@@ -255,7 +320,9 @@ function describeEdit(edit: GuestEdit): string {
 function agentFolders(dir: string | undefined): string[] {
   if (!dir) return [];
   try {
-    return readdirSync(dir).filter((f) => statSync(path.join(dir, f)).isDirectory()).sort();
+    return readdirSync(dir)
+      .filter((f) => statSync(path.join(dir, f)).isDirectory())
+      .sort();
   } catch {
     return [];
   }
@@ -263,7 +330,9 @@ function agentFolders(dir: string | undefined): string[] {
 
 function fingerprintOf(request: ConvertRequest, sources: unknown): string {
   const { timeoutMs: _t, ...settings } = request.settings;
-  return createHash('sha256').update(JSON.stringify({ vmid: request.vmid, facts: request.facts, settings, sources })).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify({ vmid: request.vmid, facts: request.facts, settings, sources }))
+    .digest('hex');
 }
 
 /** Stops the processes a lost attempt left running (a worker killed mid-conversion), before starting over. */

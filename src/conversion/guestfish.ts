@@ -31,7 +31,15 @@ export class GuestfishSession {
     try {
       const code = await new Promise<number | null>((resolve, reject) => {
         const child = spawn('guestfish', ['--listen'], { env: fullEnv, stdio: ['ignore', fd, fd] });
-        child.on('error', (err) => reject(new ConversionError(`cannot start guestfish (Debian package guestfish, from libguestfs-tools): ${err.message}`, 'invalid', { cause: err })));
+        child.on('error', (err) =>
+          reject(
+            new ConversionError(
+              `cannot start guestfish (Debian package guestfish, from libguestfs-tools): ${err.message}`,
+              'invalid',
+              { cause: err },
+            ),
+          ),
+        );
         child.on('exit', resolve);
       });
       out = readFileSync(log, 'utf8');
@@ -53,11 +61,18 @@ export class GuestfishSession {
   /** Runs one command; its output, or an error with guestfish's message. */
   async call(...args: string[]): Promise<string> {
     try {
-      const { stdout } = await run('guestfish', [`--remote=${this.pid}`, '--', ...args], { env: this.env, timeout: this.timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+      const { stdout } = await run('guestfish', [`--remote=${this.pid}`, '--', ...args], {
+        env: this.env,
+        timeout: this.timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+      });
       return stdout;
     } catch (err) {
       const stderr = ((err as { stderr?: string }).stderr ?? '').trim();
-      throw new ConversionError(`guestfish ${args[0]}: ${stderr || (err as Error).message}`, 'invalid', { cause: err, details: { command: args[0] } });
+      throw new ConversionError(`guestfish ${args[0]}: ${stderr || (err as Error).message}`, 'invalid', {
+        cause: err,
+        details: { command: args[0] },
+      });
     }
   }
 

@@ -25,9 +25,19 @@ export async function openDisks(g: GuestfishSession, disks: readonly GuestDisk[]
  * when `readonly`) for the edits that follow: libguestfs's inspection of the OS, the packages that
  * matter, the boot loader files where virt-v2v looks, the ESP, the network configuration.
  */
-export async function inspectOpenGuest(g: GuestfishSession, firmware: 'bios' | 'efi', readonly: boolean): Promise<GuestInspection> {
+export async function inspectOpenGuest(
+  g: GuestfishSession,
+  firmware: 'bios' | 'efi',
+  readonly: boolean,
+): Promise<GuestInspection> {
   const roots = await g.lines('inspect-os');
-  const empty: GuestInspection = { packages: [], bootloaderConfigs: [], efiFiles: [], networkFiles: [], kernelCmdline: '' };
+  const empty: GuestInspection = {
+    packages: [],
+    bootloaderConfigs: [],
+    efiFiles: [],
+    networkFiles: [],
+    kernelCmdline: '',
+  };
   const root = roots[0];
   if (!root) return empty;
   const get = async (what: string) => (await g.call(`inspect-get-${what}`, root)).trim();
@@ -46,7 +56,11 @@ export async function inspectOpenGuest(g: GuestfishSession, firmware: 'bios' | '
     .filter((m): m is RegExpExecArray => m !== null)
     .sort((a, b) => a[1]!.length - b[1]!.length);
   for (const m of mounts) await g.try(readonly ? 'mount-ro' : 'mount', m[2]!, m[1]!);
-  const inspection: GuestInspection = { ...empty, os, packages: relevantPackages(await g.call('inspect-list-applications2', root)) };
+  const inspection: GuestInspection = {
+    ...empty,
+    os,
+    packages: relevantPackages(await g.call('inspect-list-applications2', root)),
+  };
   if (os.type !== 'linux') return inspection;
   inspection.bootloaderConfigs = await globAll(g, BOOTLOADER_CONFIG_GLOBS[firmware]);
   if (firmware === 'efi' && (await g.try('is-dir', '/boot/efi/EFI'))?.trim() === 'true') {

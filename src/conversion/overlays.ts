@@ -16,13 +16,33 @@ export async function createOverlays(root: string, overlays: readonly OverlayDis
   for (const o of overlays) {
     const file = path.join(root, o.file);
     const source = path.join(root, o.source);
-    if (!existsSync(source)) throw new ConversionError(`the VMware disk ${o.source} of ${o.slot} is not at ${source} on this worker (is the migration datastore mounted here?)`, 'invalid');
+    if (!existsSync(source))
+      throw new ConversionError(
+        `the VMware disk ${o.source} of ${o.slot} is not at ${source} on this worker (is the migration datastore mounted here?)`,
+        'invalid',
+      );
     mkdirSync(path.dirname(file), { recursive: true });
     rmSync(file, { force: true });
     try {
-      await run('qemu-img', ['create', '-q', '-f', 'qcow2', '-o', 'cluster_size=65536', '-b', o.backing, '-F', 'vmdk', file]);
+      await run('qemu-img', [
+        'create',
+        '-q',
+        '-f',
+        'qcow2',
+        '-o',
+        'cluster_size=65536',
+        '-b',
+        o.backing,
+        '-F',
+        'vmdk',
+        file,
+      ]);
     } catch (err) {
-      throw new ConversionError(`qemu-img could not create the overlay ${o.file} over ${o.source}: ${((err as { stderr?: string }).stderr ?? (err as Error).message).trim()}`, 'invalid', { cause: err });
+      throw new ConversionError(
+        `qemu-img could not create the overlay ${o.file} over ${o.source}: ${((err as { stderr?: string }).stderr ?? (err as Error).message).trim()}`,
+        'invalid',
+        { cause: err },
+      );
     }
   }
 }
@@ -32,7 +52,11 @@ export async function createOverlays(root: string, overlays: readonly OverlayDis
  * once empty; answers the overlays that are gone now (removed here, or already: PVE deletes an overlay
  * its disk moved off). A file of that name that is not ferry's overlay is left, and not listed.
  */
-export async function removeOverlays(root: string, overlays: readonly OverlayDisk[], extraFiles: readonly string[] = []): Promise<string[]> {
+export async function removeOverlays(
+  root: string,
+  overlays: readonly OverlayDisk[],
+  extraFiles: readonly string[] = [],
+): Promise<string[]> {
   const removed: string[] = [];
   for (const o of overlays) {
     const file = path.join(root, o.file);
@@ -43,7 +67,10 @@ export async function removeOverlays(root: string, overlays: readonly OverlayDis
     removed.push(o.file);
   }
   for (const f of extraFiles) rmSync(path.join(root, f), { force: true });
-  const dirs = new Set([...overlays.map((o) => path.dirname(path.join(root, o.file))), ...extraFiles.map((f) => path.dirname(path.join(root, f)))]);
+  const dirs = new Set([
+    ...overlays.map((o) => path.dirname(path.join(root, o.file))),
+    ...extraFiles.map((f) => path.dirname(path.join(root, f))),
+  ]);
   for (const dir of dirs) {
     try {
       if (readdirSync(dir).length === 0) rmdirSync(dir);
@@ -64,7 +91,10 @@ export async function backingOf(file: string): Promise<string | undefined> {
 }
 
 /** What identifies the VMware disks an overlay was made over: a VMDK that changed makes an old conversion stale. */
-export function sourceStamp(root: string, overlays: readonly OverlayDisk[]): Array<{ source: string; bytes: number; mtimeMs: number }> {
+export function sourceStamp(
+  root: string,
+  overlays: readonly OverlayDisk[],
+): Array<{ source: string; bytes: number; mtimeMs: number }> {
   return overlays.map((o) => {
     const s = statSync(path.join(root, o.source));
     return { source: o.source, bytes: s.size, mtimeMs: Math.round(s.mtimeMs) };

@@ -114,7 +114,8 @@ export class DnsClient {
   async lookup(name: string, type: QueryType, klass: 'IN' | 'CH' = 'IN'): Promise<string[]> {
     const fqdn = klass === 'CH' ? name : normalizeName(name);
     const response = await this.query(fqdn, type, klass);
-    if (response.rcode !== 0 && response.rcode !== 3) throw rcodeError(response.rcode, 0, { server: this.where, zone: fqdn });
+    if (response.rcode !== 0 && response.rcode !== 3)
+      throw rcodeError(response.rcode, 0, { server: this.where, zone: fqdn });
     return answerValues(response, fqdn, type);
   }
 
@@ -155,12 +156,19 @@ export class DnsClient {
   async zoneFor(name: string): Promise<string> {
     if (this.zones.length > 0) {
       const zone = zoneOf(name, this.zones);
-      if (!zone) throw new DnsError(`${name} is in none of the configured zones (${this.zones.join(', ')}); add its zone to dns.zones`, 'invalid');
+      if (!zone)
+        throw new DnsError(
+          `${name} is in none of the configured zones (${this.zones.join(', ')}); add its zone to dns.zones`,
+          'invalid',
+        );
       return zone;
     }
     const response = await this.query(name, 'SOA');
-    const soa = [...(response.packet.answers ?? []), ...(response.packet.authorities ?? [])].find((a) => a.type === 'SOA');
-    if (!soa) throw new DnsError(`${this.where} names no zone for ${name} (no SOA in its answer); set dns.zones`, 'invalid');
+    const soa = [...(response.packet.answers ?? []), ...(response.packet.authorities ?? [])].find(
+      (a) => a.type === 'SOA',
+    );
+    if (!soa)
+      throw new DnsError(`${this.where} names no zone for ${name} (no SOA in its answer); set dns.zones`, 'invalid');
     return soa.name.toLowerCase();
   }
 
@@ -169,14 +177,24 @@ export class DnsClient {
   private async ensure(owner: string, type: ManagedType, value: string, ttl: number): Promise<RecordOutcome> {
     const zone = await this.zoneFor(owner);
     // A name with a CNAME takes no other data (RFC 2136 §3.4.2.2 would ignore the add silently).
-    const created = await this.sendUpdate(zone, [prereq.rrsetAbsent(owner, type), prereq.rrsetAbsent(owner, 'CNAME')], [update.add(owner, type, ttl, value)]);
+    const created = await this.sendUpdate(
+      zone,
+      [prereq.rrsetAbsent(owner, type), prereq.rrsetAbsent(owner, 'CNAME')],
+      [update.add(owner, type, ttl, value)],
+    );
     if (created === 0) return 'created';
     const same = await this.sendUpdate(zone, [prereq.rrsetEquals(owner, type, value)], []);
     if (same === 0) return 'unchanged';
     throw await this.conflict(owner, type, value);
   }
 
-  private async replace(owner: string, type: ManagedType, from: string, value: string, ttl: number): Promise<RecordOutcome> {
+  private async replace(
+    owner: string,
+    type: ManagedType,
+    from: string,
+    value: string,
+    ttl: number,
+  ): Promise<RecordOutcome> {
     const zone = await this.zoneFor(owner);
     const moved = await this.sendUpdate(
       zone,
@@ -191,7 +209,11 @@ export class DnsClient {
   private async deleteExact(owner: string, type: ManagedType, value: string): Promise<RecordOutcome> {
     const zone = await this.zoneFor(owner);
     // Only when the record is there, so the outcome says whether anything was removed.
-    const there = await this.sendUpdate(zone, [prereq.rrsetEquals(owner, type, value)], [update.deleteRecord(owner, type, value)]);
+    const there = await this.sendUpdate(
+      zone,
+      [prereq.rrsetEquals(owner, type, value)],
+      [update.deleteRecord(owner, type, value)],
+    );
     if (there === 0) return 'deleted';
     // The RRset holds other values too (or none): delete just ours, which is a no-op when it is absent.
     // Compared in canonical form: the server answers `2001:db8::1` for `2001:0DB8::1` and keeps a name's case.
@@ -203,7 +225,10 @@ export class DnsClient {
   }
 
   private async conflict(owner: string, type: ManagedType, wanted: string): Promise<DnsRecordConflictError> {
-    const current = [...(await this.lookup(owner, type)), ...(await this.lookup(owner, 'CNAME')).map((c) => `CNAME ${c}`)];
+    const current = [
+      ...(await this.lookup(owner, type)),
+      ...(await this.lookup(owner, 'CNAME')).map((c) => `CNAME ${c}`),
+    ];
     return new DnsRecordConflictError(
       `${owner} ${type} is ${current.length ? current.join(', ') : 'held by other data'}, not ${wanted}: ferry does not overwrite ` +
         `a record that points elsewhere; remove it or correct the source of truth`,
@@ -241,7 +266,8 @@ export class DnsClient {
     const { wire, mac } = signMessage(encodeUpdate(newMessageId(), zone, prerequisites, updates), this.#key);
     const raw = await exchangeTcp(this.target, wire);
     const response = this.decode(raw);
-    if (response.id !== wire.readUInt16BE(0)) throw new DnsError(`${this.where} answered another message (ID mismatch)`, 'transient');
+    if (response.id !== wire.readUInt16BE(0))
+      throw new DnsError(`${this.where} answered another message (ID mismatch)`, 'transient');
 
     const verdict = verifyResponse(raw, this.#key, mac);
     const context = { server: this.where, zone, keyName: this.keyName };
@@ -249,10 +275,16 @@ export class DnsClient {
     if (verdict.status === 'unsigned') {
       // Servers answer requests they cannot verify without a signature (BADKEY/BADSIG in the rcode).
       if (response.rcode !== 0 && !PREREQ_RCODES.has(response.rcode)) throw rcodeError(response.rcode, 0, context);
-      throw new DnsError(`${this.where} answered the signed update for zone ${zone} without a TSIG signature`, 'permission');
+      throw new DnsError(
+        `${this.where} answered the signed update for zone ${zone} without a TSIG signature`,
+        'permission',
+      );
     }
     if (verdict.status === 'invalid') {
-      throw new DnsError(`the answer from ${this.where} for zone ${zone} failed TSIG verification: ${verdict.reason}`, 'permission');
+      throw new DnsError(
+        `the answer from ${this.where} for zone ${zone} failed TSIG verification: ${verdict.reason}`,
+        'permission',
+      );
     }
     if (response.rcode === 0 || PREREQ_RCODES.has(response.rcode)) return response.rcode;
     throw rcodeError(response.rcode, 0, context);

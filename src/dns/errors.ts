@@ -54,7 +54,11 @@ export class DnsRecordConflictError extends DnsError {
 }
 
 /** Turns an unexpected response code into an error that says what it means for an update. */
-export function rcodeError(rcode: number, tsigError: number, context: { server: string; zone: string; keyName?: string }): DnsError {
+export function rcodeError(
+  rcode: number,
+  tsigError: number,
+  context: { server: string; zone: string; keyName?: string },
+): DnsError {
   const name = rcodeName(rcode);
   const tsig = tsigError ? rcodeName(tsigError) : undefined;
   const at = `${context.server} (zone ${context.zone})`;
@@ -62,24 +66,48 @@ export function rcodeError(rcode: number, tsigError: number, context: { server: 
   const opts = { rcode: name, tsigError: tsig };
   switch (tsig) {
     case 'BADSIG':
-      return new DnsError(`${at} rejected ${key}: BADSIG, the secret does not match the server's (check FERRY_DNS_TSIG_SECRET)`, 'permission', opts);
+      return new DnsError(
+        `${at} rejected ${key}: BADSIG, the secret does not match the server's (check FERRY_DNS_TSIG_SECRET)`,
+        'permission',
+        opts,
+      );
     case 'BADKEY':
-      return new DnsError(`${at} rejected ${key}: BADKEY, the server has no key of that name and algorithm`, 'permission', opts);
+      return new DnsError(
+        `${at} rejected ${key}: BADKEY, the server has no key of that name and algorithm`,
+        'permission',
+        opts,
+      );
     case 'BADTIME':
-      return new DnsError(`${at} rejected ${key}: BADTIME, the clocks of this worker and the server differ by more than the fudge (300 s)`, 'invalid', opts);
+      return new DnsError(
+        `${at} rejected ${key}: BADTIME, the clocks of this worker and the server differ by more than the fudge (300 s)`,
+        'invalid',
+        opts,
+      );
   }
   switch (name) {
     case 'REFUSED':
-      return new DnsError(`${at} REFUSED the update: the key is not allowed to change this name (update-policy / allow-update)`, 'permission', opts);
+      return new DnsError(
+        `${at} REFUSED the update: the key is not allowed to change this name (update-policy / allow-update)`,
+        'permission',
+        opts,
+      );
     case 'NOTAUTH':
-      return new DnsError(`${at} answered NOTAUTH: it is not authoritative for the zone, or did not accept the key`, 'permission', opts);
+      return new DnsError(
+        `${at} answered NOTAUTH: it is not authoritative for the zone, or did not accept the key`,
+        'permission',
+        opts,
+      );
     case 'NOTZONE':
       return new DnsError(`${at} answered NOTZONE: a name in the update is outside the zone`, 'invalid', opts);
     case 'SERVFAIL':
       return new DnsError(`${at} answered SERVFAIL`, 'transient', opts);
     case 'FORMERR':
     case 'NOTIMP':
-      return new DnsError(`${at} answered ${name}: it does not understand the request (does it take RFC 2136 updates?)`, 'invalid', opts);
+      return new DnsError(
+        `${at} answered ${name}: it does not understand the request (does it take RFC 2136 updates?)`,
+        'invalid',
+        opts,
+      );
     default:
       return new DnsError(`${at} answered ${name}`, 'invalid', opts);
   }

@@ -28,7 +28,13 @@ export interface UpdateRecord {
 /** RFC 2136 §2.4 and §2.5, spelled out. */
 export const prereq = {
   /** RRset of `type` exists with exactly these values (value-dependent). */
-  rrsetEquals: (name: string, type: RecordType, value: string): UpdateRecord => ({ name, type, class: 'IN', ttl: 0, data: value }),
+  rrsetEquals: (name: string, type: RecordType, value: string): UpdateRecord => ({
+    name,
+    type,
+    class: 'IN',
+    ttl: 0,
+    data: value,
+  }),
   /** RRset of `type` does not exist. */
   rrsetAbsent: (name: string, type: RecordType): UpdateRecord => ({ name, type, class: 'NONE', ttl: 0 }),
   /** Some RRset exists at `name`. */
@@ -36,17 +42,36 @@ export const prereq = {
 };
 
 export const update = {
-  add: (name: string, type: RecordType, ttl: number, value: string): UpdateRecord => ({ name, type, class: 'IN', ttl, data: value }),
+  add: (name: string, type: RecordType, ttl: number, value: string): UpdateRecord => ({
+    name,
+    type,
+    class: 'IN',
+    ttl,
+    data: value,
+  }),
   /** Delete every RR of `type` at `name`. */
   deleteRrset: (name: string, type: RecordType): UpdateRecord => ({ name, type, class: 'ANY', ttl: 0 }),
   /** Delete the one RR `name type value`, leaving other values alone. */
-  deleteRecord: (name: string, type: RecordType, value: string): UpdateRecord => ({ name, type, class: 'NONE', ttl: 0, data: value }),
+  deleteRecord: (name: string, type: RecordType, value: string): UpdateRecord => ({
+    name,
+    type,
+    class: 'NONE',
+    ttl: 0,
+    data: value,
+  }),
 };
 
 /** The wire form of a domain name, uncompressed and in lower case (RFC 8945 canonical form). */
 export function encodeName(name: string): Buffer {
-  const labels = name.replace(/\.$/, '').toLowerCase().split('.').filter((l) => l.length > 0);
-  return Buffer.concat([...labels.map((l) => Buffer.concat([Buffer.from([Buffer.byteLength(l)]), Buffer.from(l)])), Buffer.from([0])]);
+  const labels = name
+    .replace(/\.$/, '')
+    .toLowerCase()
+    .split('.')
+    .filter((l) => l.length > 0);
+  return Buffer.concat([
+    ...labels.map((l) => Buffer.concat([Buffer.from([Buffer.byteLength(l)]), Buffer.from(l)])),
+    Buffer.from([0]),
+  ]);
 }
 
 /** Length of the uncompressed name starting at `offset`, or -1 if it is compressed or malformed. */
@@ -87,7 +112,9 @@ export function newMessageId(): number {
 
 /** An unsigned UPDATE message: zone section, prerequisites, updates. */
 export function encodeUpdate(id: number, zone: string, prerequisites: UpdateRecord[], updates: UpdateRecord[]): Buffer {
-  const zoneSection = Buffer.from(packet.encode({ questions: [{ name: zone, type: 'SOA', class: 'IN' }] }).subarray(12));
+  const zoneSection = Buffer.from(
+    packet.encode({ questions: [{ name: zone, type: 'SOA', class: 'IN' }] }).subarray(12),
+  );
   return Buffer.concat([
     header(id, OPCODE_UPDATE, [1, prerequisites.length, updates.length, 0]),
     zoneSection,

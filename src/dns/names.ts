@@ -15,7 +15,8 @@ export function normalizeName(name: string, what = 'name'): string {
   for (const label of trimmed.split('.')) {
     if (label.length === 0) throw invalid(`${what}: "${name}" has an empty label`);
     if (label.length > 63) throw invalid(`${what}: "${name}" has a label longer than 63 characters`);
-    if (!/^[a-z0-9_*-]+$/.test(label)) throw invalid(`${what}: "${name}" has a label with characters DNS names do not take`);
+    if (!/^[a-z0-9_*-]+$/.test(label))
+      throw invalid(`${what}: "${name}" has a label with characters DNS names do not take`);
   }
   return trimmed;
 }
@@ -54,7 +55,9 @@ function expandIpv6(ip: string): string {
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (v4) {
     const octets = v4[1]!.split('.').map(Number);
-    text = text.slice(0, -v4[1]!.length) + `${((octets[0]! << 8) | octets[1]!).toString(16)}:${((octets[2]! << 8) | octets[3]!).toString(16)}`;
+    text =
+      text.slice(0, -v4[1]!.length) +
+      `${((octets[0]! << 8) | octets[1]!).toString(16)}:${((octets[2]! << 8) | octets[3]!).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const left = head ? head.split(':') : [];

@@ -41,7 +41,13 @@ export function exchangeUdp(target: Exchange, message: Buffer): Promise<Buffer> 
       else resolve(answer!);
     };
     const timer = setTimeout(
-      () => done(new DnsError(`no answer from ${target.server}:${target.port} over UDP within ${target.timeoutMs} ms`, 'transient')),
+      () =>
+        done(
+          new DnsError(
+            `no answer from ${target.server}:${target.port} over UDP within ${target.timeoutMs} ms`,
+            'transient',
+          ),
+        ),
       target.timeoutMs,
     );
     socket.on('error', (err) => done(networkError(target, 'UDP', err)));
@@ -66,7 +72,13 @@ export function exchangeTcp(target: Exchange, message: Buffer): Promise<Buffer> 
       else resolve(answer!);
     };
     const timer = setTimeout(
-      () => done(new DnsError(`no answer from ${target.server}:${target.port} over TCP within ${target.timeoutMs} ms`, 'transient')),
+      () =>
+        done(
+          new DnsError(
+            `no answer from ${target.server}:${target.port} over TCP within ${target.timeoutMs} ms`,
+            'transient',
+          ),
+        ),
       target.timeoutMs,
     );
     socket.on('connect', () => {
@@ -81,11 +93,17 @@ export function exchangeTcp(target: Exchange, message: Buffer): Promise<Buffer> 
       }
     });
     socket.on('error', (err) => done(networkError(target, 'TCP', err)));
-    socket.on('end', () => done(new DnsError(`${target.server}:${target.port} closed the TCP connection without an answer`, 'transient')));
+    socket.on('end', () =>
+      done(new DnsError(`${target.server}:${target.port} closed the TCP connection without an answer`, 'transient')),
+    );
   });
 }
 
 function networkError(target: Exchange, proto: string, err: Error): DnsError {
   const code = (err as NodeJS.ErrnoException).code;
-  return new DnsError(`cannot reach ${target.server}:${target.port} over ${proto}: ${code ?? err.message}`, 'transient', { cause: err });
+  return new DnsError(
+    `cannot reach ${target.server}:${target.port} over ${proto}: ${code ?? err.message}`,
+    'transient',
+    { cause: err },
+  );
 }

@@ -27,7 +27,8 @@ export function tsigKey(name: string, algorithm: TsigAlgorithm, secretBase64: st
     throw new DnsError(`the TSIG secret for key "${name}" is not base64 (as tsig-keygen prints it)`, 'invalid');
   }
   const secret = Buffer.from(text, 'base64');
-  if (secret.length < 16) throw new DnsError(`the TSIG secret for key "${name}" is only ${secret.length} bytes; use at least 16`, 'invalid');
+  if (secret.length < 16)
+    throw new DnsError(`the TSIG secret for key "${name}" is only ${secret.length} bytes; use at least 16`, 'invalid');
   return { name: name.replace(/\.$/, '').toLowerCase(), algorithm, secret };
 }
 
@@ -96,7 +97,14 @@ export function signMessage(message: Buffer, key: TsigKey, nowMs = Date.now()): 
     u16(fields.error),
     u16(0),
   ]);
-  const record = Buffer.concat([encodeName(key.name), u16(TYPE_TSIG), u16(CLASS_ANY), Buffer.alloc(4), u16(rdata.length), rdata]);
+  const record = Buffer.concat([
+    encodeName(key.name),
+    u16(TYPE_TSIG),
+    u16(CLASS_ANY),
+    Buffer.alloc(4),
+    u16(rdata.length),
+    rdata,
+  ]);
   const wire = Buffer.concat([message, record]);
   wire.writeUInt16BE(message.readUInt16BE(10) + 1, 10);
   return { wire, mac: fields.mac };
@@ -164,7 +172,8 @@ export function verifyResponse(response: Buffer, key: TsigKey, requestMac: Buffe
     start = lastRecordOffset(response);
     owner = readName(response, start);
     if (!owner || response.readUInt16BE(owner.next) !== TYPE_TSIG) return { status: 'unsigned' };
-    if (owner.name !== key.name) return { status: 'invalid', reason: `signed with key "${owner.name}", not "${key.name}"` };
+    if (owner.name !== key.name)
+      return { status: 'invalid', reason: `signed with key "${owner.name}", not "${key.name}"` };
     alg = readName(response, owner.next + 10);
     if (!alg) return { status: 'invalid', reason: 'malformed TSIG algorithm name' };
     let at = alg.next;
@@ -182,7 +191,8 @@ export function verifyResponse(response: Buffer, key: TsigKey, requestMac: Buffe
   }
 
   if (error !== 0) return { status: 'tsig-error', error };
-  if (alg.name !== key.algorithm) return { status: 'invalid', reason: `algorithm ${alg.name}, expected ${key.algorithm}` };
+  if (alg.name !== key.algorithm)
+    return { status: 'invalid', reason: `algorithm ${alg.name}, expected ${key.algorithm}` };
 
   const stripped = Buffer.from(response.subarray(0, start));
   stripped.writeUInt16BE(originalId, 0);
@@ -197,7 +207,10 @@ export function verifyResponse(response: Buffer, key: TsigKey, requestMac: Buffe
     return { status: 'invalid', reason: 'the response MAC does not match' };
   }
   if (Math.abs(Math.floor(nowMs / 1000) - timeSigned) > fudge) {
-    return { status: 'invalid', reason: `the response was signed at ${timeSigned}, outside the ${fudge} s fudge of this clock` };
+    return {
+      status: 'invalid',
+      reason: `the response was signed at ${timeSigned}, outside the ${fudge} s fudge of this clock`,
+    };
   }
   return { status: 'verified' };
 }

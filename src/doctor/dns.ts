@@ -44,7 +44,8 @@ export function checkDns(config: DnsConfig, shared?: DnsClient): Promise<Endpoin
       };
     },
     (err) => {
-      if (!(err instanceof DnsError) || err.category === 'transient') return { reachable: false, authenticated: null, tls };
+      if (!(err instanceof DnsError) || err.category === 'transient')
+        return { reachable: false, authenticated: null, tls };
       return { reachable: true, authenticated: err.category === 'permission' ? false : null, tls };
     },
   );

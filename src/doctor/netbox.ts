@@ -9,7 +9,11 @@ import { timedCheck } from './verdict';
  * custom fields exist on VMs. Uses the worker's client, or one made from the config for this check.
  */
 export async function checkNetbox(config: NetboxConfig, shared?: NetboxClient): Promise<EndpointVerdict> {
-  const tls: TlsStatus = config.url.startsWith('http:') ? 'plaintext' : config.validateCerts ? 'verified' : 'not-verified';
+  const tls: TlsStatus = config.url.startsWith('http:')
+    ? 'plaintext'
+    : config.validateCerts
+      ? 'verified'
+      : 'not-verified';
   const tokenKind = config.token.trim().startsWith('nbt_') ? 'v2' : 'v1';
   let own: NetboxClient | undefined;
   try {

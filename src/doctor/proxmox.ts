@@ -26,7 +26,8 @@ export function checkProxmox(client: ProxmoxClient, config: ProxmoxConfig): Prom
     },
     (err) => {
       if (err instanceof ProxmoxTlsError) return { reachable: true, authenticated: null, tls: 'failed' };
-      if (err instanceof ProxmoxAuthError || err instanceof ProxmoxPermissionError) return { reachable: true, authenticated: false, tls };
+      if (err instanceof ProxmoxAuthError || err instanceof ProxmoxPermissionError)
+        return { reachable: true, authenticated: false, tls };
       return { reachable: false, authenticated: null, tls };
     },
   );

@@ -27,7 +27,8 @@ export async function checkVsphere(config: VsphereConfig): Promise<EndpointVerdi
         };
       },
       (err) => {
-        if (err instanceof VsphereFault) return { reachable: true, authenticated: err.category === 'permission' ? false : null, tls };
+        if (err instanceof VsphereFault)
+          return { reachable: true, authenticated: err.category === 'permission' ? false : null, tls };
         const tlsFailed = err instanceof VsphereConnectionError && err.details?.tls === 'failed';
         return { reachable: false, authenticated: null, tls: tlsFailed ? 'failed' : tls };
       },

@@ -30,12 +30,7 @@ export interface VmNic {
 }
 
 export type DiskMode =
-  | 'persistent'
-  | 'nonpersistent'
-  | 'undoable'
-  | 'independent_persistent'
-  | 'independent_nonpersistent'
-  | 'append';
+  'persistent' | 'nonpersistent' | 'undoable' | 'independent_persistent' | 'independent_nonpersistent' | 'append';
 
 export interface VmDisk {
   key: number;

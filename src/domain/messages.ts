@@ -31,12 +31,7 @@ const STATUS = 'status';
 /** For callers that do not know which kind of workflow they ask (the CLI's `status`). */
 export const anyStatusQuery = defineQuery<FerryStatus>(STATUS);
 export type FerryStatus =
-  | MigrationStatus
-  | WaveStatus
-  | ProvisionStatus
-  | ProvisionPlannedStatus
-  | TeardownStatus
-  | AllocatorState;
+  MigrationStatus | WaveStatus | ProvisionStatus | ProvisionPlannedStatus | TeardownStatus | AllocatorState;
 /** One approval name for a VM and a wave, with one payload (a wave reads `vms`). */
 const APPROVE_CUTOVER = 'approveCutover';
 /** One cancel name for a VM and a wave, with one payload. */
@@ -62,7 +57,8 @@ export const permitGrantedSignal = defineSignal<[{ key: string; requestId: strin
  * Sent by the semaphore to a holder while all permits are held: when done, hand the permit straight to
  * this waiter (a permitGranted to it, then transferPermit here) instead of releasing it.
  */
-export const permitSuccessorSignal = defineSignal<[{ key: string; requestId: string; successor: PermitSuccessor }]>('permitSuccessor');
+export const permitSuccessorSignal =
+  defineSignal<[{ key: string; requestId: string; successor: PermitSuccessor }]>('permitSuccessor');
 /** Sent by a holder that handed its permit to its successor (already granted to it directly). */
 export const transferPermitSignal = defineSignal<[{ requestId: string; to: string }]>('transferPermit');
 /** Change the number of permits at run time; returns the new state. */
@@ -115,7 +111,8 @@ export const cancelWaveSignal = defineSignal<[CancelRequest]>(CANCEL_MIGRATION);
 export const waveSummaryQuery = defineQuery<WaveSummary, [WaveSummaryRequest?]>('waveSummary');
 /** Sent by each VM's workflow to its wave: its stage changes and its end. */
 /** `seq` counts a run's stage changes: signals to another workflow may arrive out of order. */
-export const vmStageSignal = defineSignal<[{ moid: string; stage: MigrationStage; at: number; seq?: number }]>('vmStage');
+export const vmStageSignal =
+  defineSignal<[{ moid: string; stage: MigrationStage; at: number; seq?: number }]>('vmStage');
 export const vmFinishedSignal = defineSignal<[VmFinished]>('vmFinished');
 
 // --- provisioning ---

@@ -5,7 +5,22 @@
  */
 
 /** NIC models PVE accepts for `netN`. */
-export const NIC_MODELS = ['e1000', 'e1000-82540em', 'e1000-82544gc', 'e1000-82545em', 'e1000e', 'i82551', 'i82557b', 'i82559er', 'ne2k_isa', 'ne2k_pci', 'pcnet', 'rtl8139', 'virtio', 'vmxnet3'] as const;
+export const NIC_MODELS = [
+  'e1000',
+  'e1000-82540em',
+  'e1000-82544gc',
+  'e1000-82545em',
+  'e1000e',
+  'i82551',
+  'i82557b',
+  'i82559er',
+  'ne2k_isa',
+  'ne2k_pci',
+  'pcnet',
+  'rtl8139',
+  'virtio',
+  'vmxnet3',
+] as const;
 export type NicModel = (typeof NIC_MODELS)[number];
 
 export interface NicSpec {

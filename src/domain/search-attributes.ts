@@ -3,7 +3,19 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 /** What a workflow does: `provision`, `teardown`, `migrate`, `wave`, `doctor`, `semaphore`, … */
 export const FerryKind = defineSearchAttributeKey('FerryKind', SearchAttributeType.KEYWORD);
 /** Every FerryKind value ferry's workflows set (`ferry list --kind` takes one of these). */
-export const FERRY_KINDS = ['migrate', 'wave', 'plan', 'sdn-sync', 'provision', 'provision-planned', 'teardown', 'vmid-allocator', 'semaphore', 'doctor', 'lookup'] as const;
+export const FERRY_KINDS = [
+  'migrate',
+  'wave',
+  'plan',
+  'sdn-sync',
+  'provision',
+  'provision-planned',
+  'teardown',
+  'vmid-allocator',
+  'semaphore',
+  'doctor',
+  'lookup',
+] as const;
 
 /** The stage a workflow is in, kept current so the UI and `temporal workflow list` can filter on it. */
 export const FerryStage = defineSearchAttributeKey('FerryStage', SearchAttributeType.KEYWORD);
@@ -27,4 +39,3 @@ export function searchAttributeCliSpecs(): string[] {
   };
   return FERRY_SEARCH_ATTRIBUTES.map((key) => `${key.name}=${cliType[key.type]}`);
 }
-

@@ -25,13 +25,21 @@ export type Occupancy =
  * The one rule: same VMID and same name → adopt; the VMID with another name, or the name on another
  * VMID → clash; neither → free.
  */
-export function occupancy(vmid: number, name: string, existing: ReadonlyArray<{ vmid: number; name?: string }>): Occupancy {
+export function occupancy(
+  vmid: number,
+  name: string,
+  existing: ReadonlyArray<{ vmid: number; name?: string }>,
+): Occupancy {
   const sameId = existing.find((vm) => vm.vmid === vmid);
   if (sameId) {
     if (sameId.name === name) return { kind: 'adopt' };
-    return { kind: 'clash', clash: { kind: 'vmid-taken', vmid, name, ...(sameId.name !== undefined ? { holder: sameId.name } : {}) } };
+    return {
+      kind: 'clash',
+      clash: { kind: 'vmid-taken', vmid, name, ...(sameId.name !== undefined ? { holder: sameId.name } : {}) },
+    };
   }
   const sameName = existing.filter((vm) => vm.name === name);
-  if (sameName.length > 0) return { kind: 'clash', clash: { kind: 'name-taken', vmid, name, vmids: sameName.map((vm) => vm.vmid) } };
+  if (sameName.length > 0)
+    return { kind: 'clash', clash: { kind: 'name-taken', vmid, name, vmids: sameName.map((vm) => vm.vmid) } };
   return { kind: 'free' };
 }

@@ -7,7 +7,11 @@ import { connect } from 'node:net';
  * a probe through such a mapping proves the guest's service answers on that port, not that the
  * guest's address is routable from the worker, and the probe's record says which endpoint it used.
  */
-export type GuestEndpointResolver = (target: { vmid: number; address: string; port: number }) => Promise<{ host: string; port: number }>;
+export type GuestEndpointResolver = (target: {
+  vmid: number;
+  address: string;
+  port: number;
+}) => Promise<{ host: string; port: number }>;
 
 export const directEndpoint: GuestEndpointResolver = async ({ address, port }) => ({ host: address, port });
 
@@ -32,6 +36,8 @@ export function tcpConnect(host: string, port: number, timeoutMs: number): Promi
     };
     socket.setTimeout(timeoutMs, () => done({ ok: false, ms: elapsed(), error: `no answer within ${timeoutMs} ms` }));
     socket.once('connect', () => done({ ok: true, ms: elapsed() }));
-    socket.once('error', (err: NodeJS.ErrnoException) => done({ ok: false, ms: elapsed(), error: err.code ?? err.message }));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      done({ ok: false, ms: elapsed(), error: err.code ?? err.message }),
+    );
   });
 }

@@ -17,7 +17,11 @@ const inProcess = new Map<string, Promise<void>>();
  * processes a lock file created with O_EXCL (`wx`), retried with backoff. A lock whose holder is gone
  * (same host, its pid no longer runs) or that is older than `staleMs` is removed and taken.
  */
-export async function withFileLock<T>(lockPath: string, work: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  lockPath: string,
+  work: () => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
   const before = inProcess.get(lockPath) ?? Promise.resolve();
   let release!: () => void;
   const mine = new Promise<void>((resolve) => (release = resolve));
@@ -53,9 +57,14 @@ async function acquire(lockPath: string, timeoutMs: number, staleMs: number): Pr
       continue;
     }
     if (Date.now() - started > timeoutMs) {
-      throw new FerryError(`${lockPath} is held by another process for more than ${Math.round(timeoutMs / 1000)} s; remove it if no ferry worker is running`, 'transient');
+      throw new FerryError(
+        `${lockPath} is held by another process for more than ${Math.round(timeoutMs / 1000)} s; remove it if no ferry worker is running`,
+        'transient',
+      );
     }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(500, 10 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2)));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(500, 10 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2)),
+    );
   }
 }
 

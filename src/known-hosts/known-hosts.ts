@@ -30,8 +30,12 @@ export interface KnownHostsRemoval {
 export function hostKeys(hosts: readonly string[], ports: readonly number[] = [22]): string[] {
   const keys = new Set<string>();
   for (const raw of hosts) {
-    const host = raw.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
-    if (host === '' || /[\s,*?!]/.test(host)) throw new FerryError(`known_hosts: "${raw}" is not a host name or address`, 'invalid');
+    const host = raw
+      .trim()
+      .toLowerCase()
+      .replace(/^\[(.*)\]$/, '$1');
+    if (host === '' || /[\s,*?!]/.test(host))
+      throw new FerryError(`known_hosts: "${raw}" is not a host name or address`, 'invalid');
     for (const port of ports) keys.add(port === 22 ? host : `[${host}]:${port}`);
   }
   return [...keys];
@@ -59,7 +63,10 @@ function hashedMatches(entry: string, key: string): boolean {
 }
 
 /** Content with the lines naming any of `keys` removed, and which lines those were. */
-export function removeFromContent(content: string, keys: readonly string[]): { content: string; removed: KnownHostsRemoval['removed'] } {
+export function removeFromContent(
+  content: string,
+  keys: readonly string[],
+): { content: string; removed: KnownHostsRemoval['removed'] } {
   const lines = content.split(/(?<=\n)/);
   const removed: KnownHostsRemoval['removed'] = [];
   const kept = lines.filter((line, index) => {
@@ -71,7 +78,11 @@ export function removeFromContent(content: string, keys: readonly string[]): { c
 }
 
 /** Removes the entries of `hosts` (names and addresses) on `ports` from `file`, atomically. */
-export async function removeKnownHosts(file: string, hosts: readonly string[], ports: readonly number[] = [22]): Promise<KnownHostsRemoval> {
+export async function removeKnownHosts(
+  file: string,
+  hosts: readonly string[],
+  ports: readonly number[] = [22],
+): Promise<KnownHostsRemoval> {
   const keys = hostKeys(hosts, ports);
   let target: string;
   try {
@@ -86,13 +97,17 @@ export async function removeKnownHosts(file: string, hosts: readonly string[], p
       const written = await rewrite(target, keys);
       if (written !== 'changed-meanwhile') return { file, removed: written };
       // Someone without the lock (ssh adding a host) wrote in between: start over from what is there now.
-      if (attempt === 5) throw new FerryError(`${target} keeps changing while ferry rewrites it; try again`, 'transient');
+      if (attempt === 5)
+        throw new FerryError(`${target} keeps changing while ferry rewrites it; try again`, 'transient');
     }
   });
 }
 
 /** One read–filter–write–rename; refuses to rename over content that changed since it was read. */
-async function rewrite(target: string, keys: readonly string[]): Promise<KnownHostsRemoval['removed'] | 'changed-meanwhile'> {
+async function rewrite(
+  target: string,
+  keys: readonly string[],
+): Promise<KnownHostsRemoval['removed'] | 'changed-meanwhile'> {
   let original: string;
   try {
     original = await fs.readFile(target, 'latin1');

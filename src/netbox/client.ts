@@ -63,7 +63,8 @@ export interface Versioned<T> {
 /** Normalizes a MAC address to NetBox's form (upper case, colon-separated). */
 export function normalizeMac(mac: string): string {
   const hex = mac.replace(/[^0-9a-fA-F]/g, '');
-  if (hex.length !== 12 || !/^[0-9a-fA-F:.-]+$/.test(mac.trim())) throw new NetboxError(`"${mac}" is not a MAC address`, 'invalid');
+  if (hex.length !== 12 || !/^[0-9a-fA-F:.-]+$/.test(mac.trim()))
+    throw new NetboxError(`"${mac}" is not a MAC address`, 'invalid');
   return hex.toUpperCase().match(/../g)!.join(':');
 }
 
@@ -78,7 +79,13 @@ export class NetboxClient {
 
   static fromConfig(config: NetboxConfig, options: Partial<NetboxHttpOptions> = {}): NetboxClient {
     return new NetboxClient(
-      new NetboxHttp({ url: config.url, token: config.token, validateCerts: config.validateCerts, caFile: config.caFile, ...options }),
+      new NetboxHttp({
+        url: config.url,
+        token: config.token,
+        validateCerts: config.validateCerts,
+        caFile: config.caFile,
+        ...options,
+      }),
     );
   }
 
@@ -108,7 +115,10 @@ export class NetboxClient {
   }
 
   async getVirtualMachine(id: number): Promise<Versioned<VirtualMachine>> {
-    const { data, etag } = await this.http.request('GET', `${VMS}${id}/`, { schema: virtualMachineSchema, query: WITHOUT_CONFIG_CONTEXT });
+    const { data, etag } = await this.http.request('GET', `${VMS}${id}/`, {
+      schema: virtualMachineSchema,
+      query: WITHOUT_CONFIG_CONTEXT,
+    });
     return { value: data, etag };
   }
 
@@ -116,7 +126,11 @@ export class NetboxClient {
    * Changes a VM. With `ifMatch` (an ETag from an earlier read) NetBox 4.6+ refuses the change if the
    * VM changed in between: NetboxStaleError (category conflict).
    */
-  async updateVirtualMachine(id: number, changes: Record<string, unknown>, options: { ifMatch?: string } = {}): Promise<Versioned<VirtualMachine>> {
+  async updateVirtualMachine(
+    id: number,
+    changes: Record<string, unknown>,
+    options: { ifMatch?: string } = {},
+  ): Promise<Versioned<VirtualMachine>> {
     const { data, etag } = await this.http.request('PATCH', `${VMS}${id}/`, {
       schema: virtualMachineSchema,
       body: changes,
@@ -131,7 +145,11 @@ export class NetboxClient {
    * write answered): the write without a read before it. Changed since: nothing written, undefined,
    * and the caller reads it and decides again.
    */
-  async updateVirtualMachineIfUnchanged(id: number, changes: Record<string, unknown>, etag: string): Promise<Versioned<VirtualMachine> | undefined> {
+  async updateVirtualMachineIfUnchanged(
+    id: number,
+    changes: Record<string, unknown>,
+    etag: string,
+  ): Promise<Versioned<VirtualMachine> | undefined> {
     try {
       return await this.updateVirtualMachine(id, changes, { ifMatch: etag });
     } catch (err) {
@@ -166,7 +184,10 @@ export class NetboxClient {
     const status = current.value.status.value;
     if (status === to) return { outcome: 'unchanged', vm: current, guarded };
     if (!allowed.includes(status)) {
-      throw new NetboxError(`NetBox VM "${current.value.name}" (id ${id}) is ${status}; ferry moves it to ${to} only from ${allowed.join(' or ')}`, 'policy');
+      throw new NetboxError(
+        `NetBox VM "${current.value.name}" (id ${id}) is ${status}; ferry moves it to ${to} only from ${allowed.join(' or ')}`,
+        'policy',
+      );
     }
     const vm = await this.updateVirtualMachine(id, { status: to }, { ifMatch: current.etag });
     return { outcome: 'updated', vm, guarded };
@@ -193,11 +214,15 @@ export class NetboxClient {
     fields: Record<string, unknown> = {},
     options: { vmHadNone?: boolean } = {},
   ): Promise<{ outcome: Outcome; value: VmInterface }> {
-    const find = async () => (await this.http.list(INTERFACES, { virtual_machine_id: vmId, name }, vmInterfaceSchema))[0];
+    const find = async () =>
+      (await this.http.list(INTERFACES, { virtual_machine_id: vmId, name }, vmInterfaceSchema))[0];
     const existing = options.vmHadNone ? undefined : await find();
     if (existing) return { outcome: 'unchanged', value: existing };
     try {
-      const { data } = await this.http.request('POST', INTERFACES, { schema: vmInterfaceSchema, body: { virtual_machine: vmId, name, ...fields } });
+      const { data } = await this.http.request('POST', INTERFACES, {
+        schema: vmInterfaceSchema,
+        body: { virtual_machine: vmId, name, ...fields },
+      });
       return { outcome: 'created', value: data };
     } catch (err) {
       // Interface names are unique per VM: when a concurrent attempt won, NetBox refuses ours (400 from
@@ -212,11 +237,17 @@ export class NetboxClient {
    * Gives the interface the MAC address as its primary MAC (NetBox 4.2+: a MAC is an object of its
    * own, assigned to the interface, and the interface points at it).
    */
-  async ensurePrimaryMac(interfaceId: number, mac: string, options: { freshInterface?: boolean } = {}): Promise<{ outcome: Outcome; macId: number }> {
+  async ensurePrimaryMac(
+    interfaceId: number,
+    mac: string,
+    options: { freshInterface?: boolean } = {},
+  ): Promise<{ outcome: Outcome; macId: number }> {
     const wanted = normalizeMac(mac);
     // An interface the caller has just created has no MAC yet: two reads fewer per new VM.
     if (!options.freshInterface) {
-      const { data: iface } = await this.http.request('GET', `${INTERFACES}${interfaceId}/`, { schema: vmInterfaceSchema });
+      const { data: iface } = await this.http.request('GET', `${INTERFACES}${interfaceId}/`, {
+        schema: vmInterfaceSchema,
+      });
       if (iface.primary_mac_address && normalizeMac(iface.primary_mac_address.mac_address) === wanted) {
         return { outcome: 'unchanged', macId: iface.primary_mac_address.id };
       }
@@ -231,13 +262,20 @@ export class NetboxClient {
         })
       ).data;
     }
-    await this.http.request('PATCH', `${INTERFACES}${interfaceId}/`, { schema: vmInterfaceSchema, body: { primary_mac_address: macObject.id } });
+    await this.http.request('PATCH', `${INTERFACES}${interfaceId}/`, {
+      schema: vmInterfaceSchema,
+      body: { primary_mac_address: macObject.id },
+    });
     return { outcome: 'updated', macId: macObject.id };
   }
 
   /** MAC objects assigned to a VM interface. */
   async interfaceMacs(interfaceId: number): Promise<MacAddress[]> {
-    return this.http.list(MACS, { assigned_object_type: VM_INTERFACE_TYPE, assigned_object_id: interfaceId }, macAddressSchema);
+    return this.http.list(
+      MACS,
+      { assigned_object_type: VM_INTERFACE_TYPE, assigned_object_id: interfaceId },
+      macAddressSchema,
+    );
   }
 
   async deleteMac(id: number): Promise<Outcome> {
@@ -260,9 +298,13 @@ export class NetboxClient {
     if (!prefix) throw new NetboxError(`NetBox has no prefix ${cidr}`, 'not-found');
     if (prefixes.length > 1) {
       const where = prefixes.map((p) => `${p.vrf ? `VRF ${p.vrf.name}` : 'global'} (id ${p.id})`).join(', ');
-      throw new NetboxError(`NetBox has ${prefixes.length} prefixes ${cidr}: ${where}; ferry cannot tell which to allocate from`, 'invalid', {
-        details: { prefixIds: prefixes.map((p) => p.id) },
-      });
+      throw new NetboxError(
+        `NetBox has ${prefixes.length} prefixes ${cidr}: ${where}; ferry cannot tell which to allocate from`,
+        'invalid',
+        {
+          details: { prefixIds: prefixes.map((p) => p.id) },
+        },
+      );
     }
     return prefix;
   }
@@ -290,7 +332,9 @@ export class NetboxClient {
     options: { freshInterface?: boolean } = {},
   ): Promise<{ outcome: Outcome; value: IpAddress }> {
     // An interface the caller has just created (and not yet given an address) has none to find.
-    const [existing] = options.freshInterface ? [] : await this.http.list(IPS, { vminterface_id: interfaceId, parent: prefix.prefix }, ipAddressSchema);
+    const [existing] = options.freshInterface
+      ? []
+      : await this.http.list(IPS, { vminterface_id: interfaceId, parent: prefix.prefix }, ipAddressSchema);
     if (existing) return { outcome: 'unchanged', value: existing };
     const body = {
       assigned_object_type: VM_INTERFACE_TYPE,
@@ -300,20 +344,31 @@ export class NetboxClient {
       ...(fields.description ? { description: fields.description } : {}),
     };
     try {
-      const { data } = await this.http.request('POST', `${PREFIXES}${prefix.id}/available-ips/`, { schema: ipAddressSchema, body });
+      const { data } = await this.http.request('POST', `${PREFIXES}${prefix.id}/available-ips/`, {
+        schema: ipAddressSchema,
+        body,
+      });
       return { outcome: 'created', value: data };
     } catch (err) {
       if (err instanceof NetboxError && err.status === 409) {
-        throw new NetboxError(`NetBox prefix ${prefix.prefix} has no free address left (${err.message})`, 'invalid', { status: 409, cause: err });
+        throw new NetboxError(`NetBox prefix ${prefix.prefix} has no free address left (${err.message})`, 'invalid', {
+          status: 409,
+          cause: err,
+        });
       }
       throw err;
     }
   }
 
   /** Makes `ipId` (assigned to one of the VM's interfaces) the VM's primary IPv4 address; a write answers with the VM as written. */
-  async setPrimaryIp4(vmId: number, ipId: number, options: { freshIp?: boolean } = {}): Promise<{ outcome: Outcome; vm?: Versioned<VirtualMachine> }> {
+  async setPrimaryIp4(
+    vmId: number,
+    ipId: number,
+    options: { freshIp?: boolean } = {},
+  ): Promise<{ outcome: Outcome; vm?: Versioned<VirtualMachine> }> {
     // An address the caller has just created cannot be the VM's primary yet: no read needed.
-    if (!options.freshIp && (await this.getVirtualMachine(vmId)).value.primary_ip4?.id === ipId) return { outcome: 'unchanged' };
+    if (!options.freshIp && (await this.getVirtualMachine(vmId)).value.primary_ip4?.id === ipId)
+      return { outcome: 'unchanged' };
     return { outcome: 'updated', vm: await this.updateVirtualMachine(vmId, { primary_ip4: ipId }) };
   }
 
@@ -337,11 +392,16 @@ export class NetboxClient {
    * Creates ferry's custom fields on VMs, or adds the VM object type to a field of that name that
    * lacks it. A field of that name with another type is an error for a person to resolve.
    */
-  async ensureCustomFields(fields: readonly FerryCustomField[] = FERRY_CUSTOM_FIELDS): Promise<Array<{ name: string; outcome: Outcome }>> {
+  async ensureCustomFields(
+    fields: readonly FerryCustomField[] = FERRY_CUSTOM_FIELDS,
+  ): Promise<Array<{ name: string; outcome: Outcome }>> {
     const results: Array<{ name: string; outcome: Outcome }> = [];
     for (const field of fields) {
       const [existing] = await this.http.list(CUSTOM_FIELDS, { name: field.name }, customFieldSchema);
-      results.push({ name: field.name, outcome: existing ? await this.reconcileField(existing, field) : await this.createField(field) });
+      results.push({
+        name: field.name,
+        outcome: existing ? await this.reconcileField(existing, field) : await this.createField(field),
+      });
     }
     return results;
   }

@@ -29,8 +29,20 @@ export const FERRY_CUSTOM_FIELDS: readonly FerryCustomField[] = [
     validationMinimum: 100,
     validationMaximum: 999_999_999,
   },
-  { name: 'ferry_node', type: 'text', label: 'Proxmox node', description: 'Proxmox VE node the VM is created on', validationRegex: '^[A-Za-z0-9][A-Za-z0-9.-]*$' },
-  { name: 'ferry_storage', type: 'text', label: 'Proxmox storage', description: 'Proxmox VE storage for the VM disks', validationRegex: '^[A-Za-z][A-Za-z0-9._-]*$' },
+  {
+    name: 'ferry_node',
+    type: 'text',
+    label: 'Proxmox node',
+    description: 'Proxmox VE node the VM is created on',
+    validationRegex: '^[A-Za-z0-9][A-Za-z0-9.-]*$',
+  },
+  {
+    name: 'ferry_storage',
+    type: 'text',
+    label: 'Proxmox storage',
+    description: 'Proxmox VE storage for the VM disks',
+    validationRegex: '^[A-Za-z][A-Za-z0-9._-]*$',
+  },
   {
     name: 'ferry_network',
     type: 'text',
@@ -38,13 +50,27 @@ export const FERRY_CUSTOM_FIELDS: readonly FerryCustomField[] = [
     description: 'Linux bridge (vmbr0) or SDN VNet the first NIC attaches to',
     validationRegex: '^[A-Za-z][A-Za-z0-9._-]*$',
   },
-  { name: 'ferry_vlan', type: 'integer', label: 'VLAN', description: 'VLAN tag of the first NIC on a bridge (none on a VNet)', validationMinimum: 1, validationMaximum: 4094 },
-  { name: 'ferry_iso', type: 'text', label: 'Install ISO', description: 'ISO volume to boot the installer from, e.g. local:iso/debian-13.iso', validationRegex: '^[A-Za-z][A-Za-z0-9._-]*:iso/.+$' },
+  {
+    name: 'ferry_vlan',
+    type: 'integer',
+    label: 'VLAN',
+    description: 'VLAN tag of the first NIC on a bridge (none on a VNet)',
+    validationMinimum: 1,
+    validationMaximum: 4094,
+  },
+  {
+    name: 'ferry_iso',
+    type: 'text',
+    label: 'Install ISO',
+    description: 'ISO volume to boot the installer from, e.g. local:iso/debian-13.iso',
+    validationRegex: '^[A-Za-z][A-Za-z0-9._-]*:iso/.+$',
+  },
   {
     name: 'ferry_image',
     type: 'text',
     label: 'Disk image',
-    description: 'Image the first disk is made from (import-from), e.g. local:import/debian-12.qcow2; the VM gets its address on a cloud-init drive',
+    description:
+      'Image the first disk is made from (import-from), e.g. local:import/debian-12.qcow2; the VM gets its address on a cloud-init drive',
     validationRegex: '^[A-Za-z][A-Za-z0-9._-]*:\\S+$',
   },
   { name: 'ferry_owner', type: 'text', label: 'Owner', description: 'Person or team responsible for the VM' },
@@ -52,7 +78,11 @@ export const FERRY_CUSTOM_FIELDS: readonly FerryCustomField[] = [
 
 const text = () => z.string({ error: 'must be text' }).min(1, 'must not be empty');
 const integer = (min: number, max: number) =>
-  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+  z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
 
 const ferryFieldsSchema = z.object({
   ferry_vmid: integer(100, 999_999_999).nullish(),
@@ -72,8 +102,13 @@ export type FerryVmFields = RecordFields;
 export function ferryFields(vm: Pick<VirtualMachine, 'id' | 'name' | 'custom_fields'>): FerryVmFields {
   const parsed = ferryFieldsSchema.safeParse(vm.custom_fields);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message} (got ${JSON.stringify(vm.custom_fields[String(i.path[0])])})`);
-    throw new NetboxError(`NetBox VM "${vm.name}" (id ${vm.id}) has invalid ferry custom fields: ${problems.join('; ')}`, 'invalid');
+    const problems = parsed.error.issues.map(
+      (i) => `${String(i.path[0])}: ${i.message} (got ${JSON.stringify(vm.custom_fields[String(i.path[0])])})`,
+    );
+    throw new NetboxError(
+      `NetBox VM "${vm.name}" (id ${vm.id}) has invalid ferry custom fields: ${problems.join('; ')}`,
+      'invalid',
+    );
   }
   const f = parsed.data;
   const fields: FerryVmFields = {

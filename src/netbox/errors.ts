@@ -49,19 +49,32 @@ export function describeBody(body: unknown): string {
     const record = body as Record<string, unknown>;
     if (typeof record.detail === 'string') return record.detail;
     return Object.entries(record)
-      .map(([field, value]) => `${field}: ${Array.isArray(value) ? value.map(describeBody).join(' ') : describeBody(value)}`)
+      .map(
+        ([field, value]) =>
+          `${field}: ${Array.isArray(value) ? value.map(describeBody).join(' ') : describeBody(value)}`,
+      )
       .join('; ');
   }
   return String(body);
 }
 
 /** Classifies an HTTP error answer from NetBox. */
-export function httpError(what: string, status: number, body: unknown, retryAfterMs?: number, etag?: string): NetboxError {
+export function httpError(
+  what: string,
+  status: number,
+  body: unknown,
+  retryAfterMs?: number,
+  etag?: string,
+): NetboxError {
   const said = describeBody(body);
   const msg = `${what}: HTTP ${status}${said ? `: ${said}` : ''}`;
   if (status === 412) return new NetboxStaleError(`${msg} (the object changed since it was read; read it again)`, etag);
   if (status === 401 || status === 403) {
-    return new NetboxError(`${msg} (check NETBOX_TOKEN: it must be valid, enabled, not expired and allowed to do this)`, 'permission', { status });
+    return new NetboxError(
+      `${msg} (check NETBOX_TOKEN: it must be valid, enabled, not expired and allowed to do this)`,
+      'permission',
+      { status },
+    );
   }
   if (status === 404) return new NetboxError(msg, 'not-found', { status });
   if (status === 409) return new NetboxError(msg, 'conflict', { status });

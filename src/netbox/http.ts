@@ -60,7 +60,10 @@ export class NetboxHttp {
       try {
         ca = readFileSync(options.caFile);
       } catch (err) {
-        throw new NetboxError(`netbox.caFile ${options.caFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`, 'invalid');
+        throw new NetboxError(
+          `netbox.caFile ${options.caFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+          'invalid',
+        );
       }
     }
     this.dispatcher = new Agent({
@@ -120,7 +123,10 @@ export class NetboxHttp {
       const next: URL | undefined = data.next ? new URL(data.next) : undefined;
       url = next ? new URL(`${next.pathname}${next.search}`, this.baseUrl.origin) : undefined;
       if (url && visited.has(url.href)) {
-        throw new NetboxError(`NetBox GET ${url.pathname}: the next page is one already read (${url.search}); the listing would not end`, 'invalid');
+        throw new NetboxError(
+          `NetBox GET ${url.pathname}: the next page is one already read (${url.search}); the listing would not end`,
+          'invalid',
+        );
       }
     }
     return results;
@@ -159,19 +165,33 @@ export class NetboxHttp {
     }
     if (response.statusCode >= 400) {
       const retryAfter = Number(header(response.headers, 'retry-after'));
-      throw httpError(what, response.statusCode, body, Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined, etag);
+      throw httpError(
+        what,
+        response.statusCode,
+        body,
+        Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined,
+        etag,
+      );
     }
     if (response.statusCode >= 300) {
-      throw new NetboxError(`${what}: HTTP ${response.statusCode} redirect to ${header(response.headers, 'location')}; check netbox.url`, 'invalid', {
-        status: response.statusCode,
-      });
+      throw new NetboxError(
+        `${what}: HTTP ${response.statusCode} redirect to ${header(response.headers, 'location')}; check netbox.url`,
+        'invalid',
+        {
+          status: response.statusCode,
+        },
+      );
     }
     const parsed = options.schema.safeParse(body);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
-      throw new NetboxError(`${what}: unexpected answer (${issues.join('; ')}); is ${this.baseUrl.href} a NetBox 4.x?`, 'invalid', {
-        status: response.statusCode,
-      });
+      throw new NetboxError(
+        `${what}: unexpected answer (${issues.join('; ')}); is ${this.baseUrl.href} a NetBox 4.x?`,
+        'invalid',
+        {
+          status: response.statusCode,
+        },
+      );
     }
     return { status: response.statusCode, data: parsed.data, etag };
   }

@@ -36,7 +36,10 @@ export const virtualMachineSchema = z.looseObject({
 export type VirtualMachine = z.infer<typeof virtualMachineSchema>;
 
 /** A VM read with `fields=id,custom_fields`. */
-export const vmidOnlySchema = z.looseObject({ id: z.number().int(), custom_fields: z.record(z.string(), z.unknown()).default({}) });
+export const vmidOnlySchema = z.looseObject({
+  id: z.number().int(),
+  custom_fields: z.record(z.string(), z.unknown()).default({}),
+});
 
 export const macAddressSchema = z.looseObject({
   id: z.number().int(),
@@ -86,7 +89,12 @@ export const customFieldSchema = z.looseObject({
 });
 export type CustomField = z.infer<typeof customFieldSchema>;
 
-export const tokenSchema = z.looseObject({ id: z.number().int(), version: z.number().int().optional(), token: z.string().optional(), key: z.string().nullable().optional() });
+export const tokenSchema = z.looseObject({
+  id: z.number().int(),
+  version: z.number().int().optional(),
+  token: z.string().optional(),
+  key: z.string().nullable().optional(),
+});
 
 /** Any object answer we only need the id of. */
 export const idOnly = z.looseObject({ id: z.number().int() });

@@ -25,14 +25,24 @@ export class AclApi {
   constructor(private readonly api: ProxmoxApi) {}
 
   async list(): Promise<AclEntry[]> {
-    return (await this.api.call('GET', '/access/acl', {}, aclSchema)).map((e) => ({ ...e, propagate: e.propagate ?? true }));
+    return (await this.api.call('GET', '/access/acl', {}, aclSchema)).map((e) => ({
+      ...e,
+      propagate: e.propagate ?? true,
+    }));
   }
 
   async ensure(spec: AclSpec): Promise<{ changed: boolean }> {
     const propagate = spec.propagate ?? true;
     const entries = await this.list();
     const present = (type: AclEntry['type'], ugid: string, roleid: string) =>
-      entries.some((e) => e.path === spec.path && e.type === type && e.ugid === ugid && e.roleid === roleid && e.propagate === propagate);
+      entries.some(
+        (e) =>
+          e.path === spec.path &&
+          e.type === type &&
+          e.ugid === ugid &&
+          e.roleid === roleid &&
+          e.propagate === propagate,
+      );
     const wanted = subjects(spec).flatMap(([type, ugid]) => spec.roles.map((role) => [type, ugid, role] as const));
     if (wanted.every(([t, u, r]) => present(t, u, r))) return { changed: false };
     await this.write(spec, false);
@@ -41,7 +51,9 @@ export class AclApi {
 
   async remove(spec: AclSpec): Promise<{ changed: boolean }> {
     const entries = await this.list();
-    const any = subjects(spec).some(([type, ugid]) => entries.some((e) => e.path === spec.path && e.type === type && e.ugid === ugid && spec.roles.includes(e.roleid)));
+    const any = subjects(spec).some(([type, ugid]) =>
+      entries.some((e) => e.path === spec.path && e.type === type && e.ugid === ugid && spec.roles.includes(e.roleid)),
+    );
     if (!any) return { changed: false };
     await this.write(spec, true);
     return { changed: true };

@@ -28,10 +28,24 @@ const interfaceSchema = z.looseObject({
 export const agentInterfacesSchema = wrapped(z.array(interfaceSchema));
 export const agentPingSchema = wrapped(z.looseObject({}));
 export const agentOsInfoSchema = wrapped(
-  z.looseObject({ id: z.string().optional(), name: z.string().optional(), 'pretty-name': z.string().optional(), 'kernel-release': z.string().optional(), 'version-id': z.string().optional() }),
+  z.looseObject({
+    id: z.string().optional(),
+    name: z.string().optional(),
+    'pretty-name': z.string().optional(),
+    'kernel-release': z.string().optional(),
+    'version-id': z.string().optional(),
+  }),
 );
 export const agentFsInfoSchema = wrapped(
-  z.array(z.looseObject({ name: z.string(), mountpoint: z.string(), type: z.string(), 'total-bytes': pveInt.optional(), 'used-bytes': pveInt.optional() })),
+  z.array(
+    z.looseObject({
+      name: z.string(),
+      mountpoint: z.string(),
+      type: z.string(),
+      'total-bytes': pveInt.optional(),
+      'used-bytes': pveInt.optional(),
+    }),
+  ),
 );
 
 export const vmRunStateSchema = z.looseObject({
@@ -66,7 +80,13 @@ export class AgentApi {
   /** status/current with QMP's status: `running` means the guest's CPUs run (not paused, not still starting). */
   async runState(node: string, vmid: number): Promise<VmRunState> {
     const s = await this.api.call('GET', `${vmPath(node, vmid)}/status/current`, {}, vmRunStateSchema);
-    return { status: s.status, qmpstatus: s.qmpstatus, uptimeSeconds: s.uptime ?? 0, agentEnabled: s.agent ?? false, ...(s.lock ? { lock: s.lock } : {}) };
+    return {
+      status: s.status,
+      qmpstatus: s.qmpstatus,
+      uptimeSeconds: s.uptime ?? 0,
+      agentEnabled: s.agent ?? false,
+      ...(s.lock ? { lock: s.lock } : {}),
+    };
   }
 
   /** guest-ping: resolves when the agent answered; throws ProxmoxAgentNotRunningError while it does not. */
@@ -75,11 +95,20 @@ export class AgentApi {
   }
 
   async networkInterfaces(node: string, vmid: number): Promise<GuestNetworkInterface[]> {
-    const list = await this.api.call('GET', `${vmPath(node, vmid)}/agent/network-get-interfaces`, {}, agentInterfacesSchema);
+    const list = await this.api.call(
+      'GET',
+      `${vmPath(node, vmid)}/agent/network-get-interfaces`,
+      {},
+      agentInterfacesSchema,
+    );
     return list.map((i) => ({
       name: i.name,
       ...(i['hardware-address'] ? { mac: i['hardware-address'].toLowerCase() } : {}),
-      addresses: (i['ip-addresses'] ?? []).map((a) => ({ address: a['ip-address'], prefix: a.prefix, family: a['ip-address-type'] })),
+      addresses: (i['ip-addresses'] ?? []).map((a) => ({
+        address: a['ip-address'],
+        prefix: a.prefix,
+        family: a['ip-address-type'],
+      })),
     }));
   }
 

@@ -29,7 +29,8 @@ export class ProxmoxApi {
 /** `/nodes/{node}/qemu/{vmid}` with both parts checked, so a bad value cannot change the path. */
 export function vmPath(node: string, vmid: number): string {
   const base = nodePath(node);
-  if (!Number.isInteger(vmid) || vmid < 100 || vmid > 999_999_999) throw new ProxmoxInputError(`not a VMID (100–999999999): ${vmid}`);
+  if (!Number.isInteger(vmid) || vmid < 100 || vmid > 999_999_999)
+    throw new ProxmoxInputError(`not a VMID (100–999999999): ${vmid}`);
   return `${base}/qemu/${vmid}`;
 }
 

@@ -49,7 +49,9 @@ export class CapacityApi {
     const rows = await this.api.call('GET', '/cluster/resources', {}, rowsSchema);
     const skip = new Set(exclude);
     const vms = rows
-      .filter((r) => r.type === 'qemu' && r.node !== undefined && r.vmid !== undefined && !r.template && !skip.has(r.vmid))
+      .filter(
+        (r) => r.type === 'qemu' && r.node !== undefined && r.vmid !== undefined && !r.template && !skip.has(r.vmid),
+      )
       .map((r) => ({ vmid: r.vmid!, node: r.node!, maxmemBytes: r.maxmem ?? 0, cpus: r.maxcpu ?? 0 }));
     const nodes: PlacementNode[] = rows
       .filter((r) => r.type === 'node' && r.node !== undefined)
@@ -70,7 +72,12 @@ export class CapacityApi {
     for (const node of nodes) {
       for (const s of await this.api.call('GET', `${nodePath(node)}/storage`, {}, nodeStoragesSchema)) {
         if (s.enabled === false || s.active === false) continue;
-        const storage = byName.get(s.storage) ?? { name: s.storage, shared: s.shared ?? false, content: s.content.split(',').filter(Boolean), nodes: [] };
+        const storage = byName.get(s.storage) ?? {
+          name: s.storage,
+          shared: s.shared ?? false,
+          content: s.content.split(',').filter(Boolean),
+          nodes: [],
+        };
         storage.nodes.push({ node, totalBytes: s.total ?? 0, availBytes: s.avail ?? 0 });
         byName.set(s.storage, storage);
       }

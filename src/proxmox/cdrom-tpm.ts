@@ -4,7 +4,9 @@ import { formatPropertyString, parsePropertyString } from './property-string';
 /** CD drives as creation parameters: `ide2: none,media=cdrom` (empty) or `ide2: local:iso/x.iso,media=cdrom`. */
 export function cdromParams(cdroms: readonly CdromDriveSpec[] = []): Record<string, string> {
   // PVE requires media=cdrom for an ISO volume ("explicit 'media=cdrom' is required for iso images").
-  return Object.fromEntries(cdroms.map((c) => [c.slot, formatPropertyString({ file: c.iso ?? 'none', media: 'cdrom' }, 'file')]));
+  return Object.fromEntries(
+    cdroms.map((c) => [c.slot, formatPropertyString({ file: c.iso ?? 'none', media: 'cdrom' }, 'file')]),
+  );
 }
 
 /** A new TPM state volume: `STORAGE:1,version=v2.0` (PVE allocates its fixed 4 MiB; the size given is ignored). */

@@ -49,7 +49,10 @@ export class ProxmoxClient {
 
   constructor(options: ProxmoxClientOptions) {
     this.transport = new ProxmoxTransport(options);
-    this.tasks = new TaskWaiter(this.transport, { pollIntervalMs: options.taskPollIntervalMs ?? 1000, timeoutMs: options.taskTimeoutMs ?? 600_000 });
+    this.tasks = new TaskWaiter(this.transport, {
+      pollIntervalMs: options.taskPollIntervalMs ?? 1000,
+      timeoutMs: options.taskTimeoutMs ?? 600_000,
+    });
     const api = new ProxmoxApi(this.transport, this.tasks, () => this.version());
     this.vms = new VmsApi(api);
     this.config = new VmConfigApi(api);
@@ -88,7 +91,11 @@ export function endpointFromConfig(config: ProxmoxConfig): ProxmoxEndpoint {
   const auth: ProxmoxEndpoint['auth'] =
     config.auth === 'ticket'
       ? { kind: 'ticket', username: config.user, password: config.password! }
-      : { kind: 'token', tokenId: config.tokenId!.includes('!') ? config.tokenId! : `${config.user}!${config.tokenId}`, secret: config.tokenSecret! };
+      : {
+          kind: 'token',
+          tokenId: config.tokenId!.includes('!') ? config.tokenId! : `${config.user}!${config.tokenId}`,
+          secret: config.tokenSecret!,
+        };
   return { host: config.host, port: config.port, validateCerts: config.validateCerts, caFile: config.caFile, auth };
 }
 
@@ -97,8 +104,12 @@ export function createProxmoxClient(config: ProxmoxConfig, options: Partial<Prox
 }
 
 /** The privileged client (ticket auth as `privilegedUser`), for the steps PVE allows only root: paths. */
-export function createPrivilegedProxmoxClient(config: ProxmoxConfig, options: Partial<ProxmoxClientOptions> = {}): ProxmoxClient {
-  if (!config.privilegedPassword) throw new TypeError('createPrivilegedProxmoxClient needs proxmox.privilegedPassword (PROXMOX_PRIVILEGED_PASSWORD)');
+export function createPrivilegedProxmoxClient(
+  config: ProxmoxConfig,
+  options: Partial<ProxmoxClientOptions> = {},
+): ProxmoxClient {
+  if (!config.privilegedPassword)
+    throw new TypeError('createPrivilegedProxmoxClient needs proxmox.privilegedPassword (PROXMOX_PRIVILEGED_PASSWORD)');
   return new ProxmoxClient({
     ...endpointFromConfig(config),
     auth: { kind: 'ticket', username: config.privilegedUser, password: config.privilegedPassword },

@@ -34,7 +34,12 @@ export class VmConfigApi {
 
   /** Config with pending changes applied (PVE's default view) and its digest. */
   async get(node: string, vmid: number, options: { current?: boolean } = {}): Promise<VmConfig> {
-    return this.api.call('GET', `${vmPath(node, vmid)}/config`, { current: options.current ? 1 : undefined }, vmConfigSchema);
+    return this.api.call(
+      'GET',
+      `${vmPath(node, vmid)}/config`,
+      { current: options.current ? 1 : undefined },
+      vmConfigSchema,
+    );
   }
 
   async pending(node: string, vmid: number): Promise<PendingChange[]> {
@@ -58,7 +63,8 @@ export class VmConfigApi {
   /** The synchronous `PUT …/config`. */
   async update(node: string, vmid: number, update: ConfigUpdate): Promise<void> {
     const params: Record<string, string | undefined> = { digest: update.digest };
-    for (const [key, value] of Object.entries(update.set ?? {})) if (value !== undefined) params[key] = normaliseValue(value);
+    for (const [key, value] of Object.entries(update.set ?? {}))
+      if (value !== undefined) params[key] = normaliseValue(value);
     if (update.delete?.length) params.delete = update.delete.join(',');
     await this.api.call('PUT', `${vmPath(node, vmid)}/config`, params, nullSchema);
   }
@@ -67,7 +73,12 @@ export class VmConfigApi {
    * Makes the listed options have the given values and the `remove` keys absent, writing only what
    * differs (with the digest of the read). Returns the keys written.
    */
-  async ensure(node: string, vmid: number, desired: ConfigValues, remove: string[] = []): Promise<{ changed: string[] }> {
+  async ensure(
+    node: string,
+    vmid: number,
+    desired: ConfigValues,
+    remove: string[] = [],
+  ): Promise<{ changed: string[] }> {
     const config = await this.get(node, vmid);
     const set: ConfigValues = {};
     for (const [key, value] of Object.entries(desired)) {

@@ -3,7 +3,8 @@
  * `transferred 1.00 GiB of 10.00 GiB (10.00%)` and a live import's block jobs as
  * `restore-drive-scsi0: transferred … of … (…%) in 5s` (a live disk move: `drive-scsi0: …`); the percentage is exact, the sizes are rounded.
  */
-const LINE = /^(?:(\S+): )?transferred (\d+(?:\.\d+)?) ?(B|KiB|MiB|GiB|TiB) of (\d+(?:\.\d+)?) ?(B|KiB|MiB|GiB|TiB) \((\d+(?:\.\d+)?)%\)/;
+const LINE =
+  /^(?:(\S+): )?transferred (\d+(?:\.\d+)?) ?(B|KiB|MiB|GiB|TiB) of (\d+(?:\.\d+)?) ?(B|KiB|MiB|GiB|TiB) \((\d+(?:\.\d+)?)%\)/;
 const UNIT: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 };
 
 export interface CopiedBytes {

@@ -26,7 +26,10 @@ export type DiskOptions = Record<string, string | number | boolean>;
 const SLOT = /^(ide[0-3]|sata[0-5]|scsi([0-9]|[12][0-9]|30)|virtio([0-9]|1[0-5])|efidisk0|tpmstate0|unused\d{1,3})$/;
 
 export function checkSlot(slot: string): string {
-  if (!SLOT.test(slot)) throw new ProxmoxInputError(`not a disk slot (scsi0–30, virtio0–15, sata0–5, ide0–3, efidisk0, tpmstate0, unusedN): "${slot}"`);
+  if (!SLOT.test(slot))
+    throw new ProxmoxInputError(
+      `not a disk slot (scsi0–30, virtio0–15, sata0–5, ide0–3, efidisk0, tpmstate0, unusedN): "${slot}"`,
+    );
   return slot;
 }
 
@@ -73,7 +76,8 @@ export interface ImportDiskSpec {
 
 export type DiskAction = 'created' | 'replaced' | 'updated' | 'unchanged';
 
-const stringOptions = (o: DiskOptions = {}) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, normaliseValue(v)]));
+const stringOptions = (o: DiskOptions = {}) =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, normaliseValue(v)]));
 
 export class DisksApi {
   private readonly config: VmConfigApi;
@@ -87,7 +91,13 @@ export class DisksApi {
     return value === undefined ? undefined : parseDisk(value);
   }
 
-  async ensure(node: string, vmid: number, slot: string, spec: EnsureDiskSpec, wait: WaitOptions = {}): Promise<{ action: DiskAction; task?: TaskResult }> {
+  async ensure(
+    node: string,
+    vmid: number,
+    slot: string,
+    spec: EnsureDiskSpec,
+    wait: WaitOptions = {},
+  ): Promise<{ action: DiskAction; task?: TaskResult }> {
     checkSlot(slot);
     const mode = spec.create ?? 'regular';
     const config = await this.config.get(node, vmid);
@@ -98,7 +108,15 @@ export class DisksApi {
       const disk = parseDisk(current);
       const changed = Object.entries(wanted).filter(([k, v]) => disk.options[k] !== v);
       if (changed.length === 0) return { action: 'unchanged' };
-      const value = formatPropertyString({ file: disk.volume, ...disk.options, ...wanted, size: disk.sizeBytes === undefined ? undefined : formatDiskSize(disk.sizeBytes) }, 'file');
+      const value = formatPropertyString(
+        {
+          file: disk.volume,
+          ...disk.options,
+          ...wanted,
+          size: disk.sizeBytes === undefined ? undefined : formatDiskSize(disk.sizeBytes),
+        },
+        'file',
+      );
       await this.config.update(node, vmid, { set: { [slot]: value }, digest: config.digest });
       return { action: 'updated' };
     }
@@ -110,13 +128,22 @@ export class DisksApi {
       await this.detach(node, vmid, slot); // forced: the old volume stays as unusedN
       digest = (await this.config.get(node, vmid)).digest;
     }
-    const value = formatPropertyString({ file: `${spec.storage}:${spec.sizeGiB}`, ...(spec.format ? { format: spec.format } : {}), ...wanted }, 'file');
+    const value = formatPropertyString(
+      { file: `${spec.storage}:${spec.sizeGiB}`, ...(spec.format ? { format: spec.format } : {}), ...wanted },
+      'file',
+    );
     const task = await this.api.task('POST', `${vmPath(node, vmid)}/config`, { [slot]: value, digest }, wait);
     return { action: current === undefined ? 'created' : 'replaced', ...(task ? { task } : {}) };
   }
 
   /** Creates a disk from an image (`import-from`); refuses a slot that already holds a disk. */
-  async import(node: string, vmid: number, slot: string, spec: ImportDiskSpec, wait: WaitOptions = {}): Promise<{ disk: Disk; task?: TaskResult }> {
+  async import(
+    node: string,
+    vmid: number,
+    slot: string,
+    spec: ImportDiskSpec,
+    wait: WaitOptions = {},
+  ): Promise<{ disk: Disk; task?: TaskResult }> {
     checkSlot(slot);
     const config = await this.config.get(node, vmid);
     const current = config.values[slot];
@@ -127,12 +154,23 @@ export class DisksApi {
       );
     }
     const value = formatPropertyString(
-      { file: `${spec.storage}:0`, 'import-from': spec.source, ...(spec.format ? { format: spec.format } : {}), ...stringOptions(spec.options) },
+      {
+        file: `${spec.storage}:0`,
+        'import-from': spec.source,
+        ...(spec.format ? { format: spec.format } : {}),
+        ...stringOptions(spec.options),
+      },
       'file',
     );
-    const task = await this.api.task('POST', `${vmPath(node, vmid)}/config`, { [slot]: value, digest: config.digest }, { timeoutMs: 6 * 3600_000, ...wait });
+    const task = await this.api.task(
+      'POST',
+      `${vmPath(node, vmid)}/config`,
+      { [slot]: value, digest: config.digest },
+      { timeoutMs: 6 * 3600_000, ...wait },
+    );
     const disk = await this.get(node, vmid, slot);
-    if (!disk) throw new ProxmoxRequestError(`VM ${vmid}: import into ${slot} ended without a disk in ${slot}`, { vmid, slot });
+    if (!disk)
+      throw new ProxmoxRequestError(`VM ${vmid}: import into ${slot} ended without a disk in ${slot}`, { vmid, slot });
     return { disk, ...(task ? { task } : {}) };
   }
 
@@ -140,15 +178,27 @@ export class DisksApi {
    * Attaches an existing volume to an empty slot (`scsi0: nfs-migration:100/vm-100-disk-0.qcow2`). The same
    * volume there already is nothing to do; another disk in the slot is refused, never replaced.
    */
-  async attach(node: string, vmid: number, slot: string, volume: string, options: DiskOptions = {}): Promise<{ changed: boolean }> {
+  async attach(
+    node: string,
+    vmid: number,
+    slot: string,
+    volume: string,
+    options: DiskOptions = {},
+  ): Promise<{ changed: boolean }> {
     checkSlot(slot);
     const config = await this.config.get(node, vmid);
     const current = config.values[slot];
     if (current !== undefined) {
       if (parseDisk(current).volume === volume) return { changed: false };
-      throw new ProxmoxPolicyError(`VM ${vmid} already has ${slot} (${parseDisk(current).volume}); ferry attaches ${volume} only to an empty slot`, { vmid, slot, volume: parseDisk(current).volume });
+      throw new ProxmoxPolicyError(
+        `VM ${vmid} already has ${slot} (${parseDisk(current).volume}); ferry attaches ${volume} only to an empty slot`,
+        { vmid, slot, volume: parseDisk(current).volume },
+      );
     }
-    await this.config.update(node, vmid, { set: { [slot]: formatPropertyString({ file: volume, ...stringOptions(options) }, 'file') }, digest: config.digest });
+    await this.config.update(node, vmid, {
+      set: { [slot]: formatPropertyString({ file: volume, ...stringOptions(options) }, 'file') },
+      digest: config.digest,
+    });
     return { changed: true };
   }
 
@@ -160,7 +210,9 @@ export class DisksApi {
     const volume = parseDisk(before.values[slot]!).volume;
     await this.api.call('PUT', `${vmPath(node, vmid)}/unlink`, { idlist: slot, force: 0 }, nullSchema);
     const after = await this.config.get(node, vmid);
-    const unused = Object.entries(after.values).find(([k, v]) => /^unused\d+$/.test(k) && parseDisk(v).volume === volume)?.[0];
+    const unused = Object.entries(after.values).find(
+      ([k, v]) => /^unused\d+$/.test(k) && parseDisk(v).volume === volume,
+    )?.[0];
     return { changed: true, ...(unused ? { unused } : {}) };
   }
 
@@ -173,7 +225,13 @@ export class DisksApi {
   }
 
   /** Grows a disk to `size` (`32G`, `512M`, bytes); a disk at or above it is left alone; shrinking is refused. */
-  async resize(node: string, vmid: number, slot: string, size: string, wait: WaitOptions = {}): Promise<{ changed: boolean; task?: TaskResult }> {
+  async resize(
+    node: string,
+    vmid: number,
+    slot: string,
+    size: string,
+    wait: WaitOptions = {},
+  ): Promise<{ changed: boolean; task?: TaskResult }> {
     checkSlot(slot);
     const target = parseDiskSize(size);
     const config = await this.config.get(node, vmid);
@@ -181,9 +239,18 @@ export class DisksApi {
     if (value === undefined) throw new ProxmoxRequestError(`VM ${vmid} has no disk ${slot} to resize`, { vmid, slot });
     const current = parseDisk(value).sizeBytes;
     if (current !== undefined && current === target) return { changed: false };
-    if (current !== undefined && current > target) throw new ProxmoxRequestError(`VM ${vmid} ${slot} is ${current} bytes; shrinking to ${target} is not supported`, { vmid, slot });
+    if (current !== undefined && current > target)
+      throw new ProxmoxRequestError(`VM ${vmid} ${slot} is ${current} bytes; shrinking to ${target} is not supported`, {
+        vmid,
+        slot,
+      });
     // PVE >= 8 answers a UPID; 7.x did the work in the request (null).
-    const task = await this.api.task('PUT', `${vmPath(node, vmid)}/resize`, { disk: slot, size, digest: config.digest }, wait);
+    const task = await this.api.task(
+      'PUT',
+      `${vmPath(node, vmid)}/resize`,
+      { disk: slot, size, digest: config.digest },
+      wait,
+    );
     return { changed: true, ...(task ? { task } : {}) };
   }
 
@@ -206,7 +273,14 @@ export class DisksApi {
     const task = await this.api.task(
       'POST',
       `${vmPath(node, vmid)}/move_disk`,
-      { disk: slot, storage: target.storage, format: target.format, delete: target.deleteSource ?? false, bwlimit: target.bwlimitKiBps, digest: config.digest },
+      {
+        disk: slot,
+        storage: target.storage,
+        format: target.format,
+        delete: target.deleteSource ?? false,
+        bwlimit: target.bwlimitKiBps,
+        digest: config.digest,
+      },
       { timeoutMs: 6 * 3600_000, ...wait },
     );
     return { changed: true, ...(task ? { task } : {}) };

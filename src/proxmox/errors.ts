@@ -15,15 +15,25 @@ export interface ProxmoxErrorContext {
 }
 
 export class ProxmoxError extends FerryError {
-  constructor(message: string, category: ErrorCategory, readonly context: ProxmoxErrorContext = {}, cause?: unknown) {
+  constructor(
+    message: string,
+    category: ErrorCategory,
+    readonly context: ProxmoxErrorContext = {},
+    cause?: unknown,
+  ) {
     super(message, category, { cause, details: stripUndefined({ ...context }) });
   }
 }
 
 /** HTTP 400 "Parameter verification failed.": `errors` has PVE's message per parameter. */
 export class ProxmoxParameterError extends ProxmoxError {
-  constructor(readonly errors: Record<string, string>, context: ProxmoxErrorContext) {
-    const list = Object.entries(errors).map(([k, v]) => `${k}: ${v.trim().replace(/\n/g, '; ')}`).join('; ');
+  constructor(
+    readonly errors: Record<string, string>,
+    context: ProxmoxErrorContext,
+  ) {
+    const list = Object.entries(errors)
+      .map(([k, v]) => `${k}: ${v.trim().replace(/\n/g, '; ')}`)
+      .join('; ');
     super(`${where(context)}: parameter verification failed: ${list}`, 'invalid', { ...context, errors });
   }
 }
@@ -31,14 +41,22 @@ export class ProxmoxParameterError extends ProxmoxError {
 /** 401: wrong or expired credentials. */
 export class ProxmoxAuthError extends ProxmoxError {
   constructor(context: ProxmoxErrorContext) {
-    super(`${where(context)}: authentication refused (${context.pveMessage ?? 'HTTP 401'}); check the token id/secret or password`, 'permission', context);
+    super(
+      `${where(context)}: authentication refused (${context.pveMessage ?? 'HTTP 401'}); check the token id/secret or password`,
+      'permission',
+      context,
+    );
   }
 }
 
 /** 403: authenticated, but the user/token lacks a privilege. */
 export class ProxmoxPermissionError extends ProxmoxError {
   constructor(context: ProxmoxErrorContext) {
-    super(`${where(context)}: ${context.pveMessage ?? 'permission denied'}; grant the missing privilege to ferry's user or token`, 'permission', context);
+    super(
+      `${where(context)}: ${context.pveMessage ?? 'permission denied'}; grant the missing privilege to ferry's user or token`,
+      'permission',
+      context,
+    );
   }
 }
 
@@ -139,15 +157,27 @@ const PARAMETER_EXIT = /^4\d\d |Parameter verification failed|invalid format -|v
  * failures count as transient (I/O trouble, a node briefly away); known and parameter-style ones do not.
  */
 export class ProxmoxTaskError extends ProxmoxError {
-  constructor(readonly upid: string, readonly exitstatus: string, readonly log: string[]) {
-    const category = classifyMessage(exitstatus)?.category ?? (PARAMETER_EXIT.test(exitstatus) ? 'invalid' : 'transient');
-    super(`task ${upid} failed: ${exitstatus}${log.length ? `\n  last log lines:\n    ${log.join('\n    ')}` : ''}`, category, { upid, exitstatus, log });
+  constructor(
+    readonly upid: string,
+    readonly exitstatus: string,
+    readonly log: string[],
+  ) {
+    const category =
+      classifyMessage(exitstatus)?.category ?? (PARAMETER_EXIT.test(exitstatus) ? 'invalid' : 'transient');
+    super(
+      `task ${upid} failed: ${exitstatus}${log.length ? `\n  last log lines:\n    ${log.join('\n    ')}` : ''}`,
+      category,
+      { upid, exitstatus, log },
+    );
   }
 }
 
 /** The task did not end before the deadline; it may still be running (details carry the UPID to wait on). */
 export class ProxmoxTaskTimeoutError extends ProxmoxError {
-  constructor(readonly upid: string, waitedMs: number) {
+  constructor(
+    readonly upid: string,
+    waitedMs: number,
+  ) {
     super(`task ${upid} still running after ${Math.round(waitedMs / 1000)} s`, 'transient', { upid, waitedMs });
   }
 }
@@ -157,13 +187,28 @@ type Classified = { category: ErrorCategory; make: (message: string, context: Pr
 /** PVE messages (HTTP 500 reason or task exit status) whose meaning is known. Checked in order. */
 const KNOWN: Array<[RegExp, Classified]> = [
   // qemu-server's PVE::QemuServer::Agent wording.
-  [/No QEMU guest agent configured/i, { category: 'invalid', make: (m, c) => new ProxmoxAgentNotConfiguredError(m, c) }],
-  [/QEMU guest agent is not running/i, { category: 'transient', make: (m, c) => new ProxmoxAgentNotRunningError(m, c) }],
-  [/is locked|can't lock file|invalid lock token|could not acquire lock/i, { category: 'locked', make: (m, c) => new ProxmoxLockedError(m, c) }],
+  [
+    /No QEMU guest agent configured/i,
+    { category: 'invalid', make: (m, c) => new ProxmoxAgentNotConfiguredError(m, c) },
+  ],
+  [
+    /QEMU guest agent is not running/i,
+    { category: 'transient', make: (m, c) => new ProxmoxAgentNotRunningError(m, c) },
+  ],
+  [
+    /is locked|can't lock file|invalid lock token|could not acquire lock/i,
+    { category: 'locked', make: (m, c) => new ProxmoxLockedError(m, c) },
+  ],
   // qemu-server's and pve-common's wording; a download's "checksum mismatch: got …" is not a conflict.
-  [/checksum mismatch \(file change by other user\?\)|detected modified configuration/i, { category: 'conflict', make: (m, c) => new ProxmoxDigestMismatchError(m, c) }],
+  [
+    /checksum mismatch \(file change by other user\?\)|detected modified configuration/i,
+    { category: 'conflict', make: (m, c) => new ProxmoxDigestMismatchError(m, c) },
+  ],
   [/VM \d+ is running|is running - /i, { category: 'invalid', make: (m, c) => new ProxmoxVmRunningError(m, c) }],
-  [/Configuration file .* does not exist|does not exist|doesn't exist|no such (VM|task|cluster node|file)/i, { category: 'not-found', make: (m, c) => new ProxmoxNotFoundError(m, c) }],
+  [
+    /Configuration file .* does not exist|does not exist|doesn't exist|no such (VM|task|cluster node|file)/i,
+    { category: 'not-found', make: (m, c) => new ProxmoxNotFoundError(m, c) },
+  ],
   [
     /already exists|already defined|already exist in|not supported|unable to parse volume ID|requires special syntax|no options specified|Only root|unsupported|missing vlan tag|max value|wrong type|content type needs|not possible|can't|cannot|not implemented|invalid|pending changes|protection mode/i,
     { category: 'invalid', make: (m, c) => new ProxmoxRequestError(m, c) },
@@ -179,7 +224,12 @@ function where(context: ProxmoxErrorContext): string {
 }
 
 /** The typed error for a non-2xx answer. */
-export function errorFromResponse(status: number, pveMessage: string, errors: Record<string, string> | undefined, context: ProxmoxErrorContext): ProxmoxError {
+export function errorFromResponse(
+  status: number,
+  pveMessage: string,
+  errors: Record<string, string> | undefined,
+  context: ProxmoxErrorContext,
+): ProxmoxError {
   const ctx = { ...context, status, pveMessage };
   if (status === 400 && errors) return new ProxmoxParameterError(errors, ctx);
   if (status === 401) return new ProxmoxAuthError(ctx);

@@ -7,10 +7,17 @@ import { nullSchema } from './schemas';
  * The HA manager's configuration (`/cluster/ha/…`): resources, groups (PVE 8; deprecated on 9) and rules
  * (PVE 9). Writes check first, so a retry finds its own work done.
  */
-const resourceListSchema = z.array(z.looseObject({ sid: z.string(), group: z.string().optional(), state: z.string().optional() }));
+const resourceListSchema = z.array(
+  z.looseObject({ sid: z.string(), group: z.string().optional(), state: z.string().optional() }),
+);
 const groupListSchema = z.array(z.looseObject({ group: z.string() }));
 const ruleListSchema = z.array(z.looseObject({ rule: z.string(), type: z.string() }));
-const ruleSchema = z.looseObject({ rule: z.string(), type: z.string(), resources: z.string().optional(), digest: z.string().optional() });
+const ruleSchema = z.looseObject({
+  rule: z.string(),
+  type: z.string(),
+  resources: z.string().optional(),
+  digest: z.string().optional(),
+});
 
 export interface HaResourceSpec {
   sid: string;
@@ -49,17 +56,33 @@ export class HaApi {
   async ensureResource(spec: HaResourceSpec): Promise<{ created: boolean }> {
     sidPath(spec.sid);
     if ((await this.resources()).some((r) => r.sid === spec.sid)) return { created: false };
-    const params = { sid: spec.sid, group: spec.group, state: spec.state, max_restart: spec.maxRestart, max_relocate: spec.maxRelocate, comment: spec.comment };
+    const params = {
+      sid: spec.sid,
+      group: spec.group,
+      state: spec.state,
+      max_restart: spec.maxRestart,
+      max_relocate: spec.maxRelocate,
+      comment: spec.comment,
+    };
     await this.api.call('POST', '/cluster/ha/resources', params, nullSchema);
     return { created: true };
   }
 
   /** Adds a resource to a rule's resources (PVE 9), unless it is there. */
-  async addToRule(rule: string, sid: string, withResource: (resources: string, sid: string) => string): Promise<{ changed: boolean }> {
+  async addToRule(
+    rule: string,
+    sid: string,
+    withResource: (resources: string, sid: string) => string,
+  ): Promise<{ changed: boolean }> {
     const current = await this.api.call('GET', `/cluster/ha/rules/${encodeURIComponent(rule)}`, {}, ruleSchema);
     const resources = withResource(current.resources ?? '', sid);
     if (resources === current.resources) return { changed: false };
-    await this.api.call('PUT', `/cluster/ha/rules/${encodeURIComponent(rule)}`, { type: current.type, resources, digest: current.digest }, nullSchema);
+    await this.api.call(
+      'PUT',
+      `/cluster/ha/rules/${encodeURIComponent(rule)}`,
+      { type: current.type, resources, digest: current.digest },
+      nullSchema,
+    );
     return { changed: true };
   }
 

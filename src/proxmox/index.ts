@@ -1,4 +1,10 @@
-export { ProxmoxClient, createPrivilegedProxmoxClient, createProxmoxClient, endpointFromConfig, type ProxmoxClientOptions } from './client';
+export {
+  ProxmoxClient,
+  createPrivilegedProxmoxClient,
+  createProxmoxClient,
+  endpointFromConfig,
+  type ProxmoxClientOptions,
+} from './client';
 export type { ProxmoxEndpoint } from './transport';
 export * from './errors';
 export type { ActiveTask, TaskResult, WaitOptions, TaskProgress } from './tasks';

@@ -66,7 +66,11 @@ export class NicsApi {
 
   async list(node: string, vmid: number): Promise<Record<string, Nic>> {
     const { values } = await this.config.get(node, vmid);
-    return Object.fromEntries(Object.entries(values).filter(([k]) => /^net\d+$/.test(k)).map(([k, v]) => [k, parseNic(v)]));
+    return Object.fromEntries(
+      Object.entries(values)
+        .filter(([k]) => /^net\d+$/.test(k))
+        .map(([k, v]) => [k, parseNic(v)]),
+    );
   }
 
   /** Creates or updates `net<index>`; returns whether it wrote and the NIC's MAC afterwards. */
@@ -102,6 +106,7 @@ export class NicsApi {
 }
 
 function nicKey(index: number): string {
-  if (!Number.isInteger(index) || index < 0 || index > 31) throw new ProxmoxInputError(`NIC index must be 0–31, got ${index}`);
+  if (!Number.isInteger(index) || index < 0 || index > 31)
+    throw new ProxmoxInputError(`NIC index must be 0–31, got ${index}`);
   return `net${index}`;
 }

@@ -48,6 +48,10 @@ export class NodesApi {
 
   /** The node's network interfaces (bridges, bonds, VNets, …). */
   async networks(node: string): Promise<NodeNetwork[]> {
-    return (await this.api.call('GET', `${nodePath(node)}/network`, {}, networksSchema)).map((n) => ({ iface: n.iface, type: n.type, active: n.active ?? false }));
+    return (await this.api.call('GET', `${nodePath(node)}/network`, {}, networksSchema)).map((n) => ({
+      iface: n.iface,
+      type: n.type,
+      active: n.active ?? false,
+    }));
   }
 }

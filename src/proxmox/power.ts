@@ -32,7 +32,12 @@ export class PowerApi {
     }
   }
 
-  async shutdown(node: string, vmid: number, options: { timeoutS?: number; forceStop?: boolean } = {}, wait: WaitOptions = {}): Promise<PowerResult> {
+  async shutdown(
+    node: string,
+    vmid: number,
+    options: { timeoutS?: number; forceStop?: boolean } = {},
+    wait: WaitOptions = {},
+  ): Promise<PowerResult> {
     if ((await this.status(node, vmid)).status === 'stopped') return { changed: false };
     const timeoutS = options.timeoutS ?? 60;
     const task = await this.api.task(
@@ -46,7 +51,12 @@ export class PowerApi {
   }
 
   /** Hard stop (like pulling the plug). `skiplock` (root@pam only): stop a VM that holds a lock. */
-  async stop(node: string, vmid: number, wait: WaitOptions = {}, options: { skiplock?: boolean } = {}): Promise<PowerResult> {
+  async stop(
+    node: string,
+    vmid: number,
+    wait: WaitOptions = {},
+    options: { skiplock?: boolean } = {},
+  ): Promise<PowerResult> {
     if ((await this.status(node, vmid)).status === 'stopped') return { changed: false };
     const task = await this.api.task('POST', `${vmPath(node, vmid)}/status/stop`, { skiplock: options.skiplock }, wait);
     return { changed: true, ...(task ? { task } : {}) };

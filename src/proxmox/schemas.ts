@@ -11,11 +11,21 @@ export const upidSchema = z.string().refine(isUpid, 'a task id (UPID:…)');
 export const upidOrNullSchema = z.union([upidSchema, z.null()]);
 export const nullSchema = z.null();
 
-export const versionSchema = z.looseObject({ version: z.string().regex(/^\d+\.\d+/), release: z.string(), repoid: z.string() });
+export const versionSchema = z.looseObject({
+  version: z.string().regex(/^\d+\.\d+/),
+  release: z.string(),
+  repoid: z.string(),
+});
 
-export const ticketSchema = z.looseObject({ ticket: z.string().min(1), CSRFPreventionToken: z.string().min(1), username: z.string() });
+export const ticketSchema = z.looseObject({
+  ticket: z.string().min(1),
+  CSRFPreventionToken: z.string().min(1),
+  username: z.string(),
+});
 
-export const nodeListSchema = z.array(z.looseObject({ node: z.string(), status: z.enum(['online', 'offline', 'unknown']) }));
+export const nodeListSchema = z.array(
+  z.looseObject({ node: z.string(), status: z.enum(['online', 'offline', 'unknown']) }),
+);
 
 export const resourceSchema = z.looseObject({
   id: z.string(),
@@ -30,7 +40,9 @@ export const resourceSchema = z.looseObject({
 });
 export const resourcesSchema = z.array(resourceSchema);
 
-export const nodeVmListSchema = z.array(z.looseObject({ vmid: pveInt, name: z.string().optional(), status: z.string(), lock: z.string().optional() }));
+export const nodeVmListSchema = z.array(
+  z.looseObject({ vmid: pveInt, name: z.string().optional(), status: z.string(), lock: z.string().optional() }),
+);
 
 export const nextIdSchema = pveInt;
 
@@ -43,7 +55,14 @@ export const taskStatusSchema = z.looseObject({
 });
 /** `GET /nodes/{node}/tasks`: a task still running has no exit status (PVE reports it as `RUNNING`). */
 export const taskListSchema = z.array(
-  z.looseObject({ upid: upidSchema, type: z.string(), id: z.string(), node: z.string(), starttime: pveInt, status: z.string().optional() }),
+  z.looseObject({
+    upid: upidSchema,
+    type: z.string(),
+    id: z.string(),
+    node: z.string(),
+    starttime: pveInt,
+    status: z.string().optional(),
+  }),
 );
 export const taskLogSchema = z.array(z.looseObject({ n: pveInt, t: z.string() }));
 
@@ -75,14 +94,30 @@ export const vmStatusSchema = z.looseObject({
 });
 
 export const storageContentSchema = z.array(
-  z.looseObject({ volid: z.string(), format: z.string().optional(), size: pveInt.optional(), content: z.string().optional(), vmid: pveInt.optional() }),
+  z.looseObject({
+    volid: z.string(),
+    format: z.string().optional(),
+    size: pveInt.optional(),
+    content: z.string().optional(),
+    vmid: pveInt.optional(),
+  }),
 );
 
 export const aclSchema = z.array(
-  z.looseObject({ path: z.string(), type: z.enum(['user', 'group', 'token']), ugid: z.string(), roleid: z.string(), propagate: pveBool.optional() }),
+  z.looseObject({
+    path: z.string(),
+    type: z.enum(['user', 'group', 'token']),
+    ugid: z.string(),
+    roleid: z.string(),
+    propagate: pveBool.optional(),
+  }),
 );
 
-const sdnItem = { digest: digest.optional(), state: z.enum(['new', 'changed', 'deleted']).optional(), pending: z.record(z.string(), z.unknown()).optional() };
+const sdnItem = {
+  digest: digest.optional(),
+  state: z.enum(['new', 'changed', 'deleted']).optional(),
+  pending: z.record(z.string(), z.unknown()).optional(),
+};
 export const sdnZonesSchema = z.array(z.looseObject({ zone: z.string(), type: z.string(), ...sdnItem }));
 export const sdnVnetsSchema = z.array(z.looseObject({ vnet: z.string(), zone: z.string().optional(), ...sdnItem }));
 export const sdnLockTokenSchema = z.string().min(1);

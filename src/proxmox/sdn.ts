@@ -54,26 +54,47 @@ export interface SdnChanges {
 }
 
 type Item = Record<string, unknown>;
-type Write = { method: 'POST' | 'PUT' | 'DELETE'; path: string; params: Record<string, string | number | undefined>; id: string; kind: 'created' | 'updated' | 'deleted' };
+type Write = {
+  method: 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  params: Record<string, string | number | undefined>;
+  id: string;
+  kind: 'created' | 'updated' | 'deleted';
+};
 
 const SDN_ID = /^[a-zA-Z][a-zA-Z0-9]*[a-zA-Z0-9]$/;
 function checkId(kind: string, id: string): string {
-  if (!SDN_ID.test(id) || id.length > 8) throw new ProxmoxInputError(`SDN ${kind} id must be 2–8 letters/digits starting with a letter: "${id}"`);
+  if (!SDN_ID.test(id) || id.length > 8)
+    throw new ProxmoxInputError(`SDN ${kind} id must be 2–8 letters/digits starting with a letter: "${id}"`);
   return id;
 }
 
 function zoneFields(z: ZoneSpec): Record<string, string | undefined> {
-  return { type: z.type, bridge: z.bridge, tag: z.tag?.toString(), mtu: z.mtu?.toString(), ipam: z.ipam, nodes: z.nodes?.join(',') };
+  return {
+    type: z.type,
+    bridge: z.bridge,
+    tag: z.tag?.toString(),
+    mtu: z.mtu?.toString(),
+    ipam: z.ipam,
+    nodes: z.nodes?.join(','),
+  };
 }
 
 function vnetFields(v: VnetSpec): Record<string, string | undefined> {
-  return { zone: v.zone, tag: v.tag?.toString(), alias: v.alias, vlanaware: flag(v.vlanaware), 'isolate-ports': flag(v.isolatePorts) };
+  return {
+    zone: v.zone,
+    tag: v.tag?.toString(),
+    alias: v.alias,
+    vlanaware: flag(v.vlanaware),
+    'isolate-ports': flag(v.isolatePorts),
+  };
 }
 
 /** Fields that differ between the wanted and the existing item (type is fixed at creation). */
 function differences(wanted: Record<string, string | undefined>, existing: Item): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(wanted)) if (v !== undefined && k !== 'type' && String(existing[k] ?? '') !== v) out[k] = v;
+  for (const [k, v] of Object.entries(wanted))
+    if (v !== undefined && k !== 'type' && String(existing[k] ?? '') !== v) out[k] = v;
   return out;
 }
 
@@ -113,31 +134,73 @@ export class SdnApi {
     for (const z of desired.zones ?? []) {
       checkId('zone', z.zone);
       const existing = zones.find((x) => x.zone === z.zone);
-      if (!existing) writes.push({ method: 'POST', path: '/cluster/sdn/zones', params: { zone: z.zone, ...zoneFields(z) }, id: z.zone, kind: 'created' });
+      if (!existing)
+        writes.push({
+          method: 'POST',
+          path: '/cluster/sdn/zones',
+          params: { zone: z.zone, ...zoneFields(z) },
+          id: z.zone,
+          kind: 'created',
+        });
       else {
-        if (existing.type !== z.type) throw new ProxmoxError(`SDN zone ${z.zone} exists with type ${existing.type}, not ${z.type}`, 'policy', { zone: z.zone });
+        if (existing.type !== z.type)
+          throw new ProxmoxError(`SDN zone ${z.zone} exists with type ${existing.type}, not ${z.type}`, 'policy', {
+            zone: z.zone,
+          });
         const diff = differences(zoneFields(z), existing);
-        if (Object.keys(diff).length) writes.push({ method: 'PUT', path: `/cluster/sdn/zones/${z.zone}`, params: { ...diff, digest: existing.digest }, id: z.zone, kind: 'updated' });
+        if (Object.keys(diff).length)
+          writes.push({
+            method: 'PUT',
+            path: `/cluster/sdn/zones/${z.zone}`,
+            params: { ...diff, digest: existing.digest },
+            id: z.zone,
+            kind: 'updated',
+          });
       }
     }
     for (const v of desired.vnets ?? []) {
       checkId('vnet', v.vnet);
       const existing = vnets.find((x) => x.vnet === v.vnet);
-      if (!existing) writes.push({ method: 'POST', path: '/cluster/sdn/vnets', params: { vnet: v.vnet, ...vnetFields(v) }, id: v.vnet, kind: 'created' });
+      if (!existing)
+        writes.push({
+          method: 'POST',
+          path: '/cluster/sdn/vnets',
+          params: { vnet: v.vnet, ...vnetFields(v) },
+          id: v.vnet,
+          kind: 'created',
+        });
       else {
         const diff = differences(vnetFields(v), existing);
-        if (Object.keys(diff).length) writes.push({ method: 'PUT', path: `/cluster/sdn/vnets/${v.vnet}`, params: { ...diff, digest: existing.digest }, id: v.vnet, kind: 'updated' });
+        if (Object.keys(diff).length)
+          writes.push({
+            method: 'PUT',
+            path: `/cluster/sdn/vnets/${v.vnet}`,
+            params: { ...diff, digest: existing.digest },
+            id: v.vnet,
+            kind: 'updated',
+          });
       }
     }
-    return this.writeAndApply(writes, managed(desired.zones?.map((z) => z.zone), desired.vnets?.map((v) => v.vnet)), options);
+    return this.writeAndApply(
+      writes,
+      managed(
+        desired.zones?.map((z) => z.zone),
+        desired.vnets?.map((v) => v.vnet),
+      ),
+      options,
+    );
   }
 
   /** Removes vnets, then zones (those that exist), then applies. */
   async remove(ids: { zones?: string[]; vnets?: string[] }, options: SdnFlowOptions = {}): Promise<SdnChanges> {
     const [zones, vnets] = await Promise.all([this.zones(), this.vnets()]);
     const writes: Write[] = [
-      ...(ids.vnets ?? []).filter((id) => vnets.some((v) => v.vnet === checkId('vnet', id))).map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/vnets/${id}`, params: {}, id, kind: 'deleted' })),
-      ...(ids.zones ?? []).filter((id) => zones.some((z) => z.zone === checkId('zone', id))).map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/zones/${id}`, params: {}, id, kind: 'deleted' })),
+      ...(ids.vnets ?? [])
+        .filter((id) => vnets.some((v) => v.vnet === checkId('vnet', id)))
+        .map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/vnets/${id}`, params: {}, id, kind: 'deleted' })),
+      ...(ids.zones ?? [])
+        .filter((id) => zones.some((z) => z.zone === checkId('zone', id)))
+        .map((id): Write => ({ method: 'DELETE', path: `/cluster/sdn/zones/${id}`, params: {}, id, kind: 'deleted' })),
     ];
     return this.writeAndApply(writes, managed(ids.zones, ids.vnets), options);
   }
@@ -165,7 +228,12 @@ export class SdnApi {
         await this.api.call(w.method, w.path, { ...params, 'lock-token': token }, nullSchema);
         result[w.kind].push(w.id);
       }
-      upid = await this.api.call('PUT', '/cluster/sdn', token ? { 'lock-token': token, 'release-lock': 1 } : {}, upidOrNullSchema);
+      upid = await this.api.call(
+        'PUT',
+        '/cluster/sdn',
+        token ? { 'lock-token': token, 'release-lock': 1 } : {},
+        upidOrNullSchema,
+      );
     } catch (err) {
       if (token) await this.rollback(token);
       throw err;
@@ -209,7 +277,8 @@ export class SdnApi {
   }
 
   private async takeLock(heldLock: 'fail' | 'take-over', allowPending: boolean): Promise<string> {
-    const take = () => this.api.call('POST', '/cluster/sdn/lock', { 'allow-pending': allowPending ? 1 : undefined }, sdnLockTokenSchema);
+    const take = () =>
+      this.api.call('POST', '/cluster/sdn/lock', { 'allow-pending': allowPending ? 1 : undefined }, sdnLockTokenSchema);
     try {
       return await take();
     } catch (err) {
@@ -235,7 +304,8 @@ export class SdnApi {
 }
 
 /** PVE refused the lock because changes are pending (no lock is held then: a held one is refused first). */
-const isPendingRefusal = (err: unknown) => err instanceof ProxmoxError && /configuration has pending changes/.test(err.message);
+const isPendingRefusal = (err: unknown) =>
+  err instanceof ProxmoxError && /configuration has pending changes/.test(err.message);
 
 type PendingItem = { name: string; zone?: string };
 type Ours = (item: PendingItem) => boolean;

@@ -17,9 +17,18 @@ export interface StorageItem {
 export class StorageApi {
   constructor(private readonly api: ProxmoxApi) {}
 
-  async content(node: string, storage: string, filter: { content?: ContentType; vmid?: number } = {}): Promise<StorageItem[]> {
+  async content(
+    node: string,
+    storage: string,
+    filter: { content?: ContentType; vmid?: number } = {},
+  ): Promise<StorageItem[]> {
     if (!/^[a-z][a-z0-9\-_.]*[a-z0-9]$/i.test(storage)) throw new ProxmoxInputError(`not a storage id: "${storage}"`);
-    return this.api.call('GET', `${nodePath(node)}/storage/${storage}/content`, { content: filter.content, vmid: filter.vmid }, storageContentSchema);
+    return this.api.call(
+      'GET',
+      `${nodePath(node)}/storage/${storage}/content`,
+      { content: filter.content, vmid: filter.vmid },
+      storageContentSchema,
+    );
   }
 
   /** The item for a volume id (`local:iso/debian.iso`) as the node sees it, or undefined. */

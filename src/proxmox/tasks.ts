@@ -74,19 +74,36 @@ export class TaskWaiter {
       const status = await this.transport.call('GET', `${path}/status`, {}, taskStatusSchema);
       const elapsedMs = Date.now() - started;
       const copied = await copy?.read().catch(() => undefined);
-      options.onProgress?.({ upid, type, elapsedMs, running: status.status === 'running', ...(copied ? { copied } : {}) });
+      options.onProgress?.({
+        upid,
+        type,
+        elapsedMs,
+        running: status.status === 'running',
+        ...(copied ? { copied } : {}),
+      });
       if (status.status === 'stopped') {
         taskDurations.record(`pve:${type}`, elapsedMs);
         const exitstatus = status.exitstatus ?? 'unexpected status';
         const warnings = /^WARNINGS: (\d+)$/.exec(exitstatus);
         if (exitstatus === 'OK' || warnings) {
           const warningLines = warnings ? (await this.logTail(path, WARN_SCAN)).filter((l) => /^WARN/.test(l)) : [];
-          return { upid, exitstatus, warnings: warnings ? Number(warnings[1]) : 0, warningLines, durationMs: elapsedMs };
+          return {
+            upid,
+            exitstatus,
+            warnings: warnings ? Number(warnings[1]) : 0,
+            warningLines,
+            durationMs: elapsedMs,
+          };
         }
         throw new ProxmoxTaskError(upid, exitstatus, await this.logTail(path, LOG_TAIL));
       }
       if (elapsedMs >= timeoutMs) throw new ProxmoxTaskTimeoutError(upid, elapsedMs);
-      await new Promise((r) => setTimeout(r, Math.min(pollDelayToward(elapsedMs, maxPause, taskDurations.expected(`pve:${type}`)), timeoutMs - elapsedMs)));
+      await new Promise((r) =>
+        setTimeout(
+          r,
+          Math.min(pollDelayToward(elapsedMs, maxPause, taskDurations.expected(`pve:${type}`)), timeoutMs - elapsedMs),
+        ),
+      );
     }
   }
 
@@ -101,9 +118,17 @@ export class TaskWaiter {
    * (`source=active`, which also holds recently ended ones not yet archived: those are left out).
    */
   async active(query: { node: string; vmid: number; type: string }): Promise<ActiveTask[]> {
-    const tasks = await this.transport.call('GET', `${nodePath(query.node)}/tasks`, { source: 'active', vmid: query.vmid, typefilter: query.type }, taskListSchema);
+    const tasks = await this.transport.call(
+      'GET',
+      `${nodePath(query.node)}/tasks`,
+      { source: 'active', vmid: query.vmid, typefilter: query.type },
+      taskListSchema,
+    );
     return tasks
-      .filter((t) => (t.status === undefined || t.status === 'RUNNING') && t.type === query.type && t.id === String(query.vmid))
+      .filter(
+        (t) =>
+          (t.status === undefined || t.status === 'RUNNING') && t.type === query.type && t.id === String(query.vmid),
+      )
       .map((t) => ({ upid: t.upid, type: t.type, id: t.id, startedMs: t.starttime * 1000 }))
       .sort((a, b) => a.startedMs - b.startedMs);
   }
@@ -114,9 +139,20 @@ export class TaskWaiter {
    */
   private async logTail(path: string, lines: number): Promise<string[]> {
     const attributes: ResultAttributes = {};
-    let entries = await this.transport.call('GET', `${path}/log`, { start: 0, limit: lines }, taskLogSchema, attributes);
+    let entries = await this.transport.call(
+      'GET',
+      `${path}/log`,
+      { start: 0, limit: lines },
+      taskLogSchema,
+      attributes,
+    );
     if (attributes.total !== undefined && attributes.total > entries.length) {
-      entries = await this.transport.call('GET', `${path}/log`, { start: Math.max(0, attributes.total - lines), limit: lines }, taskLogSchema);
+      entries = await this.transport.call(
+        'GET',
+        `${path}/log`,
+        { start: Math.max(0, attributes.total - lines), limit: lines },
+        taskLogSchema,
+      );
     }
     return entries.map((e) => e.t);
   }
@@ -134,7 +170,12 @@ class LogFollower {
   ) {}
 
   async read(): Promise<CopiedBytes | undefined> {
-    const entries = await this.transport.call('GET', `${this.path}/log`, { start: this.seen, limit: 500 }, taskLogSchema);
+    const entries = await this.transport.call(
+      'GET',
+      `${this.path}/log`,
+      { start: this.seen, limit: 500 },
+      taskLogSchema,
+    );
     // An empty log reads as one line "no content" (PVE's dump_logfile): nothing was seen yet.
     const lines = entries.length === 1 && entries[0]!.t === 'no content' ? [] : entries;
     this.seen += lines.length;

@@ -5,7 +5,13 @@ import { TicketAuth, TokenAuth, type AuthHeaders } from './auth';
 import { tlsProblem } from '../tls-errors';
 import { ticketSchema } from './schemas';
 import { flag, pveBool } from './quirks';
-import { errorFromResponse, ProxmoxError, ProxmoxResponseError, ProxmoxTlsError, ProxmoxTransientError } from './errors';
+import {
+  errorFromResponse,
+  ProxmoxError,
+  ProxmoxResponseError,
+  ProxmoxTlsError,
+  ProxmoxTransientError,
+} from './errors';
 
 /**
  * The one HTTP path to a Proxmox endpoint: one undici keep-alive Pool per endpoint (at most
@@ -69,7 +75,11 @@ export class ProxmoxTransport {
       try {
         ca = readFileSync(endpoint.caFile, 'utf8');
       } catch (err) {
-        throw new ProxmoxTlsError(`Proxmox caFile ${endpoint.caFile} cannot be read: ${(err as Error).message}`, {}, err);
+        throw new ProxmoxTlsError(
+          `Proxmox caFile ${endpoint.caFile} cannot be read: ${(err as Error).message}`,
+          {},
+          err,
+        );
       }
     }
     this.pool = new Pool(this.origin, {
@@ -98,13 +108,20 @@ export class ProxmoxTransport {
   }
 
   /** Calls the API and returns `data`, parsed by `schema`; `attributes` receives PVE's result attributes (`total`). */
-  async call<S extends z.ZodType>(method: Method, path: string, params: Params, schema: S, attributes?: ResultAttributes): Promise<z.output<S>> {
+  async call<S extends z.ZodType>(
+    method: Method,
+    path: string,
+    params: Params,
+    schema: S,
+    attributes?: ResultAttributes,
+  ): Promise<z.output<S>> {
     let data: unknown;
     try {
       data = await this.send(method, path, params, schema, true, attributes);
     } catch (err) {
       // A ticket that expired under us: log in once more and repeat.
-      if (err instanceof ProxmoxError && err.context.status === 401 && this.auth.invalidate()) data = await this.send(method, path, params, schema, true, attributes);
+      if (err instanceof ProxmoxError && err.context.status === 401 && this.auth.invalidate())
+        data = await this.send(method, path, params, schema, true, attributes);
       else throw err;
     }
     return data as z.output<S>;
@@ -126,14 +143,28 @@ export class ProxmoxTransport {
       );
     }
     const parsed = ticketSchema.safeParse(data);
-    if (!parsed.success) throw new ProxmoxResponseError(`POST /access/ticket: unexpected login answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(data)'}: ${i.message}`).join('; ')}`, context);
+    if (!parsed.success)
+      throw new ProxmoxResponseError(
+        `POST /access/ticket: unexpected login answer: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(data)'}: ${i.message}`).join('; ')}`,
+        context,
+      );
     return parsed.data;
   }
 
-  private async send(method: Method, path: string, params: Params, schema: z.ZodType | undefined, authenticated: boolean, attributes?: ResultAttributes): Promise<unknown> {
+  private async send(
+    method: Method,
+    path: string,
+    params: Params,
+    schema: z.ZodType | undefined,
+    authenticated: boolean,
+    attributes?: ResultAttributes,
+  ): Promise<unknown> {
     const write = method !== 'GET';
     const encoded = encodeParams(params);
-    const headers: Record<string, string> = { accept: 'application/json', ...(authenticated ? await this.auth.headers(write) : {}) };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...(authenticated ? await this.auth.headers(write) : {}),
+    };
     const inBody = method === 'POST' || method === 'PUT';
     if (inBody) headers['content-type'] = 'application/x-www-form-urlencoded';
     const requestPath = `${BASE}${path}${!inBody && encoded ? `?${encoded}` : ''}`;
@@ -143,7 +174,12 @@ export class ProxmoxTransport {
     let statusText: string;
     let text: string;
     try {
-      const response = await this.pool.request({ method, path: requestPath, headers, body: inBody ? encoded : undefined });
+      const response = await this.pool.request({
+        method,
+        path: requestPath,
+        headers,
+        body: inBody ? encoded : undefined,
+      });
       statusCode = response.statusCode;
       statusText = response.statusText;
       text = await response.body.text();
@@ -155,20 +191,35 @@ export class ProxmoxTransport {
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
-      if (statusCode === 200) throw new ProxmoxResponseError(`${method} ${path}: answer is not JSON: ${text.slice(0, 200)}`, { ...context, status: statusCode });
+      if (statusCode === 200)
+        throw new ProxmoxResponseError(`${method} ${path}: answer is not JSON: ${text.slice(0, 200)}`, {
+          ...context,
+          status: statusCode,
+        });
     }
     if (statusCode !== 200) {
       // PVE puts the message in the reason phrase; libpve-http-server-perl >= 5.2.0 also in the body.
       const pveMessage = (body?.message ?? statusText ?? '').trim();
       throw errorFromResponse(statusCode, pveMessage, body?.errors ?? undefined, context);
     }
-    if (!body || !('data' in body)) throw new ProxmoxResponseError(`${method} ${path}: answer has no "data" member`, { ...context, status: statusCode });
-    if (attributes && body.total !== undefined && Number.isInteger(Number(body.total))) attributes.total = Number(body.total);
+    if (!body || !('data' in body))
+      throw new ProxmoxResponseError(`${method} ${path}: answer has no "data" member`, {
+        ...context,
+        status: statusCode,
+      });
+    if (attributes && body.total !== undefined && Number.isInteger(Number(body.total)))
+      attributes.total = Number(body.total);
     if (!schema) return body.data;
     const parsed = schema.safeParse(body.data);
     if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.map(String).join('.') || '(data)'}: ${i.message}`).join('; ');
-      throw new ProxmoxResponseError(`${method} ${path}: unexpected answer: ${issues}`, { ...context, status: statusCode });
+      const issues = parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.map(String).join('.') || '(data)'}: ${i.message}`)
+        .join('; ');
+      throw new ProxmoxResponseError(`${method} ${path}: unexpected answer: ${issues}`, {
+        ...context,
+        status: statusCode,
+      });
     }
     return parsed.data;
   }
@@ -185,7 +236,14 @@ export class ProxmoxTransport {
         err,
       );
     }
-    const kind = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError ? 'timed out' : 'failed';
-    return new ProxmoxTransientError(`${context.method} ${context.path} ${kind}: ${code ? `${code} ` : ''}${detail} (${this.origin})`, context, err);
+    const kind =
+      err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError
+        ? 'timed out'
+        : 'failed';
+    return new ProxmoxTransientError(
+      `${context.method} ${context.path} ${kind}: ${code ? `${code} ` : ''}${detail} (${this.origin})`,
+      context,
+      err,
+    );
   }
 }

@@ -17,7 +17,9 @@ export interface Upid {
   user: string;
 }
 
-const UPID_RE = new RegExp(`^UPID:(${NODE_NAME}):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):([0-9A-Fa-f]{8}):([^:\\s]+):([^:\\s]*):([^:\\s]+):$`);
+const UPID_RE = new RegExp(
+  `^UPID:(${NODE_NAME}):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):([0-9A-Fa-f]{8}):([^:\\s]+):([^:\\s]*):([^:\\s]+):$`,
+);
 
 export function parseUpid(text: string): Upid {
   const m = UPID_RE.exec(text);

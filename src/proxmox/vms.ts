@@ -1,5 +1,12 @@
 import { type ProxmoxApi, vmPath, normaliseValue, type ConfigValues } from './api';
-import { ProxmoxError, ProxmoxLockedError, ProxmoxNotFoundError, ProxmoxParameterError, ProxmoxPolicyError, ProxmoxVmRunningError } from './errors';
+import {
+  ProxmoxError,
+  ProxmoxLockedError,
+  ProxmoxNotFoundError,
+  ProxmoxParameterError,
+  ProxmoxPolicyError,
+  ProxmoxVmRunningError,
+} from './errors';
 import { formatPropertyString } from './property-string';
 import { flag } from './quirks';
 import { nodePath } from './node-name';
@@ -108,7 +115,15 @@ export class VmsApi {
   /** A node's own VM list (no lag after a create; no tags or template flag in it). */
   private async listOnNode(node: string): Promise<VmSummary[]> {
     const rows = await this.api.call('GET', `${nodePath(node)}/qemu`, {}, nodeVmListSchema);
-    return rows.map((row) => ({ vmid: row.vmid, node, ...(row.name !== undefined ? { name: row.name } : {}), status: row.status, ...(row.lock ? { lock: row.lock } : {}), tags: [], template: false }));
+    return rows.map((row) => ({
+      vmid: row.vmid,
+      node,
+      ...(row.name !== undefined ? { name: row.name } : {}),
+      status: row.status,
+      ...(row.lock ? { lock: row.lock } : {}),
+      tags: [],
+      template: false,
+    }));
   }
 
   /** Whether a VMID is used (by a VM or a container). `nextid` reserves nothing: this is a snapshot. */
@@ -136,7 +151,12 @@ export class VmsApi {
     if (existing) return existing;
     let task: TaskResult | null;
     try {
-      task = await this.api.task('POST', `/nodes/${spec.node}/qemu`, { vmid: spec.vmid, ...vmCreateParams(spec) }, wait);
+      task = await this.api.task(
+        'POST',
+        `/nodes/${spec.node}/qemu`,
+        { vmid: spec.vmid, ...vmCreateParams(spec) },
+        wait,
+      );
     } catch (err) {
       // Created meanwhile (by our own earlier attempt whose answer was lost, or by someone else): look again.
       if (err instanceof ProxmoxError && /already exists/.test(err.message)) {
@@ -169,13 +189,22 @@ export class VmsApi {
       }
       // A create still running (ours, from an attempt whose answer was lost): wait for it to finish.
       if (config.values.lock !== 'create') break;
-      if (Date.now() > deadline) throw new ProxmoxLockedError(`VM ${spec.vmid} is still being created (lock: create)`, { vmid: spec.vmid });
+      if (Date.now() > deadline)
+        throw new ProxmoxLockedError(`VM ${spec.vmid} is still being created (lock: create)`, { vmid: spec.vmid });
       // A wait on a task like any other: the caller's progress callback (an activity's heartbeat) hears of it.
-      wait.onProgress?.({ upid: `(the earlier create of VM ${spec.vmid})`, type: 'qmcreate', elapsedMs: Date.now() - started, running: true });
+      wait.onProgress?.({
+        upid: `(the earlier create of VM ${spec.vmid})`,
+        type: 'qmcreate',
+        elapsedMs: Date.now() - started,
+        running: true,
+      });
       await new Promise((r) => setTimeout(r, wait.pollIntervalMs ?? 200));
     }
     if (spec.name !== undefined && config.values.name !== spec.name) {
-      throw new ProxmoxPolicyError(`VMID ${spec.vmid} on ${spec.node} already exists as '${config.values.name ?? '(no name)'}', not '${spec.name}'`, { vmid: spec.vmid });
+      throw new ProxmoxPolicyError(
+        `VMID ${spec.vmid} on ${spec.node} already exists as '${config.values.name ?? '(no name)'}', not '${spec.name}'`,
+        { vmid: spec.vmid },
+      );
     }
     return { created: false, vmid: spec.vmid, node: spec.node };
   }
@@ -199,12 +228,17 @@ export class VmsApi {
       if (err instanceof ProxmoxNotFoundError) return { deleted: false };
       throw err;
     }
-    if (status.status === 'running') throw new ProxmoxVmRunningError(`VM ${vmid} on ${node} is running; stop it before deleting it`, { vmid, node });
+    if (status.status === 'running')
+      throw new ProxmoxVmRunningError(`VM ${vmid} on ${node} is running; stop it before deleting it`, { vmid, node });
     try {
       const task = await this.api.task(
         'DELETE',
         path,
-        { purge: options.purge, 'destroy-unreferenced-disks': options.destroyUnreferencedDisks, skiplock: options.skiplock },
+        {
+          purge: options.purge,
+          'destroy-unreferenced-disks': options.destroyUnreferencedDisks,
+          skiplock: options.skiplock,
+        },
         wait,
       );
       return { deleted: true, ...(task ? { task } : {}) };
@@ -237,7 +271,11 @@ export function vmCreateParams(spec: VmShellSpec): Record<string, string> {
     'live-restore': spec.liveRestore ? true : undefined,
     efidisk0: spec.efidisk
       ? formatPropertyString(
-          { file: `${spec.efidisk.storage}:1`, efitype: spec.efidisk.efitype ?? '4m', 'pre-enrolled-keys': flag(spec.efidisk.preEnrolledKeys ?? false) },
+          {
+            file: `${spec.efidisk.storage}:1`,
+            efitype: spec.efidisk.efitype ?? '4m',
+            'pre-enrolled-keys': flag(spec.efidisk.preEnrolledKeys ?? false),
+          },
           'file',
         )
       : undefined,
@@ -247,7 +285,11 @@ export function vmCreateParams(spec: VmShellSpec): Record<string, string> {
     ...Object.fromEntries((spec.importDisks ?? []).map((d) => [d.slot, importFromValue(d)])),
     ...spec.extra,
   };
-  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => [k, normaliseValue(v!)]));
+  return Object.fromEntries(
+    Object.entries(params)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, normaliseValue(v!)]),
+  );
 }
 
 /** `STORAGE:0,import-from=SOURCE`: a new disk on STORAGE, copied from SOURCE. */

@@ -1,6 +1,15 @@
 import { approveWaveSignal } from '../domain/messages';
 import type { WorkflowTimeline } from './history';
-import type { ApprovalEntry, Mark, RefusalEntry, ReportKind, ReportModel, ThroughputPoint, Totals, VmReport } from './model';
+import type {
+  ApprovalEntry,
+  Mark,
+  RefusalEntry,
+  ReportKind,
+  ReportModel,
+  ThroughputPoint,
+  Totals,
+  VmReport,
+} from './model';
 import { approvalOf, decisionsOf, failuresWithDecisions, refusalLine, refusalReasons } from './vm-events';
 import { downtimeOf, importsOf, permitBars, stageBars, timerBars } from './vm-timeline';
 
@@ -42,9 +51,15 @@ export function vmReport(t: WorkflowTimeline, now: number): VmReport {
   const r = (t.result ?? {}) as { outcome?: string; vmid?: number; verification?: { state?: string }; error?: string };
   const approval = approvalOf(t);
   const marks: Mark[] = [
-    ...(approval?.at !== undefined ? [{ kind: 'approval' as const, at: approval.at, label: `${approval.decision}d by ${approval.by}` }] : []),
-    ...failuresWithDecisions(t, name).filter((f) => f.what !== 'decision').map((f) => ({ kind: 'failure' as const, at: f.at, label: `${f.what}: ${f.message}` })),
-    ...decisionsOf(t).flatMap((d) => (d.at !== undefined ? [{ kind: 'decision' as const, at: d.at, label: `${d.decision} by ${d.by}` }] : [])),
+    ...(approval?.at !== undefined
+      ? [{ kind: 'approval' as const, at: approval.at, label: `${approval.decision}d by ${approval.by}` }]
+      : []),
+    ...failuresWithDecisions(t, name)
+      .filter((f) => f.what !== 'decision')
+      .map((f) => ({ kind: 'failure' as const, at: f.at, label: `${f.what}: ${f.message}` })),
+    ...decisionsOf(t).flatMap((d) =>
+      d.at !== undefined ? [{ kind: 'decision' as const, at: d.at, label: `${d.decision} by ${d.by}` }] : [],
+    ),
   ];
   const downtime = downtimeOf(t, now);
   const vmid = t.searchAttributes.VmId ?? r.vmid;
@@ -54,7 +69,11 @@ export function vmReport(t: WorkflowTimeline, now: number): VmReport {
     name,
     workflowId: t.workflowId,
     state: t.state,
-    ...(r.outcome ? { outcome: r.outcome } : t.state !== 'running' && t.state !== 'completed' ? { outcome: t.state } : {}),
+    ...(r.outcome
+      ? { outcome: r.outcome }
+      : t.state !== 'running' && t.state !== 'completed'
+        ? { outcome: t.state }
+        : {}),
     ...(typeof vmid === 'number' ? { vmid } : {}),
     startedAt: t.startedAt,
     ...(t.closedAt !== undefined ? { endedAt: t.closedAt } : {}),
@@ -99,19 +118,36 @@ function approvals(input: ReportInput, vms: readonly VmReport[]): ApprovalEntry[
   }));
   // The wave passes its approval on to each VM, marked `(wave approval)` unless signed.
   const covered = (by: string, reason: string) =>
-    entries.some((e) => e.decision === 'approve' && e.by === by && (reason === e.reason || reason === `${e.reason} (wave approval)`));
+    entries.some(
+      (e) =>
+        e.decision === 'approve' && e.by === by && (reason === e.reason || reason === `${e.reason} (wave approval)`),
+    );
   input.children.forEach((child, i) => {
     const a = approvalOf(child);
     if (!a || (a.decision === 'approve' && covered(a.by, a.reason))) return;
-    const same = entries.find((e) => e.decision === a.decision && e.by === a.by && e.reason === a.reason && Array.isArray(e.vms));
+    const same = entries.find(
+      (e) => e.decision === a.decision && e.by === a.by && e.reason === a.reason && Array.isArray(e.vms),
+    );
     if (same && Array.isArray(same.vms)) same.vms.push(vms[i]!.name);
-    else entries.push({ decision: a.decision, by: a.by, reason: a.reason, ...(a.at !== undefined ? { at: a.at } : {}), ...(a.via ? { via: a.via } : {}), vms: [vms[i]!.name] });
+    else
+      entries.push({
+        decision: a.decision,
+        by: a.by,
+        reason: a.reason,
+        ...(a.at !== undefined ? { at: a.at } : {}),
+        ...(a.via ? { via: a.via } : {}),
+        vms: [vms[i]!.name],
+      });
   });
   return entries;
 }
 
 /** Cumulative VMs done and bytes imported, one point per change, from the wave's start. */
-export function throughput(start: number, children: readonly WorkflowTimeline[], vms: readonly VmReport[]): ThroughputPoint[] {
+export function throughput(
+  start: number,
+  children: readonly WorkflowTimeline[],
+  vms: readonly VmReport[],
+): ThroughputPoint[] {
   const steps: Array<{ at: number; vms: number; bytes: number }> = [];
   children.forEach((child, i) => {
     for (const imp of importsOf(child)) steps.push({ at: imp.at, vms: 0, bytes: imp.bytes });
@@ -144,7 +180,12 @@ function totals(model: Omit<ReportModel, 'totals'>): Totals {
     refused: model.refusals.length,
     approvals: model.approvals.length,
     failures: model.failures.length,
-    downtime: { count: downtimes.length, totalMs: downtimes.reduce((a, b) => a + b, 0), maxMs: Math.max(0, ...downtimes), medianMs: median(downtimes) },
+    downtime: {
+      count: downtimes.length,
+      totalMs: downtimes.reduce((a, b) => a + b, 0),
+      maxMs: Math.max(0, ...downtimes),
+      medianMs: median(downtimes),
+    },
     bytesImported: model.vms.reduce((sum, vm) => sum + vm.importedBytes, 0),
     durationMs: (model.endedAt ?? model.generatedAt) - model.startedAt,
   };
@@ -154,8 +195,13 @@ function totals(model: Omit<ReportModel, 'totals'>): Totals {
 export function buildReport(input: ReportInput): ReportModel {
   const { parent, now } = input;
   const kind = KINDS[parent.type];
-  if (!kind) throw new Error(`${parent.workflowId} is a ${parent.type} workflow: a report covers a migration wave (migrationWave) or a provision batch (provisionPlanned)`);
-  const children = [...input.children].sort((a, b) => a.startedAt - b.startedAt || a.workflowId.localeCompare(b.workflowId));
+  if (!kind)
+    throw new Error(
+      `${parent.workflowId} is a ${parent.type} workflow: a report covers a migration wave (migrationWave) or a provision batch (provisionPlanned)`,
+    );
+  const children = [...input.children].sort(
+    (a, b) => a.startedAt - b.startedAt || a.workflowId.localeCompare(b.workflowId),
+  );
   const vms = children.map((c) => vmReport(c, now));
   const ordered = { ...input, children };
   const base = {

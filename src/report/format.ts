@@ -37,9 +37,13 @@ export function formatOffset(ms: number): string {
   return m % 60 ? `+${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')}` : `+${m / 60} h`;
 }
 
-const TICK_STEPS_MS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400].map((s) => s * 1000);
+const TICK_STEPS_MS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400].map(
+  (s) => s * 1000,
+);
 
 /** A round step for axis ticks: at most `maxTicks` across `spanMs`. */
 export function tickStep(spanMs: number, maxTicks = 10): number {
-  return TICK_STEPS_MS.find((step) => spanMs / step <= maxTicks) ?? Math.ceil(spanMs / maxTicks / 86_400_000) * 86_400_000;
+  return (
+    TICK_STEPS_MS.find((step) => spanMs / step <= maxTicks) ?? Math.ceil(spanMs / maxTicks / 86_400_000) * 86_400_000
+  );
 }

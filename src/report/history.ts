@@ -20,7 +20,8 @@ export interface JsonHistory {
   events?: HistoryEvent[];
 }
 
-export type RunState = 'running' | 'completed' | 'failed' | 'canceled' | 'terminated' | 'timed-out' | 'continued-as-new';
+export type RunState =
+  'running' | 'completed' | 'failed' | 'canceled' | 'terminated' | 'timed-out' | 'continued-as-new';
 
 export interface ActivityRun {
   name: string;
@@ -149,7 +150,18 @@ class TimelineReader {
   private readonly timers = new Map<string, TimerRun>();
 
   constructor(workflowId: string) {
-    this.timeline = { workflowId, type: '?', startedAt: 0, state: 'running', stages: [], activities: [], timers: [], messages: [], children: [], searchAttributes: {} };
+    this.timeline = {
+      workflowId,
+      type: '?',
+      startedAt: 0,
+      state: 'running',
+      stages: [],
+      activities: [],
+      timers: [],
+      messages: [],
+      children: [],
+      searchAttributes: {},
+    };
   }
 
   read(event: HistoryEvent): void {
@@ -161,7 +173,8 @@ class TimelineReader {
         t.type = (a.workflowType as { name?: string } | undefined)?.name ?? '?';
         t.startedAt = at;
         t.input = payloads(a.input)[0];
-        if (typeof a.continuedExecutionRunId === 'string' && a.continuedExecutionRunId) t.continuedFrom = a.continuedExecutionRunId;
+        if (typeof a.continuedExecutionRunId === 'string' && a.continuedExecutionRunId)
+          t.continuedFrom = a.continuedExecutionRunId;
         this.searchAttributes(a);
         return;
       case 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES': {
@@ -170,7 +183,13 @@ class TimelineReader {
         return;
       }
       case 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED': {
-        const run: ActivityRun = { name: (a.activityType as { name?: string } | undefined)?.name ?? '?', scheduledAt: at, outcome: 'scheduled', attempt: 1, input: payloads(a.input)[0] };
+        const run: ActivityRun = {
+          name: (a.activityType as { name?: string } | undefined)?.name ?? '?',
+          scheduledAt: at,
+          outcome: 'scheduled',
+          attempt: 1,
+          input: payloads(a.input)[0],
+        };
         this.activities.set(event.eventId, run);
         t.activities.push(run);
         return;
@@ -199,7 +218,11 @@ class TimelineReader {
         return;
       }
       case 'EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED':
-        t.children.push({ workflowId: String(a.workflowId), type: (a.workflowType as { name?: string } | undefined)?.name ?? '?', at });
+        t.children.push({
+          workflowId: String(a.workflowId),
+          type: (a.workflowType as { name?: string } | undefined)?.name ?? '?',
+          at,
+        });
         return;
     }
     if (event.eventType in ACTIVITY_CLOSE) this.activityClosed(event.eventType, a, at);
@@ -208,7 +231,8 @@ class TimelineReader {
 
   /** Records the search attributes an event sets, and returns them. */
   private searchAttributes(a: Record<string, unknown>): Record<string, unknown> {
-    const fields = (a.searchAttributes as { indexedFields?: Record<string, JsonPayload> } | undefined)?.indexedFields ?? {};
+    const fields =
+      (a.searchAttributes as { indexedFields?: Record<string, JsonPayload> } | undefined)?.indexedFields ?? {};
     const values = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, decodePayload(v)]));
     Object.assign(this.timeline.searchAttributes, values);
     return values;

@@ -5,7 +5,10 @@ import { renderThroughput } from './render-throughput';
 import { renderTimeline } from './render-timeline';
 import { colourOf } from './stages';
 
-const TITLES: Record<ReportModel['kind'], string> = { 'migration-wave': 'Migration wave', 'provision-batch': 'Provision batch' };
+const TITLES: Record<ReportModel['kind'], string> = {
+  'migration-wave': 'Migration wave',
+  'provision-batch': 'Provision batch',
+};
 
 function card(value: string, label: string): string {
   return `<div class="card"><div class="value">${escapeHtml(value)}</div><div class="label">${escapeHtml(label)}</div></div>`;
@@ -20,7 +23,9 @@ function cards(model: ReportModel): string {
     card(String(t.refused), 'refusals, with discovery'),
     card(String(t.approvals), 'approvals'),
     card(String(t.failures), 'failures'),
-    ...(t.downtime.count ? [card(formatDuration(t.downtime.medianMs), `median downtime (max ${formatDuration(t.downtime.maxMs)})`)] : []),
+    ...(t.downtime.count
+      ? [card(formatDuration(t.downtime.medianMs), `median downtime (max ${formatDuration(t.downtime.maxMs)})`)]
+      : []),
     ...(t.bytesImported ? [card(formatBytes(t.bytesImported), 'imported')] : []),
     card(formatDuration(t.durationMs), model.endedAt === undefined ? 'running for' : 'duration'),
   ].join('')}</div>`;
@@ -29,17 +34,24 @@ function cards(model: ReportModel): string {
 /** One entry per colour used, stages first, in the order they appear. */
 function legend(model: ReportModel): string {
   const seen = new Map<string, Bar>();
-  for (const bar of model.vms.flatMap((vm) => vm.bars)) if (!seen.has(`${bar.lane}:${bar.category}`)) seen.set(`${bar.lane}:${bar.category}`, bar);
+  for (const bar of model.vms.flatMap((vm) => vm.bars))
+    if (!seen.has(`${bar.lane}:${bar.category}`)) seen.set(`${bar.lane}:${bar.category}`, bar);
   const bars = [...seen.values()].sort((a, b) => (a.lane === b.lane ? 0 : a.lane === 'stage' ? -1 : 1));
-  const items = bars.map((b) => `<span><i class="${b.lane}" style="background:${colourOf(b.category)}"></i>${escapeHtml(b.lane === 'wait' ? b.label.replace(/ .*/, '') + ' wait' : b.label)}</span>`);
-  const marks = '<span><i style="background:#cf1124;height:2px"></i>downtime</span><span>◆ approval</span><span>■ decision</span><span>✕ failure</span><span>dashed: still going</span>';
+  const items = bars.map(
+    (b) =>
+      `<span><i class="${b.lane}" style="background:${colourOf(b.category)}"></i>${escapeHtml(b.lane === 'wait' ? b.label.replace(/ .*/, '') + ' wait' : b.label)}</span>`,
+  );
+  const marks =
+    '<span><i style="background:#cf1124;height:2px"></i>downtime</span><span>◆ approval</span><span>■ decision</span><span>✕ failure</span><span>dashed: still going</span>';
   return `<div class="legend">${items.join('')}${marks}</div>`;
 }
 
 function table(headers: string[], rows: string[][], empty: string): string {
   if (!rows.length) return `<p class="none">${escapeHtml(empty)}</p>`;
   const head = headers.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
-  const body = rows.map((r) => `<tr>${r.map((c) => (c.startsWith('<td') ? c : `<td>${c}</td>`)).join('')}</tr>`).join('');
+  const body = rows
+    .map((r) => `<tr>${r.map((c) => (c.startsWith('<td') ? c : `<td>${c}</td>`)).join('')}</tr>`)
+    .join('');
   return `<table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
@@ -58,21 +70,47 @@ function vmTable(model: ReportModel): string {
     num(formatDuration((vm.endedAt ?? model.generatedAt) - vm.startedAt)),
     escapeHtml(vm.error ?? ''),
   ]);
-  return table(['VM', 'VMID', 'outcome', 'guest', 'downtime', 'of it converting', 'imported', 'took', 'error'], rows, 'No VM workflow has started.');
+  return table(
+    ['VM', 'VMID', 'outcome', 'guest', 'downtime', 'of it converting', 'imported', 'took', 'error'],
+    rows,
+    'No VM workflow has started.',
+  );
 }
 
 function sections(model: ReportModel): string {
-  const refusals = table(['VM', 'reasons'], model.refusals.map((r) => [escapeHtml(r.vm), r.reasons.map(escapeHtml).join('<br>')]), 'No VM was refused.');
+  const refusals = table(
+    ['VM', 'reasons'],
+    model.refusals.map((r) => [escapeHtml(r.vm), r.reasons.map(escapeHtml).join('<br>')]),
+    'No VM was refused.',
+  );
   const approvals = table(
     ['decision', 'by', 'when', 'via', 'why', 'VMs'],
-    model.approvals.map((a) => [escapeHtml(a.decision), escapeHtml(a.by), when(a.at), escapeHtml(a.via ?? '–'), escapeHtml(a.reason), escapeHtml(a.vms === 'all' ? 'all' : a.vms.join(', '))]),
+    model.approvals.map((a) => [
+      escapeHtml(a.decision),
+      escapeHtml(a.by),
+      when(a.at),
+      escapeHtml(a.via ?? '–'),
+      escapeHtml(a.reason),
+      escapeHtml(a.vms === 'all' ? 'all' : a.vms.join(', ')),
+    ]),
     'No approval was given.',
   );
   const failures = table(
     ['VM', 'when', 'what', 'message', 'decisions taken'],
     model.failures.map((f) => [
-      escapeHtml(f.vm), when(f.at), escapeHtml(f.what), escapeHtml(f.message),
-      f.decisions.length ? f.decisions.map((d) => escapeHtml(`${d.decision} by ${d.by}${d.at !== undefined ? ` at ${formatTime(d.at)}` : ''}${d.via ? ` (${d.via})` : ''}: ${d.reason}`)).join('<br>') : '<span class="none">none</span>',
+      escapeHtml(f.vm),
+      when(f.at),
+      escapeHtml(f.what),
+      escapeHtml(f.message),
+      f.decisions.length
+        ? f.decisions
+            .map((d) =>
+              escapeHtml(
+                `${d.decision} by ${d.by}${d.at !== undefined ? ` at ${formatTime(d.at)}` : ''}${d.via ? ` (${d.via})` : ''}: ${d.reason}`,
+              ),
+            )
+            .join('<br>')
+        : '<span class="none">none</span>',
     ]),
     'Nothing failed.',
   );

@@ -7,7 +7,11 @@ function cell(text: string): string {
 }
 
 function table(headers: string[], rows: string[][]): string[] {
-  return [`| ${headers.join(' | ')} |`, `|${headers.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)];
+  return [
+    `| ${headers.join(' | ')} |`,
+    `|${headers.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ];
 }
 
 /** The report as Markdown: totals, one line per VM, refusals, approvals, failures and decisions. */
@@ -19,25 +23,48 @@ export function renderMarkdown(model: ReportModel): string {
     '',
     `${model.workflowId}: ${formatTime(model.startedAt)} → ${model.endedAt !== undefined ? formatTime(model.endedAt) : 'still running'} (${formatDuration(t.durationMs)})`,
     '',
-    `- VM workflows: ${t.vms} (${Object.entries(t.outcomes).map(([k, v]) => `${v} ${k}`).join(', ') || 'none'})`,
+    `- VM workflows: ${t.vms} (${
+      Object.entries(t.outcomes)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ') || 'none'
+    })`,
     `- refused: ${t.refused}; approvals: ${t.approvals}; failures: ${t.failures}`,
-    ...(t.downtime.count ? [`- downtime: median ${formatDuration(t.downtime.medianMs)}, max ${formatDuration(t.downtime.maxMs)}, total ${formatDuration(t.downtime.totalMs)} over ${t.downtime.count} VMs`] : []),
+    ...(t.downtime.count
+      ? [
+          `- downtime: median ${formatDuration(t.downtime.medianMs)}, max ${formatDuration(t.downtime.maxMs)}, total ${formatDuration(t.downtime.totalMs)} over ${t.downtime.count} VMs`,
+        ]
+      : []),
     ...(t.bytesImported ? [`- imported: ${formatBytes(t.bytesImported)}`] : []),
     '',
     '## VMs',
     '',
-    ...table(['VM', 'VMID', 'outcome', 'stages', 'downtime', 'imported'], model.vms.map((vm) => [
-      vm.name,
-      vm.vmid !== undefined ? String(vm.vmid) : '–',
-      vm.outcome ?? vm.state,
-      vm.bars.filter((b) => b.lane === 'stage').map((b) => `${b.label} ${formatDuration(b.end - b.start)}`).join(' → '),
-      vm.downtimeMs !== undefined ? `${formatDuration(vm.downtimeMs)}${vm.downtimeOpen ? '+' : ''}` : '–',
-      vm.importedBytes ? formatBytes(vm.importedBytes) : '–',
-    ])),
+    ...table(
+      ['VM', 'VMID', 'outcome', 'stages', 'downtime', 'imported'],
+      model.vms.map((vm) => [
+        vm.name,
+        vm.vmid !== undefined ? String(vm.vmid) : '–',
+        vm.outcome ?? vm.state,
+        vm.bars
+          .filter((b) => b.lane === 'stage')
+          .map((b) => `${b.label} ${formatDuration(b.end - b.start)}`)
+          .join(' → '),
+        vm.downtimeMs !== undefined ? `${formatDuration(vm.downtimeMs)}${vm.downtimeOpen ? '+' : ''}` : '–',
+        vm.importedBytes ? formatBytes(vm.importedBytes) : '–',
+      ]),
+    ),
   ];
-  if (model.refusals.length) lines.push('', '## Refusals', '', ...model.refusals.map((r) => `- **${r.vm}**: ${r.reasons.join('; ')}`));
+  if (model.refusals.length)
+    lines.push('', '## Refusals', '', ...model.refusals.map((r) => `- **${r.vm}**: ${r.reasons.join('; ')}`));
   if (model.approvals.length) {
-    lines.push('', '## Approvals', '', ...model.approvals.map((a) => `- ${a.decision} by **${a.by}**${a.at !== undefined ? ` at ${formatTime(a.at)}` : ''}${a.via ? ` (${a.via})` : ''}: ${a.reason} — ${a.vms === 'all' ? 'all VMs' : a.vms.join(', ')}`));
+    lines.push(
+      '',
+      '## Approvals',
+      '',
+      ...model.approvals.map(
+        (a) =>
+          `- ${a.decision} by **${a.by}**${a.at !== undefined ? ` at ${formatTime(a.at)}` : ''}${a.via ? ` (${a.via})` : ''}: ${a.reason} — ${a.vms === 'all' ? 'all VMs' : a.vms.join(', ')}`,
+      ),
+    );
   }
   if (model.failures.length) {
     lines.push('', '## Failures and decisions', '');

@@ -3,7 +3,15 @@ import type { Bar, Mark, ReportModel, VmReport } from './model';
 import { colourOf } from './stages';
 
 /** The timeline's geometry, in SVG units (the image scales to the page). */
-const LAYOUT = { width: 1160, nameWidth: 190, tailWidth: 200, axisHeight: 34, rowHeight: 30, stageHeight: 14, waitHeight: 6 };
+const LAYOUT = {
+  width: 1160,
+  nameWidth: 190,
+  tailWidth: 200,
+  axisHeight: 34,
+  rowHeight: 30,
+  stageHeight: 14,
+  waitHeight: 6,
+};
 
 interface Scale {
   start: number;
@@ -39,9 +47,10 @@ function barRect(bar: Bar, scale: Scale, y: number): string {
   const width = Math.max(1.5, scale.x(bar.end) - x);
   const title = `${bar.label}${bar.detail ? ` (${bar.detail})` : ''}: ${formatDuration(bar.end - bar.start)}${bar.open ? ', still going' : ''}`;
   // A label goes inside the bar when it fits (about 6 units a character at this font size).
-  const label = bar.lane === 'stage' && width > bar.label.length * 6 + 6
-    ? `<text class="bar-label" x="${(x + width / 2).toFixed(1)}" y="${(y + height - 3.5).toFixed(1)}" text-anchor="middle">${escapeHtml(bar.label)}</text>`
-    : '';
+  const label =
+    bar.lane === 'stage' && width > bar.label.length * 6 + 6
+      ? `<text class="bar-label" x="${(x + width / 2).toFixed(1)}" y="${(y + height - 3.5).toFixed(1)}" text-anchor="middle">${escapeHtml(bar.label)}</text>`
+      : '';
   return `<g class="bar ${bar.lane}${bar.open ? ' open' : ''}" data-category="${escapeHtml(bar.category)}"><rect x="${x.toFixed(1)}" y="${y}" width="${width.toFixed(1)}" height="${height}" rx="2" fill="${colourOf(bar.category)}"><title>${escapeHtml(title)}</title></rect>${label}</g>`;
 }
 
@@ -57,7 +66,8 @@ function markShape(mark: Mark, scale: Scale, y: number): string {
 
 function vmTail(vm: VmReport): string {
   const outcome = vm.outcome ?? vm.state;
-  const down = vm.downtimeMs !== undefined ? ` · ${formatDuration(vm.downtimeMs)}${vm.downtimeOpen ? '+' : ''} down` : '';
+  const down =
+    vm.downtimeMs !== undefined ? ` · ${formatDuration(vm.downtimeMs)}${vm.downtimeOpen ? '+' : ''} down` : '';
   return `${outcome}${down}`;
 }
 
@@ -92,6 +102,8 @@ export function renderTimeline(model: ReportModel): string {
   const scale = scaleFor(model);
   const height = LAYOUT.axisHeight + Math.max(1, model.vms.length) * LAYOUT.rowHeight + 4;
   const rows = model.vms.map((vm, i) => row(vm, i, scale)).join('');
-  const empty = model.vms.length ? '' : `<text class="tick" x="${LAYOUT.nameWidth}" y="${LAYOUT.axisHeight + 18}">no VM workflow has started yet</text>`;
+  const empty = model.vms.length
+    ? ''
+    : `<text class="tick" x="${LAYOUT.nameWidth}" y="${LAYOUT.axisHeight + 18}">no VM workflow has started yet</text>`;
   return `<svg class="timeline" role="img" aria-label="timeline per VM" viewBox="0 0 ${LAYOUT.width} ${height}" width="${LAYOUT.width}" height="${height}">${axis(scale, height)}${rows}${empty}</svg>`;
 }

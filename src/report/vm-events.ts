@@ -24,7 +24,13 @@ function resultOf(t: WorkflowTimeline): DecisionFields {
 }
 
 function fromRecord(decision: string, r: DecisionRecordLike): DecisionEntry {
-  return { decision, by: r.by ?? '?', reason: r.reason ?? '', ...(r.at !== undefined ? { at: r.at } : {}), ...(r.via ? { via: r.via } : {}) };
+  return {
+    decision,
+    by: r.by ?? '?',
+    reason: r.reason ?? '',
+    ...(r.at !== undefined ? { at: r.at } : {}),
+    ...(r.via ? { via: r.via } : {}),
+  };
 }
 
 function fromMessage(decision: string, m: MessageIn): DecisionEntry {
@@ -57,7 +63,9 @@ export function approvalOf(t: WorkflowTimeline): DecisionEntry | undefined {
 export function decisionsOf(t: WorkflowTimeline): DecisionEntry[] {
   const r = resultOf(t);
   if (r.decisions) return r.decisions.map((d) => fromRecord(d.decision ?? '?', d));
-  return t.messages.filter((m) => ['retry', 'rollback'].includes(DECISION_MESSAGES[m.name] ?? '')).map((m) => fromMessage(DECISION_MESSAGES[m.name]!, m));
+  return t.messages
+    .filter((m) => ['retry', 'rollback'].includes(DECISION_MESSAGES[m.name] ?? ''))
+    .map((m) => fromMessage(DECISION_MESSAGES[m.name]!, m));
 }
 
 /** A refusal as a line: its subject first, unless the subject is the VM itself. */
@@ -73,17 +81,34 @@ export function refusalReasons(t: WorkflowTimeline, vm: string): string[] {
 export function failuresOf(t: WorkflowTimeline, vm: string): Array<Omit<FailureEntry, 'decisions'>> {
   const found: Array<Omit<FailureEntry, 'decisions'>> = [];
   for (const a of t.activities) {
-    if (a.attempt > 1 && a.lastFailure) found.push({ vm, at: a.startedAt ?? a.scheduledAt, what: `${a.name} retried (attempt ${a.attempt})`, message: a.lastFailure });
-    if (a.failure && a.outcome !== 'completed') found.push({ vm, at: a.closedAt ?? a.scheduledAt, what: `${a.name} ${a.outcome}`, message: a.failure });
+    if (a.attempt > 1 && a.lastFailure)
+      found.push({
+        vm,
+        at: a.startedAt ?? a.scheduledAt,
+        what: `${a.name} retried (attempt ${a.attempt})`,
+        message: a.lastFailure,
+      });
+    if (a.failure && a.outcome !== 'completed')
+      found.push({ vm, at: a.closedAt ?? a.scheduledAt, what: `${a.name} ${a.outcome}`, message: a.failure });
   }
   const r = resultOf(t);
   if (r.verification?.state === 'failed') {
     const failed = (r.verification.checks ?? []).filter((c) => c.result === 'failed');
     const at = failed[0]?.at ?? t.closedAt ?? t.startedAt;
-    found.push({ vm, at, what: 'guest verification failed', message: failed.map((c) => c.detail ?? '').filter(Boolean).join('; ') || 'a check failed' });
+    found.push({
+      vm,
+      at,
+      what: 'guest verification failed',
+      message:
+        failed
+          .map((c) => c.detail ?? '')
+          .filter(Boolean)
+          .join('; ') || 'a check failed',
+    });
   }
   if (t.failure) found.push({ vm, at: t.closedAt ?? t.startedAt, what: `workflow ${t.state}`, message: t.failure });
-  else if (r.error && !found.some((f) => f.message.includes(r.error!))) found.push({ vm, at: t.closedAt ?? t.startedAt, what: 'error', message: r.error });
+  else if (r.error && !found.some((f) => f.message.includes(r.error!)))
+    found.push({ vm, at: t.closedAt ?? t.startedAt, what: 'error', message: r.error });
   return found.sort((a, b) => a.at - b.at);
 }
 
@@ -94,7 +119,8 @@ export function failuresWithDecisions(t: WorkflowTimeline, vm: string): FailureE
     const before = entries.filter((f) => d.at === undefined || f.at <= d.at);
     const target = before[before.length - 1] ?? entries[entries.length - 1];
     if (target) target.decisions.push(d);
-    else entries.push({ vm, at: d.at ?? t.startedAt, what: 'decision', message: 'no failure recorded', decisions: [d] });
+    else
+      entries.push({ vm, at: d.at ?? t.startedAt, what: 'decision', message: 'no failure recorded', decisions: [d] });
   }
   return entries;
 }

@@ -47,7 +47,9 @@ export function permitBars(t: WorkflowTimeline, now: number): Bar[] {
     .filter((a) => a.name === 'requestPermit')
     .map((a) => {
       const input = (a.input ?? {}) as PermitRequestInput;
-      const grant = grants.find((g) => (g.args[0] as { requestId?: string } | undefined)?.requestId === input.request?.requestId);
+      const grant = grants.find(
+        (g) => (g.args[0] as { requestId?: string } | undefined)?.requestId === input.request?.requestId,
+      );
       return {
         lane: 'wait' as const,
         label: `permit ${limitName(input)}`,
@@ -73,12 +75,24 @@ export function timerBars(t: WorkflowTimeline, now: number): Bar[] {
     if (last && timer.startedAt - last.end <= Math.max(POLL_GAP_MS, timer.durationMs)) {
       Object.assign(last, { end, open, count: last.count + 1 });
     } else {
-      bars.push({ lane: 'wait', label: 'timer', category: 'timer', start: timer.startedAt, end, open, count: 1, askedMs: timer.durationMs });
+      bars.push({
+        lane: 'wait',
+        label: 'timer',
+        category: 'timer',
+        start: timer.startedAt,
+        end,
+        open,
+        count: 1,
+        askedMs: timer.durationMs,
+      });
     }
   }
   return bars.map(({ count, askedMs, ...bar }) => ({
     ...bar,
-    label: count > 1 ? `polling (${count} timers)` : `timer ${askedMs >= 1000 ? `${Math.round(askedMs / 1000)} s` : `${askedMs} ms`}`,
+    label:
+      count > 1
+        ? `polling (${count} timers)`
+        : `timer ${askedMs >= 1000 ? `${Math.round(askedMs / 1000)} s` : `${askedMs} ms`}`,
   }));
 }
 
@@ -87,7 +101,9 @@ export function importsOf(t: WorkflowTimeline): Array<{ at: number; bytes: numbe
   return t.activities.flatMap((a) => {
     const bytes = (a.result as { bytes?: unknown } | undefined)?.bytes;
     const copied = (a.result as { alreadyPresent?: boolean } | undefined)?.alreadyPresent !== true;
-    return a.outcome === 'completed' && /import/i.test(a.name) && typeof bytes === 'number' && copied ? [{ at: a.closedAt!, bytes }] : [];
+    return a.outcome === 'completed' && /import/i.test(a.name) && typeof bytes === 'number' && copied
+      ? [{ at: a.closedAt!, bytes }]
+      : [];
   });
 }
 
@@ -98,7 +114,8 @@ export function importsOf(t: WorkflowTimeline): Array<{ at: number; bytes: numbe
 export function downtimeOf(t: WorkflowTimeline, now: number): { from: number; ms: number; open: boolean } | undefined {
   const shutdown = t.stages.find((m) => m.stage === 'shutdown');
   if (!shutdown) return undefined;
-  const measured = (t.result as { verification?: { downtimeSeconds?: number } } | undefined)?.verification?.downtimeSeconds;
+  const measured = (t.result as { verification?: { downtimeSeconds?: number } } | undefined)?.verification
+    ?.downtimeSeconds;
   if (typeof measured === 'number') return { from: shutdown.at, ms: measured * 1000, open: false };
   const back = t.stages.find((m) => m.at >= shutdown.at && isFinalStage(m.stage));
   const end = back?.at ?? endOf(t, now);

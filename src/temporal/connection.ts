@@ -42,7 +42,9 @@ export class TemporalUnreachable extends Error {
 
 /** The one line for an address that did not answer; says when it is the built-in default. */
 export function unreachableMessage(address: string, reason: string, origin: AddressOrigin = {}): string {
-  const which = origin.defaultAddress ? ` (the default address: neither TEMPORAL_ADDRESS nor temporal.address is set)` : '';
+  const which = origin.defaultAddress
+    ? ` (the default address: neither TEMPORAL_ADDRESS nor temporal.address is set)`
+    : '';
   return `cannot reach Temporal at ${address}${which}: ${reason}; set TEMPORAL_ADDRESS or temporal.address in ferry.yaml to its frontend's host:port, and check that it runs`;
 }
 
@@ -59,7 +61,10 @@ export function transportReason(err: unknown): string {
 export function isTransportFailure(err: unknown): boolean {
   const name = (err as { name?: unknown })?.name;
   const message = err instanceof Error ? err.message : '';
-  return name === 'TransportError' || /Failed to connect before the deadline|tcp connect error|transport error|UNAVAILABLE/i.test(message);
+  return (
+    name === 'TransportError' ||
+    /Failed to connect before the deadline|tcp connect error|transport error|UNAVAILABLE/i.test(message)
+  );
 }
 
 export async function connectClient(config: TemporalConfig, origin: AddressOrigin = {}): Promise<Client> {
@@ -68,8 +73,9 @@ export async function connectClient(config: TemporalConfig, origin: AddressOrigi
   try {
     connection = await Connection.connect({ address: config.address, tls, apiKey: config.apiKey });
   } catch (err) {
-    throw isTransportFailure(err) ? new TemporalUnreachable(unreachableMessage(config.address, transportReason(err), origin), { cause: err }) : err;
+    throw isTransportFailure(err)
+      ? new TemporalUnreachable(unreachableMessage(config.address, transportReason(err), origin), { cause: err })
+      : err;
   }
   return new Client({ connection, namespace: config.namespace });
 }
-

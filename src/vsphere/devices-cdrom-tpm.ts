@@ -11,7 +11,8 @@ export function cdromsAndTpmOf(deviceList: XmlElement | undefined, at: string): 
   const controllers = new Map<number, { type: string; bus: number }>();
   for (const d of devices) {
     const type = d.element.xsiType;
-    if (type && d.has('busNumber')) controllers.set(d.requiredInt('key'), { type: controllerType(type), bus: d.requiredInt('busNumber') });
+    if (type && d.has('busNumber'))
+      controllers.set(d.requiredInt('key'), { type: controllerType(type), bus: d.requiredInt('busNumber') });
   }
   const cdroms: VmCdrom[] = [];
   let tpm: VmTpm | undefined;
@@ -28,7 +29,10 @@ export function cdromsAndTpmOf(deviceList: XmlElement | undefined, at: string): 
 
 /** `VirtualIDEController` → `ide`, `VirtualAHCIController` → `ahci` (the buses a CD drive sits on). */
 function controllerType(xsiType: string): string {
-  return xsiType.replace(/^Virtual/, '').replace(/Controller$/, '').toLowerCase();
+  return xsiType
+    .replace(/^Virtual/, '')
+    .replace(/Controller$/, '')
+    .toLowerCase();
 }
 
 function cdromRecord(d: Fields, controllers: ReadonlyMap<number, { type: string; bus: number }>): VmCdrom {

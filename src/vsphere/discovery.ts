@@ -2,7 +2,15 @@ import type { Inventory } from '../domain/inventory';
 import { FerryError } from '../errors';
 import { element, moRef, type MoRef } from './envelope';
 import { resolvePorts } from './dv-ports';
-import { datastoreRecord, INFRA_PATHS, mapVm, ObjectIndex, portgroupRecord, unnamedPorts, VM_PATHS } from './inventory-mapping';
+import {
+  datastoreRecord,
+  INFRA_PATHS,
+  mapVm,
+  ObjectIndex,
+  portgroupRecord,
+  unnamedPorts,
+  VM_PATHS,
+} from './inventory-mapping';
 import {
   ancestorSpecs,
   retrieveAll,
@@ -52,7 +60,14 @@ export class ScopeError extends FerryError {
   }
 }
 
-const CONTAINER_TYPES = new Set(['Folder', 'Datacenter', 'ComputeResource', 'ClusterComputeResource', 'HostSystem', 'ResourcePool']);
+const CONTAINER_TYPES = new Set([
+  'Folder',
+  'Datacenter',
+  'ComputeResource',
+  'ClusterComputeResource',
+  'HostSystem',
+  'ResourcePool',
+]);
 
 /** SearchIndex.FindByInventoryPath: `/DC0/vm/apps` → its MoRef, or undefined. */
 export async function findByInventoryPath(session: VimSession, path: string): Promise<MoRef | undefined> {
@@ -80,7 +95,8 @@ async function resolveScope(session: VimSession, scope: DiscoveryScope): Promise
   const folders = scope.folders ?? [];
   const clusters = scope.clusters ?? [];
   if (!scope.datacenter) {
-    if (folders.length > 0 || clusters.length > 0) throw new ScopeError('a folder or cluster scope needs the datacenter it is in (--datacenter)');
+    if (folders.length > 0 || clusters.length > 0)
+      throw new ScopeError('a folder or cluster scope needs the datacenter it is in (--datacenter)');
     return { vmContainers: [rootFolder], infraContainer: rootFolder };
   }
   const dcPath = scope.datacenter.startsWith('/') ? scope.datacenter.replace(/\/+$/, '') : `/${scope.datacenter}`;
@@ -96,10 +112,15 @@ async function resolveScope(session: VimSession, scope: DiscoveryScope): Promise
   for (const w of wanted) {
     const found = await findByInventoryPath(session, w.path);
     if (!found) throw new ScopeError(`${w.kind} ${w.path} not found in vCenter`);
-    if (!CONTAINER_TYPES.has(found.type)) throw new ScopeError(`${w.path} is a ${found.type}; a ${w.kind} scope must contain VMs`);
+    if (!CONTAINER_TYPES.has(found.type))
+      throw new ScopeError(`${w.path} is a ${found.type}; a ${w.kind} scope must contain VMs`);
     vmContainers.push(found);
   }
-  return { vmContainers: vmContainers.length > 0 ? vmContainers : [datacenter], infraContainer: datacenter, datacenter };
+  return {
+    vmContainers: vmContainers.length > 0 ? vmContainers : [datacenter],
+    infraContainer: datacenter,
+    datacenter,
+  };
 }
 
 async function createView(session: VimSession, container: MoRef, types: readonly string[]): Promise<MoRef> {
@@ -131,7 +152,11 @@ function ancestorsObjectSpec(datacenter: MoRef): ObjectSpec {
  * PropertyCollector retrieval over container views (paged with RetrievePropertiesEx maxObjects +
  * ContinueRetrievePropertiesEx). Round trips: a few for the scope and views, plus one per page.
  */
-export async function discover(session: VimSession, vcenter: string, options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
+export async function discover(
+  session: VimSession,
+  vcenter: string,
+  options: DiscoveryOptions = {},
+): Promise<DiscoveryResult> {
   const { rootFolder } = await session.serviceContent();
   const scope = await resolveScope(session, options.scope ?? {});
   const infraTypes = Object.keys(INFRA_PATHS);
@@ -143,7 +168,8 @@ export async function discover(session: VimSession, vcenter: string, options: Di
   const retrieved = await session.restartable(async () => {
     const views: MoRef[] = [];
     try {
-      const sameContainer = scope.vmContainers.length === 1 && scope.vmContainers[0]!.value === scope.infraContainer.value;
+      const sameContainer =
+        scope.vmContainers.length === 1 && scope.vmContainers[0]!.value === scope.infraContainer.value;
       if (sameContainer) {
         views.push(await createView(session, scope.infraContainer, ['VirtualMachine', ...infraTypes]));
       } else {
@@ -155,7 +181,8 @@ export async function discover(session: VimSession, vcenter: string, options: Di
       const spec: FilterSpec = { propSet, objectSet };
       return await retrieveAll(session, [spec], { pageSize: options.pageSize, sessionBound: true });
     } finally {
-      for (const view of views) await session.call('DestroyView', view, [], { sessionBound: true }).catch(() => undefined);
+      for (const view of views)
+        await session.call('DestroyView', view, [], { sessionBound: true }).catch(() => undefined);
     }
   });
 

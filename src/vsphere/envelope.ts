@@ -10,7 +10,10 @@ export function escapeXml(value: string): string {
   // Characters XML 1.0 cannot carry at all are refused rather than silently dropped.
   // eslint-disable-next-line no-control-regex
   const bad = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.exec(value);
-  if (bad) throw new RangeError(`cannot send the control character U+${bad[0].charCodeAt(0).toString(16).padStart(4, '0')} in XML`);
+  if (bad)
+    throw new RangeError(
+      `cannot send the control character U+${bad[0].charCodeAt(0).toString(16).padStart(4, '0')} in XML`,
+    );
   return value.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
@@ -29,7 +32,8 @@ function render(content: XmlContent): string {
   if (content === undefined || content === null) return '';
   if (content instanceof Xml) return content.markup;
   if (Array.isArray(content)) return content.map(render).join('');
-  if (typeof content === 'number' && !Number.isFinite(content)) throw new RangeError(`cannot send the number ${content}`);
+  if (typeof content === 'number' && !Number.isFinite(content))
+    throw new RangeError(`cannot send the number ${content}`);
   return escapeXml(String(content));
 }
 

@@ -48,10 +48,14 @@ export class VsphereFault extends FerryError {
     options: FerryErrorOptions = {},
   ) {
     const on = context.object ? ` on ${context.object}` : '';
-    super(`vSphere ${context.method}${on} failed with ${faultType}${faultMessage ? `: ${faultMessage}` : ''}`, faultCategory(faultType), {
-      ...options,
-      details: { faultType, method: context.method, object: context.object, ...options.details },
-    });
+    super(
+      `vSphere ${context.method}${on} failed with ${faultType}${faultMessage ? `: ${faultMessage}` : ''}`,
+      faultCategory(faultType),
+      {
+        ...options,
+        details: { faultType, method: context.method, object: context.object, ...options.details },
+      },
+    );
   }
 }
 
@@ -84,7 +88,10 @@ export class GuestShutdownTimeout extends FerryError {
  */
 export class VsphereSessionRenewed extends FerryError {
   constructor(method: string) {
-    super(`the vSphere session was lost during ${method} and has been renewed; the operation must restart`, 'transient');
+    super(
+      `the vSphere session was lost during ${method} and has been renewed; the operation must restart`,
+      'transient',
+    );
   }
 }
 

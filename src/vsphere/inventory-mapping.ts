@@ -58,7 +58,13 @@ export const VM_PATHS = [
 ] as const;
 
 export const INFRA_PATHS: Record<string, readonly string[]> = {
-  DistributedVirtualPortgroup: ['name', 'key', 'config.distributedVirtualSwitch', 'config.defaultPortConfig', 'config.uplink'],
+  DistributedVirtualPortgroup: [
+    'name',
+    'key',
+    'config.distributedVirtualSwitch',
+    'config.defaultPortConfig',
+    'config.uplink',
+  ],
   DistributedVirtualSwitch: ['name', 'uuid', 'config.uplinkPortgroup'],
   Datastore: ['name', 'summary.type', 'summary.url', 'summary.capacity', 'summary.freeSpace'],
   HostSystem: ['name', 'parent'],
@@ -68,7 +74,14 @@ export const INFRA_PATHS: Record<string, readonly string[]> = {
 };
 
 /** Properties a VM must have for a record; without them vCenter is saying the VM is inaccessible. */
-const VM_REQUIRED = ['name', 'config.guestId', 'config.hardware.numCPU', 'config.hardware.memoryMB', 'config.hardware.device', 'runtime.powerState'];
+const VM_REQUIRED = [
+  'name',
+  'config.guestId',
+  'config.hardware.numCPU',
+  'config.hardware.memoryMB',
+  'config.hardware.device',
+  'runtime.powerState',
+];
 
 /** The objects of one retrieval, by moid, to resolve references between them. */
 export class ObjectIndex {
@@ -147,7 +160,8 @@ export function classifyVlan(portConfig: XmlElement | undefined, at: string): Vl
     case 'VmwareDistributedVirtualSwitchTrunkVlanSpec': {
       const ranges = vlan.objects('vlanId').map((r) => ({ start: r.requiredInt('start'), end: r.requiredInt('end') }));
       for (const r of ranges) {
-        if (r.start < 0 || r.end > 4094 || r.start > r.end) throw badAnswer(`${at}.vlan.vlanId`, `trunk range ${r.start}-${r.end} is not valid`);
+        if (r.start < 0 || r.end > 4094 || r.start > r.end)
+          throw badAnswer(`${at}.vlan.vlanId`, `trunk range ${r.start}-${r.end} is not valid`);
       }
       return { kind: 'trunk', ranges };
     }
@@ -214,7 +228,10 @@ const CONTROLLER_TYPES: Record<string, string> = {
 
 /** `VirtualVmxnet3` → `vmxnet3`, `VirtualLsiLogicSASController` → `lsilogicsas`. */
 function shortType(xsiType: string): string {
-  return xsiType.replace(/^Virtual/, '').replace(/Controller$/, '').toLowerCase();
+  return xsiType
+    .replace(/^Virtual/, '')
+    .replace(/Controller$/, '')
+    .toLowerCase();
 }
 
 /** Distributed ports by switch: `portKey(switchUuid, key)` → the portgroup the port belongs to. */
@@ -231,9 +248,14 @@ export function portKey(switchUuid: string, key: string): string {
 function dvPortBacking(port: Fields, ports: PortIndex): NicBacking {
   const switchUuid = port.string('switchUuid');
   const key = port.string('portKey');
-  const portgroupKey = port.string('portgroupKey') ?? (switchUuid && key !== undefined ? ports.get(portKey(switchUuid, key)) : undefined);
-  if (portgroupKey !== undefined) return { kind: 'dvportgroup', portgroupKey, switchUuid, ...(key !== undefined ? { portKey: key } : {}) };
-  const what = key !== undefined ? `distributed port ${key} on switch ${switchUuid ?? '(unnamed)'}` : `distributed port connection on switch ${switchUuid ?? '(unnamed)'}`;
+  const portgroupKey =
+    port.string('portgroupKey') ?? (switchUuid && key !== undefined ? ports.get(portKey(switchUuid, key)) : undefined);
+  if (portgroupKey !== undefined)
+    return { kind: 'dvportgroup', portgroupKey, switchUuid, ...(key !== undefined ? { portKey: key } : {}) };
+  const what =
+    key !== undefined
+      ? `distributed port ${key} on switch ${switchUuid ?? '(unnamed)'}`
+      : `distributed port connection on switch ${switchUuid ?? '(unnamed)'}`;
   return { kind: 'other', backingType: `${what} whose portgroup vCenter did not name` };
 }
 
@@ -244,7 +266,11 @@ function nicBacking(backing: Fields | undefined, ports: PortIndex): NicBacking {
     case 'VirtualEthernetCardDistributedVirtualPortBackingInfo':
       return dvPortBacking(backing.requiredObject('port'), ports);
     case 'VirtualEthernetCardNetworkBackingInfo':
-      return { kind: 'network', networkName: backing.requiredString('deviceName'), networkMoid: backing.moRef('network')?.value };
+      return {
+        kind: 'network',
+        networkName: backing.requiredString('deviceName'),
+        networkMoid: backing.moRef('network')?.value,
+      };
     case 'VirtualEthernetCardOpaqueNetworkBackingInfo':
       return {
         kind: 'opaque',
@@ -260,7 +286,8 @@ function diskRecord(disk: Fields, controllers: Map<number, { type: string; bus: 
   const key = disk.requiredInt('key');
   const controllerKey = disk.requiredInt('controllerKey');
   const controller = controllers.get(controllerKey);
-  if (!controller) throw badAnswer(disk.where, `disk ${key} is on controller ${controllerKey}, which the VM does not have`);
+  if (!controller)
+    throw badAnswer(disk.where, `disk ${key} is on controller ${controllerKey}, which the VM does not have`);
   const backing = disk.object('backing');
   const backingType = backing?.type() ?? '(none)';
   const capacityBytes = disk.int('capacityInBytes') ?? (disk.int('capacityInKB') ?? 0) * 1024;
@@ -277,20 +304,39 @@ function diskRecord(disk: Fields, controllers: Map<number, { type: string; bus: 
     capacityBytes,
     fileName,
     // The datastore's name from the retrieval, else from the file name (`[name] path`).
-    datastore: datastoreRef ? { moid: datastoreRef.value, name: index.nameOf(datastoreRef) ?? /^\[([^\]]+)\]/.exec(fileName)?.[1] ?? datastoreRef.value } : undefined,
+    datastore: datastoreRef
+      ? {
+          moid: datastoreRef.value,
+          name: index.nameOf(datastoreRef) ?? /^\[([^\]]+)\]/.exec(fileName)?.[1] ?? datastoreRef.value,
+        }
+      : undefined,
     thinProvisioned: backing?.bool('thinProvisioned'),
     diskMode: backing?.string('diskMode') ?? 'persistent',
-    rdm: rdm ? { compatibilityMode: backing!.string('compatibilityMode') ?? 'unknown', deviceName: backing!.string('deviceName') } : undefined,
+    rdm: rdm
+      ? {
+          compatibilityMode: backing!.string('compatibilityMode') ?? 'unknown',
+          deviceName: backing!.string('deviceName'),
+        }
+      : undefined,
   };
 }
 
 /** `config.hardware.device` → NICs and disks (controllers only to name the disks' buses). */
-export function devicesOf(deviceList: XmlElement | undefined, at: string, index: ObjectIndex, ports: PortIndex = new Map()): { nics: VmNic[]; disks: VmDisk[] } {
+export function devicesOf(
+  deviceList: XmlElement | undefined,
+  at: string,
+  index: ObjectIndex,
+  ports: PortIndex = new Map(),
+): { nics: VmNic[]; disks: VmDisk[] } {
   const devices = (deviceList ? children(deviceList, 'VirtualDevice') : []).map((e, i) => new Fields(e, `${at}[${i}]`));
   const controllers = new Map<number, { type: string; bus: number }>();
   for (const d of devices) {
     const type = d.element.xsiType;
-    if (type && d.has('busNumber')) controllers.set(d.requiredInt('key'), { type: CONTROLLER_TYPES[type] ?? shortType(type), bus: d.requiredInt('busNumber') });
+    if (type && d.has('busNumber'))
+      controllers.set(d.requiredInt('key'), {
+        type: CONTROLLER_TYPES[type] ?? shortType(type),
+        bus: d.requiredInt('busNumber'),
+      });
   }
   const nics: VmNic[] = [];
   const disks: VmDisk[] = [];
@@ -356,7 +402,9 @@ function toolsAddresses(o: ObjectContent, nics: readonly VmNic[]): Map<VmNic, st
     const info = new Fields(e, `${at}[${i}]`);
     const deviceKey = info.int('deviceConfigId');
     const mac = info.string('macAddress')?.toLowerCase();
-    const nic = nics.find((n) => deviceKey !== undefined && deviceKey >= 0 && n.key === deviceKey) ?? nics.find((n) => mac !== undefined && n.macAddress === mac);
+    const nic =
+      nics.find((n) => deviceKey !== undefined && deviceKey >= 0 && n.key === deviceKey) ??
+      nics.find((n) => mac !== undefined && n.macAddress === mac);
     if (!nic) continue;
     const configured = info.object('ipConfig')?.objects('ipAddress') ?? [];
     const listed =
@@ -380,8 +428,11 @@ function toolsAddresses(o: ObjectContent, nics: readonly VmNic[]): Map<VmNic, st
 export function guestAddressesOf(o: ObjectContent, nics: readonly VmNic[]): GuestNicAddresses[] | undefined {
   const tools = toolsAddresses(o, nics);
   const primary = uniqueAddresses([text(o, 'guest.ipAddress') ?? '']);
-  if (![...tools.values()].some((a) => a.length > 0) && nics.length === 1 && primary.length > 0) tools.set(nics[0]!, primary);
-  const fromTools = nics.flatMap((n) => (tools.get(n)?.length ? [{ mac: n.macAddress, addresses: tools.get(n)!, source: 'tools' as const }] : []));
+  if (![...tools.values()].some((a) => a.length > 0) && nics.length === 1 && primary.length > 0)
+    tools.set(nics[0]!, primary);
+  const fromTools = nics.flatMap((n) =>
+    tools.get(n)?.length ? [{ mac: n.macAddress, addresses: tools.get(n)!, source: 'tools' as const }] : [],
+  );
   if (fromTools.length > 0) return fromTools;
   const fromOptions = nics.flatMap((n, i) => {
     const option = prop(o, GUEST_ADDRESS_PATHS[i] ?? '');
@@ -401,7 +452,7 @@ const POWER_STATES = new Set<PowerState>(['poweredOn', 'poweredOff', 'suspended'
 export function inventoryPath(index: ObjectIndex, start: MoRef | undefined, rootFolder: MoRef): string | undefined {
   const names: string[] = [];
   const seen = new Set<string>();
-  for (let r = start; r; ) {
+  for (let r = start; r;) {
     if (r.value === rootFolder.value) return `/${names.reverse().join('/')}`;
     const o = index.get(r);
     if (!o || seen.has(r.value)) return undefined; // chain leaves what was read
@@ -424,7 +475,10 @@ export function unnamedPorts(vms: Iterable<ObjectContent>): Map<string, Set<stri
     const deviceList = prop(o, 'config.hardware.device');
     for (const device of deviceList ? children(deviceList, 'VirtualDevice') : []) {
       const backing = child(device, 'backing');
-      const port = backing?.xsiType === 'VirtualEthernetCardDistributedVirtualPortBackingInfo' ? child(backing, 'port') : undefined;
+      const port =
+        backing?.xsiType === 'VirtualEthernetCardDistributedVirtualPortBackingInfo'
+          ? child(backing, 'port')
+          : undefined;
       if (!port || child(port, 'portgroupKey')) continue;
       const switchUuid = child(port, 'switchUuid')?.text;
       const key = child(port, 'portKey')?.text;
@@ -436,7 +490,12 @@ export function unnamedPorts(vms: Iterable<ObjectContent>): Map<string, Set<stri
   return bySwitch;
 }
 
-export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef, ports: PortIndex = new Map()): VmMapping {
+export function vmRecord(
+  o: ObjectContent,
+  index: ObjectIndex,
+  rootFolder: MoRef,
+  ports: PortIndex = new Map(),
+): VmMapping {
   const absent = VM_REQUIRED.filter((p) => !o.props.has(p));
   const name = text(o, 'name');
   if (absent.length > 0) {
@@ -449,13 +508,20 @@ export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef
     };
   }
   const firmware = text(o, 'config.firmware') ?? 'bios';
-  if (firmware !== 'bios' && firmware !== 'efi') throw badAnswer(where(o, 'config.firmware'), `unknown firmware "${firmware}"`);
+  if (firmware !== 'bios' && firmware !== 'efi')
+    throw badAnswer(where(o, 'config.firmware'), `unknown firmware "${firmware}"`);
   const powerState = text(o, 'runtime.powerState') as PowerState;
-  if (!POWER_STATES.has(powerState)) throw badAnswer(where(o, 'runtime.powerState'), `unknown power state "${powerState}"`);
+  if (!POWER_STATES.has(powerState))
+    throw badAnswer(where(o, 'runtime.powerState'), `unknown power state "${powerState}"`);
   const hostRef = ref(o, 'runtime.host');
   const host = index.get(hostRef);
   const clusterRef = host ? ref(host, 'parent') : undefined;
-  const { nics, disks } = devicesOf(prop(o, 'config.hardware.device'), where(o, 'config.hardware.device'), index, ports);
+  const { nics, disks } = devicesOf(
+    prop(o, 'config.hardware.device'),
+    where(o, 'config.hardware.device'),
+    index,
+    ports,
+  );
   const guestAddresses = guestAddressesOf(o, nics);
   const guestHostName = text(o, 'guest.hostName')?.trim();
   return {
@@ -475,7 +541,9 @@ export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef
       cluster: clusterRef?.type === 'ClusterComputeResource' ? managedRef(index, clusterRef) : undefined,
       folder: inventoryPath(index, ref(o, 'parent'), rootFolder),
       hasSnapshot: arrayItems(o, 'rootSnapshot').length > 0,
-      datastores: arrayItems(o, 'datastore').map((e) => index.nameOf({ type: 'Datastore', value: e.text.trim() }) ?? e.text.trim()),
+      datastores: arrayItems(o, 'datastore').map(
+        (e) => index.nameOf({ type: 'Datastore', value: e.text.trim() }) ?? e.text.trim(),
+      ),
       nics,
       disks,
       ...(guestAddresses ? { guestAddresses } : {}),
@@ -486,7 +554,12 @@ export function vmRecord(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef
 }
 
 /** vmRecord, but a VM with a value vim25 does not allow is skipped with the reason, not the whole discovery. */
-export function mapVm(o: ObjectContent, index: ObjectIndex, rootFolder: MoRef, ports: PortIndex = new Map()): VmMapping {
+export function mapVm(
+  o: ObjectContent,
+  index: ObjectIndex,
+  rootFolder: MoRef,
+  ports: PortIndex = new Map(),
+): VmMapping {
   try {
     return vmRecord(o, index, rootFolder, ports);
   } catch (err) {

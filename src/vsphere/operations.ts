@@ -3,8 +3,24 @@ import { FerryError } from '../errors';
 import { element, moRef, type MoRef, type Xml } from './envelope';
 import { GuestShutdownTimeout, VsphereFault } from './faults';
 import { discover } from './discovery';
-import { datastoreRecord, INFRA_PATHS, mapVm, ObjectIndex, portgroupRecord, unnamedPorts, VM_PATHS, vmRecord } from './inventory-mapping';
-import { ancestorSpecs, retrieveProperties, selectionByName, traversalSpec, type FilterSpec, type ObjectContent } from './property-collector';
+import {
+  datastoreRecord,
+  INFRA_PATHS,
+  mapVm,
+  ObjectIndex,
+  portgroupRecord,
+  unnamedPorts,
+  VM_PATHS,
+  vmRecord,
+} from './inventory-mapping';
+import {
+  ancestorSpecs,
+  retrieveProperties,
+  selectionByName,
+  traversalSpec,
+  type FilterSpec,
+  type ObjectContent,
+} from './property-collector';
 import { asMoRef, badAnswer } from './read';
 import type { VimSession } from './session';
 import { cancellation, sleep, waitForTask, type WaitOptions } from './tasks';
@@ -19,9 +35,16 @@ function target(moid: string): string {
 }
 
 /** Reads properties of one VM; a VM that does not exist is a plain not-found error naming it. */
-async function readVmProperties(session: VimSession, moid: string, spec: Omit<FilterSpec, 'objectSet'> & { selectSet?: Xml[] }): Promise<ObjectContent[]> {
+async function readVmProperties(
+  session: VimSession,
+  moid: string,
+  spec: Omit<FilterSpec, 'objectSet'> & { selectSet?: Xml[] },
+): Promise<ObjectContent[]> {
   try {
-    return await retrieveProperties(session, { propSet: spec.propSet, objectSet: [{ obj: vmRef(moid), selectSet: spec.selectSet }] });
+    return await retrieveProperties(session, {
+      propSet: spec.propSet,
+      objectSet: [{ obj: vmRef(moid), selectSet: spec.selectSet }],
+    });
   } catch (err) {
     if (err instanceof VsphereFault && err.faultType === 'ManagedObjectNotFound') {
       throw new FerryError(`VM ${moid} was not found in vCenter`, 'not-found', { cause: err, details: { moid } });
@@ -69,7 +92,9 @@ export async function readVmDetail(session: VimSession, moid: string): Promise<V
   if (!mapped.ok) throw new FerryError(`VM ${moid}: ${mapped.reason}`, 'invalid', { details: { moid } });
   const host = index.get(mapped.vm.host ? { type: 'HostSystem', value: mapped.vm.host.moid } : undefined);
   const mounted = new Set(host?.props.get('datastore')?.children.map((e) => e.text.trim()) ?? []);
-  const hostDatastores = [...index.all()].filter((o) => o.obj.type === 'Datastore' && mounted.has(o.obj.value)).map(datastoreRecord);
+  const hostDatastores = [...index.all()]
+    .filter((o) => o.obj.type === 'Datastore' && mounted.has(o.obj.value))
+    .map(datastoreRecord);
   return { vm: mapped.vm, vmPathName: self.props.get('config.files.vmPathName')?.text, hostDatastores };
 }
 
@@ -89,7 +114,12 @@ export async function readVmWithNetworks(session: VimSession, moid: string): Pro
   const { rootFolder } = await session.serviceContent();
   const infra = (type: string) => ({ type, pathSet: INFRA_PATHS[type]! });
   const objects = await readVmProperties(session, moid, {
-    propSet: [{ type: 'VirtualMachine', pathSet: VM_PATHS }, ...['DistributedVirtualPortgroup', 'HostSystem', 'ComputeResource', 'Datastore', 'Folder', 'Datacenter'].map(infra)],
+    propSet: [
+      { type: 'VirtualMachine', pathSet: VM_PATHS },
+      ...['DistributedVirtualPortgroup', 'HostSystem', 'ComputeResource', 'Datastore', 'Folder', 'Datacenter'].map(
+        infra,
+      ),
+    ],
     selectSet: [
       traversalSpec('vmHost', 'VirtualMachine', 'runtime.host', [traversalSpec('hostParent', 'HostSystem', 'parent')]),
       traversalSpec('vmDatastores', 'VirtualMachine', 'datastore'),
@@ -106,14 +136,23 @@ export async function readVmWithNetworks(session: VimSession, moid: string): Pro
   // The switches its portgroups name (config.distributedVirtualSwitch), read by reference.
   const switchRefs = new Map<string, MoRef>();
   for (const o of objects) {
-    const dvs = o.obj.type === 'DistributedVirtualPortgroup' ? o.props.get('config.distributedVirtualSwitch') : undefined;
+    const dvs =
+      o.obj.type === 'DistributedVirtualPortgroup' ? o.props.get('config.distributedVirtualSwitch') : undefined;
     if (dvs) switchRefs.set(dvs.text.trim(), asMoRef(dvs, 'config.distributedVirtualSwitch'));
   }
-  const switches = switchRefs.size === 0 ? [] : await retrieveProperties(session, { propSet: [infra('DistributedVirtualSwitch')], objectSet: [...switchRefs.values()].map((obj) => ({ obj })) });
+  const switches =
+    switchRefs.size === 0
+      ? []
+      : await retrieveProperties(session, {
+          propSet: [infra('DistributedVirtualSwitch')],
+          objectSet: [...switchRefs.values()].map((obj) => ({ obj })),
+        });
   const index = new ObjectIndex([...objects, ...switches]);
   const mapped = mapVm(self, index, rootFolder);
   if (!mapped.ok) throw new FerryError(`VM ${moid}: ${mapped.reason}`, 'invalid', { details: { moid } });
-  const portgroups = [...index.all()].filter((o) => o.obj.type === 'DistributedVirtualPortgroup').map((o) => portgroupRecord(o, index));
+  const portgroups = [...index.all()]
+    .filter((o) => o.obj.type === 'DistributedVirtualPortgroup')
+    .map((o) => portgroupRecord(o, index));
   return { vm: mapped.vm, portgroups };
 }
 
@@ -122,7 +161,9 @@ async function fromDiscovery(session: VimSession, moid: string): Promise<VmWithN
   const vm = inventory.vms.find((v) => v.moid === moid);
   if (!vm) {
     const reason = skipped.find((s) => s.moid === moid)?.reason;
-    throw reason ? new FerryError(`VM ${moid}: ${reason}`, 'invalid', { details: { moid } }) : new FerryError(`VM ${moid} was not found in vCenter`, 'not-found', { details: { moid } });
+    throw reason
+      ? new FerryError(`VM ${moid}: ${reason}`, 'invalid', { details: { moid } })
+      : new FerryError(`VM ${moid} was not found in vCenter`, 'not-found', { details: { moid } });
   }
   return { vm, portgroups: inventory.portgroups };
 }
@@ -144,7 +185,9 @@ function onDatastore(detail: VmDetail, datastore: DatastoreRecord): boolean {
   return (
     used.length > 0 &&
     used.every((name) => name === datastore.name) &&
-    detail.vm.disks.every((d) => (d.datastore ? d.datastore.moid === datastore.moid : d.fileName.startsWith(`[${datastore.name}] `)))
+    detail.vm.disks.every((d) =>
+      d.datastore ? d.datastore.moid === datastore.moid : d.fileName.startsWith(`[${datastore.name}] `),
+    )
   );
 }
 
@@ -152,7 +195,12 @@ function onDatastore(detail: VmDetail, datastore: DatastoreRecord): boolean {
  * Storage vMotion of a VM (home and all disks) to the datastore named `datastoreName`; a no-op when
  * everything is already there. Progress is reported on every poll; cancellation cancels the task.
  */
-export async function relocateVmStorage(session: VimSession, moid: string, datastoreName: string, options: WaitOptions = {}): Promise<RelocateResult> {
+export async function relocateVmStorage(
+  session: VimSession,
+  moid: string,
+  datastoreName: string,
+  options: WaitOptions = {},
+): Promise<RelocateResult> {
   const started = performance.now();
   const detail = await readVmDetail(session, moid);
   const datastore = detail.hostDatastores.find((d) => d.name === datastoreName);
@@ -165,7 +213,8 @@ export async function relocateVmStorage(session: VimSession, moid: string, datas
       { details: { moid, datastore: datastoreName } },
     );
   }
-  if (onDatastore(detail, datastore)) return { moved: false, datastore, durationMs: Math.round(performance.now() - started) };
+  if (onDatastore(detail, datastore))
+    return { moved: false, datastore, durationMs: Math.round(performance.now() - started) };
   if (options.signal?.aborted) throw cancellation(options.signal);
 
   // VirtualMachineRelocateSpec: service, folder, datastore, … (WSDL order); the datastore moves home and disks.
@@ -184,18 +233,36 @@ export async function relocateVmStorage(session: VimSession, moid: string, datas
  * retry does not start a second one. Throws the task's fault if it failed, ManagedObjectNotFound if
  * vCenter no longer knows the task.
  */
-export async function waitForRelocation(session: VimSession, moid: string, task: string, options: WaitOptions = {}): Promise<void> {
-  await waitForTask(session, { type: 'Task', value: task }, { step: 'relocate', method: 'RelocateVM_Task', object: target(moid) }, options);
+export async function waitForRelocation(
+  session: VimSession,
+  moid: string,
+  task: string,
+  options: WaitOptions = {},
+): Promise<void> {
+  await waitForTask(
+    session,
+    { type: 'Task', value: task },
+    { step: 'relocate', method: 'RelocateVM_Task', object: target(moid) },
+    options,
+  );
 }
 
 async function powerState(session: VimSession, moid: string): Promise<PowerState> {
-  const [content] = await readVmProperties(session, moid, { propSet: [{ type: 'VirtualMachine', pathSet: ['runtime.powerState'] }] });
+  const [content] = await readVmProperties(session, moid, {
+    propSet: [{ type: 'VirtualMachine', pathSet: ['runtime.powerState'] }],
+  });
   const state = content?.props.get('runtime.powerState')?.text;
   if (!state) throw badAnswer(target(moid), 'runtime.powerState is missing');
   return state as PowerState;
 }
 
-async function runTask(session: VimSession, moid: string, method: string, step: string, options: WaitOptions): Promise<void> {
+async function runTask(
+  session: VimSession,
+  moid: string,
+  method: string,
+  step: string,
+  options: WaitOptions,
+): Promise<void> {
   if (options.signal?.aborted) throw cancellation(options.signal);
   const response = await session.call(method, vmRef(moid));
   const task = asMoRef(child(response, 'returnval') ?? response, `${method} returnval`);
@@ -221,7 +288,11 @@ export interface ShutdownResult {
  * allows it (else fails with GuestShutdownTimeout). A VM that is already off is left as it is; a
  * suspended VM is refused (policy), `force` or not.
  */
-export async function shutdownGuest(session: VimSession, moid: string, options: ShutdownOptions): Promise<ShutdownResult> {
+export async function shutdownGuest(
+  session: VimSession,
+  moid: string,
+  options: ShutdownOptions,
+): Promise<ShutdownResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const forceOff = async (reason: string): Promise<ShutdownResult> => {
@@ -239,9 +310,13 @@ export async function shutdownGuest(session: VimSession, moid: string, options: 
   if (state === 'suspended') {
     // Not even with `force`: powering off a suspended VM throws its suspended memory away, and a
     // rollback could not restore it. A person resumes it or powers it off first.
-    throw new FerryError(`VM ${moid} is suspended: its guest cannot shut down, and ferry does not power off a suspended VM; resume it or power it off first`, 'policy', {
-      details: { moid },
-    });
+    throw new FerryError(
+      `VM ${moid} is suspended: its guest cannot shut down, and ferry does not power off a suspended VM; resume it or power it off first`,
+      'policy',
+      {
+        details: { moid },
+      },
+    );
   }
 
   if (options.signal?.aborted) throw cancellation(options.signal);

@@ -32,7 +32,15 @@ export interface FilterSpec {
 /** Follow `path` of objects of `type`; `selectSet` continues from there (by nested spec or by name). */
 export function traversalSpec(name: string, type: string, path: string, selectSet: Xml[] = [], skip = false): Xml {
   // TraversalSpec: name (from SelectionSpec), type, path, skip, selectSet.
-  return typed('selectSet', 'TraversalSpec', element('name', name), element('type', type), element('path', path), element('skip', skip), selectSet);
+  return typed(
+    'selectSet',
+    'TraversalSpec',
+    element('name', name),
+    element('type', type),
+    element('path', path),
+    element('skip', skip),
+    selectSet,
+  );
 }
 
 /** A reference to a TraversalSpec by name (for recursion, e.g. up a folder chain). */
@@ -54,7 +62,14 @@ export function ancestorSpecs(): Xml[] {
 function filterSpecXml(spec: FilterSpec): Xml {
   return element(
     'specSet',
-    spec.propSet.map((p) => element('propSet', element('type', p.type), element('all', false), p.pathSet.map((path) => element('pathSet', path)))),
+    spec.propSet.map((p) =>
+      element(
+        'propSet',
+        element('type', p.type),
+        element('all', false),
+        p.pathSet.map((path) => element('pathSet', path)),
+      ),
+    ),
     spec.objectSet.map((o) => element('objectSet', moRef('obj', o.obj), optional('skip', o.skip), o.selectSet ?? [])),
   );
 }
@@ -70,7 +85,9 @@ export function throwIfNotAuthenticated(response: XmlElement, method: string): v
   for (const objects of children(child(response, 'returnval') ?? response, 'objects')) {
     for (const missing of children(objects, 'missingSet')) {
       if (missingFaultType(missing) === 'NotAuthenticated') {
-        throw new VsphereFault('NotAuthenticated', 'the session is no longer valid (reported in missingSet)', { method });
+        throw new VsphereFault('NotAuthenticated', 'the session is no longer valid (reported in missingSet)', {
+          method,
+        });
       }
     }
   }
@@ -90,7 +107,10 @@ export function readObjects(result: XmlElement | undefined): ObjectContent[] {
       // An unset property may come as a propSet without val (vcsim's later pages) or with xsi:nil.
       if (val && !val.nil) props.set(name, val);
     }
-    const missing = children(o, 'missingSet').map((m) => ({ path: child(m, 'path')?.text ?? '', faultType: missingFaultType(m) ?? 'UnknownFault' }));
+    const missing = children(o, 'missingSet').map((m) => ({
+      path: child(m, 'path')?.text ?? '',
+      faultType: missingFaultType(m) ?? 'UnknownFault',
+    }));
     return { obj: asMoRef(objElement, pathOf(objElement)), props, missing };
   });
 }
@@ -112,7 +132,11 @@ export interface RetrieveResult {
  * One retrieval: RetrievePropertiesEx, then ContinueRetrievePropertiesEx for as long as the server
  * hands back a token (vCenter may page even without maxObjects).
  */
-export async function retrieveAll(session: VimSession, specs: readonly FilterSpec[], options: RetrieveOptions = {}): Promise<RetrieveResult> {
+export async function retrieveAll(
+  session: VimSession,
+  specs: readonly FilterSpec[],
+  options: RetrieveOptions = {},
+): Promise<RetrieveResult> {
   const { propertyCollector } = await session.serviceContent();
   const inspect = (response: XmlElement) => throwIfNotAuthenticated(response, 'RetrievePropertiesEx');
   const first = await session.call(
@@ -139,7 +163,9 @@ export async function retrieveAll(session: VimSession, specs: readonly FilterSpe
   } catch (err) {
     if (token) {
       const abandoned = token;
-      await session.call('CancelRetrievePropertiesEx', propertyCollector, [element('token', abandoned)], { sessionBound: true }).catch(() => undefined);
+      await session
+        .call('CancelRetrievePropertiesEx', propertyCollector, [element('token', abandoned)], { sessionBound: true })
+        .catch(() => undefined);
     }
     throw err;
   }
@@ -150,6 +176,10 @@ export async function retrieveAll(session: VimSession, specs: readonly FilterSpe
  * Properties of objects given by reference (no views): safe to repeat after a re-login. A session lost
  * between pages (the paging token dies with it) starts the retrieval over.
  */
-export async function retrieveProperties(session: VimSession, spec: FilterSpec, options: Pick<RetrieveOptions, 'pageSize'> = {}): Promise<ObjectContent[]> {
+export async function retrieveProperties(
+  session: VimSession,
+  spec: FilterSpec,
+  options: Pick<RetrieveOptions, 'pageSize'> = {},
+): Promise<ObjectContent[]> {
   return (await session.restartable(() => retrieveAll(session, [spec], options))).objects;
 }

@@ -8,7 +8,9 @@ import { child, children, type XmlElement } from './xml';
  * (`VirtualMachine vm-42 config.hardware.numCPU`) and what it held.
  */
 export function badAnswer(where: string, problem: string): VsphereResponseError {
-  return new VsphereResponseError(`unexpected vSphere answer at ${where}: ${problem}`, 'invalid', { details: { where } });
+  return new VsphereResponseError(`unexpected vSphere answer at ${where}: ${problem}`, 'invalid', {
+    details: { where },
+  });
 }
 
 const INTEGER = /^[+-]?\d+$/;

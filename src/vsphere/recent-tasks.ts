@@ -20,7 +20,9 @@ export interface RecentTask {
 export async function recentVmTasks(session: VimSession, moid: string): Promise<RecentTask[]> {
   const objects = await retrieveProperties(session, {
     propSet: [{ type: 'Task', pathSet: ['info.descriptionId', 'info.state', 'info.queueTime'] }],
-    objectSet: [{ obj: vmRef(moid), skip: true, selectSet: [traversalSpec('vmRecentTasks', 'VirtualMachine', 'recentTask')] }],
+    objectSet: [
+      { obj: vmRef(moid), skip: true, selectSet: [traversalSpec('vmRecentTasks', 'VirtualMachine', 'recentTask')] },
+    ],
   });
   return objects
     .filter((o) => o.obj.type === 'Task')
@@ -38,7 +40,9 @@ const RELOCATE = /^VirtualMachine\.relocate(Vm)?$/;
 
 /** The storage vMotions of a VM still queued or running (normally none or one), oldest first. */
 export async function runningRelocations(session: VimSession, moid: string): Promise<RecentTask[]> {
-  return (await recentVmTasks(session, moid)).filter((t) => RELOCATE.test(t.descriptionId) && (t.state === 'queued' || t.state === 'running'));
+  return (await recentVmTasks(session, moid)).filter(
+    (t) => RELOCATE.test(t.descriptionId) && (t.state === 'queued' || t.state === 'running'),
+  );
 }
 
 /** The VM's latest storage vMotion among its recent tasks (any state), e.g. to say how a cancelled one ended. */

@@ -83,7 +83,11 @@ export class VimSession {
   /** ServiceContent, read once (needs no login). */
   async serviceContent(): Promise<ServiceContent> {
     if (!this.content) {
-      const response = await this.transport.call('RetrieveServiceContent', methodCall('RetrieveServiceContent', SERVICE_INSTANCE), SERVICE_INSTANCE);
+      const response = await this.transport.call(
+        'RetrieveServiceContent',
+        methodCall('RetrieveServiceContent', SERVICE_INSTANCE),
+        SERVICE_INSTANCE,
+      );
       this.content = readServiceContent(response);
       this.transport.apiVersion = this.content.about.apiVersion;
     }
@@ -107,7 +111,12 @@ export class VimSession {
         const self = content.sessionManager;
         await this.transport.call(
           'Login',
-          methodCall('Login', self, element('userName', this.#credentials.user), element('password', this.#credentials.password)),
+          methodCall(
+            'Login',
+            self,
+            element('userName', this.#credentials.user),
+            element('password', this.#credentials.password),
+          ),
           self,
         );
         this.generation++;
@@ -157,7 +166,11 @@ export class VimSession {
   async close(): Promise<void> {
     try {
       if (this.loggedIn && this.content) {
-        await this.transport.call('Logout', methodCall('Logout', this.content.sessionManager), this.content.sessionManager);
+        await this.transport.call(
+          'Logout',
+          methodCall('Logout', this.content.sessionManager),
+          this.content.sessionManager,
+        );
       }
     } catch {
       // The session may already be gone; nothing to undo.

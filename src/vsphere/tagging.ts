@@ -13,7 +13,9 @@ const valueOf = <T extends z.ZodType>(schema: T) => z.object({ value: schema });
 const idsSchema = valueOf(z.array(z.string()));
 const tagSchema = valueOf(z.object({ id: z.string(), name: z.string(), category_id: z.string() }));
 const categorySchema = valueOf(z.object({ id: z.string(), name: z.string() }));
-const attachedSchema = valueOf(z.array(z.object({ tag_id: z.string(), object_ids: z.array(z.object({ type: z.string(), id: z.string() })) })));
+const attachedSchema = valueOf(
+  z.array(z.object({ tag_id: z.string(), object_ids: z.array(z.object({ type: z.string(), id: z.string() })) })),
+);
 
 const TAGGING = '/rest/com/vmware/cis/tagging';
 
@@ -29,7 +31,13 @@ export class VsphereTagging {
   constructor(config: TaggingConfig) {
     this.#config = config;
     this.origin = vcenterOrigin(config.host, config.port);
-    this.pool = vcenterPool({ host: config.host, port: config.port, validateCerts: config.validateCerts, caFile: config.caFile, connections: 2 });
+    this.pool = vcenterPool({
+      host: config.host,
+      port: config.port,
+      validateCerts: config.validateCerts,
+      caFile: config.caFile,
+      connections: 2,
+    });
   }
 
   /**
@@ -50,16 +58,24 @@ export class VsphereTagging {
     }
     const matching: string[] = [];
     for (const id of tagIds) {
-      const found = this.parse(tagSchema, await this.call('GET', `${TAGGING}/tag/id:${encodeURIComponent(id)}`), `tag ${id}`).value;
+      const found = this.parse(
+        tagSchema,
+        await this.call('GET', `${TAGGING}/tag/id:${encodeURIComponent(id)}`),
+        `tag ${id}`,
+      ).value;
       if (found.name === name) matching.push(found.id);
     }
     if (matching.length === 0) throw new FerryError(`vCenter has no tag "${tag}"`, 'invalid', { details: { tag } });
     const attached = this.parse(
       attachedSchema,
-      await this.call('POST', `${TAGGING}/tag-association?~action=list-attached-objects-on-tags`, { tag_ids: matching }),
+      await this.call('POST', `${TAGGING}/tag-association?~action=list-attached-objects-on-tags`, {
+        tag_ids: matching,
+      }),
       'objects of tags',
     ).value;
-    return [...new Set(attached.flatMap((a) => a.object_ids.filter((o) => o.type === 'VirtualMachine').map((o) => o.id)))];
+    return [
+      ...new Set(attached.flatMap((a) => a.object_ids.filter((o) => o.type === 'VirtualMachine').map((o) => o.id))),
+    ];
   }
 
   async close(): Promise<void> {
@@ -72,7 +88,11 @@ export class VsphereTagging {
     const ids = this.parse(idsSchema, await this.call('GET', `${TAGGING}/category`), 'category list').value;
     const named: string[] = [];
     for (const id of ids) {
-      const found = this.parse(categorySchema, await this.call('GET', `${TAGGING}/category/id:${encodeURIComponent(id)}`), `category ${id}`).value;
+      const found = this.parse(
+        categorySchema,
+        await this.call('GET', `${TAGGING}/category/id:${encodeURIComponent(id)}`),
+        `category ${id}`,
+      ).value;
       if (found.name === name) named.push(found.id);
     }
     return named;
@@ -89,8 +109,13 @@ export class VsphereTagging {
   private async login(): Promise<string> {
     const basic = Buffer.from(`${this.#config.user}:${this.#config.password}`).toString('base64');
     const answer = await this.raw('POST', '/rest/com/vmware/cis/session', { authorization: `Basic ${basic}` });
-    if (answer.status === 401 || answer.status === 403) throw new FerryError(`vCenter refused the login of ${this.#config.user} to the Automation API`, 'permission');
-    if (answer.status >= 400) throw new FerryError(`vCenter Automation API login: HTTP ${answer.status}`, answer.status >= 500 ? 'transient' : 'invalid');
+    if (answer.status === 401 || answer.status === 403)
+      throw new FerryError(`vCenter refused the login of ${this.#config.user} to the Automation API`, 'permission');
+    if (answer.status >= 400)
+      throw new FerryError(
+        `vCenter Automation API login: HTTP ${answer.status}`,
+        answer.status >= 500 ? 'transient' : 'invalid',
+      );
     this.#session = this.parse(valueOf(z.string()), answer.body, 'session').value;
     return this.#session;
   }
@@ -105,14 +130,26 @@ export class VsphereTagging {
       }
       if (answer.status >= 500) throw new FerryError(`vCenter ${method} ${path}: HTTP ${answer.status}`, 'transient');
       if (answer.status === 401 || answer.status === 403) {
-        throw new FerryError(`vCenter ${method} ${path}: HTTP ${answer.status}: ${this.#config.user} may not read tags; grant it the privilege to read vSphere tags`, 'permission');
+        throw new FerryError(
+          `vCenter ${method} ${path}: HTTP ${answer.status}: ${this.#config.user} may not read tags; grant it the privilege to read vSphere tags`,
+          'permission',
+        );
       }
-      if (answer.status >= 400) throw new FerryError(`vCenter ${method} ${path}: HTTP ${answer.status}`, answer.status === 404 ? 'not-found' : 'invalid');
+      if (answer.status >= 400)
+        throw new FerryError(
+          `vCenter ${method} ${path}: HTTP ${answer.status}`,
+          answer.status === 404 ? 'not-found' : 'invalid',
+        );
       return answer.body;
     }
   }
 
-  private async raw(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: unknown }> {
+  private async raw(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown }> {
     let response;
     try {
       response = await this.pool.request({
@@ -127,9 +164,17 @@ export class VsphereTagging {
         const hint = this.#config.caFile
           ? `check host and port, and that the CA in ${this.#config.caFile} signed it`
           : 'check host and port, set vsphere.caFile (VMWARE_CA_FILE) to the CA that signed it, or validateCerts: false to skip verification';
-        throw new FerryError(`TLS: vCenter ${this.origin} Automation API: ${tls.problem} (${tls.code}); ${hint}`, 'invalid', { cause: err, details: { code: tls.code } });
+        throw new FerryError(
+          `TLS: vCenter ${this.origin} Automation API: ${tls.problem} (${tls.code}); ${hint}`,
+          'invalid',
+          { cause: err, details: { code: tls.code } },
+        );
       }
-      throw new FerryError(`vCenter ${this.origin} did not answer ${method} ${path}: ${(err as Error).message}`, 'transient', { cause: err });
+      throw new FerryError(
+        `vCenter ${this.origin} did not answer ${method} ${path}: ${(err as Error).message}`,
+        'transient',
+        { cause: err },
+      );
     }
     const text = await response.body.text();
     if (!text) return { status: response.statusCode, body: undefined };
@@ -138,7 +183,10 @@ export class VsphereTagging {
     } catch {
       // An error page from a proxy, or not vCenter at all: say what came back rather than a SyntaxError.
       if (response.statusCode >= 400) return { status: response.statusCode, body: text };
-      throw new FerryError(`vCenter ${method} ${path}: HTTP ${response.statusCode} answer is not JSON: ${text.slice(0, 120).trim()}`, 'invalid');
+      throw new FerryError(
+        `vCenter ${method} ${path}: HTTP ${response.statusCode} answer is not JSON: ${text.slice(0, 120).trim()}`,
+        'invalid',
+      );
     }
   }
 }

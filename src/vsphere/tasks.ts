@@ -55,7 +55,10 @@ interface TaskInfo {
 }
 
 async function readTaskInfo(session: VimSession, task: MoRef): Promise<TaskInfo> {
-  const [content] = await retrieveProperties(session, { propSet: [{ type: 'Task', pathSet: ['info'] }], objectSet: [{ obj: task }] });
+  const [content] = await retrieveProperties(session, {
+    propSet: [{ type: 'Task', pathSet: ['info'] }],
+    objectSet: [{ obj: task }],
+  });
   const info = content?.props.get('info');
   if (!info) throw badAnswer(`Task ${task.value}`, 'the task has no info');
   const state = child(info, 'state')?.text;
@@ -100,7 +103,10 @@ export async function waitForTask(
       throw faultFromLocalized(info.error, { method: context.method, object: context.object });
     }
     try {
-      await sleep(pollDelayToward(performance.now() - started, maxInterval, taskDurations.expected(`vsphere:${context.method}`)), options.signal);
+      await sleep(
+        pollDelayToward(performance.now() - started, maxInterval, taskDurations.expected(`vsphere:${context.method}`)),
+        options.signal,
+      );
     } catch (err) {
       // Best effort: vCenter refuses for tasks that cannot be cancelled (vcsim marks none cancelable but honours it).
       await session.call('CancelTask', task).catch(() => undefined);

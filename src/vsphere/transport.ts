@@ -121,29 +121,45 @@ export class SoapTransport {
     }
 
     if (status !== 200 && status !== 500) {
-      const category = status >= 500 || status === 429 ? 'transient' : status === 401 || status === 403 ? 'permission' : 'invalid';
-      throw new VsphereHttpError(`vSphere ${method}: HTTP ${status} from ${this.url}: ${text.slice(0, 200).trim()}`, category, {
-        details: { status, method },
-      });
+      const category =
+        status >= 500 || status === 429 ? 'transient' : status === 401 || status === 403 ? 'permission' : 'invalid';
+      throw new VsphereHttpError(
+        `vSphere ${method}: HTTP ${status} from ${this.url}: ${text.slice(0, 200).trim()}`,
+        category,
+        {
+          details: { status, method },
+        },
+      );
     }
     let envelope: XmlElement;
     try {
       envelope = parseXml(text);
     } catch (err) {
       const what = err instanceof XmlSyntaxError ? err.message : String(err);
-      throw new VsphereResponseError(`vSphere ${method}: the answer (HTTP ${status}, ${text.length} bytes) is ${what}`, 'transient', {
-        details: { method },
-      });
+      throw new VsphereResponseError(
+        `vSphere ${method}: the answer (HTTP ${status}, ${text.length} bytes) is ${what}`,
+        'transient',
+        {
+          details: { method },
+        },
+      );
     }
     const responseBody = envelope.name === 'Envelope' ? child(envelope, 'Body') : undefined;
     const first = responseBody?.children[0];
-    if (!first) throw new VsphereResponseError(`vSphere ${method}: the answer has no SOAP body`, 'invalid', { details: { method } });
+    if (!first)
+      throw new VsphereResponseError(`vSphere ${method}: the answer has no SOAP body`, 'invalid', {
+        details: { method },
+      });
     if (first.name === 'Fault') throw faultFromSoap(first, context);
     if (status !== 200) {
-      throw new VsphereResponseError(`vSphere ${method}: HTTP ${status} without a SOAP fault`, 'transient', { details: { method } });
+      throw new VsphereResponseError(`vSphere ${method}: HTTP ${status} without a SOAP fault`, 'transient', {
+        details: { method },
+      });
     }
     if (first.name !== `${method}Response`) {
-      throw new VsphereResponseError(`vSphere ${method}: expected ${method}Response, got ${first.name}`, 'invalid', { details: { method } });
+      throw new VsphereResponseError(`vSphere ${method}: expected ${method}Response, got ${first.name}`, 'invalid', {
+        details: { method },
+      });
     }
     return first;
   }
@@ -156,15 +172,23 @@ export class SoapTransport {
       const hint = this.options.caFile
         ? `check host and port, and that the CA in ${this.options.caFile} signed it`
         : 'check host and port, set vsphere.caFile (VMWARE_CA_FILE) to the CA that signed it, or validateCerts: false to skip verification';
-      return new VsphereConnectionError(`TLS: ${this.url}: ${tls.problem} (${tls.code}: ${message}); ${hint}`, 'invalid', {
-        cause: err,
-        details: { code: tls.code, method, tls: 'failed' },
-      });
+      return new VsphereConnectionError(
+        `TLS: ${this.url}: ${tls.problem} (${tls.code}: ${message}); ${hint}`,
+        'invalid',
+        {
+          cause: err,
+          details: { code: tls.code, method, tls: 'failed' },
+        },
+      );
     }
-    return new VsphereConnectionError(`cannot reach vSphere at ${this.url} (${method}): ${code ? `${code}: ` : ''}${message}`, 'transient', {
-      cause: err,
-      details: { code, method },
-    });
+    return new VsphereConnectionError(
+      `cannot reach vSphere at ${this.url} (${method}): ${code ? `${code}: ` : ''}${message}`,
+      'transient',
+      {
+        cause: err,
+        details: { code, method },
+      },
+    );
   }
 
   async close(): Promise<void> {

@@ -60,7 +60,16 @@ export function parseXml(text: string): XmlElement {
         attrs[attr.local] = attr.value;
       }
     }
-    const element: XmlElement = { name: tag.local, uri: tag.uri, attrs, xsiType, nil, children: [], text: '', parent: current };
+    const element: XmlElement = {
+      name: tag.local,
+      uri: tag.uri,
+      attrs,
+      xsiType,
+      nil,
+      children: [],
+      text: '',
+      parent: current,
+    };
     if (current) current.children.push(element);
     else root = element;
     current = element;

@@ -17,9 +17,22 @@ describe('chaos (bounded)', () => {
     process.env.FERRY_WORKFLOW_BUNDLE = workflowBundlePath();
     const lines: string[] = [];
     // A run that hangs past jest's limit would otherwise print nothing of what it did.
-    const beforeLimit = setTimeout(() => console.log(`chaos: still running after 540 s:\n${lines.join('\n')}`), 540_000);
+    const beforeLimit = setTimeout(
+      () => console.log(`chaos: still running after 540 s:\n${lines.join('\n')}`),
+      540_000,
+    );
     try {
-      report = await runChaos({ seed: 7, vms: 10, kills: 5, serverRestarts: 1, faults: 0.1, workers: 2, timeoutMs: 300_000, maxGapMs: 15_000, log: (l) => lines.push(l) });
+      report = await runChaos({
+        seed: 7,
+        vms: 10,
+        kills: 5,
+        serverRestarts: 1,
+        faults: 0.1,
+        workers: 2,
+        timeoutMs: 300_000,
+        maxGapMs: 15_000,
+        log: (l) => lines.push(l),
+      });
     } finally {
       clearTimeout(beforeLimit);
     }
@@ -36,7 +49,10 @@ describe('chaos (bounded)', () => {
   });
 
   it('injects faults into every dependency', () => {
-    const injected = (dep: string) => Object.entries(report.faults[dep]!).filter(([k]) => k !== 'requests' && k !== 'latency').reduce((s, [, v]) => s + v, 0);
+    const injected = (dep: string) =>
+      Object.entries(report.faults[dep]!)
+        .filter(([k]) => k !== 'requests' && k !== 'latency')
+        .reduce((s, [, v]) => s + v, 0);
     for (const dep of ['proxmox', 'vcsim', 'netbox']) expect([dep, injected(dep)]).toEqual([dep, expect.any(Number)]);
     expect(injected('proxmox') + injected('vcsim') + injected('netbox')).toBeGreaterThan(0);
     expect(injected('proxmox')).toBeGreaterThan(0);
@@ -46,7 +62,9 @@ describe('chaos (bounded)', () => {
 
   it('every VM has an outcome; no duplicate, no lost record, VMware untouched unless cut over, plan = recorded actions', () => {
     const gating = report.rows.filter((r) => r.invariant !== 'result ≠ simulator log');
-    expect(gating.map((r) => [r.invariant, r.count, r.details.slice(0, 5)])).toEqual(gating.map((r) => [r.invariant, 0, []]));
+    expect(gating.map((r) => [r.invariant, r.count, r.details.slice(0, 5)])).toEqual(
+      gating.map((r) => [r.invariant, 0, []]),
+    );
   });
 
   // Issue 15 item 2 (B3, truthful results): a result says "unchanged"/"already" for a create or delete that

@@ -68,7 +68,11 @@ describe('ferry CLI, as an approver runs it', () => {
   });
 
   afterAll(async () => {
-    for (const id of [`wave-${waveId}`, ...migrateIds]) await client?.workflow.getHandle(id).terminate('test done').catch(() => undefined);
+    for (const id of [`wave-${waveId}`, ...migrateIds])
+      await client?.workflow
+        .getHandle(id)
+        .terminate('test done')
+        .catch(() => undefined);
     await temporal?.close();
   });
 
@@ -95,7 +99,9 @@ describe('ferry CLI, as an approver runs it', () => {
 
   it('refuses bad numbers and --vms on a VM as usage errors (exit 2)', async () => {
     const limit = await ferry('list', '--limit', '0');
-    expect(limit.output).toContain("option '--limit <n>' argument '0' is invalid. expected a whole number from 1 to 10000");
+    expect(limit.output).toContain(
+      "option '--limit <n>' argument '0' is invalid. expected a whole number from 1 to 10000",
+    );
     expect(limit.code).toBe(2);
     const vms = await ferry('approve', migrateIds[0]!, '--by', 'alice', '--reason', 'test', '--vms', 'a');
     expect(vms.output).toContain(`--vms is for a wave; ${migrateIds[0]} is a migrateVm`);

@@ -9,7 +9,11 @@ const run = promisify(execFile);
 const { compiledIsCurrent } = require('../../bin/compiled.js') as { compiledIsCurrent(root: string): boolean };
 
 /** Exit code and output of a command that may fail. */
-async function outcome(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function outcome(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(command, args, { cwd: ROOT, env: { ...process.env, ...env } });
     return { code: 0, stdout, stderr };
@@ -37,10 +41,25 @@ describe('the compiled build (npm run build → dist/)', () => {
   it('behaves as the sources do: the same help, the same usage error and exit code', async () => {
     // Just built, so bin/ferry.js runs dist/ (and, with FERRY_FROM_SOURCE=1, the sources).
     expect(compiledIsCurrent(ROOT)).toBe(true);
-    for (const args of [['--help'], ['status', '--help'], ['list', '--kind', 'nope'], ['migrate', '--vm', 'a', '--names', 'b']]) {
-      const compiled = await outcome(process.execPath, [path.join(ROOT, 'bin', 'ferry.js'), ...args], { FERRY_CONFIG: path.join(ROOT, 'ferry.example.yaml') });
-      const source = await outcome(process.execPath, [path.join(ROOT, 'bin', 'ferry.js'), ...args], { FERRY_CONFIG: path.join(ROOT, 'ferry.example.yaml'), FERRY_FROM_SOURCE: '1' });
-      expect([args, compiled.code, compiled.stdout, compiled.stderr]).toEqual([args, source.code, source.stdout, source.stderr]);
+    for (const args of [
+      ['--help'],
+      ['status', '--help'],
+      ['list', '--kind', 'nope'],
+      ['migrate', '--vm', 'a', '--names', 'b'],
+    ]) {
+      const compiled = await outcome(process.execPath, [path.join(ROOT, 'bin', 'ferry.js'), ...args], {
+        FERRY_CONFIG: path.join(ROOT, 'ferry.example.yaml'),
+      });
+      const source = await outcome(process.execPath, [path.join(ROOT, 'bin', 'ferry.js'), ...args], {
+        FERRY_CONFIG: path.join(ROOT, 'ferry.example.yaml'),
+        FERRY_FROM_SOURCE: '1',
+      });
+      expect([args, compiled.code, compiled.stdout, compiled.stderr]).toEqual([
+        args,
+        source.code,
+        source.stdout,
+        source.stderr,
+      ]);
     }
   });
 });

@@ -20,17 +20,27 @@ describe('ferry discover, as a user runs it', () => {
     return { code, output: run.output() };
   }
 
-  it('prints each VM with its NICs\' VLANs and disks, and what will not be translated, with the reason', async () => {
+  it("prints each VM with its NICs' VLANs and disks, and what will not be translated, with the reason", async () => {
     const { code, output } = await ferry();
     expect(code).toBe(0);
     expect(output).toContain(`VMs (${NAMED_VMS.length + TEST_EXTRA_VMS}) in 127.0.0.1`);
-    expect(output).toMatch(/^mig-web01 +on +efi +4 \(1\/socket\) +DC0_C0 +vmxnet3 \S+ PG-VLAN100 \(vlan 100\) +20 GiB \[nfs-migration\] mig-web01\/mig-web01\.vmdk$/m);
-    expect(output).toMatch(/^vm-\d+ +8192 MB +DC0_C0_H0 +e1000e \S+ PG-VLAN200 \(vlan 200\) +50 GiB \[nfs-migration\] mig-web01\/mig-web01_1\.vmdk$/m);
+    expect(output).toMatch(
+      /^mig-web01 +on +efi +4 \(1\/socket\) +DC0_C0 +vmxnet3 \S+ PG-VLAN100 \(vlan 100\) +20 GiB \[nfs-migration\] mig-web01\/mig-web01\.vmdk$/m,
+    );
+    expect(output).toMatch(
+      /^vm-\d+ +8192 MB +DC0_C0_H0 +e1000e \S+ PG-VLAN200 \(vlan 200\) +50 GiB \[nfs-migration\] mig-web01\/mig-web01_1\.vmdk$/m,
+    );
     expect(output).toMatch(/^PG-TRUNK +dvportgroup-\d+ +DSwitch-Mig +trunk 100-200,300-310$/m);
     // The real-guest VMs: the address each NIC's guest had on VMware, and where ferry read it.
-    expect(output).toMatch(/^mig-app01 +on +bios +1 \(1\/socket\) +DC0_C0 +vmxnet3 00:50:56:01:00:01 PG-VLAN100 \(vlan 100\) 198\.51\.100\.21 \(from tools\) +384 MiB \[nfs-migration\] mig-app01\/mig-app01\.vmdk$/m);
-    expect(output).toMatch(/^mig-app02 +on +efi +2 \(1\/socket\) +DC0_C0 +vmxnet3 00:50:56:01:00:02 PG-VLAN100 \(vlan 100\) 198\.51\.100\.22 \(from tools\) +384 MiB/m);
-    expect(output).toMatch(/^vm-\d+ +2048 MB +DC0_C0_H2 +vmxnet3 00:50:56:01:00:03 PG-VLAN200 \(vlan 200\) 203\.0\.113\.22 \(from tools\)$/m);
+    expect(output).toMatch(
+      /^mig-app01 +on +bios +1 \(1\/socket\) +DC0_C0 +vmxnet3 00:50:56:01:00:01 PG-VLAN100 \(vlan 100\) 198\.51\.100\.21 \(from tools\) +384 MiB \[nfs-migration\] mig-app01\/mig-app01\.vmdk$/m,
+    );
+    expect(output).toMatch(
+      /^mig-app02 +on +efi +2 \(1\/socket\) +DC0_C0 +vmxnet3 00:50:56:01:00:02 PG-VLAN100 \(vlan 100\) 198\.51\.100\.22 \(from tools\) +384 MiB/m,
+    );
+    expect(output).toMatch(
+      /^vm-\d+ +2048 MB +DC0_C0_H2 +vmxnet3 00:50:56:01:00:03 PG-VLAN200 \(vlan 200\) 203\.0\.113\.22 \(from tools\)$/m,
+    );
     expect(output).toMatch(/^guest mig-app02$/m);
     expect(output).toMatch(/^mig-ens01 +on +bios .* 198\.51\.100\.23 \(from tools\) /m);
     const notTranslated = output.slice(output.indexOf('Not translated automatically'));
@@ -60,7 +70,15 @@ describe('ferry discover, as a user runs it', () => {
     };
     expect(report.inventory.vms.map((v) => v.name)).toEqual(['mig-db01', 'mig-rdm01']);
     expect(report.inventory.vms[0]!.numCoresPerSocket).toBe(2);
-    expect(report.notTranslated).toEqual([{ vm: 'mig-rdm01', moid: expect.stringMatching(/^vm-/), code: 'rdm', subject: 'Hard disk 2', reason: expect.stringContaining('raw device mapping') }]);
+    expect(report.notTranslated).toEqual([
+      {
+        vm: 'mig-rdm01',
+        moid: expect.stringMatching(/^vm-/),
+        code: 'rdm',
+        subject: 'Hard disk 2',
+        reason: expect.stringContaining('raw device mapping'),
+      },
+    ]);
     expect(report.stats.pages).toBeGreaterThan(3);
     const apps = JSON.parse((await ferry('--json', '--datacenter', 'DC0', '--folder', 'apps')).output) as {
       inventory: { vms: Array<{ name: string; guestAddresses?: unknown; guestHostName?: string }> };
@@ -84,8 +102,17 @@ describe('ferry discover, as a user runs it', () => {
     // Usage and configuration errors exit 2.
     const badPage = await ferry('--page-size', 'many');
     expect(badPage.code).toBe(2);
-    expect(badPage.output).toContain(`option '--page-size <n>' argument 'many' is invalid. expected a whole number from 1 to 10000`);
-    const run = spawnFerry(['discover'], { ...env, VMWARE_HOST: '', VMWARE_USER: '', VMWARE_PASSWORD: '', VMWARE_PORT: '', VMWARE_CA_FILE: '' });
+    expect(badPage.output).toContain(
+      `option '--page-size <n>' argument 'many' is invalid. expected a whole number from 1 to 10000`,
+    );
+    const run = spawnFerry(['discover'], {
+      ...env,
+      VMWARE_HOST: '',
+      VMWARE_USER: '',
+      VMWARE_PASSWORD: '',
+      VMWARE_PORT: '',
+      VMWARE_CA_FILE: '',
+    });
     expect(await run.exited).toBe(2);
     expect(run.output()).toMatch(/no vCenter configured: set VMWARE_HOST, VMWARE_USER and VMWARE_PASSWORD/);
   });

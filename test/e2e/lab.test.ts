@@ -42,27 +42,42 @@ describe('ferry lab, as a user runs it', () => {
   });
 
   it('ran the sample: doctor found the lab NetBox and DNS healthy, with versions', () => {
-    expect(lab.output()).toMatch(/^ *ok +netbox +http:\/\/127\.0\.0\.1:\d+ NetBox 4\.\d+\.\d+ \[tls: plaintext\] v2 token accepted/m);
-    expect(lab.output()).toMatch(/^ *ok +dns +127\.0\.0\.1:\d+ server 9\.\d+\S* \[tls: plaintext\] TSIG key ferry-key/m);
+    expect(lab.output()).toMatch(
+      /^ *ok +netbox +http:\/\/127\.0\.0\.1:\d+ NetBox 4\.\d+\.\d+ \[tls: plaintext\] v2 token accepted/m,
+    );
+    expect(lab.output()).toMatch(
+      /^ *ok +dns +127\.0\.0\.1:\d+ server 9\.\d+\S* \[tls: plaintext\] TSIG key ferry-key/m,
+    );
   });
 
   it('ran the sample: doctor found the lab vCenter (vcsim) healthy over verified TLS', () => {
-    expect(lab.output()).toMatch(/ok +vsphere +https:\/\/127\.0\.0\.1:\d+\/sdk VMware vCenter Server .*\(API 8\.0\.3\.0\) \[tls: verified\] logged in as ferry/);
+    expect(lab.output()).toMatch(
+      /ok +vsphere +https:\/\/127\.0\.0\.1:\d+\/sdk VMware vCenter Server .*\(API 8\.0\.3\.0\) \[tls: verified\] logged in as ferry/,
+    );
   });
 
   it('ran the sample: doctor found the Proxmox simulator healthy, TLS verified against its CA', () => {
-    expect(lab.output()).toMatch(new RegExp(`ok +proxmox +https://127\\.0\\.0\\.1:${proxmoxPort} PVE 9\\.1\\.3 \\[tls: verified\\]`));
+    expect(lab.output()).toMatch(
+      new RegExp(`ok +proxmox +https://127\\.0\\.0\\.1:${proxmoxPort} PVE 9\\.1\\.3 \\[tls: verified\\]`),
+    );
   });
 
   it('prints a curl line with the real token that answers, and a misspelled parameter gets a 400 naming it', async () => {
     const [versionLine] = lab.output().match(/curl -k -H '[^']+' https:\/\/\S+\/api2\/json\/version/) ?? [];
     expect(versionLine).toBeDefined();
     const version = await run('bash', ['-c', `${versionLine} -s`]);
-    expect(JSON.parse(version.stdout)).toEqual({ data: { version: '9.1.3', release: '9.1', repoid: expect.any(String) } });
-    const misspelled = await run('bash', ['-c', `${versionLine!.replace('/version', "/cluster/resources?tpye=vm'").replace("https://", "'https://")} -s -w '\\n%{http_code}'`]);
+    expect(JSON.parse(version.stdout)).toEqual({
+      data: { version: '9.1.3', release: '9.1', repoid: expect.any(String) },
+    });
+    const misspelled = await run('bash', [
+      '-c',
+      `${versionLine!.replace('/version', "/cluster/resources?tpye=vm'").replace('https://', "'https://")} -s -w '\\n%{http_code}'`,
+    ]);
     const [body, status] = misspelled.stdout.split('\n');
     expect(status).toBe('400');
-    expect(JSON.parse(body!).errors).toEqual({ tpye: 'property is not defined in schema and the schema does not allow additional properties' });
+    expect(JSON.parse(body!).errors).toEqual({
+      tpye: 'property is not defined in schema and the schema does not allow additional properties',
+    });
   });
 
   it('serves the Temporal Web UI', async () => {
@@ -73,17 +88,36 @@ describe('ferry lab, as a user runs it', () => {
 
   it('runs doctor started by the temporal CLI, as the README shows', async () => {
     const result = await run(toolPath('temporal'), [
-      'workflow', 'execute', '--address', `127.0.0.1:${port}`,
-      '--type', 'doctor', '--task-queue', 'ferry', '--workflow-id', 'doctor-from-cli', '-o', 'json',
+      'workflow',
+      'execute',
+      '--address',
+      `127.0.0.1:${port}`,
+      '--type',
+      'doctor',
+      '--task-queue',
+      'ferry',
+      '--workflow-id',
+      'doctor-from-cli',
+      '-o',
+      'json',
     ]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const { result: report } = JSON.parse(result.stdout) as { result: { ok: boolean; verdicts: Array<{ endpoint: string }> } };
+    const { result: report } = JSON.parse(result.stdout) as {
+      result: { ok: boolean; verdicts: Array<{ endpoint: string }> };
+    };
     expect(report.ok).toBe(true);
     expect(report.verdicts.map((v) => v.endpoint)).toContain('temporal');
 
     const listed = await run(toolPath('temporal'), [
-      'workflow', 'list', '--address', `127.0.0.1:${port}`, '--query', "FerryKind='doctor'", '-o', 'json',
+      'workflow',
+      'list',
+      '--address',
+      `127.0.0.1:${port}`,
+      '--query',
+      "FerryKind='doctor'",
+      '-o',
+      'json',
     ]);
     expect(listed.stdout).toContain('doctor-from-cli');
   });
@@ -122,14 +156,21 @@ describe('ferry lab, as a user runs it', () => {
     expect(waveWorkflowId).toBeDefined();
     expect(lab.output()).toMatch(/lab: plan: 24 VMs, \d+ actions; 7 not translatable:/);
     // At the gate the lab shows what conversion will do, from the guests' disks (inspected read-only).
-    expect(lab.output()).toMatch(/^ {2}mig-ens01: converted \(linux: debian 12\.\d+ \(x86_64\)\)\n {4}- qcow2 overlay/m);
-    expect(lab.output()).toContain('- NIC net0 00:50:56:01:00:04: ens192 on VMware, ens18 on Proxmox without a pin: pinned to ens192 (by slot order)');
-    expect(lab.output()).toMatch(/^ {2}mig-ens02: converted .*\n(?: {4}.*\n)*? {4}- UEFI fallback path: EFI\/debian\/shimx64\.efi → EFI\/BOOT\/BOOTX64\.EFI/m);
+    expect(lab.output()).toMatch(
+      /^ {2}mig-ens01: converted \(linux: debian 12\.\d+ \(x86_64\)\)\n {4}- qcow2 overlay/m,
+    );
+    expect(lab.output()).toContain(
+      '- NIC net0 00:50:56:01:00:04: ens192 on VMware, ens18 on Proxmox without a pin: pinned to ens192 (by slot order)',
+    );
+    expect(lab.output()).toMatch(
+      /^ {2}mig-ens02: converted .*\n(?: {4}.*\n)*? {4}- UEFI fallback path: EFI\/debian\/shimx64\.efi → EFI\/BOOT\/BOOTX64\.EFI/m,
+    );
     expect(lab.output()).toMatch(/^ {2}mig-app01: not converted: .*no GRUB configuration/m);
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
     // VMware's files as they are before the cutover: a conversion only reads them.
     const nfs = path.join(stateDir, 'lab', 'nfs-migration');
-    const checksums = (vm: string) => execFileSync('sha256sum', [`${vm}/${vm}.vmdk`, `${vm}/${vm}-flat.vmdk`], { cwd: nfs, encoding: 'utf8' });
+    const checksums = (vm: string) =>
+      execFileSync('sha256sum', [`${vm}/${vm}.vmdk`, `${vm}/${vm}-flat.vmdk`], { cwd: nfs, encoding: 'utf8' });
     const before = { 'mig-ens01': checksums('mig-ens01'), 'mig-ens02': checksums('mig-ens02') };
 
     const refusedApprover = spawnFerry(['approve', waveWorkflowId!, '--by', 'mallory', '--reason', 'e2e'], env);
@@ -141,7 +182,10 @@ describe('ferry lab, as a user runs it', () => {
     expect(approve.output()).toContain(`approve: accepted by ${waveWorkflowId}`);
 
     type Verification = { state: string; bootToAgentSeconds?: number; downtimeSeconds?: number };
-    type WaveView = { vms: Array<{ name: string; workflowId: string; outcome?: string; verification?: Verification }>; refused: Array<{ name: string }> };
+    type WaveView = {
+      vms: Array<{ name: string; workflowId: string; outcome?: string; verification?: Verification }>;
+      refused: Array<{ name: string }>;
+    };
     // The real guests boot under QEMU (TCG): minutes on a busy machine. One `status --watch` follows the
     // wave to its end (a CLI process every half second would take a core from the guests' QEMU); it asks
     // every 2 s, so the wave's end is seen within 2 s.
@@ -156,9 +200,15 @@ describe('ferry lab, as a user runs it', () => {
     expect(outcomes['mig-web01']).toBe('migrated');
     expect(outcomes['mig-db01']).toBe('migrated');
     expect(outcomes['mig-legacy01']).toBe('refused');
-    expect(status.status!.refused.map((r) => r.name).sort()).toEqual(
-      ['mig-dmz01', 'mig-indep01', 'mig-rdm01', 'mig-router01', 'mig-snap01', 'mig-std01', 'mig-tmpl01'],
-    );
+    expect(status.status!.refused.map((r) => r.name).sort()).toEqual([
+      'mig-dmz01',
+      'mig-indep01',
+      'mig-rdm01',
+      'mig-router01',
+      'mig-snap01',
+      'mig-std01',
+      'mig-tmpl01',
+    ]);
     // Every real guest came up on Proxmox as itself (agent, its VMware address on its VMware MAC, the
     // TCP probe): the lab image's as it is, the VMware-native ones converted. Nothing rolled back.
     const guests = ['mig-app01', 'mig-app02', 'mig-ens01', 'mig-ens02'];
@@ -170,33 +220,61 @@ describe('ferry lab, as a user runs it', () => {
     // `ferry status` of the wave shows boot-to-agent and downtime per real-guest VM...
     const text = spawnFerry(['status', waveWorkflowId!], env);
     expect(await text.exited).toBe(0);
-    for (const name of guests) expect(text.output()).toMatch(new RegExp(`${name}\\b.*guest verified \\(boot-to-agent \\d+ s, downtime [\\d.]+ s\\)`));
+    for (const name of guests)
+      expect(text.output()).toMatch(
+        new RegExp(`${name}\\b.*guest verified \\(boot-to-agent \\d+ s, downtime [\\d.]+ s\\)`),
+      );
     // ...and of a converted VM, its conversion with the time of each step (part of its downtime).
     for (const name of ['mig-ens01', 'mig-ens02']) {
       const one = spawnFerry(['status', vmsByName[name]!.workflowId], env);
       expect(await one.exited).toBe(0);
-      const [, seconds] = one.output().match(/^ {2}conversion: converted \(linux: debian 12\.\d+ \(x86_64\)\) in ([\d.]+) s under TCG: overlays [\d.]+ s, inspect-and-edit [\d.]+ s, virt-v2v [\d.]+ s$/m) ?? [];
+      const [, seconds] =
+        one
+          .output()
+          .match(
+            /^ {2}conversion: converted \(linux: debian 12\.\d+ \(x86_64\)\) in ([\d.]+) s under TCG: overlays [\d.]+ s, inspect-and-edit [\d.]+ s, virt-v2v [\d.]+ s$/m,
+          ) ?? [];
       expect(Number(seconds)).toBeGreaterThan(0);
       expect(one.output()).toMatch(/^ {2}overlays on nfs-migration: removed images\/\d+\/vm-\d+-disk-0\.qcow2$/m);
       // The lab cuts over in overlay mode: the VM ran from its converted overlay, then its disk moved live.
-      expect(one.output()).toMatch(/^ {4}mig-ens0\d: attach scsi0 from a qcow2 overlay of Hard disk 1 on the migration datastore$/m);
+      expect(one.output()).toMatch(
+        /^ {4}mig-ens0\d: attach scsi0 from a qcow2 overlay of Hard disk 1 on the migration datastore$/m,
+      );
       expect(one.output()).toMatch(/^ {2}move scsi0: moved to local-lvm:vm-\d+-disk-\d+ in [\d.]+ s/m);
-      console.log(`${name}: conversion ${seconds} s, downtime ${vmsByName[name]!.verification!.downtimeSeconds} s, boot-to-agent ${vmsByName[name]!.verification!.bootToAgentSeconds} s`);
+      console.log(
+        `${name}: conversion ${seconds} s, downtime ${vmsByName[name]!.verification!.downtimeSeconds} s, boot-to-agent ${vmsByName[name]!.verification!.bootToAgentSeconds} s`,
+      );
     }
     // VMs with blank disks are started but not claimed verified.
     expect(vmsByName['mig-web01']!.verification).toMatchObject({ state: 'not-verified-skipped' });
 
     // The Proxmox side, through the API with the lab's token: the migrated VMs exist and run.
     const [versionLine] = lab.output().match(/curl -k -H '[^']+' https:\/\/\S+\/api2\/json\/version/) ?? [];
-    const api = async (pathname: string) => JSON.parse((await run('bash', ['-c', `${versionLine!.replace('/api2/json/version', pathname)} -s`])).stdout) as { data: unknown };
-    const vms = ((await api('/api2/json/cluster/resources?type=vm')).data as Array<{ name?: string; vmid: number; status: string; type: string }>).filter((r) => r.type === 'qemu');
-    for (const name of ['mig-web01', 'mig-db01', ...guests]) expect(vms.find((v) => v.name === name)).toMatchObject({ status: 'running' });
+    const api = async (pathname: string) =>
+      JSON.parse((await run('bash', ['-c', `${versionLine!.replace('/api2/json/version', pathname)} -s`])).stdout) as {
+        data: unknown;
+      };
+    const vms = (
+      (await api('/api2/json/cluster/resources?type=vm')).data as Array<{
+        name?: string;
+        vmid: number;
+        status: string;
+        type: string;
+      }>
+    ).filter((r) => r.type === 'qemu');
+    for (const name of ['mig-web01', 'mig-db01', ...guests])
+      expect(vms.find((v) => v.name === name)).toMatchObject({ status: 'running' });
     expect(vms.some((v) => v.name === 'mig-snap01')).toBe(false);
     // Inside the converted guests, read through their agent: VMware Tools gone, the QEMU guest agent installed.
     for (const name of ['mig-ens01', 'mig-ens02']) {
       const vmid = vms.find((v) => v.name === name)!.vmid;
       const qemu = (await api(`/_sim/vms/${vmid}/qemu`)).data as { agentSocket: string };
-      const packages = await guestExec(qemu.agentSocket, '/usr/bin/dpkg-query', ['-W', '-f=${Package} ${db:Status-Status}\n', 'open-vm-tools', 'qemu-guest-agent']);
+      const packages = await guestExec(qemu.agentSocket, '/usr/bin/dpkg-query', [
+        '-W',
+        '-f=${Package} ${db:Status-Status}\n',
+        'open-vm-tools',
+        'qemu-guest-agent',
+      ]);
       expect(packages.stdout).toBe('open-vm-tools not-installed\nqemu-guest-agent installed\n');
       // On its target storage, nothing of it left on the migration datastore; VMware's VMDK byte for byte as before.
       expect(checksums(name)).toBe(before[name as keyof typeof before]);
@@ -210,19 +288,32 @@ describe('ferry lab, as a user runs it', () => {
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
     expect(lab.output()).toMatch(/^lab: provisioned 3 of 3 planned NetBox VMs:$/m);
     const ids: Record<string, string> = {};
-    for (const [name, vmid] of [['lab-web1', 9001], ['lab-web2', 9002], ['lab-db1', 9003]] as const) {
-      const [, workflowId] = lab.output().match(new RegExp(`^ {2}${name} +VM ${vmid} 192\\.0\\.2\\.\\d+/24 +(provision-lab-\\S+-\\d+)$`, 'm')) ?? [];
+    for (const [name, vmid] of [
+      ['lab-web1', 9001],
+      ['lab-web2', 9002],
+      ['lab-db1', 9003],
+    ] as const) {
+      const [, workflowId] =
+        lab
+          .output()
+          .match(new RegExp(`^ {2}${name} +VM ${vmid} 192\\.0\\.2\\.\\d+/24 +(provision-lab-\\S+-\\d+)$`, 'm')) ?? [];
       expect(workflowId).toBeDefined();
       ids[name] = workflowId!;
     }
     const list = spawnFerry(['list', '--kind', 'provision'], env);
     expect(await list.exited).toBe(0);
-    for (const [name, vmid] of [['lab-web1', 9001], ['lab-web2', 9002], ['lab-db1', 9003]]) {
+    for (const [name, vmid] of [
+      ['lab-web1', 9001],
+      ['lab-web2', 9002],
+      ['lab-db1', 9003],
+    ]) {
       expect(list.output()).toMatch(new RegExp(`COMPLETED +provision +done +${name} \\(${vmid}\\) +${ids[name!]}`));
     }
     const status = spawnFerry(['status', ids['lab-web1']!], env);
     expect(await status.exited).toBe(0);
-    expect(status.output()).toContain(`${ids['lab-web1']} (provisionVm): COMPLETED\n  stage: done, outcome provisioned\n  VM 9001, lab-web1, on pve1, NetBox VM `);
+    expect(status.output()).toContain(
+      `${ids['lab-web1']} (provisionVm): COMPLETED\n  stage: done, outcome provisioned\n  VM 9001, lab-web1, on pve1, NetBox VM `,
+    );
     expect(status.output()).toMatch(/^ {4}create-vm +VM 9001: created \(lab-web1 on pve1\)$/m);
     expect(status.output()).toMatch(/^ {4}dns-a +lab-web1\.lab\.ferry\.test A 192\.0\.2\.\d+: created$/m);
     expect(status.output()).toMatch(/^ {4}netbox-status +NetBox VM \d+: updated \(staged\)$/m);
@@ -230,26 +321,51 @@ describe('ferry lab, as a user runs it', () => {
     // and its NetBox address (from the cloud-init drive) is on the guest. The other two start simulated.
     expect(status.output()).toMatch(/^ {4}disk +scsi0: created /m);
     expect(status.output()).toMatch(/^ {4}cloud-init +scsi30: created/m);
-    const [, web1Address] = status.output().match(/^ {4}dns-a +lab-web1\.lab\.ferry\.test A (192\.0\.2\.\d+): created$/m) ?? [];
-    expect(status.output()).toMatch(new RegExp(`^ {4}verify-guest +VM 9001: unchanged \\(agent after \\d+ s, ${web1Address!.replace(/\./g, '\\.')} on the guest\\)$`, 'm'));
+    const [, web1Address] =
+      status.output().match(/^ {4}dns-a +lab-web1\.lab\.ferry\.test A (192\.0\.2\.\d+): created$/m) ?? [];
+    expect(status.output()).toMatch(
+      new RegExp(
+        `^ {4}verify-guest +VM 9001: unchanged \\(agent after \\d+ s, ${web1Address!.replace(/\./g, '\\.')} on the guest\\)$`,
+        'm',
+      ),
+    );
     const web1 = spawnFerry(['status', ids['lab-web1']!, '--json'], env);
     expect(await web1.exited).toBe(0);
-    const verification = (JSON.parse(web1.output()) as { status: { verification?: { state: string; bootToAgentSeconds?: number } } }).status.verification;
+    const verification = (
+      JSON.parse(web1.output()) as { status: { verification?: { state: string; bootToAgentSeconds?: number } } }
+    ).status.verification;
     expect(verification).toMatchObject({ state: 'verified', bootToAgentSeconds: expect.any(Number) });
     console.log(`lab-web1 (provisioned from the guest image): boot-to-agent ${verification!.bootToAgentSeconds} s`);
 
     // The same from the temporal CLI, as the README shows.
-    const queried = await run(toolPath('temporal'), ['workflow', 'query', '--address', `127.0.0.1:${port}`, '--workflow-id', ids['lab-web1']!, '--name', anyStatusQuery.name, '-o', 'json']);
+    const queried = await run(toolPath('temporal'), [
+      'workflow',
+      'query',
+      '--address',
+      `127.0.0.1:${port}`,
+      '--workflow-id',
+      ids['lab-web1']!,
+      '--name',
+      anyStatusQuery.name,
+      '-o',
+      'json',
+    ]);
     expect(queried.code).toBe(0);
-    expect(JSON.parse(queried.stdout)).toMatchObject({ queryResult: [{ kind: 'provision', stage: 'done', vmid: 9001, name: 'lab-web1' }] });
+    expect(JSON.parse(queried.stdout)).toMatchObject({
+      queryResult: [{ kind: 'provision', stage: 'done', vmid: 9001, name: 'lab-web1' }],
+    });
   });
 
   it('tears a VM down with `ferry teardown --vmid`, and another by --netbox-id once `ferry approve` lets it', async () => {
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
     const byVmid = spawnFerry(['teardown', '--vmid', '9003', '--wait'], env);
     expect(await byVmid.exited).toBe(0);
-    expect(byVmid.output()).toContain('teardown-9003 (teardownVm): COMPLETED\n  stage: done, outcome torn-down\n  VM 9003 lab-db1, NetBox VM ');
-    expect(byVmid.output()).toMatch(/^ {4}dns +done: removed PTR 192\.0\.2\.\d+, lab-db1\.lab\.ferry\.test A 192\.0\.2\.\d+$/m);
+    expect(byVmid.output()).toContain(
+      'teardown-9003 (teardownVm): COMPLETED\n  stage: done, outcome torn-down\n  VM 9003 lab-db1, NetBox VM ',
+    );
+    expect(byVmid.output()).toMatch(
+      /^ {4}dns +done: removed PTR 192\.0\.2\.\d+, lab-db1\.lab\.ferry\.test A 192\.0\.2\.\d+$/m,
+    );
     expect(byVmid.output()).toMatch(/^ {4}netbox-vm +done: deleted NetBox VM \d+$/m);
 
     const [, web2NetboxId] = lab.output().match(/^ {2}lab-web2 +VM 9002 \S+ +provision-lab-\S+-(\d+)$/m) ?? [];
@@ -261,7 +377,8 @@ describe('ferry lab, as a user runs it', () => {
       expect(await shown.exited).toBe(0);
       return JSON.parse(shown.output()) as { state: string; status?: { stage: string; outcome?: string } };
     };
-    for (let i = 0; i < 60 && (await statusOf()).status?.stage !== 'awaiting-approval'; i++) await new Promise((r) => setTimeout(r, 500));
+    for (let i = 0; i < 60 && (await statusOf()).status?.stage !== 'awaiting-approval'; i++)
+      await new Promise((r) => setTimeout(r, 500));
     const refused = spawnFerry(['approve', 'teardown-9002', '--by', 'mallory', '--reason', 'e2e'], env);
     expect(await refused.exited).toBe(1);
     expect(refused.output()).toContain('approve refused by teardown-9002: mallory is not an approver');
@@ -288,10 +405,15 @@ describe('ferry lab, as a user runs it', () => {
     const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
     const dir = mkdtempSync(path.join(tmpdir(), 'ferry-spec-'));
     const spec = path.join(dir, 'cli-vm1.yaml');
-    writeFileSync(spec, 'name: cli-vm1\nvmid: 9200\nnode: pve2\ncores: 1\nmemoryMiB: 512\ndisks: [{ slot: scsi0, storage: local-lvm, sizeGiB: 1 }]\nnics: [{ slot: net0, network: vmbr1 }]\n');
+    writeFileSync(
+      spec,
+      'name: cli-vm1\nvmid: 9200\nnode: pve2\ncores: 1\nmemoryMiB: 512\ndisks: [{ slot: scsi0, storage: local-lvm, sizeGiB: 1 }]\nnics: [{ slot: net0, network: vmbr1 }]\n',
+    );
     const fromSpec = spawnFerry(['provision', '--spec', spec, '--wait'], env);
     expect(await fromSpec.exited).toBe(0);
-    expect(fromSpec.output()).toContain('provision-spec-cli-vm1 (provisionVm): COMPLETED\n  stage: done, outcome provisioned\n  VM 9200, cli-vm1, on pve2');
+    expect(fromSpec.output()).toContain(
+      'provision-spec-cli-vm1 (provisionVm): COMPLETED\n  stage: done, outcome provisioned\n  VM 9200, cli-vm1, on pve2',
+    );
     expect(fromSpec.output()).toMatch(/^ {4}create-vm +VM 9200: created \(cli-vm1 on pve2\)$/m);
 
     const bad = path.join(dir, 'bad.yaml');

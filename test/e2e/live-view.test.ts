@@ -28,16 +28,31 @@ describe('ferry status --watch in a terminal', () => {
     const configFile = path.join(suite.lab.stateDir, 'cli.yaml');
     writeFileSync(configFile, stringify({ ...suite.lab.document, worker: { taskQueue: workers.taskQueue } }));
     const script = path.join(suite.lab.stateDir, 'watch.sh');
-    const env = Object.entries({ ...suite.lab.env, FERRY_CONFIG: configFile }).map(([k, v]) => `export ${k}=${shellQuote(v)}`);
+    const env = Object.entries({ ...suite.lab.env, FERRY_CONFIG: configFile }).map(
+      ([k, v]) => `export ${k}=${shellQuote(v)}`,
+    );
     const waveId = workers.taskQueue;
-    writeFileSync(script, [...env, `cd ${shellQuote(ROOT)}`, `exec ${shellQuote(process.execPath)} bin/ferry.js status ${waveId}-wave --watch --interval 1`].join('\n'));
+    writeFileSync(
+      script,
+      [
+        ...env,
+        `cd ${shellQuote(ROOT)}`,
+        `exec ${shellQuote(process.execPath)} bin/ferry.js status ${waveId}-wave --watch --interval 1`,
+      ].join('\n'),
+    );
     const frames: string[] = [];
     let finishedVms: string[] = [];
     await workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${waveId}-wave`,
-        args: [{ waveId, selection: { names: ['scale-0001', 'scale-0002'] }, autoApprove: { by: 'alice', reason: 'live view test' } }],
+        args: [
+          {
+            waveId,
+            selection: { names: ['scale-0001', 'scale-0002'] },
+            autoApprove: { by: 'alice', reason: 'live view test' },
+          },
+        ],
       });
       tmux(socket, 'new-session', '-d', '-x', '200', '-y', '40', `bash ${shellQuote(script)}; sleep 600`);
       try {
@@ -58,7 +73,10 @@ describe('ferry status --watch in a terminal', () => {
     const percents = frames.flatMap((f) => [...f.matchAll(/\[[#-]{20}\]\s+(\d+)%/g)].map((m) => Number(m[1])));
     const moving = new Set(percents.filter((p) => p > 0 && p < 100));
     const withBar = frames.find((f) => /\[[#-]{20}\]\s+\d+% .*MiB\/s ETA \d/.test(f));
-    if (moving.size < 2 || !withBar) throw new Error(`no moving bar seen in ${frames.length} frames; last:\n${frames.at(-1)}\npercents: ${percents.join(',')}`);
+    if (moving.size < 2 || !withBar)
+      throw new Error(
+        `no moving bar seen in ${frames.length} frames; last:\n${frames.at(-1)}\npercents: ${percents.join(',')}`,
+      );
     console.log(`a frame of the live view:\n${withBar}`);
     expect(moving.size).toBeGreaterThanOrEqual(2);
     expect(withBar).toMatch(/scale-0001|scale-0002/);
@@ -87,10 +105,16 @@ describe('ferry status --watch in a terminal', () => {
 });
 
 const { EventType } = temporal.api.enums.v1;
-const NEEDS_SUMMARY = new Set([EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED]);
+const NEEDS_SUMMARY = new Set([
+  EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+  EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED,
+]);
 
 /** The activity and child-workflow starts in a workflow's history that carry no summary for the UI. */
-async function eventsWithoutSummary(client: Client, workflowId: string): Promise<{ checked: number; missing: string[] }> {
+async function eventsWithoutSummary(
+  client: Client,
+  workflowId: string,
+): Promise<{ checked: number; missing: string[] }> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const missing: string[] = [];
   let checked = 0;
@@ -98,7 +122,9 @@ async function eventsWithoutSummary(client: Client, workflowId: string): Promise
     if (!NEEDS_SUMMARY.has(event.eventType!)) continue;
     checked += 1;
     if (event.userMetadata?.summary?.data?.length) continue;
-    const what = event.activityTaskScheduledEventAttributes?.activityType?.name ?? event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name;
+    const what =
+      event.activityTaskScheduledEventAttributes?.activityType?.name ??
+      event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name;
     missing.push(`${workflowId}: ${EventType[event.eventType!]} ${what}`);
   }
   return { checked, missing };

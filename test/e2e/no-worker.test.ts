@@ -2,7 +2,13 @@ import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { FerryKind } from '../../src/domain/search-attributes';
 import { spawnFerry } from '../helpers/processes';
-import { connectTestTemporal, createTestWorker, devServerAddress, uniqueName, type TestTemporal } from '../helpers/temporal';
+import {
+  connectTestTemporal,
+  createTestWorker,
+  devServerAddress,
+  uniqueName,
+  type TestTemporal,
+} from '../helpers/temporal';
 
 /**
  * A command that waits on a worker (a status query, an update, a workflow's result) says within
@@ -26,10 +32,18 @@ describe('ferry with no worker on the task queue', () => {
   beforeAll(async () => {
     temporal = await connectTestTemporal();
     client = temporal.client;
-    await client.workflow.start('vmidAllocator', { taskQueue: idleQueue, workflowId, args: [{}], typedSearchAttributes: [{ key: FerryKind, value: 'vmid-allocator' }] });
+    await client.workflow.start('vmidAllocator', {
+      taskQueue: idleQueue,
+      workflowId,
+      args: [{}],
+      typedSearchAttributes: [{ key: FerryKind, value: 'vmid-allocator' }],
+    });
   });
   afterAll(async () => {
-    await client?.workflow.getHandle(workflowId).terminate('test done').catch(() => undefined);
+    await client?.workflow
+      .getHandle(workflowId)
+      .terminate('test done')
+      .catch(() => undefined);
     await temporal?.close();
   });
 
@@ -60,13 +74,19 @@ describe('ferry with no worker on the task queue', () => {
     expect(doctor.code).toBe(1);
     expect(doctor.seconds).toBeLessThan(30);
     let started = 0;
-    for await (const _ of client.workflow.list({ query: `TaskQueue = '${idleQueue}' AND WorkflowType = 'doctor'` })) started++;
+    for await (const _ of client.workflow.list({ query: `TaskQueue = '${idleQueue}' AND WorkflowType = 'doctor'` }))
+      started++;
     expect(started).toBe(0);
   });
 
   it('a decision to a migration with no worker is refused at once, not left waiting', async () => {
     const vmWorkflow = uniqueName('migrate-idle');
-    await client.workflow.start('migrateVm', { taskQueue: idleQueue, workflowId: vmWorkflow, args: [{}], typedSearchAttributes: [{ key: FerryKind, value: 'migrate' }] });
+    await client.workflow.start('migrateVm', {
+      taskQueue: idleQueue,
+      workflowId: vmWorkflow,
+      args: [{}],
+      typedSearchAttributes: [{ key: FerryKind, value: 'migrate' }],
+    });
     try {
       const approve = await ferry('approve', vmWorkflow, '--by', 'alice', '--reason', 'test');
       expect(approve.output).toContain(`no worker polls task queue "${idleQueue}"`);
@@ -82,7 +102,12 @@ describe('ferry with no worker on the task queue', () => {
     const id = uniqueName('vmid-served');
     const worker: Worker = await createTestWorker(temporal.nativeConnection, { taskQueue: queue, activities: {} });
     await worker.runUntil(async () => {
-      await client.workflow.start('vmidAllocator', { taskQueue: queue, workflowId: id, args: [{}], typedSearchAttributes: [{ key: FerryKind, value: 'vmid-allocator' }] });
+      await client.workflow.start('vmidAllocator', {
+        taskQueue: queue,
+        workflowId: id,
+        args: [{}],
+        typedSearchAttributes: [{ key: FerryKind, value: 'vmid-allocator' }],
+      });
       const { code, output } = await ferry('status', id);
       expect(output).not.toContain('no worker polls');
       expect(code).toBe(0);

@@ -8,11 +8,20 @@ import { startTestVcsim, vmwareEnv, type TestVcsim } from '../helpers/vcsim';
 const SCALE_VMS = 300;
 
 /** Runs `ferry ARGS | <reader>`: the reader is another process that counts what reaches it through the pipe. */
-function ferryThroughPipe(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function ferryThroughPipe(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const ferry = spawn(process.execPath, [path.join(ROOT, 'bin', 'ferry.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const ferry = spawn(process.execPath, [path.join(ROOT, 'bin', 'ferry.js'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // A slow reader, like jq on a big document: ferry must not exit before the pipe is drained.
-    const reader = spawn(process.execPath, ['-e', "setTimeout(() => process.stdin.pipe(process.stdout), 500)"], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const reader = spawn(process.execPath, ['-e', 'setTimeout(() => process.stdin.pipe(process.stdout), 500)'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     ferry.stdout.pipe(reader.stdin);
     let stdout = '';
     let stderr = '';

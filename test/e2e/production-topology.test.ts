@@ -14,7 +14,16 @@ import { readWaveOutcome } from '../../lab/wave-result';
 /** Highest number of [start, end) intervals open at once. */
 function peak(intervals: Array<{ startMs: number; endMs?: number }>): number {
   return peakConcurrency(
-    intervals.map((i) => ({ upid: '', node: '', type: '', id: '', user: '', imports: 1, startMs: i.startMs, endMs: i.endMs })),
+    intervals.map((i) => ({
+      upid: '',
+      node: '',
+      type: '',
+      id: '',
+      user: '',
+      imports: 1,
+      startMs: i.startMs,
+      endMs: i.endMs,
+    })),
     () => true,
   );
 }
@@ -56,10 +65,23 @@ describe('the production topology: Temporal on PostgreSQL, three workers, a serv
       worker: {
         taskQueue,
         shutdownGraceTime: '2s',
-        taskQueues: { main: { maxConcurrentActivities: 20 }, vmotion: { maxConcurrentActivities: 4 }, import: { maxConcurrentActivities: 4 }, sdn: { maxConcurrentActivities: 1 } },
+        taskQueues: {
+          main: { maxConcurrentActivities: 20 },
+          vmotion: { maxConcurrentActivities: 4 },
+          import: { maxConcurrentActivities: 4 },
+          sdn: { maxConcurrentActivities: 1 },
+        },
       },
     };
-    const starts = ['w1', 'w2', 'w3'].map((name) => startWorkerProcess({ prebuiltBundle: true, name, config, env: lab.env, configFile: path.join(lab.stateDir, `${name}.yaml`) }));
+    const starts = ['w1', 'w2', 'w3'].map((name) =>
+      startWorkerProcess({
+        prebuiltBundle: true,
+        name,
+        config,
+        env: lab.env,
+        configFile: path.join(lab.stateDir, `${name}.yaml`),
+      }),
+    );
     // Started at once; any that did start are stopped after the test, even if another failed.
     const settled = await Promise.allSettled(starts);
     for (const started of settled) if (started.status === 'fulfilled') workers.push(started.value);
@@ -81,13 +103,18 @@ describe('the production topology: Temporal on PostgreSQL, three workers, a serv
     // Visibility on PostgreSQL answers ferry's search attributes (what `ferry list` and `ferry status <vm>` ask).
     const listed = await until('the VM workflows in SQL visibility', async () => {
       const found = [];
-      for await (const wf of client.workflow.list({ query: `FerryKind = 'migrate' AND WaveId = '${taskQueue}'` })) found.push(wf.workflowId);
+      for await (const wf of client.workflow.list({ query: `FerryKind = 'migrate' AND WaveId = '${taskQueue}'` }))
+        found.push(wf.workflowId);
       return found.length === 10 ? found : undefined;
     });
     await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'lab-admin', reason: 'production topology test' }] });
 
     // Killed while imports hold their permits and heartbeat their task ids.
-    await until('a disk import in flight', () => runningActivityWithTask(client, listed, 'importDisk', 'upid'), 180_000);
+    await until(
+      'a disk import in flight',
+      () => runningActivityWithTask(client, listed, 'importDisk', 'upid'),
+      180_000,
+    );
     const migratedBeforeCrash = (await wave.query(waveStatusQuery)).vms.filter((v) => v.outcome === 'migrated').length;
     await server.kill();
     await new Promise((r) => setTimeout(r, 2000));

@@ -27,7 +27,12 @@ function file(content: string, ext = 'yaml'): string {
 }
 
 const STACK = /\n\s+at .+:\d+:\d+\)?/;
-const SECRETS = { PROXMOX_TOKEN_SECRET: 'tok', VMWARE_PASSWORD: 'pw', NETBOX_TOKEN: 'nbt_a.b', FERRY_DNS_TSIG_SECRET: 'c2VjcmV0' };
+const SECRETS = {
+  PROXMOX_TOKEN_SECRET: 'tok',
+  VMWARE_PASSWORD: 'pw',
+  NETBOX_TOKEN: 'nbt_a.b',
+  FERRY_DNS_TSIG_SECRET: 'c2VjcmV0',
+};
 const PVE = { host: 'pve1', user: 'ferry@pve', tokenId: 'ferry@pve!ferry' };
 
 /** [what, document, environment, every substring the one message must hold]. */
@@ -35,35 +40,130 @@ type ConfigCase = [string, unknown, Record<string, string>, string[]];
 const CONFIG_CASES: ConfigCase[] = [
   ['unknown top-level key', { temporl: {} }, {}, ['unknown key(s) "temporl"']],
   ['top level not a mapping', ['a'], {}, ['top level must be a mapping']],
-  ['a secret in the file', { proxmox: { ...PVE, tokenSecret: 'x' } }, SECRETS, ['proxmox.tokenSecret', 'PROXMOX_TOKEN_SECRET']],
+  [
+    'a secret in the file',
+    { proxmox: { ...PVE, tokenSecret: 'x' } },
+    SECRETS,
+    ['proxmox.tokenSecret', 'PROXMOX_TOKEN_SECRET'],
+  ],
   ['temporal.address with a scheme', { temporal: { address: 'http://t:7233' } }, {}, ['temporal.address', 'host:port']],
   ['temporal.namespace empty', { temporal: { namespace: '' } }, {}, ['temporal.namespace']],
   ['mTLS cert without key', { temporal: { tls: { clientCertFile: '/x.pem' } } }, {}, ['temporal.tls', 'clientKeyFile']],
   ['worker.taskQueue with a space', { worker: { taskQueue: 'a b' } }, {}, ['worker.taskQueue']],
-  ['worker.shutdownGraceTime not a duration', { worker: { shutdownGraceTime: 'soon' } }, {}, ['worker.shutdownGraceTime', 'duration']],
-  ['unknown queue role', { worker: { taskQueues: { turbo: { maxConcurrentActivities: 1 } } } }, {}, ['worker.taskQueues']],
+  [
+    'worker.shutdownGraceTime not a duration',
+    { worker: { shutdownGraceTime: 'soon' } },
+    {},
+    ['worker.shutdownGraceTime', 'duration'],
+  ],
+  [
+    'unknown queue role',
+    { worker: { taskQueues: { turbo: { maxConcurrentActivities: 1 } } } },
+    {},
+    ['worker.taskQueues'],
+  ],
   ['proxmox.port out of range', { proxmox: { ...PVE, port: 70000 } }, SECRETS, ['proxmox.port']],
   ['proxmox.user without realm', { proxmox: { ...PVE, user: 'ferry' } }, SECRETS, ['proxmox.user', 'user@realm']],
-  ['proxmox.caFile missing (B5)', { proxmox: { ...PVE, caFile: '/nonexistent/pve-ca.pem' } }, SECRETS, ['proxmox.caFile', '/nonexistent/pve-ca.pem', 'no such file']],
-  ['vsphere.caFile a folder', { vsphere: { host: 'vc', user: 'u', caFile: '/tmp' } }, SECRETS, ['vsphere.caFile', 'folder']],
-  ['PROXMOX_CA_FILE missing', { proxmox: PVE }, { ...SECRETS, PROXMOX_CA_FILE: '/nonexistent/ca.pem' }, ['proxmox.caFile (environment PROXMOX_CA_FILE)']],
-  ['proxmox token auth without tokenId', { proxmox: { host: 'pve1', user: 'ferry@pve' } }, SECRETS, ['proxmox.tokenId']],
-  ['vsphere discovery folders without datacenter', { vsphere: { host: 'vc', user: 'u', discovery: { folders: ['apps'] } } }, SECRETS, ['vsphere.discovery', 'datacenter']],
+  [
+    'proxmox.caFile missing (B5)',
+    { proxmox: { ...PVE, caFile: '/nonexistent/pve-ca.pem' } },
+    SECRETS,
+    ['proxmox.caFile', '/nonexistent/pve-ca.pem', 'no such file'],
+  ],
+  [
+    'vsphere.caFile a folder',
+    { vsphere: { host: 'vc', user: 'u', caFile: '/tmp' } },
+    SECRETS,
+    ['vsphere.caFile', 'folder'],
+  ],
+  [
+    'PROXMOX_CA_FILE missing',
+    { proxmox: PVE },
+    { ...SECRETS, PROXMOX_CA_FILE: '/nonexistent/ca.pem' },
+    ['proxmox.caFile (environment PROXMOX_CA_FILE)'],
+  ],
+  [
+    'proxmox token auth without tokenId',
+    { proxmox: { host: 'pve1', user: 'ferry@pve' } },
+    SECRETS,
+    ['proxmox.tokenId'],
+  ],
+  [
+    'vsphere discovery folders without datacenter',
+    { vsphere: { host: 'vc', user: 'u', discovery: { folders: ['apps'] } } },
+    SECRETS,
+    ['vsphere.discovery', 'datacenter'],
+  ],
   ['netbox.url not a URL', { netbox: { url: 'netbox' } }, SECRETS, ['netbox.url']],
-  ['netbox.url with a token in the query (B5)', { netbox: { url: 'https://netbox.example.com/?token=abc' } }, SECRETS, ['netbox.url', 'no query string', 'NETBOX_TOKEN']],
-  ['netbox.url with credentials', { netbox: { url: 'https://u:p@netbox.example.com' } }, SECRETS, ['netbox.url', 'no credentials']],
-  ['netbox.url plain http to another host', { netbox: { url: 'http://netbox.example.com' } }, SECRETS, ['netbox.url', 'allowInsecureHttp']],
+  [
+    'netbox.url with a token in the query (B5)',
+    { netbox: { url: 'https://netbox.example.com/?token=abc' } },
+    SECRETS,
+    ['netbox.url', 'no query string', 'NETBOX_TOKEN'],
+  ],
+  [
+    'netbox.url with credentials',
+    { netbox: { url: 'https://u:p@netbox.example.com' } },
+    SECRETS,
+    ['netbox.url', 'no credentials'],
+  ],
+  [
+    'netbox.url plain http to another host',
+    { netbox: { url: 'http://netbox.example.com' } },
+    SECRETS,
+    ['netbox.url', 'allowInsecureHttp'],
+  ],
   // B4: every problem in one pass.
-  ['secrets and URL problems together (B4)', { netbox: { url: 'http://u:p@netbox.example.com/?t=1' } }, {}, ['netbox.token', 'NETBOX_TOKEN', 'no credentials', 'no query string', 'allowInsecureHttp']],
-  ['type error, unknown key and missing secret together (B4)', { proxmox: { host: 'pve1', user: 5, bogus: 1 } }, {}, ['proxmox.user', '"bogus"', 'proxmox.tokenSecret', 'proxmox.tokenId']],
-  ['dns.tsigSecret not base64', { dns: { server: 'ns1', tsigKeyName: 'k' } }, { FERRY_DNS_TSIG_SECRET: 'not base64!' }, ['dns.tsigSecret', 'base64']],
+  [
+    'secrets and URL problems together (B4)',
+    { netbox: { url: 'http://u:p@netbox.example.com/?t=1' } },
+    {},
+    ['netbox.token', 'NETBOX_TOKEN', 'no credentials', 'no query string', 'allowInsecureHttp'],
+  ],
+  [
+    'type error, unknown key and missing secret together (B4)',
+    { proxmox: { host: 'pve1', user: 5, bogus: 1 } },
+    {},
+    ['proxmox.user', '"bogus"', 'proxmox.tokenSecret', 'proxmox.tokenId'],
+  ],
+  [
+    'dns.tsigSecret not base64',
+    { dns: { server: 'ns1', tsigKeyName: 'k' } },
+    { FERRY_DNS_TSIG_SECRET: 'not base64!' },
+    ['dns.tsigSecret', 'base64'],
+  ],
   ['dns.ttl negative', { dns: { server: 'ns1', tsigKeyName: 'k', ttl: -1 } }, SECRETS, ['dns.ttl']],
-  ['PROXMOX_PORT not a number', { proxmox: PVE }, { ...SECRETS, PROXMOX_PORT: 'eighty' }, ['proxmox.port (environment PROXMOX_PORT)']],
-  ['provisioning vmidRange min above max', { provisioning: { vmidRange: { min: 2000, max: 1000 }, approvers: ['a'] } }, {}, ['provisioning.vmidRange', 'min must not be above max']],
+  [
+    'PROXMOX_PORT not a number',
+    { proxmox: PVE },
+    { ...SECRETS, PROXMOX_PORT: 'eighty' },
+    ['proxmox.port (environment PROXMOX_PORT)'],
+  ],
+  [
+    'provisioning vmidRange min above max',
+    { provisioning: { vmidRange: { min: 2000, max: 1000 }, approvers: ['a'] } },
+    {},
+    ['provisioning.vmidRange', 'min must not be above max'],
+  ],
   ['a section that is not a mapping', { proxmox: 'pve1' }, {}, ['proxmox (ferry.yaml)', 'expected object']],
-  ['a nested section that is null', { vsphere: { host: 'vc', user: 'u', discovery: null } }, SECRETS, ['vsphere.discovery']],
-  ['vmidRange not a mapping', { provisioning: { node: 'pve1', storage: 'local-lvm', vmidRange: 'all', approvers: ['a'] } }, {}, ['provisioning.vmidRange']],
-  ['provisioning approvals without approvers, and a type error (B4)', { provisioning: { maxConcurrent: 'ten' } }, {}, ['provisioning.maxConcurrent', 'provisioning.approvers']],
+  [
+    'a nested section that is null',
+    { vsphere: { host: 'vc', user: 'u', discovery: null } },
+    SECRETS,
+    ['vsphere.discovery'],
+  ],
+  [
+    'vmidRange not a mapping',
+    { provisioning: { node: 'pve1', storage: 'local-lvm', vmidRange: 'all', approvers: ['a'] } },
+    {},
+    ['provisioning.vmidRange'],
+  ],
+  [
+    'provisioning approvals without approvers, and a type error (B4)',
+    { provisioning: { maxConcurrent: 'ten' } },
+    {},
+    ['provisioning.maxConcurrent', 'provisioning.approvers'],
+  ],
 ];
 
 describe('configuration documents', () => {
@@ -85,8 +185,16 @@ type FileCase = [string, string, string[]];
 const WAVE_CASES: FileCase[] = [
   ['no selection', 'waveId: w1\n', ['selection']],
   ['empty selection', 'waveId: w1\nselection: {}\n', ['selection', 'select VMs by names, folder, cluster or tag']],
-  ['folder and names together (B5)', 'waveId: w1\nselection: {folder: /DC0/vm, names: [a]}\n', ['selection.names', 'not together with folder']],
-  ['names and tag together (B5)', 'waveId: w1\nselection: {tag: ferry/w1, names: [a]}\n', ['selection.names', 'not together with tag']],
+  [
+    'folder and names together (B5)',
+    'waveId: w1\nselection: {folder: /DC0/vm, names: [a]}\n',
+    ['selection.names', 'not together with folder'],
+  ],
+  [
+    'names and tag together (B5)',
+    'waveId: w1\nselection: {tag: ferry/w1, names: [a]}\n',
+    ['selection.names', 'not together with tag'],
+  ],
   ['tag with two slashes (B5)', 'waveId: w1\nselection: {tag: a/b/c}\n', ['selection.tag', 'category/name']],
   ['tag with an empty category', 'waveId: w1\nselection: {tag: /wave1}\n', ['selection.tag']],
   ['folder not a path', 'waveId: w1\nselection: {folder: apps}\n', ['selection.folder', '/DC0/vm/apps']],
@@ -95,7 +203,11 @@ const WAVE_CASES: FileCase[] = [
   ['maxConcurrent zero', 'waveId: w1\nselection: {folder: /DC0/vm}\nmaxConcurrent: 0\n', ['maxConcurrent']],
   ['unknown key', 'waveId: w1\nselection: {folder: /DC0/vm}\nparallel: 3\n', ['unknown key(s) "parallel"']],
   ['not YAML', 'waveId: [w1\n', ['input-']],
-  ['every problem in one pass (B4)', 'waveId: 5\nselection: {names: x, tag: a/b/c, extra: 1}\nmaxConcurrent: -1\n', ['waveId', 'selection.names', 'selection.tag', '"extra"', 'maxConcurrent']],
+  [
+    'every problem in one pass (B4)',
+    'waveId: 5\nselection: {names: x, tag: a/b/c, extra: 1}\nmaxConcurrent: -1\n',
+    ['waveId', 'selection.names', 'selection.tag', '"extra"', 'maxConcurrent'],
+  ],
 ];
 
 describe('wave files', () => {
@@ -112,21 +224,50 @@ describe('wave files', () => {
   });
 });
 
-const SPEC = { name: 'web1', node: 'pve1', cores: 2, memoryMiB: 2048, disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 10 }], nics: [{ slot: 'net0', network: 'vmbr0' }] };
+const SPEC = {
+  name: 'web1',
+  node: 'pve1',
+  cores: 2,
+  memoryMiB: 2048,
+  disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 10 }],
+  nics: [{ slot: 'net0', network: 'vmbr0' }],
+};
 const spec = (changes: Record<string, unknown>) => stringify({ ...SPEC, ...changes });
 const SPEC_CASES: FileCase[] = [
   ['name not a DNS label', spec({ name: 'web_1' }), ['name']],
   ['cores zero', spec({ cores: 0 }), ['cores', 'at least 1']],
   ['memory a string', spec({ memoryMiB: 'lots' }), ['memoryMiB']],
   ['vmid below 100', spec({ vmid: 5 }), ['vmid']],
-  ['VLAN out of range', spec({ nics: [{ slot: 'net0', network: 'vmbr0', vlan: 5000 }] }), ['nics.0.vlan', 'VLAN 1–4094']],
+  [
+    'VLAN out of range',
+    spec({ nics: [{ slot: 'net0', network: 'vmbr0', vlan: 5000 }] }),
+    ['nics.0.vlan', 'VLAN 1–4094'],
+  ],
   ['disk slot unknown', spec({ disks: [{ slot: 'ide0', storage: 'local-lvm', sizeGiB: 1 }] }), ['disks.0.slot']],
-  ['disk slot twice', spec({ disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 1 }, { slot: 'scsi0', storage: 'local-lvm', sizeGiB: 1 }] }), ['disks', 'scsi0 is used twice']],
+  [
+    'disk slot twice',
+    spec({
+      disks: [
+        { slot: 'scsi0', storage: 'local-lvm', sizeGiB: 1 },
+        { slot: 'scsi0', storage: 'local-lvm', sizeGiB: 1 },
+      ],
+    }),
+    ['disks', 'scsi0 is used twice'],
+  ],
   ['extras option not allowed', spec({ extras: { args: '-x' } }), ['extras']],
   ['prefix without netboxId', spec({ prefix: '192.0.2.0/24' }), ['prefix', 'netboxId']],
   ['unknown key', spec({ colour: 'blue' }), ['unknown key(s) "colour"']],
   ['missing name', stringify({ ...SPEC, name: undefined }), ['name: missing']],
-  ['every problem in one pass (B4)', spec({ cores: 'two', colour: 'blue', nics: [{ slot: 'net0', network: 'vmbr0', vlan: 5000 }], prefix: '192.0.2.0/24' }), ['cores', '"colour"', 'nics.0.vlan', 'prefix: addresses are allocated in NetBox']],
+  [
+    'every problem in one pass (B4)',
+    spec({
+      cores: 'two',
+      colour: 'blue',
+      nics: [{ slot: 'net0', network: 'vmbr0', vlan: 5000 }],
+      prefix: '192.0.2.0/24',
+    }),
+    ['cores', '"colour"', 'nics.0.vlan', 'prefix: addresses are allocated in NetBox'],
+  ],
   ['JSON with a type error', JSON.stringify({ ...SPEC, start: 'yes' }), ['start']],
 ];
 
@@ -153,34 +294,133 @@ const CLI_CASES: CliCase[] = [
   ['list --kind bogus (B5)', () => ['list', '--kind', 'bogus'], 2, ['--kind', 'unknown kind "bogus"', 'wave']],
   ['list --limit 0', () => ['list', '--limit', '0'], 2, ['--limit']],
   ['migrate --vm with --names (B5)', () => ['migrate', '--vm', 'x', '--names', 'a,b'], 2, ['--vm and --names']],
-  ['migrate --wave with --folder (B5)', () => ['migrate', '--wave', 'w.yaml', '--folder', '/DC0/vm'], 2, ['--wave and --folder']],
-  ['migrate --names with --folder (B5)', () => ['migrate', '--names', 'a', '--folder', '/DC0/vm', '--wave-id', 'w'], 2, ['--names', 'not together with folder']],
+  [
+    'migrate --wave with --folder (B5)',
+    () => ['migrate', '--wave', 'w.yaml', '--folder', '/DC0/vm'],
+    2,
+    ['--wave and --folder'],
+  ],
+  [
+    'migrate --names with --folder (B5)',
+    () => ['migrate', '--names', 'a', '--folder', '/DC0/vm', '--wave-id', 'w'],
+    2,
+    ['--names', 'not together with folder'],
+  ],
   ['migrate --tag a/b/c', () => ['migrate', '--tag', 'a/b/c', '--wave-id', 'w'], 2, ['--tag', 'category/name']],
   ['migrate --folder not a path', () => ['migrate', '--folder', 'apps', '--wave-id', 'w'], 2, ['--folder']],
   ['migrate with nothing', () => ['migrate'], 2, ['say what to migrate']],
   ['migrate --names without --wave-id', () => ['migrate', '--names', 'a'], 2, ['--wave-id']],
-  ['migrate --wave with a bad wave file', () => ['migrate', '--wave', file('waveId: w1\nselection: {folder: /DC0/vm, names: [a]}\n')], 2, ['selection.names']],
+  [
+    'migrate --wave with a bad wave file',
+    () => ['migrate', '--wave', file('waveId: w1\nselection: {folder: /DC0/vm, names: [a]}\n')],
+    2,
+    ['selection.names'],
+  ],
   ['migrate --max-concurrent 0', () => ['migrate', '--vm', 'x', '--max-concurrent', '0'], 2, ['--max-concurrent']],
-  ['plan --names with --cluster', () => ['plan', '--names', 'a', '--cluster', 'C'], 2, ['--names', 'not together with cluster']],
+  [
+    'plan --names with --cluster',
+    () => ['plan', '--names', 'a', '--cluster', 'C'],
+    2,
+    ['--names', 'not together with cluster'],
+  ],
   ['provision with nothing', () => ['provision'], 2, ['--netbox-id', '--spec', '--planned']],
-  ['provision --netbox-id and --spec', () => ['provision', '--netbox-id', '1', '--spec', 'x.yaml'], 2, ['exactly one of']],
-  ['provision --cluster without --planned', () => ['provision', '--netbox-id', '1', '--cluster', 'c'], 2, ['--cluster', '--planned']],
+  [
+    'provision --netbox-id and --spec',
+    () => ['provision', '--netbox-id', '1', '--spec', 'x.yaml'],
+    2,
+    ['exactly one of'],
+  ],
+  [
+    'provision --cluster without --planned',
+    () => ['provision', '--netbox-id', '1', '--cluster', 'c'],
+    2,
+    ['--cluster', '--planned'],
+  ],
   ['provision --netbox-id zero', () => ['provision', '--netbox-id', '0'], 2, ['--netbox-id']],
-  ['provision --spec with a bad spec (B4)', () => ['provision', '--spec', file(spec({ cores: 'two', colour: 'x', nics: [{ slot: 'net0', network: 'vmbr0', vlan: 0 }] }))], 2, ['cores', '"colour"', 'nics.0.vlan']],
-  ['provision --spec missing file', () => ['provision', '--spec', '/nonexistent/spec.yaml'], 2, ['/nonexistent/spec.yaml']],
-  ['teardown --vmid and --netbox-id', () => ['teardown', '--vmid', '9001', '--netbox-id', '4'], 2, ['exactly one of --vmid N or --netbox-id N']],
+  [
+    'provision --spec with a bad spec (B4)',
+    () => [
+      'provision',
+      '--spec',
+      file(spec({ cores: 'two', colour: 'x', nics: [{ slot: 'net0', network: 'vmbr0', vlan: 0 }] })),
+    ],
+    2,
+    ['cores', '"colour"', 'nics.0.vlan'],
+  ],
+  [
+    'provision --spec missing file',
+    () => ['provision', '--spec', '/nonexistent/spec.yaml'],
+    2,
+    ['/nonexistent/spec.yaml'],
+  ],
+  [
+    'teardown --vmid and --netbox-id',
+    () => ['teardown', '--vmid', '9001', '--netbox-id', '4'],
+    2,
+    ['exactly one of --vmid N or --netbox-id N'],
+  ],
   ['teardown --vmid 5', () => ['teardown', '--vmid', '5'], 2, ['--vmid']],
   ['approve without --reason', () => ['approve', 'wave-x', '--by', 'alice'], 2, ['--reason']],
   ['status --interval 0', () => ['status', 'x', '--interval', '0'], 2, ['--interval']],
-  ['--config naming no file', () => ['--config', '/nonexistent/ferry.yaml', 'list'], 2, ['/nonexistent/ferry.yaml: no such file']],
-  ['a config file with bad keys (B4)', () => ['--config', file(stringify({ temporal: { namespace: '', nmespace: 'a' }, worker: { taskQueue: '' } })), 'list'], 2, ['temporal.namespace', '"nmespace"', 'worker.taskQueue']],
+  [
+    '--config naming no file',
+    () => ['--config', '/nonexistent/ferry.yaml', 'list'],
+    2,
+    ['/nonexistent/ferry.yaml: no such file'],
+  ],
+  [
+    'a config file with bad keys (B4)',
+    () => [
+      '--config',
+      file(stringify({ temporal: { namespace: '', nmespace: 'a' }, worker: { taskQueue: '' } })),
+      'list',
+    ],
+    2,
+    ['temporal.namespace', '"nmespace"', 'worker.taskQueue'],
+  ],
   ['a config file that is not YAML', () => ['--config', file('temporal: [\n'), 'list'], 2, ['not valid YAML']],
-  ['TEMPORAL_TLS not a boolean', () => ['list'], 2, ['temporal.tls.enabled (environment TEMPORAL_TLS)'], { TEMPORAL_TLS: 'perhaps' }],
-  ['netbox setup with a token in the URL query (B5)', () => ['netbox', 'setup'], 2, ['netbox.url', 'no query string'], { NETBOX_URL: 'https://netbox.example.com/api/?token=abc', NETBOX_TOKEN: 'nbt_a.b' }],
-  ['netbox setup with secrets and URL problems (B4)', () => ['netbox', 'setup'], 2, ['netbox.token', 'no credentials in the URL', 'allowInsecureHttp'], { NETBOX_URL: 'http://u:p@netbox.example.com', NETBOX_TOKEN: '' }],
-  ['netbox setup with a missing caFile (B5)', () => ['netbox', 'setup'], 2, ['netbox.caFile (environment NETBOX_CA_FILE)', 'no such file'], { NETBOX_URL: 'https://netbox.example.com', NETBOX_TOKEN: 'nbt_a.b', NETBOX_CA_FILE: '/nonexistent/nb-ca.pem' }],
-  ['discover with a missing vsphere.caFile (B5)', () => ['discover'], 2, ['vsphere.caFile (environment VMWARE_CA_FILE)'], { VMWARE_HOST: 'vc', VMWARE_USER: 'u', VMWARE_PASSWORD: 'p', VMWARE_CA_FILE: '/nonexistent/vc-ca.pem' }],
-  ['an unreachable Temporal (B6): exit 1, one line', () => ['list'], 1, ['cannot reach Temporal at 127.0.0.1:1', 'TEMPORAL_ADDRESS', 'temporal.address'], { TEMPORAL_ADDRESS: '127.0.0.1:1' }],
+  [
+    'TEMPORAL_TLS not a boolean',
+    () => ['list'],
+    2,
+    ['temporal.tls.enabled (environment TEMPORAL_TLS)'],
+    { TEMPORAL_TLS: 'perhaps' },
+  ],
+  [
+    'netbox setup with a token in the URL query (B5)',
+    () => ['netbox', 'setup'],
+    2,
+    ['netbox.url', 'no query string'],
+    { NETBOX_URL: 'https://netbox.example.com/api/?token=abc', NETBOX_TOKEN: 'nbt_a.b' },
+  ],
+  [
+    'netbox setup with secrets and URL problems (B4)',
+    () => ['netbox', 'setup'],
+    2,
+    ['netbox.token', 'no credentials in the URL', 'allowInsecureHttp'],
+    { NETBOX_URL: 'http://u:p@netbox.example.com', NETBOX_TOKEN: '' },
+  ],
+  [
+    'netbox setup with a missing caFile (B5)',
+    () => ['netbox', 'setup'],
+    2,
+    ['netbox.caFile (environment NETBOX_CA_FILE)', 'no such file'],
+    { NETBOX_URL: 'https://netbox.example.com', NETBOX_TOKEN: 'nbt_a.b', NETBOX_CA_FILE: '/nonexistent/nb-ca.pem' },
+  ],
+  [
+    'discover with a missing vsphere.caFile (B5)',
+    () => ['discover'],
+    2,
+    ['vsphere.caFile (environment VMWARE_CA_FILE)'],
+    { VMWARE_HOST: 'vc', VMWARE_USER: 'u', VMWARE_PASSWORD: 'p', VMWARE_CA_FILE: '/nonexistent/vc-ca.pem' },
+  ],
+  [
+    'an unreachable Temporal (B6): exit 1, one line',
+    () => ['list'],
+    1,
+    ['cannot reach Temporal at 127.0.0.1:1', 'TEMPORAL_ADDRESS', 'temporal.address'],
+    { TEMPORAL_ADDRESS: '127.0.0.1:1' },
+  ],
 ];
 
 async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
@@ -190,7 +430,14 @@ async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<
 describe('the ferry command line', () => {
   const results = new Map<string, { code: number | null; output: string }>();
   beforeAll(async () => {
-    const env = { FERRY_CONFIG: '', NETBOX_URL: '', NETBOX_TOKEN: '', VMWARE_HOST: '', PROXMOX_HOST: '', ...NO_TEMPORAL };
+    const env = {
+      FERRY_CONFIG: '',
+      NETBOX_URL: '',
+      NETBOX_TOKEN: '',
+      VMWARE_HOST: '',
+      PROXMOX_HOST: '',
+      ...NO_TEMPORAL,
+    };
     await inBatches(CLI_CASES, 12, async ([what, argv, , , extra]) => {
       const run = spawnFerry(argv(), { ...env, ...extra });
       results.set(what, { code: await run.exited, output: run.output() });
@@ -220,7 +467,9 @@ describe('the worker', () => {
   }
 
   it('refuses a proxmox.caFile naming no file, before it connects (B5)', async () => {
-    const config = file(stringify({ temporal: { address: '127.0.0.1:1' }, proxmox: { ...PVE, caFile: '/nonexistent/pve-ca.pem' } }));
+    const config = file(
+      stringify({ temporal: { address: '127.0.0.1:1' }, proxmox: { ...PVE, caFile: '/nonexistent/pve-ca.pem' } }),
+    );
     const { code, output } = await worker(['--config', config], { PROXMOX_TOKEN_SECRET: 's' });
     expect(output).toContain('proxmox.caFile');
     expect(output).toContain('/nonexistent/pve-ca.pem: no such file');
@@ -229,7 +478,9 @@ describe('the worker', () => {
 
   it('says in one line that Temporal is unreachable, with the address and how to set it (B6)', async () => {
     const { code, output } = await worker([], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
-    expect(output.trim()).toMatch(/^ferry worker: cannot reach Temporal at 127\.0\.0\.1:1: .*TEMPORAL_ADDRESS or temporal\.address/);
+    expect(output.trim()).toMatch(
+      /^ferry worker: cannot reach Temporal at 127\.0\.0\.1:1: .*TEMPORAL_ADDRESS or temporal\.address/,
+    );
     expect(output.trim().split('\n')).toHaveLength(1);
     expect(output).not.toMatch(/TransportError|connection\.ts/);
     expect(code).toBe(1);

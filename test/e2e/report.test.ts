@@ -20,7 +20,8 @@ describe('ferry report of a lab wave, opened in a browser', () => {
   let waveId: string;
   let waiting: ReportModel | undefined;
   const allWaiting = (m: ReportModel | undefined) =>
-    m?.vms.length === VM_WORKFLOWS.length && m.vms.every((vm) => vm.bars.some((b) => b.category === 'awaiting-approval' && b.open));
+    m?.vms.length === VM_WORKFLOWS.length &&
+    m.vms.every((vm) => vm.bars.some((b) => b.category === 'awaiting-approval' && b.open));
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'ferry-report-'));
@@ -55,7 +56,9 @@ describe('ferry report of a lab wave, opened in a browser', () => {
 
   /** `ferry report` of the wave, named by its wave id or (`byWorkflowId`) its workflow id. */
   const ferry = async (args: string[], byWorkflowId = false) => {
-    const p = spawnFerry(['report', byWorkflowId ? `${waveId}-wave` : waveId, ...args], { TEMPORAL_ADDRESS: devServerAddress() });
+    const p = spawnFerry(['report', byWorkflowId ? `${waveId}-wave` : waveId, ...args], {
+      TEMPORAL_ADDRESS: devServerAddress(),
+    });
     const code = await p.exited;
     return { code, output: p.output() };
   };
@@ -72,16 +75,28 @@ describe('ferry report of a lab wave, opened in a browser', () => {
     expect([page.width, page.height]).toEqual([1280, 1000]);
     expect(page.png.length).toBeGreaterThan(30_000); // a drawn page, not a blank one
     expect(page.log).not.toMatch(/CONSOLE|Uncaught|net::ERR/);
-    const rows = [...page.dom.matchAll(/<g class="vm-row" data-vm="([^"]+)" data-outcome="([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`);
-    expect(rows.sort()).toEqual(VM_WORKFLOWS.map((n) => `${n} ${n === 'mig-legacy01' ? 'refused' : 'migrated'}`).sort());
+    const rows = [...page.dom.matchAll(/<g class="vm-row" data-vm="([^"]+)" data-outcome="([^"]+)"/g)].map(
+      (m) => `${m[1]} ${m[2]}`,
+    );
+    expect(rows.sort()).toEqual(
+      VM_WORKFLOWS.map((n) => `${n} ${n === 'mig-legacy01' ? 'refused' : 'migrated'}`).sort(),
+    );
     // Each migrated VM has its stages drawn, the approval wait among them.
     for (const name of VM_WORKFLOWS.filter((n) => n !== 'mig-legacy01')) {
       const row = page.dom.slice(page.dom.indexOf(`data-vm="${name}"`));
-      const stages = [...row.slice(0, row.indexOf('</g><g class="vm-row"') >>> 0).matchAll(/<g class="bar stage[^"]*" data-category="([^"]+)"/g)].map((m) => m[1]);
-      expect(stages).toEqual(expect.arrayContaining(['shell', 'relocate', 'awaiting-approval', 'shutdown', 'import', 'verify']));
+      const stages = [
+        ...row
+          .slice(0, row.indexOf('</g><g class="vm-row"') >>> 0)
+          .matchAll(/<g class="bar stage[^"]*" data-category="([^"]+)"/g),
+      ].map((m) => m[1]);
+      expect(stages).toEqual(
+        expect.arrayContaining(['shell', 'relocate', 'awaiting-approval', 'shutdown', 'import', 'verify']),
+      );
     }
     expect(page.dom).toContain('<td>mig-snap01</td>');
-    expect(page.dom).toMatch(/<td>approve<\/td><td>lab-admin<\/td><td>[^<]+ UTC<\/td><td>update<\/td><td>report test cutover<\/td><td>all<\/td>/);
+    expect(page.dom).toMatch(
+      /<td>approve<\/td><td>lab-admin<\/td><td>[^<]+ UTC<\/td><td>update<\/td><td>report test cutover<\/td><td>all<\/td>/,
+    );
   });
 
   it('draws a running wave as far as it got: every VM at the approval gate, still open', () => {
@@ -90,7 +105,14 @@ describe('ferry report of a lab wave, opened in a browser', () => {
     expect(waiting!.endedAt).toBeUndefined();
     // The refusal at discovery comes from the wave's status query (it has no result yet).
     expect(waiting!.refusals.map((r) => r.vm)).toEqual(['mig-snap01']);
-    for (const vm of waiting!.vms) expect(vm.bars.filter((b) => b.lane === 'stage').map((b) => b.category)).toEqual(['validate', 'networks', 'shell', 'relocate', 'awaiting-approval']);
+    for (const vm of waiting!.vms)
+      expect(vm.bars.filter((b) => b.lane === 'stage').map((b) => b.category)).toEqual([
+        'validate',
+        'networks',
+        'shell',
+        'relocate',
+        'awaiting-approval',
+      ]);
   });
 
   it('prints the model with --json and a summary with --md', async () => {
@@ -106,7 +128,10 @@ describe('ferry report of a lab wave, opened in a browser', () => {
       expect(vm.downtimeMs!).toBeLessThan(vm.endedAt! - vm.startedAt);
       expect(vm.importedBytes).toBeGreaterThan(0);
     }
-    expect(model.throughput[model.throughput.length - 1]).toMatchObject({ vmsDone: 5, bytesImported: model.totals.bytesImported });
+    expect(model.throughput[model.throughput.length - 1]).toMatchObject({
+      vmsDone: 5,
+      bytesImported: model.totals.bytesImported,
+    });
 
     const md = await ferry(['--md']);
     expect(md.code).toBe(0);
@@ -115,10 +140,12 @@ describe('ferry report of a lab wave, opened in a browser', () => {
     expect(md.output).toMatch(/^\| mig-web01 \| 20074 \| migrated \| .*approval .* \|$/m);
   });
 
-  it('says what it covers when pointed at one VM\'s workflow, and exits 1', async () => {
+  it("says what it covers when pointed at one VM's workflow, and exits 1", async () => {
     const model = JSON.parse((await ferry(['--json'])).output) as ReportModel;
     const vm = spawnFerry(['report', model.vms[0]!.workflowId, '--md'], { TEMPORAL_ADDRESS: devServerAddress() });
     expect(await vm.exited).toBe(1);
-    expect(vm.output()).toBe(`${model.vms[0]!.workflowId} is a migrateVm workflow: a report covers a migration wave (migrationWave) or a provision batch (provisionPlanned)\n`);
+    expect(vm.output()).toBe(
+      `${model.vms[0]!.workflowId} is a migrateVm workflow: a report covers a migration wave (migrationWave) or a provision batch (provisionPlanned)\n`,
+    );
   });
 });

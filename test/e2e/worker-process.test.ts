@@ -28,7 +28,10 @@ describe('worker.ts as a process', () => {
     });
     // A config that lists only `main` still gets the coordination queue beside it (waves, semaphores).
     expect(worker.output()).toMatch(new RegExp(`queues ${queue}, ${queue}-coordination$`, 'm'));
-    const report = await temporal.client.workflow.execute<typeof doctor>('doctor', { taskQueue: queue, workflowId: `${queue}-doctor` });
+    const report = await temporal.client.workflow.execute<typeof doctor>('doctor', {
+      taskQueue: queue,
+      workflowId: `${queue}-doctor`,
+    });
     expect(report.verdicts[0]).toMatchObject({ endpoint: 'temporal', ok: true });
     expect(await worker.stop()).toBe(0);
   });
@@ -45,7 +48,9 @@ describe('worker.ts as a process', () => {
     expect(code).toBe(2);
     expect(output).toContain('invalid ferry configuration');
     expect(output).toContain('proxmox.port (environment PROXMOX_PORT): expected a whole number, got "x"');
-    expect(output).toContain('proxmox.user: required: set it in ferry.yaml or PROXMOX_USER; the proxmox section exists only because PROXMOX_HOST is set');
+    expect(output).toContain(
+      'proxmox.user: required: set it in ferry.yaml or PROXMOX_USER; the proxmox section exists only because PROXMOX_HOST is set',
+    );
   });
 
   it('refuses an argument it does not know instead of ignoring it', async () => {

@@ -11,11 +11,14 @@ class FerryTestEnvironment extends TestEnvironment {
     const running = workers.filter((w) => !STOPPED.has(w.getState()) && w.getState() !== 'INITIALIZED');
     for (const w of running) if (w.getState() === 'RUNNING') w.shutdown();
     const deadline = Date.now() + 30_000;
-    while (running.some((w) => !STOPPED.has(w.getState())) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (running.some((w) => !STOPPED.has(w.getState())) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     await super.teardown();
     if (running.length > 0) {
       const queues = running.map((w) => w.options.taskQueue).join(', ');
-      throw new Error(`${running.length} Temporal worker(s) were still running when this file's tests ended (${queues}); they were shut down`);
+      throw new Error(
+        `${running.length} Temporal worker(s) were still running when this file's tests ended (${queues}); they were shut down`,
+      );
     }
   }
 }

@@ -20,7 +20,12 @@ const folderRank = (p) => {
 
 class FerrySequencer extends Sequencer {
   sort(tests) {
-    return [...tests].sort((a, b) => firstRank(a.path) - firstRank(b.path) || folderRank(a.path) - folderRank(b.path) || a.path.localeCompare(b.path));
+    return [...tests].sort(
+      (a, b) =>
+        firstRank(a.path) - firstRank(b.path) ||
+        folderRank(a.path) - folderRank(b.path) ||
+        a.path.localeCompare(b.path),
+    );
   }
 }
 

@@ -2,7 +2,10 @@
 class SlowestSuites {
   onRunComplete(_contexts, results) {
     const rows = results.testResults
-      .map((r) => ({ file: r.testFilePath.replace(`${process.cwd()}/`, ''), seconds: (r.perfStats.end - r.perfStats.start) / 1000 }))
+      .map((r) => ({
+        file: r.testFilePath.replace(`${process.cwd()}/`, ''),
+        seconds: (r.perfStats.end - r.perfStats.start) / 1000,
+      }))
       .sort((a, b) => b.seconds - a.seconds)
       .slice(0, 15);
     if (rows.length === 0) return;

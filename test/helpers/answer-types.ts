@@ -24,8 +24,16 @@ function valuesAt(value: unknown, at: string): unknown[] {
     values = values.flatMap((v) => {
       if (part === '[]') return Array.isArray(v) ? v : [];
       const select = /^\[(\w+)=([^\]]*)\]$/.exec(part);
-      if (select) return Array.isArray(v) ? v.filter((item) => (item as Record<string, unknown>)?.[select[1]!] === select[2]) : [];
-      return v !== null && typeof v === 'object' && !Array.isArray(v) && (v as Record<string, unknown>)[part] !== undefined ? [(v as Record<string, unknown>)[part]] : [];
+      if (select)
+        return Array.isArray(v)
+          ? v.filter((item) => (item as Record<string, unknown>)?.[select[1]!] === select[2])
+          : [];
+      return v !== null &&
+        typeof v === 'object' &&
+        !Array.isArray(v) &&
+        (v as Record<string, unknown>)[part] !== undefined
+        ? [(v as Record<string, unknown>)[part]]
+        : [];
     });
   }
   return values;
@@ -36,11 +44,15 @@ export function answerProblems(flavour: Flavour, route: string, data: unknown): 
   const schema = loadSubset(flavour).endpoints[template]?.[method];
   if (!schema) return [`${route} is not in the ${flavour} schema subset`];
   const deviations = SCHEMA_DEVIATIONS.filter((d) => d.route === route);
-  const problems = checkReturns(schema.returns as ReturnsSchema, data, '', { perl: true }).filter((e) => !deviations.some((d) => d.message.test(e)));
+  const problems = checkReturns(schema.returns as ReturnsSchema, data, '', { perl: true }).filter(
+    (e) => !deviations.some((d) => d.message.test(e)),
+  );
   for (const rule of PERL_TYPES.filter((r) => r.route === route)) {
     const values = valuesAt(data, rule.at);
     if (values.length === 0) problems.push(`${rule.at || '(answer)'}: no value to check as ${rule.type}`);
-    for (const v of values) if (!isType[rule.type](v)) problems.push(`${rule.at || '(answer)'} is ${JSON.stringify(v)}, not a ${rule.type} (${rule.source})`);
+    for (const v of values)
+      if (!isType[rule.type](v))
+        problems.push(`${rule.at || '(answer)'} is ${JSON.stringify(v)}, not a ${rule.type} (${rule.source})`);
   }
   return problems;
 }
@@ -52,7 +64,12 @@ export interface RouteCaller {
   covered: Set<string>;
 }
 
-export function routeCaller(fx: SimFixture, flavour: Flavour, fill: Record<string, string>, headers?: Record<string, string>): RouteCaller {
+export function routeCaller(
+  fx: SimFixture,
+  flavour: Flavour,
+  fill: Record<string, string>,
+  headers?: Record<string, string>,
+): RouteCaller {
   const covered = new Set<string>();
   return {
     covered,
@@ -76,5 +93,7 @@ export function routeCaller(fx: SimFixture, flavour: Flavour, fill: Record<strin
 
 /** Every route of a flavour's subset (`METHOD /template`). */
 export function allRoutes(flavour: Flavour): string[] {
-  return Object.entries(loadSubset(flavour).endpoints).flatMap(([template, methods]) => Object.keys(methods).map((m) => `${m} ${template}`));
+  return Object.entries(loadSubset(flavour).endpoints).flatMap(([template, methods]) =>
+    Object.keys(methods).map((m) => `${m} ${template}`),
+  );
 }

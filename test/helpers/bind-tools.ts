@@ -23,7 +23,9 @@ export async function nsupdate(bind: BindServer, key: BindKey, commands: string[
   const script = [`server 127.0.0.1 ${bind.port}`, ...commands, 'send', ''].join('\n');
   // The key goes in a file (not on the command line, where `ps` would show it).
   const keyFile = path.join(bind.dir, `${key.name}.nsupdate.key`);
-  writeFileSync(keyFile, `key "${key.name}" { algorithm ${key.algorithm}; secret "${key.secret}"; };\n`, { mode: 0o600 });
+  writeFileSync(keyFile, `key "${key.name}" { algorithm ${key.algorithm}; secret "${key.secret}"; };\n`, {
+    mode: 0o600,
+  });
   const child = execFile(toolPath('nsupdate'), ['-k', keyFile]);
   const done = new Promise<void>((resolve, reject) => {
     let stderr = '';

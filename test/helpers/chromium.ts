@@ -23,20 +23,39 @@ export interface Rendered {
  * Opens a local HTML file in headless chromium as a person would see it, with every host name
  * unresolvable (a page that fetches anything logs the failure): a screenshot and the parsed DOM.
  */
-export async function renderInChromium(htmlFile: string, pngFile: string, size = { width: 1280, height: 1000 }): Promise<Rendered> {
+export async function renderInChromium(
+  htmlFile: string,
+  pngFile: string,
+  size = { width: 1280, height: 1000 },
+): Promise<Rendered> {
   const profile = mkdtempSync(path.join(tmpdir(), 'ferry-chromium-'));
   const common = [
-    '--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--no-first-run', `--user-data-dir=${profile}`,
-    '--host-resolver-rules=MAP * ~NOTFOUND', '--enable-logging=stderr', '--v=0', `--window-size=${size.width},${size.height}`,
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--hide-scrollbars',
+    '--no-first-run',
+    `--user-data-dir=${profile}`,
+    '--host-resolver-rules=MAP * ~NOTFOUND',
+    '--enable-logging=stderr',
+    '--v=0',
+    `--window-size=${size.width},${size.height}`,
   ];
   try {
     const url = pathToFileURL(htmlFile).href;
     const shot = await run(chromiumPath(), [...common, `--screenshot=${pngFile}`, url], { timeoutMs: 90_000 });
     const dump = await run(chromiumPath(), [...common, '--dump-dom', url], { timeoutMs: 90_000 });
-    if (shot.code !== 0 || dump.code !== 0) throw new Error(`chromium failed (${shot.code}, ${dump.code}):\n${shot.stderr}\n${dump.stderr}`);
+    if (shot.code !== 0 || dump.code !== 0)
+      throw new Error(`chromium failed (${shot.code}, ${dump.code}):\n${shot.stderr}\n${dump.stderr}`);
     const png = readFileSync(pngFile);
     // PNG: the IHDR chunk right after the 8-byte signature holds width and height.
-    return { dom: dump.stdout, log: `${shot.stderr}\n${dump.stderr}`, png, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+    return {
+      dom: dump.stdout,
+      log: `${shot.stderr}\n${dump.stderr}`,
+      png,
+      width: png.readUInt32BE(16),
+      height: png.readUInt32BE(20),
+    };
   } finally {
     rmSync(profile, { recursive: true, force: true });
   }

@@ -23,10 +23,11 @@ type Service = {
 
 function environmentPairs(env: Service['environment']): Array<[string, string]> {
   if (!env) return [];
-  if (Array.isArray(env)) return env.map((e) => {
-    const [k, ...v] = e.split('=');
-    return [k!, v.join('=')];
-  });
+  if (Array.isArray(env))
+    return env.map((e) => {
+      const [k, ...v] = e.split('=');
+      return [k!, v.join('=')];
+    });
   return Object.entries(env).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]);
 }
 
@@ -66,7 +67,8 @@ export function composeProblems(doc: unknown): string[] {
     for (const file of envFiles(svc.env_file)) {
       const users = ENV_FILE_USERS[file];
       if (!users) problems.push(`${name}: env_file ${file} is not one of ${Object.keys(ENV_FILE_USERS).join(', ')}`);
-      else if (!users.includes(name)) problems.push(`${name}: gets ${file}, whose secrets only ${users.join(', ')} use`);
+      else if (!users.includes(name))
+        problems.push(`${name}: gets ${file}, whose secrets only ${users.join(', ')} use`);
     }
     const oneShot = typeof svc.restart === 'string' && svc.restart.startsWith('on-failure');
     if (!oneShot && !svc.healthcheck?.test) problems.push(`${name}: long-running service without a healthcheck`);

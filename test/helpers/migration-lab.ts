@@ -82,8 +82,20 @@ export async function labWorkers(connection: NativeConnection, deps: ActivityDep
   const taskQueue = uniqueName('mig');
   const activities = createActivities(deps);
   const workers = await Promise.all([
-    Worker.create({ connection, taskQueue, workflowBundle: { codePath: workflowBundlePath() }, activities, shutdownGraceTime: '1s' }),
-    Worker.create({ connection, taskQueue: coordinationQueue(taskQueue), workflowBundle: { codePath: workflowBundlePath() }, activities, shutdownGraceTime: '1s' }),
+    Worker.create({
+      connection,
+      taskQueue,
+      workflowBundle: { codePath: workflowBundlePath() },
+      activities,
+      shutdownGraceTime: '1s',
+    }),
+    Worker.create({
+      connection,
+      taskQueue: coordinationQueue(taskQueue),
+      workflowBundle: { codePath: workflowBundlePath() },
+      activities,
+      shutdownGraceTime: '1s',
+    }),
     ...(['vmotion', 'import', 'sdn', 'convert'] as const).map((work) =>
       Worker.create({ connection, taskQueue: heavyQueue(taskQueue, work), activities, shutdownGraceTime: '1s' }),
     ),

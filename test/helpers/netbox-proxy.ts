@@ -17,12 +17,22 @@ export async function startNetboxProxy(netboxUrl: string, options: { dropEtags?:
   const upstream = new URL(netboxUrl);
   const requests: string[] = [];
   const proxy = createServer((req, res) => {
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent: false }, (answer) => {
-      requests.push(`${req.method} ${new URL(req.url ?? '/', 'http://proxy').pathname} ${answer.statusCode}`);
-      const { etag: _dropped, ...withoutEtag } = answer.headers;
-      res.writeHead(answer.statusCode ?? 502, options.dropEtags ? withoutEtag : answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        agent: false,
+      },
+      (answer) => {
+        requests.push(`${req.method} ${new URL(req.url ?? '/', 'http://proxy').pathname} ${answer.statusCode}`);
+        const { etag: _dropped, ...withoutEtag } = answer.headers;
+        res.writeHead(answer.statusCode ?? 502, options.dropEtags ? withoutEtag : answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(forward);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));

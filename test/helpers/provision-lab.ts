@@ -30,7 +30,15 @@ export interface ProvisionLab extends Omit<MigrationLab, 'vcsim'> {
   /** A NetBox tag (created if missing); returns its slug. */
   tag(slug: string): Promise<string>;
   /** A new NetBox VM (status `planned` unless given) in the lab cluster. */
-  plannedVm(spec: { name?: string; status?: string; vcpus?: number; memory?: number; disk?: number; tags?: string[]; fields?: Record<string, unknown> }): Promise<{ id: number; name: string }>;
+  plannedVm(spec: {
+    name?: string;
+    status?: string;
+    vcpus?: number;
+    memory?: number;
+    disk?: number;
+    tags?: string[];
+    fields?: Record<string, unknown>;
+  }): Promise<{ id: number; name: string }>;
 }
 
 export interface ProvisionLabOptions {
@@ -51,7 +59,14 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
   const started = await Promise.allSettled([
     startProxmoxSimulator({
       ...sampleCluster(stateDir, '9.1', credentials),
-      settings: { resourcesLagMs: 300, createTaskMs: 50, taskMs: 20, authFailureDelayMs: 50, guestShutdownMs: 100, ...options.sim },
+      settings: {
+        resourcesLagMs: 300,
+        createTaskMs: 50,
+        taskMs: 20,
+        authFailureDelayMs: 50,
+        guestShutdownMs: 100,
+        ...options.sim,
+      },
     }),
     startNetbox(),
     startBind({ forwardZone: LAB_DNS_ZONE, reverseZone: options.reverseZone ?? LAB_REVERSE_ZONE }),
@@ -59,7 +74,9 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) {
     // One part did not start (NetBox on a starved machine): stop the others, or BIND keeps jest alive.
-    await Promise.all(started.flatMap((s) => (s.status === 'fulfilled' ? [s.value.stop().catch(() => undefined)] : [])));
+    await Promise.all(
+      started.flatMap((s) => (s.status === 'fulfilled' ? [s.value.stop().catch(() => undefined)] : [])),
+    );
     rmSync(stateDir, { recursive: true, force: true });
     throw failed.reason;
   }
@@ -73,10 +90,22 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
   const knownHostsFile = labKnownHostsFile(stateDir);
   const document: Record<string, unknown> = {
     temporal: { address: devServerAddress() },
-    proxmox: { host: pve.host, port: pve.port, user: credentials.tokenUser, tokenId: credentials.tokenName, validateCerts: true, caFile: pve.caFile },
+    proxmox: {
+      host: pve.host,
+      port: pve.port,
+      user: credentials.tokenUser,
+      tokenId: credentials.tokenName,
+      validateCerts: true,
+      caFile: pve.caFile,
+    },
     // A name of its own, so workflow ids (provision-<netbox>-<id>) never meet another test's.
     netbox: { url: netbox.url, name: uniqueName('nb') },
-    dns: { server: bind.server, port: bind.port, tsigKeyName: bind.key.name, zones: [bind.forwardZone, bind.reverseZone] },
+    dns: {
+      server: bind.server,
+      port: bind.port,
+      tsigKeyName: bind.key.name,
+      zones: [bind.forwardZone, bind.reverseZone],
+    },
     knownHosts: { file: knownHostsFile },
     provisioning: {
       ...labProvisioningSection(),
@@ -84,10 +113,19 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
       pollInterval: '200ms',
       retry: { initialInterval: '200ms', maximumInterval: '2s' },
       ...options.provisioning,
-      teardown: { ...(labProvisioningSection().teardown as object), shutdownTimeout: '2s', cleanupAttempts: 2, ...(options.provisioning?.teardown as object) },
+      teardown: {
+        ...(labProvisioningSection().teardown as object),
+        shutdownTimeout: '2s',
+        cleanupAttempts: 2,
+        ...(options.provisioning?.teardown as object),
+      },
     },
   };
-  const env = { PROXMOX_TOKEN_SECRET: credentials.tokenSecret, NETBOX_TOKEN: netbox.tokenV2, FERRY_DNS_TSIG_SECRET: bind.key.secret };
+  const env = {
+    PROXMOX_TOKEN_SECRET: credentials.tokenSecret,
+    NETBOX_TOKEN: netbox.tokenV2,
+    FERRY_DNS_TSIG_SECRET: bind.key.secret,
+  };
   const config = parseConfig(document, env, 'provision lab');
   const deps = await createDependencies(config);
   const admin = new SimulatorAdmin(pve.url, pve.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });
@@ -122,7 +160,13 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
           memory: spec.memory ?? 1024,
           disk: spec.disk ?? 4096,
           tags: (spec.tags ?? [LAB_NETBOX.tag.slug]).map((slug) => ({ slug })),
-          custom_fields: { ferry_node: 'pve1', ferry_storage: 'local-lvm', ferry_network: 'vmbr0', ferry_iso: `local:iso/${SAMPLE_ISO}`, ...spec.fields },
+          custom_fields: {
+            ferry_node: 'pve1',
+            ferry_storage: 'local-lvm',
+            ferry_network: 'vmbr0',
+            ferry_iso: `local:iso/${SAMPLE_ISO}`,
+            ...spec.fields,
+          },
         },
       });
       return { id: data.id, name };
@@ -147,13 +191,19 @@ export interface RunningWorkers {
  * Workers for a fresh main queue and its heavy queues with the real activities, running until
  * `stop()` (for test files that start many workflows over several tests).
  */
-export async function runWorkers(connection: NativeConnection, deps: ActivityDeps, prefix = 'prov'): Promise<RunningWorkers> {
+export async function runWorkers(
+  connection: NativeConnection,
+  deps: ActivityDeps,
+  prefix = 'prov',
+): Promise<RunningWorkers> {
   const taskQueue = uniqueName(prefix);
   const activities = createActivities(deps);
   const workers = await Promise.all([
     createTestWorker(connection, { taskQueue, activities }),
     createTestWorker(connection, { taskQueue: coordinationQueue(taskQueue), activities }),
-    ...(['vmotion', 'import', 'sdn'] as const).map((work) => createTestWorker(connection, { taskQueue: heavyQueue(taskQueue, work), activities, workflowBundle: undefined })),
+    ...(['vmotion', 'import', 'sdn'] as const).map((work) =>
+      createTestWorker(connection, { taskQueue: heavyQueue(taskQueue, work), activities, workflowBundle: undefined }),
+    ),
   ]);
   const running = Promise.all(workers.map((w) => w.run()));
   return {

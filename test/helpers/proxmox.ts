@@ -17,8 +17,12 @@ export interface SimFixture {
   stateDir: string;
   client(options?: Partial<ProxmoxClientOptions>): ProxmoxClient;
   /** A raw HTTPS request to the simulator (token auth unless headers say otherwise), for wire-level checks. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire-level answers are checked field by field in the tests
-  raw(method: string, apiPath: string, options?: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> }): Promise<{ status: number; statusText: string; body: any }>;
+  raw(
+    method: string,
+    apiPath: string,
+    options?: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> },
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire-level answers are checked field by field in the tests
+  ): Promise<{ status: number; statusText: string; body: any }>;
   /** The simulator's admin API as the sample cluster's admin token (closed by stop()). */
   admin(): SimulatorAdmin;
   /** The `import` folder of storage `local` on `node`, created: a file put there is `local:import/<file>`. */
@@ -31,7 +35,10 @@ export const FLAVOURS: Flavour[] = ['8.4', '9.1'];
 export async function startSim(flavour: Flavour, settings: Partial<SimSettings> = {}): Promise<SimFixture> {
   const stateDir = mkdtempSync(path.join(tmpdir(), `ferry-pve-${flavour}-`));
   const credentials = sampleCredentials();
-  const sim = await startProxmoxSimulator({ ...sampleCluster(stateDir, flavour, credentials), settings: { authFailureDelayMs: 50, ...settings } });
+  const sim = await startProxmoxSimulator({
+    ...sampleCluster(stateDir, flavour, credentials),
+    settings: { authFailureDelayMs: 50, ...settings },
+  });
   const clients: ProxmoxClient[] = [];
   const admins: SimulatorAdmin[] = [];
   const authorization = `PVEAPIToken=${credentials.tokenId}=${credentials.tokenSecret}`;
@@ -66,13 +73,20 @@ export async function startSim(flavour: Flavour, settings: Partial<SimSettings> 
       try {
         const response = await request(`${sim.url}${apiPath}`, { method: method as 'GET', headers, body, dispatcher });
         const text = await response.body.text();
-        return { status: response.statusCode, statusText: response.statusText, body: text ? JSON.parse(text) : undefined };
+        return {
+          status: response.statusCode,
+          statusText: response.statusText,
+          body: text ? JSON.parse(text) : undefined,
+        };
       } finally {
         await dispatcher.close();
       }
     },
     admin() {
-      const admin = new SimulatorAdmin(sim.url, sim.caFile, { id: credentials.tokenId, secret: credentials.tokenSecret });
+      const admin = new SimulatorAdmin(sim.url, sim.caFile, {
+        id: credentials.tokenId,
+        secret: credentials.tokenSecret,
+      });
       admins.push(admin);
       return admin;
     },
@@ -104,7 +118,11 @@ export async function failure(fn: () => Promise<unknown>): Promise<any> {
  * Repeats an operation on retryable FerryErrors, as a Temporal activity retry policy would (small
  * backoff, bounded attempts), and counts the attempts.
  */
-export async function retrying<T>(fn: () => Promise<T>, stats: { attempts: number; retries: number }, maxAttempts = 40): Promise<T> {
+export async function retrying<T>(
+  fn: () => Promise<T>,
+  stats: { attempts: number; retries: number },
+  maxAttempts = 40,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     stats.attempts++;
     try {

@@ -19,23 +19,35 @@ export interface RealClientRun {
   tasks: Record<string, string[]>;
 }
 
-export async function runRealClient(fx: SimFixture, command: string[], env: Record<string, string>): Promise<RealClientRun> {
+export async function runRealClient(
+  fx: SimFixture,
+  command: string[],
+  env: Record<string, string>,
+): Promise<RealClientRun> {
   const firstRequest = fx.sim.requests.length;
   const firstTask = fx.sim.cluster.tasks.history.length;
-  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(command[0]!, command.slice(1), {
-      timeout: 180_000,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: process.env.HOME ?? '/tmp',
-        PVE_URL: fx.sim.url,
-        PVE_CA_FILE: fx.sim.caFile,
-        PVE_TOKEN_ID: fx.credentials.tokenId,
-        PVE_TOKEN_SECRET: fx.credentials.tokenSecret,
-        ...env,
-      },
-    }, (error, out, err) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }));
-  });
+  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+    (resolve) => {
+      execFile(
+        command[0]!,
+        command.slice(1),
+        {
+          timeout: 180_000,
+          env: {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            HOME: process.env.HOME ?? '/tmp',
+            PVE_URL: fx.sim.url,
+            PVE_CA_FILE: fx.sim.caFile,
+            PVE_TOKEN_ID: fx.credentials.tokenId,
+            PVE_TOKEN_SECRET: fx.credentials.tokenSecret,
+            ...env,
+          },
+        },
+        (error, out, err) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
+      );
+    },
+  );
   await fx.sim.cluster.tasks.idle();
   const lines = stdout.trim().split('\n');
   const last = lines[lines.length - 1] ?? '';
@@ -46,7 +58,10 @@ export async function runRealClient(fx: SimFixture, command: string[], env: Reco
     steps: lines.map((l) => /^step (\S+) ok$/.exec(l)?.[1]).filter((s): s is string => s !== undefined),
     summary: last.startsWith('{') ? JSON.parse(last) : undefined,
     stderr,
-    failedRequests: fx.sim.requests.slice(firstRequest).filter((r) => (r.status ?? 0) >= 400).map((r) => `${r.method} ${r.path} ${r.status}`),
+    failedRequests: fx.sim.requests
+      .slice(firstRequest)
+      .filter((r) => (r.status ?? 0) >= 400)
+      .map((r) => `${r.method} ${r.path} ${r.status}`),
     tasks,
   };
 }

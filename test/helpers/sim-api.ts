@@ -32,7 +32,13 @@ export function simApi(fx: SimFixture): SimApi {
   const self: SimApi = {
     async ok(method, path, form) {
       const r = await fx.raw(method, api(path), form ? { form } : {});
-      expect([method, path, r.status, r.body?.message, r.body?.errors]).toEqual([method, path, 200, undefined, undefined]);
+      expect([method, path, r.status, r.body?.message, r.body?.errors]).toEqual([
+        method,
+        path,
+        200,
+        undefined,
+        undefined,
+      ]);
       return r.body.data;
     },
     async task(method, path, form) {
@@ -48,14 +54,34 @@ export function simApi(fx: SimFixture): SimApi {
 }
 
 /** Fills `bytes` at `offset` of a disk image with one byte value (qemu-io `write -P`). */
-export async function writePattern(file: string, format: string, pattern: number, offset = 0, bytes = 65536): Promise<void> {
+export async function writePattern(
+  file: string,
+  format: string,
+  pattern: number,
+  offset = 0,
+  bytes = 65536,
+): Promise<void> {
   await run('qemu-io', ['-f', format, '-c', `write -P ${pattern} ${offset} ${bytes}`, file]);
 }
 
 /** Whether the image holds that byte value there (qemu-io `read -P` verifies the pattern). */
-export async function hasPattern(file: string, format: string, pattern: number, offset = 0, bytes = 65536): Promise<boolean> {
+export async function hasPattern(
+  file: string,
+  format: string,
+  pattern: number,
+  offset = 0,
+  bytes = 65536,
+): Promise<boolean> {
   try {
-    const { stdout } = await run('qemu-io', ['-r', '-U', '-f', format, '-c', `read -P ${pattern} ${offset} ${bytes}`, file]);
+    const { stdout } = await run('qemu-io', [
+      '-r',
+      '-U',
+      '-f',
+      format,
+      '-c',
+      `read -P ${pattern} ${offset} ${bytes}`,
+      file,
+    ]);
     return !/Pattern verification failed/.test(stdout);
   } catch (err) {
     const stdout = (err as { stdout?: string }).stdout ?? '';

@@ -76,7 +76,10 @@ export async function createTestWorkers(
   options: Pick<WorkerOptions, 'taskQueue'> & Partial<WorkerOptions>,
 ): Promise<{ runUntil<T>(fnOrPromise: Promise<T> | (() => Promise<T>)): Promise<T> }> {
   const main = await createTestWorker(connection, options);
-  const coordination = await createTestWorker(connection, { ...options, taskQueue: coordinationQueue(options.taskQueue) });
+  const coordination = await createTestWorker(connection, {
+    ...options,
+    taskQueue: coordinationQueue(options.taskQueue),
+  });
   return { runUntil: (fnOrPromise) => main.runUntil(() => coordination.runUntil(fnOrPromise)) };
 }
 

@@ -18,9 +18,17 @@ export async function vcsimTasks(client: VsphereClient, name?: string): Promise<
   await client.login();
   const { objects } = await retrieveAll(client.session, [
     {
-      propSet: [{ type: 'Task', pathSet: ['info.name', 'info.startTime', 'info.completeTime', 'info.entity', 'info.state'] }],
+      propSet: [
+        { type: 'Task', pathSet: ['info.name', 'info.startTime', 'info.completeTime', 'info.entity', 'info.state'] },
+      ],
       // vcsim's TaskManager has this fixed moid.
-      objectSet: [{ obj: { type: 'TaskManager', value: 'TaskManager' }, skip: true, selectSet: [traversalSpec('recent', 'TaskManager', 'recentTask')] }],
+      objectSet: [
+        {
+          obj: { type: 'TaskManager', value: 'TaskManager' },
+          skip: true,
+          selectSet: [traversalSpec('recent', 'TaskManager', 'recentTask')],
+        },
+      ],
     },
   ]);
   const text = (o: (typeof objects)[number], p: string) => o.props.get(p)?.text.trim();

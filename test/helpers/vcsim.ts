@@ -18,9 +18,15 @@ export interface TestVcsim {
 }
 
 /** One real vcsim over TLS (lab CA trusted by file) with the lab estate, for one test file. */
-export async function startTestVcsim(options: { methodDelay?: Record<string, number>; extraVms?: number } = {}): Promise<TestVcsim> {
+export async function startTestVcsim(
+  options: { methodDelay?: Record<string, number>; extraVms?: number } = {},
+): Promise<TestVcsim> {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-vcsim-test-'));
-  const lab = await startVcsimLab({ stateDir, extraVms: options.extraVms ?? TEST_EXTRA_VMS, methodDelay: options.methodDelay });
+  const lab = await startVcsimLab({
+    stateDir,
+    extraVms: options.extraVms ?? TEST_EXTRA_VMS,
+    methodDelay: options.methodDelay,
+  });
   const config = parseConfig({ vsphere: lab.config }, { VMWARE_PASSWORD: lab.password }, 'test').vsphere!;
   const clients: VsphereClient[] = [];
   return {

@@ -7,7 +7,12 @@ const STARTED = proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_S
  * Polls `probe` (in real time) until it gives a value; errors from the probe count as "not yet" (a
  * workflow that has not run its first task cannot answer a query). Fails with `what` after the timeout.
  */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000, intervalMs = 100): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 120_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe().catch(() => undefined);
@@ -18,10 +23,15 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
 }
 
 /** The first of the workflows whose activity of this type is running right now. */
-export async function runningActivity(client: Client, workflowIds: string[], type: string): Promise<string | undefined> {
+export async function runningActivity(
+  client: Client,
+  workflowIds: string[],
+  type: string,
+): Promise<string | undefined> {
   for (const id of workflowIds) {
     const description = await client.workflow.getHandle(id).describe();
-    if ((description.raw.pendingActivities ?? []).some((a) => a.activityType?.name === type && a.state === STARTED)) return id;
+    if ((description.raw.pendingActivities ?? []).some((a) => a.activityType?.name === type && a.state === STARTED))
+      return id;
   }
   return undefined;
 }
@@ -31,7 +41,12 @@ export async function runningActivity(client: Client, workflowIds: string[], typ
  * the long task it waits for (`field` in its details: `task` for a vCenter task, `upid` for a Proxmox
  * one), so a retry of each can rejoin its task.
  */
-export async function runningActivityWithTask(client: Client, workflowIds: string[], type: string, field: 'task' | 'upid'): Promise<string | undefined> {
+export async function runningActivityWithTask(
+  client: Client,
+  workflowIds: string[],
+  type: string,
+  field: 'task' | 'upid',
+): Promise<string | undefined> {
   let found: string | undefined;
   for (const id of workflowIds) {
     const description = await client.workflow.getHandle(id).describe();

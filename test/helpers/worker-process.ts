@@ -43,7 +43,9 @@ export interface WorkerProcessOptions {
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   writeFileSync(options.configFile, stringify(options.config));
   const root = options.root ?? ROOT;
-  const script = options.compiled ? [path.join(root, 'dist', 'worker.js')] : ['--import', 'tsx', path.join(root, 'worker.ts')];
+  const script = options.compiled
+    ? [path.join(root, 'dist', 'worker.js')]
+    : ['--import', 'tsx', path.join(root, 'worker.ts')];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...script, '--config', options.configFile], {
     cwd: root,
     env: {
@@ -64,7 +66,8 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
 
   const deadline = Date.now() + 120_000;
   while (!/ferry worker: .* queues /.test(output)) {
-    if (child.exitCode !== null) throw new Error(`worker ${options.name ?? ''} exited early (${child.exitCode}):\n${output}`);
+    if (child.exitCode !== null)
+      throw new Error(`worker ${options.name ?? ''} exited early (${child.exitCode}):\n${output}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`worker ${options.name ?? ''} did not start in time:\n${output}`);

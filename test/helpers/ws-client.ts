@@ -18,18 +18,31 @@ export interface TestWebSocket {
 
 export function openWebSocket(url: string, caFile: string, authorization: string): Promise<TestWebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url.replace(/^http/, 'ws'), 'binary', { ca: readFileSync(caFile, 'utf8'), headers: { authorization }, perMessageDeflate: false });
+    const ws = new WebSocket(url.replace(/^http/, 'ws'), 'binary', {
+      ca: readFileSync(caFile, 'utf8'),
+      headers: { authorization },
+      perMessageDeflate: false,
+    });
     const messages: Buffer[] = [];
     const waiters: Array<() => void> = [];
     let isClosed = false;
-    const closed = new Promise<void>((done) => ws.once('close', () => ((isClosed = true), waiters.splice(0).forEach((w) => w()), done())));
+    const closed = new Promise<void>((done) =>
+      ws.once('close', () => ((isClosed = true), waiters.splice(0).forEach((w) => w()), done())),
+    );
     ws.on('message', (data: Buffer) => {
       messages.push(data);
       waiters.splice(0).forEach((w) => w());
     });
     ws.once('unexpected-response', (_req, res) => {
       res.resume();
-      resolve({ status: res.statusCode ?? 0, messages: [], received: async () => Buffer.alloc(0), send: () => undefined, closed: Promise.resolve(), close: () => undefined });
+      resolve({
+        status: res.statusCode ?? 0,
+        messages: [],
+        received: async () => Buffer.alloc(0),
+        send: () => undefined,
+        closed: Promise.resolve(),
+        close: () => undefined,
+      });
     });
     ws.once('error', reject);
     ws.once('open', () =>
@@ -41,7 +54,10 @@ export function openWebSocket(url: string, caFile: string, authorization: string
         close: () => ws.close(),
         received: (bytes, timeoutMs = 10_000) =>
           new Promise((done, fail) => {
-            const timer = setTimeout(() => fail(new Error(`fewer than ${bytes} bytes within ${timeoutMs} ms`)), timeoutMs);
+            const timer = setTimeout(
+              () => fail(new Error(`fewer than ${bytes} bytes within ${timeoutMs} ms`)),
+              timeoutMs,
+            );
             const check = () => {
               const all = Buffer.concat(messages);
               if (all.length >= bytes || isClosed) {

@@ -112,19 +112,32 @@ SCENARIOS.push({
     try {
       const { id } = await lab.plannedVm({ fields: { ferry_vlan: 20 } });
       const provision = provisionWorkflowId({ netboxId: id });
-      const built = await client.workflow.execute<typeof provisionVm>('provisionVm', { taskQueue, workflowId: provision, args: [{ netboxId: id, start: true }] });
+      const built = await client.workflow.execute<typeof provisionVm>('provisionVm', {
+        taskQueue,
+        workflowId: provision,
+        args: [{ netboxId: id, start: true }],
+      });
 
       const tag = await lab.tag('recorded');
       await Promise.all([lab.plannedVm({ tags: [tag] }), lab.plannedVm({ tags: [tag] })]);
       const planned = 'provision-planned-recorded';
-      await client.workflow.execute<typeof provisionPlanned>('provisionPlanned', { taskQueue, workflowId: planned, args: [{ tag }] });
+      await client.workflow.execute<typeof provisionPlanned>('provisionPlanned', {
+        taskQueue,
+        workflowId: planned,
+        args: [{ tag }],
+      });
 
       const vmid = built.vmid!;
       await lab.nb.updateVirtualMachine(id, { status: 'active' });
       await lab.admin.setGuest(vmid, { guestAcpi: false });
       mkdirSync(lab.knownHostsFile);
-      const teardown = await client.workflow.start<typeof teardownVm>('teardownVm', { taskQueue, workflowId: teardownWorkflowId(vmid), args: [{ vmid }] });
-      while ((await teardown.query(teardownStatusQuery)).stage !== 'awaiting-approval') await new Promise((r) => setTimeout(r, 100));
+      const teardown = await client.workflow.start<typeof teardownVm>('teardownVm', {
+        taskQueue,
+        workflowId: teardownWorkflowId(vmid),
+        args: [{ vmid }],
+      });
+      while ((await teardown.query(teardownStatusQuery)).stage !== 'awaiting-approval')
+        await new Promise((r) => setTimeout(r, 100));
       await teardown.signal(approveTeardownSignal, { by: 'alice', reason: 'recorded' });
       await teardown.result();
       return {

@@ -4,7 +4,9 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { workflowBundlePath } from '../helpers/temporal';
 
 const HISTORIES = path.join(__dirname, '..', 'histories');
-const files = readdirSync(HISTORIES).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(HISTORIES)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('stored histories replay against the current workflow code', () => {
   beforeAll(() => {
@@ -20,7 +22,11 @@ describe('stored histories replay against the current workflow code', () => {
   });
 
   it.each(files)('%s', async (file) => {
-    const stored = JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8')) as { workflowId?: string; history?: unknown; events?: unknown };
+    const stored = JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8')) as {
+      workflowId?: string;
+      history?: unknown;
+      events?: unknown;
+    };
     // `{ workflowId, history }` as scripts/record-histories.ts writes it; a bare history replays under its file name.
     const workflowId = stored.workflowId ?? file;
     const history = stored.history ?? stored;

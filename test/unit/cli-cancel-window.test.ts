@@ -19,7 +19,9 @@ describe('approve --at', () => {
     ['tomorrow', 'is not an ISO 8601 date and time'],
     ['2026-02-30T22:30Z', 'is not an ISO 8601 date and time'],
   ])('refuses %j as a usage error naming the flag', (text, message) => {
-    expect(() => parseAtTime(text)).toThrow(expect.objectContaining({ name: 'UsageError', message: expect.stringContaining(`--at: "${text}" ${message}`) }));
+    expect(() => parseAtTime(text)).toThrow(
+      expect.objectContaining({ name: 'UsageError', message: expect.stringContaining(`--at: "${text}" ${message}`) }),
+    );
   });
 });
 
@@ -41,15 +43,25 @@ describe('wave file cutoverWindow', () => {
   });
 
   it('names what is wrong, with its key', () => {
-    expect(() => readWaveFile(waveFile('{ start: "22:00", end: "26:00", timeZone: Europe/Berlin }'))).toThrow(/cutoverWindow: end: expected a wall-clock time HH:MM/);
-    expect(() => readWaveFile(waveFile('{ start: "22:00", end: "02:00", timeZone: Berlin }'))).toThrow(/cutoverWindow: timeZone: "Berlin" is not an IANA time zone/);
-    expect(() => readWaveFile(waveFile('{ start: "22:00", end: "02:00", timeZone: UTC, days: 5 }'))).toThrow(/cutoverWindow: unknown key\(s\) "days"/);
+    expect(() => readWaveFile(waveFile('{ start: "22:00", end: "26:00", timeZone: Europe/Berlin }'))).toThrow(
+      /cutoverWindow: end: expected a wall-clock time HH:MM/,
+    );
+    expect(() => readWaveFile(waveFile('{ start: "22:00", end: "02:00", timeZone: Berlin }'))).toThrow(
+      /cutoverWindow: timeZone: "Berlin" is not an IANA time zone/,
+    );
+    expect(() => readWaveFile(waveFile('{ start: "22:00", end: "02:00", timeZone: UTC, days: 5 }'))).toThrow(
+      /cutoverWindow: unknown key\(s\) "days"/,
+    );
   });
 });
 
 describe('status lines for a schedule and a cancel', () => {
   it('says when the cutover starts and what a cancel left', () => {
-    const schedule = cutoverSchedule({ start: '22:00', end: '02:00', timeZone: 'Europe/Berlin' }, undefined, Date.parse('2026-01-15T12:00:00Z'));
+    const schedule = cutoverSchedule(
+      { start: '22:00', end: '02:00', timeZone: 'Europe/Berlin' },
+      undefined,
+      Date.parse('2026-01-15T12:00:00Z'),
+    );
     const cancellation = {
       by: 'alice',
       reason: 'change freeze',
@@ -58,7 +70,11 @@ describe('status lines for a schedule and a cancel', () => {
       removeShells: false,
       stage: 'relocate',
       effect: 'stops-now',
-      left: { vmware: { powerState: 'poweredOn', disks: [{ label: 'Hard disk 1', datastore: 'LocalDS_0' }] }, relocation: 'task-42: error', shell: 'kept' },
+      left: {
+        vmware: { powerState: 'poweredOn', disks: [{ label: 'Hard disk 1', datastore: 'LocalDS_0' }] },
+        relocation: 'task-42: error',
+        shell: 'kept',
+      },
     };
     expect(renderCancelAndWindow({ schedule, cancellation })).toEqual([
       '  cutover starts 2026-01-15T22:00:00+01:00 (window 22:00–02:00 Europe/Berlin, closes 2026-01-16T02:00:00+01:00)',

@@ -15,16 +15,21 @@ describe('cli: whole-number options', () => {
   });
 
   it('refuses anything else with the range in the message', () => {
-    expect(() => intOption(1, 65535)('0')).toThrow(new InvalidArgumentError('expected a whole number from 1 to 65535, got "0".'));
+    expect(() => intOption(1, 65535)('0')).toThrow(
+      new InvalidArgumentError('expected a whole number from 1 to 65535, got "0".'),
+    );
     expect(() => intOption(1)('ten')).toThrow('expected a whole number 1 or more, got "ten".');
-    for (const bad of ['1.5', '-3', '', '1e3', '99999999999999999999']) expect(() => intOption(1)(bad)).toThrow(InvalidArgumentError);
+    for (const bad of ['1.5', '-3', '', '1e3', '99999999999999999999'])
+      expect(() => intOption(1)(bad)).toThrow(InvalidArgumentError);
   });
 
   it('makes commander refuse a bad flag as a usage error', async () => {
     const program = buildProgram().configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
     const err = await program.parseAsync(['node', 'ferry', 'list', '--limit', 'ten']).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CommanderError);
-    expect((err as Error).message).toContain("option '--limit <n>' argument 'ten' is invalid. expected a whole number from 1 to 10000");
+    expect((err as Error).message).toContain(
+      "option '--limit <n>' argument 'ten' is invalid. expected a whole number from 1 to 10000",
+    );
     expect(exitCodeFor(err)).toBe(2);
   });
 });
@@ -41,7 +46,14 @@ describe('cli: exit codes', () => {
 describe('cli: failed workflows', () => {
   it('reports the root cause, not "Workflow execution failed"', () => {
     const cause = ApplicationFailure.nonRetryable('VM 9003 is locked (backup)', 'VmLocked');
-    const activity = new ActivityFailure('activity failed', 'stopVm', '7', RetryState.NON_RETRYABLE_FAILURE, 'worker', cause);
+    const activity = new ActivityFailure(
+      'activity failed',
+      'stopVm',
+      '7',
+      RetryState.NON_RETRYABLE_FAILURE,
+      'worker',
+      cause,
+    );
     const err = new WorkflowFailedError('Workflow execution failed', activity, RetryState.NON_RETRYABLE_FAILURE);
     expect(rootCauseMessage(err)).toBe('VM 9003 is locked (backup)');
     expect(rootCauseMessage(new Error('plain'))).toBe('plain');

@@ -4,7 +4,10 @@ import path from 'node:path';
 
 // bin/ is plain JavaScript (it decides whether TypeScript is needed at all).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { compiledIsCurrent, writeManifest } = require('../../bin/compiled.js') as { compiledIsCurrent(root: string): boolean; writeManifest(root: string): void };
+const { compiledIsCurrent, writeManifest } = require('../../bin/compiled.js') as {
+  compiledIsCurrent(root: string): boolean;
+  writeManifest(root: string): void;
+};
 
 describe.each([
   ['with the build’s list of sources (dist/.sources)', true],
@@ -16,8 +19,10 @@ describe.each([
     root = mkdtempSync(path.join(tmpdir(), 'ferry-compiled-'));
     mkdirSync(path.join(root, 'cli', 'commands'), { recursive: true });
     mkdirSync(path.join(root, 'dist'));
-    for (const file of ['cli/main.ts', 'cli/commands/status.ts', 'tsconfig.json']) writeFileSync(path.join(root, file), '');
-    for (const entry of ['cli/main.ts', 'cli/commands/status.ts', 'cli/commands', 'cli', 'tsconfig.json']) at(entry, 1000);
+    for (const file of ['cli/main.ts', 'cli/commands/status.ts', 'tsconfig.json'])
+      writeFileSync(path.join(root, file), '');
+    for (const entry of ['cli/main.ts', 'cli/commands/status.ts', 'cli/commands', 'cli', 'tsconfig.json'])
+      at(entry, 1000);
     if (manifest) writeManifest(root);
     writeFileSync(path.join(root, 'dist', '.built'), '');
     at('dist/.built', 2000);
@@ -74,11 +79,15 @@ describe('dist/.sources', () => {
     try {
       mkdirSync(path.join(root, 'cli', 'commands'), { recursive: true });
       mkdirSync(path.join(root, 'dist'));
-      for (const file of ['cli/main.ts', 'cli/commands/status.ts', 'cli/notes.md', 'worker.ts']) writeFileSync(path.join(root, file), '');
+      for (const file of ['cli/main.ts', 'cli/commands/status.ts', 'cli/notes.md', 'worker.ts'])
+        writeFileSync(path.join(root, file), '');
       writeManifest(root);
-      expect(readFileSync(path.join(root, 'dist', '.sources'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(
-        ['cli', 'cli/commands', 'cli/commands/status.ts', 'cli/main.ts', 'worker.ts'],
-      );
+      expect(
+        readFileSync(path.join(root, 'dist', '.sources'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .sort(),
+      ).toEqual(['cli', 'cli/commands', 'cli/commands/status.ts', 'cli/main.ts', 'worker.ts']);
       writeFileSync(path.join(root, 'dist', '.built'), '');
       // A list naming one file: only that one is looked at, so an unlisted newer folder does not count.
       writeFileSync(path.join(root, 'dist', '.sources'), 'worker.ts\n');

@@ -8,7 +8,9 @@ const compose = () => parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 
 
 /** The Temporal version scripts/setup.d/50-temporal-server.sh builds, which the production-topology test runs. */
 function builtVersion(): string {
-  const match = /^TEMPORAL_SERVER_VERSION=v(\d+\.\d+\.\d+)$/m.exec(readFileSync(path.join(ROOT, 'scripts', 'setup.d', '50-temporal-server.sh'), 'utf8'));
+  const match = /^TEMPORAL_SERVER_VERSION=v(\d+\.\d+\.\d+)$/m.exec(
+    readFileSync(path.join(ROOT, 'scripts', 'setup.d', '50-temporal-server.sh'), 'utf8'),
+  );
   if (!match) throw new Error('no TEMPORAL_SERVER_VERSION in scripts/setup.d/50-temporal-server.sh');
   return match[1]!;
 }
@@ -29,6 +31,8 @@ describe('docker-compose.yml runs what test/e2e/production-topology.test.ts ran'
     expect(temporal.environment.NUM_HISTORY_SHARDS).toBe(String(HISTORY_SHARDS));
     const [from, to] = String(temporal.volumes[0]).split(':');
     expect(path.resolve(ROOT, from!)).toBe(path.dirname(DYNAMIC_CONFIG));
-    expect(`${to}/${path.basename(DYNAMIC_CONFIG)}`).toBe(`/etc/temporal/${temporal.environment.DYNAMIC_CONFIG_FILE_PATH}`);
+    expect(`${to}/${path.basename(DYNAMIC_CONFIG)}`).toBe(
+      `/etc/temporal/${temporal.environment.DYNAMIC_CONFIG_FILE_PATH}`,
+    );
   });
 });

@@ -10,17 +10,31 @@ const settingsOf = (conversion: unknown, extra: Record<string, unknown> = {}) =>
 
 describe('migration.conversion', () => {
   it('is off unless configured, and a run carries it with a convert limit of 2', () => {
-    const settings = migrationSettings(parseConfig({ migration: MIGRATION_BASE }, {}).migration!, parseConfig({}, {}).limits, 'vc');
+    const settings = migrationSettings(
+      parseConfig({ migration: MIGRATION_BASE }, {}).migration!,
+      parseConfig({}, {}).limits,
+      'vc',
+    );
     expect(settings.rules.conversion).toEqual({ mode: 'off', overrides: [], accel: 'auto', timeoutMs: 3_600_000 });
     expect(settings.limits.convert).toBe(2);
   });
 
   it('takes a plain mode, or the whole section with overrides kept in the order written', () => {
     expect(settingsOf('linux').rules.conversion).toMatchObject({ mode: 'linux', overrides: [] });
-    const full = settingsOf({ mode: 'all', overrides: { 'db*': 'off', 'db01': 'linux' }, virtioWin: '/srv/virtio-win.iso', agentPackages: '/srv/agents', accel: 'tcg', timeout: '30m' });
+    const full = settingsOf({
+      mode: 'all',
+      overrides: { 'db*': 'off', db01: 'linux' },
+      virtioWin: '/srv/virtio-win.iso',
+      agentPackages: '/srv/agents',
+      accel: 'tcg',
+      timeout: '30m',
+    });
     expect(full.rules.conversion).toEqual({
       mode: 'all',
-      overrides: [{ vm: 'db*', mode: 'off' }, { vm: 'db01', mode: 'linux' }],
+      overrides: [
+        { vm: 'db*', mode: 'off' },
+        { vm: 'db01', mode: 'linux' },
+      ],
       virtioWin: '/srv/virtio-win.iso',
       agentPackages: '/srv/agents',
       accel: 'tcg',
@@ -29,7 +43,23 @@ describe('migration.conversion', () => {
   });
 
   it('says what is wrong with each key, and where the convert workers mount a datastore', () => {
-    const problems = problemsOf(() => parseConfig({ migration: { ...MIGRATION_BASE, conversion: { mode: 'windows', virtioWin: 'virtio-win.iso', agentPackages: 'agents', accel: 'fast', extra: 1 } } }, {}));
+    const problems = problemsOf(() =>
+      parseConfig(
+        {
+          migration: {
+            ...MIGRATION_BASE,
+            conversion: {
+              mode: 'windows',
+              virtioWin: 'virtio-win.iso',
+              agentPackages: 'agents',
+              accel: 'fast',
+              extra: 1,
+            },
+          },
+        },
+        {},
+      ),
+    );
     expect(problems).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^migration\.conversion\.mode .*'off', 'linux' \(Linux guests\) or 'all'/),
@@ -39,10 +69,22 @@ describe('migration.conversion', () => {
         expect.stringMatching(/^migration\.conversion .*extra/),
       ]),
     );
-    const datastores = [{ datastore: 'nfs-migration', storage: 'nfs-migration', path: '/mnt/pve/nfs-migration', convertPath: '/srv/nfs-migration' }];
+    const datastores = [
+      {
+        datastore: 'nfs-migration',
+        storage: 'nfs-migration',
+        path: '/mnt/pve/nfs-migration',
+        convertPath: '/srv/nfs-migration',
+      },
+    ];
     expect(settingsOf('linux', { datastores }).datastores[0]).toMatchObject({ convertPath: '/srv/nfs-migration' });
-    expect(problemsOf(() => parseConfig({ migration: { ...MIGRATION_BASE, datastores: [{ ...datastores[0], convertPath: 'relative' }] } }, {}))).toEqual(
-      expect.arrayContaining([expect.stringMatching(/convertPath .*an absolute path on the convert workers/)]),
-    );
+    expect(
+      problemsOf(() =>
+        parseConfig(
+          { migration: { ...MIGRATION_BASE, datastores: [{ ...datastores[0], convertPath: 'relative' }] } },
+          {},
+        ),
+      ),
+    ).toEqual(expect.arrayContaining([expect.stringMatching(/convertPath .*an absolute path on the convert workers/)]));
   });
 });

@@ -12,7 +12,14 @@ describe('config', () => {
     const config = parseConfig({}, {});
     expect(config.temporal).toMatchObject({ address: '127.0.0.1:7233', namespace: 'default', tls: { enabled: false } });
     expect(config.worker.taskQueue).toBe('ferry');
-    expect(Object.keys(config.worker.taskQueues).sort()).toEqual(['convert', 'coordination', 'import', 'main', 'sdn', 'vmotion']);
+    expect(Object.keys(config.worker.taskQueues).sort()).toEqual([
+      'convert',
+      'coordination',
+      'import',
+      'main',
+      'sdn',
+      'vmotion',
+    ]);
     expect(config.worker.taskQueues.sdn).toEqual({ maxConcurrentActivities: 1 });
     expect(config.proxmox).toBeUndefined();
   });
@@ -62,7 +69,11 @@ describe('config', () => {
   it('lists every problem with its key and its source', () => {
     const problems = problemsOf(() =>
       parseConfig(
-        { proxmox: { host: 'https://pve/', user: 'nouser', tokenId: 'x' }, worker: { taskQueues: { bogus: {} } }, extra: 1 },
+        {
+          proxmox: { host: 'https://pve/', user: 'nouser', tokenId: 'x' },
+          worker: { taskQueues: { bogus: {} } },
+          extra: 1,
+        },
         { PROXMOX_PORT: 'eighty', PROXMOX_TOKEN_SECRET: 's' },
         'site.yaml',
       ),
@@ -82,9 +93,9 @@ describe('config', () => {
     expect(problemsOf(() => parseConfig({ proxmox: { host: 'pve', user: 'a@pve', tokenId: 't' } }, {}))).toEqual([
       "proxmox.tokenSecret: missing (token auth needs it): set PROXMOX_TOKEN_SECRET in the worker's environment",
     ]);
-    expect(
-      problemsOf(() => parseConfig({ proxmox: { host: 'pve', user: 'root@pam', auth: 'ticket' } }, {})),
-    ).toEqual(["proxmox.password: missing (ticket auth needs it): set PROXMOX_PASSWORD in the worker's environment"]);
+    expect(problemsOf(() => parseConfig({ proxmox: { host: 'pve', user: 'root@pam', auth: 'ticket' } }, {}))).toEqual([
+      "proxmox.password: missing (ticket auth needs it): set PROXMOX_PASSWORD in the worker's environment",
+    ]);
   });
 
   it('loads ferry.yaml from a file and reports YAML syntax errors with the file name', () => {
@@ -121,26 +132,79 @@ describe('config', () => {
       cutover: { mode: 'import', forcePowerOff: false },
     });
     expect(config.limits).toEqual({ vmotion: 2, importPerStorage: 2, sdn: 1, vmStart: 4, convert: 2 });
-    expect(parseConfig({ migration: { ...base, cutover: { mode: 'live-import' } } }, {}).migration!.cutover.mode).toBe('live-import');
+    expect(parseConfig({ migration: { ...base, cutover: { mode: 'live-import' } } }, {}).migration!.cutover.mode).toBe(
+      'live-import',
+    );
     // verify-guest and the guest agent: on by default, every key validated with a message that says what is wanted.
     expect(config.migration).toMatchObject({
       cutover: { guestAgent: true },
-      verify: { enabled: true, agentTimeout: '5m', probeTimeout: '2m', pollInterval: '5s', probes: [], onFailure: 'decide', expect: {} },
+      verify: {
+        enabled: true,
+        agentTimeout: '5m',
+        probeTimeout: '2m',
+        pollInterval: '5s',
+        probes: [],
+        onFailure: 'decide',
+        expect: {},
+      },
     });
-    const verify = { probes: [{ tcp: 22 }], onFailure: 'rollback', expect: { 'mig-app01': '198.51.100.21' }, agentTimeout: '90s', skip: ['appliance-*'] };
-    const settings = migrationSettings(parseConfig({ migration: { ...base, verify } }, {}).migration!, config.limits, 'vc');
-    expect(settings.verify).toEqual({ enabled: true, agentTimeoutMs: 90_000, networkTimeoutMs: 60_000, probeTimeoutMs: 120_000, pollIntervalMs: 5_000, probes: [{ tcp: 22 }], onFailure: 'rollback', expect: { 'mig-app01': '198.51.100.21' }, skip: ['appliance-*'] });
-    expect(problemsOf(() => parseConfig({ migration: { ...base, verify: { probes: [{ tcp: 0 }, { udp: 53 }], onFailure: 'ignore', expect: { a: 'not-an-ip' }, agentTimeout: 'soon' } } }, {}))).toEqual([
+    const verify = {
+      probes: [{ tcp: 22 }],
+      onFailure: 'rollback',
+      expect: { 'mig-app01': '198.51.100.21' },
+      agentTimeout: '90s',
+      skip: ['appliance-*'],
+    };
+    const settings = migrationSettings(
+      parseConfig({ migration: { ...base, verify } }, {}).migration!,
+      config.limits,
+      'vc',
+    );
+    expect(settings.verify).toEqual({
+      enabled: true,
+      agentTimeoutMs: 90_000,
+      networkTimeoutMs: 60_000,
+      probeTimeoutMs: 120_000,
+      pollIntervalMs: 5_000,
+      probes: [{ tcp: 22 }],
+      onFailure: 'rollback',
+      expect: { 'mig-app01': '198.51.100.21' },
+      skip: ['appliance-*'],
+    });
+    expect(
+      problemsOf(() =>
+        parseConfig(
+          {
+            migration: {
+              ...base,
+              verify: {
+                probes: [{ tcp: 0 }, { udp: 53 }],
+                onFailure: 'ignore',
+                expect: { a: 'not-an-ip' },
+                agentTimeout: 'soon',
+              },
+            },
+          },
+          {},
+        ),
+      ),
+    ).toEqual([
       expect.stringMatching(/^migration\.verify\.agentTimeout \(ferry\.yaml\): .*a duration such as/),
       expect.stringMatching(/^migration\.verify\.probes\.0\.tcp \(ferry\.yaml\): a TCP port 1–65535/),
       'migration.verify.probes.1.tcp: required: set it in ferry.yaml',
       'migration.verify.probes.1 (ferry.yaml): unknown key(s) "udp"',
-      expect.stringMatching(/^migration\.verify\.onFailure \(ferry\.yaml\): 'decide' \(wait for a person\) or 'rollback'/),
+      expect.stringMatching(
+        /^migration\.verify\.onFailure \(ferry\.yaml\): 'decide' \(wait for a person\) or 'rollback'/,
+      ),
       expect.stringMatching(/^migration\.verify\.expect\.a \(ferry\.yaml\): an IPv4 or IPv6 address/),
     ]);
     // The old mode cannot work on real PVE: the config says why and what to use instead.
-    expect(problemsOf(() => parseConfig({ migration: { ...base, cutover: { mode: 'attach-then-move' } } }, {}))).toEqual([
-      expect.stringMatching(/^migration\.cutover\.mode \(ferry\.yaml\): 'attach-then-move' is no longer supported: Proxmox VE cannot move a disk attached by absolute path.*use 'overlay'/),
+    expect(
+      problemsOf(() => parseConfig({ migration: { ...base, cutover: { mode: 'attach-then-move' } } }, {})),
+    ).toEqual([
+      expect.stringMatching(
+        /^migration\.cutover\.mode \(ferry\.yaml\): 'attach-then-move' is no longer supported: Proxmox VE cannot move a disk attached by absolute path.*use 'overlay'/,
+      ),
     ]);
 
     const problems = problemsOf(() =>
@@ -170,18 +234,27 @@ describe('config', () => {
     const env = { VMWARE_PASSWORD: 'pw' };
     const config = parseConfig({ vsphere: { host: 'vc', user: 'ferry' } }, env);
     expect(config.vsphere!.discovery).toEqual({ folders: [], clusters: [], pageSize: 500 });
-    const scoped = parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { datacenter: 'DC0', folders: ['apps'], pageSize: 50 } } }, env);
+    const scoped = parseConfig(
+      { vsphere: { host: 'vc', user: 'ferry', discovery: { datacenter: 'DC0', folders: ['apps'], pageSize: 50 } } },
+      env,
+    );
     expect(scoped.vsphere!.discovery).toEqual({ datacenter: 'DC0', folders: ['apps'], clusters: [], pageSize: 50 });
     const problems = problemsOf(() =>
-      parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { clusters: ['Prod'], pageSize: 0 } } }, env, 'site.yaml'),
+      parseConfig(
+        { vsphere: { host: 'vc', user: 'ferry', discovery: { clusters: ['Prod'], pageSize: 0 } } },
+        env,
+        'site.yaml',
+      ),
     );
     expect(problems).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^vsphere\.discovery\.pageSize \(site\.yaml\): /),
-      ]),
+      expect.arrayContaining([expect.stringMatching(/^vsphere\.discovery\.pageSize \(site\.yaml\): /)]),
     );
-    const unscoped = problemsOf(() => parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { clusters: ['Prod'] } } }, env, 'site.yaml'));
-    expect(unscoped).toEqual([expect.stringMatching(/^vsphere\.discovery \(site\.yaml\): folders and clusters are paths inside a datacenter/)]);
+    const unscoped = problemsOf(() =>
+      parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { clusters: ['Prod'] } } }, env, 'site.yaml'),
+    );
+    expect(unscoped).toEqual([
+      expect.stringMatching(/^vsphere\.discovery \(site\.yaml\): folders and clusters are paths inside a datacenter/),
+    ]);
   });
 });
 
@@ -209,13 +282,18 @@ describe('config: scope', () => {
   it('lets a command check only the sections it uses, keeping the names workflow ids need', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ferry-scope-'));
     const file = path.join(dir, 'ferry.yaml');
-    writeFileSync(file, 'netbox:\n  url: https://netbox.example.com\n  name: nb1\nvsphere:\n  host: vc\n  user: ferry\n');
+    writeFileSync(
+      file,
+      'netbox:\n  url: https://netbox.example.com\n  name: nb1\nvsphere:\n  host: vc\n  user: ferry\n',
+    );
     const client = loadScopedConfig(file, {}, { sections: [] });
     expect(client.names).toEqual({ netbox: 'nb1' });
     expect(loadScopedConfig(file, { NETBOX_TOKEN: 't', VMWARE_PASSWORD: 'pw' }).names).toEqual({ netbox: 'nb1' });
     expect(client.config.netbox).toBeUndefined();
     expect(client.config.worker.taskQueue).toBe('ferry');
-    expect(loadScopedConfig(file, { VMWARE_PASSWORD: 'pw' }, { sections: ['vsphere'] }).config.vsphere?.host).toBe('vc');
+    expect(loadScopedConfig(file, { VMWARE_PASSWORD: 'pw' }, { sections: ['vsphere'] }).config.vsphere?.host).toBe(
+      'vc',
+    );
     expect(problemsOf(() => loadConfig(file, {}, { sections: ['vsphere'] }))).toEqual([
       "vsphere.password: missing: set VMWARE_PASSWORD in the worker's environment",
     ]);
@@ -230,10 +308,14 @@ describe('config: scope', () => {
   });
 
   it('still checks the names and the always-used sections', () => {
-    expect(problemsOf(() => parseConfig({ netbox: { url: 'https://nb', name: 'bad name' } }, { NETBOX_TOKEN: 't' }))).toEqual([
-      'netbox.name (ferry.yaml): letters, digits, dot, dash, underscore',
-    ]);
-    expect(problemsOf(() => parseConfig({ netbox: { name: 'bad name' }, worker: { taskQueue: '' } }, {}, 'ferry.yaml', { sections: [] }))).toEqual([
+    expect(
+      problemsOf(() => parseConfig({ netbox: { url: 'https://nb', name: 'bad name' } }, { NETBOX_TOKEN: 't' })),
+    ).toEqual(['netbox.name (ferry.yaml): letters, digits, dot, dash, underscore']);
+    expect(
+      problemsOf(() =>
+        parseConfig({ netbox: { name: 'bad name' }, worker: { taskQueue: '' } }, {}, 'ferry.yaml', { sections: [] }),
+      ),
+    ).toEqual([
       'netbox.name (ferry.yaml): letters, digits, dot, dash, underscore',
       expect.stringMatching(/^worker\.taskQueue \(ferry\.yaml\): /),
     ]);
@@ -260,7 +342,9 @@ describe('config: endpoint URLs', () => {
     expect(problemsOf(() => parseConfig({ netbox: { url: 'http://netbox.example.com' } }, token))).toEqual([
       expect.stringMatching(/^netbox\.url \(ferry\.yaml\): http:\/\/ would send the NetBox token unencrypted/),
     ]);
-    expect(parseConfig({ netbox: { url: 'http://netbox.example.com', allowInsecureHttp: true } }, token).netbox?.url).toBe('http://netbox.example.com');
+    expect(
+      parseConfig({ netbox: { url: 'http://netbox.example.com', allowInsecureHttp: true } }, token).netbox?.url,
+    ).toBe('http://netbox.example.com');
     expect(parseConfig({ netbox: { url: 'http://127.0.0.1:8000' } }, token).netbox?.url).toBe('http://127.0.0.1:8000');
     expect(parseConfig({ netbox: { url: 'http://[::1]:8000' } }, token).netbox?.url).toBe('http://[::1]:8000');
   });
@@ -293,16 +377,36 @@ describe('config: provisioning', () => {
       retry: { initialInterval: '1s', maximumInterval: '30s' },
       pollInterval: '2s',
       guestNetworkTimeout: '1m',
-      teardown: { approvalFor: ['active'], netbox: 'delete', shutdownTimeout: '2m', knownHosts: true, cleanupAttempts: 5 },
+      teardown: {
+        approvalFor: ['active'],
+        netbox: 'delete',
+        shutdownTimeout: '2m',
+        knownHosts: true,
+        cleanupAttempts: 5,
+      },
     });
     expect(parseConfig({}, {}).provisioning).toBeUndefined();
   });
 
   it('gives verify-guest the network deadline it names (guestNetworkTimeout; a minute by default)', () => {
-    const settings = (provisioning: Record<string, unknown>) => provisioningSettings(parseConfig({ provisioning: { node: 'pve1', approvers: ['alice'], approvals: 'unsigned', ...provisioning } }, {}), { netbox: false, dns: false });
+    const settings = (provisioning: Record<string, unknown>) =>
+      provisioningSettings(
+        parseConfig(
+          { provisioning: { node: 'pve1', approvers: ['alice'], approvals: 'unsigned', ...provisioning } },
+          {},
+        ),
+        { netbox: false, dns: false },
+      );
     expect(settings({}).guestNetworkTimeoutMs).toBe(60_000);
     expect(settings({ guestNetworkTimeout: '30s' }).guestNetworkTimeoutMs).toBe(30_000);
-    expect(problemsOf(() => parseConfig({ provisioning: { node: 'pve1', approvers: ['alice'], approvals: 'unsigned', guestNetworkTimeout: 'soon' } }, {}))).toEqual([expect.stringContaining('provisioning.guestNetworkTimeout')]);
+    expect(
+      problemsOf(() =>
+        parseConfig(
+          { provisioning: { node: 'pve1', approvers: ['alice'], approvals: 'unsigned', guestNetworkTimeout: 'soon' } },
+          {},
+        ),
+      ),
+    ).toEqual([expect.stringContaining('provisioning.guestNetworkTimeout')]);
   });
 
   it('takes every key', () => {
@@ -376,7 +480,18 @@ describe('config: approvers and signed approvals', () => {
   });
 
   it('signs by default: each approver has an ed25519 key (an OpenSSH line or raw), and the run carries them', () => {
-    const config = parseConfig({ migration: migration({ approvers: [{ name: 'alice', key: alice }, { name: 'bob', key: raw }, { name: 'alice', key: raw }] }) }, {});
+    const config = parseConfig(
+      {
+        migration: migration({
+          approvers: [
+            { name: 'alice', key: alice },
+            { name: 'bob', key: raw },
+            { name: 'alice', key: raw },
+          ],
+        }),
+      },
+      {},
+    );
     expect(config.migration!.approvals).toBe('signed');
     const settings = migrationSettings(config.migration!, config.limits, 'vc1');
     expect(settings.approvers).toEqual(['alice', 'bob']);
@@ -391,13 +506,23 @@ describe('config: approvers and signed approvals', () => {
   });
 
   it('takes plain names only under approvals: unsigned, and says so', () => {
-    expect(problemsOf(() => parseConfig({ migration: migration({ approvers: ['alice', { name: 'bob', key: raw }] }) }, {}))).toEqual([
+    expect(
+      problemsOf(() => parseConfig({ migration: migration({ approvers: ['alice', { name: 'bob', key: raw }] }) }, {})),
+    ).toEqual([
       'migration.approvers.0 (ferry.yaml): alice has no key: migration.approvals is signed (the default), so each approver is { name, key } with an ed25519 public key; or set migration.approvals: unsigned',
     ]);
-    const unsigned = parseConfig({ migration: migration({ approvers: ['alice', { name: 'bob', key: raw }], approvals: 'unsigned' }) }, {});
-    expect(migrationSettings(unsigned.migration!, unsigned.limits, 'vc1').approvals).toEqual({ mode: 'unsigned', keys: [{ name: 'bob', key: raw }] });
+    const unsigned = parseConfig(
+      { migration: migration({ approvers: ['alice', { name: 'bob', key: raw }], approvals: 'unsigned' }) },
+      {},
+    );
+    expect(migrationSettings(unsigned.migration!, unsigned.limits, 'vc1').approvals).toEqual({
+      mode: 'unsigned',
+      keys: [{ name: 'bob', key: raw }],
+    });
     expect(problemsOf(() => parseConfig({ provisioning: { node: 'pve1', approvers: ['carol'] } }, {}))).toEqual([
-      expect.stringMatching(/^provisioning\.approvers\.0 \(ferry\.yaml\): carol has no key: provisioning\.approvals is signed/),
+      expect.stringMatching(
+        /^provisioning\.approvers\.0 \(ferry\.yaml\): carol has no key: provisioning\.approvals is signed/,
+      ),
     ]);
   });
 
@@ -420,7 +545,9 @@ describe('config: approvers and signed approvals', () => {
       expect.arrayContaining([
         expect.stringMatching(/^migration\.approvals /),
         expect.stringMatching(/^migration\.approvers\.0\.key .*ssh-rsa keys are not supported/),
-        expect.stringMatching(/^migration\.approvers\.1\.key .*expected "ssh-ed25519 AAAA…" or a raw ed25519 public key/),
+        expect.stringMatching(
+          /^migration\.approvers\.1\.key .*expected "ssh-ed25519 AAAA…" or a raw ed25519 public key/,
+        ),
       ]),
     );
   });

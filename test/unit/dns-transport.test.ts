@@ -5,7 +5,9 @@ import { encodeQuery } from '../../src/dns/message';
 import { exchangeUdp } from '../../src/dns/transport';
 
 /** A UDP "server" on loopback that, for each query, runs `reply` with the query and the client's address. */
-async function udpServer(reply: (server: Socket, query: Buffer, port: number) => void): Promise<{ socket: Socket; port: number }> {
+async function udpServer(
+  reply: (server: Socket, query: Buffer, port: number) => void,
+): Promise<{ socket: Socket; port: number }> {
   const socket = createSocket('udp4');
   socket.on('message', (query, from) => reply(socket, query, from.port));
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
@@ -14,7 +16,13 @@ async function udpServer(reply: (server: Socket, query: Buffer, port: number) =>
 
 function answerTo(query: Buffer, name: string, address: string): Buffer {
   const id = query.readUInt16BE(0);
-  return packet.encode({ id, type: 'response', flags: packet.AUTHORITATIVE_ANSWER, questions: [{ name, type: 'A', class: 'IN' }], answers: [{ name, type: 'A', ttl: 60, data: address }] });
+  return packet.encode({
+    id,
+    type: 'response',
+    flags: packet.AUTHORITATIVE_ANSWER,
+    questions: [{ name, type: 'A', class: 'IN' }],
+    answers: [{ name, type: 'A', ttl: 60, data: address }],
+  });
 }
 
 describe('DNS over UDP', () => {
@@ -35,14 +43,21 @@ describe('DNS over UDP', () => {
     });
     sockets.push(server.socket);
 
-    const raw = await exchangeUdp({ server: '127.0.0.1', port: server.port, timeoutMs: 5000 }, encodeQuery(4242, 'web1.lab.example', 'A'));
+    const raw = await exchangeUdp(
+      { server: '127.0.0.1', port: server.port, timeoutMs: 5000 },
+      encodeQuery(4242, 'web1.lab.example', 'A'),
+    );
     const decoded = packet.decode(raw);
     expect(decoded.answers?.map((a) => (a as { data: unknown }).data)).toEqual(['192.0.2.21']);
   });
 
   it('times out when no answer is for the question', async () => {
-    const server = await udpServer((socket, query, port) => socket.send(answerTo(query, 'other.lab.example', '203.0.113.77'), port, '127.0.0.1'));
+    const server = await udpServer((socket, query, port) =>
+      socket.send(answerTo(query, 'other.lab.example', '203.0.113.77'), port, '127.0.0.1'),
+    );
     sockets.push(server.socket);
-    await expect(exchangeUdp({ server: '127.0.0.1', port: server.port, timeoutMs: 300 }, encodeQuery(7, 'web1.lab.example', 'A'))).rejects.toThrow(/no answer .* within 300 ms/);
+    await expect(
+      exchangeUdp({ server: '127.0.0.1', port: server.port, timeoutMs: 300 }, encodeQuery(7, 'web1.lab.example', 'A')),
+    ).rejects.toThrow(/no answer .* within 300 ms/);
   });
 });

@@ -20,7 +20,12 @@ describe('docker-compose.yml', () => {
   });
 
   it('fails when an image tag is unpinned', () => {
-    for (const image of ['temporalio/ui', 'temporalio/ui:latest', 'postgres:${PG_VERSION}', 'temporalio/server:stable']) {
+    for (const image of [
+      'temporalio/ui',
+      'temporalio/ui:latest',
+      'postgres:${PG_VERSION}',
+      'temporalio/server:stable',
+    ]) {
       const doc = load();
       doc.services['temporal-ui'].image = image;
       expect(composeProblems(doc)).toContain(`temporal-ui: image ${image} is not pinned to a release tag`);
@@ -54,14 +59,19 @@ describe('docker-compose.yml', () => {
     ]);
   });
 
-  it('splits the example secrets: the database password apart from the worker\'s', () => {
+  it("splits the example secrets: the database password apart from the worker's", () => {
     const keys = (file: string) =>
       readFileSync(path.join(__dirname, '..', '..', 'deploy', file), 'utf8')
         .split('\n')
         .filter((l) => /^[A-Z_]+=/.test(l))
         .map((l) => l.slice(0, l.indexOf('=')));
     expect(keys('temporal.env.example').sort()).toEqual(['POSTGRES_PASSWORD', 'POSTGRES_PWD']);
-    expect(keys('ferry.env.example')).toEqual(['PROXMOX_TOKEN_SECRET', 'VMWARE_PASSWORD', 'NETBOX_TOKEN', 'FERRY_DNS_TSIG_SECRET']);
+    expect(keys('ferry.env.example')).toEqual([
+      'PROXMOX_TOKEN_SECRET',
+      'VMWARE_PASSWORD',
+      'NETBOX_TOKEN',
+      'FERRY_DNS_TSIG_SECRET',
+    ]);
   });
 
   it('fails when a dependency has no start condition or a service no health check', () => {

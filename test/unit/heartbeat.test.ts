@@ -20,7 +20,9 @@ describe('beatWhile', () => {
     const env = new MockActivityEnvironment({ heartbeatTimeoutMs: undefined });
     const beats: unknown[] = [];
     env.on('heartbeat', (d: unknown) => beats.push(d));
-    await expect(env.run(() => beatWhile('x', Promise.reject(new Error('vCenter went away'))))).rejects.toThrow('vCenter went away');
+    await expect(env.run(() => beatWhile('x', Promise.reject(new Error('vCenter went away'))))).rejects.toThrow(
+      'vCenter went away',
+    );
     await env.run(() => beatWhile('x', slow(1, 300)));
     expect(beats).toEqual([]);
   });

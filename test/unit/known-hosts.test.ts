@@ -1,5 +1,16 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync, lstatSync, readdirSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  lstatSync,
+  readdirSync,
+  rmSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { hostKeys, matchLine, removeFromContent, removeKnownHosts } from '../../src/known-hosts/known-hosts';
@@ -47,7 +58,12 @@ describe('known_hosts cleanup', () => {
 
   it('removes what `ssh-keygen -R` removes, for every name, address and port of a host', async () => {
     const [k0, k1, k2, k3] = keys as [string, string, string, string];
-    const hashed = hashedLines([`vm1.lab.example ${k1}`, `192.0.2.10 ${k1}`, `[vm1.lab.example]:2222 ${k2}`, `other.lab.example ${k3}`]);
+    const hashed = hashedLines([
+      `vm1.lab.example ${k1}`,
+      `192.0.2.10 ${k1}`,
+      `[vm1.lab.example]:2222 ${k2}`,
+      `other.lab.example ${k3}`,
+    ]);
     const content = [
       '# managed by hand',
       `other.lab.example ${k0}`,
@@ -134,7 +150,10 @@ describe('known_hosts cleanup', () => {
     const before = statSync(file).ino;
     expect((await removeKnownHosts(file, ['vm1.example'])).removed).toEqual([]);
     expect(statSync(file).ino).toBe(before);
-    expect(await removeKnownHosts(path.join(dir, 'missing'), ['vm1.example'])).toEqual({ file: path.join(dir, 'missing'), removed: [] });
+    expect(await removeKnownHosts(path.join(dir, 'missing'), ['vm1.example'])).toEqual({
+      file: path.join(dir, 'missing'),
+      removed: [],
+    });
   });
 
   it('removes different hosts removed at the same time, in one process and across processes', async () => {
@@ -149,7 +168,11 @@ describe('known_hosts cleanup', () => {
     // Other processes (teardown activities in several workers) share only the lock file.
     const script = (host: string) =>
       `require(${JSON.stringify(path.resolve('src/known-hosts/known-hosts.ts'))}).removeKnownHosts(${JSON.stringify(file)}, [${JSON.stringify(host)}]).catch((e) => { console.error(e); process.exit(1); })`;
-    const children = hosts.slice(4).map((h) => spawn(process.execPath, [path.resolve('node_modules/.bin/tsx'), '-e', script(h)], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    const children = hosts.slice(4).map((h) =>
+      spawn(process.execPath, [path.resolve('node_modules/.bin/tsx'), '-e', script(h)], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      }),
+    );
     const codes = await Promise.all(children.map((c) => new Promise((resolve) => c.on('exit', resolve))));
     expect(codes).toEqual([0, 0, 0, 0]);
     expect(readFileSync(file, 'utf8')).toBe(`keep.lab.example ${k0}\n`);

@@ -30,7 +30,10 @@ describe('NetBox list pagination', () => {
   it('orders offset pages by id, and keeps an object that moved across a page boundary once', async () => {
     asked.length = 0;
     // An object was created before id 2 meanwhile: id 2 shows up again at the top of the next page.
-    pages = { '0': { results: [{ id: 1 }, { id: 2 }], next: nextAt(2) }, '2': { results: [{ id: 2 }, { id: 3 }], next: null } };
+    pages = {
+      '0': { results: [{ id: 1 }, { id: 2 }], next: nextAt(2) },
+      '2': { results: [{ id: 2 }, { id: 3 }], next: null },
+    };
     const h = http();
     expect(await h.list('api/x/', {}, item)).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
     expect(asked[0]).toBe('/api/x/?limit=250&ordering=id');

@@ -40,7 +40,8 @@ describe('pollDelayToward', () => {
   };
 
   it('is nextPollDelay without an expectation', () => {
-    for (const elapsed of [0, 500, 2_000, 60_000]) expect(pollDelayToward(elapsed, 1000, undefined)).toBe(nextPollDelay(elapsed, 1000));
+    for (const elapsed of [0, 500, 2_000, 60_000])
+      expect(pollDelayToward(elapsed, 1000, undefined)).toBe(nextPollDelay(elapsed, 1000));
   });
 
   it('never sleeps past the expected end, then asks every 20 ms for a tenth of it (at most a second)', () => {

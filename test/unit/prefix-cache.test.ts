@@ -27,7 +27,10 @@ describe('PrefixCache', () => {
   it('keeps nothing from a failed lookup', async () => {
     const cache = new PrefixCache(() => 0);
     let fail = true;
-    const client = { getPrefix: async (cidr: string) => (fail ? Promise.reject(new Error('NetBox has no prefix')) : { id: 7, prefix: cidr }) } as unknown as NetboxClient;
+    const client = {
+      getPrefix: async (cidr: string) =>
+        fail ? Promise.reject(new Error('NetBox has no prefix')) : { id: 7, prefix: cidr },
+    } as unknown as NetboxClient;
     await expect(cache.get(client, '192.0.2.0/24')).rejects.toThrow('NetBox has no prefix');
     fail = false;
     expect(await cache.get(client, '192.0.2.0/24')).toMatchObject({ id: 7 });

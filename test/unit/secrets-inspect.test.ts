@@ -14,11 +14,20 @@ describe('secrets stay out of util.inspect', () => {
   const SECRET = Buffer.from('0123456789abcdef0123456789abcdef').toString('base64');
 
   it('vSphere client, session, transport and tagging', async () => {
-    const config = parseConfig({ vsphere: { host: 'vc.example.com', user: 'ferry', validateCerts: false } }, { VMWARE_PASSWORD: PASSWORD }).vsphere!;
+    const config = parseConfig(
+      { vsphere: { host: 'vc.example.com', user: 'ferry', validateCerts: false } },
+      { VMWARE_PASSWORD: PASSWORD },
+    ).vsphere!;
     const client = new VsphereClient(config);
     const tagging = new VsphereTagging(config);
     try {
-      for (const shown of [deep(client), deep(client.session), deep(client.session.transport), deep(tagging), JSON.stringify(client.config)]) {
+      for (const shown of [
+        deep(client),
+        deep(client.session),
+        deep(client.session.transport),
+        deep(tagging),
+        JSON.stringify(client.config),
+      ]) {
         expect(shown).not.toContain(PASSWORD);
       }
       expect(deep(client)).toContain('vc.example.com'); // the rest is still there to see
@@ -29,7 +38,9 @@ describe('secrets stay out of util.inspect', () => {
   });
 
   it('NetBox client and its HTTP layer', async () => {
-    const netbox = NetboxClient.fromConfig(parseConfig({ netbox: { url: 'https://netbox.example.com' } }, { NETBOX_TOKEN: TOKEN }).netbox!);
+    const netbox = NetboxClient.fromConfig(
+      parseConfig({ netbox: { url: 'https://netbox.example.com' } }, { NETBOX_TOKEN: TOKEN }).netbox!,
+    );
     try {
       expect(deep(netbox)).not.toContain('0123456789abcdef0123456789abcdef');
       expect(deep(netbox.http)).toContain('netbox.example.com');

@@ -7,7 +7,10 @@ describe('ferry provision --spec FILE', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ferry-spec-'));
   it('reads a YAML spec as the workflow will validate it', () => {
     const file = path.join(dir, 'web1.yaml');
-    writeFileSync(file, 'name: web1\nnode: pve1\ncores: 2\nmemoryMiB: 2048\ndisks:\n  - { slot: scsi0, storage: local-lvm, sizeGiB: 20 }\n');
+    writeFileSync(
+      file,
+      'name: web1\nnode: pve1\ncores: 2\nmemoryMiB: 2048\ndisks:\n  - { slot: scsi0, storage: local-lvm, sizeGiB: 20 }\n',
+    );
     expect(readSpecFile(file)).toMatchObject({ name: 'web1', disks: [{ slot: 'scsi0', options: {} }], nics: [] });
   });
   it('refuses a bad one with every problem, naming the file', () => {

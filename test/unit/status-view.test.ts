@@ -8,9 +8,33 @@ const status = {
   ...newWaveStatus('w1'),
   stage: 'migrating' as const,
   vms: [
-    { moid: 'vm-1', name: 'web01', workflowId: 'm-1', state: 'running' as const, stage: 'import' as const, stageAt: 0, bytes: GiB },
-    { moid: 'vm-2', name: 'db01', workflowId: 'm-2', state: 'running' as const, stage: 'awaiting-approval' as const, stageAt: 0, bytes: GiB },
-    { moid: 'vm-3', name: 'app01', workflowId: 'm-3', state: 'running' as const, stage: 'relocate' as const, stageAt: 60_000, bytes: GiB },
+    {
+      moid: 'vm-1',
+      name: 'web01',
+      workflowId: 'm-1',
+      state: 'running' as const,
+      stage: 'import' as const,
+      stageAt: 0,
+      bytes: GiB,
+    },
+    {
+      moid: 'vm-2',
+      name: 'db01',
+      workflowId: 'm-2',
+      state: 'running' as const,
+      stage: 'awaiting-approval' as const,
+      stageAt: 0,
+      bytes: GiB,
+    },
+    {
+      moid: 'vm-3',
+      name: 'app01',
+      workflowId: 'm-3',
+      state: 'running' as const,
+      stage: 'relocate' as const,
+      stageAt: 60_000,
+      bytes: GiB,
+    },
   ],
 };
 
@@ -24,7 +48,20 @@ function view(percent: number): StatusView {
     progress: [],
     wave,
     vmActivities: {
-      'm-1': [{ activity: 'importDisk', attempt: 1, progress: { phase: 'import', elapsedMs: 10_000, bytesDone: done, bytesTotal: GiB, percent, bytesPerSecond: done / 10 } }],
+      'm-1': [
+        {
+          activity: 'importDisk',
+          attempt: 1,
+          progress: {
+            phase: 'import',
+            elapsedMs: 10_000,
+            bytesDone: done,
+            bytesTotal: GiB,
+            percent,
+            bytesPerSecond: done / 10,
+          },
+        },
+      ],
       'm-2': [],
       'm-3': [],
     },
@@ -46,13 +83,30 @@ describe('the live view of a wave', () => {
     const finished = {
       ...status,
       vms: [
-        { moid: 'vm-1', name: 'web01', workflowId: 'm-1', state: 'finished' as const, outcome: 'migrated' as const, verification: { state: 'verified' as const, bootToAgentSeconds: 14, downtimeSeconds: 61.5 } },
-        { moid: 'vm-2', name: 'ens01', workflowId: 'm-2', state: 'finished' as const, outcome: 'rolled-back' as const, verification: { state: 'failed' as const, bootToAgentSeconds: 20 } },
+        {
+          moid: 'vm-1',
+          name: 'web01',
+          workflowId: 'm-1',
+          state: 'finished' as const,
+          outcome: 'migrated' as const,
+          verification: { state: 'verified' as const, bootToAgentSeconds: 14, downtimeSeconds: 61.5 },
+        },
+        {
+          moid: 'vm-2',
+          name: 'ens01',
+          workflowId: 'm-2',
+          state: 'finished' as const,
+          outcome: 'rolled-back' as const,
+          verification: { state: 'failed' as const, bootToAgentSeconds: 20 },
+        },
         { moid: 'vm-3', name: 'db01', workflowId: 'm-3', state: 'finished' as const, outcome: 'migrated' as const },
       ],
     };
     const wave = summarizeWave(finished, { now: 0, limits: { vmotion: 1, importPerStorage: 1 } });
-    const text = renderWave({ workflowId: 'wave-w1', type: 'migrationWave', state: 'COMPLETED', progress: [], wave, vmActivities: {} }, 0).join('\n');
+    const text = renderWave(
+      { workflowId: 'wave-w1', type: 'migrationWave', state: 'COMPLETED', progress: [], wave, vmActivities: {} },
+      0,
+    ).join('\n');
     expect(text).toMatch(/web01 .*migrated, guest verified \(boot-to-agent 14 s, downtime 61\.5 s\)$/m);
     expect(text).toMatch(/ens01 .*rolled-back, guest failed \(boot-to-agent 20 s\)$/m);
     expect(text).toMatch(/db01 .*migrated$/m);

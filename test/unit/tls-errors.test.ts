@@ -20,7 +20,8 @@ function handshake(port: number, options: { ca?: string; servername?: string } =
 
 const sockets = new Set<{ destroy(): void }>();
 const track = (server: Server) => server.on('connection', (s) => sockets.add(s));
-const listen = (server: Server) => new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as { port: number }).port)));
+const listen = (server: Server) =>
+  new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as { port: number }).port)));
 
 describe('tlsProblem', () => {
   let dir: string;
@@ -45,12 +46,18 @@ describe('tlsProblem', () => {
   });
 
   it('classifies an untrusted certificate', async () => {
-    expect(tlsProblem(await handshake(tlsPort))).toEqual({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', problem: expect.stringMatching(/not trusted/) });
+    expect(tlsProblem(await handshake(tlsPort))).toEqual({
+      code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      problem: expect.stringMatching(/not trusted/),
+    });
   });
 
   it('classifies a certificate for another name', async () => {
     const err = await handshake(tlsPort, { ca: readFileSync(tls.caFile, 'utf8'), servername: 'elsewhere.example' });
-    expect(tlsProblem(err)).toEqual({ code: 'ERR_TLS_CERT_ALTNAME_INVALID', problem: expect.stringMatching(/another host name/) });
+    expect(tlsProblem(err)).toEqual({
+      code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+      problem: expect.stringMatching(/another host name/),
+    });
   });
 
   it('classifies TLS spoken to a plain port', async () => {
@@ -60,7 +67,9 @@ describe('tlsProblem', () => {
   it('finds the code in the cause chain, as undici wraps it', async () => {
     const err = await request(`https://127.0.0.1:${tlsPort}/`).catch((e: unknown) => e);
     expect(tlsProblem(err)?.code).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
-    expect(tlsProblem(new Error('wrapped', { cause: Object.assign(new Error('x'), { code: 'CERT_HAS_EXPIRED' }) }))?.problem).toMatch(/expired/);
+    expect(
+      tlsProblem(new Error('wrapped', { cause: Object.assign(new Error('x'), { code: 'CERT_HAS_EXPIRED' }) }))?.problem,
+    ).toMatch(/expired/);
   });
 
   it('leaves other failures alone (they are transient)', async () => {
@@ -71,8 +80,17 @@ describe('tlsProblem', () => {
     expect(tlsProblem(undefined)).toBeUndefined();
   });
 
-  it.each(['CERT_NOT_YET_VALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-    'CERT_SIGNATURE_FAILURE', 'INVALID_CA', 'CERT_REVOKED', 'HOSTNAME_MISMATCH'])('knows %s', (code) => {
+  it.each([
+    'CERT_NOT_YET_VALID',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'CERT_SIGNATURE_FAILURE',
+    'INVALID_CA',
+    'CERT_REVOKED',
+    'HOSTNAME_MISMATCH',
+  ])('knows %s', (code) => {
     expect(tlsProblem({ code })?.code).toBe(code);
   });
 });

@@ -22,7 +22,14 @@ describe('modules shared by every workflow run', () => {
 
   it('shares src/domain and the libraries, but not files defining zod schemas or the barrels re-exporting them', () => {
     const names = shared.map(rel);
-    expect(names).toEqual(expect.arrayContaining(['worker/shared-libraries.ts', 'src/domain/messages.ts', 'src/domain/migration/cutover-window.ts', 'src/domain/approvals/ssh-signature.ts']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'worker/shared-libraries.ts',
+        'src/domain/messages.ts',
+        'src/domain/migration/cutover-window.ts',
+        'src/domain/approvals/ssh-signature.ts',
+      ]),
+    );
     expect(names).not.toContain('src/domain/provisioning/spec.ts');
     expect(names).not.toContain('src/domain/status/wave-summary.ts');
     expect(names.filter((n) => n.endsWith('/index.ts'))).toEqual([]);
@@ -33,7 +40,11 @@ describe('modules shared by every workflow run', () => {
     const sharedSet = new Set(shared);
     const drags = shared
       .filter((f) => f.startsWith(path.join(REPO_ROOT, 'src', 'domain')))
-      .flatMap((f) => runtimeImports(f).filter((t) => !sharedSet.has(t) && (definesZodSchemas(t) || path.basename(t) === 'index.ts')).map((t) => `${rel(f)} → ${rel(t)}`));
+      .flatMap((f) =>
+        runtimeImports(f)
+          .filter((t) => !sharedSet.has(t) && (definesZodSchemas(t) || path.basename(t) === 'index.ts'))
+          .map((t) => `${rel(f)} → ${rel(t)}`),
+      );
     expect(drags).toEqual([]);
   });
 
@@ -43,6 +54,8 @@ describe('modules shared by every workflow run', () => {
     expect(preload).toContain('"./src/domain/messages.ts"');
     expect(preload).toContain('"./worker/shared-libraries.ts"');
     // workflows/index.ts requires a type's module inside its function, never at the module's top level.
-    expect(code).toMatch(/const migrateVm = \(\.\.\.args\)=>\(__webpack_require__\([^)]*"\.\/workflows\/migrate-vm\.ts"\)/);
+    expect(code).toMatch(
+      /const migrateVm = \(\.\.\.args\)=>\(__webpack_require__\([^)]*"\.\/workflows\/migrate-vm\.ts"\)/,
+    );
   });
 });

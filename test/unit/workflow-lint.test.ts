@@ -12,7 +12,8 @@ interface Probe {
   code: string;
 }
 
-const refused = (statement: string) => `${statement}\nexport const probe = String(${statement.match(/\{ (\w+) \}/)![1]});\n`;
+const refused = (statement: string) =>
+  `${statement}\nexport const probe = String(${statement.match(/\{ (\w+) \}/)![1]});\n`;
 
 const PROBES: Probe[] = [
   { name: 'fs', dir: 'workflows', code: refused("import { readFileSync } from 'fs';") },
@@ -33,10 +34,18 @@ const PROBES: Probe[] = [
       '}',
     ].join('\n'),
   },
-  { name: 'localeCompare', dir: 'workflows', code: "export const probe = ['b', 'a'].sort((x, y) => x.localeCompare(y));\n" },
+  {
+    name: 'localeCompare',
+    dir: 'workflows',
+    code: "export const probe = ['b', 'a'].sort((x, y) => x.localeCompare(y));\n",
+  },
   // The stack: src → activities → workflows → worker → lab → cli → bin, each importing only downward.
   { name: 'src imports activities', dir: 'src', code: refused("import { createActivities } from '../activities';") },
-  { name: 'activities import a workflow type', dir: 'activities', code: "import type { semaphore } from '../workflows/semaphore';\nexport type Probe = typeof semaphore;\n" },
+  {
+    name: 'activities import a workflow type',
+    dir: 'activities',
+    code: "import type { semaphore } from '../workflows/semaphore';\nexport type Probe = typeof semaphore;\n",
+  },
   { name: 'worker imports lab', dir: 'worker', code: refused("import { startLab } from '../lab/lab';") },
   { name: 'lab imports cli', dir: 'lab', code: refused("import { main } from '../cli/main';") },
   {
@@ -50,8 +59,16 @@ const PROBES: Probe[] = [
     ].join('\n'),
   },
   // Message names are spelled once, in src/domain/messages.ts.
-  { name: 'signal by name', dir: 'cli', code: "import type { WorkflowHandle } from '@temporalio/client';\nexport const probe = (h: WorkflowHandle) => h.signal('approveCutover', { by: 'a', reason: 'b' });\n" },
-  { name: 'definition outside messages', dir: 'workflows', code: "import { defineQuery } from '@temporalio/workflow';\nexport const probe = defineQuery<string>('mine');\n" },
+  {
+    name: 'signal by name',
+    dir: 'cli',
+    code: "import type { WorkflowHandle } from '@temporalio/client';\nexport const probe = (h: WorkflowHandle) => h.signal('approveCutover', { by: 'a', reason: 'b' });\n",
+  },
+  {
+    name: 'definition outside messages',
+    dir: 'workflows',
+    code: "import { defineQuery } from '@temporalio/workflow';\nexport const probe = defineQuery<string>('mine');\n",
+  },
   {
     name: 'floating promise',
     dir: 'src',
@@ -64,15 +81,25 @@ const PROBES: Probe[] = [
  * one ESLint run, exactly as `npm run lint` does.
  */
 async function lintProbes(): Promise<Map<string, string[]>> {
-  const files = PROBES.map((p) => ({ ...p, file: path.join(ROOT, p.dir, `__lint_probe_${randomUUID().slice(0, 8)}.ts`) }));
+  const files = PROBES.map((p) => ({
+    ...p,
+    file: path.join(ROOT, p.dir, `__lint_probe_${randomUUID().slice(0, 8)}.ts`),
+  }));
   for (const p of files) writeFileSync(p.file, p.code);
   try {
     const stdout = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [ESLINT, '--format', 'json', ...files.map((p) => p.file)], { cwd: ROOT }, (error, out, stderr) =>
-        out ? resolve(out) : reject(new Error(`eslint failed: ${error?.message ?? ''} ${stderr}`)),
+      execFile(
+        process.execPath,
+        [ESLINT, '--format', 'json', ...files.map((p) => p.file)],
+        { cwd: ROOT },
+        (error, out, stderr) =>
+          out ? resolve(out) : reject(new Error(`eslint failed: ${error?.message ?? ''} ${stderr}`)),
       ),
     );
-    const results = JSON.parse(stdout) as Array<{ filePath: string; messages: Array<{ ruleId: string; message: string }> }>;
+    const results = JSON.parse(stdout) as Array<{
+      filePath: string;
+      messages: Array<{ ruleId: string; message: string }>;
+    }>;
     return new Map(
       files.map((p) => [
         p.name,
@@ -105,7 +132,11 @@ describe('lint rules that keep workflow code deterministic and the stack in orde
   });
 
   it('refuses locale-dependent string ordering in workflows/', () => {
-    expect(messages.get('localeCompare')!.some((m) => m.startsWith('no-restricted-properties') && m.includes('compareCodeUnits'))).toBe(true);
+    expect(
+      messages
+        .get('localeCompare')!
+        .some((m) => m.startsWith('no-restricted-properties') && m.includes('compareCodeUnits')),
+    ).toBe(true);
   });
 
   it.each([
@@ -122,11 +153,21 @@ describe('lint rules that keep workflow code deterministic and the stack in orde
   });
 
   it('refuses message names spelled as strings and definitions outside src/domain/messages.ts', () => {
-    expect(messages.get('signal by name')!.some((m) => m.startsWith('no-restricted-syntax') && m.includes('not its name as a string'))).toBe(true);
-    expect(messages.get('definition outside messages')!.some((m) => m.startsWith('no-restricted-syntax') && m.includes('src/domain/messages.ts'))).toBe(true);
+    expect(
+      messages
+        .get('signal by name')!
+        .some((m) => m.startsWith('no-restricted-syntax') && m.includes('not its name as a string')),
+    ).toBe(true);
+    expect(
+      messages
+        .get('definition outside messages')!
+        .some((m) => m.startsWith('no-restricted-syntax') && m.includes('src/domain/messages.ts')),
+    ).toBe(true);
   });
 
   it('reports floating promises anywhere', () => {
-    expect(messages.get('floating promise')!.some((m) => m.startsWith('@typescript-eslint/no-floating-promises'))).toBe(true);
+    expect(messages.get('floating promise')!.some((m) => m.startsWith('@typescript-eslint/no-floating-promises'))).toBe(
+      true,
+    );
   });
 });

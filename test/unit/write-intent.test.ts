@@ -10,7 +10,11 @@ describe('write intent (truthful outcomes across retries)', () => {
   });
 
   it('keeps progress details as they were (task rejoin reads `upid` from them) and adds the started writes', () => {
-    expect(intentDetails(['create'], { upid: 'UPID:a', elapsedMs: 5 })).toEqual({ upid: 'UPID:a', elapsedMs: 5, startedWrites: ['create'] });
+    expect(intentDetails(['create'], { upid: 'UPID:a', elapsedMs: 5 })).toEqual({
+      upid: 'UPID:a',
+      elapsedMs: 5,
+      startedWrites: ['create'],
+    });
     expect(intentDetails(['create'], 'waiting')).toEqual({ progress: 'waiting', startedWrites: ['create'] });
     expect(intentDetails([])).toEqual({ startedWrites: [] });
   });

@@ -6,7 +6,10 @@ import { waitForCutoverStart } from '../../workflows/migration/cutover-start';
  * For each `notBefore` in turn, waits as an approved cutover does (workflows/migration/cutover-start)
  * and notes the workflow time it woke at, and each start it was told to wait for.
  */
-export async function cutoverWindowProbe(input: { window: CutoverWindow; notBefore: number[] }): Promise<{ woke: number[]; told: number[]; startedAt: number }> {
+export async function cutoverWindowProbe(input: {
+  window: CutoverWindow;
+  notBefore: number[];
+}): Promise<{ woke: number[]; told: number[]; startedAt: number }> {
   const startedAt = workflowInfo().runStartTime.getTime();
   const woke: number[] = [];
   const told: number[] = [];

@@ -20,7 +20,11 @@ describe('cutover windows under time skipping', () => {
 
   it('starts when the window opens, at once inside it, and after its end at the next opening (across a DST change)', async () => {
     const taskQueue = uniqueName('window');
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { codePath: workflowBundlePath() } });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: workflowBundlePath() },
+    });
     const notBefore = [
       at('2027-03-27T12:00:00Z'), // Saturday noon: waits for 22:00 CET (21:00Z)
       at('2027-03-28T00:30:00Z'), // 01:30 CET, inside that night's window: at once

@@ -1,7 +1,13 @@
 import { parseConfig } from '../../src/config';
 import { createActivities } from '../../activities';
 import type { doctor } from '../../workflows/doctor';
-import { connectTestTemporal, createTestWorker, devServerAddress, uniqueName, type TestTemporal } from '../helpers/temporal';
+import {
+  connectTestTemporal,
+  createTestWorker,
+  devServerAddress,
+  uniqueName,
+  type TestTemporal,
+} from '../helpers/temporal';
 
 describe('doctor workflow on the real dev server', () => {
   let temporal: TestTemporal;
@@ -13,7 +19,10 @@ describe('doctor workflow on the real dev server', () => {
   it('checks Temporal and reports its version, namespace and TLS mode', async () => {
     const config = parseConfig({ temporal: { address: devServerAddress() } }, {});
     const taskQueue = uniqueName('doctor');
-    const worker = await createTestWorker(temporal.nativeConnection, { taskQueue, activities: createActivities({ config }) });
+    const worker = await createTestWorker(temporal.nativeConnection, {
+      taskQueue,
+      activities: createActivities({ config }),
+    });
     const report = await worker.runUntil(
       temporal.client.workflow.execute<typeof doctor>('doctor', { taskQueue, workflowId: uniqueName('doctor') }),
     );
@@ -28,7 +37,10 @@ describe('doctor workflow on the real dev server', () => {
   it('reports a namespace that does not exist as a failed verdict, not a crash', async () => {
     const config = parseConfig({ temporal: { address: devServerAddress(), namespace: 'no-such-namespace' } }, {});
     const taskQueue = uniqueName('doctor');
-    const worker = await createTestWorker(temporal.nativeConnection, { taskQueue, activities: createActivities({ config }) });
+    const worker = await createTestWorker(temporal.nativeConnection, {
+      taskQueue,
+      activities: createActivities({ config }),
+    });
     const report = await worker.runUntil(
       temporal.client.workflow.execute<typeof doctor>('doctor', { taskQueue, workflowId: uniqueName('doctor') }),
     );

@@ -25,7 +25,10 @@ describe('semaphore hand-offs on the real dev server', () => {
   it('grants every freed permit in the workflow task that frees it, and keeps one lease timer instead of one per loop', async () => {
     const taskQueue = uniqueName('handoff');
     const key = uniqueName('limit');
-    const worker = await createTestWorkers(temporal.nativeConnection, { taskQueue, activities: createPermitActivities() });
+    const worker = await createTestWorkers(temporal.nativeConnection, {
+      taskQueue,
+      activities: createPermitActivities(),
+    });
     const semaphore = temporal.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key)));
     await worker.runUntil(async () => {
       // No permits at first: three wait; then three permits at once.
@@ -38,7 +41,9 @@ describe('semaphore hand-offs on the real dev server', () => {
           }),
         ),
       );
-      await until('five waiting', async () => ((await semaphore.query(semaphoreStateQuery)).waiting.length === 5 ? true : undefined));
+      await until('five waiting', async () =>
+        (await semaphore.query(semaphoreStateQuery)).waiting.length === 5 ? true : undefined,
+      );
       await semaphore.executeUpdate(setPermitsUpdate, { args: [3] });
       await Promise.all(holders.map((h) => h.result()));
       expect(await semaphore.query(semaphoreStateQuery)).toMatchObject({ holders: [], waiting: [], granted: 5 });
@@ -48,7 +53,8 @@ describe('semaphore hand-offs on the real dev server', () => {
     // The last two were handed over by the holders before them (transferPermit), or granted here if
     // a holder without a successor released first (then a later transfer to it frees the permit).
     expect(grants.length + signalsReceived(events, 'transferPermit').length).toBeGreaterThanOrEqual(5);
-    const taskOf = (e: (typeof events)[number]) => Number(e.signalExternalWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId);
+    const taskOf = (e: (typeof events)[number]) =>
+      Number(e.signalExternalWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId);
     // The first three together, in the task that ran the update.
     expect(new Set(grants.slice(0, 3).map(taskOf)).size).toBe(1);
     expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_TIMER_CANCELED)).toHaveLength(0);
@@ -57,7 +63,10 @@ describe('semaphore hand-offs on the real dev server', () => {
   it('hands a freed permit straight to the next waiter: granted by the holder before it, not by the semaphore, and never two at once', async () => {
     const taskQueue = uniqueName('transfer');
     const key = uniqueName('limit');
-    const worker = await createTestWorkers(temporal.nativeConnection, { taskQueue, activities: createPermitActivities() });
+    const worker = await createTestWorkers(temporal.nativeConnection, {
+      taskQueue,
+      activities: createPermitActivities(),
+    });
     const semaphore = temporal.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key)));
     const start = (i: number) =>
       temporal.client.workflow.start<typeof holdPermit>('holdPermit', {
@@ -67,7 +76,9 @@ describe('semaphore hand-offs on the real dev server', () => {
       });
     const results = await worker.runUntil(async () => {
       const first = await start(0);
-      await until('the first holds', async () => ((await semaphore.query(semaphoreStateQuery)).holders.length === 1 ? true : undefined));
+      await until('the first holds', async () =>
+        (await semaphore.query(semaphoreStateQuery)).holders.length === 1 ? true : undefined,
+      );
       const rest = [await start(1), await start(2)];
       const done = await Promise.all([first, ...rest].map((h) => h.result()));
       expect(await semaphore.query(semaphoreStateQuery)).toMatchObject({ holders: [], waiting: [], granted: 3 });
@@ -84,7 +95,9 @@ describe('semaphore hand-offs on the real dev server', () => {
     expect(signalsReceived(semaphoreEvents, 'transferPermit')).toHaveLength(2);
     expect(signalsReceived(semaphoreEvents, 'releasePermit')).toHaveLength(1);
     const firstEvents = (await temporal.client.workflow.getHandle(`${key}-0`).fetchHistory()).events ?? [];
-    const handedTo = signalsSent(firstEvents, 'permitGranted').map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes!.workflowExecution!.workflowId);
+    const handedTo = signalsSent(firstEvents, 'permitGranted').map(
+      (e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes!.workflowExecution!.workflowId,
+    );
     expect(handedTo).toHaveLength(1);
     expect([`${key}-1`, `${key}-2`]).toContain(handedTo[0]);
   });

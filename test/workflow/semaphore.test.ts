@@ -7,7 +7,13 @@ import { permitHeldQuery, type holdPermit, type holdPermitUntilKilled } from '..
 import { CancelledFailure } from '@temporalio/common';
 import { until } from '../helpers/wait';
 import { NativeConnection } from '@temporalio/worker';
-import { connectTestTemporal, createTestWorkers, devServerAddress, uniqueName, type TestTemporal } from '../helpers/temporal';
+import {
+  connectTestTemporal,
+  createTestWorkers,
+  devServerAddress,
+  uniqueName,
+  type TestTemporal,
+} from '../helpers/temporal';
 
 /** Largest number of [start, end) intervals that overlap at one instant. */
 function peakOverlap(intervals: Array<{ grantedAt: number; releasedAt: number }>): number {
@@ -50,7 +56,9 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
         ),
       );
       const done = await Promise.all(handles.map((h) => h.result()));
-      const semaphoreState = await temporal.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key))).query(semaphoreStateQuery);
+      const semaphoreState = await temporal.client.workflow
+        .getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key)))
+        .query(semaphoreStateQuery);
       return { done, semaphoreState };
     };
     const { done: results, semaphoreState: state } = await workers[0]!.runUntil(workers[1]!.runUntil(run()));
@@ -59,13 +67,23 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
     expect(results).toHaveLength(6);
     expect(peakOverlap(results)).toBe(2);
     expect(results.filter((r) => r.waitedMs > 300).length).toBeGreaterThanOrEqual(4);
-    expect(state).toMatchObject({ key: scopedLimitKey(taskQueue, key), permits: 2, holders: [], waiting: [], granted: 6, expiredLeases: 0 });
+    expect(state).toMatchObject({
+      key: scopedLimitKey(taskQueue, key),
+      permits: 2,
+      holders: [],
+      waiting: [],
+      granted: 6,
+      expiredLeases: 0,
+    });
   });
 
   it('changes its permits at run time through a validated update', async () => {
     const taskQueue = uniqueName('semaphore');
     const key = uniqueName('limit');
-    const worker = await createTestWorkers(temporal.nativeConnection, { taskQueue, activities: createPermitActivities() });
+    const worker = await createTestWorkers(temporal.nativeConnection, {
+      taskQueue,
+      activities: createPermitActivities(),
+    });
     await worker.runUntil(async () => {
       await temporal.client.workflow.execute<typeof holdPermit>('holdPermit', {
         taskQueue,
@@ -73,7 +91,9 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
         args: [{ key, permits: 1, leaseMs: 60_000, holdMs: 10 }],
       });
       const semaphore = temporal.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(taskQueue, key)));
-      await expect(semaphore.executeUpdate(setPermitsUpdate, { args: [-1] })).rejects.toThrow(WorkflowUpdateFailedError);
+      await expect(semaphore.executeUpdate(setPermitsUpdate, { args: [-1] })).rejects.toThrow(
+        WorkflowUpdateFailedError,
+      );
       const state = await semaphore.executeUpdate(setPermitsUpdate, { args: [3] });
       expect(state.permits).toBe(3);
       expect((await semaphore.query(semaphoreStateQuery)).permits).toBe(3);
@@ -110,7 +130,9 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
         workflowId: `${key}-holder`,
         args: [{ key, permits: 1, leaseMs: 7_200_000, holdMs: 0 }],
       });
-      await until('the holder to get its permit', async () => ((await holder.query(permitHeldQuery)) ? true : undefined));
+      await until('the holder to get its permit', async () =>
+        (await holder.query(permitHeldQuery)) ? true : undefined,
+      );
       const cancelled = await temporal.client.workflow.start<typeof holdPermit>('holdPermit', {
         taskQueue,
         workflowId: `${key}-cancelled`,
@@ -121,12 +143,17 @@ describe('semaphore workflow (global limits) on the real dev server', () => {
       // Let the request through only once the workflow has acted on the cancellation.
       await until('the workflow to act on the cancellation', async () => {
         const { events } = await cancelled.fetchHistory();
-        return events?.some((e) => e.activityTaskCancelRequestedEventAttributes || e.workflowExecutionCanceledEventAttributes) ? true : undefined;
+        return events?.some(
+          (e) => e.activityTaskCancelRequestedEventAttributes || e.workflowExecutionCanceledEventAttributes,
+        )
+          ? true
+          : undefined;
       });
       open();
       const outcome = await cancelled.result().then(
         () => 'completed',
-        (err: unknown) => (err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure ? 'cancelled' : String(err)),
+        (err: unknown) =>
+          err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure ? 'cancelled' : String(err),
       );
       expect(outcome).toBe('cancelled');
       await until('the request to reach the semaphore', async () => (sent ? true : undefined));

@@ -23,7 +23,13 @@ function settings(): MigrationSettings {
     approvers: ['alice'],
     relocateTimeoutMs: 3_600_000,
     heartbeatTimeoutMs: 60_000,
-    cutover: { mode: 'import', shutdownTimeoutMs: 60_000, forcePowerOff: false, startAfter: false, importTimeoutMs: 3_600_000 },
+    cutover: {
+      mode: 'import',
+      shutdownTimeoutMs: 60_000,
+      forcePowerOff: false,
+      startAfter: false,
+      importTimeoutMs: 3_600_000,
+    },
     limits: { vmotion: 1, importPerStorage: 1, sdn: 1, vmStart: 1 },
   } as MigrationSettings;
 }
@@ -65,7 +71,10 @@ describe('migration wave bookkeeping', () => {
   it('applies a valid approval signalled while the settings load, and records an invalid one', async () => {
     const taskQueue = uniqueName('wave-approve');
     let load!: () => void;
-    const worker = await createTestWorker(temporal.nativeConnection, { taskQueue, activities: stubActivities([], new Promise<void>((r) => (load = r))) });
+    const worker = await createTestWorker(temporal.nativeConnection, {
+      taskQueue,
+      activities: stubActivities([], new Promise<void>((r) => (load = r))),
+    });
     const result = await worker.runUntil(async () => {
       const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue,
@@ -82,14 +91,21 @@ describe('migration wave bookkeeping', () => {
       load();
       return readWaveOutcome(temporal.client, wave);
     });
-    expect(result.status.approvals).toEqual([{ by: 'alice', reason: 'change 42', via: 'signal', vms: 'all', at: expect.any(Number) }]);
-    expect(result.status.ignored).toEqual([{ message: 'approve by mallory', reason: 'mallory is not an approver (approvers: alice)' }]);
+    expect(result.status.approvals).toEqual([
+      { by: 'alice', reason: 'change 42', via: 'signal', vms: 'all', at: expect.any(Number) },
+    ]);
+    expect(result.status.ignored).toEqual([
+      { message: 'approve by mallory', reason: 'mallory is not an approver (approvers: alice)' },
+    ]);
   });
 
   it('marks a VM workflow that closed without reporting as finished, with how it closed', async () => {
     const taskQueue = uniqueName('wave-watch');
     const stuck = vm({ moid: 'vm-77', name: 'stuck01', nics: [] });
-    const worker = await createTestWorker(temporal.nativeConnection, { taskQueue, activities: stubActivities([stuck], Promise.resolve()) });
+    const worker = await createTestWorker(temporal.nativeConnection, {
+      taskQueue,
+      activities: stubActivities([stuck], Promise.resolve()),
+    });
     const childId = migrateVmWorkflowId(VCENTER, stuck.moid);
     const result = await worker.runUntil(async () => {
       const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {

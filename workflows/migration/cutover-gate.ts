@@ -70,7 +70,12 @@ export class CutoverGate {
       if (d.notBefore !== undefined) this.notBefore = d.notBefore;
     });
     this.gate(rejectCutoverUpdate, rejectCutoverSignal, 'reject', (r) => (this.rejection = r));
-    this.gate(retryCutoverUpdate, retryCutoverSignal, 'retry', (r) => (this.pending = { decision: 'retry', record: r }));
+    this.gate(
+      retryCutoverUpdate,
+      retryCutoverSignal,
+      'retry',
+      (r) => (this.pending = { decision: 'retry', record: r }),
+    );
     this.gate(rollbackUpdate, rollbackSignal, 'rollback', (r) => (this.pending = { decision: 'rollback', record: r }));
     handleDecision({
       kind: 'cancel',
@@ -79,7 +84,12 @@ export class CutoverGate {
       problem: (request) => cancelProblem(request, this.approvers, this.status.stage, this.cancellation),
       accept: (record, request) => {
         const { stage } = this.status;
-        this.cancellation = { ...record, removeShells: request.removeShells === true, stage, effect: cancelEffect(stage)! };
+        this.cancellation = {
+          ...record,
+          removeShells: request.removeShells === true,
+          stage,
+          effect: cancelEffect(stage)!,
+        };
         this.status.cancellation = this.cancellation;
       },
       ignored: this.status.ignored,
@@ -121,17 +131,23 @@ export class CutoverGate {
     return taken;
   }
 
-  private problem(kind: 'approve' | 'reject' | 'retry' | 'rollback', decision: CutoverDecision | undefined): string | undefined {
+  private problem(
+    kind: 'approve' | 'reject' | 'retry' | 'rollback',
+    decision: CutoverDecision | undefined,
+  ): string | undefined {
     const invalid = decisionProblem(decision, this.approvers);
     if (invalid) return invalid;
     if (kind === 'approve' || kind === 'reject') {
       if (!this.approvalOpen) return `the cutover is no longer waiting for a decision (stage ${this.status.stage})`;
       if (this.approval) return `already approved by ${this.approval.by}`;
       if (this.rejection) return `already rejected by ${this.rejection.by}`;
-      if (kind === 'approve') return notBeforeProblem(decision as CutoverApproval) ?? this.signatureProblem(decision as CutoverApproval);
+      if (kind === 'approve')
+        return notBeforeProblem(decision as CutoverApproval) ?? this.signatureProblem(decision as CutoverApproval);
     } else {
-      if (!this.decisionOpen) return `nothing to ${kind}: the workflow is not waiting for a decision after a failure (stage ${this.status.stage})`;
-      if (!this.decisionKinds.includes(kind)) return `nothing to ${kind}: the disks are moving (stage ${this.status.stage}); a retry is for a move that failed, a rollback may come any time`;
+      if (!this.decisionOpen)
+        return `nothing to ${kind}: the workflow is not waiting for a decision after a failure (stage ${this.status.stage})`;
+      if (!this.decisionKinds.includes(kind))
+        return `nothing to ${kind}: the disks are moving (stage ${this.status.stage}); a retry is for a move that failed, a rollback may come any time`;
       if (this.pending) return `already decided: ${this.pending.decision} by ${this.pending.record.by}`;
       return guestWritesProblem(kind, decision!, this.guestWritesAtRisk, this.mode);
     }

@@ -1,6 +1,11 @@
 import { conversionPlan, type ConversionPlan } from '../../src/domain/conversion';
 import type { VmDisk } from '../../src/domain/inventory';
-import { conversionDisksOf, conversionFactsOf, type MigrationSettings, type VmAssessment } from '../../src/domain/migration';
+import {
+  conversionDisksOf,
+  conversionFactsOf,
+  type MigrationSettings,
+  type VmAssessment,
+} from '../../src/domain/migration';
 import { failureMessage } from '../failures';
 import { conversions } from './proxies';
 
@@ -19,10 +24,12 @@ export async function inspectedConversion(
   const target = conversionDisksOf(a, vmDisks, settings.datastores, settings.migrationDatastore);
   if ('problem' in target) return { unread: 'elsewhere', why: target.problem };
   try {
-    const inspection = await conversions(settings.heartbeatTimeoutMs, conversion.timeoutMs).inspect.inspectGuest.executeWithOptions(
-      { summary: `inspect the guest of ${a.name} on its VMDKs (read-only)` },
-      [{ ...target, firmware, agentPackages: conversion.agentPackages }],
-    );
+    const inspection = await conversions(
+      settings.heartbeatTimeoutMs,
+      conversion.timeoutMs,
+    ).inspect.inspectGuest.executeWithOptions({ summary: `inspect the guest of ${a.name} on its VMDKs (read-only)` }, [
+      { ...target, firmware, agentPackages: conversion.agentPackages },
+    ]);
     return { plan: conversionPlan(conversionFactsOf(a, firmware), conversion, inspection) };
   } catch (err) {
     return { unread: 'failed', why: failureMessage(err) };

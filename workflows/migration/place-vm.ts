@@ -1,7 +1,15 @@
 import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ShellMoveActivities } from '../../activities/placement/contract';
 import { decisionProblem } from '../../src/domain/migration';
-import { checkMove, placeStageProblem, placementOfSettings, placementVm, STAGES_BEFORE_SHELL, type PlaceRequest, type VmPlacement } from '../../src/domain/placement';
+import {
+  checkMove,
+  placeStageProblem,
+  placementOfSettings,
+  placementVm,
+  STAGES_BEFORE_SHELL,
+  type PlaceRequest,
+  type VmPlacement,
+} from '../../src/domain/placement';
 import { placeVmUpdate } from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import { failureMessage } from '../failures';
@@ -40,9 +48,17 @@ export function handlePlacementMoves(run: MigrationRun): void {
       validator: (request) => {
         const problem =
           decisionProblem(request, run.settings.approvers) ??
-          (typeof request.node !== 'string' || request.node.trim() === '' ? 'say where: "node" is required' : undefined) ??
-          (request.storage !== undefined && (typeof request.storage !== 'string' || request.storage.trim() === '') ? '"storage", when given, names a storage' : undefined) ??
-          placeStageProblem(run.status.stage, { decided: run.gate.decided, moving: run.placing, known: snapshotOf(run) !== undefined });
+          (typeof request.node !== 'string' || request.node.trim() === ''
+            ? 'say where: "node" is required'
+            : undefined) ??
+          (request.storage !== undefined && (typeof request.storage !== 'string' || request.storage.trim() === '')
+            ? '"storage", when given, names a storage'
+            : undefined) ??
+          placeStageProblem(run.status.stage, {
+            decided: run.gate.decided,
+            moving: run.placing,
+            known: snapshotOf(run) !== undefined,
+          });
         if (problem) throw new Error(problem);
       },
     },
@@ -56,29 +72,51 @@ function snapshotOf(run: MigrationRun) {
 async function moveVm(run: MigrationRun, request: PlaceRequest): Promise<void> {
   const vm = placementVm(snapshotOf(run)!.vm);
   const vmid = run.plannedVm?.vmid;
-  const from = run.status.placement ?? placementOfSettings(run.settings, vm.disks.map((d) => d.label));
+  const from =
+    run.status.placement ??
+    placementOfSettings(
+      run.settings,
+      vm.disks.map((d) => d.label),
+    );
   const { placement } = run.settings;
-  const capacity = await placementReads.readClusterCapacity.executeWithOptions({ summary: `read Proxmox capacity for ferry place ${vm.name} --node ${request.node}` }, [
-    { exclude: vmid !== undefined ? [vmid] : [] },
-  ]);
-  const checked = checkMove({ vm, from, request, nodes: capacity.nodes, storages: capacity.storages, allowedNodes: placement?.nodes, maxMemoryCommit: placement?.maxMemoryCommit });
+  const capacity = await placementReads.readClusterCapacity.executeWithOptions(
+    { summary: `read Proxmox capacity for ferry place ${vm.name} --node ${request.node}` },
+    [{ exclude: vmid !== undefined ? [vmid] : [] }],
+  );
+  const checked = checkMove({
+    vm,
+    from,
+    request,
+    nodes: capacity.nodes,
+    storages: capacity.storages,
+    allowedNodes: placement?.nodes,
+    maxMemoryCommit: placement?.maxMemoryCommit,
+  });
   if (!checked.ok) {
-    throw ApplicationFailure.nonRetryable(`${vm.name} cannot move to ${request.node}: ${checked.refusals.map((r) => r.reason).join('; ')}`, PLACEMENT_MOVE_REFUSED);
+    throw ApplicationFailure.nonRetryable(
+      `${vm.name} cannot move to ${request.node}: ${checked.refusals.map((r) => r.reason).join('; ')}`,
+      PLACEMENT_MOVE_REFUSED,
+    );
   }
   // The shell stage waits for this move before it begins: no timing for it yet means nothing is built.
-  const shellBuilt = !STAGES_BEFORE_SHELL.includes(run.status.stage) && run.status.timings.some((t) => t.stage === 'shell');
+  const shellBuilt =
+    !STAGES_BEFORE_SHELL.includes(run.status.stage) && run.status.timings.some((t) => t.stage === 'shell');
   if (shellBuilt) await rebuildShell(run, from, checked.to);
   else run.placeAt(checked.to);
-  run.status.placementMoves = [...(run.status.placementMoves ?? []), { by: request.by, reason: request.reason, at: workflowNow(), from, to: checked.to, shellMoved: shellBuilt }];
+  run.status.placementMoves = [
+    ...(run.status.placementMoves ?? []),
+    { by: request.by, reason: request.reason, at: workflowNow(), from, to: checked.to, shellMoved: shellBuilt },
+  ];
 }
 
 /** The old shell goes, the new one is built on the new node with the same VMID, NICs and MACs. */
 async function rebuildShell(run: MigrationRun, from: VmPlacement, to: VmPlacement): Promise<void> {
   const { assessment, vmid } = run.vm;
   const vm = assessment.pveName;
-  const { destroyed } = await shellMoves.destroyVmShell.executeWithOptions({ summary: `ferry place: destroy shell VM ${vmid} ${vm} on ${from.node}` }, [
-    { node: from.node, vmid, name: vm },
-  ]);
+  const { destroyed } = await shellMoves.destroyVmShell.executeWithOptions(
+    { summary: `ferry place: destroy shell VM ${vmid} ${vm} on ${from.node}` },
+    [{ node: from.node, vmid, name: vm }],
+  );
   if (destroyed) run.record({ kind: 'remove-shell', vm, vmid });
   // From here the VM belongs on the new node: a failure leaves no shell, and the cutover must not start.
   run.placeAt(to);

@@ -1,12 +1,21 @@
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { ConversionActivities } from '../../activities/conversion-contract';
-import type { MigrationActivities, ProxmoxMigrationActivities, VsphereMigrationActivities } from '../../activities/migration-contract';
+import type {
+  MigrationActivities,
+  ProxmoxMigrationActivities,
+  VsphereMigrationActivities,
+} from '../../activities/migration-contract';
 import { heavyQueue } from '../../src/domain/task-queues';
 import { mainQueue as deploymentQueue } from '../queues';
 
 // Transient trouble (network, 5xx, locks) is retried with backoff; invalid input, permission and
 // policy refusals come back non-retryable from activities/failures.ts and fail at once.
-const RETRY: ActivityOptions['retry'] = { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 };
+const RETRY: ActivityOptions['retry'] = {
+  initialInterval: '2s',
+  backoffCoefficient: 2,
+  maximumInterval: '1m',
+  maximumAttempts: 10,
+};
 /**
  * vMotions and imports run for hours and a retry rejoins the task the last attempt started (its id is in
  * the heartbeat): retried for as long as their schedule-to-close allows, not a handful of times.
@@ -37,7 +46,11 @@ const ESTATE_READ_TIMEOUT = '1h';
  * timeout.
  */
 export function estateReads(heartbeatTimeoutMs: number) {
-  return proxyActivities<MigrationActivities>({ startToCloseTimeout: ESTATE_READ_TIMEOUT, heartbeatTimeout: heartbeatTimeoutMs, retry: RETRY });
+  return proxyActivities<MigrationActivities>({
+    startToCloseTimeout: ESTATE_READ_TIMEOUT,
+    heartbeatTimeout: heartbeatTimeoutMs,
+    retry: RETRY,
+  });
 }
 
 export interface ProxyTiming {
@@ -97,7 +110,9 @@ export function conversions(heartbeatTimeoutMs: number, conversionTimeoutMs: num
       heartbeatTimeout: heartbeatTimeoutMs,
       retry: { ...RETRY, maximumAttempts: 3 },
     }),
-    convert: proxyActivities<Pick<ConversionActivities, 'convertGuest' | 'createOverlays' | 'removeConversionOverlays'>>({
+    convert: proxyActivities<
+      Pick<ConversionActivities, 'convertGuest' | 'createOverlays' | 'removeConversionOverlays'>
+    >({
       taskQueue,
       startToCloseTimeout: conversionTimeoutMs,
       scheduleToCloseTimeout: longScheduleToCloseMs(conversionTimeoutMs),

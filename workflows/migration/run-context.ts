@@ -1,4 +1,11 @@
-import { CancellationScope, getExternalWorkflowHandle, setCurrentDetails, setHandler, upsertSearchAttributes, type ExternalWorkflowHandle } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  getExternalWorkflowHandle,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  type ExternalWorkflowHandle,
+} from '@temporalio/workflow';
 import type { VmSnapshot } from '../../activities/migration-contract';
 import {
   cutoverPlan,
@@ -25,7 +32,14 @@ import { cutoverPlanDigest } from '../../src/domain/approvals';
 import { placedVmSettings, placementOfSettings, type VmPlacement } from '../../src/domain/placement';
 import type { WaitRecord } from '../../src/domain/waits';
 import { FerryKind, FerryStage, VmId, VmName, WaveId } from '../../src/domain/search-attributes';
-import { cutoverPlanQuery, importThroughputSignal, migrationStatusQuery, vmFinishedSignal, vmPlacedSignal, vmStageSignal } from '../../src/domain/messages';
+import {
+  cutoverPlanQuery,
+  importThroughputSignal,
+  migrationStatusQuery,
+  vmFinishedSignal,
+  vmPlacedSignal,
+  vmStageSignal,
+} from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import { failureMessage } from '../failures';
 import { CutoverGate } from './cutover-gate';
@@ -89,7 +103,10 @@ export class MigrationRun {
     if (input.placement) this.status.placement = input.placement;
     this.throughput = input.throughput ?? measuredThroughput([]);
     setHandler(migrationStatusQuery, () => this.status);
-    upsertSearchAttributes([{ key: FerryKind, value: 'migrate' }, ...(input.waveId ? [{ key: WaveId, value: input.waveId }] : [])]);
+    upsertSearchAttributes([
+      { key: FerryKind, value: 'migrate' },
+      ...(input.waveId ? [{ key: WaveId, value: input.waveId }] : []),
+    ]);
   }
 
   get moid(): string {
@@ -98,7 +115,9 @@ export class MigrationRun {
 
   /** Loads the settings (unless the wave passed them) and opens the run's gate and plan query. */
   async settle(): Promise<void> {
-    const settings = this.input.settings ?? (await reads.loadMigrationSettings.executeWithOptions({ summary: 'load the migration settings' }, []));
+    const settings =
+      this.input.settings ??
+      (await reads.loadMigrationSettings.executeWithOptions({ summary: 'load the migration settings' }, []));
     // The gate's constructor delivers buffered approvals at once, before `this.settled` is assigned: until
     // then the settings just loaded are the run's (a `ferry place` later replaces them in `this.settled`).
     const planned = (): string | undefined => {
@@ -106,7 +125,11 @@ export class MigrationRun {
       return plan && cutoverPlanDigest(plan);
     };
     const signing = { policy: settings.approvals, wave: this.input.waveWorkflowId, plan: planned };
-    this.settled = { settings, acts: longActivities(timingOf(settings)), gate: new CutoverGate(this.status, settings.approvers, signing, settings.cutover.mode) };
+    this.settled = {
+      settings,
+      acts: longActivities(timingOf(settings)),
+      gate: new CutoverGate(this.status, settings.approvers, signing, settings.cutover.mode),
+    };
     handlePlacementMoves(this);
     setHandler(importThroughputSignal, (t) => {
       this.throughput = t;
@@ -140,8 +163,20 @@ export class MigrationRun {
   private plan(settings: MigrationSettings): CutoverPlan | undefined {
     if (!this.assessment) return undefined;
     const conversion = this.status.conversion?.plan ?? this.assessment.conversion;
-    const plan = cutoverPlan(this.assessment, settings.cutover.mode, settings.targetStorage, this.throughput, this.planned?.snapshot.vm.powerState, conversion);
-    const placement = this.status.placement ?? placementOfSettings(settings, this.assessment.disks.map((d) => d.source));
+    const plan = cutoverPlan(
+      this.assessment,
+      settings.cutover.mode,
+      settings.targetStorage,
+      this.throughput,
+      this.planned?.snapshot.vm.powerState,
+      conversion,
+    );
+    const placement =
+      this.status.placement ??
+      placementOfSettings(
+        settings,
+        this.assessment.disks.map((d) => d.source),
+      );
     return { ...plan, placement };
   }
 
@@ -198,7 +233,8 @@ export class MigrationRun {
     setCurrentDetails(`${this.status.vm}: ${stage}`);
     this.seq += 1;
     const seq = this.seq;
-    if (this.wave) void this.wave.signal(vmStageSignal, { moid: this.moid, stage, at: now, seq }).catch(() => undefined);
+    if (this.wave)
+      void this.wave.signal(vmStageSignal, { moid: this.moid, stage, at: now, seq }).catch(() => undefined);
   }
 
   record(action: MigrationAction): void {
@@ -259,5 +295,16 @@ export class MigrationRun {
 }
 
 function newStatus(moid: string): MigrationStatus {
-  return { vm: moid, moid, stage: 'validate', actions: [], timings: [], waits: [], decisions: [], ignored: [], refusals: [], imports: [] };
+  return {
+    vm: moid,
+    moid,
+    stage: 'validate',
+    actions: [],
+    timings: [],
+    waits: [],
+    decisions: [],
+    ignored: [],
+    refusals: [],
+    imports: [],
+  };
 }

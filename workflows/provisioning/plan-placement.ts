@@ -18,7 +18,11 @@ import { reads } from './proxies';
  * placed VM's workflow is given; a VM that does not fit is marked failed with the numbers and not
  * started. Records that cannot be built are left to their own workflow, which says why.
  */
-export async function placePlanned(vms: PlannedVm[], settings: ProvisioningSettings, listed?: PlannedRecord[]): Promise<Map<number, string>> {
+export async function placePlanned(
+  vms: PlannedVm[],
+  settings: ProvisioningSettings,
+  listed?: PlannedRecord[],
+): Promise<Map<number, string>> {
   const nodes = new Map<number, string>();
   if (vms.length === 0 || !patched('provisioning-placement')) return nodes;
   const specs: ProvisionSpec[] = [];
@@ -28,7 +32,10 @@ export async function placePlanned(vms: PlannedVm[], settings: ProvisioningSetti
     if (built.ok) specs.push(built.spec);
   }
   const exclude = specs.flatMap((s) => (s.vmid !== undefined ? [s.vmid] : []));
-  const room = await placementReads.readClusterCapacity.executeWithOptions({ summary: `read Proxmox capacity to place ${specs.length} VMs` }, [{ exclude }]);
+  const room = await placementReads.readClusterCapacity.executeWithOptions(
+    { summary: `read Proxmox capacity to place ${specs.length} VMs` },
+    [{ exclude }],
+  );
   const placement = placeSpecs(room, specs);
   for (const spec of specs) {
     const outcome = specPlacement(placement, spec);
@@ -48,7 +55,11 @@ export async function placePlanned(vms: PlannedVm[], settings: ProvisioningSetti
 async function readEach(vms: PlannedVm[]): Promise<NetboxVmRecord[]> {
   const records: NetboxVmRecord[] = [];
   for (const vm of vms) {
-    records.push(await reads.readNetboxVm.executeWithOptions({ summary: `read NetBox VM ${vm.netboxId} for placement` }, [{ netboxId: vm.netboxId }]));
+    records.push(
+      await reads.readNetboxVm.executeWithOptions({ summary: `read NetBox VM ${vm.netboxId} for placement` }, [
+        { netboxId: vm.netboxId },
+      ]),
+    );
   }
   return records;
 }

@@ -1,5 +1,9 @@
 import { proxyActivities, type ActivityInterfaceFor, type ActivityOptions } from '@temporalio/workflow';
-import type { ProvisioningActivities, PveVmActivities, TeardownActivities } from '../../activities/provisioning-contract';
+import type {
+  ProvisioningActivities,
+  PveVmActivities,
+  TeardownActivities,
+} from '../../activities/provisioning-contract';
 import type { ProvisioningSettings } from '../../src/domain/provisioning';
 
 /**
@@ -20,7 +24,10 @@ export const reads = proxyActivities<ProvisioningActivities>(READ);
 
 /** The settings from the worker's ferry.yaml, for a workflow started without them. */
 export function loadSettings(): Promise<ProvisioningSettings> {
-  return reads.loadProvisioningSettings.executeWithOptions({ summary: 'read the provisioning settings (ferry.yaml)' }, []);
+  return reads.loadProvisioningSettings.executeWithOptions(
+    { summary: 'read the provisioning settings (ferry.yaml)' },
+    [],
+  );
 }
 
 export interface ProvisioningTiming {
@@ -46,11 +53,20 @@ export interface ProvisioningProxies {
 
 /** The proxies with the settings' heartbeat timeout and backoff. */
 export function provisioningProxies(timing: ProvisioningTiming): ProvisioningProxies {
-  const retry: ActivityOptions['retry'] = { initialInterval: timing.retry.initialIntervalMs, backoffCoefficient: 2, maximumInterval: timing.retry.maximumIntervalMs };
+  const retry: ActivityOptions['retry'] = {
+    initialInterval: timing.retry.initialIntervalMs,
+    backoffCoefficient: 2,
+    maximumInterval: timing.retry.maximumIntervalMs,
+  };
   return {
     read: proxyActivities<ProvisioningWork>({ ...READ, retry }),
     record: proxyActivities<ProvisioningWork>({ startToCloseTimeout: '2m', scheduleToCloseTimeout: '30m', retry }),
-    vmTask: proxyActivities<ProvisioningWork>({ startToCloseTimeout: '15m', scheduleToCloseTimeout: '2h', heartbeatTimeout: timing.heartbeatTimeoutMs, retry }),
+    vmTask: proxyActivities<ProvisioningWork>({
+      startToCloseTimeout: '15m',
+      scheduleToCloseTimeout: '2h',
+      heartbeatTimeout: timing.heartbeatTimeoutMs,
+      retry,
+    }),
     shutdown: (timeoutMs) =>
       proxyActivities<ProvisioningWork>({
         startToCloseTimeout: timeoutMs + 5 * 60_000,
@@ -58,6 +74,7 @@ export function provisioningProxies(timing: ProvisioningTiming): ProvisioningPro
         heartbeatTimeout: timing.heartbeatTimeoutMs,
         retry,
       }),
-    cleanup: (attempts) => proxyActivities<ProvisioningWork>({ startToCloseTimeout: '2m', retry: { ...retry, maximumAttempts: attempts } }),
+    cleanup: (attempts) =>
+      proxyActivities<ProvisioningWork>({ startToCloseTimeout: '2m', retry: { ...retry, maximumAttempts: attempts } }),
   };
 }

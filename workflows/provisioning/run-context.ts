@@ -47,13 +47,18 @@ export interface VmBuild extends ProvisionRun {
   readonly node: string;
 }
 
-export function provisionRun(settings: ProvisioningSettings, status: ProvisionStatus, enter: EnterStage<ProvisionStage>): ProvisionRun {
+export function provisionRun(
+  settings: ProvisioningSettings,
+  status: ProvisionStatus,
+  enter: EnterStage<ProvisionStage>,
+): ProvisionRun {
   return {
     settings,
     acts: provisioningProxies(settings),
     status,
     enter,
-    record: (step, subject, outcome, detail) => status.steps.push({ step, subject, outcome, ...(detail ? { detail } : {}) }),
+    record: (step, subject, outcome, detail) =>
+      status.steps.push({ step, subject, outcome, ...(detail ? { detail } : {}) }),
     known: {},
   };
 }

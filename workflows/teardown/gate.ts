@@ -4,7 +4,12 @@ import { decisionProblem } from '../../src/domain/migration/approval';
 import type { DecisionRecord } from '../../src/domain/migration/status';
 import type { TeardownDecision, TeardownStatus } from '../../src/domain/provisioning';
 import { handleDecision } from '../decision-handlers';
-import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownSignal, rejectTeardownUpdate } from '../../src/domain/messages';
+import {
+  approveTeardownSignal,
+  approveTeardownUpdate,
+  rejectTeardownSignal,
+  rejectTeardownUpdate,
+} from '../../src/domain/messages';
 
 /**
  * The human gate of a teardown: approve or reject, by a validated update (refused without a trace in
@@ -31,7 +36,8 @@ export class TeardownGate {
         kind,
         update,
         signal,
-        problem: (decision) => this.problem(decision) ?? (kind === 'approve' ? this.signatureProblem(decision) : undefined),
+        problem: (decision) =>
+          this.problem(decision) ?? (kind === 'approve' ? this.signatureProblem(decision) : undefined),
         accept: (record) => {
           if (kind === 'approve') this.approval = record;
           else this.rejection = record;
@@ -58,7 +64,11 @@ export class TeardownGate {
   private signatureProblem(decision: TeardownDecision | undefined): string | undefined {
     if (!decision) return undefined;
     const plan = this.status.target && teardownPlanDigest(this.status.target);
-    return signedApprovalProblem('approve-teardown', decision, this.policy(), { kind: 'workflow', workflowId: workflowInfo().workflowId, plan });
+    return signedApprovalProblem('approve-teardown', decision, this.policy(), {
+      kind: 'workflow',
+      workflowId: workflowInfo().workflowId,
+      plan,
+    });
   }
 
   private problem(decision: TeardownDecision | undefined): string | undefined {

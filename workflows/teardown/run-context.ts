@@ -10,6 +10,10 @@ export interface TeardownRun {
   enter: EnterStage<TeardownStage>;
 }
 
-export function teardownRun(settings: ProvisioningSettings, status: TeardownStatus, enter: EnterStage<TeardownStage>): TeardownRun {
+export function teardownRun(
+  settings: ProvisioningSettings,
+  status: TeardownStatus,
+  enter: EnterStage<TeardownStage>,
+): TeardownRun {
   return { settings, acts: provisioningProxies(settings), status, enter };
 }

@@ -62,7 +62,11 @@ export class WaveApprovals {
 
   approve(decision: CutoverApproval, via: 'update' | 'signal'): void {
     const { signed } = decision;
-    const vms = signed ? this.wave.status.vms.filter((vm) => signed.covers?.some((c) => c.workflowId === vm.workflowId)).map((vm) => vm.name) : decision.vms;
+    const vms = signed
+      ? this.wave.status.vms
+          .filter((vm) => signed.covers?.some((c) => c.workflowId === vm.workflowId))
+          .map((vm) => vm.name)
+      : decision.vms;
     const approval: WaveApproval = {
       by: decision.by,
       reason: decision.reason,
@@ -73,7 +77,8 @@ export class WaveApprovals {
       ...(decision.notBefore !== undefined ? { notBefore: decision.notBefore } : {}),
     };
     this.wave.status.approvals.push(approval);
-    for (const vm of this.wave.vmsIn('running').filter((v) => approvalCovers(approval, v.name))) this.forward(vm, approval);
+    for (const vm of this.wave.vmsIn('running').filter((v) => approvalCovers(approval, v.name)))
+      this.forward(vm, approval);
   }
 
   /** A VM workflow just started: it hears the approval that covers it, if one came already. */
@@ -86,7 +91,9 @@ export class WaveApprovals {
   private forward(vm: WaveVm, approval: WaveApproval): void {
     const { by, reason, signature, notBefore } = approval;
     const when = notBefore !== undefined ? { notBefore } : {};
-    const decision = signature ? { by, reason, signed: signature, ...when } : { by, reason: `${reason} (wave approval)`, ...when };
+    const decision = signature
+      ? { by, reason, signed: signature, ...when }
+      : { by, reason: `${reason} (wave approval)`, ...when };
     const signal = getExternalWorkflowHandle(vm.workflowId).signal(approveCutoverSignal, decision);
     this.signals.send(signal);
   }
@@ -104,7 +111,11 @@ export class WaveApprovals {
     if (problem) return problem;
     const unknown = (decision.vms ?? []).filter((name) => !status.vms.some((vm) => vm.name === name));
     if (status.stage !== 'discover' && unknown.length > 0) return `not in this wave: ${unknown.join(', ')}`;
-    const scope = { kind: 'wave' as const, workflowId: workflowInfo().workflowId, vms: status.vms.map((vm) => vm.workflowId) };
+    const scope = {
+      kind: 'wave' as const,
+      workflowId: workflowInfo().workflowId,
+      vms: status.vms.map((vm) => vm.workflowId),
+    };
     return signedApprovalProblem('approve-cutover', decision, settings.approvals, scope);
   }
 }

@@ -53,7 +53,8 @@ export class WaveCancel {
     if (!settings) return 'the wave is still loading its settings; try again in a moment';
     const invalid = decisionProblem(request, settings.approvers);
     if (invalid) return invalid;
-    if (request!.removeShells !== undefined && typeof request!.removeShells !== 'boolean') return 'removeShells: expected true or false';
+    if (request!.removeShells !== undefined && typeof request!.removeShells !== 'boolean')
+      return 'removeShells: expected true or false';
     if (status.cancellation) return `already cancelled by ${status.cancellation.by}`;
     if (status.stage === 'done') return 'nothing to cancel: the wave has ended';
     return undefined;

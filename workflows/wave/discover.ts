@@ -20,7 +20,11 @@ export interface WaveDiscovery {
  * One discovery and one assessment for the whole wave: each translatable VM joins the wave as pending
  * (its workflow reads the VM itself when it starts); each refused one is recorded with its reasons.
  */
-export async function discover(wave: WaveState, selection: WaveSelection, settings: MigrationSettings): Promise<WaveDiscovery> {
+export async function discover(
+  wave: WaveState,
+  selection: WaveSelection,
+  settings: MigrationSettings,
+): Promise<WaveDiscovery> {
   const discovered = await estateReads(settings.heartbeatTimeoutMs).discoverWave.executeWithOptions(
     { summary: `discover ${selectionSummary(selection)}` },
     [selection],
@@ -33,7 +37,13 @@ export async function discover(wave: WaveState, selection: WaveSelection, settin
       wave.actions.push({ kind: 'refuse', vm: vm.pveName, reasons: vm.refusals.map((r) => r.reason) });
     } else {
       const bytes = records.get(vm.moid)?.disks.reduce((sum, d) => sum + d.capacityBytes, 0);
-      wave.status.vms.push({ moid: vm.moid, name: vm.name, workflowId: migrateVmWorkflowId(settings.vcenter, vm.moid), state: 'pending', bytes });
+      wave.status.vms.push({
+        moid: vm.moid,
+        name: vm.name,
+        workflowId: migrateVmWorkflowId(settings.vcenter, vm.moid),
+        state: 'pending',
+        bytes,
+      });
     }
   }
   return { assessment, records };

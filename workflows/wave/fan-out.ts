@@ -38,7 +38,9 @@ export async function fanOut(
     const next = wave.status.vms.find((v) => v.state === 'pending');
     if (next && running < limit && patched(PARALLEL_STARTS_PATCH)) {
       const free = limit - running;
-      const batch = wave.status.vms.filter((v) => v.state === 'pending').slice(0, patched(START_BATCH_PATCH) ? Math.min(free, START_BATCH) : free);
+      const batch = wave.status.vms
+        .filter((v) => v.state === 'pending')
+        .slice(0, patched(START_BATCH_PATCH) ? Math.min(free, START_BATCH) : free);
       await Promise.all(batch.map((vm) => startVmWorkflow(vm, wave, settings)));
       for (const vm of batch) {
         delete wave.snapshots[vm.moid];
@@ -65,10 +67,18 @@ export async function fanOut(
  * keep running and report to the new run.
  */
 function timeForNewRun(input: MigrationWaveInput, startedThisRun: number): boolean {
-  return workflowInfo().continueAsNewSuggested || (input.continueAsNewAfter !== undefined && startedThisRun >= input.continueAsNewAfter);
+  return (
+    workflowInfo().continueAsNewSuggested ||
+    (input.continueAsNewAfter !== undefined && startedThisRun >= input.continueAsNewAfter)
+  );
 }
 
-async function continueWithNewRun(wave: WaveState, settings: MigrationSettings, signals: SignalsInFlight, input: MigrationWaveInput): Promise<never> {
+async function continueWithNewRun(
+  wave: WaveState,
+  settings: MigrationSettings,
+  signals: SignalsInFlight,
+  input: MigrationWaveInput,
+): Promise<never> {
   await signals.settled();
   return continueAsNew<typeof migrationWave>({ ...input, autoApprove: undefined, carried: wave.carryOver(settings) });
 }

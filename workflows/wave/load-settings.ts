@@ -8,9 +8,15 @@ import type { WaveState } from './state';
  * The settings, read once per wave (a later run has them carried over), with the wave's own conversion
  * mode; approvals that waited for them are taken.
  */
-export async function loadSettings(wave: WaveState, approvals: WaveApprovals, conversion?: ConversionMode): Promise<MigrationSettings> {
-  wave.settings ??= withWaveConversion(await reads.loadMigrationSettings.executeWithOptions({ summary: 'load the migration settings' }, []), conversion);
+export async function loadSettings(
+  wave: WaveState,
+  approvals: WaveApprovals,
+  conversion?: ConversionMode,
+): Promise<MigrationSettings> {
+  wave.settings ??= withWaveConversion(
+    await reads.loadMigrationSettings.executeWithOptions({ summary: 'load the migration settings' }, []),
+    conversion,
+  );
   approvals.settingsLoaded();
   return wave.settings;
 }
-

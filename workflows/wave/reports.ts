@@ -1,6 +1,19 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
-import { addCopies, shortReason, stageReportApplies, stageSeconds, type VmFinished, type WaveVm } from '../../src/domain/migration';
-import { importThroughputSignal, vmFinishedSignal, vmStageSignal, waveStatusQuery, waveSummaryQuery } from '../../src/domain/messages';
+import {
+  addCopies,
+  shortReason,
+  stageReportApplies,
+  stageSeconds,
+  type VmFinished,
+  type WaveVm,
+} from '../../src/domain/migration';
+import {
+  importThroughputSignal,
+  vmFinishedSignal,
+  vmStageSignal,
+  waveStatusQuery,
+  waveSummaryQuery,
+} from '../../src/domain/messages';
 import { workflowNow } from '../clock';
 import type { SignalsInFlight } from './signals-in-flight';
 import type { WaveState } from './state';
@@ -28,7 +41,8 @@ export function handleReports(wave: WaveState, signals: SignalsInFlight): void {
     // The VM's actions and timings stay in its own workflow: the wave adds up only what its rates need.
     wave.status.importTotals = addCopies(wave.status.importTotals, finished.imports);
     const relocate = relocateSecondsOf(finished);
-    if (relocate !== undefined && vm.bytes) wave.status.relocateTotals = addCopies(wave.status.relocateTotals, [{ bytes: vm.bytes, seconds: relocate }]);
+    if (relocate !== undefined && vm.bytes)
+      wave.status.relocateTotals = addCopies(wave.status.relocateTotals, [{ bytes: vm.bytes, seconds: relocate }]);
     forwardThroughput(wave, signals);
   });
 }

@@ -27,7 +27,18 @@ export async function startVmWorkflow(vm: WaveVm, wave: WaveState, waveSettings:
       workflowId: vm.workflowId,
       // The wave runs on the coordination queue; its VMs run on the main queue.
       taskQueue: mainQueue(),
-      args: [{ moid: vm.moid, settings, waveId: wave.waveId, waveWorkflowId: workflowInfo().workflowId, throughput: wave.importThroughput(), ...(snapshot ? { snapshot } : {}), ...(cutoverWindow ? { cutoverWindow } : {}), ...(vm.placement ? { placement: vm.placement } : {}) }],
+      args: [
+        {
+          moid: vm.moid,
+          settings,
+          waveId: wave.waveId,
+          waveWorkflowId: workflowInfo().workflowId,
+          throughput: wave.importThroughput(),
+          ...(snapshot ? { snapshot } : {}),
+          ...(cutoverWindow ? { cutoverWindow } : {}),
+          ...(vm.placement ? { placement: vm.placement } : {}),
+        },
+      ],
       // The VM's workflow outlives a continue-as-new of the wave and reports back by signal.
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy,
@@ -35,13 +46,18 @@ export async function startVmWorkflow(vm: WaveVm, wave: WaveState, waveSettings:
       staticDetails: `wave ${wave.waveId}, moid ${vm.moid}`,
     });
   if (await started(() => start(WorkflowIdReusePolicy.REJECT_DUPLICATE))) return;
-  const previous = await watch.previousRun.executeWithOptions({ summary: `look up the earlier run of ${vm.workflowId}` }, [{ workflowId: vm.workflowId }]);
+  const previous = await watch.previousRun.executeWithOptions(
+    { summary: `look up the earlier run of ${vm.workflowId}` },
+    [{ workflowId: vm.workflowId }],
+  );
   const decision = rerunDecision(previous, vm.workflowId);
   // The earlier run ended with VMware still the VM's home (refused, rejected, rolled back, …).
   if (decision.rerun && (await started(() => start(WorkflowIdReusePolicy.ALLOW_DUPLICATE)))) return;
   vm.state = 'finished';
   vm.finishedAt = workflowNow();
-  vm.error = decision.rerun ? `not started: workflow ${vm.workflowId} was started by someone else meanwhile; see it there` : decision.reason;
+  vm.error = decision.rerun
+    ? `not started: workflow ${vm.workflowId} was started by someone else meanwhile; see it there`
+    : decision.reason;
 }
 
 /** False when the workflow id is taken already; any other failure to start fails the wave. */

@@ -85,7 +85,10 @@ export class WaveState {
   /** The Temporal UI's current details: the stage and the VMs' counts. */
   showDetails(): void {
     const { pending, running, finished } = waveCounts(this.status.vms);
-    const vms = this.status.vms.length > 0 ? `, ${this.status.vms.length} VMs: ${pending} pending, ${running} running, ${finished} finished` : '';
+    const vms =
+      this.status.vms.length > 0
+        ? `, ${this.status.vms.length} VMs: ${pending} pending, ${running} running, ${finished} finished`
+        : '';
     setCurrentDetails(`wave ${this.waveId}: ${this.status.stage}${vms}`);
   }
 
@@ -108,7 +111,10 @@ export class WaveState {
    */
   summary(request: unknown): WaveSummary {
     const parsed = waveSummaryRequestSchema.safeParse(request ?? {});
-    if (!parsed.success) throw new Error(`waveSummary request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `waveSummary request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`).join('; ')}`,
+      );
     return summarizeWave(this.status, { now: workflowNow(), limits: this.settings?.limits }, parsed.data);
   }
 
@@ -119,7 +125,9 @@ export class WaveState {
 
   carryOver(settings: MigrationSettings): WaveCarry {
     // Only snapshots an older carry brought are passed on (for the VMs still pending).
-    const snapshots = this.vmsIn('pending').flatMap((vm) => (this.snapshots[vm.moid] ? [[vm.moid, this.snapshots[vm.moid]!] as const] : []));
+    const snapshots = this.vmsIn('pending').flatMap((vm) =>
+      this.snapshots[vm.moid] ? [[vm.moid, this.snapshots[vm.moid]!] as const] : [],
+    );
     return {
       settings,
       status: packWaveStatus(this.status),

@@ -33,7 +33,13 @@ export function reserveVncPort(cluster: Cluster): number {
 }
 
 /** Waits for the one connection to `address`; rejects with `timeoutMessage` after `timeoutMs` or when the task is stopped. */
-export function acceptOne(cluster: Cluster, address: string, task: TaskContext, timeoutMs: number, timeoutMessage: string): Promise<WebSocketPeer> {
+export function acceptOne(
+  cluster: Cluster,
+  address: string,
+  task: TaskContext,
+  timeoutMs: number,
+  timeoutMessage: string,
+): Promise<WebSocketPeer> {
   const map = registry(cluster);
   return new Promise<WebSocketPeer>((resolve, reject) => {
     const done = () => {

@@ -20,7 +20,14 @@ function firstMessage(peer: WebSocketPeer): Promise<string | undefined> {
   });
 }
 
-export async function serialTerminal(vm: SimVm, iface: string | undefined, port: number, peer: WebSocketPeer, task: TaskContext, running: () => boolean): Promise<void> {
+export async function serialTerminal(
+  vm: SimVm,
+  iface: string | undefined,
+  port: number,
+  peer: WebSocketPeer,
+  task: TaskContext,
+  running: () => boolean,
+): Promise<void> {
   const hello = await firstMessage(peer);
   if (hello === undefined) throw new Error('client closed the connection before authenticating');
   const [user, ...ticket] = hello.trim().split(':');
@@ -46,7 +53,9 @@ export async function serialTerminal(vm: SimVm, iface: string | undefined, port:
     }
     if (!running()) throw new Error(`VM ${vm.vmid} not running`);
     say(`starting serial terminal on interface ${chosen}`);
-    say(`socat E connect(5, AF=1 "/var/run/qemu-server/${vm.vmid}.${chosen}", ${`/var/run/qemu-server/${vm.vmid}.${chosen}`.length + 3}): No such file or directory`);
+    say(
+      `socat E connect(5, AF=1 "/var/run/qemu-server/${vm.vmid}.${chosen}", ${`/var/run/qemu-server/${vm.vmid}.${chosen}`.length + 3}): No such file or directory`,
+    );
   } catch (err) {
     say((err as Error).message); // qm dies with it; termproxy then ends with its child
   } finally {

@@ -13,20 +13,39 @@ const MIN_AGE_S = -20;
 const MAX_AGE_S = 40;
 
 const sign = (text: string) => createHmac('sha256', KEY).update(text).digest('base64');
-const secretData = (user: string, path: string, extra?: string | number) => `${user}:${path}${extra !== undefined ? `:${extra}` : ''}`;
+const secretData = (user: string, path: string, extra?: string | number) =>
+  `${user}:${path}${extra !== undefined ? `:${extra}` : ''}`;
 
-export function assembleTicket(prefix: 'PVEVNC' | 'PVETUNNEL', user: string, path: string, extra?: string | number): string {
-  const plain = `${prefix}:${Math.floor(Date.now() / 1000).toString(16).toUpperCase().padStart(8, '0')}`;
+export function assembleTicket(
+  prefix: 'PVEVNC' | 'PVETUNNEL',
+  user: string,
+  path: string,
+  extra?: string | number,
+): string {
+  const plain = `${prefix}:${Math.floor(Date.now() / 1000)
+    .toString(16)
+    .toUpperCase()
+    .padStart(8, '0')}`;
   return `${plain}::${sign(`${plain}:${secretData(user, path, extra)}`)}`;
 }
 
 /** verify_rsa_ticket: throws PVE's 401 "permission denied - invalid PREFIX ticket" unless valid. */
-export function verifyTicket(prefix: 'PVEVNC' | 'PVETUNNEL', ticket: string, user: string, path: string, extra?: string | number): void {
+export function verifyTicket(
+  prefix: 'PVEVNC' | 'PVETUNNEL',
+  ticket: string,
+  user: string,
+  path: string,
+  extra?: string | number,
+): void {
   const match = /^(\S+:([0-9A-F]{8}))::([^:\s]+)$/.exec(ticket);
-  const ok = match && match[1]!.startsWith(`${prefix}:`) && sign(`${match[1]}:${secretData(user, path, extra)}`) === match[3] && (() => {
-    const age = Date.now() / 1000 - parseInt(match[2]!, 16);
-    return age > MIN_AGE_S && age < MAX_AGE_S;
-  })();
+  const ok =
+    match &&
+    match[1]!.startsWith(`${prefix}:`) &&
+    sign(`${match[1]}:${secretData(user, path, extra)}`) === match[3] &&
+    (() => {
+      const age = Date.now() / 1000 - parseInt(match[2]!, 16);
+      return age > MIN_AGE_S && age < MAX_AGE_S;
+    })();
   if (!ok) throw new ApiError(401, `permission denied - invalid ${prefix} ticket`);
 }
 
@@ -43,6 +62,8 @@ export function generateVncPassword(): string {
 /** assemble_spice_ticket: a random SHA-1 hex password and the proxy ticket remote-viewer passes as `host`. */
 export function assembleSpiceTicket(vmid: number, node: string): { ticket: string; proxyTicket: string } {
   const ticket = createHmac('sha1', KEY).update(randomBytes(16)).digest('hex');
-  const plain = `pvespiceproxy:${Math.floor(Date.now() / 1000).toString(16).padStart(8, '0')}:${vmid}:${node.toLowerCase()}`;
+  const plain = `pvespiceproxy:${Math.floor(Date.now() / 1000)
+    .toString(16)
+    .padStart(8, '0')}:${vmid}:${node.toLowerCase()}`;
   return { ticket, proxyTicket: `${plain}::${createHmac('sha1', KEY).update(plain).digest('hex')}` };
 }

@@ -12,7 +12,13 @@ import type { WebSocketPeer } from './websocket';
  * does when the socket is missing, and the worker dies "Failed to run vncproxy." (qm's exit code is not
  * 0). PVE's qm waits up to 9 s for the socket to appear first; the simulator knows at once.
  */
-export async function relayVnc(cluster: Cluster, vm: SimVm, password: string, peer: WebSocketPeer, task: TaskContext): Promise<void> {
+export async function relayVnc(
+  cluster: Cluster,
+  vm: SimVm,
+  password: string,
+  peer: WebSocketPeer,
+  task: TaskContext,
+): Promise<void> {
   const failed = (why: string): never => {
     task.log(why);
     peer.close();

@@ -22,7 +22,11 @@ const server = new WebSocketServer({
 });
 
 /** Answers the upgrade; undefined when the request is not a websocket handshake (`ws` answers it 400). */
-export function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<WebSocketPeer | undefined> {
+export function acceptWebSocket(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<WebSocketPeer | undefined> {
   return new Promise((resolve) => {
     // `ws` writes the 400 itself and then never calls back: learn of it from the socket closing.
     const refused = () => resolve(undefined);

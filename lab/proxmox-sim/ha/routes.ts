@@ -12,12 +12,17 @@ import { haConfig, parseSid, type HaGroup, type HaResource, type HaRule } from '
  */
 const flag = (v: string | undefined) => (v === undefined ? undefined : v === '1');
 const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
-const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+const defined = <T extends object>(o: T) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 const bool = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
 
 function resourceView(cluster: Cluster, sid: string, r: HaResource, hideGroup: boolean): Record<string, unknown> {
   const ha = haConfig(cluster);
-  const view: Record<string, unknown> = { sid, digest: ha.digest('resources'), ...defined({ ...r, failback: bool(r.failback) }) };
+  const view: Record<string, unknown> = {
+    sid,
+    digest: ha.digest('resources'),
+    ...defined({ ...r, failback: bool(r.failback) }),
+  };
   if (hideGroup) delete view.group;
   return view;
 }
@@ -44,21 +49,38 @@ function checkGuest(cluster: Cluster, type: string, name: string): void {
   const vmid = Number(name);
   const exists = type === 'vm' ? cluster.vms.has(vmid) : cluster.containers.some((c) => c.vmid === vmid);
   // PVE 8's wording has "exists", PVE 9's "exist".
-  if (!exists) throw fail(`resource '${type}:${vmid}' does not ${cluster.flavour === '8.4' ? 'exists' : 'exist'} in cluster`);
+  if (!exists)
+    throw fail(`resource '${type}:${vmid}' does not ${cluster.flavour === '8.4' ? 'exists' : 'exist'} in cluster`);
 }
 
 function groupView(cluster: Cluster, group: string, g: HaGroup): Record<string, unknown> {
-  return { group, type: 'group', digest: haConfig(cluster).digest('groups'), ...defined({ ...g, restricted: bool(g.restricted), nofailback: bool(g.nofailback) }) };
+  return {
+    group,
+    type: 'group',
+    digest: haConfig(cluster).digest('groups'),
+    ...defined({ ...g, restricted: bool(g.restricted), nofailback: bool(g.nofailback) }),
+  };
 }
 
 function ruleView(cluster: Cluster, rule: string, r: HaRule): Record<string, unknown> {
-  const base = { rule, type: r.type, digest: haConfig(cluster).digest('rules'), order: r.order, resources: [...r.resources].sort().join(',') };
-  const defaults = r.type === 'node-affinity' ? { strict: bool(r.strict ?? false), nodes: r.nodes } : { affinity: r.affinity };
+  const base = {
+    rule,
+    type: r.type,
+    digest: haConfig(cluster).digest('rules'),
+    order: r.order,
+    resources: [...r.resources].sort().join(','),
+  };
+  const defaults =
+    r.type === 'node-affinity' ? { strict: bool(r.strict ?? false), nodes: r.nodes } : { affinity: r.affinity };
   return { ...base, ...defined({ ...defaults, disable: r.disable ? 1 : undefined, comment: r.comment }) };
 }
 
 function checkNodes(cluster: Cluster, nodes: string): void {
-  const missing = nodes.split(/[,;\s]+/).filter(Boolean).map((n) => n.split(':')[0]!).filter((n) => !cluster.nodes.includes(n));
+  const missing = nodes
+    .split(/[,;\s]+/)
+    .filter(Boolean)
+    .map((n) => n.split(':')[0]!)
+    .filter((n) => !cluster.nodes.includes(n));
   if (missing.length > 0) throw fail(`cannot use non-existent node(s) ${[...new Set(missing)].sort().join(', ')}.`);
 }
 
@@ -75,8 +97,14 @@ function ruleResources(cluster: Cluster, list: string): string[] {
  * more resources apart than there are nodes (400, "Rule '…' is invalid.").
  */
 function assertFeasible(cluster: Cluster, id: string, rule: HaRule): void {
-  if (rule.type === 'resource-affinity' && rule.affinity === 'negative' && rule.resources.length > cluster.nodes.length) {
-    throw new ApiError(400, `Rule '${id}' is invalid.`, { resources: 'rule defines more resources than available nodes' });
+  if (
+    rule.type === 'resource-affinity' &&
+    rule.affinity === 'negative' &&
+    rule.resources.length > cluster.nodes.length
+  ) {
+    throw new ApiError(400, `Rule '${id}' is invalid.`, {
+      resources: 'rule defines more resources than available nodes',
+    });
   }
 }
 
@@ -85,7 +113,12 @@ function requireMigrated(cluster: Cluster, what: 'create' | 'update'): void {
 }
 
 export const haRoutes: RouteTable = {
-  'GET /cluster/ha': ({ cluster }) => [{ id: 'status' }, { id: 'resources' }, { id: 'groups' }, ...(cluster.flavour === '8.4' ? [] : [{ id: 'rules' }])],
+  'GET /cluster/ha': ({ cluster }) => [
+    { id: 'status' },
+    { id: 'resources' },
+    { id: 'groups' },
+    ...(cluster.flavour === '8.4' ? [] : [{ id: 'rules' }]),
+  ],
 
   'GET /cluster/ha/resources': ({ cluster, params }) => {
     const ha = haConfig(cluster);
@@ -94,7 +127,8 @@ export const haRoutes: RouteTable = {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([sid, r]) => {
         const view = resourceView(cluster, sid, r, hidesGroup(cluster));
-        if (r.group && !ha.groups.has(r.group) && view.group) view.errors = { group: `group '${r.group}' does not exist` };
+        if (r.group && !ha.groups.has(r.group) && view.group)
+          view.errors = { group: `group '${r.group}' does not exist` };
         return view;
       });
   },
@@ -127,15 +161,18 @@ export const haRoutes: RouteTable = {
     const { sid, type } = parseSid(cluster, params.sid!);
     if (params.type !== undefined && params.type !== type) throw fail('types does not match');
     if (params.group) {
-      if (cluster.flavour !== '8.4' && ha.groupsMigrated()) throw fail("invalid parameter 'group': ha groups have been migrated to rules");
+      if (cluster.flavour !== '8.4' && ha.groupsMigrated())
+        throw fail("invalid parameter 'group': ha groups have been migrated to rules");
       if (!ha.groups.has(params.group)) throw fail(`HA group '${params.group}' does not exist`);
     }
-    if (params.digest !== undefined && params.digest !== ha.digest('resources')) throw fail('detected modified configuration - file changed by other user? Try again.');
+    if (params.digest !== undefined && params.digest !== ha.digest('resources'))
+      throw fail('detected modified configuration - file changed by other user? Try again.');
     const r = ha.resources.get(sid);
     if (!r) throw fail(`no such resource '${sid}'`);
     Object.assign(r, resourceOptions(req));
     for (const key of (params.delete ?? '').split(/[,;\s]+/).filter(Boolean)) {
-      if (!['state', 'group', 'max_restart', 'max_relocate', 'failback', 'comment'].includes(key)) throw fail(`no such option '${key}'`);
+      if (!['state', 'group', 'max_restart', 'max_relocate', 'failback', 'comment'].includes(key))
+        throw fail(`no such option '${key}'`);
       delete (r as unknown as Record<string, unknown>)[key];
     }
     return null;
@@ -145,7 +182,11 @@ export const haRoutes: RouteTable = {
     const ha = haConfig(cluster);
     const { sid } = parseSid(cluster, params.sid!);
     if (!ha.resources.has(sid)) {
-      throw fail(cluster.flavour === '8.4' ? `resource '${sid}' is not HA managed` : `cannot delete service '${sid}', not HA managed!`);
+      throw fail(
+        cluster.flavour === '8.4'
+          ? `resource '${sid}' is not HA managed`
+          : `cannot delete service '${sid}', not HA managed!`,
+      );
     }
     // PVE 9's `purge` (default 1) also takes it out of every rule; PVE 8 has no rules.
     ha.deleteResource(sid, cluster.flavour !== '8.4' && params.purge !== '0');
@@ -153,7 +194,9 @@ export const haRoutes: RouteTable = {
   },
 
   'GET /cluster/ha/groups': ({ cluster }) =>
-    [...haConfig(cluster).groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, g]) => groupView(cluster, id, g)),
+    [...haConfig(cluster).groups.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([id, g]) => groupView(cluster, id, g)),
 
   'GET /cluster/ha/groups/{group}': ({ cluster, params }) => {
     const g = haConfig(cluster).groups.get(params.group!);
@@ -165,17 +208,34 @@ export const haRoutes: RouteTable = {
     const ha = haConfig(cluster);
     if (ha.groups.has(params.group!)) throw fail(`ha group ID '${params.group}' already defined`);
     checkNodes(cluster, params.nodes!);
-    ha.groups.set(params.group!, defined({ nodes: params.nodes!, restricted: flag(params.restricted), nofailback: flag(params.nofailback), comment: params.comment }) as HaGroup);
+    ha.groups.set(
+      params.group!,
+      defined({
+        nodes: params.nodes!,
+        restricted: flag(params.restricted),
+        nofailback: flag(params.nofailback),
+        comment: params.comment,
+      }) as HaGroup,
+    );
     return null;
   },
 
   'PUT /cluster/ha/groups/{group}': ({ cluster, params }) => {
     const ha = haConfig(cluster);
-    if (params.digest !== undefined && params.digest !== ha.digest('groups')) throw fail('detected modified configuration - file changed by other user? Try again.');
+    if (params.digest !== undefined && params.digest !== ha.digest('groups'))
+      throw fail('detected modified configuration - file changed by other user? Try again.');
     const g = ha.groups.get(params.group!);
     if (!g) throw fail(`no such ha group '${params.group}'`);
     if (params.nodes !== undefined) checkNodes(cluster, params.nodes);
-    Object.assign(g, defined({ nodes: params.nodes, restricted: flag(params.restricted), nofailback: flag(params.nofailback), comment: params.comment }));
+    Object.assign(
+      g,
+      defined({
+        nodes: params.nodes,
+        restricted: flag(params.restricted),
+        nofailback: flag(params.nofailback),
+        comment: params.comment,
+      }),
+    );
     for (const key of (params.delete ?? '').split(/[,;\s]+/).filter(Boolean)) {
       if (key === 'nodes') throw fail(`unable to delete required option '${key}'`);
       delete (g as unknown as Record<string, unknown>)[key];
@@ -185,7 +245,9 @@ export const haRoutes: RouteTable = {
 
   'DELETE /cluster/ha/groups/{group}': ({ cluster, params }) => {
     const ha = haConfig(cluster);
-    const user = [...ha.resources.entries()].sort(([a], [b]) => a.localeCompare(b)).find(([, r]) => r.group === params.group);
+    const user = [...ha.resources.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .find(([, r]) => r.group === params.group);
     if (user) throw fail(`ha group is used by service '${user[0]}'`);
     ha.groups.delete(params.group!);
     return null;
@@ -193,7 +255,11 @@ export const haRoutes: RouteTable = {
 
   'GET /cluster/ha/rules': ({ cluster, params }) =>
     [...haConfig(cluster).rules.entries()]
-      .filter(([, r]) => (params.type === undefined || r.type === params.type) && (params.resource === undefined || r.resources.includes(params.resource)))
+      .filter(
+        ([, r]) =>
+          (params.type === undefined || r.type === params.type) &&
+          (params.resource === undefined || r.resources.includes(params.resource)),
+      )
       .sort(([, a], [, b]) => a.order - b.order)
       .map(([id, r]) => ruleView(cluster, id, r)),
 
@@ -208,14 +274,27 @@ export const haRoutes: RouteTable = {
     const ha = haConfig(cluster);
     const type = params.type as HaRule['type'];
     const misplaced = type === 'node-affinity' ? ['affinity'] : ['nodes', 'strict'];
-    for (const key of misplaced) if (params[key] !== undefined) throw fail(`property '${key}' is not allowed for rule type '${type}'`);
+    for (const key of misplaced)
+      if (params[key] !== undefined) throw fail(`property '${key}' is not allowed for rule type '${type}'`);
     if (type === 'node-affinity' && params.nodes === undefined) throw fail("missing value for required option 'nodes'");
-    if (type === 'resource-affinity' && params.affinity === undefined) throw fail("missing value for required option 'affinity'");
+    if (type === 'resource-affinity' && params.affinity === undefined)
+      throw fail("missing value for required option 'affinity'");
     if (ha.rules.has(params.rule!)) throw fail(`HA rule '${params.rule}' already defined`);
     const resources = ruleResources(cluster, params.resources!);
     if (params.nodes !== undefined) checkNodes(cluster, params.nodes);
     const order = Math.max(0, ...[...ha.rules.values()].map((r) => r.order)) + 1;
-    const rule: HaRule = { type, resources, order, ...defined({ nodes: params.nodes, strict: flag(params.strict), affinity: params.affinity, disable: flag(params.disable) || undefined, comment: params.comment }) };
+    const rule: HaRule = {
+      type,
+      resources,
+      order,
+      ...defined({
+        nodes: params.nodes,
+        strict: flag(params.strict),
+        affinity: params.affinity,
+        disable: flag(params.disable) || undefined,
+        comment: params.comment,
+      }),
+    };
     assertFeasible(cluster, params.rule!, rule);
     ha.rules.set(params.rule!, rule);
     return null;
@@ -224,17 +303,23 @@ export const haRoutes: RouteTable = {
   'PUT /cluster/ha/rules/{rule}': ({ cluster, params }) => {
     requireMigrated(cluster, 'update');
     const ha = haConfig(cluster);
-    if (params.digest !== undefined && params.digest !== ha.digest('rules')) throw fail('detected modified configuration - file changed by other user? Try again.');
+    if (params.digest !== undefined && params.digest !== ha.digest('rules'))
+      throw fail('detected modified configuration - file changed by other user? Try again.');
     const r = ha.rules.get(params.rule!);
     if (!r) throw fail(`HA rule '${params.rule}' does not exist`);
-    if (params.type !== undefined && params.type !== r.type) throw fail(`rule type '${params.type}' does not match '${r.type}'`);
+    if (params.type !== undefined && params.type !== r.type)
+      throw fail(`rule type '${params.type}' does not match '${r.type}'`);
     const resources = params.resources !== undefined ? ruleResources(cluster, params.resources) : r.resources;
     if (params.nodes !== undefined) checkNodes(cluster, params.nodes);
     assertFeasible(cluster, params.rule!, { ...r, resources, ...defined({ affinity: params.affinity }) });
     r.resources = resources;
-    Object.assign(r, defined({ nodes: params.nodes, strict: flag(params.strict), affinity: params.affinity, comment: params.comment }));
+    Object.assign(
+      r,
+      defined({ nodes: params.nodes, strict: flag(params.strict), affinity: params.affinity, comment: params.comment }),
+    );
     if (params.disable !== undefined) r.disable = params.disable === '1' || undefined;
-    for (const key of (params.delete ?? '').split(/[,;\s]+/).filter(Boolean)) delete (r as unknown as Record<string, unknown>)[key];
+    for (const key of (params.delete ?? '').split(/[,;\s]+/).filter(Boolean))
+      delete (r as unknown as Record<string, unknown>)[key];
     return null;
   },
 
@@ -257,16 +342,36 @@ function haStatus(cluster: Cluster): Array<Record<string, unknown>> {
   const [master] = cluster.nodes;
   const lines: Array<Record<string, unknown>> = [
     { id: 'quorum', type: 'quorum', node: master, status: 'OK', quorate: 1 },
-    { id: 'master', type: 'master', node: master, status: `${master} (idle, ${new Date(now * 1000).toString()})`, timestamp: now },
-    ...cluster.nodes.map((node) => ({ id: `lrm:${node}`, type: 'lrm', node, status: `${node} (idle, ${new Date(now * 1000).toString()})`, timestamp: now })),
+    {
+      id: 'master',
+      type: 'master',
+      node: master,
+      status: `${master} (idle, ${new Date(now * 1000).toString()})`,
+      timestamp: now,
+    },
+    ...cluster.nodes.map((node) => ({
+      id: `lrm:${node}`,
+      type: 'lrm',
+      node,
+      status: `${node} (idle, ${new Date(now * 1000).toString()})`,
+      timestamp: now,
+    })),
   ];
   for (const [sid, r] of [...ha.resources.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const vm = cluster.vms.get(Number(sid.split(':')[1]));
     const node = vm?.node ?? cluster.containers.find((c) => `ct:${c.vmid}` === sid)?.node ?? master;
     const state = r.state === 'enabled' || r.state === undefined ? 'started' : r.state;
     lines.push({
-      id: `service:${sid}`, type: 'service', sid, node, state, request_state: state, crm_state: state,
-      status: `${sid} (${node}, ${state})`, max_restart: r.max_restart ?? 1, max_relocate: r.max_relocate ?? 1,
+      id: `service:${sid}`,
+      type: 'service',
+      sid,
+      node,
+      state,
+      request_state: state,
+      crm_state: state,
+      status: `${sid} (${node}, ${state})`,
+      max_restart: r.max_restart ?? 1,
+      max_relocate: r.max_relocate ?? 1,
       ...(r.group && !hidesGroup(cluster) ? { group: r.group } : {}),
       ...(cluster.flavour !== '8.4' ? { failback: r.failback === false ? 0 : 1 } : {}),
     });

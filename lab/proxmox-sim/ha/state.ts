@@ -49,7 +49,10 @@ export class HaConfig {
   /** The section-config digest of one file (sha1 of its content, as PVE's SectionConfig). */
   digest(file: 'resources' | 'groups' | 'rules'): string {
     const map: Map<string, unknown> = this[file];
-    const text = [...map.keys()].sort().map((id) => `${id}\n${JSON.stringify(map.get(id))}`).join('\n\n');
+    const text = [...map.keys()]
+      .sort()
+      .map((id) => `${id}\n${JSON.stringify(map.get(id))}`)
+      .join('\n\n');
     return createHash('sha1').update(text).digest('hex');
   }
 
@@ -77,7 +80,14 @@ export function migrateGroupsToRules(ha: HaConfig): void {
   for (const [group, resources] of used) {
     const g = ha.groups.get(group)!;
     const order = Math.max(0, ...[...ha.rules.values()].map((x) => x.order)) + 1;
-    ha.rules.set(`ha-group-${group}`, { type: 'node-affinity', resources, nodes: g.nodes, strict: g.restricted ?? false, comment: g.comment ?? `Generated from HA group '${group}'.`, order });
+    ha.rules.set(`ha-group-${group}`, {
+      type: 'node-affinity',
+      resources,
+      nodes: g.nodes,
+      strict: g.restricted ?? false,
+      comment: g.comment ?? `Generated from HA group '${group}'.`,
+      order,
+    });
   }
   ha.groups.clear();
   for (const r of ha.resources.values()) delete r.group;

@@ -15,14 +15,20 @@ import { qemuRuntime } from './runtime';
  *   the guest must still configure it itself, or the probe finds nothing there).
  * Answers undefined for any other path.
  */
-export function handleQemuAdmin(cluster: Cluster, method: string, pathname: string, body: unknown): { data: unknown } | undefined {
+export function handleQemuAdmin(
+  cluster: Cluster,
+  method: string,
+  pathname: string,
+  body: unknown,
+): { data: unknown } | undefined {
   const runtime = qemuRuntime(cluster);
   if (method === 'GET' && pathname === '/_sim/qemu') return { data: runtime?.list() ?? [] };
   if (method === 'PUT' && pathname === '/_sim/guest-networks') {
     if (!runtime) throw new ApiError(400, 'this simulator runs no real guests');
     const byMac = (body ?? {}) as Record<string, GuestNetworkHints[string]>;
     for (const [mac, hint] of Object.entries(byMac)) {
-      if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(mac)) throw new ApiError(400, `invalid guest network: ${mac} is not a MAC address`);
+      if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(mac))
+        throw new ApiError(400, `invalid guest network: ${mac} is not a MAC address`);
       const problem = checkHint('net0', hint);
       if (problem) throw new ApiError(400, `invalid guest network: ${mac}${problem.slice('net0'.length)}`);
       runtime.hintsByMac.set(mac.toLowerCase(), hint);

@@ -23,7 +23,10 @@ const run = promisify(execFile);
 export const CLOUD_INIT_VOLUME = /(^|[:/])vm-(\d+)-cloudinit(\.(raw|qcow2))?$/;
 
 /** The cloud-init drive's key (ide2, …) and volume, if the config has one for this VM. */
-export function cloudInitDrive(vmid: number, config: Record<string, string>): { key: string; volid: string } | undefined {
+export function cloudInitDrive(
+  vmid: number,
+  config: Record<string, string>,
+): { key: string; volid: string } | undefined {
   for (const [key, value] of Object.entries(config)) {
     if (!/^(ide|sata|scsi)\d+$/.test(key)) continue;
     const volid = parsePropertyString(value, 'file').file ?? '';
@@ -67,7 +70,10 @@ export function nocloudUserData(vmid: number, config: Record<string, string>): s
   if (config.ciuser === 'root') text += 'disable_root: False\n';
   if (config.cipassword !== undefined) text += `password: ${config.cipassword}\n`;
   if (config.sshkeys !== undefined) {
-    const keys = decodeURIComponent(config.sshkeys).split('\n').map((k) => k.trim()).filter(Boolean);
+    const keys = decodeURIComponent(config.sshkeys)
+      .split('\n')
+      .map((k) => k.trim())
+      .filter(Boolean);
     text += `ssh_authorized_keys:\n${keys.map((k) => `  - ${k}\n`).join('')}`;
   }
   text += 'chpasswd:\n  expire: False\n';
@@ -114,14 +120,20 @@ export function hintsFromCloudInit(config: Record<string, string>, ports: number
 }
 
 /** Builds the NoCloud ISO from the VM's config and writes it into the cloud-init volume. */
-export async function writeCloudInitDrive(vmid: number, config: Record<string, string>, volume: DriveSource): Promise<void> {
+export async function writeCloudInitDrive(
+  vmid: number,
+  config: Record<string, string>,
+  volume: DriveSource,
+): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), `ferry-cloudinit-${vmid}-`));
   try {
     const files = path.join(dir, 'files');
     const iso = path.join(dir, 'cidata.iso');
     const user = nocloudUserData(vmid, config);
     const network = nocloudNetwork(config);
-    const meta = `instance-id: ${createHash('sha1').update(user + network).digest('hex')}\n`;
+    const meta = `instance-id: ${createHash('sha1')
+      .update(user + network)
+      .digest('hex')}\n`;
     mkdirSync(files);
     writeFileSync(path.join(files, 'user-data'), user);
     writeFileSync(path.join(files, 'network-config'), network);

@@ -112,12 +112,16 @@ export function guestAgentSettings(value: string | undefined): { enabled: true; 
   return { enabled: true, type: parsed.type === 'isa' ? 'isa' : 'virtio' };
 }
 
-export const isQ35 = (config: Record<string, string>) => /q35/.test(parsePropertyString(config.machine ?? '', 'type').type ?? '');
+export const isQ35 = (config: Record<string, string>) =>
+  /q35/.test(parsePropertyString(config.machine ?? '', 'type').type ?? '');
 
 /** qemu-server's OVMF.pm choice of images (Debian paths; 4m → the 4 MiB pair, pre-enrolled keys → MS vars). */
 export function ovmfFiles(efidisk: Record<string, string> | undefined): FirmwareFiles {
   if (efidisk?.efitype === '4m') {
-    return { code: `${OVMF_DIR}/OVMF_CODE_4M.fd`, varsTemplate: `${OVMF_DIR}/${isTrue(efidisk['pre-enrolled-keys']) ? 'OVMF_VARS_4M.ms.fd' : 'OVMF_VARS_4M.fd'}` };
+    return {
+      code: `${OVMF_DIR}/OVMF_CODE_4M.fd`,
+      varsTemplate: `${OVMF_DIR}/${isTrue(efidisk['pre-enrolled-keys']) ? 'OVMF_VARS_4M.ms.fd' : 'OVMF_VARS_4M.fd'}`,
+    };
   }
   return { code: `${OVMF_DIR}/OVMF_CODE.fd`, varsTemplate: `${OVMF_DIR}/OVMF_VARS.fd` };
 }
@@ -127,7 +131,10 @@ export function bootOrder(config: Record<string, string>): Record<string, number
   const boot = config.boot === undefined ? {} : parsePropertyString(config.boot, 'legacy');
   const order: Record<string, number> = {};
   if (boot.order !== undefined) {
-    boot.order.split(/[;,\s]+/).filter(Boolean).forEach((dev, i) => (order[dev] = 100 + i));
+    boot.order
+      .split(/[;,\s]+/)
+      .filter(Boolean)
+      .forEach((dev, i) => (order[dev] = 100 + i));
   } else if (config.bootdisk) {
     order[config.bootdisk] = 100;
   }
@@ -136,15 +143,22 @@ export function bootOrder(config: Record<string, string>): Record<string, number
 
 /** The drives in qemu-server's foreach_volume order (ide, scsi, virtio, sata; by index). */
 export function driveKeys(config: Record<string, string>): string[] {
-  const rank = (k: string) => ['ide', 'scsi', 'virtio', 'sata'].indexOf(DRIVE_KEY.exec(k)![1]!) * 100 + Number(DRIVE_KEY.exec(k)![2]);
-  return Object.keys(config).filter((k) => DRIVE_KEY.test(k)).sort((a, b) => rank(a) - rank(b));
+  const rank = (k: string) =>
+    ['ide', 'scsi', 'virtio', 'sata'].indexOf(DRIVE_KEY.exec(k)![1]!) * 100 + Number(DRIVE_KEY.exec(k)![2]);
+  return Object.keys(config)
+    .filter((k) => DRIVE_KEY.test(k))
+    .sort((a, b) => rank(a) - rank(b));
 }
 
 export const isCdrom = (drive: Record<string, string>) => drive.media === 'cdrom' || drive.file === 'cdrom';
 
 function scsihwInfo(scsihw: string | undefined, index: number): { maxdev: number; controller: number; prefix: string } {
   const maxdev = !scsihw || scsihw.startsWith('lsi') ? 7 : scsihw === 'virtio-scsi-single' ? 1 : 256;
-  return { maxdev, controller: Math.floor(index / maxdev), prefix: scsihw === 'virtio-scsi-single' ? 'virtioscsi' : 'scsihw' };
+  return {
+    maxdev,
+    controller: Math.floor(index / maxdev),
+    prefix: scsihw === 'virtio-scsi-single' ? 'virtioscsi' : 'scsihw',
+  };
 }
 
 function smpArgs(config: Record<string, string>): string {
@@ -224,11 +238,18 @@ export function qemuCommandLine(input: QemuCommandInput): QemuCommand {
   const agent = guestAgentSettings(config.agent);
   if (agent) {
     devices.push('-chardev', `socket,path=${paths.qga},server=on,wait=off,id=qga0`);
-    if (agent.type === 'virtio') devices.push('-device', 'virtio-serial,id=qga0', '-device', 'virtserialport,chardev=qga0,name=org.qemu.guest_agent.0');
+    if (agent.type === 'virtio')
+      devices.push(
+        '-device',
+        'virtio-serial,id=qga0',
+        '-device',
+        'virtserialport,chardev=qga0,name=org.qemu.guest_agent.0',
+      );
     else devices.push('-device', 'isa-serial,chardev=qga0');
   }
 
-  if (config.balloon === undefined || config.balloon !== '0') devices.push('-device', 'virtio-balloon-pci,id=balloon0,free-page-reporting=on');
+  if (config.balloon === undefined || config.balloon !== '0')
+    devices.push('-device', 'virtio-balloon-pci,id=balloon0,free-page-reporting=on');
 
   const scsihw = config.scsihw ?? 'lsi';
   const scsiControllers = new Set<string>();
@@ -271,7 +292,8 @@ export function qemuCommandLine(input: QemuCommandInput): QemuCommand {
       drive.format ??= source.format;
     }
     driveArg += `if=none,id=drive-${key}`;
-    for (const o of ['media', 'rerror', 'werror', 'discard']) if (drive[o] !== undefined) driveArg += `,${o}=${drive[o]}`;
+    for (const o of ['media', 'rerror', 'werror', 'discard'])
+      if (drive[o] !== undefined) driveArg += `,${o}=${drive[o]}`;
     if (cdrom && drive.media === undefined) driveArg += ',media=cdrom';
     if (drive.format && driveArg.startsWith('file=')) driveArg += `,format=${drive.format}`;
     if (!cdrom) driveArg += `,cache=${drive.cache ?? 'writeback'}`;
@@ -286,9 +308,10 @@ export function qemuCommandLine(input: QemuCommandInput): QemuCommand {
     } else if (iface === 'scsi') {
       const { maxdev, controller, prefix } = scsihwInfo(config.scsihw, index);
       const type = cdrom ? 'cd' : 'hd';
-      device = !config.scsihw || config.scsihw.startsWith('lsi') || config.scsihw === 'pvscsi'
-        ? `scsi-${type},bus=${prefix}${controller}.0,scsi-id=${index % maxdev}`
-        : `scsi-${type},bus=${prefix}${controller}.0,channel=0,scsi-id=0,lun=${index}`;
+      device =
+        !config.scsihw || config.scsihw.startsWith('lsi') || config.scsihw === 'pvscsi'
+          ? `scsi-${type},bus=${prefix}${controller}.0,scsi-id=${index % maxdev}`
+          : `scsi-${type},bus=${prefix}${controller}.0,channel=0,scsi-id=0,lun=${index}`;
       device += `,drive=drive-${key},id=${key}`;
       if (isTrue(drive.ssd)) device += ',rotation_rate=1';
     } else {
@@ -313,7 +336,8 @@ export function qemuCommandLine(input: QemuCommandInput): QemuCommand {
     const nic = parseNic(config[key]!);
     const network = input.networks[key] ?? { ...DEFAULT_USER_NETWORK, forwards: [] };
     const netdev = [`user,id=${key}`, 'restrict=on', `net=${network.net}`, `host=${network.host}`];
-    for (const f of network.forwards) netdev.push(`hostfwd=tcp:127.0.0.1:${f.hostPort}-${f.guestAddress}:${f.guestPort}`);
+    for (const f of network.forwards)
+      netdev.push(`hostfwd=tcp:127.0.0.1:${f.hostPort}-${f.guestAddress}:${f.guestPort}`);
     devices.push('-netdev', netdev.join(','));
     const model = nic.model === 'virtio' ? 'virtio-net-pci' : nic.model;
     let device = `${model},mac=${nic.macaddr},netdev=${key}`;

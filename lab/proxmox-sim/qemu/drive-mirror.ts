@@ -73,14 +73,23 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 const plainSleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** mon_cmd: one QMP command on its own connection; fails "VM N not running" once QEMU is gone. */
-async function monCmd(cluster: Cluster, vmid: number, command: string, args?: Record<string, unknown>, timeoutMs = 5_000): Promise<unknown> {
+async function monCmd(
+  cluster: Cluster,
+  vmid: number,
+  command: string,
+  args?: Record<string, unknown>,
+  timeoutMs = 5_000,
+): Promise<unknown> {
   const instance = qemuRuntime(cluster)?.get(vmid);
   if (!instance) throw new Error(`VM ${vmid} not running`);
   try {
     return await qmpCommand(instance.qmp, command, args, { timeoutMs });
   } catch (err) {
     if (!qemuRuntime(cluster)?.get(vmid)) throw new Error(`VM ${vmid} not running`);
-    const why = err instanceof QmpError && err.errorClass === undefined ? messageOf(err).replace(/^QMP command '[^']*' failed - /, '') : messageOf(err);
+    const why =
+      err instanceof QmpError && err.errorClass === undefined
+        ? messageOf(err).replace(/^QMP command '[^']*' failed - /, '')
+        : messageOf(err);
     throw new Error(`VM ${vmid} qmp command '${command}' failed - ${why}`);
   }
 }
@@ -92,7 +101,8 @@ export async function mirrorDrive(spec: MirrorSpec): Promise<void> {
     if (!spec.asRestoreStream) task.log(line);
   };
   const job = { ready: false, complete: false };
-  const mon = (command: string, args?: Record<string, unknown>, timeoutMs?: number) => monCmd(cluster, vm.vmid, command, args, timeoutMs);
+  const mon = (command: string, args?: Record<string, unknown>, timeoutMs?: number) =>
+    monCmd(cluster, vm.vmid, command, args, timeoutMs);
   const checkStop = () => {
     if (task.signal.aborted) throw new TaskInterrupted(spec.interruptedMessage);
   };
@@ -135,10 +145,20 @@ export async function mirrorDrive(spec: MirrorSpec): Promise<void> {
     throw new Error(`${jobId}: still there ${CANCEL_POLLS} s after block-job-cancel`);
   };
 
-  const args: Record<string, unknown> = { device: `drive-${spec.key}`, 'job-id': jobId, sync: 'full', target: spec.target.path, 'auto-dismiss': false, mode: 'existing', format: spec.target.format };
+  const args: Record<string, unknown> = {
+    device: `drive-${spec.key}`,
+    'job-id': jobId,
+    sync: 'full',
+    target: spec.target.path,
+    'auto-dismiss': false,
+    mode: 'existing',
+    format: spec.target.format,
+  };
   if (spec.bwlimit !== undefined) {
     args.speed = spec.bwlimit * 1024;
-    task.log(`drive mirror is starting for ${jobId} with bandwidth limit: ${spec.bwlimit} ${cluster.flavour === '8.4' ? 'KB/s' : 'KiB/s'}`);
+    task.log(
+      `drive mirror is starting for ${jobId} with bandwidth limit: ${spec.bwlimit} ${cluster.flavour === '8.4' ? 'KB/s' : 'KiB/s'}`,
+    );
   } else mirrorLog(`drive mirror is starting for ${jobId}`);
   try {
     checkStop();
@@ -190,7 +210,8 @@ export async function mirrorDrive(spec: MirrorSpec): Promise<void> {
           job.complete = true;
         } catch (err) {
           if (err instanceof TaskInterrupted) throw err;
-          if (!/cannot be completed/.test(messageOf(err))) throw new Error(`${jobId}: block job cannot be completed - ${messageOf(err)}`);
+          if (!/cannot be completed/.test(messageOf(err)))
+            throw new Error(`${jobId}: block job cannot be completed - ${messageOf(err)}`);
           task.log(`${jobId}: block job cannot be completed, trying again.`);
           completeRetries++;
         }

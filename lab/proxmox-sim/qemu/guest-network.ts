@@ -48,9 +48,11 @@ const toIp = (n: number) => [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 2
 export function checkHint(nic: string, hint: GuestNicHint): string | undefined {
   if (!NET_KEY.test(nic)) return `${nic}: not a NIC key (net0, net1, …)`;
   const [ip, prefix] = hint.address?.split('/') ?? [];
-  if (isIP(ip ?? '') !== 4 || !/^\d+$/.test(prefix ?? '') || Number(prefix) < 8 || Number(prefix) > 30) return `${nic}: address must be IPv4 with a prefix of 8–30, e.g. 192.0.2.10/24`;
+  if (isIP(ip ?? '') !== 4 || !/^\d+$/.test(prefix ?? '') || Number(prefix) < 8 || Number(prefix) > 30)
+    return `${nic}: address must be IPv4 with a prefix of 8–30, e.g. 192.0.2.10/24`;
   if (hint.gateway !== undefined && isIP(hint.gateway) !== 4) return `${nic}: gateway must be an IPv4 address`;
-  if (!Array.isArray(hint.ports) || !hint.ports.every((p) => Number.isInteger(p) && p > 0 && p < 65536)) return `${nic}: ports must be TCP port numbers`;
+  if (!Array.isArray(hint.ports) || !hint.ports.every((p) => Number.isInteger(p) && p > 0 && p < 65536))
+    return `${nic}: ports must be TCP port numbers`;
   return undefined;
 }
 
@@ -95,20 +97,28 @@ export async function hintsFromGuestDisk(diskPath: string, config: Record<string
     if (!NET_KEY.test(key)) continue;
     const mac = parseNic(value).macaddr.toLowerCase();
     const nic = settings.nics.find((n) => n.mac.toLowerCase() === mac);
-    if (nic && !nic.address.includes(':')) hints[key] = { address: nic.address, ...(nic.gateway ? { gateway: nic.gateway } : {}), ports: [image.manifest.probe.port, 22] };
+    if (nic && !nic.address.includes(':'))
+      hints[key] = {
+        address: nic.address,
+        ...(nic.gateway ? { gateway: nic.gateway } : {}),
+        ports: [image.manifest.probe.port, 22],
+      };
   }
   return hints;
 }
 
 /** Every NIC's user network, with a free loopback port for each forwarded guest port. */
-export async function planNetworks(config: Record<string, string>, hints: GuestNetworkHints): Promise<{ networks: Record<string, UserNetwork>; forwards: ForwardedPort[] }> {
+export async function planNetworks(
+  config: Record<string, string>,
+  hints: GuestNetworkHints,
+): Promise<{ networks: Record<string, UserNetwork>; forwards: ForwardedPort[] }> {
   const networks: Record<string, UserNetwork> = {};
   const forwards: ForwardedPort[] = [];
   const taken = new Set<number>();
   const nextPort = async () => {
     for (;;) {
       const port = await freePort();
-      if (!taken.has(port)) return taken.add(port), port;
+      if (!taken.has(port)) return (taken.add(port), port);
     }
   };
   for (const [key, value] of Object.entries(config)) {
@@ -119,7 +129,14 @@ export async function planNetworks(config: Record<string, string>, hints: GuestN
     for (const guestPort of guestAddress ? hint!.ports : []) {
       const hostPort = await nextPort();
       network.forwards.push({ hostPort, guestAddress: guestAddress!, guestPort });
-      forwards.push({ nic: key, mac: parseNic(value).macaddr, hostAddress: '127.0.0.1', hostPort, guestAddress: guestAddress!, guestPort });
+      forwards.push({
+        nic: key,
+        mac: parseNic(value).macaddr,
+        hostAddress: '127.0.0.1',
+        hostPort,
+        guestAddress: guestAddress!,
+        guestPort,
+      });
     }
     networks[key] = network;
   }

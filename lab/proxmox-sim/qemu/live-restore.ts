@@ -28,10 +28,21 @@ export interface RestoreDrive {
  *
  * Resolves undefined when no bootable image comes in (the VM is then only marked running, as before).
  */
-export async function startLiveRestore(cluster: Cluster, vm: SimVm, drives: RestoreDrive[], task: TaskContext, onExit: () => void): Promise<{ stream: () => Promise<void> } | undefined> {
+export async function startLiveRestore(
+  cluster: Cluster,
+  vm: SimVm,
+  drives: RestoreDrive[],
+  task: TaskContext,
+  onExit: () => void,
+): Promise<{ stream: () => Promise<void> } | undefined> {
   const runtime = qemuRuntime(cluster);
   if (!runtime) return undefined;
-  const overlays = new Map(drives.map((d) => [d.volid, { path: path.join(runtime.dir, `${vm.vmid}-live-restore-${d.key}.qcow2`), format: 'qcow2' }]));
+  const overlays = new Map(
+    drives.map((d) => [
+      d.volid,
+      { path: path.join(runtime.dir, `${vm.vmid}-live-restore-${d.key}.qcow2`), format: 'qcow2' },
+    ]),
+  );
   const removeOverlays = () => {
     for (const o of overlays.values()) rmSync(o.path, { force: true });
   };
@@ -50,7 +61,19 @@ export async function startLiveRestore(cluster: Cluster, vm: SimVm, drives: Rest
   return {
     stream: async () => {
       try {
-        await Promise.all(drives.map((d) => mirrorDrive({ cluster, vm, key: d.key, target: d.target, task, interruptedMessage: 'interrupted by signal', asRestoreStream: true })));
+        await Promise.all(
+          drives.map((d) =>
+            mirrorDrive({
+              cluster,
+              vm,
+              key: d.key,
+              target: d.target,
+              task,
+              interruptedMessage: 'interrupted by signal',
+              asRestoreStream: true,
+            }),
+          ),
+        );
       } finally {
         // QEMU now reads the new volumes; after a failure the caller stops it (an open file outlives its name).
         removeOverlays();

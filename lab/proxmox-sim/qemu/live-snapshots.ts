@@ -16,12 +16,24 @@ function monitor(cluster: Cluster, vm: SimVm): string | undefined {
   return qemuRuntime(cluster)?.get(vm.vmid)?.qmp;
 }
 
-export async function liveVolumeSnapshot(cluster: Cluster, vm: SimVm, key: string, volume: Volume, snap: string, task: TaskContext): Promise<void> {
+export async function liveVolumeSnapshot(
+  cluster: Cluster,
+  vm: SimVm,
+  key: string,
+  volume: Volume,
+  snap: string,
+  task: TaskContext,
+): Promise<void> {
   const qmp = monitor(cluster, vm);
   if (!qmp) return snapshotVolume(volume, snap, task);
   if (volume.format === 'qcow2' && volume.storage.type !== 'lvmthin') {
     task.log('internal qemu snapshot');
-    await qmpCommand(qmp, 'blockdev-snapshot-internal-sync', { device: `drive-${key}`, name: snap }, { timeoutMs: 60_000 });
+    await qmpCommand(
+      qmp,
+      'blockdev-snapshot-internal-sync',
+      { device: `drive-${key}`, name: snap },
+      { timeoutMs: 60_000 },
+    );
     return;
   }
   await qmpCommand(qmp, 'stop');
@@ -32,10 +44,22 @@ export async function liveVolumeSnapshot(cluster: Cluster, vm: SimVm, key: strin
   }
 }
 
-export async function liveVolumeSnapshotDelete(cluster: Cluster, vm: SimVm, key: string | undefined, volume: Volume, snap: string, task: TaskContext): Promise<void> {
+export async function liveVolumeSnapshotDelete(
+  cluster: Cluster,
+  vm: SimVm,
+  key: string | undefined,
+  volume: Volume,
+  snap: string,
+  task: TaskContext,
+): Promise<void> {
   const qmp = monitor(cluster, vm);
   if (qmp && key && volume.format === 'qcow2' && volume.storage.type !== 'lvmthin') {
-    await qmpCommand(qmp, 'blockdev-snapshot-delete-internal-sync', { device: `drive-${key}`, name: snap }, { timeoutMs: 60_000 });
+    await qmpCommand(
+      qmp,
+      'blockdev-snapshot-delete-internal-sync',
+      { device: `drive-${key}`, name: snap },
+      { timeoutMs: 60_000 },
+    );
     return;
   }
   return deleteVolumeSnapshot(volume, snap, task);

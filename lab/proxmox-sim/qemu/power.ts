@@ -59,10 +59,19 @@ export async function shutdownPrecheck(cluster: Cluster, vm: SimVm, forceStop: b
 }
 
 /** status/shutdown of a real guest: the agent's guest-shutdown or ACPI, then wait, then (forceStop) kill. */
-export async function shutdownQemu(cluster: Cluster, vm: SimVm, task: TaskContext, options: { timeoutS?: number; forceStop: boolean; stopInstead: boolean }): Promise<void> {
+export async function shutdownQemu(
+  cluster: Cluster,
+  vm: SimVm,
+  task: TaskContext,
+  options: { timeoutS?: number; forceStop: boolean; stopInstead: boolean },
+): Promise<void> {
   const runtime = qemuRuntime(cluster)!;
   if (options.stopInstead) task.warn('VM is paused - stop instead of shutdown');
-  await runtime.doVmStop(vm, { shutdown: !options.stopInstead, force: options.forceStop, timeoutS: options.timeoutS }, task);
+  await runtime.doVmStop(
+    vm,
+    { shutdown: !options.stopInstead, force: options.forceStop, timeoutS: options.timeoutS },
+    task,
+  );
   markStopped(vm);
 }
 
@@ -73,5 +82,11 @@ export async function liveStatus(cluster: Cluster, vm: SimVm): Promise<Record<st
   const agent = guestAgentSettings(vm.config.agent) ? { agent: 1 } : {};
   if (!runtime || !instance) return agent;
   const qmpstatus = (await runtime.qmpStatus(vm.vmid)) ?? vm.status;
-  return { ...agent, pid: instance.pid, uptime: runtime.uptime(vm.vmid), qmpstatus, ...(instance.qemuVersion ? { 'running-qemu': instance.qemuVersion } : {}) };
+  return {
+    ...agent,
+    pid: instance.pid,
+    uptime: runtime.uptime(vm.vmid),
+    qmpstatus,
+    ...(instance.qemuVersion ? { 'running-qemu': instance.qemuVersion } : {}),
+  };
 }

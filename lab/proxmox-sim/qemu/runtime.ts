@@ -12,9 +12,25 @@ import { startServerProcess, type ServerProcess } from '../../server-process';
 import type { Cluster, SimVm } from '../cluster';
 import type { TaskContext } from '../tasks';
 import { isBootableDisk, readDiskHead } from './bootable';
-import { bootOrder, driveKeys, guestAgentSettings, isCdrom, isTrue, ovmfFiles, QEMU_BINARY, qemuCommandLine, type DriveSource } from './command-line';
+import {
+  bootOrder,
+  driveKeys,
+  guestAgentSettings,
+  isCdrom,
+  isTrue,
+  ovmfFiles,
+  QEMU_BINARY,
+  qemuCommandLine,
+  type DriveSource,
+} from './command-line';
 import { cloudInitDrive, hintsFromCloudInit, writeCloudInitDrive } from './cloud-init';
-import { guestPorts, hintsFromGuestDisk, planNetworks, type ForwardedPort, type GuestNetworkHints } from './guest-network';
+import {
+  guestPorts,
+  hintsFromGuestDisk,
+  planNetworks,
+  type ForwardedPort,
+  type GuestNetworkHints,
+} from './guest-network';
 
 const run = promisify(execFile);
 
@@ -118,7 +134,14 @@ export class QemuRuntime {
 
   paths(vmid: number) {
     const file = (name: string) => path.join(this.dir, name);
-    return { qmp: file(`${vmid}.qmp`), qga: file(`${vmid}.qga`), pidFile: file(`${vmid}.pid`), serialLog: file(`${vmid}.serial.log`), vnc: file(`${vmid}.vnc`), temporaryEfivars: file(`${vmid}-ovmf.fd`) };
+    return {
+      qmp: file(`${vmid}.qmp`),
+      qga: file(`${vmid}.qga`),
+      pidFile: file(`${vmid}.pid`),
+      serialLog: file(`${vmid}.serial.log`),
+      vnc: file(`${vmid}.vnc`),
+      temporaryEfivars: file(`${vmid}-ovmf.fd`),
+    };
   }
 
   get(vmid: number): QemuInstance | undefined {
@@ -128,7 +151,18 @@ export class QemuRuntime {
   info(vmid: number): QemuInstanceInfo | undefined {
     const i = this.instances.get(vmid);
     if (!i) return undefined;
-    return { vmid, pid: i.pid, accel: i.accel, startedMs: i.startedMs, bootDisk: i.bootDisk, serialLog: i.serialLog, qmpSocket: i.qmp, agentSocket: i.qga, forwards: i.forwards, commandLine: [QEMU_BINARY, ...i.argv] };
+    return {
+      vmid,
+      pid: i.pid,
+      accel: i.accel,
+      startedMs: i.startedMs,
+      bootDisk: i.bootDisk,
+      serialLog: i.serialLog,
+      qmpSocket: i.qmp,
+      agentSocket: i.qga,
+      forwards: i.forwards,
+      commandLine: [QEMU_BINARY, ...i.argv],
+    };
   }
 
   list(): QemuInstanceInfo[] {
@@ -139,7 +173,12 @@ export class QemuRuntime {
    * Host path and format of a drive's `file` (a volume id or an absolute path); `instead` names what QEMU
    * opens in place of some volumes (a live import's overlays, live-restore.ts).
    */
-  private async resolveDrive(cluster: Cluster, node: string, file: string, instead?: DriveOverrides): Promise<DriveSource> {
+  private async resolveDrive(
+    cluster: Cluster,
+    node: string,
+    file: string,
+    instead?: DriveOverrides,
+  ): Promise<DriveSource> {
     const replacement = instead?.get(file);
     if (replacement) return replacement;
     if (file.startsWith('/')) {
@@ -154,7 +193,11 @@ export class QemuRuntime {
    * The VM's boot disk when it holds a bootable image: the first disk (not a CD-ROM) of `boot: order=`
    * (or the legacy `bootdisk`; every disk when the config names none) that bootable.ts accepts.
    */
-  async bootDisk(cluster: Cluster, vm: SimVm, instead?: DriveOverrides): Promise<{ key: string; source: DriveSource } | undefined> {
+  async bootDisk(
+    cluster: Cluster,
+    vm: SimVm,
+    instead?: DriveOverrides,
+  ): Promise<{ key: string; source: DriveSource } | undefined> {
     const order = bootOrder(vm.config);
     const disks = driveKeys(vm.config).filter((k) => !isCdrom(parsePropertyString(vm.config[k]!, 'file')));
     const named = disks.filter((k) => order[k] !== undefined).sort((a, b) => order[a]! - order[b]!);
@@ -211,7 +254,11 @@ export class QemuRuntime {
    * qemu-server makes it at start (cloud-init.ts), and the lab guest's own settings on its boot disk,
    * which win for the NICs they name.
    */
-  private async guestHints(vm: SimVm, boot: DriveSource, sources: Map<string, DriveSource>): Promise<GuestNetworkHints> {
+  private async guestHints(
+    vm: SimVm,
+    boot: DriveSource,
+    sources: Map<string, DriveSource>,
+  ): Promise<GuestNetworkHints> {
     let cloudInit: GuestNetworkHints = {};
     const drive = cloudInitDrive(vm.vmid, vm.config);
     const volume = drive && sources.get(drive.volid);
@@ -224,12 +271,21 @@ export class QemuRuntime {
   }
 
   /** vm_start for a VM with a bootable disk: builds the command line, starts QEMU, waits for its monitor. */
-  async start(cluster: Cluster, vm: SimVm, task: TaskContext, onExit: () => void, instead?: DriveOverrides): Promise<QemuInstance> {
+  async start(
+    cluster: Cluster,
+    vm: SimVm,
+    task: TaskContext,
+    onExit: () => void,
+    instead?: DriveOverrides,
+  ): Promise<QemuInstance> {
     const boot = await this.bootDisk(cluster, vm, instead);
     if (!boot) throw new Error(`VM ${vm.vmid}: no bootable disk`);
     const paths = this.paths(vm.vmid);
     for (const p of [paths.qmp, paths.qga, paths.vnc]) {
-      if (p.length > MAX_SOCKET_PATH) throw new Error(`start failed: socket path '${p}' is longer than ${MAX_SOCKET_PATH} bytes (move the simulator's state dir)`);
+      if (p.length > MAX_SOCKET_PATH)
+        throw new Error(
+          `start failed: socket path '${p}' is longer than ${MAX_SOCKET_PATH} bytes (move the simulator's state dir)`,
+        );
     }
     for (const p of [paths.qmp, paths.qga, paths.vnc, paths.pidFile]) rmSync(p, { force: true });
     if (existsSync(paths.serialLog)) truncateSync(paths.serialLog);
@@ -238,7 +294,8 @@ export class QemuRuntime {
     const sources = new Map<string, DriveSource>();
     for (const key of [...driveKeys(config), ...(config.efidisk0 ? ['efidisk0'] : [])]) {
       const file = parsePropertyString(config[key]!, 'file').file;
-      if (file && file !== 'none' && file !== 'cdrom') sources.set(file, await this.resolveDrive(cluster, vm.node, file, instead));
+      if (file && file !== 'none' && file !== 'cdrom')
+        sources.set(file, await this.resolveDrive(cluster, vm.node, file, instead));
     }
     let ovmfVarsSize: number | undefined;
     if (config.bios === 'ovmf') {
@@ -249,7 +306,10 @@ export class QemuRuntime {
       else copyFileSync(varsTemplate, paths.temporaryEfivars);
     }
 
-    const hints = this.hints.get(vm.vmid) ?? { ...(await this.guestHints(vm, boot.source, sources)), ...this.macHints(config) };
+    const hints = this.hints.get(vm.vmid) ?? {
+      ...(await this.guestHints(vm, boot.source, sources)),
+      ...this.macHints(config),
+    };
     const { networks, forwards } = await planNetworks(config, hints);
     const accel = await this.accel(config);
     const { argv, warnings } = qemuCommandLine({
@@ -267,7 +327,13 @@ export class QemuRuntime {
     });
     for (const w of warnings) task.warn(w);
 
-    const qemu = startServerProcess(`QEMU of VM ${vm.vmid}`, 'setpriv', ['--pdeathsig', 'SIGKILL', '--', QEMU_BINARY, ...argv]);
+    const qemu = startServerProcess(`QEMU of VM ${vm.vmid}`, 'setpriv', [
+      '--pdeathsig',
+      'SIGKILL',
+      '--',
+      QEMU_BINARY,
+      ...argv,
+    ]);
     const startedMs = Date.now();
     try {
       await qemu.waitUntil(async () => {
@@ -283,7 +349,11 @@ export class QemuRuntime {
       await qemu.stop({ signal: 'SIGKILL' });
       for (const line of qemu.output().trim().split('\n').filter(Boolean)) task.log(`QEMU: ${line}`);
       const code = await qemu.exited;
-      throw new Error(/exited with code/.test((err as Error).message) ? `start failed: QEMU exited with code ${code}` : `start failed: QEMU did not answer on its monitor socket within ${START_TIMEOUT_MS / 1000} s`);
+      throw new Error(
+        /exited with code/.test((err as Error).message)
+          ? `start failed: QEMU exited with code ${code}`
+          : `start failed: QEMU did not answer on its monitor socket within ${START_TIMEOUT_MS / 1000} s`,
+      );
     }
 
     let forget!: () => void;
@@ -311,7 +381,8 @@ export class QemuRuntime {
     this.instances.set(vm.vmid, instance);
     void qemu.exited.then(() => {
       if (this.instances.get(vm.vmid) === instance) this.instances.delete(vm.vmid);
-      for (const p of [paths.qmp, paths.qga, paths.vnc, paths.pidFile, paths.temporaryEfivars]) rmSync(p, { force: true });
+      for (const p of [paths.qmp, paths.qga, paths.vnc, paths.pidFile, paths.temporaryEfivars])
+        rmSync(p, { force: true });
       onExit();
       forget();
     });
@@ -354,7 +425,12 @@ export class QemuRuntime {
    * when the agent answered with an error (PVE hands that back unchanged). Rejects with
    * AgentCommandError when the exchange fails.
    */
-  async agentCommand(vmid: number, command: string, args?: Record<string, unknown>, timeoutS?: number): Promise<unknown> {
+  async agentCommand(
+    vmid: number,
+    command: string,
+    args?: Record<string, unknown>,
+    timeoutS?: number,
+  ): Promise<unknown> {
     const fail = (why: string) => new AgentCommandError(`VM ${vmid} qga command '${command}' failed - ${why}`);
     const i = this.instances.get(vmid);
     if (!i) throw new AgentCommandError(`VM ${vmid} not running`);
@@ -365,7 +441,11 @@ export class QemuRuntime {
     try {
       client = await GuestAgentClient.connect(i.qga, timeoutMs);
     } catch (err) {
-      throw fail(/did not answer/.test((err as Error).message) ? 'got timeout' : `unable to connect to VM ${vmid} qga socket - ${(err as Error).message}`);
+      throw fail(
+        /did not answer/.test((err as Error).message)
+          ? 'got timeout'
+          : `unable to connect to VM ${vmid} qga socket - ${(err as Error).message}`,
+      );
     }
     try {
       return await client.execute(command, args, Math.max(1, deadline - Date.now()));
@@ -394,7 +474,10 @@ export class QemuRuntime {
 
   private async exitedWithin(i: QemuInstance, ms: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
-    const gone = await Promise.race([i.gone.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)))]);
+    const gone = await Promise.race([
+      i.gone.then(() => true),
+      new Promise<false>((r) => (timer = setTimeout(() => r(false), ms))),
+    ]);
     clearTimeout(timer);
     return gone || !this.instances.has(i.vmid);
   }
@@ -405,7 +488,11 @@ export class QemuRuntime {
    * up to `timeoutS` (60) for QEMU to end; on timeout kills with `force`, or fails "VM quit/powerdown
    * failed - got timeout". Warnings go to the task log as PVE's do.
    */
-  async doVmStop(vm: SimVm, options: { shutdown: boolean; force: boolean; timeoutS?: number }, task: TaskContext): Promise<void> {
+  async doVmStop(
+    vm: SimVm,
+    options: { shutdown: boolean; force: boolean; timeoutS?: number },
+    task: TaskContext,
+  ): Promise<void> {
     const i = this.instances.get(vm.vmid);
     if (!i) return;
     let failed: Error | undefined;
@@ -465,4 +552,3 @@ export class QemuRuntime {
     live.delete(this);
   }
 }
-

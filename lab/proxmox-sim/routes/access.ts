@@ -4,13 +4,15 @@ import type { AclEntry } from '../cluster';
 import type { RouteTable } from './types';
 
 /** /access/ticket (password or ticket renewal) and /access/acl (entries for users, groups and API tokens). */
-const ACL_PATH = /^\/(|vms(\/\d+)?|storage(\/[\w.-]+)?|nodes(\/[\w.-]+)?|pool(\/[\w.-]+)*|sdn(\/zones(\/\w+(\/\w+(\/\d+)?)?)?)?|access(\/(groups|realm)(\/[\w.-]+)?)?|mapping(\/[\w.-]+)*)$/;
+const ACL_PATH =
+  /^\/(|vms(\/\d+)?|storage(\/[\w.-]+)?|nodes(\/[\w.-]+)?|pool(\/[\w.-]+)*|sdn(\/zones(\/\w+(\/\w+(\/\d+)?)?)?)?|access(\/(groups|realm)(\/[\w.-]+)?)?|mapping(\/[\w.-]+)*)$/;
 const split = (v?: string) => (v ? v.split(/[,;\s]+/).filter(Boolean) : []);
 
 export const accessRoutes: RouteTable = {
   /** Needs no authentication. A valid ticket passed as `password` renews it (what clients do before expiry). */
   'POST /access/ticket': async ({ cluster, params }) => {
-    const username = params.realm && !params.username!.includes('@') ? `${params.username}@${params.realm}` : params.username!;
+    const username =
+      params.realm && !params.username!.includes('@') ? `${params.username}@${params.realm}` : params.username!;
     const user = cluster.identities.get(username);
     const renewing = cluster.tickets.get(params.password!);
     const valid =
@@ -20,10 +22,17 @@ export const accessRoutes: RouteTable = {
       await new Promise((r) => setTimeout(r, cluster.settings.authFailureDelayMs)); // like every other 401
       throw new ApiError(401, 'authentication failure');
     }
-    const hexTime = Math.floor(Date.now() / 1000).toString(16).toUpperCase();
+    const hexTime = Math.floor(Date.now() / 1000)
+      .toString(16)
+      .toUpperCase();
     if (user?.tfa && !renewing) {
       // PVE answers a half ticket, usable only to send the second factor; the simulator accepts none.
-      return { ticket: `PVE:!tfa!${encodeURIComponent('{"totp":true}')}:${hexTime}::${randomBytes(24).toString('base64')}`, CSRFPreventionToken: `${hexTime}:x`, username, NeedTFA: 1 };
+      return {
+        ticket: `PVE:!tfa!${encodeURIComponent('{"totp":true}')}:${hexTime}::${randomBytes(24).toString('base64')}`,
+        CSRFPreventionToken: `${hexTime}:x`,
+        username,
+        NeedTFA: 1,
+      };
     }
     const ticket = `PVE:${username}:${hexTime}::${randomBytes(24).toString('base64')}`;
     const csrf = `${hexTime}:${randomBytes(16).toString('base64')}`;
@@ -55,9 +64,12 @@ export const accessRoutes: RouteTable = {
     ];
     for (const [type, ugid] of subjects) {
       for (const roleid of roles) {
-        const index = cluster.acl.findIndex((e) => e.path === params.path && e.type === type && e.ugid === ugid && e.roleid === roleid);
+        const index = cluster.acl.findIndex(
+          (e) => e.path === params.path && e.type === type && e.ugid === ugid && e.roleid === roleid,
+        );
         if (index >= 0) cluster.acl.splice(index, 1);
-        if (params.delete !== '1') cluster.acl.push({ path: params.path!, type, ugid, roleid, propagate: params.propagate === '0' ? 0 : 1 });
+        if (params.delete !== '1')
+          cluster.acl.push({ path: params.path!, type, ugid, roleid, propagate: params.propagate === '0' ? 0 : 1 });
       }
     }
     return null;

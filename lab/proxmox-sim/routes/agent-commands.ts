@@ -14,7 +14,12 @@ import type { RouteTable, SimRequest } from './types';
  */
 const MAX_READ_SIZE = 16 * 1024 * 1024;
 
-async function agentCmd(req: SimRequest, command: string, args: Record<string, unknown>, errmsg: string): Promise<unknown> {
+async function agentCmd(
+  req: SimRequest,
+  command: string,
+  args: Record<string, unknown>,
+  errmsg: string,
+): Promise<unknown> {
   const vm = req.cluster.vm(req.params.node!, Number(req.params.vmid));
   await assertAgentAvailable(req.cluster, vm);
   let result: unknown;
@@ -51,8 +56,14 @@ export const agentCommandRoutes: RouteTable = {
 
   [`GET ${AGENT_BASE}/exec-status`]: async (req) => {
     const pid = Number(req.params.pid);
-    const res = { ...((await agentCmd(req, 'exec-status', { pid }, `can't get exec status for '${pid}'`)) as Record<string, unknown>) };
-    for (const key of ['out-data', 'err-data']) if (typeof res[key] === 'string') res[key] = Buffer.from(res[key], 'base64').toString('utf8');
+    const res = {
+      ...((await agentCmd(req, 'exec-status', { pid }, `can't get exec status for '${pid}'`)) as Record<
+        string,
+        unknown
+      >),
+    };
+    for (const key of ['out-data', 'err-data'])
+      if (typeof res[key] === 'string') res[key] = Buffer.from(res[key], 'base64').toString('utf8');
     for (const [key, value] of Object.entries(res)) if (typeof value === 'boolean') res[key] = value ? 1 : 0; // "convert JSON::Boolean to 1/0"
     return res;
   },
@@ -64,21 +75,35 @@ export const agentCommandRoutes: RouteTable = {
     const vmid = Number(req.params.vmid);
     const runtime = qemuRuntime(req.cluster)!;
     if (req.params.offset !== undefined && Number(req.params.offset) > 0) {
-      await agentCmd(req, 'file-seek', { handle, offset: Number(req.params.offset), whence: 'set' }, "can't seek to offset position");
+      await agentCmd(
+        req,
+        'file-seek',
+        { handle, offset: Number(req.params.offset), whence: 'set' },
+        "can't seek to offset position",
+      );
     }
     let bytesRead = 0;
     let eof = false;
     const chunks: Buffer[] = [];
     let encoded = '';
     while (bytesRead < count && !eof) {
-      const read = (await agentCmd(req, 'file-read', { handle, count: Math.min(count - bytesRead, 1024 * 1024) }, "can't read from file")) as { 'buf-b64': string; count: number; eof?: boolean };
+      const read = (await agentCmd(
+        req,
+        'file-read',
+        { handle, count: Math.min(count - bytesRead, 1024 * 1024) },
+        "can't read from file",
+      )) as { 'buf-b64': string; count: number; eof?: boolean };
       if (decode) chunks.push(Buffer.from(read['buf-b64'], 'base64'));
       else encoded += read['buf-b64'];
       bytesRead += read.count;
       eof = read.eof ?? false;
     }
     await runtime.agentCommand(vmid, 'guest-file-close', { handle }).catch(() => undefined); // check_agent_error(…, 1): a warning only
-    return { content: decode ? Buffer.concat(chunks).toString('utf8') : encoded, 'bytes-read': bytesRead, ...(!eof ? { truncated: 1 } : {}) };
+    return {
+      content: decode ? Buffer.concat(chunks).toString('utf8') : encoded,
+      'bytes-read': bytesRead,
+      ...(!eof ? { truncated: 1 } : {}),
+    };
   },
 
   [`POST ${AGENT_BASE}/file-write`]: async (req) => {
@@ -91,7 +116,11 @@ export const agentCommandRoutes: RouteTable = {
   },
 
   [`POST ${AGENT_BASE}/set-user-password`]: async (req) => {
-    const args = { username: req.params.username, password: b64(req.params.password!), crypted: req.params.crypted === '1' };
+    const args = {
+      username: req.params.username,
+      password: b64(req.params.password!),
+      crypted: req.params.crypted === '1',
+    };
     return { result: await agentCmd(req, 'set-user-password', args, 'cannot set user password') };
   },
 };

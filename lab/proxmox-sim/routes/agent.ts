@@ -21,7 +21,8 @@ export async function assertAgentAvailable(cluster: Cluster, vm: SimVm): Promise
   if (vm.config.agent === undefined) throw fail('No QEMU guest agent configured');
   if (vm.status !== 'running') throw fail(`VM ${vm.vmid} is not running`);
   const runtime = qemuRuntime(cluster);
-  if (!runtime?.isRunning(vm.vmid) || !(await runtime.agentRunning(vm.vmid)).ok) throw fail('QEMU guest agent is not running');
+  if (!runtime?.isRunning(vm.vmid) || !(await runtime.agentRunning(vm.vmid)).ok)
+    throw fail('QEMU guest agent is not running');
 }
 
 async function agentCommand(req: SimRequest, command: string): Promise<{ result: unknown }> {
@@ -37,8 +38,14 @@ async function agentCommand(req: SimRequest, command: string): Promise<{ result:
 }
 
 export const agentRoutes: RouteTable = {
-  [`GET ${AGENT_BASE}`]: () => [...Object.keys(AGENT_COMMANDS), ...Object.keys(AGENT_PARAMETER_COMMANDS)].sort().map((name) => ({ name })),
+  [`GET ${AGENT_BASE}`]: () =>
+    [...Object.keys(AGENT_COMMANDS), ...Object.keys(AGENT_PARAMETER_COMMANDS)].sort().map((name) => ({ name })),
   // The old generic endpoint, kept by PVE for compatibility: the command is a parameter.
   [`POST ${AGENT_BASE}`]: (req) => agentCommand(req, req.params.command!),
-  ...Object.fromEntries(Object.entries(AGENT_COMMANDS).map(([command, method]) => [`${method} ${AGENT_BASE}/${command}`, (req: SimRequest) => agentCommand(req, command)])),
+  ...Object.fromEntries(
+    Object.entries(AGENT_COMMANDS).map(([command, method]) => [
+      `${method} ${AGENT_BASE}/${command}`,
+      (req: SimRequest) => agentCommand(req, command),
+    ]),
+  ),
 };

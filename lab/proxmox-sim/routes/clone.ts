@@ -31,7 +31,16 @@ interface ClonePlan {
 }
 
 /** What clone_vm does not copy from the source: snapshot state, the running machine, unused volumes. */
-const NOT_CLONED = new Set(['parent', 'snaptime', 'vmstate', 'snapstate', 'runningcpu', 'runningmachine', 'running-nets-host-mtu', 'lock']);
+const NOT_CLONED = new Set([
+  'parent',
+  'snaptime',
+  'vmstate',
+  'snapstate',
+  'runningcpu',
+  'runningmachine',
+  'running-nets-host-mtu',
+  'lock',
+]);
 
 function sharedVm(cluster: Cluster, config: Record<string, string>): boolean {
   return Object.entries(config).every(([key, value]) => {
@@ -47,12 +56,14 @@ function loadAndCheck(req: SimRequest): ClonePlan {
   const node = params.node!;
   const newid = Number(params.newid);
   const target = params.target && params.target !== node && params.target !== 'localhost' ? params.target : undefined;
-  if (params.pool !== undefined && !cluster.pools.has(params.pool)) throw new ApiError(403, `Permission check failed (pool '${params.pool}' does not exist)`);
+  if (params.pool !== undefined && !cluster.pools.has(params.pool))
+    throw new ApiError(403, `Permission check failed (pool '${params.pool}' does not exist)`);
   if (target) cluster.requireNode(target);
   let storage: StorageSpec | undefined;
   if (params.storage) {
     storage = cluster.storages.require(params.storage);
-    if (!storage.content.includes('images')) throw paramError({ storage: `storage '${storage.id}' does not support vm images` });
+    if (!storage.content.includes('images'))
+      throw paramError({ storage: `storage '${storage.id}' does not support vm images` });
     if (target && !storage.shared) throw fail(`can't clone to non-shared storage '${storage.id}'`);
   }
   const source = cluster.vm(node, Number(params.vmid));
@@ -77,7 +88,8 @@ function loadAndCheck(req: SimRequest): ClonePlan {
     const what = `clone feature is not supported for${snapname ? ' a snapshot of' : ''} '${volid}' (${key})`;
     const volume = driveVolume(cluster, source.node, volid);
     const copy = full || cloudinit || key === 'tpmstate0';
-    if (!volume || !volumeHasFeature(copy ? 'copy' : 'clone', volume, snapname)) throw fail(`${copy ? 'Full' : 'Linked'} ${what}`);
+    if (!volume || !volumeHasFeature(copy ? 'copy' : 'clone', volume, snapname))
+      throw fail(`${copy ? 'Full' : 'Linked'} ${what}`);
     disks.push({ key, value, volume, copy });
   }
   return { source, config, full, target, storage, disks };
@@ -116,8 +128,20 @@ export const cloneRoutes: RouteTable = {
         const created: Volume[] = [];
         try {
           for (const disk of plan.disks) {
-            const source = { vm: plan.source, key: disk.key, value: disk.value, volume: disk.volume, snapname: params.snapname, running: plan.source.status === 'running' };
-            const into = { vmid: newid, node: plan.source.node, storage: plan.storage, format: params.format as ImageFormat | undefined };
+            const source = {
+              vm: plan.source,
+              key: disk.key,
+              value: disk.value,
+              volume: disk.volume,
+              snapname: params.snapname,
+              running: plan.source.status === 'running',
+            };
+            const into = {
+              vmid: newid,
+              node: plan.source.node,
+              storage: plan.storage,
+              format: params.format as ImageFormat | undefined,
+            };
             clone.config[disk.key] = await cloneDisk(cluster, source, into, disk.copy, task, created);
           }
           const pending = params.snapname ? [] : Object.keys(plan.source.pending);

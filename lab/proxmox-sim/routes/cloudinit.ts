@@ -34,6 +34,8 @@ export const cloudinitRoutes: RouteTable = {
     if (req.params.type === 'user') return user;
     const network = nocloudNetwork(vm.config);
     if (req.params.type === 'network') return network;
-    return `instance-id: ${createHash('sha1').update(user + network).digest('hex')}\n`;
+    return `instance-id: ${createHash('sha1')
+      .update(user + network)
+      .digest('hex')}\n`;
   },
 };

@@ -33,7 +33,8 @@ function resources(req: SimRequest) {
   }
   if (!type || type === 'sdn') {
     for (const zone of Object.keys(cluster.sdnRunning.zones)) {
-      for (const node of cluster.nodes) rows.push({ id: `sdn/${node}/${zone}`, type: 'sdn', sdn: zone, node, status: 'ok' });
+      for (const node of cluster.nodes)
+        rows.push({ id: `sdn/${node}/${zone}`, type: 'sdn', sdn: zone, node, status: 'ok' });
     }
   }
   return rows;
@@ -57,9 +58,22 @@ export const clusterRoutes: RouteTable = {
 
   'GET /nodes/{node}/network': (req) => {
     req.cluster.requireNode(req.params.node!);
-    const rows: Array<Record<string, unknown>> = req.cluster.bridges.map((iface) => ({ iface, type: 'bridge', active: 1, autostart: 1, bridge_ports: 'eno1', families: ['inet'] }));
+    const rows: Array<Record<string, unknown>> = req.cluster.bridges.map((iface) => ({
+      iface,
+      type: 'bridge',
+      active: 1,
+      autostart: 1,
+      bridge_ports: 'eno1',
+      families: ['inet'],
+    }));
     for (const vnet of Object.keys(req.cluster.sdnRunning.vnets)) rows.push({ iface: vnet, type: 'vnet', active: 1 });
-    return req.params.type ? rows.filter((r) => r.type === req.params.type || (req.params.type === 'any_bridge' && (r.type === 'bridge' || r.type === 'vnet'))) : rows;
+    return req.params.type
+      ? rows.filter(
+          (r) =>
+            r.type === req.params.type ||
+            (req.params.type === 'any_bridge' && (r.type === 'bridge' || r.type === 'vnet')),
+        )
+      : rows;
   },
 
   'GET /nodes/{node}/tasks': (req) => {
@@ -71,13 +85,21 @@ export const clusterRoutes: RouteTable = {
     const source = req.params.source ?? 'archive';
     const listed = (t: { endMs?: number }) => source === 'all' || (source === 'active') === (t.endMs === undefined);
     const matching = req.cluster.tasks.history
-      .filter((t) => t.node === node && listed(t) && (vmid === undefined || t.id === vmid) && (!req.params.typefilter || t.type === req.params.typefilter))
+      .filter(
+        (t) =>
+          t.node === node &&
+          listed(t) &&
+          (vmid === undefined || t.id === vmid) &&
+          (!req.params.typefilter || t.type === req.params.typefilter),
+      )
       .filter((t) => req.params.errors !== '1' || (t.exitstatus !== undefined && t.exitstatus !== 'OK'))
       .reverse();
     const start = int(req.params.start, 0);
     const rows = matching.slice(start, start + limit).map((t) => ({
       ...upidFields(t.upid),
-      ...(t.endMs !== undefined ? { endtime: Math.floor(t.endMs / 1000), status: t.exitstatus } : { status: 'RUNNING' }),
+      ...(t.endMs !== undefined
+        ? { endtime: Math.floor(t.endMs / 1000), status: t.exitstatus }
+        : { status: 'RUNNING' }),
     }));
     // PVE counts every task its filter passed (set_result_attrib('total', $count)).
     return new WithTotal(rows, matching.length);
@@ -100,7 +122,9 @@ export const clusterRoutes: RouteTable = {
     const start = int(req.params.start, 0);
     const limit = int(req.params.limit, 50);
     if (task.log.length === 0) return new WithTotal([{ n: 1, t: 'no content' }], 1);
-    const lines = task.log.slice(start, limit === 0 ? undefined : start + limit).map((t, i) => ({ n: start + i + 1, t }));
+    const lines = task.log
+      .slice(start, limit === 0 ? undefined : start + limit)
+      .map((t, i) => ({ n: start + i + 1, t }));
     return new WithTotal(lines, task.log.length);
   },
 };
@@ -136,7 +160,17 @@ async function stopTask(req: SimRequest): Promise<null> {
 function upidFields(upid: string): Record<string, unknown> {
   const u = parseUpid(upid);
   const [user, tokenid] = u.user.split('!');
-  return { upid, node: u.node, pid: u.pid, pstart: u.pstart, starttime: u.starttime, type: u.type, id: u.id, user, ...(tokenid ? { tokenid } : {}) };
+  return {
+    upid,
+    node: u.node,
+    pid: u.pid,
+    pstart: u.pstart,
+    starttime: u.starttime,
+    type: u.type,
+    id: u.id,
+    user,
+    ...(tokenid ? { tokenid } : {}),
+  };
 }
 
 function taskOf(req: SimRequest) {

@@ -36,7 +36,8 @@ const caPems = new WeakMap<Cluster, string>();
 export const setConsoleCa = (cluster: Cluster, pem: string) => caPems.set(cluster, pem);
 
 /** The vga types qemu-server gives a SPICE display (vga_conf_has_spice, and virtio's is_spice). */
-const hasSpice = (config: Record<string, string>) => /^(qxl[234]?|virtio(-gl)?)$/.test(parsePropertyString(config.vga ?? '', 'type').type ?? '');
+const hasSpice = (config: Record<string, string>) =>
+  /^(qxl[234]?|virtio(-gl)?)$/.test(parsePropertyString(config.vga ?? '', 'type').type ?? '');
 
 /** spice_port: query-spice's tls-port or port, else "no spice port"; a VM that is not running has no monitor. */
 async function spicePort(cluster: Cluster, vm: SimVm): Promise<number> {
@@ -50,7 +51,11 @@ async function spicePort(cluster: Cluster, vm: SimVm): Promise<number> {
     port = info['tls-port'] || info.port;
   } else if (hasSpice(vm.config)) {
     // A simulated VM's QEMU would have been started with `-spice tls-port=…`: PVE's first is 61000.
-    port = 61000 + [...cluster.vms.values()].filter((v) => v.node === vm.node && v.status === 'running' && hasSpice(v.config) && v.vmid < vm.vmid).length;
+    port =
+      61000 +
+      [...cluster.vms.values()].filter(
+        (v) => v.node === vm.node && v.status === 'running' && hasSpice(v.config) && v.vmid < vm.vmid,
+      ).length;
   }
   if (!port) throw fail('no spice port');
   return port;
@@ -68,12 +73,24 @@ export const consoleRoutes: RouteTable = {
       password = generateVncPassword();
       ticket = `${password}:${ticket}`; // PVE's compatibility form: the VNC password before the ticket
     }
-    const task = startTask(req, { node: vm.node, type: 'vncproxy', id: String(vm.vmid) }, async (ctx) => {
-      const peer = await acceptOne(cluster, `port:${port}`, ctx, CONNECT_TIMEOUT_MS, 'connection timed out');
-      if (serial) await serialTerminal(vm, serial, port, peer, ctx, () => running(cluster, vm));
-      else await relayVnc(cluster, vm, password!, peer, ctx);
-    }, () => release(cluster, `port:${port}`));
-    return { user, ticket, port, upid: task.upid, cert: caPems.get(cluster) ?? '', ...(password !== undefined ? { password } : {}) };
+    const task = startTask(
+      req,
+      { node: vm.node, type: 'vncproxy', id: String(vm.vmid) },
+      async (ctx) => {
+        const peer = await acceptOne(cluster, `port:${port}`, ctx, CONNECT_TIMEOUT_MS, 'connection timed out');
+        if (serial) await serialTerminal(vm, serial, port, peer, ctx, () => running(cluster, vm));
+        else await relayVnc(cluster, vm, password!, peer, ctx);
+      },
+      () => release(cluster, `port:${port}`),
+    );
+    return {
+      user,
+      ticket,
+      port,
+      upid: task.upid,
+      cert: caPems.get(cluster) ?? '',
+      ...(password !== undefined ? { password } : {}),
+    };
   },
 
   'POST /nodes/{node}/qemu/{vmid}/termproxy': (req) => {
@@ -82,10 +99,15 @@ export const consoleRoutes: RouteTable = {
     const serial = req.params.serial ?? serialDisplay(vm.config);
     const port = reserveVncPort(cluster);
     const ticket = assembleTicket('PVEVNC', user, `/vms/${vm.vmid}`, port);
-    const task = startTask(req, { node: vm.node, type: 'vncproxy', id: String(vm.vmid) }, async (ctx) => {
-      const peer = await acceptOne(cluster, `port:${port}`, ctx, CONNECT_TIMEOUT_MS, 'connection timed out');
-      await serialTerminal(vm, serial, port, peer, ctx, () => running(cluster, vm));
-    }, () => release(cluster, `port:${port}`));
+    const task = startTask(
+      req,
+      { node: vm.node, type: 'vncproxy', id: String(vm.vmid) },
+      async (ctx) => {
+        const peer = await acceptOne(cluster, `port:${port}`, ctx, CONNECT_TIMEOUT_MS, 'connection timed out');
+        await serialTerminal(vm, serial, port, peer, ctx, () => running(cluster, vm));
+      },
+      () => release(cluster, `port:${port}`),
+    );
     return { user, ticket, port, upid: task.upid };
   },
 

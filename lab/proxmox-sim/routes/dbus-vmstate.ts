@@ -10,9 +10,11 @@ import type { RouteTable } from './types';
 export const dbusVmstateRoutes: RouteTable = {
   'POST /nodes/{node}/qemu/{vmid}/dbus-vmstate': ({ cluster, params }) => {
     const nodename = cluster.nodes[0]!; // the node /cluster/status marks local
-    if (params.node !== 'localhost' && params.node !== nodename) throw paramError({ node: `node needs to be 'localhost' or local hostname '${nodename}'` });
+    if (params.node !== 'localhost' && params.node !== nodename)
+      throw paramError({ node: `node needs to be 'localhost' or local hostname '${nodename}'` });
     const vm = cluster.vms.get(Number(params.vmid));
-    if (!vm || vm.node !== nodename || vm.status !== 'running') throw paramError({ node: `VM ${params.vmid} not running locally on node '${nodename}'` });
+    if (!vm || vm.node !== nodename || vm.status !== 'running')
+      throw paramError({ node: `VM ${params.vmid} not running locally on node '${nodename}'` });
     return null;
   },
 };

@@ -1,7 +1,14 @@
 import { isIP } from 'node:net';
 import { fail, paramError } from '../api-error';
 import type { SimVm } from '../cluster';
-import { assertUnmodified, firewallOf, listWithDigest, withDigest, type FirewallRule, type VmFirewall } from '../vm-firewall';
+import {
+  assertUnmodified,
+  firewallOf,
+  listWithDigest,
+  withDigest,
+  type FirewallRule,
+  type VmFirewall,
+} from '../vm-firewall';
 import { WithTotal, type RouteTable, type SimRequest } from './types';
 
 /**
@@ -13,7 +20,21 @@ import { WithTotal, type RouteTable, type SimRequest } from './types';
  * and IP sets by reference, the IP version of addresses. Macros are taken by name, not expanded.
  */
 const BASE = '/nodes/{node}/qemu/{vmid}/firewall';
-const RULE_KEYS = ['action', 'comment', 'dest', 'dport', 'enable', 'icmp-type', 'iface', 'log', 'macro', 'proto', 'source', 'sport', 'type'];
+const RULE_KEYS = [
+  'action',
+  'comment',
+  'dest',
+  'dport',
+  'enable',
+  'icmp-type',
+  'iface',
+  'log',
+  'macro',
+  'proto',
+  'source',
+  'sport',
+  'type',
+];
 const INTEGER_OPTIONS = new Set(['enable', 'dhcp', 'ndp', 'radv', 'macfilter', 'ipfilter']);
 
 function vmOf(req: SimRequest): SimVm {
@@ -41,7 +62,9 @@ function verifyRule(fw: VmFirewall, rule: FirewallRule): void {
   const action = String(rule.action);
   if (rule.type === 'group') throw paramError({ action: `security group '${action}' does not exist` });
   if (!['ACCEPT', 'DROP', 'REJECT'].includes(action)) throw paramError({ action: `unknown action '${action}'` });
-  for (const port of ['dport', 'sport']) if (rule[port] !== undefined && !rule.proto && !rule.macro) throw paramError({ proto: `missing property - '${port}' requires this property` });
+  for (const port of ['dport', 'sport'])
+    if (rule[port] !== undefined && !rule.proto && !rule.macro)
+      throw paramError({ proto: `missing property - '${port}' requires this property` });
   let ipversion: number | undefined;
   for (const side of ['source', 'dest']) {
     const value = rule[side];
@@ -51,7 +74,9 @@ function verifyRule(fw: VmFirewall, rule: FirewallRule): void {
       if (!fw.ipsets.has(ref[1]!)) throw paramError({ [side]: `no such ipset '${ref[1]}'` });
       continue;
     }
-    const address = String(value).split(/[,-]/)[0]!.replace(/\/\d+$/, '');
+    const address = String(value)
+      .split(/[,-]/)[0]!
+      .replace(/\/\d+$/, '');
     const version = isIP(address);
     if (version === 0) {
       const alias = String(value).replace(/^guest\//, '');
@@ -86,7 +111,21 @@ export const firewallRoutes: RouteTable = {
     locked(req, (fw) => {
       assertUnmodified(withDigest(fw.options).digest, req.params.digest);
       for (const opt of (req.params.delete ?? '').split(/[,;\s]+/).filter(Boolean)) {
-        if (!['enable', 'dhcp', 'ndp', 'radv', 'macfilter', 'ipfilter', 'log_level_in', 'log_level_out', 'policy_in', 'policy_out'].includes(opt)) throw paramError({ delete: `no such option '${opt}'` });
+        if (
+          ![
+            'enable',
+            'dhcp',
+            'ndp',
+            'radv',
+            'macfilter',
+            'ipfilter',
+            'log_level_in',
+            'log_level_out',
+            'policy_in',
+            'policy_out',
+          ].includes(opt)
+        )
+          throw paramError({ delete: `no such option '${opt}'` });
         delete fw.options[opt];
       }
       for (const [key, value] of Object.entries(req.params)) {
@@ -95,7 +134,8 @@ export const firewallRoutes: RouteTable = {
       }
     }),
 
-  [`GET ${BASE}/rules`]: (req) => listWithDigest(firewallOf(vmOf(req)).rules).data.map((rule, pos) => ({ ...rule, pos })),
+  [`GET ${BASE}/rules`]: (req) =>
+    listWithDigest(firewallOf(vmOf(req)).rules).data.map((rule, pos) => ({ ...rule, pos })),
   [`POST ${BASE}/rules`]: (req) =>
     locked(req, (fw) => {
       const rule: FirewallRule = {};
@@ -125,7 +165,8 @@ export const firewallRoutes: RouteTable = {
       const next = { ...rule };
       copyRuleData(next, req.params);
       for (const key of (req.params.delete ?? '').split(/[,;\s]+/).filter(Boolean)) {
-        if (key === 'type' || key === 'action') throw paramError({ delete: `unable to delete required property '${key}'` });
+        if (key === 'type' || key === 'action')
+          throw paramError({ delete: `unable to delete required property '${key}'` });
         if (!RULE_KEYS.includes(key)) throw paramError({ delete: `no such property ('${key}')` });
         delete next[key];
       }
@@ -144,7 +185,11 @@ export const firewallRoutes: RouteTable = {
     locked(req, (fw) => {
       const name = req.params.name!;
       if (fw.aliases.has(name)) throw paramError({ name: `alias '${name}' already exists` });
-      fw.aliases.set(name, { name, cidr: req.params.cidr!, ...(req.params.comment ? { comment: req.params.comment } : {}) });
+      fw.aliases.set(name, {
+        name,
+        cidr: req.params.cidr!,
+        ...(req.params.comment ? { comment: req.params.comment } : {}),
+      });
     }),
   [`GET ${BASE}/aliases/{name}`]: (req) => {
     const fw = firewallOf(vmOf(req));
@@ -156,9 +201,14 @@ export const firewallRoutes: RouteTable = {
       assertUnmodified(listWithDigest(sortedAliases(fw)).digest, req.params.digest);
       const alias = fw.aliases.get(req.params.name!);
       if (!alias) throw paramError({ name: 'no such alias' });
-      const next = { ...alias, cidr: req.params.cidr!, ...(req.params.comment !== undefined ? { comment: req.params.comment } : {}) };
+      const next = {
+        ...alias,
+        cidr: req.params.cidr!,
+        ...(req.params.comment !== undefined ? { comment: req.params.comment } : {}),
+      };
       if (req.params.rename && req.params.rename !== alias.name) {
-        if (fw.aliases.has(req.params.rename)) throw paramError({ name: `alias '${req.params.rename}' already exists` });
+        if (fw.aliases.has(req.params.rename))
+          throw paramError({ name: `alias '${req.params.rename}' already exists` });
         fw.aliases.delete(alias.name);
         next.name = req.params.rename;
       }
@@ -172,7 +222,9 @@ export const firewallRoutes: RouteTable = {
 
   [`GET ${BASE}/ipset`]: (req) => {
     const fw = firewallOf(vmOf(req));
-    const list = [...fw.ipsets.keys()].sort().map((name) => ({ name, ...(fw.ipsets.get(name)!.comment ? { comment: fw.ipsets.get(name)!.comment } : {}) }));
+    const list = [...fw.ipsets.keys()]
+      .sort()
+      .map((name) => ({ name, ...(fw.ipsets.get(name)!.comment ? { comment: fw.ipsets.get(name)!.comment } : {}) }));
     return listWithDigest(list).data;
   },
   [`POST ${BASE}/ipset`]: (req) =>
@@ -196,7 +248,11 @@ export const firewallRoutes: RouteTable = {
       const cidr = req.params.cidr!;
       if (set.entries.some((e) => e.cidr === cidr)) throw paramError({ cidr: `address '${cidr}' already exists` });
       if (/\/0$/.test(cidr)) throw paramError({ cidr: 'a zero prefix is not allowed in ipset entries' });
-      set.entries.push({ cidr, ...(req.params.nomatch === '1' ? { nomatch: 1 } : {}), ...(req.params.comment ? { comment: req.params.comment } : {}) });
+      set.entries.push({
+        cidr,
+        ...(req.params.nomatch === '1' ? { nomatch: 1 } : {}),
+        ...(req.params.comment ? { comment: req.params.comment } : {}),
+      });
     }),
   [`DELETE ${BASE}/ipset/{name}`]: (req) =>
     locked(req, (fw) => {
@@ -230,8 +286,24 @@ export const firewallRoutes: RouteTable = {
     const fw = firewallOf(vmOf(req));
     const type = req.params.type;
     const refs: Array<Record<string, unknown>> = [];
-    if (!type || type === 'ipset') for (const [name, set] of fw.ipsets) refs.push({ type: 'ipset', name, ref: `+${name}`, scope: 'guest', ...(set.comment ? { comment: set.comment } : {}) });
-    if (!type || type === 'alias') for (const a of fw.aliases.values()) refs.push({ type: 'alias', name: a.name, ref: a.name, scope: 'guest', ...(a.comment ? { comment: a.comment } : {}) });
+    if (!type || type === 'ipset')
+      for (const [name, set] of fw.ipsets)
+        refs.push({
+          type: 'ipset',
+          name,
+          ref: `+${name}`,
+          scope: 'guest',
+          ...(set.comment ? { comment: set.comment } : {}),
+        });
+    if (!type || type === 'alias')
+      for (const a of fw.aliases.values())
+        refs.push({
+          type: 'alias',
+          name: a.name,
+          ref: a.name,
+          scope: 'guest',
+          ...(a.comment ? { comment: a.comment } : {}),
+        });
     return refs;
   },
 

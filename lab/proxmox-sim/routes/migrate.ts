@@ -13,9 +13,15 @@ const vmOf = (req: SimRequest): SimVm => req.cluster.vm(req.params.node!, Number
 
 /** check_local_resources: devices of this host that block a migration. */
 function localResources(config: Record<string, string>): string[] {
-  return Object.keys(config).filter((key) =>
-    /^hostpci\d+$/.test(key) || /^parallel\d+$/.test(key) || (/^usb\d+$/.test(key) && !/spice/.test(config[key]!)) || (/^serial\d+$/.test(key) && config[key] !== 'socket'),
-  ).sort();
+  return Object.keys(config)
+    .filter(
+      (key) =>
+        /^hostpci\d+$/.test(key) ||
+        /^parallel\d+$/.test(key) ||
+        (/^usb\d+$/.test(key) && !/spice/.test(config[key]!)) ||
+        (/^serial\d+$/.test(key) && config[key] !== 'socket'),
+    )
+    .sort();
 }
 
 /** parse_idmap for `targetstorage`: `1` (each to itself), one storage (all to it), or `source:target` pairs. */
@@ -25,12 +31,15 @@ function storageMap(cluster: Cluster, text: string): MigrateOptions['storageMap'
     if (item === '1') map.identity = true;
     else if (item.includes(':')) {
       const [source, target] = item.split(':') as [string, string];
-      if (map.entries[source]) throw paramError({ targetstorage: `failed to parse storage map: duplicate mapping for '${source}'` });
+      if (map.entries[source])
+        throw paramError({ targetstorage: `failed to parse storage map: duplicate mapping for '${source}'` });
       map.entries[source] = target;
-    } else if (map.default) throw paramError({ targetstorage: 'failed to parse storage map: default target ID can only be provided once' });
+    } else if (map.default)
+      throw paramError({ targetstorage: 'failed to parse storage map: default target ID can only be provided once' });
     else map.default = item;
   }
-  for (const target of [...Object.values(map.entries), ...(map.default ? [map.default] : [])]) cluster.storages.require(target);
+  for (const target of [...Object.values(map.entries), ...(map.default ? [map.default] : [])])
+    cluster.storages.require(target);
   return map;
 }
 
@@ -47,11 +56,20 @@ export const migrateRoutes: RouteTable = {
         return !storage?.shared;
       })
       .map((ref) => ({
-        volid: ref.volid, cdrom: ref.cdrom ? 1 : 0, is_cloudinit: ref.isCloudinit ? 1 : 0, replicate: 1, shared: 0,
-        is_unused: ref.isUnused ? 1 : 0, is_attached: ref.isAttached ? 1 : 0, is_vmstate: ref.isVmstate ? 1 : 0, is_tpmstate: ref.isTpmstate ? 1 : 0,
+        volid: ref.volid,
+        cdrom: ref.cdrom ? 1 : 0,
+        is_cloudinit: ref.isCloudinit ? 1 : 0,
+        replicate: 1,
+        shared: 0,
+        is_unused: ref.isUnused ? 1 : 0,
+        is_attached: ref.isAttached ? 1 : 0,
+        is_vmstate: ref.isVmstate ? 1 : 0,
+        is_tpmstate: ref.isTpmstate ? 1 : 0,
         ...(ref.size !== undefined ? { size: ref.size } : {}),
         ...(ref.drivename ? { drivename: ref.drivename } : {}),
-        ...(ref.snapshots.length > 0 ? { referenced_in_snapshot: Object.fromEntries(ref.snapshots.map((s) => [s, 1])) } : {}),
+        ...(ref.snapshots.length > 0
+          ? { referenced_in_snapshot: Object.fromEntries(ref.snapshots.map((s) => [s, 1])) }
+          : {}),
         ...(ref.inPending ? { referenced_in_pending: 1 } : {}),
       }));
     return {
@@ -72,7 +90,8 @@ export const migrateRoutes: RouteTable = {
     if (target === params.node) throw paramError({ target: 'target is local node.' });
     cluster.requireNode(target);
     for (const rootOnly of ['force', 'migration_type', 'migration_network']) {
-      if (params[rootOnly] !== undefined && params[rootOnly] !== '0' && req.user !== 'root@pam') throw paramError({ [rootOnly]: 'Only root may use this option.' });
+      if (params[rootOnly] !== undefined && params[rootOnly] !== '0' && req.user !== 'root@pam')
+        throw paramError({ [rootOnly]: 'Only root may use this option.' });
     }
     const vm = vmOf(req);
     cluster.checkLock(vm);
@@ -86,6 +105,8 @@ export const migrateRoutes: RouteTable = {
       withLocalDisks: params['with-local-disks'] === '1',
       storageMap: params.targetstorage !== undefined ? storageMap(cluster, params.targetstorage) : undefined,
     };
-    return startTask(req, { node: vm.node, type: 'qmigrate', id: String(vm.vmid) }, (task) => migrateVm(cluster, vm, options, task)).upid;
+    return startTask(req, { node: vm.node, type: 'qmigrate', id: String(vm.vmid) }, (task) =>
+      migrateVm(cluster, vm, options, task),
+    ).upid;
   },
 };

@@ -57,7 +57,8 @@ export const monitorRoutes: RouteTable = {
     if (!command) throw fail('no command specified');
     if (!name) throw fail(`unexpected command '${command}'`);
     const required = HMP_COMMAND_PERMS[name];
-    if (!required && req.user !== 'root@pam') throw fail(`command '${name}' non-existent or not assigned a required permission yet, limiting to root user`);
+    if (!required && req.user !== 'root@pam')
+      throw fail(`command '${name}' non-existent or not assigned a required permission yet, limiting to root user`);
     if (required === 'root' && req.user !== 'root@pam') throw fail(`root-only command '${name}'`);
     const vm = vmOf(req);
     try {
@@ -68,7 +69,8 @@ export const monitorRoutes: RouteTable = {
   },
 
   'PUT /nodes/{node}/qemu/{vmid}/sendkey': async (req) => {
-    if (req.params.skiplock === '1' && req.user !== 'root@pam') throw paramError({ skiplock: 'Only root may use this option.' });
+    if (req.params.skiplock === '1' && req.user !== 'root@pam')
+      throw paramError({ skiplock: 'Only root may use this option.' });
     const vm = vmOf(req);
     await vm.flock.run(req.cluster.settings.flockTimeoutMs, async () => {
       req.cluster.checkLock(vm, req.params.skiplock);

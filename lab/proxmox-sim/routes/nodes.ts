@@ -38,18 +38,41 @@ export function nodeFigures(cluster: Cluster, node: string) {
 export function nodeResource(cluster: Cluster, node: string): Record<string, unknown> {
   const f = nodeFigures(cluster, node);
   return {
-    id: `node/${node}`, type: 'node', node, status: 'online', level: '', uptime: f.uptime, cpu: f.cpu, maxcpu: f.maxcpu,
-    mem: f.memory.used, maxmem: f.memory.total, disk: f.rootfs.used, maxdisk: f.rootfs.total,
+    id: `node/${node}`,
+    type: 'node',
+    node,
+    status: 'online',
+    level: '',
+    uptime: f.uptime,
+    cpu: f.cpu,
+    maxcpu: f.maxcpu,
+    mem: f.memory.used,
+    maxmem: f.memory.total,
+    disk: f.rootfs.used,
+    maxdisk: f.rootfs.total,
   };
 }
 
 export const nodeRoutes: RouteTable = {
   'GET /cluster/status': ({ cluster }) => [
-    { type: 'cluster', id: 'cluster', name: cluster.name, nodes: cluster.nodes.length, quorate: 1, version: cluster.nodes.length },
+    {
+      type: 'cluster',
+      id: 'cluster',
+      name: cluster.name,
+      nodes: cluster.nodes.length,
+      quorate: 1,
+      version: cluster.nodes.length,
+    },
     ...cluster.nodes.map((node, i) => ({
-      type: 'node', id: `node/${node}`, name: node, nodeid: i + 1, ip: cluster.hardware(node).ip,
+      type: 'node',
+      id: `node/${node}`,
+      name: node,
+      nodeid: i + 1,
+      ip: cluster.hardware(node).ip,
       // The API answers from the first node (the one a client connects to).
-      local: i === 0 ? 1 : 0, online: 1, level: '',
+      local: i === 0 ? 1 : 0,
+      online: 1,
+      level: '',
     })),
   ],
 
@@ -73,8 +96,17 @@ export const nodeRoutes: RouteTable = {
       cpuinfo: {
         // pve-common's read_cpuinfo: `cores` counts the physical cores of every socket, `cpus` the threads;
         // `hvm` is the result of a Perl match on the flags (`=~ m/\s(vmx|svm)\s/`), a string ("1").
-        model: hw.cpuModel, vendor: 'GenuineIntel', family: '6', sockets: hw.sockets, cores: hw.sockets * hw.cores, cpus: logicalCpus(hw), mhz: hw.mhz,
-        hvm: '1', user_hz: 100, flags: 'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx lm constant_tsc rep_good nopl xtopology cpuid pni pclmulqdq vmx ssse3 fma cx16 sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand hypervisor lahf_lm abm avx2 avx512f',
+        model: hw.cpuModel,
+        vendor: 'GenuineIntel',
+        family: '6',
+        sockets: hw.sockets,
+        cores: hw.sockets * hw.cores,
+        cpus: logicalCpus(hw),
+        mhz: hw.mhz,
+        hvm: '1',
+        user_hz: 100,
+        flags:
+          'fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx lm constant_tsc rep_good nopl xtopology cpuid pni pclmulqdq vmx ssse3 fma cx16 sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand hypervisor lahf_lm abm avx2 avx512f',
       },
       cpu: f.cpu,
       wait: 0,

@@ -35,7 +35,11 @@ function poolInfo(cluster: Cluster, poolid: string, type?: string): Record<strin
     .map((vmid) => {
       const vm = cluster.vms.get(vmid);
       const ct = cluster.containers.find((c) => c.vmid === vmid);
-      return vm ? guestResource(cluster, { kind: 'qemu', vm }) : ct ? guestResource(cluster, { kind: 'lxc', ct }) : undefined;
+      return vm
+        ? guestResource(cluster, { kind: 'qemu', vm })
+        : ct
+          ? guestResource(cluster, { kind: 'lxc', ct })
+          : undefined;
     })
     .filter((m): m is Record<string, unknown> => m !== undefined && (type === undefined || m.type === type));
   if (type === undefined || type === 'storage') {
@@ -65,7 +69,8 @@ function updatePool(req: SimRequest): null {
       if (pool.vms.has(vmid)) throw new Error(`VM ${vmid} is already a pool member`);
       const existing = cluster.poolOf(vmid);
       if (existing !== undefined) {
-        if (params['allow-move'] !== '1') throw new Error(`VM ${vmid} belongs already to pool '${existing}' and 'allow-move' is not set`);
+        if (params['allow-move'] !== '1')
+          throw new Error(`VM ${vmid} belongs already to pool '${existing}' and 'allow-move' is not set`);
         cluster.pools.get(existing)!.vms.delete(vmid);
       }
       pool.vms.add(vmid);
@@ -87,21 +92,27 @@ function deletePool(req: SimRequest): null {
   return userConfigWrite('delete pool failed', () => {
     const poolid = req.params.poolid!;
     const pool = poolOf(cluster, poolid);
-    const subpool = [...cluster.pools.keys()].sort().find((id) => id.startsWith(`${poolid}/`) && !id.slice(poolid.length + 1).includes('/'));
+    const subpool = [...cluster.pools.keys()]
+      .sort()
+      .find((id) => id.startsWith(`${poolid}/`) && !id.slice(poolid.length + 1).includes('/'));
     if (subpool) throw new Error(`pool '${poolid}' is not empty (contains pool '${subpool}')`);
     const vmid = [...pool.vms].sort((a, b) => String(a).localeCompare(String(b))).find((id) => cluster.vmidTaken(id)); // destroyed guests do not count
     if (vmid !== undefined) throw new Error(`pool '${poolid}' is not empty (contains VM ${vmid})`);
     const storage = [...pool.storage].sort().find((id) => cluster.storages.get(id));
     if (storage) throw new Error(`pool '${poolid}' is not empty (contains storage '${storage}')`);
     cluster.pools.delete(poolid);
-    for (let i = cluster.acl.length - 1; i >= 0; i--) if (cluster.acl[i]!.path === `/pool/${poolid}`) cluster.acl.splice(i, 1);
+    for (let i = cluster.acl.length - 1; i >= 0; i--)
+      if (cluster.acl[i]!.path === `/pool/${poolid}`) cluster.acl.splice(i, 1);
   });
 }
 
 export const poolRoutes: RouteTable = {
   'GET /pools': ({ cluster, params }) => {
     if (params.poolid !== undefined) return [poolInfo(cluster, params.poolid, params.type)];
-    return [...cluster.pools.keys()].sort().map((id) => ({ poolid: id, ...(cluster.pools.get(id)!.comment !== undefined ? { comment: cluster.pools.get(id)!.comment } : {}) }));
+    return [...cluster.pools.keys()].sort().map((id) => ({
+      poolid: id,
+      ...(cluster.pools.get(id)!.comment !== undefined ? { comment: cluster.pools.get(id)!.comment } : {}),
+    }));
   },
 
   'POST /pools': ({ cluster, params }) =>
@@ -109,7 +120,8 @@ export const poolRoutes: RouteTable = {
       const poolid = params.poolid!;
       if (cluster.pools.has(poolid)) throw new Error(`pool '${poolid}' already exists`);
       const nested = /^(.*)\/([^/]+)$/.exec(poolid);
-      if (nested && !cluster.pools.has(nested[1]!)) throw new Error(`parent '${nested[1]}' of pool '${poolid}' does not exist`);
+      if (nested && !cluster.pools.has(nested[1]!))
+        throw new Error(`parent '${nested[1]}' of pool '${poolid}' does not exist`);
       if (!/^[A-Za-z]/.test(nested ? nested[2]! : poolid)) throw new Error('pool name must start with a letter');
       cluster.pools.set(poolid, { comment: params.comment || undefined, vms: new Set(), storage: new Set() });
     }),

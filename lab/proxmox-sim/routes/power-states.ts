@@ -17,17 +17,25 @@ import { startTask, type RouteTable, type SimRequest } from './types';
 const vmOf = (req: SimRequest): SimVm => req.cluster.vm(req.params.node!, Number(req.params.vmid));
 
 function rootOnly(req: SimRequest, ...names: string[]): void {
-  for (const name of names) if (req.params[name] === '1' && req.user !== 'root@pam') throw paramError({ [name]: 'Only root may use this option.' });
+  for (const name of names)
+    if (req.params[name] === '1' && req.user !== 'root@pam')
+      throw paramError({ [name]: 'Only root may use this option.' });
 }
 
 function requireRunning(vm: SimVm): void {
   if (vm.status !== 'running') throw fail(`VM ${vm.vmid} not running`);
 }
 
-const underLock = <T>(req: SimRequest, vm: SimVm, fn: () => Promise<T>) => vm.flock.run(req.cluster.settings.flockTimeoutMs, fn);
+const underLock = <T>(req: SimRequest, vm: SimVm, fn: () => Promise<T>) =>
+  vm.flock.run(req.cluster.settings.flockTimeoutMs, fn);
 
 /** A simulated guest's ACPI shutdown (it powers off after guestShutdownMs, or ignores it). */
-async function shutdownSimulated(req: SimRequest, vm: SimVm, timeoutS: number, sleep: (ms: number) => Promise<void>): Promise<void> {
+async function shutdownSimulated(
+  req: SimRequest,
+  vm: SimVm,
+  timeoutS: number,
+  sleep: (ms: number) => Promise<void>,
+): Promise<void> {
   if (!vm.guestAcpi || req.cluster.settings.guestShutdownMs > timeoutS * 1000) {
     await sleep(timeoutS * 1000);
     throw new Error('VM quit/powerdown failed - got timeout');
@@ -59,7 +67,8 @@ export const powerStateRoutes: RouteTable = {
     return startTask(req, { node: vm.node, type: 'qmreboot', id: String(vm.vmid) }, (task) =>
       underLock(req, vm, async () => {
         if (vm.status !== 'running') return; // only a running VM reboots
-        if (runsQemu(req.cluster, vm)) await shutdownQemu(req.cluster, vm, task, { timeoutS, forceStop: false, stopInstead: false });
+        if (runsQemu(req.cluster, vm))
+          await shutdownQemu(req.cluster, vm, task, { timeoutS, forceStop: false, stopInstead: false });
         else await shutdownSimulated(req, vm, timeoutS ?? 60, task.sleep);
         applyPending({ cluster: req.cluster, vm, user: req.user, task });
         await powerOn(req.cluster, vm, task);
@@ -75,7 +84,9 @@ export const powerStateRoutes: RouteTable = {
     if (todisk) {
       if (haConfig(req.cluster).resources.has(`vm:${vm.vmid}`)) throw fail('Cannot suspend HA managed VM to disk');
       if (Object.keys(vm.config).some((k) => /^hostpci\d+$/.test(k))) {
-        throw fail('cannot suspend VM to disk due to passed-through PCI device(s), which lack the possibility to save/restore their internal state');
+        throw fail(
+          'cannot suspend VM to disk due to passed-through PCI device(s), which lack the possibility to save/restore their internal state',
+        );
       }
     }
     return startTask(req, { node: vm.node, type: todisk ? 'qmsuspend' : 'qmpause', id: String(vm.vmid) }, (task) =>

@@ -6,8 +6,26 @@ import type { RouteTable, SimRequest } from './types';
  * status commands (snapshots: snapshots.ts).
  */
 const VM_SUBDIRS = [
-  'config', 'cloudinit', 'pending', 'status', 'unlink', 'vncproxy', 'termproxy', 'migrate', 'resize', 'move', 'rrd', 'rrddata',
-  'monitor', 'agent', 'snapshot', 'spiceproxy', 'sendkey', 'firewall', 'mtunnel', 'remote_migrate',
+  'config',
+  'cloudinit',
+  'pending',
+  'status',
+  'unlink',
+  'vncproxy',
+  'termproxy',
+  'migrate',
+  'resize',
+  'move',
+  'rrd',
+  'rrddata',
+  'monitor',
+  'agent',
+  'snapshot',
+  'spiceproxy',
+  'sendkey',
+  'firewall',
+  'mtunnel',
+  'remote_migrate',
 ];
 const STATUS_SUBDIRS = ['current', 'start', 'stop', 'reset', 'shutdown', 'suspend', 'reboot'];
 
@@ -16,7 +34,9 @@ const vmOf = (req: SimRequest) => req.cluster.vm(req.params.node!, Number(req.pa
 export const qemuIndexRoutes: RouteTable = {
   'GET /nodes/{node}/qemu': ({ cluster, params }) => {
     cluster.requireNode(params.node!);
-    return [...cluster.vms.values()].filter((vm) => vm.node === params.node).map((vm) => qemuVmStatus(cluster, vm, params.full === '1'));
+    return [...cluster.vms.values()]
+      .filter((vm) => vm.node === params.node)
+      .map((vm) => qemuVmStatus(cluster, vm, params.full === '1'));
   },
 
   // vmdiridx does not load the config: it answers for any VMID.

@@ -7,7 +7,15 @@ import { checkHaBeforeDestroy, haConfig, purgeHaOnDestroy } from '../ha/state';
 import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
 import { formatDiskSize, parseDiskSize } from '../../../src/proxmox/disk-size';
 import {
-  applyConfigWrite, applyPending, DISK_KEY, parseConfigWrite, printDevice, UNUSED_KEY, volumeOf, type LiveImport, type WriteContext,
+  applyConfigWrite,
+  applyPending,
+  DISK_KEY,
+  parseConfigWrite,
+  printDevice,
+  UNUSED_KEY,
+  volumeOf,
+  type LiveImport,
+  type WriteContext,
 } from '../vm-config';
 import { checkDrives } from '../drive-checks';
 import { defaultBootOrder, qemuVmStatus } from '../guest-stats';
@@ -25,7 +33,17 @@ import { recordCloudInit } from '../cloud-init-pending';
 import { moveDisk } from '../move-disk';
 
 /** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
-const CONFIG_CONTROL = ['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock', 'force', 'background_delay', 'import-working-storage'];
+const CONFIG_CONTROL = [
+  'node',
+  'vmid',
+  'digest',
+  'delete',
+  'revert',
+  'skiplock',
+  'force',
+  'background_delay',
+  'import-working-storage',
+];
 
 const vmOf = (req: SimRequest): SimVm => req.cluster.vm(req.params.node!, Number(req.params.vmid));
 const ctxOf = (req: SimRequest, vm: SimVm): WriteContext => ({ cluster: req.cluster, vm, user: req.user });
@@ -34,7 +52,11 @@ function typedConfig(req: SimRequest, config: Record<string, string>): Record<st
   return typedConfigOf(req.cluster, config);
 }
 
-function checkDigest(vm: SimVm, digest: string | undefined, message = 'checksum mismatch (file change by other user?)'): void {
+function checkDigest(
+  vm: SimVm,
+  digest: string | undefined,
+  message = 'checksum mismatch (file change by other user?)',
+): void {
   if (digest !== undefined && digest !== configDigest(vm)) throw fail(message);
 }
 
@@ -64,7 +86,10 @@ async function writeConfig(req: SimRequest, asTask: boolean): Promise<string | n
   );
   const delay = req.params.background_delay;
   if (delay !== undefined) {
-    const finished = await Promise.race([task.done.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), Number(delay) * 1000))]);
+    const finished = await Promise.race([
+      task.done.then(() => true),
+      new Promise<false>((r) => setTimeout(() => r(false), Number(delay) * 1000)),
+    ]);
     if (finished && task.exitstatus === 'OK') return null;
   }
   return task.upid;
@@ -73,7 +98,10 @@ async function writeConfig(req: SimRequest, asTask: boolean): Promise<string | n
 /** vm_status: vmstatus with `full` (qemuVmStatus), the HA service status, `agent` when enabled (liveStatus adds it). */
 function vmStatus(req: SimRequest, vm: SimVm) {
   const ha = haConfig(req.cluster).resources.get(`vm:${vm.vmid}`);
-  return { ...qemuVmStatus(req.cluster, vm, true), ha: ha ? { managed: 1, state: ha.state ?? 'started' } : { managed: 0 } };
+  return {
+    ...qemuVmStatus(req.cluster, vm, true),
+    ha: ha ? { managed: 1, state: ha.state ?? 'started' } : { managed: 0 },
+  };
 }
 
 function stop(vm: SimVm): void {
@@ -92,7 +120,8 @@ export const qemuRoutes: RouteTable = {
       throw fail(`unable to create VM ${vmid} - VM ${vmid} already exists on node '${existing?.node ?? node}'`);
     }
     const { node: _n, vmid: _v, start, storage: _s, 'live-restore': liveRestore, pool, ...settings } = req.params;
-    if (pool !== undefined && !cluster.pools.has(pool)) throw new ApiError(403, `Permission check failed (pool '${pool}' does not exist)`);
+    if (pool !== undefined && !cluster.pools.has(pool))
+      throw new ApiError(403, `Permission check failed (pool '${pool}' does not exist)`);
     checkDrives(cluster, node, settings);
     const vm = cluster.newVm(node, vmid, { lock: 'create' });
     const write = { set: settings, delete: [], revert: [], force: false };
@@ -203,7 +232,11 @@ export const qemuRoutes: RouteTable = {
         if (wanted < current) throw new Error('shrinking disks is not supported');
         await task.sleep(cluster.settings.taskMs);
         if (wanted > current) await resizeImage(volume.file, volume.format as ImageFormat, wanted);
-        vm.config[disk] = printDevice(cluster, disk, formatPropertyString({ ...props, size: formatDiskSize(wanted) }, 'file'));
+        vm.config[disk] = printDevice(
+          cluster,
+          disk,
+          formatPropertyString({ ...props, size: formatDiskSize(wanted) }, 'file'),
+        );
         task.log(`Image resized to ${formatDiskSize(wanted)}`);
       }),
     ).upid;
@@ -311,15 +344,25 @@ async function liveImport(req: SimRequest, vm: SimVm, imports: LiveImport[], ctx
   try {
     // A bootable image coming in boots under real QEMU and streams while the guest runs; anything else is
     // only marked running while the copy is simulated.
-    const restore = await startLiveRestore(cluster, vm, imports.map((job) => job.restore), ctx, () => {
-      if (cluster.vms.get(vm.vmid) === vm) stop(vm);
-    });
+    const restore = await startLiveRestore(
+      cluster,
+      vm,
+      imports.map((job) => job.restore),
+      ctx,
+      () => {
+        if (cluster.vms.get(vm.vmid) === vm) stop(vm);
+      },
+    );
     vm.status = 'running';
     vm.startedMs = Date.now();
     if (restore) await restore.stream();
     else {
       // The block jobs run side by side: one progress line per drive, each over the whole duration.
-      await Promise.all(imports.map((job) => simulateCopy(ctx, cluster.settings.importTaskMs, job.bytes, `restore-drive-${job.restore.key}`)));
+      await Promise.all(
+        imports.map((job) =>
+          simulateCopy(ctx, cluster.settings.importTaskMs, job.bytes, `restore-drive-${job.restore.key}`),
+        ),
+      );
       for (const { source, restore } of imports) {
         ctx.log(`${restore.key}: streaming from '${source}'`);
         await convertImage(restore.source.path, restore.target.path, restore.target.format, restore.source.format);
@@ -328,7 +371,9 @@ async function liveImport(req: SimRequest, vm: SimVm, imports: LiveImport[], ctx
     ctx.log('restore-drive jobs finished successfully, removing all tracking block devices');
   } catch (err) {
     ctx.log(`An error occurred during live-restore: ${err instanceof Error ? err.message : String(err)}`);
-    await qemuRuntime(cluster)?.doVmStop(vm, { shutdown: false, force: true, timeoutS: 10 }, ctx).catch(() => undefined);
+    await qemuRuntime(cluster)
+      ?.doVmStop(vm, { shutdown: false, force: true, timeoutS: 10 }, ctx)
+      .catch(() => undefined);
     stop(vm);
     throw new Error('live-restore failed');
   }
@@ -338,7 +383,9 @@ async function liveImport(req: SimRequest, vm: SimVm, imports: LiveImport[], ctx
 /** Removes the VM's own volumes (disks, unusedN, its snapshots' saved states); with `unreferenced`, also its other images. */
 function destroyVolumes(req: SimRequest, vm: SimVm, unreferenced: boolean): void {
   const { storages } = req.cluster;
-  const drives = Object.entries({ ...vm.config, ...vm.pending }).filter(([key]) => DISK_KEY.test(key) || UNUSED_KEY.test(key));
+  const drives = Object.entries({ ...vm.config, ...vm.pending }).filter(
+    ([key]) => DISK_KEY.test(key) || UNUSED_KEY.test(key),
+  );
   for (const value of [...drives.map(([, v]) => v), ...snapshotStateVolumes(vm)]) {
     const volid = volumeOf(value);
     if (!/^[^/][^:]*:/.test(volid)) continue;
@@ -353,7 +400,8 @@ function destroyVolumes(req: SimRequest, vm: SimVm, unreferenced: boolean): void
   for (const storage of storages.list()) {
     const base = storages.folder(storage, vm.node);
     if (storage.type === 'lvmthin') {
-      for (const f of readdirSync(base)) if (new RegExp(`^(snap_)?(vm|base)-${vm.vmid}-`).test(f)) rmSync(path.join(base, f), { force: true });
+      for (const f of readdirSync(base))
+        if (new RegExp(`^(snap_)?(vm|base)-${vm.vmid}-`).test(f)) rmSync(path.join(base, f), { force: true });
     } else rmSync(path.join(base, 'images', String(vm.vmid)), { recursive: true, force: true });
   }
 }

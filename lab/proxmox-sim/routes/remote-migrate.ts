@@ -30,15 +30,28 @@ function parseRemote(text: string): Remote {
     throw paramError({ 'target-endpoint': `invalid format - ${(err as Error).message}` });
   }
   for (const key of Object.keys(parsed)) {
-    if (!['apitoken', 'host', 'port', 'fingerprint'].includes(key)) throw paramError({ 'target-endpoint': `invalid format - property ${key}: property is not defined in schema and the schema does not allow additional properties` });
+    if (!['apitoken', 'host', 'port', 'fingerprint'].includes(key))
+      throw paramError({
+        'target-endpoint': `invalid format - property ${key}: property is not defined in schema and the schema does not allow additional properties`,
+      });
   }
   for (const key of ['apitoken', 'host']) {
-    if (!parsed[key]) throw paramError({ 'target-endpoint': `invalid format - property ${key}: property is missing and it is not optional` });
+    if (!parsed[key])
+      throw paramError({
+        'target-endpoint': `invalid format - property ${key}: property is missing and it is not optional`,
+      });
   }
-  if (!/^PVEAPIToken=[^=\s]+=\S+$/.test(parsed.apitoken!)) throw paramError({ 'target-endpoint': "invalid format - property apitoken: value does not match the regex pattern" });
-  if (parsed.fingerprint && !/^([A-Fa-f0-9]{2}:){31}[A-Fa-f0-9]{2}$/.test(parsed.fingerprint)) throw paramError({ 'target-endpoint': "invalid format - property fingerprint: value does not match the regex pattern" });
+  if (!/^PVEAPIToken=[^=\s]+=\S+$/.test(parsed.apitoken!))
+    throw paramError({
+      'target-endpoint': 'invalid format - property apitoken: value does not match the regex pattern',
+    });
+  if (parsed.fingerprint && !/^([A-Fa-f0-9]{2}:){31}[A-Fa-f0-9]{2}$/.test(parsed.fingerprint))
+    throw paramError({
+      'target-endpoint': 'invalid format - property fingerprint: value does not match the regex pattern',
+    });
   const port = parsed.port === undefined ? 8006 : Number(parsed.port);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw paramError({ 'target-endpoint': `invalid format - property port: value must have a minimum value of 1` });
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw paramError({ 'target-endpoint': `invalid format - property port: value must have a minimum value of 1` });
   return { host: parsed.host!, port, apitoken: parsed.apitoken!, fingerprint: parsed.fingerprint?.toUpperCase() };
 }
 
@@ -51,9 +64,11 @@ function parseIdmap(text: string, what: 'storage' | 'bridge', param: string): { 
     if (item === '1') identity = true;
     else if (item.includes(':')) {
       const [source] = item.split(':');
-      if (seen.has(source!)) throw paramError({ [param]: `failed to parse ${what} map: duplicate mapping for '${source}'` });
+      if (seen.has(source!))
+        throw paramError({ [param]: `failed to parse ${what} map: duplicate mapping for '${source}'` });
       seen.add(source!);
-    } else if (++defaults > 1) throw paramError({ [param]: `failed to parse ${what} map: default target ID can only be provided once` });
+    } else if (++defaults > 1)
+      throw paramError({ [param]: `failed to parse ${what} map: default target ID can only be provided once` });
   }
   return { identity };
 }
@@ -68,8 +83,16 @@ function remoteCall(remote: Remote, method: string, path: string, form?: Record<
   return new Promise((resolve, reject) => {
     const req = request(
       {
-        host: remote.host, port: remote.port, method, path: `/api2/json${path}`,
-        headers: { authorization: remote.apitoken, ...(body ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {}) },
+        host: remote.host,
+        port: remote.port,
+        method,
+        path: `/api2/json${path}`,
+        headers: {
+          authorization: remote.apitoken,
+          ...(body
+            ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) }
+            : {}),
+        },
         rejectUnauthorized: !remote.fingerprint,
         timeout: 30_000,
       },
@@ -89,7 +112,8 @@ function remoteCall(remote: Remote, method: string, path: string, form?: Record<
     req.on('socket', (socket) => {
       socket.once('secureConnect', () => {
         const seen = (socket as TLSSocket).getPeerCertificate().fingerprint256?.toUpperCase();
-        if (remote.fingerprint && seen !== remote.fingerprint) req.destroy(new Error(`fingerprint '${seen}' not verified, abort!`));
+        if (remote.fingerprint && seen !== remote.fingerprint)
+          req.destroy(new Error(`fingerprint '${seen}' not verified, abort!`));
       });
     });
     req.on('timeout', () => req.destroy(new Error('got timeout')));
@@ -105,7 +129,8 @@ export const remoteMigrateRoutes: RouteTable = {
     const vm = cluster.vm(params.node!, Number(params.vmid));
     const targetVmid = params['target-vmid'] ?? String(vm.vmid);
     cluster.checkLock(vm);
-    if (haConfig(cluster).resources.has(`vm:${vm.vmid}`)) throw paramError({ vmid: 'cannot remote-migrate VM that is configured for HA' });
+    if (haConfig(cluster).resources.has(`vm:${vm.vmid}`))
+      throw paramError({ vmid: 'cannot remote-migrate VM that is configured for HA' });
     const remote = parseRemote(params['target-endpoint']!);
     if (vm.status === 'running' && params.online !== '1') throw fail("can't migrate running VM without --online");
     const storageMap = parseIdmap(params['target-storage']!, 'storage', 'target-storage');
@@ -122,15 +147,23 @@ export const remoteMigrateRoutes: RouteTable = {
     return startTask(req, { node: vm.node, type: 'qmigrate', id: String(vm.vmid) }, async (task) => {
       task.log(`starting migration of VM ${vm.vmid} to node '${targetNode}' (${remote.host})`);
       if (params.online === '1' && !online) task.warn("VM isn't running. Doing offline migration instead.");
-      const storages = params['target-storage']!.split(/[,;\s]+/).filter((s) => s && s !== '1').map((s) => s.split(':').pop()!);
-      const bridges = params['target-bridge']!.split(/[,;\s]+/).filter((s) => s && s !== '1').map((s) => s.split(':').pop()!);
-      const tunnel = (await remoteCall(remote, 'POST', `/nodes/${targetNode}/qemu/${targetVmid}/mtunnel`, { storages: storages.join(','), bridges: bridges.join(',') })
-        .catch((err: Error) => {
-          throw new Error(`error - tunnel command 'mtunnel' failed - ${err.message}`);
-        })) as { upid: string; socket: string };
+      const storages = params['target-storage']!.split(/[,;\s]+/)
+        .filter((s) => s && s !== '1')
+        .map((s) => s.split(':').pop()!);
+      const bridges = params['target-bridge']!.split(/[,;\s]+/)
+        .filter((s) => s && s !== '1')
+        .map((s) => s.split(':').pop()!);
+      const tunnel = (await remoteCall(remote, 'POST', `/nodes/${targetNode}/qemu/${targetVmid}/mtunnel`, {
+        storages: storages.join(','),
+        bridges: bridges.join(','),
+      }).catch((err: Error) => {
+        throw new Error(`error - tunnel command 'mtunnel' failed - ${err.message}`);
+      })) as { upid: string; socket: string };
       task.log(`remote: started migration tunnel worker '${tunnel.upid}'`);
       // The tunnel's websocket (proxmox-websocket-tunnel) and what runs through it are not simulated.
-      await remoteCall(remote, 'DELETE', `/nodes/${targetNode}/tasks/${encodeURIComponent(tunnel.upid)}`).catch(() => undefined);
+      await remoteCall(remote, 'DELETE', `/nodes/${targetNode}/tasks/${encodeURIComponent(tunnel.upid)}`).catch(
+        () => undefined,
+      );
       throw new Error('migration aborted: moving a VM through the websocket tunnel is not simulated');
     }).upid;
   },

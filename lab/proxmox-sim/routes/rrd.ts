@@ -23,12 +23,19 @@ const rrdName = (cluster: Cluster, vmid: number) => `${cluster.flavour === '9.1'
 
 function vmOrRrdError(req: SimRequest) {
   const vm = req.cluster.vms.get(Number(req.params.vmid));
-  if (!vm) throw fail(`RRD error: opening '/var/lib/rrdcached/db/${rrdName(req.cluster, Number(req.params.vmid))}': No such file or directory`);
+  if (!vm)
+    throw fail(
+      `RRD error: opening '/var/lib/rrdcached/db/${rrdName(req.cluster, Number(req.params.vmid))}': No such file or directory`,
+    );
   return vm;
 }
 
 /** A one-pixel PNG (the smallest valid image). */
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  'hex',
+);
 
 export const rrdRoutes: RouteTable = {
   'GET /nodes/{node}/qemu/{vmid}/rrddata': (req) => {
@@ -38,9 +45,27 @@ export const rrdRoutes: RouteTable = {
     const end = step * Math.floor(Date.now() / 1000 / step);
     const s = qemuVmStatus(cluster, vm);
     const figures: Record<string, number> = {
-      maxcpu: s.cpus as number, cpu: s.cpu as number, maxmem: s.maxmem as number, mem: s.mem as number, maxdisk: s.maxdisk as number,
-      disk: s.disk as number, netin: 0, netout: 0, diskread: 0, diskwrite: 0,
-      ...(cluster.flavour === '9.1' ? { memhost: s.mem as number, pressurecpusome: 0, pressurecpufull: 0, pressureiosome: 0, pressureiofull: 0, pressurememorysome: 0, pressurememoryfull: 0 } : {}),
+      maxcpu: s.cpus as number,
+      cpu: s.cpu as number,
+      maxmem: s.maxmem as number,
+      mem: s.mem as number,
+      maxdisk: s.maxdisk as number,
+      disk: s.disk as number,
+      netin: 0,
+      netout: 0,
+      diskread: 0,
+      diskwrite: 0,
+      ...(cluster.flavour === '9.1'
+        ? {
+            memhost: s.mem as number,
+            pressurecpusome: 0,
+            pressurecpufull: 0,
+            pressureiosome: 0,
+            pressureiofull: 0,
+            pressurememorysome: 0,
+            pressurememoryfull: 0,
+          }
+        : {}),
     };
     const created = Math.floor(vm.createdMs / 1000);
     return Array.from({ length: count }, (_, i) => {
@@ -53,7 +78,10 @@ export const rrdRoutes: RouteTable = {
     const vm = vmOrRrdError(req);
     const dir = path.join(tmpdir(), 'ferry-sim-rrd');
     mkdirSync(dir, { recursive: true });
-    const filename = path.join(dir, `rrd-${vm.vmid}-${req.params.ds!.replace(/[^\w-]+/g, '_')}-${req.params.timeframe}.png`);
+    const filename = path.join(
+      dir,
+      `rrd-${vm.vmid}-${req.params.ds!.replace(/[^\w-]+/g, '_')}-${req.params.timeframe}.png`,
+    );
     writeFileSync(filename, PNG);
     return { filename };
   },

@@ -26,7 +26,9 @@ const clone = (c: SdnConfig): SdnConfig => structuredClone(c);
 
 /** Whether an item is the same in the edited and the running config (key order aside). */
 function same(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
-  return !!a && !!b && Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+  return (
+    !!a && !!b && Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v)
+  );
 }
 
 /**
@@ -36,9 +38,15 @@ function same(a: Record<string, string> | undefined, b: Record<string, string> |
  */
 function list(cluster: Cluster, section: Section, params: Record<string, string>) {
   const sectionType = section === 'vnets' ? { type: 'vnet' } : {};
-  if (params.running === '1') return Object.entries(cluster.sdnRunning[section]).map(([id, item]) => typed({ [KIND[section]]: id, ...sectionType, ...item }));
+  if (params.running === '1')
+    return Object.entries(cluster.sdnRunning[section]).map(([id, item]) =>
+      typed({ [KIND[section]]: id, ...sectionType, ...item }),
+    );
   const digest = sdnDigest(cluster.sdn[section]);
-  const ids = new Set([...Object.keys(cluster.sdn[section]), ...(params.pending === '1' ? Object.keys(cluster.sdnRunning[section]) : [])]);
+  const ids = new Set([
+    ...Object.keys(cluster.sdn[section]),
+    ...(params.pending === '1' ? Object.keys(cluster.sdnRunning[section]) : []),
+  ]);
   return [...ids].sort().map((id) => {
     const edited = cluster.sdn[section][id];
     const running = cluster.sdnRunning[section][id];
@@ -58,7 +66,9 @@ function list(cluster: Cluster, section: Section, params: Record<string, string>
 
 const NUMERIC = new Set(['tag', 'mtu', 'vlanaware', 'isolate-ports', 'vrf-vxlan', 'vxlan-port']);
 function typed(item: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, NUMERIC.has(k) && typeof v === 'string' ? Number(v) : v]));
+  return Object.fromEntries(
+    Object.entries(item).map(([k, v]) => [k, NUMERIC.has(k) && typeof v === 'string' ? Number(v) : v]),
+  );
 }
 
 function checkVnet(cluster: Cluster, id: string, vnet: Record<string, string>): void {
@@ -68,13 +78,15 @@ function checkVnet(cluster: Cluster, id: string, vnet: Record<string, string>): 
     if (vnet.tag === undefined) throw fail('missing vlan tag');
     if (Number(vnet.tag) > 4096) throw fail('vlan tag max value is 4096');
     for (const [otherId, other] of Object.entries(cluster.sdn.vnets)) {
-      if (otherId !== id && other.zone === vnet.zone && other.tag === vnet.tag) throw fail(`tag ${vnet.tag} already exist in vnet ${otherId}`);
+      if (otherId !== id && other.zone === vnet.zone && other.tag === vnet.tag)
+        throw fail(`tag ${vnet.tag} already exist in vnet ${otherId}`);
     }
   }
 }
 
 function checkZone(zone: Record<string, string>): void {
-  if ((zone.type === 'vlan' || zone.type === 'qinq') && !zone.bridge) throw paramError({ bridge: 'property is missing and it is not optional' });
+  if ((zone.type === 'vlan' || zone.type === 'qinq') && !zone.bridge)
+    throw paramError({ bridge: 'property is missing and it is not optional' });
 }
 
 function create(req: SimRequest, section: Section) {
@@ -83,7 +95,9 @@ function create(req: SimRequest, section: Section) {
   const id = req.params[kind]!;
   checkToken(req, `create sdn ${kind} object failed`);
   if (cluster.sdn[section][id]) throw fail(`sdn ${kind} object ID '${id}' already defined`);
-  const item = Object.fromEntries(Object.entries(req.params).filter(([k]) => !CONTROL.includes(k) || (section === 'vnets' && k === 'zone')));
+  const item = Object.fromEntries(
+    Object.entries(req.params).filter(([k]) => !CONTROL.includes(k) || (section === 'vnets' && k === 'zone')),
+  );
   if (section === 'vnets') {
     delete item.type;
     checkVnet(cluster, id, item);
@@ -104,7 +118,8 @@ function update(req: SimRequest, section: Section) {
   }
   const next = { ...existing };
   for (const key of (req.params.delete ?? '').split(/[,;\s]+/).filter(Boolean)) delete next[key];
-  for (const [k, v] of Object.entries(req.params)) if (!CONTROL.includes(k) || (section === 'vnets' && k === 'zone')) next[k] = v;
+  for (const [k, v] of Object.entries(req.params))
+    if (!CONTROL.includes(k) || (section === 'vnets' && k === 'zone')) next[k] = v;
   if (section === 'vnets') checkVnet(cluster, id, next);
   else checkZone(next);
   cluster.sdn[section][id] = next;
@@ -152,7 +167,8 @@ function pendingChanges(c: Cluster): boolean {
 }
 
 export const sdnRoutes: RouteTable = {
-  'GET /cluster/sdn/zones': (req) => list(req.cluster, 'zones', req.params).filter((z) => !req.params.type || z.type === req.params.type),
+  'GET /cluster/sdn/zones': (req) =>
+    list(req.cluster, 'zones', req.params).filter((z) => !req.params.type || z.type === req.params.type),
   'POST /cluster/sdn/zones': (req) => create(req, 'zones'),
   'GET /cluster/sdn/zones/{zone}': (req) => get(req, 'zones'),
   'PUT /cluster/sdn/zones/{zone}': (req) => update(req, 'zones'),
@@ -166,7 +182,8 @@ export const sdnRoutes: RouteTable = {
   'PUT /cluster/sdn': (req) => {
     const { cluster } = req;
     checkToken(req, 'could not commit SDN config');
-    if (cluster.tasks.running('reloadnetworkall').length > 0) throw fail('reload network: another SDN reload is running, try again');
+    if (cluster.tasks.running('reloadnetworkall').length > 0)
+      throw fail('reload network: another SDN reload is running, try again');
     const applied = clone(cluster.sdn);
     // Like pve-network: commit and release the lock under the config lock, then fork the reload task.
     cluster.sdnRunning = applied;
@@ -176,15 +193,18 @@ export const sdnRoutes: RouteTable = {
       for (const node of cluster.nodes) {
         task.log(`${node}: reloading network config`);
         // A node's failed reload is only a warning of the task (pve-network warns and goes on).
-        if (cluster.settings.sdnReloadFailNodes.includes(node)) task.warn(`${node}: network reload failed (injected by the simulator)`);
+        if (cluster.settings.sdnReloadFailNodes.includes(node))
+          task.warn(`${node}: network reload failed (injected by the simulator)`);
       }
     }).upid;
   },
 
   'POST /cluster/sdn/lock': (req) => {
     const { cluster } = req;
-    if (cluster.sdnLockToken !== undefined) throw fail('could not acquire lock for SDN config: invalid lock token provided!');
-    if (pendingChanges(cluster) && req.params['allow-pending'] !== '1') throw fail('could not acquire lock for SDN config: configuration has pending changes');
+    if (cluster.sdnLockToken !== undefined)
+      throw fail('could not acquire lock for SDN config: invalid lock token provided!');
+    if (pendingChanges(cluster) && req.params['allow-pending'] !== '1')
+      throw fail('could not acquire lock for SDN config: configuration has pending changes');
     cluster.sdnLockToken = uuidv7();
     return cluster.sdnLockToken;
   },
@@ -192,7 +212,8 @@ export const sdnRoutes: RouteTable = {
   'DELETE /cluster/sdn/lock': (req) => {
     const { cluster } = req;
     if (req.params.force !== '1') {
-      if (cluster.sdnLockToken === undefined || req.params['lock-token'] !== cluster.sdnLockToken) throw fail('could not release lock: invalid lock token provided!');
+      if (cluster.sdnLockToken === undefined || req.params['lock-token'] !== cluster.sdnLockToken)
+        throw fail('could not release lock: invalid lock token provided!');
     }
     cluster.sdnLockToken = undefined;
     return null;

@@ -18,7 +18,9 @@ const vmOf = (req: SimRequest): SimVm => req.cluster.vm(req.params.node!, Number
 function snapshotTask(req: SimRequest, type: string, work: (ctx: SnapshotContext) => Promise<void>): string {
   const node = req.params.node!;
   req.cluster.requireNode(node);
-  return startTask(req, { node, type, id: req.params.vmid! }, (task) => work({ cluster: req.cluster, vm: vmOf(req), task })).upid;
+  return startTask(req, { node, type, id: req.params.vmid! }, (task) =>
+    work({ cluster: req.cluster, vm: vmOf(req), task }),
+  ).upid;
 }
 
 function snapshotOf(vm: SimVm, name: string): Record<string, string> {
@@ -47,7 +49,13 @@ export const snapshotRoutes: RouteTable = {
       ...(snap.parent ? { parent: snap.parent } : {}),
       ...(snap.snapstate ? { snapstate: snap.snapstate } : {}),
     }));
-    const current = { name: 'current', digest: configDigest(vm), running: vm.status === 'running' ? 1 : 0, description: 'You are here!', ...(vm.config.parent ? { parent: vm.config.parent } : {}) };
+    const current = {
+      name: 'current',
+      digest: configDigest(vm),
+      running: vm.status === 'running' ? 1 : 0,
+      description: 'You are here!',
+      ...(vm.config.parent ? { parent: vm.config.parent } : {}),
+    };
     return [...items, current];
   },
 
@@ -56,7 +64,9 @@ export const snapshotRoutes: RouteTable = {
     if (name === 'current') throw fail("unable to use snapshot name 'current' (reserved name)");
     if (name.toLowerCase() === 'pending') throw fail("unable to use snapshot name 'pending' (reserved name)");
     vmOf(req);
-    return snapshotTask(req, 'qmsnapshot', (ctx) => createSnapshot(ctx, name, req.params.vmstate === '1', req.params.description));
+    return snapshotTask(req, 'qmsnapshot', (ctx) =>
+      createSnapshot(ctx, name, req.params.vmstate === '1', req.params.description),
+    );
   },
 
   // snapshot_cmd_idx answers for any name (it loads nothing).

@@ -26,7 +26,13 @@ function configEntry(s: StorageSpec): Record<string, unknown> {
 function storageCfgDigest(cluster: Cluster): string {
   const text = cluster.storages
     .list()
-    .map((s) => `${s.type}: ${s.id}\n${Object.entries(configEntry(s)).filter(([k]) => k !== 'storage' && k !== 'type').map(([k, v]) => `\t${k} ${String(v)}`).join('\n')}`)
+    .map(
+      (s) =>
+        `${s.type}: ${s.id}\n${Object.entries(configEntry(s))
+          .filter(([k]) => k !== 'storage' && k !== 'type')
+          .map(([k, v]) => `\t${k} ${String(v)}`)
+          .join('\n')}`,
+    )
     .join('\n\n');
   return createHash('sha1').update(`${text}\n`).digest('hex');
 }
@@ -36,15 +42,32 @@ export function storageStatus(cluster: Cluster, s: StorageSpec, node: string) {
   const folder = cluster.storages.folder(s, node);
   const quota = typeof s.quotaBytes === 'number' ? s.quotaBytes : s.quotaBytes?.[node];
   const usage = quota === undefined ? diskUsage(folder) : quotaUsage(folder, quota);
-  return { type: s.type, content: content(s), shared: s.shared || s.type === 'nfs' ? 1 : 0, active: 1, enabled: 1, total: usage.total, used: usage.used, avail: usage.avail };
+  return {
+    type: s.type,
+    content: content(s),
+    shared: s.shared || s.type === 'nfs' ? 1 : 0,
+    active: 1,
+    enabled: 1,
+    total: usage.total,
+    used: usage.used,
+    avail: usage.avail,
+  };
 }
 
 /** A storage row of /cluster/resources (pve-manager's extract_storage_stats). */
 export function storageResource(cluster: Cluster, s: StorageSpec, node: string): Record<string, unknown> {
   const status = storageStatus(cluster, s, node);
   return {
-    id: `storage/${node}/${s.id}`, type: 'storage', storage: s.id, node, status: 'available', plugintype: s.type,
-    shared: status.shared, content: status.content, disk: status.used, maxdisk: status.total,
+    id: `storage/${node}/${s.id}`,
+    type: 'storage',
+    storage: s.id,
+    node,
+    status: 'available',
+    plugintype: s.type,
+    shared: status.shared,
+    content: status.content,
+    disk: status.used,
+    maxdisk: status.total,
   };
 }
 

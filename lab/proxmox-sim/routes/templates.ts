@@ -36,7 +36,11 @@ export const templateRoutes: RouteTable = {
           if (!volume || !volumeHasFeature('template', volume)) continue;
           const base = createBase(cluster.storages, volume, vm.node, task);
           const drive = parsePropertyString(disk.value, 'file');
-          vm.config[disk.key] = printDevice(cluster, disk.key, formatPropertyString({ ...drive, file: base.volid }, 'file'));
+          vm.config[disk.key] = printDevice(
+            cluster,
+            disk.key,
+            formatPropertyString({ ...drive, file: base.volid }, 'file'),
+          );
         }
         await task.sleep(cluster.settings.taskMs);
       }),

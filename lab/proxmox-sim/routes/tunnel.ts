@@ -23,7 +23,8 @@ const localNode = (cluster: Cluster) => cluster.nodes[0]!;
 
 function requireLocal(cluster: Cluster, node: string): string {
   const nodename = localNode(cluster);
-  if (node !== 'localhost' && node !== nodename) throw paramError({ node: `node needs to be 'localhost' or local hostname '${nodename}'` });
+  if (node !== 'localhost' && node !== nodename)
+    throw paramError({ node: `node needs to be 'localhost' or local hostname '${nodename}'` });
   return nodename;
 }
 
@@ -63,17 +64,32 @@ async function serveTunnel(cluster: Cluster, vmid: number, peer: WebSocketPeer, 
         const cmd = parsed.cmd as string | undefined;
         delete parsed.cmd;
         if (cmd === undefined) reply({ success: false, msg: "'cmd' missing" });
-        else if (state.exit) reply({ success: false, msg: `tunnel is in exit-mode, processing '${cmd}' cmd not possible` });
+        else if (state.exit)
+          reply({ success: false, msg: `tunnel is in exit-mode, processing '${cmd}' cmd not possible` });
         else if (handlers[cmd]) {
           task.log(`received command '${cmd}'`);
           try {
             const vm = cluster.vms.get(vmid);
-            if (state.lock && vm?.config.lock !== state.lock) throw new Error('Encountered wrong lock - aborting mtunnel command handling.');
+            if (state.lock && vm?.config.lock !== state.lock)
+              throw new Error('Encountered wrong lock - aborting mtunnel command handling.');
             reply({ ...(handlers[cmd]!(parsed) ?? {}), success: true });
           } catch (err) {
             reply({ success: false, msg: `failed to handle '${cmd}' command - ${(err as Error).message}` });
           }
-        } else if (['config', 'disk', 'disk-import', 'query-disk-import', 'bwlimit', 'start', 'fstrim', 'stop', 'nbdstop', 'resume'].includes(cmd)) {
+        } else if (
+          [
+            'config',
+            'disk',
+            'disk-import',
+            'query-disk-import',
+            'bwlimit',
+            'start',
+            'fstrim',
+            'stop',
+            'nbdstop',
+            'resume',
+          ].includes(cmd)
+        ) {
           reply({ success: false, msg: `failed to handle '${cmd}' command - not simulated` });
         } else reply({ success: false, msg: `unknown command '${cmd}' given` });
       }
@@ -93,9 +109,13 @@ export const tunnelRoutes: RouteTable = {
       const spec = cluster.storages.require(storage);
       if (!spec.content.includes('images')) throw fail(`storage '${storage}' does not support vm images`);
     }
-    for (const bridge of split(params.bridges)) if (!cluster.bridges.includes(bridge)) throw fail(`bridge '${bridge}' does not exist`);
+    for (const bridge of split(params.bridges))
+      if (!cluster.bridges.includes(bridge)) throw fail(`bridge '${bridge}' does not exist`);
     const existing = cluster.vms.get(vmid);
-    if (existing || cluster.vmidTaken(vmid)) throw paramError({ vmid: `unable to create empty VM config - VM ${vmid} already exists on node '${existing?.node ?? node}'` });
+    if (existing || cluster.vmidTaken(vmid))
+      throw paramError({
+        vmid: `unable to create empty VM config - VM ${vmid} already exists on node '${existing?.node ?? node}'`,
+      });
     cluster.newVm(node, vmid, { lock: 'create' });
     const socket = `/run/qemu-server/${vmid}.mtunnel`;
     const ticket = assembleTicket('PVETUNNEL', user, `/socket/${socket}`);

@@ -41,5 +41,8 @@ export const AGENT_PARAMETER_COMMANDS: Readonly<Record<string, HttpMethod>> = {
 
 export const AGENT_ENDPOINTS: ReadonlyArray<{ path: string; methods: readonly HttpMethod[] }> = [
   { path: AGENT_BASE, methods: ['GET', 'POST'] },
-  ...Object.entries({ ...AGENT_COMMANDS, ...AGENT_PARAMETER_COMMANDS }).map(([command, method]) => ({ path: `${AGENT_BASE}/${command}`, methods: [method] })),
+  ...Object.entries({ ...AGENT_COMMANDS, ...AGENT_PARAMETER_COMMANDS }).map(([command, method]) => ({
+    path: `${AGENT_BASE}/${command}`,
+    methods: [method],
+  })),
 ];

@@ -8,16 +8,21 @@ import type { ParamSchema } from './subset';
  */
 type Check = (value: string) => string | undefined;
 
-const re = (pattern: RegExp, message: (v: string) => string): Check => (v) => (pattern.test(v) ? undefined : message(v));
+const re =
+  (pattern: RegExp, message: (v: string) => string): Check =>
+  (v) =>
+    pattern.test(v) ? undefined : message(v);
 
 const STORAGE_ID = /^[a-z][a-z0-9\-_.]*[a-z0-9]$/i;
 const VOLUME_ID = /^([a-z][a-z0-9\-_.]*[a-z0-9]):(.+)$/i;
 
-const sdnId = (kind: string): Check => (v) => {
-  if (!/^[a-z][a-z0-9]*[a-z0-9]$/i.test(v)) return `${kind} ID '${v}' contains illegal characters`;
-  if (v.length > 8) return `${kind} ID '${v}' can't be more length than 8 characters`;
-  return undefined;
-};
+const sdnId =
+  (kind: string): Check =>
+  (v) => {
+    if (!/^[a-z][a-z0-9]*[a-z0-9]$/i.test(v)) return `${kind} ID '${v}' contains illegal characters`;
+    if (v.length > 8) return `${kind} ID '${v}' can't be more length than 8 characters`;
+    return undefined;
+  };
 
 const volumeId: Check = re(VOLUME_ID, (v) => `unable to parse volume ID '${v}'`);
 const absolutePath = (v: string) => v.startsWith('/') && !v.includes('\0');
@@ -32,18 +37,23 @@ const NAMED: Record<string, Check> = {
     /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\.)*[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/,
     () => 'value does not look like a valid DNS name',
   ),
-  'mac-addr': re(/^[a-f0-9][02468ace](?::[a-f0-9]{2}){5}$/i, () => 'value does not look like a valid unicast MAC address'),
+  'mac-addr': re(
+    /^[a-f0-9][02468ace](?::[a-f0-9]{2}){5}$/i,
+    () => 'value does not look like a valid unicast MAC address',
+  ),
   'pve-bridge-id': re(/^[-_.\w\d]+$/, () => 'value does not look like a valid bridge name'),
   'pve-sdn-zone-id': sdnId('zone'),
   'pve-sdn-vnet-id': sdnId('vnet'),
   'pve-volume-id': volumeId,
-  'pve-volume-id-or-qm-path': (v) =>
-    v === 'none' || v === 'cdrom' || absolutePath(v) ? undefined : volumeId(v),
+  'pve-volume-id-or-qm-path': (v) => (v === 'none' || v === 'cdrom' || absolutePath(v) ? undefined : volumeId(v)),
   'pve-volume-id-or-absolute-path': (v) => (absolutePath(v) ? undefined : volumeId(v)),
   'disk-size': re(/^\d+(\.\d+)?[KMGT]?$/, () => 'value does not look like a valid disk size'),
   'pve-tag': re(/^[a-z0-9_][a-z0-9_\-+.]*$/i, (v) => `invalid tag '${v}'`),
   'pve-userid': re(/^[^\s:/@!]+@[A-Za-z][A-Za-z0-9.\-_]+$/, (v) => `value '${v}' does not look like a valid user name`),
-  'pve-tokenid': re(/^[^\s:/@!]+@[A-Za-z][A-Za-z0-9.\-_]+![A-Za-z][A-Za-z0-9.\-_]+$/, (v) => `invalid API token ID '${v}'`),
+  'pve-tokenid': re(
+    /^[^\s:/@!]+@[A-Za-z][A-Za-z0-9.\-_]+![A-Za-z][A-Za-z0-9.\-_]+$/,
+    (v) => `invalid API token ID '${v}'`,
+  ),
   'pve-groupid': re(/^[A-Za-z0-9.\-_]+$/, (v) => `invalid format - group ID '${v}' contains illegal characters`),
   'pve-roleid': re(/^[A-Za-z0-9.\-_]+$/, (v) => `role ID '${v}' contains illegal characters`),
   'pve-realm': re(/^[A-Za-z][A-Za-z0-9.\-_]+$/, () => 'value does not look like a valid realm'),

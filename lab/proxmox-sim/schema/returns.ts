@@ -35,7 +35,9 @@ function typeError(type: string, value: unknown, options: ReturnsOptions): strin
     case 'number':
       return typeof value === 'number' ? undefined : `is ${JSON.stringify(value)}, not a number`;
     case 'boolean':
-      return value === 0 || value === 1 || (typeof value === 'boolean' && !options.perl) ? undefined : `is ${JSON.stringify(value)}, not a boolean (0/1)`;
+      return value === 0 || value === 1 || (typeof value === 'boolean' && !options.perl)
+        ? undefined
+        : `is ${JSON.stringify(value)}, not a boolean (0/1)`;
     case 'array':
       return Array.isArray(value) ? undefined : 'is not an array';
     case 'object':
@@ -45,7 +47,12 @@ function typeError(type: string, value: unknown, options: ReturnsOptions): strin
   }
 }
 
-export function checkReturns(schema: ReturnsSchema | undefined, value: unknown, at = '', options: ReturnsOptions = {}): string[] {
+export function checkReturns(
+  schema: ReturnsSchema | undefined,
+  value: unknown,
+  at = '',
+  options: ReturnsOptions = {},
+): string[] {
   if (!schema) return [];
   const where = at || '(answer)';
   const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
@@ -53,9 +60,12 @@ export function checkReturns(schema: ReturnsSchema | undefined, value: unknown, 
     return [`${where} ${typeError(types[0]!, value, options)}`];
   }
   const errors: string[] = [];
-  if (schema.enum && !schema.enum.includes(value)) errors.push(`${where} is ${JSON.stringify(value)}, not one of ${schema.enum.join(', ')}`);
-  if (schema.minimum !== undefined && typeof value === 'number' && value < Number(schema.minimum)) errors.push(`${where} is below ${schema.minimum}`);
-  if (Array.isArray(value) && schema.items) value.forEach((item, i) => errors.push(...checkReturns(schema.items, item, `${at}[${i}]`, options)));
+  if (schema.enum && !schema.enum.includes(value))
+    errors.push(`${where} is ${JSON.stringify(value)}, not one of ${schema.enum.join(', ')}`);
+  if (schema.minimum !== undefined && typeof value === 'number' && value < Number(schema.minimum))
+    errors.push(`${where} is below ${schema.minimum}`);
+  if (Array.isArray(value) && schema.items)
+    value.forEach((item, i) => errors.push(...checkReturns(schema.items, item, `${at}[${i}]`, options)));
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && schema.properties) {
     const record = value as Record<string, unknown>;
     for (const [key, property] of Object.entries(schema.properties)) {
@@ -65,7 +75,8 @@ export function checkReturns(schema: ReturnsSchema | undefined, value: unknown, 
       } else errors.push(...checkReturns(property, record[key], path, options));
     }
     if (schema.additionalProperties === 0 || schema.additionalProperties === false) {
-      for (const key of Object.keys(record)) if (!(key in schema.properties)) errors.push(`${at ? `${at}.` : ''}${key} is not in the schema`);
+      for (const key of Object.keys(record))
+        if (!(key in schema.properties)) errors.push(`${at ? `${at}.` : ''}${key} is not in the schema`);
     }
   }
   return errors;

@@ -12,8 +12,19 @@ export type RawValue = string | number | boolean | RawValue[];
 
 /** Index ranges of folded keys (the schema's `[n]` says only "n"; qemu-server's limits). */
 const INDEX_MAX: Record<string, number> = {
-  ide: 3, scsi: 30, virtio: 15, sata: 5, unused: 255, net: 31, serial: 3, parallel: 2,
-  numa: 7, hostpci: 15, usb: 13, virtiofs: 9, ipconfig: 31,
+  ide: 3,
+  scsi: 30,
+  virtio: 15,
+  sata: 5,
+  unused: 255,
+  net: 31,
+  serial: 3,
+  parallel: 2,
+  numa: 7,
+  hostpci: 15,
+  usb: 13,
+  virtiofs: 9,
+  ipconfig: 31,
 };
 
 const patterns = new Map<string, RegExp>();
@@ -59,7 +70,8 @@ export function checkValue(schema: ParamSchema, raw: RawValue, name: string): { 
       if (!/^-?\d+$/.test(value)) return { error: `type check ('integer') failed - got '${value}'`, value };
       break;
     case 'number':
-      if (!/^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(value)) return { error: `type check ('number') failed - got '${value}'`, value };
+      if (!/^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(value))
+        return { error: `type check ('number') failed - got '${value}'`, value };
       break;
     case 'string':
       break;
@@ -73,15 +85,21 @@ export function checkValue(schema: ParamSchema, raw: RawValue, name: string): { 
   }
   if (type === 'integer' || type === 'number') {
     const n = Number(value);
-    if (schema.minimum !== undefined && n < Number(schema.minimum)) return { error: `value must have a minimum value of ${schema.minimum}`, value };
-    if (schema.maximum !== undefined && n > Number(schema.maximum)) return { error: `value must have a maximum value of ${schema.maximum}`, value };
+    if (schema.minimum !== undefined && n < Number(schema.minimum))
+      return { error: `value must have a minimum value of ${schema.minimum}`, value };
+    if (schema.maximum !== undefined && n > Number(schema.maximum))
+      return { error: `value must have a maximum value of ${schema.maximum}`, value };
   }
   if (type === 'string') {
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) return { error: `value may only be ${schema.maxLength} characters long`, value };
-    if (schema.minLength !== undefined && value.length < schema.minLength) return { error: `value must be at least ${schema.minLength} characters long`, value };
-    if (schema.pattern && !pattern(schema.pattern).test(value)) return { error: 'value does not match the regex pattern', value };
+    if (schema.maxLength !== undefined && value.length > schema.maxLength)
+      return { error: `value may only be ${schema.maxLength} characters long`, value };
+    if (schema.minLength !== undefined && value.length < schema.minLength)
+      return { error: `value must be at least ${schema.minLength} characters long`, value };
+    if (schema.pattern && !pattern(schema.pattern).test(value))
+      return { error: 'value does not match the regex pattern', value };
   }
-  const format = typeof schema.format === 'string' ? (NAMED_PROPERTY_FORMATS[schema.format] ?? schema.format) : schema.format;
+  const format =
+    typeof schema.format === 'string' ? (NAMED_PROPERTY_FORMATS[schema.format] ?? schema.format) : schema.format;
   if (typeof format === 'string') {
     const error = checkNamedFormat(format, value);
     if (error) return { error: `invalid format - ${error}`, value };
@@ -120,13 +138,16 @@ export function checkPropertyString(format: Record<string, ParamSchema>, text: s
     }
     const entry = format[key];
     if (!entry) {
-      errors.push(`${name}.${key}: property is not defined in schema and the schema does not allow additional properties`);
+      errors.push(
+        `${name}.${key}: property is not defined in schema and the schema does not allow additional properties`,
+      );
       continue;
     }
     if (entry.alias) {
       // `virtio=BC:24:…` means model=virtio, macaddr=BC:24:… (keyAlias); plain aliases rename the key.
       if (entry.keyAlias) {
-        if (seen.has(entry.keyAlias)) errors.push(`${name}.${entry.keyAlias}: duplicate key in comma-separated list property: ${entry.keyAlias}`);
+        if (seen.has(entry.keyAlias))
+          errors.push(`${name}.${entry.keyAlias}: duplicate key in comma-separated list property: ${entry.keyAlias}`);
         seen.set(entry.keyAlias, key);
       }
       key = entry.alias;

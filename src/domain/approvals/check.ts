@@ -1,5 +1,11 @@
 import { parsePublicKey, signatureProblem } from './ssh-signature';
-import { approvalStatement, type ApprovalPolicy, type ApprovalSignature, type CoveredVm, type SignedAction } from './statement';
+import {
+  approvalStatement,
+  type ApprovalPolicy,
+  type ApprovalSignature,
+  type CoveredVm,
+  type SignedAction,
+} from './statement';
 
 /** An approval as it arrives: who, why, and (when signed) the signature and what it covers. */
 export interface SignableDecision {
@@ -37,7 +43,8 @@ export function signedApprovalProblem(
     return 'malformed signed approval: expected { workflowId, plan or covers, signature }';
   }
   const keys = (policy?.keys ?? []).filter((k) => k.name === decision.by);
-  if (keys.length === 0) return `${decision.by} has no public key among the approvers, so no signature of theirs can be checked`;
+  if (keys.length === 0)
+    return `${decision.by} has no public key among the approvers, so no signature of theirs can be checked`;
   const statement = approvalStatement(action, decision.by, decision.reason, signed);
   const problems = keys.map((k) => {
     const parsed = parsePublicKey(k.key);
@@ -50,7 +57,8 @@ export function signedApprovalProblem(
 function scopeProblem(signed: ApprovalSignature, scope: SignatureScope): string | undefined {
   const expectedId = scope.kind === 'forwarded' ? scope.wave : scope.workflowId;
   if (signed.workflowId !== expectedId) {
-    const mine = scope.kind === 'forwarded' ? `this VM's wave (${scope.wave ?? 'none'})` : `this workflow (${scope.workflowId})`;
+    const mine =
+      scope.kind === 'forwarded' ? `this VM's wave (${scope.wave ?? 'none'})` : `this workflow (${scope.workflowId})`;
     return `signed for ${signed.workflowId}, not for ${mine}`;
   }
   const covers = coveredVms(signed.covers);
@@ -60,9 +68,12 @@ function scopeProblem(signed: ApprovalSignature, scope: SignatureScope): string 
     const strangers = covers.filter((c) => !scope.vms.includes(c.workflowId)).map((c) => c.workflowId);
     return strangers.length > 0 ? `not VMs of this wave: ${strangers.join(', ')}` : undefined;
   }
-  const signedPlan = scope.kind === 'workflow' ? signed.plan : covers.find((c) => c.workflowId === scope.workflowId)?.plan;
+  const signedPlan =
+    scope.kind === 'workflow' ? signed.plan : covers.find((c) => c.workflowId === scope.workflowId)?.plan;
   if (signedPlan === undefined) {
-    return scope.kind === 'workflow' ? 'the signature names no plan' : `the signed wave approval does not cover this VM (${scope.workflowId})`;
+    return scope.kind === 'workflow'
+      ? 'the signature names no plan'
+      : `the signed wave approval does not cover this VM (${scope.workflowId})`;
   }
   if (scope.plan === undefined) return 'there is no plan to approve yet';
   if (signedPlan !== scope.plan) {
@@ -77,7 +88,12 @@ function coveredVms(covers: unknown): CoveredVm[] | undefined {
   if (!Array.isArray(covers)) return undefined;
   const valid = covers.every((c: unknown) => {
     const entry = c as Partial<CoveredVm> | null;
-    return typeof entry === 'object' && entry !== null && typeof entry.workflowId === 'string' && typeof entry.plan === 'string';
+    return (
+      typeof entry === 'object' &&
+      entry !== null &&
+      typeof entry.workflowId === 'string' &&
+      typeof entry.plan === 'string'
+    );
   });
   return valid ? (covers as CoveredVm[]) : undefined;
 }

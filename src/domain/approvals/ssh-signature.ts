@@ -28,7 +28,9 @@ export function parsePublicKey(text: string): { key: Uint8Array } | { problem: s
     return key ? { key } : { problem: 'not a valid ssh-ed25519 key (its base64 part does not hold an ed25519 key)' };
   }
   if (type?.startsWith('ssh-') || type?.startsWith('ecdsa-') || type?.startsWith('sk-')) {
-    return { problem: `${type} keys are not supported: ferry approvals are signed with ed25519 (ssh-keygen -t ed25519)` };
+    return {
+      problem: `${type} keys are not supported: ferry approvals are signed with ed25519 (ssh-keygen -t ed25519)`,
+    };
   }
   const raw = /^[0-9a-fA-F]{64}$/.test(trimmed) ? fromHex(trimmed) : fromBase64(trimmed);
   if (raw?.length === 32) return { key: raw };
@@ -62,7 +64,8 @@ export function parseSshSignature(armored: string): SshSignature | { problem: st
   if (!blob) return { problem: 'the SSH signature is not valid base64' };
   try {
     const r = new SshReader(blob);
-    if (String.fromCharCode(...r.raw(6)) !== 'SSHSIG') return { problem: 'not an SSHSIG signature (no SSHSIG preamble)' };
+    if (String.fromCharCode(...r.raw(6)) !== 'SSHSIG')
+      return { problem: 'not an SSHSIG signature (no SSHSIG preamble)' };
     if (r.uint32() !== 1) return { problem: 'unsupported SSHSIG version' };
     const publicKey = readKeyBlob(r.string());
     const namespace = r.text();
@@ -70,7 +73,8 @@ export function parseSshSignature(armored: string): SshSignature | { problem: st
     const hashAlgorithm = r.text();
     const sig = new SshReader(r.string());
     if (!publicKey || sig.text() !== ED25519) return { problem: 'the SSH signature is not an ed25519 signature' };
-    if (hashAlgorithm !== 'sha256' && hashAlgorithm !== 'sha512') return { problem: `unsupported SSHSIG hash ${hashAlgorithm}` };
+    if (hashAlgorithm !== 'sha256' && hashAlgorithm !== 'sha512')
+      return { problem: `unsupported SSHSIG hash ${hashAlgorithm}` };
     const signature = sig.string();
     if (signature.length !== 64 || !r.done || !sig.done) return { problem: 'the SSH signature is malformed' };
     return { publicKey, namespace, hashAlgorithm, signature };
@@ -82,7 +86,13 @@ export function parseSshSignature(armored: string): SshSignature | { problem: st
 /** The bytes an SSHSIG signature signs (PROTOCOL.sshsig: preamble, namespace, reserved, hash, H(message)). */
 function sshsigSignedData(message: Uint8Array, namespace: string, hashAlgorithm: 'sha256' | 'sha512'): Uint8Array {
   const digest = hashAlgorithm === 'sha256' ? sha256(message) : sha512(message);
-  return concatBytes(utf8('SSHSIG'), sshString(utf8(namespace)), sshString(new Uint8Array()), sshString(utf8(hashAlgorithm)), sshString(digest));
+  return concatBytes(
+    utf8('SSHSIG'),
+    sshString(utf8(namespace)),
+    sshString(new Uint8Array()),
+    sshString(utf8(hashAlgorithm)),
+    sshString(digest),
+  );
 }
 
 function ed25519Verifies(signature: Uint8Array, data: Uint8Array, key: Uint8Array): boolean {
@@ -102,9 +112,12 @@ export function signatureProblem(message: string, signature: string, key: Uint8A
   if (signature.trim().startsWith(ARMOR_BEGIN)) {
     const sig = parseSshSignature(signature);
     if ('problem' in sig) return sig.problem;
-    if (sig.namespace !== APPROVAL_NAMESPACE) return `signed in namespace "${sig.namespace}", not "${APPROVAL_NAMESPACE}" (ssh-keygen -Y sign -n ${APPROVAL_NAMESPACE})`;
+    if (sig.namespace !== APPROVAL_NAMESPACE)
+      return `signed in namespace "${sig.namespace}", not "${APPROVAL_NAMESPACE}" (ssh-keygen -Y sign -n ${APPROVAL_NAMESPACE})`;
     if (!sameBytes(sig.publicKey, key)) return 'signed with another key';
-    return ed25519Verifies(sig.signature, sshsigSignedData(bytes, sig.namespace, sig.hashAlgorithm), key) ? undefined : 'the signature does not match';
+    return ed25519Verifies(sig.signature, sshsigSignedData(bytes, sig.namespace, sig.hashAlgorithm), key)
+      ? undefined
+      : 'the signature does not match';
   }
   const raw = fromBase64(signature);
   if (raw?.length !== 64) return 'expected an armored SSH signature or a raw ed25519 signature (64 bytes, base64)';

@@ -51,7 +51,15 @@ export function approvalStatement(
   reason: string,
   signed: Omit<ApprovalSignature, 'signature'>,
 ): string {
-  return stableJson({ ferry: 'approval/1', action, by, reason, workflowId: signed.workflowId, plan: signed.plan, covers: signed.covers });
+  return stableJson({
+    ferry: 'approval/1',
+    action,
+    by,
+    reason,
+    workflowId: signed.workflowId,
+    plan: signed.plan,
+    covers: signed.covers,
+  });
 }
 
 /** `sha256:<hex>` of the stable JSON of a plan. */

@@ -19,7 +19,10 @@ export function libguestfsEnv(accel: Exclude<ConversionAccel, 'auto'>): Record<s
  * virt-v2v-in-place over all of a VM's overlays at once (one guest, its disks in slot order: the boot
  * disk first), converting them where they are. Windows drivers come from VIRTIO_WIN.
  */
-export function virtV2vInPlace(overlays: readonly string[], options: { accel: Exclude<ConversionAccel, 'auto'>; virtioWin?: string }): ConverterCommand {
+export function virtV2vInPlace(
+  overlays: readonly string[],
+  options: { accel: Exclude<ConversionAccel, 'auto'>; virtioWin?: string },
+): ConverterCommand {
   if (overlays.length === 0) throw new Error('virt-v2v-in-place needs at least one disk');
   return {
     program: 'virt-v2v-in-place',

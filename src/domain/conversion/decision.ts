@@ -39,27 +39,51 @@ export type ConversionPlan =
       warnings: string[];
     };
 
-const LINUX_DRIVERS = 'virtio_blk, virtio_scsi and virtio_net into the initramfs (rebuilt), GRUB configuration regenerated';
+const LINUX_DRIVERS =
+  'virtio_blk, virtio_scsi and virtio_net into the initramfs (rebuilt), GRUB configuration regenerated';
 
 /**
  * Whether and how a VM's guest is converted at cutover. Without an inspection it is what vCenter's
  * facts allow (the plan says the rest follows from the disks); with one, what the disks hold decides:
  * nothing to convert on blank disks, no conversion without a boot loader virt-v2v knows.
  */
-export function conversionPlan(facts: ConversionFacts, settings: ConversionSettings | undefined, inspection?: GuestInspection): ConversionPlan {
+export function conversionPlan(
+  facts: ConversionFacts,
+  settings: ConversionSettings | undefined,
+  inspection?: GuestInspection,
+): ConversionPlan {
   const mode = settings ? conversionModeFor(facts.vmName, settings) : 'off';
-  if (!settings || mode === 'off') return { convert: false, code: 'off', reason: 'migration.conversion is off for this VM: the guest boots as it is' };
+  if (!settings || mode === 'off')
+    return { convert: false, code: 'off', reason: 'migration.conversion is off for this VM: the guest boots as it is' };
   const family = inspection?.os ? inspectedFamily(inspection.os.type) : facts.family;
   if (inspection && !inspection.os) {
-    return { convert: false, code: 'no-os', reason: 'no operating system found on its disks (blank, or not one libguestfs knows): nothing to convert' };
+    return {
+      convert: false,
+      code: 'no-os',
+      reason: 'no operating system found on its disks (blank, or not one libguestfs knows): nothing to convert',
+    };
   }
   if (family === 'other') {
-    return { convert: false, code: 'other-os', reason: 'neither Linux nor Windows: virt-v2v converts only those; the guest boots as it is' };
+    return {
+      convert: false,
+      code: 'other-os',
+      reason: 'neither Linux nor Windows: virt-v2v converts only those; the guest boots as it is',
+    };
   }
   if (family === 'windows') {
-    if (mode !== 'all') return { convert: false, code: 'windows-not-in-mode', reason: 'a Windows guest, converted only with migration.conversion mode all' };
+    if (mode !== 'all')
+      return {
+        convert: false,
+        code: 'windows-not-in-mode',
+        reason: 'a Windows guest, converted only with migration.conversion mode all',
+      };
     if (!settings.virtioWin) {
-      return { convert: false, code: 'no-virtio-win', reason: 'a Windows guest needs VirtIO drivers to convert: set migration.conversion.virtioWin (the virtio-win ISO or folder)' };
+      return {
+        convert: false,
+        code: 'no-virtio-win',
+        reason:
+          'a Windows guest needs VirtIO drivers to convert: set migration.conversion.virtioWin (the virtio-win ISO or folder)',
+      };
     }
   }
   const overlay: ConversionStep = { kind: 'overlay', slots: facts.disks.map((d) => d.slot) };
@@ -70,7 +94,14 @@ export function conversionPlan(facts: ConversionFacts, settings: ConversionSetti
       family,
       ...(osName ? { os: osName } : {}),
       inspected: inspection !== undefined,
-      steps: [overlay, { kind: 'virt-v2v', drivers: `VirtIO drivers (viostor, vioscsi, netkvm) from ${settings.virtioWin}`, removes: ['VMware Tools'] }],
+      steps: [
+        overlay,
+        {
+          kind: 'virt-v2v',
+          drivers: `VirtIO drivers (viostor, vioscsi, netkvm) from ${settings.virtioWin}`,
+          removes: ['VMware Tools'],
+        },
+      ],
       notes: [],
       warnings: [],
     };
@@ -81,14 +112,22 @@ export function conversionPlan(facts: ConversionFacts, settings: ConversionSetti
       family,
       inspected: false,
       steps: [overlay, { kind: 'virt-v2v', drivers: LINUX_DRIVERS, removes: [] }],
-      notes: ['NIC name pins, the guest agent, VMware Tools and the boot loader are read from the disks once they are on the migration datastore'],
+      notes: [
+        'NIC name pins, the guest agent, VMware Tools and the boot loader are read from the disks once they are on the migration datastore',
+      ],
       warnings: [],
     };
   }
   return linuxPlan(facts, settings, inspection, overlay, osName!);
 }
 
-function linuxPlan(facts: ConversionFacts, settings: ConversionSettings, inspection: GuestInspection, overlay: ConversionStep, os: string): ConversionPlan {
+function linuxPlan(
+  facts: ConversionFacts,
+  settings: ConversionSettings,
+  inspection: GuestInspection,
+  overlay: ConversionStep,
+  os: string,
+): ConversionPlan {
   if (inspection.bootloaderConfigs.length === 0) {
     const where = facts.firmware === 'efi' ? '/boot/efi/EFI/*/grub.cfg' : '/boot/grub*/grub.cfg';
     return {
@@ -100,12 +139,17 @@ function linuxPlan(facts: ConversionFacts, settings: ConversionSettings, inspect
   const steps: ConversionStep[] = [overlay];
   const notes: string[] = [];
   const warnings: string[] = [];
-  const { pins, notes: pinNotes } = nicPins(facts.nics, configuredNics(inspection.networkFiles), inspection.kernelCmdline);
+  const { pins, notes: pinNotes } = nicPins(
+    facts.nics,
+    configuredNics(inspection.networkFiles),
+    inspection.kernelCmdline,
+  );
   steps.push(...pins.map((pin): ConversionStep => ({ kind: 'pin-nic', pin })));
   notes.push(...pinNotes);
   if (!inspection.packages.includes('qemu-guest-agent')) {
     const folder = agentPackageFolder(inspection.os!);
-    if (settings.agentPackages && inspection.agentFolders?.includes(folder)) steps.push({ kind: 'install-agent', folder });
+    if (settings.agentPackages && inspection.agentFolders?.includes(folder))
+      steps.push({ kind: 'install-agent', folder });
     else {
       warnings.push(
         `the guest has no qemu-guest-agent and ${settings.agentPackages ? `${settings.agentPackages} has no ${folder} folder` : 'migration.conversion.agentPackages is not set'}: virt-v2v only queues an install from the network at first boot, and verify-guest, which asks the agent, will fail without it`,
@@ -145,5 +189,10 @@ export function describeConversionStep(step: ConversionStep): string {
 export function describeConversion(plan: ConversionPlan): string[] {
   if (!plan.convert) return [`not converted: ${plan.reason}`];
   const head = `converted (${plan.family}${plan.os ? `: ${plan.os}` : ''}${plan.inspected ? '' : ', not inspected yet'})`;
-  return [head, ...plan.steps.map((s) => `  - ${describeConversionStep(s)}`), ...plan.notes.map((n) => `  note: ${n}`), ...plan.warnings.map((w) => `  warning: ${w}`)];
+  return [
+    head,
+    ...plan.steps.map((s) => `  - ${describeConversionStep(s)}`),
+    ...plan.notes.map((n) => `  note: ${n}`),
+    ...plan.warnings.map((w) => `  warning: ${w}`),
+  ];
 }

@@ -23,11 +23,16 @@ export function guestEdits(plan: ConversionPlan, packageFormat: string): GuestEd
     if (step.kind === 'pin-nic') pins.push(step.pin);
     if (step.kind === 'uefi-fallback') edits.push(...step.copies.map((c) => ({ kind: 'copy-efi' as const, ...c })));
     if (step.kind === 'install-agent') {
-      if (packageFormat !== 'deb' && packageFormat !== 'rpm') throw new Error(`cannot install packages of format ${packageFormat || 'unknown'} into the guest`);
+      if (packageFormat !== 'deb' && packageFormat !== 'rpm')
+        throw new Error(`cannot install packages of format ${packageFormat || 'unknown'} into the guest`);
       edits.push({ kind: 'install-packages', folder: step.folder, format: packageFormat });
     }
   }
-  if (pins.length > 0) edits.unshift(...pins.map((p) => ({ kind: 'write' as const, ...linkFile(p) })), { kind: 'write', ...udevRules(pins) });
+  if (pins.length > 0)
+    edits.unshift(...pins.map((p) => ({ kind: 'write' as const, ...linkFile(p) })), {
+      kind: 'write',
+      ...udevRules(pins),
+    });
   return edits;
 }
 

@@ -54,7 +54,8 @@ export const BOOTLOADER_CONFIG_GLOBS: Readonly<Record<'bios' | 'efi', readonly s
 };
 
 /** Packages whose presence changes what conversion does. */
-const RELEVANT_PACKAGES = /^(open-vm-tools(-.+)?|vmware-tools-.+|VMwareTools|kmod-vmware-tools.*|qemu-guest-agent|ubuntu-server)$/;
+const RELEVANT_PACKAGES =
+  /^(open-vm-tools(-.+)?|vmware-tools-.+|VMwareTools|kmod-vmware-tools.*|qemu-guest-agent|ubuntu-server)$/;
 
 /** The package names in `inspect-list-applications2` output that conversion decisions need. */
 export function relevantPackages(applications2Output: string): string[] {
@@ -75,7 +76,11 @@ export function vmwareToolsRemoved(packages: readonly string[]): string[] {
   const ubuntuServer = packages.includes('ubuntu-server');
   return packages.filter(
     (p) =>
-      p.startsWith('vmware-tools-') || p === 'VMwareTools' || p.startsWith('kmod-vmware-tools') || p.startsWith('open-vm-tools-') || (p === 'open-vm-tools' && !ubuntuServer),
+      p.startsWith('vmware-tools-') ||
+      p === 'VMwareTools' ||
+      p.startsWith('kmod-vmware-tools') ||
+      p.startsWith('open-vm-tools-') ||
+      (p === 'open-vm-tools' && !ubuntuServer),
   );
 }
 

@@ -78,7 +78,13 @@ function netplanNics(file: string, text: string): ConfiguredNic[] {
   const flush = () => {
     if (!current) return;
     // With a MAC match the key is only an id: the NIC is the one with the MAC, named by set-name if at all.
-    if (current.mac) out.push({ name: current.setName ?? '', mac: lower(current.mac), file, binding: current.setName ? 'pin' : 'match' });
+    if (current.mac)
+      out.push({
+        name: current.setName ?? '',
+        mac: lower(current.mac),
+        file,
+        binding: current.setName ? 'pin' : 'match',
+      });
     else if (PHYSICAL.test(current.setName ?? current.name)) out.push({ name: current.setName ?? current.name, file });
     current = undefined;
   };
@@ -123,7 +129,13 @@ function keyfileNics(file: string, text: string): ConfiguredNic[] {
   return name && PHYSICAL.test(name) ? [{ name, file }] : [];
 }
 
-function iniNics(file: string, text: string, nameKey: string, macKey: string, binding: 'pin' | 'match'): ConfiguredNic[] {
+function iniNics(
+  file: string,
+  text: string,
+  nameKey: string,
+  macKey: string,
+  binding: 'pin' | 'match',
+): ConfiguredNic[] {
   const name = new RegExp(`^\\s*${nameKey}=(\\S+)`, 'm').exec(text)?.[1];
   const mac = new RegExp(`^\\s*${macKey}=(\\S+)`, 'm').exec(text)?.[1];
   if (mac && MAC.test(mac)) {
@@ -133,7 +145,10 @@ function iniNics(file: string, text: string, nameKey: string, macKey: string, bi
     return [{ name: name ?? '', mac: lower(MAC.exec(mac)![1]!), file, ...(follows ? { binding: follows } : {}) }];
   }
   if (binding === 'pin') return [];
-  return (name ?? '').split(/\s+/).filter((n) => PHYSICAL.test(n)).map((n) => ({ name: n, file }));
+  return (name ?? '')
+    .split(/\s+/)
+    .filter((n) => PHYSICAL.test(n))
+    .map((n) => ({ name: n, file }));
 }
 
 function udevNics(file: string, text: string): ConfiguredNic[] {
@@ -174,7 +189,12 @@ export function nicPins(
 ): { pins: NicPin[]; notes: string[] } {
   const notes: string[] = [];
   if (/(^|\s)net\.ifnames=0(\s|$)/.test(kernelCmdline)) {
-    return { pins: [], notes: ['the guest names NICs by kernel order (net.ifnames=0): eth0, eth1, … stay in NIC order on Proxmox, no pins needed'] };
+    return {
+      pins: [],
+      notes: [
+        'the guest names NICs by kernel order (net.ifnames=0): eth0, eth1, … stay in NIC order on Proxmox, no pins needed',
+      ],
+    };
   }
   const pins: NicPin[] = [];
   const settled = new Set<string>(); // MACs that need no (further) pin
@@ -184,22 +204,35 @@ export function nicPins(
     if (!nic || settled.has(lower(nic.mac))) continue;
     settled.add(lower(nic.mac));
     if (c.name) usedNames.add(c.name);
-    if (c.binding === 'pin') notes.push(`${nic.slot} (${lower(nic.mac)}) is already named ${c.name} by its MAC in ${c.file}`);
-    else if (c.binding === 'match') notes.push(`${nic.slot} (${lower(nic.mac)}) is configured by its MAC in ${c.file}: its name does not matter`);
-    else if (PHYSICAL.test(c.name)) pins.push({ slot: nic.slot, mac: lower(nic.mac), name: c.name, pveName: pveNicName(nic.slot), basis: 'mac' });
+    if (c.binding === 'pin')
+      notes.push(`${nic.slot} (${lower(nic.mac)}) is already named ${c.name} by its MAC in ${c.file}`);
+    else if (c.binding === 'match')
+      notes.push(`${nic.slot} (${lower(nic.mac)}) is configured by its MAC in ${c.file}: its name does not matter`);
+    else if (PHYSICAL.test(c.name))
+      pins.push({ slot: nic.slot, mac: lower(nic.mac), name: c.name, pveName: pveNicName(nic.slot), basis: 'mac' });
   }
-  const names = [...new Set(configured.filter((c) => !c.mac && !usedNames.has(c.name)).map((c) => c.name))].sort(bySlotOrder);
-  const free = [...nics].filter((n) => !settled.has(lower(n.mac))).sort((a, b) => slotNumber(a.slot) - slotNumber(b.slot));
+  const names = [...new Set(configured.filter((c) => !c.mac && !usedNames.has(c.name)).map((c) => c.name))].sort(
+    bySlotOrder,
+  );
+  const free = [...nics]
+    .filter((n) => !settled.has(lower(n.mac)))
+    .sort((a, b) => slotNumber(a.slot) - slotNumber(b.slot));
   names.forEach((name, i) => {
     const nic = free[i];
     if (!nic) {
-      notes.push(`the guest's network configuration names ${name}, which no VMware NIC is left to be (${configured.find((c) => c.name === name)!.file})`);
+      notes.push(
+        `the guest's network configuration names ${name}, which no VMware NIC is left to be (${configured.find((c) => c.name === name)!.file})`,
+      );
       return;
     }
     pins.push({ slot: nic.slot, mac: lower(nic.mac), name, pveName: pveNicName(nic.slot), basis: 'order' });
   });
-  for (const nic of free.slice(names.length)) notes.push(`${nic.slot} (${lower(nic.mac)}) is not named in the guest's network configuration: no pin`);
-  return { pins: pins.filter((p) => p.name !== p.pveName).sort((a, b) => slotNumber(a.slot) - slotNumber(b.slot)), notes };
+  for (const nic of free.slice(names.length))
+    notes.push(`${nic.slot} (${lower(nic.mac)}) is not named in the guest's network configuration: no pin`);
+  return {
+    pins: pins.filter((p) => p.name !== p.pveName).sort((a, b) => slotNumber(a.slot) - slotNumber(b.slot)),
+    notes,
+  };
 }
 
 /** The systemd .link file that gives a NIC its old name (systemd-udevd, also in the initramfs). */
@@ -212,8 +245,13 @@ export function linkFile(pin: NicPin): { path: string; content: string } {
 
 /** The udev rule that does the same for guests whose udev has no .link support (and reads as the field writes it). */
 export function udevRules(pins: readonly NicPin[]): { path: string; content: string } {
-  const lines = pins.map((p) => `SUBSYSTEM=="net", ACTION=="add", DRIVERS=="?*", ATTR{address}=="${p.mac}", NAME="${p.name}"`);
-  return { path: '/etc/udev/rules.d/70-ferry-persistent-net.rules', content: `# Written by ferry at migration from VMware: NICs keep the names they had there.\n${lines.join('\n')}\n` };
+  const lines = pins.map(
+    (p) => `SUBSYSTEM=="net", ACTION=="add", DRIVERS=="?*", ATTR{address}=="${p.mac}", NAME="${p.name}"`,
+  );
+  return {
+    path: '/etc/udev/rules.d/70-ferry-persistent-net.rules',
+    content: `# Written by ferry at migration from VMware: NICs keep the names they had there.\n${lines.join('\n')}\n`,
+  };
 }
 
 export function describePin(pin: NicPin): string {

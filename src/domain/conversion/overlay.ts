@@ -21,17 +21,30 @@ export interface OverlayDisk {
 }
 
 /** The storage-relative path of a disk's VMDK, as translateDiskPath places it (import-dir: below import/). */
-export function sourceInStorage(fileName: string, mapping: Pick<DatastoreMapping, 'datastore' | 'layout'>): string | undefined {
+export function sourceInStorage(
+  fileName: string,
+  mapping: Pick<DatastoreMapping, 'datastore' | 'layout'>,
+): string | undefined {
   const parsed = parseDatastorePath(fileName);
   if (!parsed || parsed.datastore !== mapping.datastore) return undefined;
   return (mapping.layout ?? 'storage-root') === 'import-dir' ? `import/${parsed.path}` : parsed.path;
 }
 
 /** A VM's overlays, one per disk in slot order (disk numbers 0, 1, … as PVE would allocate them). */
-export function overlayDisks(storage: string, vmid: number, disks: ReadonlyArray<{ slot: string; source: string }>): OverlayDisk[] {
+export function overlayDisks(
+  storage: string,
+  vmid: number,
+  disks: ReadonlyArray<{ slot: string; source: string }>,
+): OverlayDisk[] {
   return disks.map(({ slot, source }, n) => {
     const file = `images/${vmid}/vm-${vmid}-disk-${n}.qcow2`;
-    return { slot, volume: `${storage}:${vmid}/vm-${vmid}-disk-${n}.qcow2`, file, backing: relativeTo(`images/${vmid}`, source), source };
+    return {
+      slot,
+      volume: `${storage}:${vmid}/vm-${vmid}-disk-${n}.qcow2`,
+      file,
+      backing: relativeTo(`images/${vmid}`, source),
+      source,
+    };
   });
 }
 

@@ -33,6 +33,9 @@ export interface ConversionSettings {
 export const CONVERSION_OFF: ConversionSettings = { mode: 'off', overrides: [], accel: 'auto', timeoutMs: 60 * 60_000 };
 
 /** The mode for one VM: its first matching override, else the run's mode. */
-export function conversionModeFor(vmName: string, settings: Pick<ConversionSettings, 'mode' | 'overrides'>): ConversionMode {
+export function conversionModeFor(
+  vmName: string,
+  settings: Pick<ConversionSettings, 'mode' | 'overrides'>,
+): ConversionMode {
   return settings.overrides.find((o) => globMatches(o.vm, vmName))?.mode ?? settings.mode;
 }

@@ -20,7 +20,13 @@ const lowerEq = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 /** The copies that give an x86_64 UEFI guest its removable-media path, or none when it has one (or no loader ferry knows). */
 export function uefiFallbackCopies(efiFiles: readonly string[]): { copies: EfiCopy[]; note?: string } {
   if (efiFiles.some((f) => lowerEq(f, FALLBACK))) return { copies: [] };
-  const dirs = [...new Set(efiFiles.map((f) => /^(EFI\/[^/]+)\/[^/]+$/i.exec(f)?.[1]).filter((d): d is string => d !== undefined && !/^EFI\/BOOT$/i.test(d)))].sort();
+  const dirs = [
+    ...new Set(
+      efiFiles
+        .map((f) => /^(EFI\/[^/]+)\/[^/]+$/i.exec(f)?.[1])
+        .filter((d): d is string => d !== undefined && !/^EFI\/BOOT$/i.test(d)),
+    ),
+  ].sort();
   const file = (dir: string, name: string) => efiFiles.find((f) => lowerEq(f, `${dir}/${name}`));
   for (const dir of dirs) {
     const shim = file(dir, 'shimx64.efi');
@@ -29,11 +35,22 @@ export function uefiFallbackCopies(efiFiles: readonly string[]): { copies: EfiCo
       const mok = file(dir, 'mmx64.efi');
       // Not fbx64.efi: beside shim it would rebuild NVRAM entries and reset the VM first.
       return {
-        copies: [{ from: shim, to: FALLBACK }, { from: grub, to: 'EFI/BOOT/grubx64.efi' }, ...(mok ? [{ from: mok, to: 'EFI/BOOT/mmx64.efi' }] : [])],
+        copies: [
+          { from: shim, to: FALLBACK },
+          { from: grub, to: 'EFI/BOOT/grubx64.efi' },
+          ...(mok ? [{ from: mok, to: 'EFI/BOOT/mmx64.efi' }] : []),
+        ],
         note: `the ESP has no ${FALLBACK}: shim and GRUB from ${dir} are copied there (the VMware NVRAM boot entry does not move)`,
       };
     }
-    if (grub) return { copies: [{ from: grub, to: FALLBACK }], note: `the ESP has no ${FALLBACK}: GRUB from ${dir} is copied there (the VMware NVRAM boot entry does not move)` };
+    if (grub)
+      return {
+        copies: [{ from: grub, to: FALLBACK }],
+        note: `the ESP has no ${FALLBACK}: GRUB from ${dir} is copied there (the VMware NVRAM boot entry does not move)`,
+      };
   }
-  return { copies: [], note: `the ESP has no ${FALLBACK} and no GRUB ferry knows to copy there: the VM may not boot without its VMware NVRAM boot entry` };
+  return {
+    copies: [],
+    note: `the ESP has no ${FALLBACK} and no GRUB ferry knows to copy there: the VM may not boot without its VMware NVRAM boot entry`,
+  };
 }

@@ -43,7 +43,9 @@ export function describeAction(a: MigrationAction): string {
     case 'apply-sdn':
       return 'apply the SDN configuration';
     case 'create-vm':
-      return `create VM ${a.vmid} "${a.vm}" on ${a.node} (no disks yet${shellDevices(a).map((d) => `; ${d}`).join('')})`;
+      return `create VM ${a.vmid} "${a.vm}" on ${a.node} (no disks yet${shellDevices(a)
+        .map((d) => `; ${d}`)
+        .join('')})`;
     case 'set-nic':
       return `${a.vm}: set ${a.slot} = ${a.value}`;
     case 'relocate':
@@ -76,7 +78,10 @@ export function describeAction(a: MigrationAction): string {
 export type CreateVmAction = Extract<MigrationAction, { kind: 'create-vm' }>;
 
 /** The shell's creation as `plan` predicts it and the workflow records it: with its CD drives and new TPM. */
-export function createVmAction(a: Pick<VmAssessment, 'pveName' | 'vmid' | 'cdroms' | 'tpm'>, node: string): CreateVmAction {
+export function createVmAction(
+  a: Pick<VmAssessment, 'pveName' | 'vmid' | 'cdroms' | 'tpm'>,
+  node: string,
+): CreateVmAction {
   return {
     kind: 'create-vm',
     vm: a.pveName,
@@ -91,7 +96,11 @@ export function createVmAction(a: Pick<VmAssessment, 'pveName' | 'vmid' | 'cdrom
 function shellDevices(a: CreateVmAction): string[] {
   return [
     ...(a.cdroms ?? []).map(describeCdrom),
-    ...(a.tpm ? [`tpmstate0: a new, empty TPM ${a.tpm.version} on ${a.tpm.storage} (secrets sealed to the VMware vTPM do not move)`] : []),
+    ...(a.tpm
+      ? [
+          `tpmstate0: a new, empty TPM ${a.tpm.version} on ${a.tpm.storage} (secrets sealed to the VMware vTPM do not move)`,
+        ]
+      : []),
   ];
 }
 
@@ -106,8 +115,10 @@ export function sdnActions(plan: Pick<VnetPlan, 'zone' | 'vnets'>, state: SdnSta
   const actions: MigrationAction[] = [];
   const toCreate = plan.vnets.filter((v) => v.create && v.tag !== undefined && !state.vnets.includes(v.id));
   if (toCreate.length === 0) return actions;
-  if (!state.zones.includes(plan.zone.id)) actions.push({ kind: 'create-sdn-zone', zone: plan.zone.id, bridge: plan.zone.bridge });
-  for (const v of toCreate) actions.push({ kind: 'create-vnet', vnet: v.id, zone: plan.zone.id, tag: v.tag!, alias: v.alias });
+  if (!state.zones.includes(plan.zone.id))
+    actions.push({ kind: 'create-sdn-zone', zone: plan.zone.id, bridge: plan.zone.bridge });
+  for (const v of toCreate)
+    actions.push({ kind: 'create-vnet', vnet: v.id, zone: plan.zone.id, tag: v.tag!, alias: v.alias });
   actions.push({ kind: 'apply-sdn' });
   return actions;
 }
@@ -120,7 +131,11 @@ export function missingExistingVnets(plan: Pick<VnetPlan, 'vnets'>, state: SdnSt
 /** A refusal for each VNet an override names that Proxmox does not have. */
 export function missingVnetRefusals(plan: Pick<VnetPlan, 'vnets'>, state: SdnState): Refusal[] {
   return missingExistingVnets(plan, state).map((vnet) =>
-    refusal('nic-no-vnet', vnet, `VNet ${vnet} is named in a network override but does not exist in Proxmox; create it first`),
+    refusal(
+      'nic-no-vnet',
+      vnet,
+      `VNet ${vnet} is named in a network override but does not exist in Proxmox; create it first`,
+    ),
   );
 }
 
@@ -132,10 +147,16 @@ export function nicActions(a: VmAssessment, currentConfig: Readonly<Record<strin
 }
 
 /** Each NIC to write: the action as recorded, and the NIC as Proxmox gets it. */
-export function nicWrites(a: VmAssessment, currentConfig: Readonly<Record<string, unknown>>): Array<{ action: SetNicAction; nic: SlotNicSpec }> {
+export function nicWrites(
+  a: VmAssessment,
+  currentConfig: Readonly<Record<string, unknown>>,
+): Array<{ action: SetNicAction; nic: SlotNicSpec }> {
   return a.nics
     .filter((nic) => !sameNetValue(currentConfig[nic.slot], netConfigValue(nic)))
-    .map((nic) => ({ action: { kind: 'set-nic', vm: a.pveName, vmid: a.vmid!, slot: nic.slot, value: netConfigValue(nic) }, nic: pveNic(nic) }));
+    .map((nic) => ({
+      action: { kind: 'set-nic', vm: a.pveName, vmid: a.vmid!, slot: nic.slot, value: netConfigValue(nic) },
+      nic: pveNic(nic),
+    }));
 }
 
 /** PVE writes `virtio=MAC,bridge=X` plus options it added (firewall=0, …): compare the parts ferry sets. */

@@ -30,7 +30,10 @@ export interface SignedDecision extends CutoverDecision {
 }
 
 /** Why an approval or rejection is refused, or undefined when it is acceptable. */
-export function decisionProblem(decision: Partial<CutoverDecision> | undefined, approvers: readonly string[]): string | undefined {
+export function decisionProblem(
+  decision: Partial<CutoverDecision> | undefined,
+  approvers: readonly string[],
+): string | undefined {
   if (!decision || typeof decision !== 'object') return 'expected { by, reason }';
   if (typeof decision.by !== 'string' || decision.by.trim() === '') return 'say who decides: "by" is required';
   if (!approvers.includes(decision.by)) return `${decision.by} is not an approver (approvers: ${approvers.join(', ')})`;
@@ -42,5 +45,7 @@ export function decisionProblem(decision: Partial<CutoverDecision> | undefined, 
 export function notBeforeProblem(approval: Pick<CutoverApproval, 'notBefore'>): string | undefined {
   const { notBefore } = approval;
   if (notBefore === undefined) return undefined;
-  return typeof notBefore === 'number' && Number.isFinite(notBefore) ? undefined : 'notBefore: expected an instant (epoch milliseconds)';
+  return typeof notBefore === 'number' && Number.isFinite(notBefore)
+    ? undefined
+    : 'notBefore: expected an instant (epoch milliseconds)';
 }

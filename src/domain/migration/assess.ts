@@ -77,10 +77,15 @@ export interface InventoryAssessment {
 /** Refusals that do not depend on networks: template, snapshots, disk modes, RDMs, VMID, CPU count. */
 function vmRefusals(vm: VmRecord, rules: MigrationRules): { refusals: Refusal[]; vmid?: number; cpu?: CpuTopology } {
   const refusals: Refusal[] = [];
-  if (vm.template) refusals.push(refusal('template', vm.name, `${vm.name} is a template; convert it to a VM first if it should move`));
+  if (vm.template)
+    refusals.push(refusal('template', vm.name, `${vm.name} is a template; convert it to a VM first if it should move`));
   if (vm.hasSnapshot) {
     refusals.push(
-      refusal('snapshot', vm.name, `${vm.name} has snapshots; consolidate or delete them in vCenter first (ferry never deletes VMware data)`),
+      refusal(
+        'snapshot',
+        vm.name,
+        `${vm.name} has snapshots; consolidate or delete them in vCenter first (ferry never deletes VMware data)`,
+      ),
     );
   }
   refusals.push(...diskRefusals(vm));
@@ -118,11 +123,17 @@ export function assessInventory(
   rules: MigrationRules,
   select: (vm: VmRecord) => boolean = () => true,
 ): InventoryAssessment {
-  const selected = inventory.vms.filter(select).sort((a, b) => compareCodeUnits(a.name, b.name) || compareCodeUnits(a.moid, b.moid));
+  const selected = inventory.vms
+    .filter(select)
+    .sort((a, b) => compareCodeUnits(a.name, b.name) || compareCodeUnits(a.moid, b.moid));
   const portgroupsByKey = new Map<string, PortgroupRecord>(inventory.portgroups.map((pg) => [pg.key, pg]));
   // NICs are judged against every selected VM's networks, so a VM refused for a snapshot still hears
   // about a trunk NIC; VNets are then planned only for the VMs that will really move.
-  const everyNetwork = planVnets(inventory.portgroups, networksUsed(selected.filter((vm) => !vm.template)), rules.network);
+  const everyNetwork = planVnets(
+    inventory.portgroups,
+    networksUsed(selected.filter((vm) => !vm.template)),
+    rules.network,
+  );
 
   const vms = selected.map((vm): VmAssessment => {
     const { refusals, vmid, cpu } = vmRefusals(vm, rules);
@@ -137,7 +148,10 @@ export function assessInventory(
     const pveName = pveVmName(vm.name);
     const notes: string[] = [...(devices.note ? [devices.note] : []), ...diskPlan.problems, ...cdromPlan.problems];
     const conversion = rules.conversion
-      ? conversionPlan({ vmName: vm.name, family, firmware: vm.firmware, nics: nicPlan.nics, disks: diskPlan.disks }, rules.conversion)
+      ? conversionPlan(
+          { vmName: vm.name, family, firmware: vm.firmware, nics: nicPlan.nics, disks: diskPlan.disks },
+          rules.conversion,
+        )
       : undefined;
     if (!ostype.known) notes.push(`guestId ${vm.guestId} is not in ferry's table; ostype set to "other"`);
     if (pveName !== vm.name) notes.push(`named "${pveName}" in Proxmox (VM names there must be DNS names)`);
@@ -161,6 +175,10 @@ export function assessInventory(
     };
   });
   const migratable = new Set(vms.filter((a) => a.refusals.length === 0).map((a) => a.moid));
-  const vnetPlan = planVnets(inventory.portgroups, networksUsed(selected.filter((vm) => migratable.has(vm.moid))), rules.network);
+  const vnetPlan = planVnets(
+    inventory.portgroups,
+    networksUsed(selected.filter((vm) => migratable.has(vm.moid))),
+    rules.network,
+  );
   return { vnetPlan, untranslatedNetworks: everyNetwork.untranslated, vms };
 }

@@ -33,8 +33,24 @@ export interface CancellationRecord extends DecisionRecord {
   left?: LeftOnCancel;
 }
 
-const STOPS_NOW: readonly MigrationStage[] = ['validate', 'networks', 'shell', 'relocate', 'inspect', 'awaiting-approval', 'awaiting-window'];
-const AT_SAFE_POINT: readonly MigrationStage[] = ['shutdown', 'convert', 'import', 'verify', 'verify-guest', 'start', 'awaiting-decision'];
+const STOPS_NOW: readonly MigrationStage[] = [
+  'validate',
+  'networks',
+  'shell',
+  'relocate',
+  'inspect',
+  'awaiting-approval',
+  'awaiting-window',
+];
+const AT_SAFE_POINT: readonly MigrationStage[] = [
+  'shutdown',
+  'convert',
+  'import',
+  'verify',
+  'verify-guest',
+  'start',
+  'awaiting-decision',
+];
 
 /** How a cancel is taken in `stage`, or undefined when the run is past cancelling (ended or rolling back). */
 export function cancelEffect(stage: MigrationStage): CancelEffect | undefined {
@@ -52,7 +68,8 @@ export function cancelProblem(
 ): string | undefined {
   const invalid = decisionProblem(request, approvers);
   if (invalid) return invalid;
-  if (request!.removeShells !== undefined && typeof request!.removeShells !== 'boolean') return 'removeShells: expected true or false';
+  if (request!.removeShells !== undefined && typeof request!.removeShells !== 'boolean')
+    return 'removeShells: expected true or false';
   if (earlier) return `already cancelled by ${earlier.by}`;
   if (stage === 'rollback') return 'the VM is rolling back already; it ends rolled back';
   if (!cancelEffect(stage)) return `nothing to cancel: the migration has ended (${stage})`;

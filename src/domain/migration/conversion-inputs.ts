@@ -6,7 +6,10 @@ import type { VmAssessment } from './assess';
 import { parseDatastorePath, type DatastoreMapping } from './disks';
 
 /** What vCenter says of a VM, as conversion decisions take it. */
-export function conversionFactsOf(a: Pick<VmAssessment, 'name' | 'ostype' | 'nics' | 'disks'>, firmware: 'bios' | 'efi'): ConversionFacts {
+export function conversionFactsOf(
+  a: Pick<VmAssessment, 'name' | 'ostype' | 'nics' | 'disks'>,
+  firmware: 'bios' | 'efi',
+): ConversionFacts {
   return {
     vmName: a.name,
     family: guestFamily(a.ostype.ostype),
@@ -32,7 +35,8 @@ export function conversionDisksOf(
   const elsewhere: string[] = [];
   for (const d of a.disks) {
     const fileName = vmDisks.find((v) => v.label === d.source)?.fileName ?? '';
-    const source = parseDatastorePath(fileName)?.datastore === mapping.datastore ? sourceInStorage(fileName, mapping) : undefined;
+    const source =
+      parseDatastorePath(fileName)?.datastore === mapping.datastore ? sourceInStorage(fileName, mapping) : undefined;
     if (source === undefined) elsewhere.push(`${d.slot} (${fileName || 'no file'})`);
     else disks.push({ slot: d.slot, source });
   }

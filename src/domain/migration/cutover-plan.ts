@@ -63,7 +63,9 @@ export function cutoverPlan(
   const copySeconds = throughput.bytesPerSecond > 0 ? totalBytes / throughput.bytesPerSecond : Number.POSITIVE_INFINITY;
   const expectedDowntimeSeconds = Math.ceil(
     // import copies every byte while the VM is off; live-import and overlay boot at once (the copy follows).
-    ASSUMED_SHUTDOWN_SECONDS + (conversion?.convert ? ASSUMED_CONVERSION_SECONDS : 0) + (mode === 'import' ? copySeconds : ASSUMED_BOOT_SECONDS),
+    ASSUMED_SHUTDOWN_SECONDS +
+      (conversion?.convert ? ASSUMED_CONVERSION_SECONDS : 0) +
+      (mode === 'import' ? copySeconds : ASSUMED_BOOT_SECONDS),
   );
   return {
     vm: a.pveName,

@@ -33,9 +33,11 @@ const DAYS_AHEAD = 4;
 export function cutoverWindowProblem(window: Partial<CutoverWindow> | undefined): string | undefined {
   if (!window || typeof window !== 'object') return 'expected { start, end, timeZone }';
   for (const key of ['start', 'end'] as const) {
-    if (typeof window[key] !== 'string' || !WALL_CLOCK.test(window[key])) return `${key}: expected a wall-clock time HH:MM (00:00–23:59), got ${JSON.stringify(window[key])}`;
+    if (typeof window[key] !== 'string' || !WALL_CLOCK.test(window[key]))
+      return `${key}: expected a wall-clock time HH:MM (00:00–23:59), got ${JSON.stringify(window[key])}`;
   }
-  if (window.start === window.end) return `start and end are both ${window.start}: a window needs a length (for "any time", leave cutoverWindow out)`;
+  if (window.start === window.end)
+    return `start and end are both ${window.start}: a window needs a length (for "any time", leave cutoverWindow out)`;
   if (typeof window.timeZone !== 'string' || !IANAZone.isValidZone(window.timeZone)) {
     return `timeZone: ${JSON.stringify(window.timeZone)} is not an IANA time zone (e.g. Europe/Berlin, UTC)`;
   }
@@ -53,14 +55,20 @@ export function openingAt(window: CutoverWindow, at: number): WindowOpening {
     // A DST jump can swallow a short window whole (02:00–03:00 on a spring-forward night): skip it.
     if (closesAt > opensAt && closesAt > at) return { opensAt, closesAt };
   }
-  throw new Error(`cutover window ${describeWindow(window)} does not open within ${DAYS_AHEAD} days of ${new Date(at).toISOString()}`);
+  throw new Error(
+    `cutover window ${describeWindow(window)} does not open within ${DAYS_AHEAD} days of ${new Date(at).toISOString()}`,
+  );
 }
 
 /**
  * When an approved cutover may start, asked at `now`: not before `notBefore`, and inside the window's
  * opening at that instant or the next one.
  */
-export function cutoverSchedule(window: CutoverWindow | undefined, notBefore: number | undefined, now: number): CutoverSchedule {
+export function cutoverSchedule(
+  window: CutoverWindow | undefined,
+  notBefore: number | undefined,
+  now: number,
+): CutoverSchedule {
   const earliest = Math.max(now, notBefore ?? now);
   const asked = notBefore !== undefined ? { notBefore } : {};
   if (!window) return { startsAt: earliest, ...asked };
@@ -77,7 +85,9 @@ export function describeWindow(window: CutoverWindow): string {
 export function describeSchedule(schedule: CutoverSchedule): string {
   const zone = schedule.window?.timeZone ?? 'UTC';
   const when = DateTime.fromMillis(schedule.startsAt, { zone }).toISO({ suppressMilliseconds: true });
-  const window = schedule.window ? ` (window ${describeWindow(schedule.window)}, closes ${DateTime.fromMillis(schedule.window.closesAt, { zone }).toISO({ suppressMilliseconds: true })})` : '';
+  const window = schedule.window
+    ? ` (window ${describeWindow(schedule.window)}, closes ${DateTime.fromMillis(schedule.window.closesAt, { zone }).toISO({ suppressMilliseconds: true })})`
+    : '';
   return `starts ${when}${window}`;
 }
 

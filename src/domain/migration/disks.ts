@@ -41,10 +41,20 @@ export interface TranslatedDiskPath {
 
 export type DiskPathResult = ({ ok: true } & TranslatedDiskPath) | { ok: false; refusal: Refusal };
 
-export function translateDiskPath(disk: Pick<VmDisk, 'label' | 'fileName'>, mappings: readonly DatastoreMapping[]): DiskPathResult {
+export function translateDiskPath(
+  disk: Pick<VmDisk, 'label' | 'fileName'>,
+  mappings: readonly DatastoreMapping[],
+): DiskPathResult {
   const parsed = parseDatastorePath(disk.fileName);
   if (!parsed) {
-    return { ok: false, refusal: refusal('disk-path-invalid', disk.label, `${disk.label}: cannot read the backing file name "${disk.fileName}"`) };
+    return {
+      ok: false,
+      refusal: refusal(
+        'disk-path-invalid',
+        disk.label,
+        `${disk.label}: cannot read the backing file name "${disk.fileName}"`,
+      ),
+    };
   }
   const mapping = mappings.find((m) => m.datastore === parsed.datastore);
   if (!mapping) {
@@ -81,7 +91,11 @@ export function diskRefusals(vm: Pick<VmRecord, 'disks'>): Refusal[] {
   for (const disk of vm.disks) {
     if (disk.rdm) {
       refusals.push(
-        refusal('rdm', disk.label, `${disk.label} is a raw device mapping (${disk.rdm.compatibilityMode}); present the LUN to Proxmox directly instead`),
+        refusal(
+          'rdm',
+          disk.label,
+          `${disk.label} is a raw device mapping (${disk.rdm.compatibilityMode}); present the LUN to Proxmox directly instead`,
+        ),
       );
     } else if (disk.diskMode !== 'persistent') {
       refusals.push(
@@ -116,19 +130,29 @@ export interface PlannedDisk {
 const BUS_LIMITS: Record<PveDiskBus, number> = { scsi: 31, sata: 6, ide: 4 };
 
 /** Disk slots in VMware order (controller bus, then unit), numbered per PVE bus. */
-export function planDiskSlots(vm: Pick<VmRecord, 'disks'>, policy: DiskBusPolicy): { disks: PlannedDisk[]; problems: string[] } {
+export function planDiskSlots(
+  vm: Pick<VmRecord, 'disks'>,
+  policy: DiskBusPolicy,
+): { disks: PlannedDisk[]; problems: string[] } {
   const ordered = [...vm.disks].sort(
-    (a, b) => a.controllerBusNumber - b.controllerBusNumber || a.controllerKey - b.controllerKey || a.unitNumber - b.unitNumber,
+    (a, b) =>
+      a.controllerBusNumber - b.controllerBusNumber || a.controllerKey - b.controllerKey || a.unitNumber - b.unitNumber,
   );
   const next: Record<PveDiskBus, number> = { scsi: 0, sata: 0, ide: 0 };
   const disks: PlannedDisk[] = [];
   const problems: string[] = [];
   for (const disk of ordered) {
     let bus: PveDiskBus =
-      policy === 'sata' || (policy === 'keep' && disk.controllerType === 'ahci') ? 'sata' : policy === 'keep' && disk.controllerType === 'ide' ? 'ide' : 'scsi';
+      policy === 'sata' || (policy === 'keep' && disk.controllerType === 'ahci')
+        ? 'sata'
+        : policy === 'keep' && disk.controllerType === 'ide'
+          ? 'ide'
+          : 'scsi';
     if (policy === 'sata' && next.sata >= BUS_LIMITS.sata) {
       // Not dropped: on virtio-scsi the guest sees it once it has the driver.
-      problems.push(`${disk.label}: on scsi${next.scsi}, as SATA takes ${BUS_LIMITS.sata} disks: the guest sees it only once it has VirtIO drivers`);
+      problems.push(
+        `${disk.label}: on scsi${next.scsi}, as SATA takes ${BUS_LIMITS.sata} disks: the guest sees it only once it has VirtIO drivers`,
+      );
       bus = 'scsi';
     }
     const index = next[bus]++;
@@ -136,7 +160,12 @@ export function planDiskSlots(vm: Pick<VmRecord, 'disks'>, policy: DiskBusPolicy
       problems.push(`${disk.label}: more than ${BUS_LIMITS[bus]} disks on the ${bus} bus`);
       continue;
     }
-    disks.push({ slot: `${bus}${index}`, source: disk.label, fileName: disk.fileName, capacityBytes: disk.capacityBytes });
+    disks.push({
+      slot: `${bus}${index}`,
+      source: disk.label,
+      fileName: disk.fileName,
+      capacityBytes: disk.capacityBytes,
+    });
   }
   return { disks, problems };
 }

@@ -13,14 +13,22 @@ export const OVERLAY_RISK =
  * The guest has run on Proxmox from a live import this workflow started, or from its overlays: a
  * retry or rollback discards what it wrote there.
  */
-export function guestWritesAtRisk(mode: CutoverMode | undefined, status: { replacedVm?: boolean; ranOnOverlays?: boolean }): boolean {
+export function guestWritesAtRisk(
+  mode: CutoverMode | undefined,
+  status: { replacedVm?: boolean; ranOnOverlays?: boolean },
+): boolean {
   if (mode === 'live-import') return status.replacedVm === true;
   if (mode === 'overlay') return status.ranOnOverlays === true;
   return false;
 }
 
 /** Why a retry or rollback is refused for lack of the acknowledgement, or undefined when it may go ahead. */
-export function guestWritesProblem(kind: 'retry' | 'rollback', decision: CutoverDecision, atRisk: boolean, mode?: CutoverMode): string | undefined {
+export function guestWritesProblem(
+  kind: 'retry' | 'rollback',
+  decision: CutoverDecision,
+  atRisk: boolean,
+  mode?: CutoverMode,
+): string | undefined {
   if (!atRisk || decision.discardGuestWrites === true) return undefined;
   return (
     `a ${kind} after ${mode === 'overlay' ? 'the VM started from its overlays' : 'a failed live import'} discards what the guest wrote since it started on Proxmox; ` +

@@ -54,19 +54,27 @@ export function haPlan(vmid: number, settings: HaSettings, cluster: HaCluster): 
       };
     }
     if (!cluster.groups.includes(settings.group)) {
-      return { refusal: `migration.ha.group '${settings.group}': no such HA group on the cluster (groups: ${listed(cluster.groups)})` };
+      return {
+        refusal: `migration.ha.group '${settings.group}': no such HA group on the cluster (groups: ${listed(cluster.groups)})`,
+      };
     }
     return { sid, group: settings.group };
   }
   if (settings.rule !== undefined) {
     if (cluster.rules === undefined) {
-      return { refusal: `migration.ha.rule '${settings.rule}': Proxmox VE ${cluster.version} has no HA rules (they came with PVE 9): set migration.ha.group instead` };
+      return {
+        refusal: `migration.ha.rule '${settings.rule}': Proxmox VE ${cluster.version} has no HA rules (they came with PVE 9): set migration.ha.group instead`,
+      };
     }
     if (!groupsMigrated(cluster)) {
-      return { refusal: `migration.ha.rule '${settings.rule}': the cluster still has HA groups (${listed(cluster.groups)}), and PVE takes no rule change until they are migrated: set migration.ha.group` };
+      return {
+        refusal: `migration.ha.rule '${settings.rule}': the cluster still has HA groups (${listed(cluster.groups)}), and PVE takes no rule change until they are migrated: set migration.ha.group`,
+      };
     }
     if (!cluster.rules.includes(settings.rule)) {
-      return { refusal: `migration.ha.rule '${settings.rule}': no such HA rule on the cluster (rules: ${listed(cluster.rules)})` };
+      return {
+        refusal: `migration.ha.rule '${settings.rule}': no such HA rule on the cluster (rules: ${listed(cluster.rules)})`,
+      };
     }
     return { sid, rule: settings.rule };
   }

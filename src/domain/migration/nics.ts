@@ -58,21 +58,33 @@ export function mapNics(
   ordered.forEach((nic, index) => {
     const slot = `net${index}`;
     const mapped = (bridge: string, network: string) =>
-      nics.push({ slot, mac: normalizeMac(nic.macAddress), model: nicModel(nic, modelPolicy), bridge, source: `${nic.label} (${network})` });
+      nics.push({
+        slot,
+        mac: normalizeMac(nic.macAddress),
+        model: nicModel(nic, modelPolicy),
+        bridge,
+        source: `${nic.label} (${network})`,
+      });
     const b = nic.backing;
     switch (b.kind) {
       case 'dvportgroup': {
         const pg = portgroupsByKey.get(b.portgroupKey);
         if (!pg) {
           refusals.push(
-            refusal('nic-unknown-portgroup', nic.label, `${nic.label} is on portgroup ${b.portgroupKey}, which discovery did not find`),
+            refusal(
+              'nic-unknown-portgroup',
+              nic.label,
+              `${nic.label} is on portgroup ${b.portgroupKey}, which discovery did not find`,
+            ),
           );
           return;
         }
         const vnet = plan.byPortgroupKey[pg.key];
         if (vnet) return void mapped(vnet, pg.name);
         const why = plan.untranslated.find((u) => u.network === pg.name)?.reason ?? 'no VNet is planned for it';
-        refusals.push(refusal('nic-no-vnet', `${nic.label} (${pg.name})`, `${nic.label} is on portgroup ${pg.name}: ${why}`));
+        refusals.push(
+          refusal('nic-no-vnet', `${nic.label} (${pg.name})`, `${nic.label} is on portgroup ${pg.name}: ${why}`),
+        );
         return;
       }
       case 'network': {
@@ -98,7 +110,11 @@ export function mapNics(
         return;
       case 'other':
         refusals.push(
-          refusal('nic-opaque-network', nic.label, `${nic.label} has a ${b.backingType} backing, which ferry cannot translate`),
+          refusal(
+            'nic-opaque-network',
+            nic.label,
+            `${nic.label} has a ${b.backingType} backing, which ferry cannot translate`,
+          ),
         );
         return;
     }

@@ -8,7 +8,8 @@ import { refusal, type Refusal } from './refusal';
  * on anyone's behalf (not even with `forcePowerOff`, which is about guests that do not shut down in time).
  */
 
-export const SUSPENDED_REASON = 'it is suspended on VMware: resume it or power it off first, then run the migration again';
+export const SUSPENDED_REASON =
+  'it is suspended on VMware: resume it or power it off first, then run the migration again';
 
 /** The refusal for a VM in this power state at cutover, if any. */
 export function cutoverPowerRefusal(vmName: string, state: PowerState): Refusal | undefined {
@@ -27,6 +28,7 @@ export function rollbackPowerAction(before: PowerState | undefined): 'power-on' 
 /** What `plan` and the cutover plan say about a VM's power state before anyone approves. */
 export function powerStateWarnings(vmName: string, state: PowerState): string[] {
   if (state === 'suspended') return [`${vmName} is suspended: the cutover will be refused (${SUSPENDED_REASON})`];
-  if (state === 'poweredOff') return [`${vmName} is powered off: ferry does not shut it down, and a rollback leaves it off`];
+  if (state === 'poweredOff')
+    return [`${vmName} is powered off: ferry does not shut it down, and a rollback leaves it off`];
   return [];
 }

@@ -1,5 +1,12 @@
 import type { ConversionPlan } from '../conversion/decision';
-import { bootOrder, createVmAction, missingVnetRefusals, nicActions, type MigrationAction, type SdnState } from './actions';
+import {
+  bootOrder,
+  createVmAction,
+  missingVnetRefusals,
+  nicActions,
+  type MigrationAction,
+  type SdnState,
+} from './actions';
 import type { VmAssessment } from './assess';
 import { cutoverPowerRefusal, powerStateWarnings } from './power-state';
 import type { Refusal } from './refusal';
@@ -38,8 +45,16 @@ export interface VmPrediction {
 }
 
 /** All of a VM's files are on the datastore already, so the storage vMotion has nothing to do. */
-export function filesOnDatastore(datastores: readonly string[], diskDatastores: Readonly<Record<string, string | undefined>>, datastore: string): boolean {
-  return datastores.length > 0 && datastores.every((d) => d === datastore) && Object.values(diskDatastores).every((d) => d === datastore);
+export function filesOnDatastore(
+  datastores: readonly string[],
+  diskDatastores: Readonly<Record<string, string | undefined>>,
+  datastore: string,
+): boolean {
+  return (
+    datastores.length > 0 &&
+    datastores.every((d) => d === datastore) &&
+    Object.values(diskDatastores).every((d) => d === datastore)
+  );
 }
 
 /**
@@ -83,7 +98,12 @@ export function predictVmActions(
   actions.push({ kind: 'await-approval', vm });
   // A suspended VM is refused right after the approval (nothing on VMware is touched).
   const suspended = cutoverPowerRefusal(a.name, live.powerState);
-  if (suspended) return { ...base, refusals: [suspended], actions: [...actions, { kind: 'refuse', vm, reasons: [suspended.reason] }] };
+  if (suspended)
+    return {
+      ...base,
+      refusals: [suspended],
+      actions: [...actions, { kind: 'refuse', vm, reasons: [suspended.reason] }],
+    };
   if (live.powerState !== 'poweredOff') actions.push({ kind: 'shutdown-guest', vm, moid: a.moid });
   if (a.conversion?.convert) actions.push({ kind: 'convert-guest', vm, vmid, slots: a.disks.map((d) => d.slot) });
   const order = bootOrder(a);
@@ -91,17 +111,32 @@ export function predictVmActions(
     // The VM runs from overlays at once; its disks move live once its guest is verified.
     for (const d of a.disks) actions.push({ kind: 'attach-overlay', vm, vmid, slot: d.slot, disk: d.source });
     actions.push({ kind: 'set-boot-order', vm, vmid, order }, { kind: 'start-vm', vm, vmid });
-    for (const d of a.disks) actions.push({ kind: 'move-disk', vm, vmid, slot: d.slot, storage: diskStorage(settings, d.source) });
+    for (const d of a.disks)
+      actions.push({ kind: 'move-disk', vm, vmid, slot: d.slot, storage: diskStorage(settings, d.source) });
   } else if (settings.cutover.mode === 'import') {
     for (const d of a.disks) {
       if (typeof live.config?.[d.slot] === 'string') continue;
-      actions.push({ kind: 'import-disk', vm, vmid, slot: d.slot, disk: d.source, storage: diskStorage(settings, d.source) });
+      actions.push({
+        kind: 'import-disk',
+        vm,
+        vmid,
+        slot: d.slot,
+        disk: d.source,
+        storage: diskStorage(settings, d.source),
+      });
     }
     actions.push({ kind: 'set-boot-order', vm, vmid, order });
     if (settings.cutover.startAfter) actions.push({ kind: 'start-vm', vm, vmid });
   } else {
     // live-import: one create at cutover replaces the shell; the VM runs from then on.
-    actions.push({ kind: 'live-import', vm, vmid, node: settings.node, slots: a.disks.map((d) => d.slot), storage: settings.targetStorage });
+    actions.push({
+      kind: 'live-import',
+      vm,
+      vmid,
+      node: settings.node,
+      slots: a.disks.map((d) => d.slot),
+      storage: settings.targetStorage,
+    });
   }
   return { ...base, refusals: [], actions, expectedDowntime: expectedDowntimes(a) };
 }
@@ -111,5 +146,7 @@ const MODES: readonly CutoverMode[] = ['import', 'live-import', 'overlay'];
 /** What the cutover plan would estimate in each mode, before this wave measured any copy. */
 export function expectedDowntimes(a: VmAssessment): Record<CutoverMode, number> {
   const assumed = measuredThroughput([]);
-  return Object.fromEntries(MODES.map((mode) => [mode, cutoverPlan(a, mode, '', assumed).expectedDowntimeSeconds])) as Record<CutoverMode, number>;
+  return Object.fromEntries(
+    MODES.map((mode) => [mode, cutoverPlan(a, mode, '', assumed).expectedDowntimeSeconds]),
+  ) as Record<CutoverMode, number>;
 }

@@ -18,7 +18,8 @@ export type MigratedVmSpec = VmShellSpec & { name: string };
  * a new TPM; no disks, NICs come after.
  */
 export function shellSpec(a: VmAssessment, options: ShellOptions): MigratedVmSpec {
-  if (a.vmid === undefined || a.cpu === undefined) throw new Error(`${a.name} cannot be built: ${a.refusals.map((r) => r.reason).join('; ')}`);
+  if (a.vmid === undefined || a.cpu === undefined)
+    throw new Error(`${a.name} cannot be built: ${a.refusals.map((r) => r.reason).join('; ')}`);
   return {
     node: options.node,
     vmid: a.vmid,
@@ -46,7 +47,12 @@ export function shellSpec(a: VmAssessment, options: ShellOptions): MigratedVmSpe
  * `import-from` its source and the boot order, with live-restore so PVE starts the VM at once and
  * streams the disks in behind it (the EFI disk is created new, as PVE never live-imports it).
  */
-export function liveImportSpec(a: VmAssessment, options: ShellOptions, sources: Readonly<Record<string, string>>, storage: string): MigratedVmSpec {
+export function liveImportSpec(
+  a: VmAssessment,
+  options: ShellOptions,
+  sources: Readonly<Record<string, string>>,
+  storage: string,
+): MigratedVmSpec {
   const importDisks = a.disks.map((d) => {
     const source = sources[d.slot];
     if (source === undefined) throw new Error(`${a.name}: no source for ${d.slot} (${d.source})`);

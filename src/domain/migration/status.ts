@@ -50,7 +50,6 @@ export function stageSeconds(timings: readonly StageTiming[] | undefined, stage:
   return timing?.endedAt !== undefined ? (timing.endedAt - timing.startedAt) / 1000 : undefined;
 }
 
-
 export interface DecisionRecord extends CutoverDecision {
   at: number;
   /**

@@ -22,7 +22,11 @@ export function tpmRefusals(vm: Pick<VmRecord, 'name' | 'tpm'>, policy: TpmPolic
 }
 
 /** A vSphere vTPM is a TPM 2.0: with `new`, the Proxmox VM gets a new TPM 2.0 state volume. */
-export function tpmState(vm: Pick<VmRecord, 'tpm'>, policy: TpmPolicy = 'refuse', storage: string): TpmStateSpec | undefined {
+export function tpmState(
+  vm: Pick<VmRecord, 'tpm'>,
+  policy: TpmPolicy = 'refuse',
+  storage: string,
+): TpmStateSpec | undefined {
   return vm.tpm && policy === 'new' ? { storage, version: 'v2.0' } : undefined;
 }
 

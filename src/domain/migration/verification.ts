@@ -91,7 +91,13 @@ export interface ExpectedAddress {
  * `not-verified-skipped`: the VM is in `migration.verify.skip`. In all three nothing was checked and
  * nothing is claimed.
  */
-export const VERIFICATION_STATES = ['verified', 'failed', 'not-verified-left-stopped', 'not-verified-disabled', 'not-verified-skipped'] as const;
+export const VERIFICATION_STATES = [
+  'verified',
+  'failed',
+  'not-verified-left-stopped',
+  'not-verified-disabled',
+  'not-verified-skipped',
+] as const;
 export type VerificationState = (typeof VERIFICATION_STATES)[number];
 
 export interface GuestVerification {
@@ -110,7 +116,10 @@ export const VERIFY_DISABLED: GuestVerification = { state: 'not-verified-disable
 export const VERIFY_SKIPPED: GuestVerification = { state: 'not-verified-skipped', checks: [] };
 
 /** Whether ferry checks this VM's guest once it started it: verification is on and the VM is not skipped. */
-export function guestChecked(vmName: string, verify: Pick<VerifySettings, 'enabled' | 'skip'>): GuestVerification | 'check' {
+export function guestChecked(
+  vmName: string,
+  verify: Pick<VerifySettings, 'enabled' | 'skip'>,
+): GuestVerification | 'check' {
   if (!verify.enabled) return VERIFY_DISABLED;
   if (verify.skip.some((pattern) => globMatches(pattern, vmName))) return VERIFY_SKIPPED;
   return 'check';
@@ -121,7 +130,11 @@ export function guestChecked(vmName: string, verify: Pick<VerifySettings, 'enabl
  * one vCenter reported for the VM at discovery; else none (the address check is skipped, probes use
  * what the guest reports on a VMware NIC).
  */
-export function expectedAddress(vmName: string, expect: Readonly<Record<string, string>>, discovered?: string): ExpectedAddress | undefined {
+export function expectedAddress(
+  vmName: string,
+  expect: Readonly<Record<string, string>>,
+  discovered?: string,
+): ExpectedAddress | undefined {
   const configured = expect[vmName];
   if (configured !== undefined) return { address: bareAddress(configured), source: 'config' };
   if (discovered !== undefined && discovered !== '') return { address: bareAddress(discovered), source: 'discovery' };
@@ -166,25 +179,49 @@ export function interfaceChecks(
   const macCheck: GuestCheck = missing.length
     ? { check: 'macs', result: 'failed', at, detail: `no interface in the guest has ${missing.join(', ')}` }
     : { check: 'macs', result: 'passed', at, detail: `${macs.join(', ')} present` };
-  if (!expected) return [macCheck, { check: 'address', result: 'skipped', at, detail: 'no expected address (none discovered, none in migration.verify.expect)' }];
-  const carrier = vmwareInterfaces(interfaces, macs).find((i) => i.addresses.some((a) => bareAddress(a) === expected.address));
+  if (!expected)
+    return [
+      macCheck,
+      {
+        check: 'address',
+        result: 'skipped',
+        at,
+        detail: 'no expected address (none discovered, none in migration.verify.expect)',
+      },
+    ];
+  const carrier = vmwareInterfaces(interfaces, macs).find((i) =>
+    i.addresses.some((a) => bareAddress(a) === expected.address),
+  );
   const addressCheck: GuestCheck = carrier
     ? { check: 'address', result: 'passed', at, detail: `${expected.address} on ${carrier.name} (${carrier.mac})` }
-    : { check: 'address', result: 'failed', at, detail: `${expected.address} (${expected.source}) is on no interface with a VMware MAC` };
+    : {
+        check: 'address',
+        result: 'failed',
+        at,
+        detail: `${expected.address} (${expected.source}) is on no interface with a VMware MAC`,
+      };
   return [macCheck, addressCheck];
 }
 
 /** The address probes connect to: the expected one, else the guest's first IPv4 address on a VMware NIC. */
-export function probeAddress(interfaces: readonly GuestInterface[], macs: readonly string[], expected: ExpectedAddress | undefined): string | undefined {
+export function probeAddress(
+  interfaces: readonly GuestInterface[],
+  macs: readonly string[],
+  expected: ExpectedAddress | undefined,
+): string | undefined {
   if (expected) return expected.address;
-  const ipv4 = vmwareInterfaces(interfaces, macs).flatMap((i) => i.addresses.map(bareAddress)).find((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a));
+  const ipv4 = vmwareInterfaces(interfaces, macs)
+    .flatMap((i) => i.addresses.map(bareAddress))
+    .find((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a));
   return ipv4;
 }
 
 /** The guest's interfaces in one line each: what a person needs to see when a check failed. */
 export function describeInterfaces(interfaces: readonly GuestInterface[]): string {
   if (interfaces.length === 0) return 'the guest reported no interfaces';
-  return interfaces.map((i) => `${i.name} ${i.mac ?? '(no MAC)'} ${i.addresses.length ? i.addresses.join(' ') : '(no address)'}`).join('; ');
+  return interfaces
+    .map((i) => `${i.name} ${i.mac ?? '(no MAC)'} ${i.addresses.length ? i.addresses.join(' ') : '(no address)'}`)
+    .join('; ');
 }
 
 export interface Verdict {
@@ -206,21 +243,33 @@ export function verdict(checks: readonly GuestCheck[]): Verdict {
   const failed = checks.filter((c) => c.result === 'failed');
   const passed = checks.filter((c) => c.result === 'passed');
   const lastPassedAt = passed.length ? Math.max(...passed.map((c) => c.at)) : undefined;
-  if (failed.length) return { verified: false, reason: failed.map((c) => `${c.check}: ${c.detail}`).join('; '), lastPassedAt };
+  if (failed.length)
+    return { verified: false, reason: failed.map((c) => `${c.check}: ${c.detail}`).join('; '), lastPassedAt };
   if (!passed.some((c) => FROM_THE_GUEST.includes(c.check))) {
-    return { verified: false, reason: 'nothing proved the guest is up: its agent was not asked and no probe is configured (migration.verify.probes)', lastPassedAt };
+    return {
+      verified: false,
+      reason:
+        'nothing proved the guest is up: its agent was not asked and no probe is configured (migration.verify.probes)',
+      lastPassedAt,
+    };
   }
   return { verified: true, lastPassedAt };
 }
 
 /** Seconds from the start of the VMware shutdown to the last check passed (one decimal). */
-export function downtimeSeconds(shutdownStartedAt: number | undefined, lastPassedAt: number | undefined): number | undefined {
-  if (shutdownStartedAt === undefined || lastPassedAt === undefined || lastPassedAt < shutdownStartedAt) return undefined;
+export function downtimeSeconds(
+  shutdownStartedAt: number | undefined,
+  lastPassedAt: number | undefined,
+): number | undefined {
+  if (shutdownStartedAt === undefined || lastPassedAt === undefined || lastPassedAt < shutdownStartedAt)
+    return undefined;
   return Math.round((lastPassedAt - shutdownStartedAt) / 100) / 10;
 }
 
 /** One line for `ferry status`: the verdict with boot-to-agent and downtime. */
-export function describeVerification(v: GuestVerification | Pick<GuestVerification, 'state' | 'bootToAgentSeconds' | 'downtimeSeconds'>): string {
+export function describeVerification(
+  v: GuestVerification | Pick<GuestVerification, 'state' | 'bootToAgentSeconds' | 'downtimeSeconds'>,
+): string {
   if (v.state === 'not-verified-left-stopped') return 'not verified (left stopped)';
   if (v.state === 'not-verified-disabled') return 'not verified (migration.verify.enabled: false)';
   if (v.state === 'not-verified-skipped') return 'not verified (in migration.verify.skip)';
@@ -232,7 +281,9 @@ export function describeVerification(v: GuestVerification | Pick<GuestVerificati
 }
 
 /** The verdict and its two figures, without the checks (what a wave keeps per VM). */
-export function verificationSummary(v: GuestVerification): Pick<GuestVerification, 'state' | 'bootToAgentSeconds' | 'downtimeSeconds'> {
+export function verificationSummary(
+  v: GuestVerification,
+): Pick<GuestVerification, 'state' | 'bootToAgentSeconds' | 'downtimeSeconds'> {
   return {
     state: v.state,
     ...(v.bootToAgentSeconds !== undefined ? { bootToAgentSeconds: v.bootToAgentSeconds } : {}),

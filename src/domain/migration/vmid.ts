@@ -14,7 +14,11 @@ export function vmidFromMoid(moid: string, vmidBase: number): VmidResult {
   if (!match) {
     return {
       ok: false,
-      refusal: refusal('vmid-invalid', moid, `moid "${moid}" is not of the form vm-<number>; no VMID can be derived from it`),
+      refusal: refusal(
+        'vmid-invalid',
+        moid,
+        `moid "${moid}" is not of the form vm-<number>; no VMID can be derived from it`,
+      ),
     };
   }
   const vmid = vmidBase + Number(match[1]);
@@ -55,7 +59,11 @@ export function vmidOccupancy(
 }
 
 /** What the Temporal UI shows for a VM's migration workflow: `mig-web01 → VM 20074 on pve1`. */
-export function vmWorkflowSummary(name: string, moid: string, settings: { node: string; rules: { vmidBase: number } }): string {
+export function vmWorkflowSummary(
+  name: string,
+  moid: string,
+  settings: { node: string; rules: { vmidBase: number } },
+): string {
   const vmid = vmidFromMoid(moid, settings.rules.vmidBase);
   return `${name} → ${vmid.ok ? `VM ${vmid.vmid}` : 'no VMID'} on ${settings.node}`;
 }

@@ -76,7 +76,8 @@ export function planVnets(
   for (const o of options.overrides) {
     const p = sdnIdProblem(o.vnet);
     if (p) problems.push(`override for "${o.network}": VNet id ${p}`);
-    if (o.tag !== undefined && !validTag(o.tag)) problems.push(`override for "${o.network}": tag ${o.tag} is not a VLAN id 1–4094`);
+    if (o.tag !== undefined && !validTag(o.tag))
+      problems.push(`override for "${o.network}": tag ${o.tag} is not a VLAN id 1–4094`);
   }
 
   const vnets = new Map<string, PlannedVnet>();
@@ -87,7 +88,8 @@ export function planVnets(
   const addVnet = (id: string, tag: number | undefined, source: string, create: boolean) => {
     const existing = vnets.get(id);
     if (existing) {
-      if (existing.tag !== tag) problems.push(`VNet ${id} is wanted with tag ${existing.tag ?? '(existing)'} and ${tag ?? '(existing)'}`);
+      if (existing.tag !== tag)
+        problems.push(`VNet ${id} is wanted with tag ${existing.tag ?? '(existing)'} and ${tag ?? '(existing)'}`);
       if (!existing.sources.includes(source)) existing.sources.push(source);
       return;
     }
@@ -133,7 +135,10 @@ export function planVnets(
         untranslated.push({ network: pg.name, reason: 'untagged portgroup: map it with an override to a VNet' });
         break;
       case 'uplink':
-        untranslated.push({ network: pg.name, reason: 'uplink portgroup of the distributed switch; VM NICs do not belong on it' });
+        untranslated.push({
+          network: pg.name,
+          reason: 'uplink portgroup of the distributed switch; VM NICs do not belong on it',
+        });
         break;
     }
   }
@@ -145,7 +150,8 @@ export function planVnets(
     } else {
       untranslated.push({
         network: name,
-        reason: 'standard-switch network: ferry translates distributed portgroups only; move the NIC to a distributed portgroup or map it with an override',
+        reason:
+          'standard-switch network: ferry translates distributed portgroups only; move the NIC to a distributed portgroup or map it with an override',
       });
     }
   }

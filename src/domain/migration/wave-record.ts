@@ -24,7 +24,22 @@ export interface WaveVmTable {
 }
 
 const TABLE_FORMAT = 'wave-vms/1';
-const COLUMNS = ['moid', 'name', 'workflowId', 'state', 'stage', 'outcome', 'vmid', 'startedAt', 'finishedAt', 'bytes', 'placement', 'verification', 'error', 'more'] as const;
+const COLUMNS = [
+  'moid',
+  'name',
+  'workflowId',
+  'state',
+  'stage',
+  'outcome',
+  'vmid',
+  'startedAt',
+  'finishedAt',
+  'bytes',
+  'placement',
+  'verification',
+  'error',
+  'more',
+] as const;
 
 type Cell = string | number | null;
 /** A verification: its state alone, or with its two figures (boot-to-agent, downtime seconds). */
@@ -55,7 +70,14 @@ export function unpackWaveStatus(status: PackedWaveStatus | WaveStatus): WaveSta
 
 export function packWaveVms(vms: readonly WaveVm[]): WaveVmTable {
   const workflowIdPrefix = commonPrefix(vms);
-  const table: WaveVmTable = { format: TABLE_FORMAT, columns: COLUMNS, workflowIdPrefix, epoch: earliest(vms), placements: [], rows: [] };
+  const table: WaveVmTable = {
+    format: TABLE_FORMAT,
+    columns: COLUMNS,
+    workflowIdPrefix,
+    epoch: earliest(vms),
+    placements: [],
+    rows: [],
+  };
   const placementIndex = new Map<string, number>();
   const indexOf = (placement: VmPlacement) => {
     const key = JSON.stringify(placement);
@@ -67,14 +89,17 @@ export function packWaveVms(vms: readonly WaveVm[]): WaveVmTable {
 }
 
 export function unpackWaveVms(table: WaveVmTable): WaveVm[] {
-  if (table.format !== TABLE_FORMAT) throw new Error(`wave VM table: unknown format ${String(table.format)} (expected ${TABLE_FORMAT})`);
+  if (table.format !== TABLE_FORMAT)
+    throw new Error(`wave VM table: unknown format ${String(table.format)} (expected ${TABLE_FORMAT})`);
   return table.rows.map((row) => unpackRow(row, table));
 }
 
 /** The earliest time in the VMs (0 when none has one): the rows' times count from it. */
 function earliest(vms: readonly WaveVm[]): number {
   let min: number | undefined;
-  for (const vm of vms) for (const t of [vm.startedAt, vm.finishedAt, vm.stageAt]) if (t !== undefined && (min === undefined || t < min)) min = t;
+  for (const vm of vms)
+    for (const t of [vm.startedAt, vm.finishedAt, vm.stageAt])
+      if (t !== undefined && (min === undefined || t < min)) min = t;
   return min ?? 0;
 }
 
@@ -153,7 +178,11 @@ function verificationCell(v: VerificationSummary): VerificationCell {
 function verificationOf(cell: VerificationCell): VerificationSummary {
   if (typeof cell === 'string') return { state: cell as VerificationSummary['state'] };
   const [state, boot, downtime] = cell;
-  return { state: state as VerificationSummary['state'], ...(boot !== null ? { bootToAgentSeconds: boot } : {}), ...(downtime !== null ? { downtimeSeconds: downtime } : {}) };
+  return {
+    state: state as VerificationSummary['state'],
+    ...(boot !== null ? { bootToAgentSeconds: boot } : {}),
+    ...(downtime !== null ? { downtimeSeconds: downtime } : {}),
+  };
 }
 
 /** The first line of a failure, at most WAVE_ROW_ERROR_CHARS long. */

@@ -17,7 +17,10 @@ export interface CopyTotals {
 }
 
 /** `totals` with the copies that took time added (one found already there moved nothing). */
-export function addCopies(totals: CopyTotals | undefined, copies: ReadonlyArray<{ bytes: number; seconds: number }>): CopyTotals {
+export function addCopies(
+  totals: CopyTotals | undefined,
+  copies: ReadonlyArray<{ bytes: number; seconds: number }>,
+): CopyTotals {
   const sum = { bytes: totals?.bytes ?? 0, seconds: totals?.seconds ?? 0 };
   for (const c of copies) {
     if (!(c.seconds > 0) || !(c.bytes > 0)) continue;
@@ -118,7 +121,15 @@ export interface WaveStatus {
 
 /** A wave's status before discovery. */
 export function newWaveStatus(waveId: string): WaveStatus {
-  return { waveId, stage: 'discover', vms: [], refused: [], approvals: [], ignored: [], counts: { pending: 0, running: 0, finished: 0 } };
+  return {
+    waveId,
+    stage: 'discover',
+    vms: [],
+    refused: [],
+    approvals: [],
+    ignored: [],
+    counts: { pending: 0, running: 0, finished: 0 },
+  };
 }
 
 export function waveCounts(vms: readonly WaveVm[]): Record<WaveVmState, number> {
@@ -153,7 +164,12 @@ const NAMES_SHOWN = 3;
  * The VMs a wave selects, in words for the Temporal UI (`VMs in /DC0/vm/apps tagged ferry/wave1`).
  * The selection's filters all apply together.
  */
-export function selectionSummary(selection: { names?: readonly string[]; folder?: string; cluster?: string; tag?: string }): string {
+export function selectionSummary(selection: {
+  names?: readonly string[];
+  folder?: string;
+  cluster?: string;
+  tag?: string;
+}): string {
   const parts = ['VMs'];
   const { names } = selection;
   if (names) {

@@ -33,7 +33,11 @@ export function memoryRefusal(
   };
 }
 
-export function cpuRefusal(subject: string, node: Pick<PlacementNode, 'name' | 'cpus'>, cpus: number): PlacementRefusal | undefined {
+export function cpuRefusal(
+  subject: string,
+  node: Pick<PlacementNode, 'name' | 'cpus'>,
+  cpus: number,
+): PlacementRefusal | undefined {
   if (cpus <= node.cpus) return undefined;
   const resource = `CPUs on ${node.name}`;
   return {

@@ -31,12 +31,18 @@ export const STAGES_BEFORE_SHELL: readonly string[] = ['validate', 'networks'];
  * Why a `ferry place` cannot be taken now, before any capacity is read, or undefined. A VM can move
  * while it waits before its cutover: before its shell exists, or at the approval gate (not yet decided).
  */
-export function placeStageProblem(stage: string, state: { decided: boolean; moving: boolean; known: boolean }): string | undefined {
+export function placeStageProblem(
+  stage: string,
+  state: { decided: boolean; moving: boolean; known: boolean },
+): string | undefined {
   if (state.moving) return 'another placement move of this VM is under way; try again once it is done';
-  if (STAGES_BEFORE_SHELL.includes(stage)) return state.known ? undefined : 'the VM is not read from vCenter yet; try again in a moment';
-  if (stage === 'awaiting-approval') return state.decided ? 'the cutover is already decided (approved or rejected); its placement is fixed' : undefined;
+  if (STAGES_BEFORE_SHELL.includes(stage))
+    return state.known ? undefined : 'the VM is not read from vCenter yet; try again in a moment';
+  if (stage === 'awaiting-approval')
+    return state.decided ? 'the cutover is already decided (approved or rejected); its placement is fixed' : undefined;
   if (stage === 'shell') return 'the shell is being built right now; place the VM once it waits for approval';
-  if (stage === 'relocate') return 'its disks are moving onto the migration datastore (storage vMotion); place the VM once it waits for approval';
+  if (stage === 'relocate')
+    return 'its disks are moving onto the migration datastore (storage vMotion); place the VM once it waits for approval';
   return `the VM no longer waits before its cutover (stage ${stage}); its placement is fixed`;
 }
 
@@ -71,12 +77,17 @@ export function checkMove(input: MoveCheckInput): MoveCheck {
   if (!node) return refuse(`${request.node} is not a node of the cluster (nodes: ${names.join(', ')})`, request.node);
   if (!node.online) return refuse(`${request.node} is offline`, request.node);
   if (input.allowedNodes && !input.allowedNodes.includes(request.node)) {
-    return refuse(`${request.node} is not in migration.nodes (${[...input.allowedNodes].sort(compareCodeUnits).join(', ')})`, request.node);
+    return refuse(
+      `${request.node} is not in migration.nodes (${[...input.allowedNodes].sort(compareCodeUnits).join(', ')})`,
+      request.node,
+    );
   }
   const disks = from.disks.map((d) => ({ label: d.label, storage: request.storage ?? d.storage }));
   const to: VmPlacement = { node: request.node, disks };
   if (to.node === from.node && disks.every((d, i) => d.storage === from.disks[i]?.storage)) {
-    return refuse(`${vm.name} is already on ${from.node}${request.storage ? ` with every disk on ${request.storage}` : ''}`);
+    return refuse(
+      `${vm.name} is already on ${from.node}${request.storage ? ` with every disk on ${request.storage}` : ''}`,
+    );
   }
   const checked = recheckAtCutover({
     vm,
@@ -84,7 +95,13 @@ export function checkMove(input: MoveCheckInput): MoveCheck {
       node: to.node,
       disks: disks.map((d) => {
         const capacityBytes = vm.disks.find((v) => v.label === d.label)?.capacityBytes ?? 0;
-        return { label: d.label, datastore: '', capacityBytes, storage: d.storage, storageBy: request.storage ? 'ferry place --storage' : 'placement' };
+        return {
+          label: d.label,
+          datastore: '',
+          capacityBytes,
+          storage: d.storage,
+          storageBy: request.storage ? 'ferry place --storage' : 'placement',
+        };
       }),
     },
     nodes: input.nodes,
@@ -94,5 +111,15 @@ export function checkMove(input: MoveCheckInput): MoveCheck {
   });
   if (!checked.ok) return checked;
   const ratio = input.maxMemoryCommit ?? DEFAULT_MAX_MEMORY_COMMIT;
-  return { ok: true, to: { ...to, memory: { committedAfterBytes: node.committedBytes + vm.memoryBytes, limitBytes: memoryLimit(node, ratio), memoryBytes: node.memoryBytes } } };
+  return {
+    ok: true,
+    to: {
+      ...to,
+      memory: {
+        committedAfterBytes: node.committedBytes + vm.memoryBytes,
+        limitBytes: memoryLimit(node, ratio),
+        memoryBytes: node.memoryBytes,
+      },
+    },
+  };
 }

@@ -1,5 +1,13 @@
 import { compareCodeUnits } from '../order';
-import { cpuRefusal, memoryLimit, memoryRefusal, roomKey, storageAvail, storageKindRefusal, storageRefusal } from './capacity';
+import {
+  cpuRefusal,
+  memoryLimit,
+  memoryRefusal,
+  roomKey,
+  storageAvail,
+  storageKindRefusal,
+  storageRefusal,
+} from './capacity';
 import { describeMatch, globMatches, vmMatches } from './match';
 import { formatBytes, needsAndFree } from './units';
 import type {
@@ -35,7 +43,10 @@ export function storageFor(
   );
   const entry = storageMap[index];
   if (!entry) return { storage: targetStorage, by: 'targetStorage' };
-  const what = [entry.datastore !== undefined ? `datastore ${entry.datastore}` : '', entry.label !== undefined ? `label ${entry.label}` : '']
+  const what = [
+    entry.datastore !== undefined ? `datastore ${entry.datastore}` : '',
+    entry.label !== undefined ? `label ${entry.label}` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   return { storage: entry.storage, by: `storageMap ${index + 1} (${what || 'every disk'})` };
@@ -43,7 +54,9 @@ export function storageFor(
 
 /** What storage vMotion copies onto the migration datastore for this VM: every disk not there yet. */
 export function migrationDatastoreNeed(vm: Pick<PlacementVm, 'disks'>, datastore: string): number {
-  return vm.disks.filter((d) => d.datastore !== datastore).reduce((sum, d) => sum + (d.usedBytes ?? d.capacityBytes), 0);
+  return vm.disks
+    .filter((d) => d.datastore !== datastore)
+    .reduce((sum, d) => sum + (d.usedBytes ?? d.capacityBytes), 0);
 }
 
 /** The VMs' order of placement: pinned first, then the most memory, the most disk, then name and moid. */
@@ -116,7 +129,9 @@ export function placeWave(input: PlacementInput): Placement {
 
   const nodes = [...input.nodes].sort((a, b) => compareCodeUnits(a.name, b.name));
   const nodeByName = new Map(nodes.map((n) => [n.name, n]));
-  const storageByName = new Map([...input.storages].sort((a, b) => compareCodeUnits(a.name, b.name)).map((s) => [s.name, s]));
+  const storageByName = new Map(
+    [...input.storages].sort((a, b) => compareCodeUnits(a.name, b.name)).map((s) => [s.name, s]),
+  );
 
   // The nodes the wave may use.
   const listed = settings.nodes === undefined ? undefined : [...new Set(settings.nodes)].sort(compareCodeUnits);
@@ -126,7 +141,10 @@ export function placeWave(input: PlacementInput): Placement {
     else if (!node.online) notes.push(`${name} is offline: nothing is placed there`);
   }
   const usable = nodes.filter((n) => n.online && (listed === undefined || listed.includes(n.name))).map((n) => n.name);
-  const usableText = listed === undefined ? `any online node (${usable.join(', ')})` : `any node of migration.nodes (${usable.join(', ')})`;
+  const usableText =
+    listed === undefined
+      ? `any online node (${usable.join(', ')})`
+      : `any node of migration.nodes (${usable.join(', ')})`;
 
   // Pins: the first rule that matches decides the nodes a VM may go to.
   const allowed = new Map<string, { nodes: string[]; reason: string; pinned: boolean }>();
@@ -182,7 +200,9 @@ export function placeWave(input: PlacementInput): Placement {
     const cap = reachable.size === 0 ? members.length : Math.max(1, Math.ceil(members.length / reachable.size));
     const label = groupLabel(group, index);
     if (members.length > reachable.size && reachable.size > 0) {
-      notes.push(`${label} has ${members.length} VMs for ${reachable.size} nodes: at most ${cap} per node, spread as evenly as possible`);
+      notes.push(
+        `${label} has ${members.length} VMs for ${reachable.size} nodes: at most ${cap} per node, spread as evenly as possible`,
+      );
     }
     return { index, label, members: new Set(members.map((vm) => vm.moid)), cap };
   });
@@ -197,10 +217,14 @@ export function placeWave(input: PlacementInput): Placement {
   const datastore = input.migrationDatastore;
   const headroomBytes = datastore ? Math.ceil(datastore.capacityBytes * headroom) : 0;
   const datastoreRoom = datastore ? datastore.freeBytes - headroomBytes : 0;
-  const datastoreNeed = datastore ? input.vms.reduce((sum, vm) => sum + migrationDatastoreNeed(vm, datastore.name), 0) : 0;
+  const datastoreNeed = datastore
+    ? input.vms.reduce((sum, vm) => sum + migrationDatastoreNeed(vm, datastore.name), 0)
+    : 0;
   let datastorePlaced = 0;
   const waveRefusals: PlacementRefusal[] = [];
-  const headroomText = datastore ? `${Math.round(headroom * 100)}% (${formatBytes(headroomBytes, 'up')}) kept as headroom` : '';
+  const headroomText = datastore
+    ? `${Math.round(headroom * 100)}% (${formatBytes(headroomBytes, 'up')}) kept as headroom`
+    : '';
   if (datastore && !partial && datastoreNeed > 0 && datastoreNeed > datastoreRoom) {
     const resource = `migration datastore ${datastore.name}`;
     waveRefusals.push({
@@ -226,7 +250,13 @@ export function placeWave(input: PlacementInput): Placement {
     const allow = allowed.get(vm.moid)!;
     const disks: PlacedDisk[] = vm.disks.map((disk) => {
       const target = storageFor(disk, storageMap, settings.targetStorage);
-      return { label: disk.label, datastore: disk.datastore, storage: target.storage, capacityBytes: disk.capacityBytes, storageBy: target.by };
+      return {
+        label: disk.label,
+        datastore: disk.datastore,
+        storage: target.storage,
+        capacityBytes: disk.capacityBytes,
+        storageBy: target.by,
+      };
     });
     const needs = storageNeeds(disks);
 
@@ -247,7 +277,14 @@ export function placeWave(input: PlacementInput): Placement {
       const found: PlacementRefusal[] = [];
       const cpu = cpuRefusal(vm.name, node, vm.cpus);
       if (cpu) found.push(cpu);
-      const memory = memoryRefusal(vm.name, node, ratio, committed.get(name)!, vm.memoryBytes, memoryByWave.get(name) ?? 0);
+      const memory = memoryRefusal(
+        vm.name,
+        node,
+        ratio,
+        committed.get(name)!,
+        vm.memoryBytes,
+        memoryByWave.get(name) ?? 0,
+      );
       if (memory) found.push(memory);
       for (const group of vmGroups) {
         const there = groupCount.get(countKey(group, name)) ?? 0;
@@ -264,7 +301,14 @@ export function placeWave(input: PlacementInput): Placement {
       }
       for (const need of needs) {
         const storage = storageByName.get(need.storage)!;
-        const refusal = storageRefusal(vm.name, storage, name, need.bytes, taken.get(roomKey(storage, name)) ?? 0, need.labels);
+        const refusal = storageRefusal(
+          vm.name,
+          storage,
+          name,
+          need.bytes,
+          taken.get(roomKey(storage, name)) ?? 0,
+          need.labels,
+        );
         if (refusal) found.push(refusal);
       }
       problems.set(name, found);
@@ -296,7 +340,9 @@ export function placeWave(input: PlacementInput): Placement {
     const spread = (name: string) => vmGroups.reduce((sum, g) => sum + (groupCount.get(countKey(g, name)) ?? 0), 0);
     const load = (name: string) => {
       const node = nodeByName.get(name)!;
-      return node.memoryBytes > 0 ? (committed.get(name)! + vm.memoryBytes) / node.memoryBytes : Number.POSITIVE_INFINITY;
+      return node.memoryBytes > 0
+        ? (committed.get(name)! + vm.memoryBytes) / node.memoryBytes
+        : Number.POSITIVE_INFINITY;
     };
     const chosen = [...fits].sort((a, b) => spread(a) - spread(b) || load(a) - load(b) || compareCodeUnits(a, b))[0]!;
     const node = nodeByName.get(chosen)!;
@@ -304,7 +350,9 @@ export function placeWave(input: PlacementInput): Placement {
     const reasons = [allow.reason];
     for (const group of vmGroups) {
       const there = (groupCount.get(countKey(group, chosen)) ?? 0) + 1;
-      reasons.push(`${group.label}: the ${ordinal(there)} of its ${group.members.size} VMs on ${chosen} (at most ${group.cap} per node)`);
+      reasons.push(
+        `${group.label}: the ${ordinal(there)} of its ${group.members.size} VMs on ${chosen} (at most ${group.cap} per node)`,
+      );
     }
     const after = committed.get(chosen)! + vm.memoryBytes;
     const limit = memoryLimit(node, ratio);
@@ -319,7 +367,8 @@ export function placeWave(input: PlacementInput): Placement {
 
     committed.set(chosen, after);
     memoryByWave.set(chosen, (memoryByWave.get(chosen) ?? 0) + vm.memoryBytes);
-    for (const group of vmGroups) groupCount.set(countKey(group, chosen), (groupCount.get(countKey(group, chosen)) ?? 0) + 1);
+    for (const group of vmGroups)
+      groupCount.set(countKey(group, chosen), (groupCount.get(countKey(group, chosen)) ?? 0) + 1);
     for (const need of needs) {
       const key = roomKey(storageByName.get(need.storage)!, chosen);
       taken.set(key, (taken.get(key) ?? 0) + need.bytes);
@@ -368,7 +417,15 @@ export function placeWave(input: PlacementInput): Placement {
       headroomBytes,
       roomBytes: datastoreRoom,
       needBytes: datastoreNeed,
-      placedBytes: kept.reduce((sum, p) => sum + migrationDatastoreNeed(input.vms.find((vm) => vm.moid === p.moid)!, datastore.name), 0),
+      placedBytes: kept.reduce(
+        (sum, p) =>
+          sum +
+          migrationDatastoreNeed(
+            input.vms.find((vm) => vm.moid === p.moid)!,
+            datastore.name,
+          ),
+        0,
+      ),
     },
     notes,
   };
@@ -389,7 +446,12 @@ function byName(a: { name: string; moid: string }, b: { name: string; moid: stri
   return compareCodeUnits(a.name, b.name) || compareCodeUnits(a.moid, b.moid);
 }
 
-function nodeTotals(nodes: readonly PlacementNode[], placed: readonly PlacedVm[], ratio: number, usable: readonly string[]): NodeTotals[] {
+function nodeTotals(
+  nodes: readonly PlacementNode[],
+  placed: readonly PlacedVm[],
+  ratio: number,
+  usable: readonly string[],
+): NodeTotals[] {
   return nodes.map((node) => {
     const here = placed.filter((p) => p.node === node.name);
     return {
@@ -408,7 +470,9 @@ function nodeTotals(nodes: readonly PlacementNode[], placed: readonly PlacedVm[]
 function storageTotals(storages: readonly PlacementStorage[], placed: readonly PlacedVm[]): StorageTotals[] {
   const rows: StorageTotals[] = [];
   for (const storage of storages) {
-    const entries = storage.shared ? storage.nodes.slice(0, 1) : [...storage.nodes].sort((a, b) => compareCodeUnits(a.node, b.node));
+    const entries = storage.shared
+      ? storage.nodes.slice(0, 1)
+      : [...storage.nodes].sort((a, b) => compareCodeUnits(a.node, b.node));
     for (const entry of entries) {
       const availBeforeBytes = storageAvail(storage, entry.node)!;
       const placedBytes = placed

@@ -45,21 +45,40 @@ export function placeProvisioning(input: ProvisionPlacementInput): Placement {
     // A disk's "datastore" is the storage it names: the storage map below sends it there.
     disks: vm.disks.map((d) => ({ label: d.slot, datastore: d.storage, capacityBytes: d.sizeBytes })),
   }));
-  const rules: PlacementRule[] = input.vms.filter((vm) => vm.node !== undefined).map((vm) => ({ match: { name: vm.key }, nodes: [vm.node!] }));
+  const rules: PlacementRule[] = input.vms
+    .filter((vm) => vm.node !== undefined)
+    .map((vm) => ({ match: { name: vm.key }, nodes: [vm.node!] }));
   const storages = [...new Set(input.vms.flatMap((vm) => vm.disks.map((d) => d.storage)))].sort();
-  const storageMap: StorageMapEntry[] = storages.filter((s) => !GLOB.test(s)).map((s) => ({ datastore: s, storage: s }));
+  const storageMap: StorageMapEntry[] = storages
+    .filter((s) => !GLOB.test(s))
+    .map((s) => ({ datastore: s, storage: s }));
   const placement = placeWave({
     nodes: input.nodes,
     storages: input.storages,
     vms,
-    settings: { rules, storageMap, targetStorage: storages[0] ?? 'local-lvm', partial: true, ...(input.maxMemoryCommit !== undefined ? { maxMemoryCommit: input.maxMemoryCommit } : {}) },
+    settings: {
+      rules,
+      storageMap,
+      targetStorage: storages[0] ?? 'local-lvm',
+      partial: true,
+      ...(input.maxMemoryCommit !== undefined ? { maxMemoryCommit: input.maxMemoryCommit } : {}),
+    },
   });
   const names = new Map(input.vms.map((vm) => [vm.key, vm.name]));
   const named = <T extends { moid: string; name: string }>(x: T): T => ({ ...x, name: names.get(x.moid) ?? x.name });
   const refused = placement.refused.map((r) => ({
     ...named(r),
     // Placement names the VM by its key in refusals; a person knows it by the record's name.
-    refusals: r.refusals.map((x) => ({ ...x, subject: x.subject === r.moid ? (names.get(r.moid) ?? r.moid) : x.subject, reason: x.reason.split(r.moid).join(names.get(r.moid) ?? r.moid) })),
+    refusals: r.refusals.map((x) => ({
+      ...x,
+      subject: x.subject === r.moid ? (names.get(r.moid) ?? r.moid) : x.subject,
+      reason: x.reason.split(r.moid).join(names.get(r.moid) ?? r.moid),
+    })),
   }));
-  return { ...placement, placed: placement.placed.map(named), refused, nodes: placement.nodes.map((n) => ({ ...n, vms: n.vms.map((k) => names.get(k) ?? k) })) };
+  return {
+    ...placement,
+    placed: placement.placed.map(named),
+    refused,
+    nodes: placement.nodes.map((n) => ({ ...n, vms: n.vms.map((k) => names.get(k) ?? k) })),
+  };
 }

@@ -74,7 +74,15 @@ export function recheckAtCutover(input: CutoverRecheckInput): CutoverRecheck {
       .filter((r) => r.storage === name && roomKey(storage, r.node ?? node.name) === key)
       .reduce((sum, r) => sum + r.bytes, 0);
     const refusal = storageRefusal(vm.name, storage, node.name, need.bytes, reserved, need.labels, 0);
-    if (refusal) refusals.push(reserved > 0 ? { ...refusal, reason: `${refusal.reason}, with imports under way still to write ${formatBytes(reserved, 'up')}` } : refusal);
+    if (refusal)
+      refusals.push(
+        reserved > 0
+          ? {
+              ...refusal,
+              reason: `${refusal.reason}, with imports under way still to write ${formatBytes(reserved, 'up')}`,
+            }
+          : refusal,
+      );
   }
   return refusals.length === 0 ? { ok: true } : { ok: false, refusals };
 }

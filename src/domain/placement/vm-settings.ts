@@ -25,11 +25,17 @@ export function placedVmSettings(settings: MigrationSettings, placement: VmPlace
 }
 
 /** The storage one disk (by its VMware label) is imported onto. */
-export function diskStorage(settings: Pick<MigrationSettings, 'targetStorage' | 'diskStorages'>, label: string): string {
+export function diskStorage(
+  settings: Pick<MigrationSettings, 'targetStorage' | 'diskStorages'>,
+  label: string,
+): string {
   return settings.diskStorages?.[label] ?? settings.targetStorage;
 }
 
 /** Where a VM's workflow places it, from its settings: its node, each disk (by label) on its storage. */
-export function placementOfSettings(settings: Pick<MigrationSettings, 'node' | 'targetStorage' | 'diskStorages'>, labels: readonly string[]): VmPlacement {
+export function placementOfSettings(
+  settings: Pick<MigrationSettings, 'node' | 'targetStorage' | 'diskStorages'>,
+  labels: readonly string[],
+): VmPlacement {
   return { node: settings.node, disks: labels.map((label) => ({ label, storage: diskStorage(settings, label) })) };
 }

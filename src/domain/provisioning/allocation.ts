@@ -63,7 +63,10 @@ export function allocate(
     const earlier = answered.get(request.key);
     if (earlier) return { vmid: earlier.vmid };
     const vmid = lowestFree(request.range, taken);
-    if (vmid === undefined) return { error: `no free VMID in ${request.range.min}–${request.range.max} (provisioning.vmidRange); widen the range or free VMIDs` };
+    if (vmid === undefined)
+      return {
+        error: `no free VMID in ${request.range.min}–${request.range.max} (provisioning.vmidRange); widen the range or free VMIDs`,
+      };
     taken.add(vmid);
     const reservation = { key: request.key, name: request.name, vmid, at: now };
     answered.set(request.key, reservation);

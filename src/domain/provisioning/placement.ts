@@ -43,14 +43,22 @@ export function placeSpecs(room: ProvisionRoom, specs: readonly ProvisionSpec[])
   const unnamed = specs.some((s) => s.node === undefined);
   // One batch with both kinds: memory is checked for all (the unnamed ones must not be crowded out).
   const maxMemoryCommit = named && !unnamed ? NAMED_NODE_MEMORY_COMMIT : undefined;
-  return placeProvisioning({ ...room, vms: specs.map(placementVmOf), ...(maxMemoryCommit !== undefined ? { maxMemoryCommit } : {}) });
+  return placeProvisioning({
+    ...room,
+    vms: specs.map(placementVmOf),
+    ...(maxMemoryCommit !== undefined ? { maxMemoryCommit } : {}),
+  });
 }
 
 /** The spec's outcome in a placement: its node, or why it was refused (with the numbers). */
 export type SpecPlacement = { ok: true; node: string } | { ok: false; reason: string };
 
 /** Refusals the preflight stage makes too, listing them with every other problem of the node. */
-const PREFLIGHT_CODES: ReadonlySet<PlacementRefusalCode> = new Set(['placement-storage-unknown', 'placement-storage-content', 'placement-storage-unreachable']);
+const PREFLIGHT_CODES: ReadonlySet<PlacementRefusalCode> = new Set([
+  'placement-storage-unknown',
+  'placement-storage-content',
+  'placement-storage-unreachable',
+]);
 
 /**
  * The spec's outcome in a placement. A named node whose only refusals are missing or unfit storages
@@ -61,7 +69,8 @@ export function specPlacement(placement: Placement, spec: ProvisionSpec): SpecPl
   const placed = placement.placed.find((p) => p.moid === key);
   if (placed) return { ok: true, node: placed.node };
   const refused = placement.refused.find((r) => r.moid === key);
-  if (spec.node !== undefined && refused && refused.refusals.every((r) => PREFLIGHT_CODES.has(r.code))) return { ok: true, node: spec.node };
+  if (spec.node !== undefined && refused && refused.refusals.every((r) => PREFLIGHT_CODES.has(r.code)))
+    return { ok: true, node: spec.node };
   const reasons = refused?.refusals.map((r) => r.reason) ?? placement.waveRefusals.map((r) => r.reason);
   return { ok: false, reason: reasons.length > 0 ? reasons.join('; ') : `${spec.name} was not placed` };
 }

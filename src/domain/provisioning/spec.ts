@@ -65,10 +65,16 @@ const diskSchema = z
     storage: storageId,
     sizeGiB: z.number().int('a whole number of GiB').min(1, 'at least 1 GiB').max(131_072, 'at most 128 TiB'),
     /** An image the disk is made from (`import-from`, only when the slot is empty): a volume such as local:import/debian.qcow2. */
-    importFrom: z.string().regex(/^[A-Za-z][A-Za-z0-9._-]*:\S+$/, 'a volume id such as local:import/debian.qcow2').optional(),
+    importFrom: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9._-]*:\S+$/, 'a volume id such as local:import/debian.qcow2')
+      .optional(),
     options: z
       .record(z.string(), z.union([z.string().min(1), z.number(), z.boolean()]))
-      .refine((o) => !isObject(o) || Object.keys(o).every((k) => DISK_OPTION_KEYS.includes(k)), { message: `only ${DISK_OPTION_KEYS.join(', ')}`, ...ALWAYS })
+      .refine((o) => !isObject(o) || Object.keys(o).every((k) => DISK_OPTION_KEYS.includes(k)), {
+        message: `only ${DISK_OPTION_KEYS.join(', ')}`,
+        ...ALWAYS,
+      })
       .default({}),
   })
   .strict();
@@ -88,17 +94,27 @@ const nicSchema = z
 
 export const provisionSpecSchema = z
   .object({
-    name: z.string().regex(PVE_NAME, 'a DNS label: letters, digits and dashes, at most 63, not starting or ending with a dash'),
+    name: z
+      .string()
+      .regex(PVE_NAME, 'a DNS label: letters, digits and dashes, at most 63, not starting or ending with a dash'),
     /** The NetBox VM this is (interface, address and status are kept there); none: Proxmox and DNS only. */
     netboxId: z.number().int().positive().optional(),
     /** Absent: allocated by ferry's single VMID allocator (and written to NetBox first). */
-    vmid: z.number().int().min(PVE_VMID_MIN, `at least ${PVE_VMID_MIN}`).max(PVE_VMID_MAX, `at most ${PVE_VMID_MAX}`).optional(),
+    vmid: z
+      .number()
+      .int()
+      .min(PVE_VMID_MIN, `at least ${PVE_VMID_MIN}`)
+      .max(PVE_VMID_MAX, `at most ${PVE_VMID_MAX}`)
+      .optional(),
     /** Absent: placed over every online node where there is room (src/domain/placement/provision.ts). */
     node: z.string().regex(PVE_NAME, 'a Proxmox node name').optional(),
     cores: z.number().int('a whole number').min(1, 'at least 1').max(512, 'at most 512'),
     sockets: z.number().int('a whole number').min(1, 'at least 1').max(16, 'at most 16').default(1),
     memoryMiB: z.number().int('a whole number of MiB').min(16, 'at least 16 MiB').max(4_194_304, 'at most 4 TiB'),
-    ostype: z.string().regex(/^[a-z0-9]+$/, 'a Proxmox ostype such as l26 or win11').default('l26'),
+    ostype: z
+      .string()
+      .regex(/^[a-z0-9]+$/, 'a Proxmox ostype such as l26 or win11')
+      .default('l26'),
     /** EFI vars disk storage; default: the first disk's. */
     efiStorage: storageId.optional(),
     /** Installer ISO, attached as ide2 (`local:iso/debian-13-netinst.iso`). */
@@ -107,7 +123,10 @@ export const provisionSpecSchema = z
     nics: z.array(nicSchema).default([]),
     extras: z
       .record(z.string(), z.string().min(1))
-      .refine((e) => !isObject(e) || Object.keys(e).every((k) => EXTRA_OPTION_KEYS.includes(k)), { message: `only ${EXTRA_OPTION_KEYS.join(', ')}`, ...ALWAYS })
+      .refine((e) => !isObject(e) || Object.keys(e).every((k) => EXTRA_OPTION_KEYS.includes(k)), {
+        message: `only ${EXTRA_OPTION_KEYS.join(', ')}`,
+        ...ALWAYS,
+      })
       .default({}),
     tags: z.array(z.string().regex(PVE_TAG, 'a Proxmox tag: letters, digits, - _ + .')).default([]),
     /** NetBox prefix the first NIC's address is allocated from. */
@@ -128,18 +147,42 @@ export const provisionSpecSchema = z
     if (!isObject(given)) return; // not a mapping at all: its type error says so
     const spec = given as Partial<Record<keyof typeof given, unknown>>;
     const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-    const slotsOf = (v: unknown) => list(v).flatMap((item) => (isObject(item) && typeof item.slot === 'string' ? [item.slot] : []));
+    const slotsOf = (v: unknown) =>
+      list(v).flatMap((item) => (isObject(item) && typeof item.slot === 'string' ? [item.slot] : []));
     const dup = (slots: string[]) => slots.filter((s, i) => slots.indexOf(s) !== i);
-    for (const slot of new Set(dup(slotsOf(spec.disks)))) ctx.addIssue({ code: 'custom', path: ['disks'], message: `slot ${slot} is used twice` });
-    for (const slot of new Set(dup(slotsOf(spec.nics)))) ctx.addIssue({ code: 'custom', path: ['nics'], message: `slot ${slot} is used twice` });
+    for (const slot of new Set(dup(slotsOf(spec.disks))))
+      ctx.addIssue({ code: 'custom', path: ['disks'], message: `slot ${slot} is used twice` });
+    for (const slot of new Set(dup(slotsOf(spec.nics))))
+      ctx.addIssue({ code: 'custom', path: ['nics'], message: `slot ${slot} is used twice` });
     if (!spec.efiStorage && list(spec.disks).length === 0 && (spec.disks === undefined || Array.isArray(spec.disks))) {
-      ctx.addIssue({ code: 'custom', path: ['efiStorage'], message: 'needed when there is no disk (the EFI vars disk goes on the first disk’s storage otherwise)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['efiStorage'],
+        message: 'needed when there is no disk (the EFI vars disk goes on the first disk’s storage otherwise)',
+      });
     }
-    if (spec.prefix && !spec.netboxId) ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'addresses are allocated in NetBox: set netboxId too' });
-    if (spec.prefix && list(spec.nics).length === 0 && (spec.nics === undefined || Array.isArray(spec.nics))) ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'an address needs a NIC: add one to nics' });
-    if (spec.cloudInit === true && slotsOf(spec.disks).includes(CLOUD_INIT_SLOT)) ctx.addIssue({ code: 'custom', path: ['cloudInit'], message: `the cloud-init drive takes ${CLOUD_INIT_SLOT}: move that disk` });
-    if (spec.cloudInit === true && !spec.prefix) ctx.addIssue({ code: 'custom', path: ['cloudInit'], message: 'the cloud-init drive carries the NetBox address: set prefix too' });
-    if (spec.dnsZone && !spec.prefix) ctx.addIssue({ code: 'custom', path: ['dnsZone'], message: 'DNS records need an address: set prefix too' });
+    if (spec.prefix && !spec.netboxId)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['prefix'],
+        message: 'addresses are allocated in NetBox: set netboxId too',
+      });
+    if (spec.prefix && list(spec.nics).length === 0 && (spec.nics === undefined || Array.isArray(spec.nics)))
+      ctx.addIssue({ code: 'custom', path: ['prefix'], message: 'an address needs a NIC: add one to nics' });
+    if (spec.cloudInit === true && slotsOf(spec.disks).includes(CLOUD_INIT_SLOT))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cloudInit'],
+        message: `the cloud-init drive takes ${CLOUD_INIT_SLOT}: move that disk`,
+      });
+    if (spec.cloudInit === true && !spec.prefix)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cloudInit'],
+        message: 'the cloud-init drive carries the NetBox address: set prefix too',
+      });
+    if (spec.dnsZone && !spec.prefix)
+      ctx.addIssue({ code: 'custom', path: ['dnsZone'], message: 'DNS records need an address: set prefix too' });
   }, ALWAYS);
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -157,13 +200,18 @@ export type SpecResult = { ok: true; spec: ProvisionSpec } | { ok: false; proble
 export function validateSpec(input: unknown, where = 'spec', rename: (path: string) => string = (p) => p): SpecResult {
   const parsed = provisionSpecSchema.safeParse(input);
   if (parsed.success) return { ok: true, spec: parsed.data };
-  return { ok: false, problems: parsed.error.issues.map((issue) => `${where}: ${describeIssue(issue, input, rename)}`) };
+  return {
+    ok: false,
+    problems: parsed.error.issues.map((issue) => `${where}: ${describeIssue(issue, input, rename)}`),
+  };
 }
 
 function describeIssue(issue: z.core.$ZodIssue, input: unknown, rename: (path: string) => string): string {
   const path = rename(issue.path.map(String).join('.')) || '(top level)';
-  if (issue.code === 'unrecognized_keys') return `${path}: unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  if (issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(input, issue.path) === undefined) return `${path}: missing`;
+  if (issue.code === 'unrecognized_keys')
+    return `${path}: unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(input, issue.path) === undefined)
+    return `${path}: missing`;
   return `${path}: ${issue.message}`;
 }
 
@@ -269,9 +317,24 @@ export function specFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): 
     ...(defaults.efiStorage ? { efiStorage: defaults.efiStorage } : {}),
     ...(f.iso ? { iso: f.iso } : {}),
     disks: record.diskMB
-      ? [{ slot: 'scsi0', storage, sizeGiB: Math.ceil(record.diskMB / 1024), ...(f.image ? { importFrom: f.image } : {}), options: { iothread: 1, discard: 'on' } }]
+      ? [
+          {
+            slot: 'scsi0',
+            storage,
+            sizeGiB: Math.ceil(record.diskMB / 1024),
+            ...(f.image ? { importFrom: f.image } : {}),
+            options: { iothread: 1, discard: 'on' },
+          },
+        ]
       : [],
-    nics: [{ slot: 'net0', network: f.network ?? defaults.network, model: defaults.nicModel, ...(f.vlan !== undefined ? { vlan: f.vlan } : {}) }],
+    nics: [
+      {
+        slot: 'net0',
+        network: f.network ?? defaults.network,
+        model: defaults.nicModel,
+        ...(f.vlan !== undefined ? { vlan: f.vlan } : {}),
+      },
+    ],
     extras: defaults.extras,
     tags: [...new Set([...defaults.tags, ...record.tags])],
     ...(defaults.prefix ? { prefix: defaults.prefix } : {}),

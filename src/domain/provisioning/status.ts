@@ -75,7 +75,14 @@ export interface ProvisionStatus {
 export type ProvisionResult = ProvisionStatus & { outcome: 'provisioned' };
 
 export function newProvisionStatus(netboxId?: number): ProvisionStatus {
-  return { kind: 'provision', ...(netboxId !== undefined ? { netboxId } : {}), stage: 'resolve', steps: [], waits: [], macs: {} };
+  return {
+    kind: 'provision',
+    ...(netboxId !== undefined ? { netboxId } : {}),
+    stage: 'resolve',
+    steps: [],
+    waits: [],
+    macs: {},
+  };
 }
 
 /** Whether a step wrote anything. */

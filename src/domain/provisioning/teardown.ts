@@ -93,7 +93,16 @@ export type TeardownResult = TeardownStatus & { outcome: TeardownOutcome };
 export type TeardownDecision = SignedDecision;
 
 export function newTeardownStatus(vmid: number, netboxId?: number): TeardownStatus {
-  return { kind: 'teardown', vmid, ...(netboxId !== undefined ? { netboxId } : {}), stage: 'resolve', ignored: [], steps: [], cleanups: [], waits: [] };
+  return {
+    kind: 'teardown',
+    vmid,
+    ...(netboxId !== undefined ? { netboxId } : {}),
+    stage: 'resolve',
+    ignored: [],
+    steps: [],
+    cleanups: [],
+    waits: [],
+  };
 }
 
 export function teardownWorkflowId(vmid: number): string {
@@ -104,7 +113,11 @@ export function teardownWorkflowId(vmid: number): string {
  * Why a person must approve this teardown, or undefined. Config lists the NetBox statuses that need
  * it (`active` by default): a VM in service is not removed on one command.
  */
-export function approvalReason(target: Pick<TeardownTarget, 'netboxStatus' | 'netboxId'>, approvalFor: readonly string[], requested = false): string | undefined {
+export function approvalReason(
+  target: Pick<TeardownTarget, 'netboxStatus' | 'netboxId'>,
+  approvalFor: readonly string[],
+  requested = false,
+): string | undefined {
   if (requested) return 'approval was asked for when the teardown was started';
   if (target.netboxStatus && approvalFor.includes(target.netboxStatus)) {
     return `NetBox VM ${target.netboxId} is ${target.netboxStatus}; provisioning.teardown.approvalFor needs a person to approve that`;
@@ -126,7 +139,8 @@ export function knownHostNames(target: TeardownTarget): string[] {
  */
 export function mergeTargets(live: TeardownTarget, previous: TeardownTarget | undefined): TeardownTarget {
   if (!previous || previous.vmid !== live.vmid) return live;
-  if (live.netboxId !== undefined && previous.netboxId !== undefined && live.netboxId !== previous.netboxId) return live;
+  if (live.netboxId !== undefined && previous.netboxId !== undefined && live.netboxId !== previous.netboxId)
+    return live;
   if (live.name !== undefined && previous.name !== undefined && live.name !== previous.name) return live;
   const addresses = [...live.addresses];
   for (const a of previous.addresses) if (!addresses.some((b) => b.address === a.address)) addresses.push(a);

@@ -50,13 +50,32 @@ export interface PhaseEta {
 export function waveEta(input: EtaInput): WaveEta {
   const left = (ahead: (vm: EtaVm) => boolean, inPhase: string) => {
     const vms = input.vms.filter(ahead);
-    const bytesLeft = vms.reduce((sum, vm) => sum + Math.max(0, (vm.bytes ?? 0) - (vm.stage === inPhase ? (vm.copiedBytes ?? 0) : 0)), 0);
+    const bytesLeft = vms.reduce(
+      (sum, vm) => sum + Math.max(0, (vm.bytes ?? 0) - (vm.stage === inPhase ? (vm.copiedBytes ?? 0) : 0)),
+      0,
+    );
     return { vms, bytesLeft };
   };
-  const relocate = left((vm) => vm.state === 'pending' || (vm.state === 'running' && BEFORE_RELOCATE_END.has(vm.stage ?? 'validate')), 'relocate');
-  const imports = left((vm) => vm.state === 'pending' || (vm.state === 'running' && BEFORE_IMPORT_END.has(vm.stage ?? 'validate')), 'import');
-  const relocateEta = phaseEta(relocate.bytesLeft, relocate.vms.length, input.limits.vmotion, input.relocateBytesPerSecond);
-  const importEta = phaseEta(imports.bytesLeft, imports.vms.length, input.limits.importPerStorage, input.importBytesPerSecond);
+  const relocate = left(
+    (vm) => vm.state === 'pending' || (vm.state === 'running' && BEFORE_RELOCATE_END.has(vm.stage ?? 'validate')),
+    'relocate',
+  );
+  const imports = left(
+    (vm) => vm.state === 'pending' || (vm.state === 'running' && BEFORE_IMPORT_END.has(vm.stage ?? 'validate')),
+    'import',
+  );
+  const relocateEta = phaseEta(
+    relocate.bytesLeft,
+    relocate.vms.length,
+    input.limits.vmotion,
+    input.relocateBytesPerSecond,
+  );
+  const importEta = phaseEta(
+    imports.bytesLeft,
+    imports.vms.length,
+    input.limits.importPerStorage,
+    input.importBytesPerSecond,
+  );
   const known = [relocateEta, importEta].every((p) => p.seconds !== undefined);
   return {
     seconds: known ? Math.max(relocateEta.seconds!, importEta.seconds!) : undefined,
@@ -90,7 +109,11 @@ export interface RunningCopy {
   bytesPerSecond?: number;
 }
 
-const PHASE_OF: Record<string, 'relocate' | 'import'> = { relocate: 'relocate', import: 'import', 'live-import': 'import' };
+const PHASE_OF: Record<string, 'relocate' | 'import'> = {
+  relocate: 'relocate',
+  import: 'import',
+  'live-import': 'import',
+};
 
 /**
  * The wave's ETA sharpened by the copies running now (their heartbeats): what they copied already is
@@ -115,5 +138,10 @@ export function etaWithCopies(eta: WaveEta, copies: readonly RunningCopy[]): Wav
   const relocate = phase('relocate');
   const imports = phase('import');
   const known = relocate.seconds !== undefined && imports.seconds !== undefined;
-  return { ...eta, relocate, import: imports, seconds: known ? Math.max(relocate.seconds!, imports.seconds!) : undefined };
+  return {
+    ...eta,
+    relocate,
+    import: imports,
+    seconds: known ? Math.max(relocate.seconds!, imports.seconds!) : undefined,
+  };
 }

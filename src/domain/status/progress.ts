@@ -27,7 +27,11 @@ export const activityProgressSchema = z.object({
 export type ActivityProgress = z.infer<typeof activityProgressSchema>;
 
 /** Progress from a copy's figures: the mean rate once anything was copied. */
-export function copyProgress(phase: string, elapsedMs: number, bytes?: { done: number; total: number }): ActivityProgress {
+export function copyProgress(
+  phase: string,
+  elapsedMs: number,
+  bytes?: { done: number; total: number },
+): ActivityProgress {
   if (!bytes) return { phase, elapsedMs };
   const seconds = elapsedMs / 1000;
   const bytesPerSecond = seconds > 0 && bytes.done > 0 ? Math.round(bytes.done / seconds) : undefined;
@@ -43,7 +47,9 @@ export function copyProgress(phase: string, elapsedMs: number, bytes?: { done: n
 }
 
 /** Seconds until the copy ends at its mean rate; undefined while the rate is unknown. */
-export function progressEtaSeconds(progress: Pick<ActivityProgress, 'bytesDone' | 'bytesTotal' | 'bytesPerSecond'>): number | undefined {
+export function progressEtaSeconds(
+  progress: Pick<ActivityProgress, 'bytesDone' | 'bytesTotal' | 'bytesPerSecond'>,
+): number | undefined {
   const { bytesDone, bytesTotal, bytesPerSecond } = progress;
   if (bytesDone === undefined || bytesTotal === undefined || !bytesPerSecond) return undefined;
   return Math.max(0, (bytesTotal - bytesDone) / bytesPerSecond);

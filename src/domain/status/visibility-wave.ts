@@ -46,10 +46,20 @@ export function waveFromVisibility(waveId: string, workflows: readonly VisibleVm
       ...(wf.startMs !== undefined ? { startedAt: wf.startMs } : {}),
       ...(wf.closeMs !== undefined ? { finishedAt: wf.closeMs } : {}),
       ...(outcome !== undefined ? { outcome } : {}),
-      ...(!wf.running && outcome === undefined ? { error: `workflow closed in stage ${wf.stage ?? 'unknown'} (see ferry status ${wf.workflowId})` } : {}),
+      ...(!wf.running && outcome === undefined
+        ? { error: `workflow closed in stage ${wf.stage ?? 'unknown'} (see ferry status ${wf.workflowId})` }
+        : {}),
     };
   });
-  return { waveId, stage: 'migrating', vms, refused: [], approvals: [], ignored: [], counts: { pending: 0, running: 0, finished: 0 } };
+  return {
+    waveId,
+    stage: 'migrating',
+    vms,
+    refused: [],
+    approvals: [],
+    ignored: [],
+    counts: { pending: 0, running: 0, finished: 0 },
+  };
 }
 
 /** Each workflow id once: its running run, else the one started last. */
@@ -57,7 +67,10 @@ function latestRuns(workflows: readonly VisibleVmWorkflow[]): VisibleVmWorkflow[
   const latest = new Map<string, VisibleVmWorkflow>();
   for (const wf of workflows) {
     const seen = latest.get(wf.workflowId);
-    const newer = !seen || (wf.running && !seen.running) || (wf.running === seen.running && (wf.startMs ?? 0) > (seen.startMs ?? 0));
+    const newer =
+      !seen ||
+      (wf.running && !seen.running) ||
+      (wf.running === seen.running && (wf.startMs ?? 0) > (seen.startMs ?? 0));
     if (newer) latest.set(wf.workflowId, wf);
   }
   return [...latest.values()];
@@ -111,7 +124,11 @@ export interface VisibleCounts {
  * those needing a person first), whose counts this replaces; its cost does not grow with the wave.
  * VMs whose workflow has not set a stage yet count under `running`.
  */
-export function summaryFromVisibleCounts(page: WaveSummary, counts: VisibleCounts, request: WaveSummaryRequest): WaveSummary {
+export function summaryFromVisibleCounts(
+  page: WaveSummary,
+  counts: VisibleCounts,
+  request: WaveSummaryRequest,
+): WaveSummary {
   const stages: Record<string, number> = {};
   const outcomes: Record<string, number> = {};
   let staged = { running: 0, closed: 0 };

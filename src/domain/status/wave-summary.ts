@@ -14,7 +14,6 @@ export { WAVE_ROWS_DEFAULT, WAVE_ROWS_MAX };
  * counts without a schema change. Full detail of a VM comes from its own workflow.
  */
 
-
 export const waveSummaryRequestSchema = z
   .object({
     offset: z.number().int().nonnegative().optional(),
@@ -44,12 +43,21 @@ export const waveVmRowSchema = z.object({
   node: z.string().optional(),
   /** Whether its guest was proven up after the cutover, with boot-to-agent and downtime (seconds). */
   verification: z
-    .object({ state: z.enum(VERIFICATION_STATES), bootToAgentSeconds: z.number().optional(), downtimeSeconds: z.number().optional() })
+    .object({
+      state: z.enum(VERIFICATION_STATES),
+      bootToAgentSeconds: z.number().optional(),
+      downtimeSeconds: z.number().optional(),
+    })
     .optional(),
 });
 export type WaveVmRow = z.infer<typeof waveVmRowSchema>;
 
-const phaseEtaSchema = z.object({ bytesLeft: z.number(), vmsLeft: z.number(), parallel: z.number(), seconds: z.number().optional() });
+const phaseEtaSchema = z.object({
+  bytesLeft: z.number(),
+  vmsLeft: z.number(),
+  parallel: z.number(),
+  seconds: z.number().optional(),
+});
 export const waveEtaSchema = z.object({
   seconds: z.number().optional(),
   relocate: phaseEtaSchema,
@@ -84,7 +92,11 @@ export const waveSummarySchema = z.object({
 });
 export type WaveSummary = z.infer<typeof waveSummarySchema>;
 // The ETA arithmetic's type and the schema's stay one shape.
-const _etaMatches: z.infer<typeof waveEtaSchema> extends WaveEta ? (WaveEta extends z.infer<typeof waveEtaSchema> ? true : never) : never = true;
+const _etaMatches: z.infer<typeof waveEtaSchema> extends WaveEta
+  ? WaveEta extends z.infer<typeof waveEtaSchema>
+    ? true
+    : never
+  : never = true;
 void _etaMatches;
 
 const FAILED_OUTCOMES = new Set(['rolled-back', 'approval-expired', 'rejected']);
@@ -153,7 +165,11 @@ export interface SummaryContext {
 }
 
 /** The wave's summary with one page of rows; linear in the wave's VMs, and its size bounded by the page. */
-export function summarizeWave(status: WaveStatus, context: SummaryContext, request: WaveSummaryRequest = {}): WaveSummary {
+export function summarizeWave(
+  status: WaveStatus,
+  context: SummaryContext,
+  request: WaveSummaryRequest = {},
+): WaveSummary {
   const counts = { pending: 0, running: 0, finished: 0 };
   const stages: Record<string, number> = {};
   const outcomes: Record<string, number> = {};
@@ -170,11 +186,19 @@ export function summarizeWave(status: WaveStatus, context: SummaryContext, reque
   const matching = filter === 'attention' ? status.vms.filter((vm) => attentionOf(vm) !== undefined) : [...status.vms];
   const offset = request.offset ?? 0;
   const limit = Math.min(request.limit ?? WAVE_ROWS_DEFAULT, WAVE_ROWS_MAX);
-  const rows = matching.sort(byRank).slice(offset, offset + limit).map(rowOf);
+  const rows = matching
+    .sort(byRank)
+    .slice(offset, offset + limit)
+    .map(rowOf);
   const relocateBytesPerSecond = relocateRate(status);
   const importBytesPerSecond = context.importBytesPerSecond ?? status.importThroughputBytesPerSecond;
   const limits = context.limits;
-  const eta = waveEta({ vms: status.vms, importBytesPerSecond, relocateBytesPerSecond, limits: limits ?? { vmotion: 1, importPerStorage: 1 } });
+  const eta = waveEta({
+    vms: status.vms,
+    importBytesPerSecond,
+    relocateBytesPerSecond,
+    limits: limits ?? { vmotion: 1, importPerStorage: 1 },
+  });
   return {
     kind: 'wave-summary',
     waveId: status.waveId,
@@ -187,7 +211,10 @@ export function summarizeWave(status: WaveStatus, context: SummaryContext, reque
     refused: status.refused.length,
     approvals: status.approvals.length,
     ignored: status.ignored.length,
-    throughput: { ...(importBytesPerSecond !== undefined ? { importBytesPerSecond } : {}), ...(relocateBytesPerSecond !== undefined ? { relocateBytesPerSecond } : {}) },
+    throughput: {
+      ...(importBytesPerSecond !== undefined ? { importBytesPerSecond } : {}),
+      ...(relocateBytesPerSecond !== undefined ? { relocateBytesPerSecond } : {}),
+    },
     ...(limits ? { limits } : {}),
     eta,
     rows,

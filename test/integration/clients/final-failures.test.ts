@@ -69,7 +69,13 @@ const CASES: ClientCase[] = [
   {
     client: 'Proxmox',
     read: (trusted) =>
-      new ProxmoxClient({ host: '127.0.0.1', port, validateCerts: true, ...(trusted ? { caFile: tls.caFile } : {}), auth: { kind: 'token', tokenId: 'ferry@pve!t', secret: 's' } }).vms.usedVmids(),
+      new ProxmoxClient({
+        host: '127.0.0.1',
+        port,
+        validateCerts: true,
+        ...(trusted ? { caFile: tls.caFile } : {}),
+        auth: { kind: 'token', tokenId: 'ferry@pve!t', secret: 's' },
+      }).vms.usedVmids(),
     answers: {
       auth: { status: 401, body: '{"data":null}' },
       permission: { status: 403, body: '{"data":null,"message":"Permission check failed (/vms, VM.Audit)"}' },
@@ -79,7 +85,14 @@ const CASES: ClientCase[] = [
   {
     client: 'NetBox',
     read: (trusted) =>
-      new NetboxClient(new NetboxHttp({ url: `https://127.0.0.1:${port}`, token: 'nbt_a.b', validateCerts: true, ...(trusted ? { caFile: tls.caFile } : {}) })).usedVmids({ min: 9000, max: 9100 }),
+      new NetboxClient(
+        new NetboxHttp({
+          url: `https://127.0.0.1:${port}`,
+          token: 'nbt_a.b',
+          validateCerts: true,
+          ...(trusted ? { caFile: tls.caFile } : {}),
+        }),
+      ).usedVmids({ min: 9000, max: 9100 }),
     answers: {
       auth: { status: 401, body: '{"detail":"Invalid v2 token"}' },
       permission: { status: 403, body: '{"detail":"You do not have permission to perform this action."}' },
@@ -90,8 +103,16 @@ const CASES: ClientCase[] = [
     client: 'vSphere (vim25)',
     read: (trusted) => new VsphereClient(vsphereConfig(trusted)).about(),
     answers: {
-      auth: { status: 500, type: 'text/xml', body: soapFault('InvalidLogin', 'Cannot complete login due to an incorrect user name or password.') },
-      permission: { status: 500, type: 'text/xml', body: soapFault('NoPermission', 'Permission to perform this operation was denied.') },
+      auth: {
+        status: 500,
+        type: 'text/xml',
+        body: soapFault('InvalidLogin', 'Cannot complete login due to an incorrect user name or password.'),
+      },
+      permission: {
+        status: 500,
+        type: 'text/xml',
+        body: soapFault('NoPermission', 'Permission to perform this operation was denied.'),
+      },
       schema: { status: 200, type: 'text/xml', body: soapOther },
     },
   },
@@ -129,7 +150,10 @@ describe.each(CASES)('$client: failures that retrying cannot fix are non-retryab
   it.each(['auth', 'permission', 'schema'] as const)('%s', async (kind) => {
     answer = answers[kind];
     const failure = await failureOf(read(true));
-    expect({ kind, nonRetryable: failure.nonRetryable, message: failure.message }).toMatchObject({ kind, nonRetryable: true });
+    expect({ kind, nonRetryable: failure.nonRetryable, message: failure.message }).toMatchObject({
+      kind,
+      nonRetryable: true,
+    });
   });
 });
 
@@ -137,13 +161,23 @@ describe('a wrapper keeps a final cause final', () => {
   it('a transient FerryError around a TLS or permission error is not retryable', () => {
     const tlsCause = Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
     expect(new FerryError('could not read', 'transient', { cause: tlsCause }).retryable).toBe(false);
-    expect(new FerryError('could not read', 'transient', { cause: new FerryError('HTTP 403', 'permission') }).retryable).toBe(false);
-    expect(new FerryError('could not read', 'transient', { cause: ApplicationFailure.create({ message: 'x', nonRetryable: true }) }).retryable).toBe(false);
-    expect(new FerryError('could not read', 'transient', { cause: new FerryError('HTTP 503', 'transient') }).retryable).toBe(true);
+    expect(
+      new FerryError('could not read', 'transient', { cause: new FerryError('HTTP 403', 'permission') }).retryable,
+    ).toBe(false);
+    expect(
+      new FerryError('could not read', 'transient', {
+        cause: ApplicationFailure.create({ message: 'x', nonRetryable: true }),
+      }).retryable,
+    ).toBe(false);
+    expect(
+      new FerryError('could not read', 'transient', { cause: new FerryError('HTTP 503', 'transient') }).retryable,
+    ).toBe(true);
   });
 
   it('a TLS error no client classified leaves an activity non-retryable', () => {
-    const failure = toActivityFailure(Object.assign(new Error('unable to verify the first certificate'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }));
+    const failure = toActivityFailure(
+      Object.assign(new Error('unable to verify the first certificate'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }),
+    );
     expect(failure).toMatchObject({ type: 'TlsError', nonRetryable: true });
   });
 });

@@ -11,7 +11,12 @@ describe('DNS updates against BIND 9', () => {
   let bind: BindServer;
   let dns: DnsClient;
   const client = (key: BindKey, zones?: string[], secret = key.secret) =>
-    new DnsClient({ server: bind.server, port: bind.port, key: tsigKey(key.name, key.algorithm, secret), zones: zones ?? [bind.forwardZone, bind.reverseZone] });
+    new DnsClient({
+      server: bind.server,
+      port: bind.port,
+      key: tsigKey(key.name, key.algorithm, secret),
+      zones: zones ?? [bind.forwardZone, bind.reverseZone],
+    });
   const fqdn = (label: string) => `${label}.${bind.forwardZone}`;
 
   beforeAll(async () => {
@@ -47,7 +52,9 @@ describe('DNS updates against BIND 9', () => {
 
   it('refuses a PTR that names another host, and an A on a name that is a CNAME', async () => {
     await nsupdate(bind, bind.key, [`update add 30.2.0.192.in-addr.arpa 300 PTR other.example.org.`]);
-    await expect(dns.ensurePtr('192.0.2.30', fqdn('app1'))).rejects.toThrow(/30\.2\.0\.192\.in-addr\.arpa PTR is other\.example\.org, not app1/);
+    await expect(dns.ensurePtr('192.0.2.30', fqdn('app1'))).rejects.toThrow(
+      /30\.2\.0\.192\.in-addr\.arpa PTR is other\.example\.org, not app1/,
+    );
     expect(await dig(bind, '192.0.2.30', 'PTR-of')).toEqual(['other.example.org']);
 
     await nsupdate(bind, bind.key, [`update add ${fqdn('alias')} 300 CNAME web1.${bind.forwardZone}.`]);
@@ -57,7 +64,9 @@ describe('DNS updates against BIND 9', () => {
 
   it('replaces an A record only from the address it is known to hold', async () => {
     await dns.ensureA(fqdn('mover'), '192.0.2.40');
-    await expect(dns.replaceA(fqdn('mover'), '192.0.2.49', '192.0.2.41')).rejects.toBeInstanceOf(DnsRecordConflictError);
+    await expect(dns.replaceA(fqdn('mover'), '192.0.2.49', '192.0.2.41')).rejects.toBeInstanceOf(
+      DnsRecordConflictError,
+    );
     expect(await dig(bind, fqdn('mover'), 'A')).toEqual(['192.0.2.40']);
     expect(await dns.replaceA(fqdn('mover'), '192.0.2.40', '192.0.2.41')).toBe('replaced');
     expect(await dig(bind, fqdn('mover'), 'A')).toEqual(['192.0.2.41']);
@@ -78,12 +87,18 @@ describe('DNS updates against BIND 9', () => {
   });
 
   it('deletes its record among others whatever case the server keeps and however an IPv6 address is written', async () => {
-    await nsupdate(bind, bind.key, [`update add 52.2.0.192.in-addr.arpa 300 PTR Mixed-Case.${bind.forwardZone}.`, `update add 52.2.0.192.in-addr.arpa 300 PTR other.example.org.`]);
+    await nsupdate(bind, bind.key, [
+      `update add 52.2.0.192.in-addr.arpa 300 PTR Mixed-Case.${bind.forwardZone}.`,
+      `update add 52.2.0.192.in-addr.arpa 300 PTR other.example.org.`,
+    ]);
     expect(await dns.deletePtr('192.0.2.52', fqdn('mixed-case'))).toBe('deleted');
     expect(await dig(bind, '192.0.2.52', 'PTR-of')).toEqual(['other.example.org']);
     expect(await dns.deletePtr('192.0.2.52', fqdn('mixed-case'))).toBe('absent');
 
-    await nsupdate(bind, bind.key, [`update add ${fqdn('six')} 300 AAAA 2001:db8::1`, `update add ${fqdn('six')} 300 AAAA 2001:db8::2`]);
+    await nsupdate(bind, bind.key, [
+      `update add ${fqdn('six')} 300 AAAA 2001:db8::1`,
+      `update add ${fqdn('six')} 300 AAAA 2001:db8::2`,
+    ]);
     expect(await dns.deleteA(fqdn('six'), '2001:0DB8:0:0::1')).toBe('deleted');
     expect(await dig(bind, fqdn('six'), 'AAAA')).toEqual(['2001:db8::2']);
     expect(await dns.deleteA(fqdn('six'), '2001:0DB8:0:0::1')).toBe('absent');
@@ -106,35 +121,61 @@ describe('DNS updates against BIND 9', () => {
       message: expect.stringMatching(/rejected TSIG key "ferry-key": BADSIG, the secret does not match/),
     });
     const unknownKey = client({ ...bind.key, name: 'nobody-key' });
-    await expect(unknownKey.proveKey(bind.forwardZone)).rejects.toMatchObject({ tsigError: 'BADKEY', category: 'permission' });
+    await expect(unknownKey.proveKey(bind.forwardZone)).rejects.toMatchObject({
+      tsigError: 'BADKEY',
+      category: 'permission',
+    });
     const readOnly = client(bind.readOnlyKey);
-    await expect(readOnly.ensureA(fqdn('x'), '192.0.2.70')).rejects.toMatchObject({ rcode: 'REFUSED', category: 'permission' });
+    await expect(readOnly.ensureA(fqdn('x'), '192.0.2.70')).rejects.toMatchObject({
+      rcode: 'REFUSED',
+      category: 'permission',
+    });
     expect(await dig(bind, fqdn('x'), 'A')).toEqual([]);
   });
 
   it('proves the key with a prerequisite-only update, and names zones the server does not serve', async () => {
     await expect(dns.proveKey(bind.forwardZone)).resolves.toBeUndefined();
     await expect(dns.proveKey('example.org')).rejects.toMatchObject({ rcode: 'NOTAUTH' });
-    await expect(dns.ensureA('host.example.org', '192.0.2.80')).rejects.toThrow(/host\.example\.org is in none of the configured zones/);
+    await expect(dns.ensureA('host.example.org', '192.0.2.80')).rejects.toThrow(
+      /host\.example\.org is in none of the configured zones/,
+    );
   });
 
   it('verifies the server signature, and rejects a tampered answer', async () => {
     const key = tsigKey(bind.key.name, bind.key.algorithm, bind.key.secret);
-    const { wire, mac } = signMessage(encodeUpdate(newMessageId(), bind.forwardZone, [prereq.nameInUse(bind.forwardZone)], []), key);
+    const { wire, mac } = signMessage(
+      encodeUpdate(newMessageId(), bind.forwardZone, [prereq.nameInUse(bind.forwardZone)], []),
+      key,
+    );
     const answer = await exchangeTcp({ server: bind.server, port: bind.port, timeoutMs: 5000 }, wire);
     expect(verifyResponse(answer, key, mac)).toEqual({ status: 'verified' });
 
     const tampered = Buffer.from(answer);
     tampered[3] = tampered[3]! ^ 0x01; // flip a header bit the MAC covers
-    expect(verifyResponse(tampered, key, mac)).toEqual({ status: 'invalid', reason: 'the response MAC does not match' });
+    expect(verifyResponse(tampered, key, mac)).toEqual({
+      status: 'invalid',
+      reason: 'the response MAC does not match',
+    });
     expect(verifyResponse(answer, key, Buffer.alloc(mac.length))).toMatchObject({ status: 'invalid' });
-    expect(verifyResponse(answer, key, mac, Date.now() + 3_600_000)).toMatchObject({ status: 'invalid', reason: expect.stringContaining('fudge') });
+    expect(verifyResponse(answer, key, mac, Date.now() + 3_600_000)).toMatchObject({
+      status: 'invalid',
+      reason: expect.stringContaining('fudge'),
+    });
   });
 
   it('reports an unreachable server as transient', async () => {
-    const nowhere = new DnsClient({ server: '127.0.0.1', port: 9, key: tsigKey('k', 'hmac-sha256', bind.key.secret), zones: ['lab.ferry.test'], timeoutMs: 1000 });
+    const nowhere = new DnsClient({
+      server: '127.0.0.1',
+      port: 9,
+      key: tsigKey('k', 'hmac-sha256', bind.key.secret),
+      zones: ['lab.ferry.test'],
+      timeoutMs: 1000,
+    });
     const attempt = nowhere.ensureA('a.lab.ferry.test', '192.0.2.1');
     await expect(attempt).rejects.toBeInstanceOf(DnsError);
-    await expect(attempt).rejects.toMatchObject({ category: 'transient', message: expect.stringMatching(/cannot reach 127\.0\.0\.1:9 over TCP: ECONNREFUSED/) });
+    await expect(attempt).rejects.toMatchObject({
+      category: 'transient',
+      message: expect.stringMatching(/cannot reach 127\.0\.0\.1:9 over TCP: ECONNREFUSED/),
+    });
   });
 });

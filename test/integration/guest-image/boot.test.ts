@@ -26,7 +26,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 /** The real lab guest (scripts/setup.d/40-guest-image.sh) booted under QEMU TCG as Proxmox VE would run it (OVMF). */
 describe('lab guest image', () => {
   const image = guestImage();
-  const work = (mkdirSync(path.join(STATE_DIR, 'test'), { recursive: true }), mkdtempSync(path.join(STATE_DIR, 'test', 'guest-image-')));
+  const work =
+    (mkdirSync(path.join(STATE_DIR, 'test'), { recursive: true }),
+    mkdtempSync(path.join(STATE_DIR, 'test', 'guest-image-')));
   const guests: RunningGuest[] = [];
   const timings: string[] = [];
   const probe = image.manifest.probe;
@@ -34,7 +36,8 @@ describe('lab guest image', () => {
   afterAll(async () => {
     await Promise.all(guests.map((g) => g.kill()));
     rmSync(work, { recursive: true, force: true });
-    if (timings.length) process.stdout.write(`guest boot to agent (${guests[0]?.accel ?? 'tcg'}): ${timings.join(', ')}\n`);
+    if (timings.length)
+      process.stdout.write(`guest boot to agent (${guests[0]?.accel ?? 'tcg'}): ${timings.join(', ')}\n`);
   });
 
   const config = (hostname: string, mac: string): GuestVmConfig => ({
@@ -53,7 +56,14 @@ describe('lab guest image', () => {
       disk,
       firmware,
       workDir: dir,
-      nics: [{ mac, net: '192.0.2.0/24', host: '192.0.2.254', forwards: [{ hostPort: port, guestAddress: '192.0.2.10', guestPort: probe.port }] }],
+      nics: [
+        {
+          mac,
+          net: '192.0.2.0/24',
+          host: '192.0.2.254',
+          forwards: [{ hostPort: port, guestAddress: '192.0.2.10', guestPort: probe.port }],
+        },
+      ],
     });
     guests.push(guest);
     // Generous: a loaded 2-core machine running other TCG guests took minutes.
@@ -81,7 +91,10 @@ describe('lab guest image', () => {
       agent.close();
     }
   };
-  const ipv4 = (nic: GuestInterface | undefined) => (nic?.['ip-addresses'] ?? []).filter((a) => a['ip-address-type'] === 'ipv4').map((a) => `${a['ip-address']}/${a.prefix}`);
+  const ipv4 = (nic: GuestInterface | undefined) =>
+    (nic?.['ip-addresses'] ?? [])
+      .filter((a) => a['ip-address-type'] === 'ipv4')
+      .map((a) => `${a['ip-address']}/${a.prefix}`);
 
   it('is a sparse GPT disk of at most 400 MiB, kept raw and as a monolithicFlat VMDK with the same bytes', async () => {
     for (const variant of GUEST_VARIANTS) {
@@ -100,14 +113,21 @@ describe('lab guest image', () => {
   });
 
   it('carries a VM’s settings in ferry/vm.conf on the ESP of its own copy, and refuses bad values', async () => {
-    const disk = await makeGuestDisk('mac', path.join(work, 'settings.raw'), config('db01', '52:54:00:AB:CD:EF'), image);
+    const disk = await makeGuestDisk(
+      'mac',
+      path.join(work, 'settings.raw'),
+      config('db01', '52:54:00:AB:CD:EF'),
+      image,
+    );
     const text = await readVmConfig(disk, image);
     expect(text).toContain('HOSTNAME=db01');
     expect(text).toContain('NIC0_MAC=52:54:00:ab:cd:ef');
     expect(text).toContain('NIC0_ADDRESS=192.0.2.10/24');
     expect(await readVmConfig(image.raw('mac'), image)).toBeUndefined(); // the cached image stays clean
     expect(() => renderVmConf({ nics: [{ mac: '52:54:00:ab:cd', address: '192.0.2.10/24' }] })).toThrow(/not a MAC/);
-    expect(() => renderVmConf({ nics: [{ mac: '52:54:00:ab:cd:ef', address: '192.0.2.10' }] })).toThrow(/prefix length/);
+    expect(() => renderVmConf({ nics: [{ mac: '52:54:00:ab:cd:ef', address: '192.0.2.10' }] })).toThrow(
+      /prefix length/,
+    );
     expect(() => renderVmConf({ hostname: 'a b', nics: [] })).toThrow(/host name/);
   });
 
@@ -133,16 +153,27 @@ describe('lab guest image', () => {
     expect(banner).toBe(`${probe.banner} vm-${name}`);
     const serial = guest.serial();
     expect(serial).toContain('Linux version');
-    expect(serial).toContain(`ferry-guest-config: NIC0 ${MAC}: 192.0.2.10/24 via 192.0.2.254 on the interface with MACAddress=${MAC}`);
+    expect(serial).toContain(
+      `ferry-guest-config: NIC0 ${MAC}: 192.0.2.10/24 via 192.0.2.254 on the interface with MACAddress=${MAC}`,
+    );
     expect(serial).toMatch(/Started .*qemu-guest-agent\.service/);
     // ACPI power button: acpid powers the guest off cleanly. The probe answers before the guest has
     // finished booting (image 5 sets the address before udev), and a press before udev has loaded the
     // button and evdev drivers acpid listens on is lost, as on a real machine: pressed until QEMU exits.
     let off = false;
     void guest.process.exited.then(() => (off = true));
-    await until('the guest to power off on the ACPI power button', () => (off ? Promise.resolve(true) : guest.powerdown(3_000).then(() => true, () => (off ? true : undefined))), 90_000);
+    await until(
+      'the guest to power off on the ACPI power button',
+      () =>
+        off
+          ? Promise.resolve(true)
+          : guest.powerdown(3_000).then(
+              () => true,
+              () => (off ? true : undefined),
+            ),
+      90_000,
+    );
     expect(guest.serial()).toMatch(/reboot: Power down/);
     await guest.kill();
   }, 700_000);
-
 });

@@ -27,7 +27,9 @@ function govc(vcsim: VcsimLab, ...args: string[]): Promise<string> {
 /** A vTPM on a lab VM: govc has no command for it, ReconfigVM_Task does it (vcsim asks for no key provider). */
 async function addVtpm(suite: MigrationSuite, name: string): Promise<void> {
   const vsphere = suite.lab.deps.vsphere!;
-  const [ref] = (await govc(suite.lab.vcsim, 'ls', '-i', `/${ESTATE.datacenter}/vm/${ESTATE.scaleFolder}/${name}`)).trim().split('\n');
+  const [ref] = (await govc(suite.lab.vcsim, 'ls', '-i', `/${ESTATE.datacenter}/vm/${ESTATE.scaleFolder}/${name}`))
+    .trim()
+    .split('\n');
   const vm = { type: 'VirtualMachine', value: ref!.replace(/^VirtualMachine:/, '') };
   const response = await vsphere.session.call('ReconfigVM_Task', vm, [
     element(
@@ -35,11 +37,20 @@ async function addVtpm(suite: MigrationSuite, name: string): Promise<void> {
       element(
         'deviceChange',
         element('operation', 'add'),
-        typed('device', 'VirtualTPM', element('key', -1), element('deviceInfo', element('label', 'Virtual TPM'), element('summary', 'Virtual TPM'))),
+        typed(
+          'device',
+          'VirtualTPM',
+          element('key', -1),
+          element('deviceInfo', element('label', 'Virtual TPM'), element('summary', 'Virtual TPM')),
+        ),
       ),
     ),
   ]);
-  await waitForTask(vsphere.session, asMoRef(child(response, 'returnval') ?? response, 'ReconfigVM_Task'), { step: 'add vTPM', method: 'ReconfigVM_Task', object: vm.value });
+  await waitForTask(vsphere.session, asMoRef(child(response, 'returnval') ?? response, 'ReconfigVM_Task'), {
+    step: 'add vTPM',
+    method: 'ReconfigVM_Task',
+    object: vm.value,
+  });
 }
 
 /** The ISOs the lab's VMs get, as files on the NFS datastore. */
@@ -59,7 +70,14 @@ function liveImport(deps: ActivityDeps): ActivityDeps {
   const migration = deps.config.migration!;
   return {
     ...deps,
-    config: { ...deps.config, migration: { ...migration, cutover: { ...migration.cutover, mode: 'live-import' }, verify: { ...migration.verify, enabled: false } } },
+    config: {
+      ...deps.config,
+      migration: {
+        ...migration,
+        cutover: { ...migration.cutover, mode: 'live-import' },
+        verify: { ...migration.verify, enabled: false },
+      },
+    },
   };
 }
 
@@ -89,12 +107,18 @@ describe('CD drives and a vTPM, from vcsim to the Proxmox simulator', () => {
       const byName = (name: string) => plan.vms.find((v) => v.name === name)!;
       const creates = Object.fromEntries(plan.vms.map((v) => [v.name, describeAction(v.actions[0]!)]));
       // vcsim labels a CD drive with its device name (cdrom-N); vCenter says `CD/DVD drive 1`.
-      expect(creates['scale-0001']).toMatch(new RegExp(`; ide2: CD drive with ${PVE_ISO.replace(/\./g, '\\.')} \\(cdrom-\\d+\\)\\)$`));
+      expect(creates['scale-0001']).toMatch(
+        new RegExp(`; ide2: CD drive with ${PVE_ISO.replace(/\./g, '\\.')} \\(cdrom-\\d+\\)\\)$`),
+      );
       expect(creates['scale-0002']).toMatch(
-        new RegExp(`; ide2: empty CD drive \\(cdrom-\\d+; not carried over: ISO ${UNMAPPED_ISO.replace(/[[\].]/g, '\\$&')}, which migration.isoMap does not map\\);`),
+        new RegExp(
+          `; ide2: empty CD drive \\(cdrom-\\d+; not carried over: ISO ${UNMAPPED_ISO.replace(/[[\].]/g, '\\$&')}, which migration.isoMap does not map\\);`,
+        ),
       );
       // govc's new drive is the host's own CD drive (ATAPI backing): empty on Proxmox, and the plan says so.
-      expect(creates['scale-0002']).toMatch(/; ide3: empty CD drive \(cdrom-\d+; not carried over: the ESXi host's CD drive cdrom-[\d-]+ \(host passthrough\)\)\)$/);
+      expect(creates['scale-0002']).toMatch(
+        /; ide3: empty CD drive \(cdrom-\d+; not carried over: the ESXi host's CD drive cdrom-[\d-]+ \(host passthrough\)\)\)$/,
+      );
       expect(creates['scale-0004']).toContain('; tpmstate0: a new, empty TPM v2.0 on local-lvm');
       expect(byName('scale-0004').warnings).toEqual([expect.stringContaining('BitLocker recovery key')]);
 
@@ -140,20 +164,45 @@ describe('CD drives and a vTPM, from vcsim to the Proxmox simulator', () => {
   it('live-import re-creates the shell with the same ISO and a new TPM, running at once', async () => {
     placeIsos(suite.lab.stateDir);
     await govc(suite.lab.vcsim, 'device.cdrom.add', '-vm', 'scale-0006');
-    await govc(suite.lab.vcsim, 'device.cdrom.insert', '-vm', 'scale-0006', '-ds', ESTATE.migrationDatastore, 'iso/tools.iso');
+    await govc(
+      suite.lab.vcsim,
+      'device.cdrom.insert',
+      '-vm',
+      'scale-0006',
+      '-ds',
+      ESTATE.migrationDatastore,
+      'iso/tools.iso',
+    );
     await addVtpm(suite, 'scale-0006');
     const workers = await labWorkers(suite.temporal.nativeConnection, liveImport(suite.lab.deps));
     await workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
-        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0006'] }, autoApprove: { by: 'alice', reason: 'live import' } }],
+        args: [
+          {
+            waveId: workers.taskQueue,
+            selection: { names: ['scale-0006'] },
+            autoApprove: { by: 'alice', reason: 'live import' },
+          },
+        ],
       });
       const result = await readWaveOutcome(suite.temporal.client, wave);
       expect(result.status.vms[0]!.outcome).toBe('migrated');
-      expect(result.actions.map((a) => a.kind)).toEqual(['create-vm', 'set-nic', 'relocate', 'await-approval', 'live-import']);
-      expect(result.actions[0]).toMatchObject({ cdroms: [{ slot: 'ide2', iso: PVE_ISO }], tpm: { storage: 'local-lvm', version: 'v2.0' } });
-      const vmid = ((await suite.temporal.client.workflow.getHandle(result.status.vms[0]!.workflowId).result()) as MigrationStatus).vmid!;
+      expect(result.actions.map((a) => a.kind)).toEqual([
+        'create-vm',
+        'set-nic',
+        'relocate',
+        'await-approval',
+        'live-import',
+      ]);
+      expect(result.actions[0]).toMatchObject({
+        cdroms: [{ slot: 'ide2', iso: PVE_ISO }],
+        tpm: { storage: 'local-lvm', version: 'v2.0' },
+      });
+      const vmid = (
+        (await suite.temporal.client.workflow.getHandle(result.status.vms[0]!.workflowId).result()) as MigrationStatus
+      ).vmid!;
       const pve = suite.lab.deps.proxmox!;
       expect((await pve.power.status('pve1', vmid)).status).toBe('running');
       const config = (await pve.config.get('pve1', vmid)).values;
@@ -163,10 +212,15 @@ describe('CD drives and a vTPM, from vcsim to the Proxmox simulator', () => {
     });
   });
 
-  it('fails the create with PVE\'s error when the ISO isoMap names is not on the node', async () => {
+  it("fails the create with PVE's error when the ISO isoMap names is not on the node", async () => {
     const pve = suite.lab.deps.proxmox!;
-    await expect(pve.vms.create({ node: 'pve1', vmid: 29999, name: 'no-iso', cdroms: [{ slot: 'ide2', iso: 'local:iso/missing.iso' }] })).rejects.toThrow(
-      /unable to create VM 29999 - volume 'local:iso\/missing\.iso' does not exist/,
-    );
+    await expect(
+      pve.vms.create({
+        node: 'pve1',
+        vmid: 29999,
+        name: 'no-iso',
+        cdroms: [{ slot: 'ide2', iso: 'local:iso/missing.iso' }],
+      }),
+    ).rejects.toThrow(/unable to create VM 29999 - volume 'local:iso\/missing\.iso' does not exist/);
   });
 });

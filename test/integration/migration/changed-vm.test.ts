@@ -47,7 +47,9 @@ async function expectNoDiskImported(suite: MigrationSuite, vmid: number) {
   const tasks = suite.lab.pve.cluster.tasks.history.filter((t) => t.id === String(vmid));
   expect(tasks.length).toBeGreaterThan(0); // the shell was made: the check below looks at the right VM
   expect(tasks.filter((t) => t.imports > 0 || t.type === 'qmmove')).toEqual([]);
-  const volumes = (await pve.storage.content(node, suite.lab.deps.config.migration!.targetStorage, { vmid })).map((v) => v.volid);
+  const volumes = (await pve.storage.content(node, suite.lab.deps.config.migration!.targetStorage, { vmid })).map(
+    (v) => v.volid,
+  );
   expect(volumes).toEqual(config.efidisk0 === undefined ? [] : [String(config.efidisk0).split(',')[0]]);
   expect((await pve.power.status(node, vmid)).status).toBe('stopped');
 }
@@ -62,12 +64,25 @@ describe('a VMware VM changed between planning and the approved cutover', () => 
     expect((await vsphere.readVm(moid)).powerState).toBe('poweredOn');
 
     const { result, vm } = await approveAfterChange(suite, 'mig-web01', async () => {
-      await govc(suite.lab.vcsim, 'vm.disk.create', '-vm', 'mig-web01', '-ds', ESTATE.migrationDatastore, '-name', 'mig-web01/added', '-size', '1G');
+      await govc(
+        suite.lab.vcsim,
+        'vm.disk.create',
+        '-vm',
+        'mig-web01',
+        '-ds',
+        ESTATE.migrationDatastore,
+        '-name',
+        'mig-web01/added',
+        '-size',
+        '1G',
+      );
     });
 
     const added = (await vsphere.readVm(moid)).disks.find((d) => /added/.test(d.fileName))!;
     expect(added).toBeDefined();
-    expect(result.status.vms).toEqual([expect.objectContaining({ name: 'mig-web01', state: 'finished', outcome: 'refused' })]);
+    expect(result.status.vms).toEqual([
+      expect.objectContaining({ name: 'mig-web01', state: 'finished', outcome: 'refused' }),
+    ]);
     expect(vm.refusals).toEqual([
       {
         code: 'vm-changed',
@@ -76,7 +91,15 @@ describe('a VMware VM changed between planning and the approved cutover', () => 
       },
     ]);
     // Approved, then refused: no step of the cutover ran.
-    expect(vm.actions.map((a) => a.kind)).toEqual(['create-vm', 'set-nic', 'set-nic', 'set-nic', 'relocate', 'await-approval', 'refuse']);
+    expect(vm.actions.map((a) => a.kind)).toEqual([
+      'create-vm',
+      'set-nic',
+      'set-nic',
+      'set-nic',
+      'relocate',
+      'await-approval',
+      'refuse',
+    ]);
     expect(vm.approval).toMatchObject({ by: 'alice' });
     expect(result.actions).toContainEqual({ kind: 'refuse', vm: 'mig-web01', reasons: [vm.refusals[0]!.reason] });
 
@@ -92,15 +115,29 @@ describe('a VMware VM changed between planning and the approved cutover', () => 
     const before = await vsphere.readVm(moid);
     expect(before.powerState).toBe('poweredOn');
     const nic = before.nics[0]!;
-    const portgroup = (await vsphere.discover()).inventory.portgroups.find((pg) => nic.backing.kind === 'dvportgroup' && pg.key === nic.backing.portgroupKey)!;
+    const portgroup = (await vsphere.discover()).inventory.portgroups.find(
+      (pg) => nic.backing.kind === 'dvportgroup' && pg.key === nic.backing.portgroupKey,
+    )!;
     const mac = '00:50:56:3f:12:34'; // in VMware's range for manual addresses, unlike any generated one
 
     const { result, vm } = await approveAfterChange(suite, 'scale-0001', async () => {
-      await govc(suite.lab.vcsim, 'vm.network.change', '-vm', 'scale-0001', '-net', portgroup.name, '-net.address', mac, 'ethernet-0');
+      await govc(
+        suite.lab.vcsim,
+        'vm.network.change',
+        '-vm',
+        'scale-0001',
+        '-net',
+        portgroup.name,
+        '-net.address',
+        mac,
+        'ethernet-0',
+      );
     });
 
     expect((await vsphere.readVm(moid)).nics[0]!.macAddress).toBe(mac);
-    expect(result.status.vms).toEqual([expect.objectContaining({ name: 'scale-0001', state: 'finished', outcome: 'refused' })]);
+    expect(result.status.vms).toEqual([
+      expect.objectContaining({ name: 'scale-0001', state: 'finished', outcome: 'refused' }),
+    ]);
     expect(vm.refusals).toEqual([
       {
         code: 'vm-changed',
@@ -123,12 +160,23 @@ describe('a VMware VM changed between planning and the approved cutover', () => 
     const planned = (await vsphere.readVm(moid)).disks[0]!;
 
     const { result, vm } = await approveAfterChange(suite, 'scale-0003', async () => {
-      await govc(suite.lab.vcsim, 'vm.disk.change', '-vm', 'scale-0003', '-disk.key', String(planned.key), '-size', '2G');
+      await govc(
+        suite.lab.vcsim,
+        'vm.disk.change',
+        '-vm',
+        'scale-0003',
+        '-disk.key',
+        String(planned.key),
+        '-size',
+        '2G',
+      );
     });
 
     const grown = 2 * 2 ** 30;
     expect((await vsphere.readVm(moid)).disks[0]!.capacityBytes).toBe(grown);
-    expect(result.status.vms).toEqual([expect.objectContaining({ name: 'scale-0003', state: 'finished', outcome: 'refused' })]);
+    expect(result.status.vms).toEqual([
+      expect.objectContaining({ name: 'scale-0003', state: 'finished', outcome: 'refused' }),
+    ]);
     expect(vm.refusals).toEqual([
       {
         code: 'vm-changed',

@@ -34,7 +34,13 @@ describe('worker processes killed mid-migration', () => {
     let generation = 0;
     const freshWorker = async () => {
       generation += 1;
-      worker = await startWorkerProcess({ prebuiltBundle: true, name: `w${generation}`, config, env: lab.env, configFile: path.join(lab.stateDir, 'worker.yaml') });
+      worker = await startWorkerProcess({
+        prebuiltBundle: true,
+        name: `w${generation}`,
+        config,
+        env: lab.env,
+        configFile: path.join(lab.stateDir, 'worker.yaml'),
+      });
     };
     const crash = async () => {
       await worker!.kill();
@@ -50,11 +56,15 @@ describe('worker processes killed mid-migration', () => {
     });
     const children = await until('the VM workflows', async () => {
       const status = await wave.query(waveStatusQuery);
-      return status.vms.length === 3 && status.vms.every((v) => v.state === 'running') ? status.vms.map((v) => v.workflowId) : undefined;
+      return status.vms.length === 3 && status.vms.every((v) => v.state === 'running')
+        ? status.vms.map((v) => v.workflowId)
+        : undefined;
     });
 
     // Killed once each running vMotion's task id is in its heartbeat: the retries must wait for those tasks.
-    await until('a storage vMotion in flight', () => runningActivityWithTask(temporal.client, children, 'relocateVm', 'task'));
+    await until('a storage vMotion in flight', () =>
+      runningActivityWithTask(temporal.client, children, 'relocateVm', 'task'),
+    );
     await crash();
 
     // A short activity (a read, a permit request) that was in flight when the worker died is retried
@@ -70,7 +80,11 @@ describe('worker processes killed mid-migration', () => {
     await crash();
     await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'crash test' }] });
 
-    await until('a disk import in flight', () => runningActivityWithTask(temporal.client, children, 'importDisk', 'upid'), 300_000);
+    await until(
+      'a disk import in flight',
+      () => runningActivityWithTask(temporal.client, children, 'importDisk', 'upid'),
+      300_000,
+    );
     await crash();
 
     const result = await readWaveOutcome(temporal.client, wave);
@@ -96,7 +110,10 @@ describe('worker processes killed mid-migration', () => {
       expect(Object.keys(config).filter((k) => /^net\d+$/.test(k))).toEqual(['net0']);
       const volumes = await pve.storage.content(node, 'local-lvm', { vmid });
       expect(volumes.map((v) => v.volid).sort()).toEqual(
-        [String(config.scsi0).split(',')[0], ...(config.efidisk0 ? [String(config.efidisk0).split(',')[0]] : [])].sort(),
+        [
+          String(config.scsi0).split(',')[0],
+          ...(config.efidisk0 ? [String(config.efidisk0).split(',')[0]] : []),
+        ].sort(),
       );
     }
   });

@@ -26,11 +26,22 @@ import { readWaveOutcome } from '../../../lab/wave-result';
 
 const run = promisify(execFile);
 
-function withMigration(deps: ActivityDeps, cutover: Record<string, unknown>, verify: Record<string, unknown> = {}): ActivityDeps {
+function withMigration(
+  deps: ActivityDeps,
+  cutover: Record<string, unknown>,
+  verify: Record<string, unknown> = {},
+): ActivityDeps {
   const migration = deps.config.migration!;
   return {
     ...deps,
-    config: { ...deps.config, migration: { ...migration, cutover: { ...migration.cutover, ...cutover }, verify: { ...migration.verify, ...verify } } },
+    config: {
+      ...deps.config,
+      migration: {
+        ...migration,
+        cutover: { ...migration.cutover, ...cutover },
+        verify: { ...migration.verify, ...verify },
+      },
+    },
   };
 }
 
@@ -58,7 +69,8 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         const s = await wave.query(waveStatusQuery);
         return s.vms.length === 4 && s.vms.every((v) => v.stage === 'awaiting-approval') ? s : undefined;
       });
-      const child = (name: string) => suite.temporal.client.workflow.getHandle(waiting.vms.find((v) => v.name === name)!.workflowId);
+      const child = (name: string) =>
+        suite.temporal.client.workflow.getHandle(waiting.vms.find((v) => v.name === name)!.workflowId);
 
       // What the cutover will do, while it waits.
       const plan = (await child('mig-web01').query(cutoverPlanQuery))!;
@@ -71,17 +83,23 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       expect(plan.expectedDowntimeSeconds).toBeGreaterThan(60);
 
       // scale-0001: rejected by a person; its workflow ends, VMware is left as it was.
-      await expect(child('scale-0001').executeUpdate(rejectCutoverUpdate, { args: [{ by: 'mallory', reason: 'no' }] })).rejects.toMatchObject({
+      await expect(
+        child('scale-0001').executeUpdate(rejectCutoverUpdate, { args: [{ by: 'mallory', reason: 'no' }] }),
+      ).rejects.toMatchObject({
         cause: { message: expect.stringContaining('mallory is not an approver') },
       });
-      await child('scale-0001').executeUpdate(rejectCutoverUpdate, { args: [{ by: 'alice', reason: 'keep it on VMware' }] });
+      await child('scale-0001').executeUpdate(rejectCutoverUpdate, {
+        args: [{ by: 'alice', reason: 'keep it on VMware' }],
+      });
 
       // The second disks of web01 and db01 vanish from the NFS export: their imports will fail after the shutdown.
       const second = (vm: string) => path.join(nfsMigrationDir(suite.lab.stateDir), vm, `${vm}_1.vmdk`);
       for (const vm of ['mig-web01', 'mig-db01']) copyFileSync(second(vm), `${second(vm)}.kept`);
       for (const vm of ['mig-web01', 'mig-db01']) rmSync(second(vm));
 
-      await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'window 7', vms: ['mig-web01', 'mig-db01', 'scale-0002'] }] });
+      await wave.executeUpdate(approveWaveUpdate, {
+        args: [{ by: 'alice', reason: 'window 7', vms: ['mig-web01', 'mig-db01', 'scale-0002'] }],
+      });
       for (const vm of ['mig-web01', 'mig-db01']) {
         const status = await until(`${vm} waiting for a decision`, async () => {
           const s = await child(vm).query(migrationStatusQuery);
@@ -91,7 +109,9 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         expect(status.imports.map((i) => i.slot)).toEqual(['scsi0']);
       }
       // Nothing to roll back where nothing failed.
-      await expect(child('scale-0002').executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'x' }] })).rejects.toBeDefined();
+      await expect(
+        child('scale-0002').executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'x' }] }),
+      ).rejects.toBeDefined();
 
       // web01: roll back. db01: the file is back; retry.
       await child('mig-web01').executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'storage trouble' }] });
@@ -100,7 +120,12 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
 
       const result = await readWaveOutcome(suite.temporal.client, wave);
       const outcome = Object.fromEntries(result.status.vms.map((v) => [v.name, v.outcome]));
-      expect(outcome).toEqual({ 'mig-web01': 'rolled-back', 'mig-db01': 'migrated', 'scale-0001': 'rejected', 'scale-0002': 'migrated' });
+      expect(outcome).toEqual({
+        'mig-web01': 'rolled-back',
+        'mig-db01': 'migrated',
+        'scale-0001': 'rejected',
+        'scale-0002': 'migrated',
+      });
 
       const vms = (await vsphere.discover()).inventory.vms;
       const power = (name: string) => vms.find((v) => v.name === name)!.powerState;
@@ -108,34 +133,55 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       expect(power('scale-0001')).toBe(before.get('scale-0001')); // rejected: never shut down or touched
       expect(power('mig-db01')).toBe('poweredOff');
       // Imported and left stopped (no startAfter): nothing is claimed about its guest.
-      expect(((await child('mig-db01').result()) as MigrationStatus).verification).toEqual({ state: 'not-verified-left-stopped', checks: [] });
+      expect(((await child('mig-db01').result()) as MigrationStatus).verification).toEqual({
+        state: 'not-verified-left-stopped',
+        checks: [],
+      });
       // Rollback removed only what it imported; the shell stays for another try, stopped.
       const web01 = (await pve.vms.findByName('mig-web01'))[0]!;
       const config = (await pve.config.get(web01.node, web01.vmid)).values;
       expect(Object.keys(config).filter((k) => /^(scsi|unused)\d+$/.test(k))).toEqual([]);
-      expect((await pve.storage.content(web01.node, 'local-lvm', { vmid: web01.vmid })).map((v) => v.volid)).toEqual([String(config.efidisk0).split(',')[0]]);
+      expect((await pve.storage.content(web01.node, 'local-lvm', { vmid: web01.vmid })).map((v) => v.volid)).toEqual([
+        String(config.efidisk0).split(',')[0],
+      ]);
       expect(web01.status).toBe('stopped');
       // VMware's own files were never touched.
       expect(existsSync(path.join(nfsMigrationDir(suite.lab.stateDir), 'mig-web01', 'mig-web01.vmdk'))).toBe(true);
-      const decisions = (result.status.vms.find((v) => v.name === 'mig-web01') && (await child('mig-web01').result()) as MigrationStatus)!.decisions;
-      expect(decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'alice', reason: 'storage trouble', via: 'update' })]);
+      const decisions = (result.status.vms.find((v) => v.name === 'mig-web01') &&
+        ((await child('mig-web01').result()) as MigrationStatus))!.decisions;
+      expect(decisions).toEqual([
+        expect.objectContaining({ decision: 'rollback', by: 'alice', reason: 'storage trouble', via: 'update' }),
+      ]);
     });
   });
 
   it('live-import: the shell is replaced by a VM that runs at once while its disks stream in; VMware’s file is kept', async () => {
     // The scale VMs' disks are patterned blanks, no guest: nothing could prove one up, so verification is off and claims nothing.
-    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'live-import' }, { enabled: false }));
+    const workers = await labWorkers(
+      suite.temporal.nativeConnection,
+      withMigration(suite.lab.deps, { mode: 'live-import' }, { enabled: false }),
+    );
     await workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
-        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0003'] }, autoApprove: { by: 'alice', reason: 'live import' } }],
+        args: [
+          {
+            waveId: workers.taskQueue,
+            selection: { names: ['scale-0003'] },
+            autoApprove: { by: 'alice', reason: 'live import' },
+          },
+        ],
       });
       const result = await readWaveOutcome(suite.temporal.client, wave);
       expect(result.status.vms[0]!.outcome).toBe('migrated');
       expect(result.actions.filter((a) => 'vm' in a && a.vm === 'scale-0003').map((a) => a.kind)).toEqual([
         // (scale VMs are powered off in the estate: nothing to shut down)
-        'create-vm', 'set-nic', 'relocate', 'await-approval', 'live-import',
+        'create-vm',
+        'set-nic',
+        'relocate',
+        'await-approval',
+        'live-import',
       ]);
       const child = suite.temporal.client.workflow.getHandle(result.status.vms[0]!.workflowId);
       const plan = (await child.query(cutoverPlanQuery))!;
@@ -152,9 +198,13 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       expect(config.boot).toBe('order=scsi0;net0');
       expect(config.agent).toBe('enabled=1');
       const source = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0003')!;
-      source.nics.forEach((nic, i) => expect(String(config[`net${i}`])).toContain(`=${nic.macAddress.toUpperCase()},bridge=v`));
+      source.nics.forEach((nic, i) =>
+        expect(String(config[`net${i}`])).toContain(`=${nic.macAddress.toUpperCase()},bridge=v`),
+      );
       // One create did it all, as root (import-from by path), and it was the import.
-      const creates = suite.lab.pve.cluster.tasks.history.filter((t) => t.type === 'qmcreate' && t.id === String(vm.vmid));
+      const creates = suite.lab.pve.cluster.tasks.history.filter(
+        (t) => t.type === 'qmcreate' && t.id === String(vm.vmid),
+      );
       expect(creates.map((t) => [t.user, t.imports, t.exitstatus])).toEqual([
         [expect.any(String), 0, 'OK'], // the shell, before the approval
         ['root@pam', 1, 'OK'],
@@ -171,7 +221,10 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     const before = await admin.setSettings({});
     // A slow copy, so the source can vanish while the VM already runs from it.
     await admin.setSettings({ importTaskMs: 3_000 });
-    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { mode: 'live-import' }));
+    const workers = await labWorkers(
+      suite.temporal.nativeConnection,
+      withMigration(suite.lab.deps, { mode: 'live-import' }),
+    );
     const vmdk = path.join(nfsMigrationDir(suite.lab.stateDir), 'scale-0005', 'scale-0005.vmdk');
     copyFileSync(vmdk, `${vmdk}.kept`);
     const pve = suite.lab.deps.proxmox!;
@@ -181,9 +234,18 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
           taskQueue: workers.taskQueue,
           workflowId: `${workers.taskQueue}-wave`,
-          args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0005'] }, autoApprove: { by: 'alice', reason: 'live import' } }],
+          args: [
+            {
+              waveId: workers.taskQueue,
+              selection: { names: ['scale-0005'] },
+              autoApprove: { by: 'alice', reason: 'live import' },
+            },
+          ],
         });
-        const workflowId = await until('the VM workflow', async () => (await wave.query(waveStatusQuery)).vms[0]?.workflowId);
+        const workflowId = await until(
+          'the VM workflow',
+          async () => (await wave.query(waveStatusQuery)).vms[0]?.workflowId,
+        );
         const child = suite.temporal.client.workflow.getHandle(workflowId);
         const vmid = await until('the VMID', async () => (await child.query(migrationStatusQuery)).vmid);
         await until('the VM running from its live import', async () => {
@@ -202,7 +264,9 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         // that does not acknowledge losing the guest's writes is refused (update) or ignored (signal).
         expect((await child.query(cutoverPlanQuery))!.warnings).toContain(LIVE_IMPORT_RISK);
         for (const update of [rollbackUpdate, retryCutoverUpdate]) {
-          await expect(child.executeUpdate(update, { args: [{ by: 'alice', reason: 'source lost' }] })).rejects.toMatchObject({
+          await expect(
+            child.executeUpdate(update, { args: [{ by: 'alice', reason: 'source lost' }] }),
+          ).rejects.toMatchObject({
             cause: { message: expect.stringContaining('--discard-guest-writes') },
           });
         }
@@ -212,23 +276,37 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
           return s.ignored.length > 0 ? s : undefined;
         });
         expect(stillWaiting.stage).toBe('awaiting-decision');
-        expect(stillWaiting.ignored).toEqual([{ message: 'rollback by alice', reason: expect.stringContaining('discardGuestWrites: true') }]);
+        expect(stillWaiting.ignored).toEqual([
+          { message: 'rollback by alice', reason: expect.stringContaining('discardGuestWrites: true') },
+        ]);
         // As a person types it: refused without the flag (nothing moves), accepted with it.
         const ferry = async (...args: string[]) => {
           const cli = spawnFerry(args, { FERRY_CONFIG: '', TEMPORAL_ADDRESS: devServerAddress() });
           return { code: await cli.exited, output: cli.output() };
         };
         const refused = await ferry('rollback', workflowId, '--by', 'alice', '--reason', 'source lost');
-        expect(refused.output).toContain(`rollback refused by ${workflowId}: a rollback after a failed live import discards what the guest wrote`);
+        expect(refused.output).toContain(
+          `rollback refused by ${workflowId}: a rollback after a failed live import discards what the guest wrote`,
+        );
         expect(refused.output).toContain('--discard-guest-writes');
         expect(refused.code).toBe(1);
         expect((await child.query(migrationStatusQuery)).stage).toBe('awaiting-decision');
-        const accepted = await ferry('rollback', workflowId, '--by', 'alice', '--reason', 'source lost', '--discard-guest-writes');
+        const accepted = await ferry(
+          'rollback',
+          workflowId,
+          '--by',
+          'alice',
+          '--reason',
+          'source lost',
+          '--discard-guest-writes',
+        );
         expect(accepted.output).toContain(`rollback: accepted by ${workflowId}`);
         expect(accepted.code).toBe(0);
         const result = (await child.result()) as MigrationStatus;
         expect(result.outcome).toBe('rolled-back');
-        expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'alice', via: 'update', discardedGuestWrites: true })]);
+        expect(result.decisions).toEqual([
+          expect.objectContaining({ decision: 'rollback', by: 'alice', via: 'update', discardedGuestWrites: true }),
+        ]);
         await expect(pve.config.get(node, vmid)).rejects.toMatchObject({ category: 'not-found' });
         expect(await pve.storage.content(node, 'local-lvm', { vmid })).toEqual([]);
         // scale-0005 was powered off before the wave: a rollback restores that, it does not power it on.
@@ -247,8 +325,13 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     const moid = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0006')!.moid;
     await vsphere.powerOn(moid);
     await vsphere.session.call('SuspendVM_Task', vmRef(moid));
-    await until('scale-0006 suspended', async () => ((await vsphere.readVm(moid)).powerState === 'suspended' ? true : undefined));
-    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { forcePowerOff: true }));
+    await until('scale-0006 suspended', async () =>
+      (await vsphere.readVm(moid)).powerState === 'suspended' ? true : undefined,
+    );
+    const workers = await labWorkers(
+      suite.temporal.nativeConnection,
+      withMigration(suite.lab.deps, { forcePowerOff: true }),
+    );
     await workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
@@ -261,12 +344,27 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       });
       const child = suite.temporal.client.workflow.getHandle(workflowId);
       // The approver is warned first.
-      expect((await child.query(cutoverPlanQuery))!.warnings).toEqual([expect.stringMatching(/scale-0006 is suspended: the cutover will be refused \(.*resume it or power it off first/)]);
+      expect((await child.query(cutoverPlanQuery))!.warnings).toEqual([
+        expect.stringMatching(
+          /scale-0006 is suspended: the cutover will be refused \(.*resume it or power it off first/,
+        ),
+      ]);
       await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'suspended test' }] });
       const result = (await child.result()) as MigrationStatus;
       expect(result.outcome).toBe('refused');
-      expect(result.refusals).toEqual([expect.objectContaining({ code: 'vm-suspended', reason: expect.stringContaining('resume it or power it off first') })]);
-      expect(result.actions.map((a) => a.kind)).toEqual(['create-vm', 'set-nic', 'relocate', 'await-approval', 'refuse']);
+      expect(result.refusals).toEqual([
+        expect.objectContaining({
+          code: 'vm-suspended',
+          reason: expect.stringContaining('resume it or power it off first'),
+        }),
+      ]);
+      expect(result.actions.map((a) => a.kind)).toEqual([
+        'create-vm',
+        'set-nic',
+        'relocate',
+        'await-approval',
+        'refuse',
+      ]);
       expect((await vsphere.readVm(moid)).powerState).toBe('suspended');
     });
   });
@@ -276,7 +374,11 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
     const vsphere = suite.lab.deps.vsphere!;
     const moid = (await vsphere.discover()).inventory.vms.find((v) => v.name === 'scale-0007')!.moid;
     await vsphere.powerOn(moid);
-    const deps = withMigration(suite.lab.deps, { mode: 'live-import' }, { agentTimeout: '6s', pollInterval: '1s', onFailure: 'rollback' });
+    const deps = withMigration(
+      suite.lab.deps,
+      { mode: 'live-import' },
+      { agentTimeout: '6s', pollInterval: '1s', onFailure: 'rollback' },
+    );
     const workers = await labWorkers(suite.temporal.nativeConnection, deps);
     const pve = suite.lab.deps.proxmox!;
     const node = suite.lab.deps.config.migration!.node;
@@ -284,7 +386,13 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
-        args: [{ waveId: workers.taskQueue, selection: { names: ['scale-0007'] }, autoApprove: { by: 'alice', reason: 'verify' } }],
+        args: [
+          {
+            waveId: workers.taskQueue,
+            selection: { names: ['scale-0007'] },
+            autoApprove: { by: 'alice', reason: 'verify' },
+          },
+        ],
       });
       const waveResult = await readWaveOutcome(suite.temporal.client, wave);
       const child = suite.temporal.client.workflow.getHandle(waveResult.status.vms[0]!.workflowId);
@@ -293,10 +401,15 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       expect(result.vmwarePowerState).toBe('poweredOn');
       expect(result.verification).toMatchObject({ state: 'failed' });
       const checks = result.verification!.checks.map((c) => [c.check, c.result]);
-      expect(checks).toEqual([['qemu-running', 'passed'], ['agent-ping', 'failed']]);
+      expect(checks).toEqual([
+        ['qemu-running', 'passed'],
+        ['agent-ping', 'failed'],
+      ]);
       expect(result.error).toMatch(/scale-0007 \(VM \d+\) is not verified: agent-ping: /);
       // ferry's own decision, recorded as such; nobody was asked.
-      expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'ferry', via: 'setting', discardedGuestWrites: true })]);
+      expect(result.decisions).toEqual([
+        expect.objectContaining({ decision: 'rollback', by: 'ferry', via: 'setting', discardedGuestWrites: true }),
+      ]);
       expect(result.timings.map((t) => t.stage)).not.toContain('awaiting-decision');
       expect(waveResult.status.vms[0]).toMatchObject({ outcome: 'rolled-back', verification: { state: 'failed' } });
       // Both sides: the VM live import made is gone from Proxmox, the VMware VM runs again.
@@ -306,10 +419,18 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
   });
 
   it('ends with approval-expired when nobody decides before the deadline', async () => {
-    const workers = await labWorkers(suite.temporal.nativeConnection, withMigration(suite.lab.deps, { approvalDeadline: '2s' }));
-    const before = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!.powerState;
+    const workers = await labWorkers(
+      suite.temporal.nativeConnection,
+      withMigration(suite.lab.deps, { approvalDeadline: '2s' }),
+    );
+    const before = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find(
+      (v) => v.name === 'scale-0004',
+    )!.powerState;
     await workers.run(async () => {
-      const result = await readWaveOutcome(suite.temporal.client, await startWave(suite.temporal.client, workers.taskQueue, ['scale-0004']));
+      const result = await readWaveOutcome(
+        suite.temporal.client,
+        await startWave(suite.temporal.client, workers.taskQueue, ['scale-0004']),
+      );
       expect(result.status.vms[0]!.outcome).toBe('approval-expired');
       const vm = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'scale-0004')!;
       expect(vm.powerState).toBe(before);
@@ -328,13 +449,25 @@ describe('a long wave', () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
-        args: [{ waveId: workers.taskQueue, selection: { names }, maxConcurrent: 2, continueAsNewAfter: 2, autoApprove: { by: 'alice', reason: 'long wave' } }],
+        args: [
+          {
+            waveId: workers.taskQueue,
+            selection: { names },
+            maxConcurrent: 2,
+            continueAsNewAfter: 2,
+            autoApprove: { by: 'alice', reason: 'long wave' },
+          },
+        ],
       });
-      const result = await readWaveOutcome(suite.temporal.client, suite.temporal.client.workflow.getHandle<typeof migrationWave>(wave.workflowId));
+      const result = await readWaveOutcome(
+        suite.temporal.client,
+        suite.temporal.client.workflow.getHandle<typeof migrationWave>(wave.workflowId),
+      );
       expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(names.map((n) => [n, 'migrated']));
       expect(result.actions.filter((a) => a.kind === 'import-disk')).toHaveLength(5);
       const runs: string[] = [];
-      for await (const wf of suite.temporal.client.workflow.list({ query: `WorkflowId = '${wave.workflowId}'` })) runs.push(wf.runId);
+      for await (const wf of suite.temporal.client.workflow.list({ query: `WorkflowId = '${wave.workflowId}'` }))
+        runs.push(wf.runId);
       expect(runs.length).toBeGreaterThanOrEqual(3);
     });
   });

@@ -21,13 +21,22 @@ function withHa(deps: ActivityDeps, ha: Record<string, unknown>): ActivityDeps {
     ...deps,
     config: {
       ...deps.config,
-      migration: { ...migration, ha: { state: 'started', ...ha }, cutover: { ...migration.cutover, startAfter: true }, verify: { ...migration.verify, enabled: false } },
+      migration: {
+        ...migration,
+        ha: { state: 'started', ...ha },
+        cutover: { ...migration.cutover, startAfter: true },
+        verify: { ...migration.verify, enabled: false },
+      },
     },
   };
 }
 
 async function approveOne(client: Client, taskQueue: string, name: string) {
-  const wave = await client.workflow.start<typeof migrationWave>('migrationWave', { taskQueue, workflowId: `${taskQueue}-wave`, args: [{ waveId: taskQueue, selection: { names: [name] } }] });
+  const wave = await client.workflow.start<typeof migrationWave>('migrationWave', {
+    taskQueue,
+    workflowId: `${taskQueue}-wave`,
+    args: [{ waveId: taskQueue, selection: { names: [name] } }],
+  });
   const vm = await until(`${name} at the approval gate`, async () => {
     const s = await wave.query(waveStatusQuery);
     return s.vms[0]?.stage === 'awaiting-approval' ? s.vms[0] : undefined;
@@ -52,12 +61,16 @@ describe('migration.ha: HA registration after the cutover, and its removal on ro
     const grouped = await labWorkers(nativeConnection, withHa(suite.lab.deps, { group: 'prod' }));
     const web = await grouped.run(async () => {
       const { wave, child } = await approveOne(client, grouped.taskQueue, 'mig-web01');
-      expect((await readWaveOutcome(suite.temporal.client, wave)).status.vms).toEqual([expect.objectContaining({ name: 'mig-web01', outcome: 'migrated' })]);
+      expect((await readWaveOutcome(suite.temporal.client, wave)).status.vms).toEqual([
+        expect.objectContaining({ name: 'mig-web01', outcome: 'migrated' }),
+      ]);
       return (await child.result()) as MigrationStatus;
     });
     const webSid = `vm:${web.vmid}`;
     expect(web.ha).toEqual({ sid: webSid, group: 'prod', registered: true });
-    expect(await pve.ha.resources()).toEqual([expect.objectContaining({ sid: webSid, group: 'prod', state: 'started' })]);
+    expect(await pve.ha.resources()).toEqual([
+      expect.objectContaining({ sid: webSid, group: 'prod', state: 'started' }),
+    ]);
 
     // The cluster's nodes all run 9 now: the HA manager turns group prod into rule ha-group-prod.
     migrateGroupsToRules(haConfig(cluster));
@@ -67,7 +80,9 @@ describe('migration.ha: HA registration after the cutover, and its removal on ro
     const ruled = await labWorkers(nativeConnection, withHa(suite.lab.deps, { rule: 'ha-group-prod' }));
     const scale = await ruled.run(async () => {
       const { wave, child } = await approveOne(client, ruled.taskQueue, 'scale-0002');
-      expect((await readWaveOutcome(suite.temporal.client, wave)).status.vms).toEqual([expect.objectContaining({ name: 'scale-0002', outcome: 'migrated' })]);
+      expect((await readWaveOutcome(suite.temporal.client, wave)).status.vms).toEqual([
+        expect.objectContaining({ name: 'scale-0002', outcome: 'migrated' }),
+      ]);
       return (await child.result()) as MigrationStatus;
     });
     expect(scale.ha).toEqual({ sid: `vm:${scale.vmid}`, rule: 'ha-group-prod', registered: true });
@@ -78,7 +93,12 @@ describe('migration.ha: HA registration after the cutover, and its removal on ro
     await pve.waitForTask(String(await admin('/nodes/pve3/qemu', { vmid: '990', name: 'other', memory: '512' })));
     await admin('/cluster/ha/resources', { sid: 'vm:990', state: 'stopped' });
     const three = [webSid, `vm:${scale.vmid}`, 'vm:990'];
-    await admin('/cluster/ha/rules', { rule: 'spread', type: 'resource-affinity', affinity: 'negative', resources: three.join(',') });
+    await admin('/cluster/ha/rules', {
+      rule: 'spread',
+      type: 'resource-affinity',
+      affinity: 'negative',
+      resources: three.join(','),
+    });
     const spread = await labWorkers(nativeConnection, withHa(suite.lab.deps, { rule: 'spread' }));
     await spread.run(async () => {
       const { wave, child } = await approveOne(client, spread.taskQueue, 'mig-db01');
@@ -92,7 +112,9 @@ describe('migration.ha: HA registration after the cutover, and its removal on ro
       // The resource was created before PVE refused the rule change.
       expect((await pve.ha.resources()).map((r) => r.sid)).toContain(`vm:${waiting.vmid}`);
       await child.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'HA rule refused' }] });
-      expect((await readWaveOutcome(suite.temporal.client, wave)).status.vms).toEqual([expect.objectContaining({ name: 'mig-db01', outcome: 'rolled-back' })]);
+      expect((await readWaveOutcome(suite.temporal.client, wave)).status.vms).toEqual([
+        expect.objectContaining({ name: 'mig-db01', outcome: 'rolled-back' }),
+      ]);
       const db = (await child.result()) as MigrationStatus;
       expect(db.ha).toEqual({ sid: `vm:${db.vmid}`, registered: false, removed: true });
       expect((await pve.ha.resources()).map((r) => r.sid).sort()).toEqual([...three].sort());

@@ -70,12 +70,20 @@ describe('a wave over the whole lab estate', () => {
       // key is the main queue's.
       expect(shown.taskQueue).toBe(workers.taskQueue);
       expect((await wave.describe()).taskQueue).toBe(coordinationQueue(workers.taskQueue));
-      const vmotion = await suite.temporal.client.workflow.getHandle(semaphoreWorkflowId(scopedLimitKey(workers.taskQueue, PERMIT_KEYS.vmotion))).describe();
+      const vmotion = await suite.temporal.client.workflow
+        .getHandle(semaphoreWorkflowId(scopedLimitKey(workers.taskQueue, PERMIT_KEYS.vmotion)))
+        .describe();
       expect(vmotion.taskQueue).toBe(coordinationQueue(workers.taskQueue));
 
       // plan told the truth: the same actions, except where reality refused mig-legacy01 at cutover.
-      const planned = plan.actions.filter((a) => vmOf(a) !== 'mig-legacy01').map(key).sort();
-      const done = result.actions.filter((a) => vmOf(a) !== 'mig-legacy01').map(key).sort();
+      const planned = plan.actions
+        .filter((a) => vmOf(a) !== 'mig-legacy01')
+        .map(key)
+        .sort();
+      const done = result.actions
+        .filter((a) => vmOf(a) !== 'mig-legacy01')
+        .map(key)
+        .sort();
       expect(done).toEqual(planned);
       const legacyDone = result.actions.filter((a) => vmOf(a) === 'mig-legacy01').map((a) => a.kind);
       expect(legacyDone).toEqual(['create-vm', 'set-nic', 'relocate', 'await-approval', 'refuse']);
@@ -101,15 +109,24 @@ describe('a wave over the whole lab estate', () => {
         const config = (await suite.lab.deps.proxmox!.config.get(pveVm.node, pveVm.vmid)).values;
         const perSocket = Math.max(1, Math.min(source.numCoresPerSocket, source.numCpu));
         expect(Number(config.sockets) * Number(config.cores)).toBeGreaterThanOrEqual(source.numCpu);
-        expect(config).toMatchObject({ cores: String(perSocket), memory: String(source.memoryMb), bios: source.firmware === 'efi' ? 'ovmf' : 'seabios' });
+        expect(config).toMatchObject({
+          cores: String(perSocket),
+          memory: String(source.memoryMb),
+          bios: source.firmware === 'efi' ? 'ovmf' : 'seabios',
+        });
         expect(config.efidisk0 !== undefined).toBe(source.firmware === 'efi');
         for (const [i, nic] of [...source.nics].sort((a, b) => a.key - b.key).entries()) {
           const vlan = nic.backing.kind === 'dvportgroup' ? vlanOf.get(nic.backing.portgroupKey) : undefined;
           expect(vlan?.kind).toBe('access');
-          expect(config[`net${i}`]).toBe(`virtio=${nic.macAddress.toUpperCase()},bridge=v${vlan?.kind === 'access' ? vlan.vlanId : ''}`);
+          expect(config[`net${i}`]).toBe(
+            `virtio=${nic.macAddress.toUpperCase()},bridge=v${vlan?.kind === 'access' ? vlan.vlanId : ''}`,
+          );
         }
         for (const [i, disk] of source.disks.entries()) {
-          const target = suite.lab.pve.cluster.storages.resolve(String(config[`scsi${i}`]).split(',')[0]!, pveVm.node).file;
+          const target = suite.lab.pve.cluster.storages.resolve(
+            String(config[`scsi${i}`]).split(',')[0]!,
+            pveVm.node,
+          ).file;
           const vmdk = path.join(nfsMigrationDir(suite.lab.stateDir), disk.fileName.replace(/^\[[^\]]+\]\s*/, ''));
           expect((await run('qemu-img', ['compare', vmdk, target])).stdout).toContain('Images are identical');
         }

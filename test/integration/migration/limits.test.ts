@@ -11,7 +11,16 @@ import { readWaveOutcome } from '../../../lab/wave-result';
 /** Highest number of [start, end) intervals open at once. */
 function peak(intervals: Array<{ startMs: number; endMs?: number }>): number {
   return peakConcurrency(
-    intervals.map((i) => ({ upid: '', node: '', type: '', id: '', user: '', imports: 1, startMs: i.startMs, endMs: i.endMs })),
+    intervals.map((i) => ({
+      upid: '',
+      node: '',
+      type: '',
+      id: '',
+      user: '',
+      imports: 1,
+      startMs: i.startMs,
+      endMs: i.endMs,
+    })),
     () => true,
   );
 }
@@ -43,10 +52,23 @@ describe('global limits with two worker processes', () => {
       worker: {
         taskQueue,
         shutdownGraceTime: '2s',
-        taskQueues: { main: { maxConcurrentActivities: 20 }, vmotion: { maxConcurrentActivities: 4 }, import: { maxConcurrentActivities: 4 }, sdn: { maxConcurrentActivities: 1 } },
+        taskQueues: {
+          main: { maxConcurrentActivities: 20 },
+          vmotion: { maxConcurrentActivities: 4 },
+          import: { maxConcurrentActivities: 4 },
+          sdn: { maxConcurrentActivities: 1 },
+        },
       },
     };
-    const starts = ['w1', 'w2'].map((name) => startWorkerProcess({ prebuiltBundle: true, name, config, env: lab.env, configFile: path.join(lab.stateDir, `${name}.yaml`) }));
+    const starts = ['w1', 'w2'].map((name) =>
+      startWorkerProcess({
+        prebuiltBundle: true,
+        name,
+        config,
+        env: lab.env,
+        configFile: path.join(lab.stateDir, `${name}.yaml`),
+      }),
+    );
     // Started at once; any that did start are stopped after the test, even if another failed.
     const settled = await Promise.allSettled(starts);
     for (const started of settled) if (started.status === 'fulfilled') workers.push(started.value);

@@ -42,13 +42,17 @@ describe('migrating one VM from vcsim to the Proxmox simulator', () => {
         if (i > 600) throw new Error(`VM never reached approval: ${JSON.stringify(status)}`);
         await new Promise((r) => setTimeout(r, 200));
       }
-      await expect(wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'mallory', reason: 'go' }] })).rejects.toMatchObject({
+      await expect(
+        wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'mallory', reason: 'go' }] }),
+      ).rejects.toMatchObject({
         cause: { message: 'mallory is not an approver (approvers: lab-admin, alice)' },
       });
       await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'change 42' }] });
       const result = await readWaveOutcome(suite.temporal.client, wave);
 
-      expect(result.status.vms).toEqual([expect.objectContaining({ name: 'mig-web01', state: 'finished', outcome: 'migrated' })]);
+      expect(result.status.vms).toEqual([
+        expect.objectContaining({ name: 'mig-web01', state: 'finished', outcome: 'migrated' }),
+      ]);
       const sortKey = (a: unknown) => JSON.stringify(a);
       expect([...result.actions].map(sortKey).sort()).toEqual([...plan.actions].map(sortKey).sort());
 
@@ -66,7 +70,9 @@ describe('migrating one VM from vcsim to the Proxmox simulator', () => {
         boot: 'order=scsi0;net0',
       });
       expect(String(config.efidisk0)).toMatch(/^local-lvm:.*efitype=4m.*pre-enrolled-keys=0/);
-      source.nics.forEach((nic, i) => expect(String(config[`net${i}`])).toContain(`=${nic.macAddress.toUpperCase()},bridge=v`));
+      source.nics.forEach((nic, i) =>
+        expect(String(config[`net${i}`])).toContain(`=${nic.macAddress.toUpperCase()},bridge=v`),
+      );
       expect((await suite.lab.deps.proxmox!.power.status('pve1', vmid)).status).toBe('stopped');
 
       // Every disk is the same disk: qemu-img compare the VMware VMDK with the Proxmox volume.

@@ -33,9 +33,17 @@ describe('overlay cutover', () => {
     await Promise.all(workers.map((w) => w.kill().catch(() => undefined)));
   });
 
-  const vmdkChecksums = (vm: string) => execFileSync('sha256sum', [`${vm}.vmdk`, `${vm}-flat.vmdk`], { cwd: path.join(nfsMigrationDir(suite.lab.stateDir), vm), encoding: 'utf8' });
+  const vmdkChecksums = (vm: string) =>
+    execFileSync('sha256sum', [`${vm}.vmdk`, `${vm}-flat.vmdk`], {
+      cwd: path.join(nfsMigrationDir(suite.lab.stateDir), vm),
+      encoding: 'utf8',
+    });
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 600_000): Promise<T> {
+  async function until<T>(
+    what: string,
+    probe: () => Promise<T | undefined> | T | undefined,
+    timeoutMs = 600_000,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = await probe();
@@ -60,12 +68,24 @@ describe('overlay cutover', () => {
       migration: {
         ...migration,
         cutover: { mode: 'overlay', shutdownTimeout: '2m', forcePowerOff: true, startAfter: true, moveBandwidth: 8 },
-        verify: { probes: [{ tcp: guestImage().manifest.probe.port }], agentTimeout: '10m', networkTimeout: '30s', pollInterval: '500ms', onFailure: 'decide' },
+        verify: {
+          probes: [{ tcp: guestImage().manifest.probe.port }],
+          agentTimeout: '10m',
+          networkTimeout: '30s',
+          pollInterval: '500ms',
+          onFailure: 'decide',
+        },
       },
       worker: { taskQueue, shutdownGraceTime: '1s' },
     };
     const worker = async (name: string) => {
-      const started = await startWorkerProcess({ config: document, configFile: path.join(suite.lab.stateDir, `${name}.yaml`), env: suite.lab.env, name, prebuiltBundle: true });
+      const started = await startWorkerProcess({
+        config: document,
+        configFile: path.join(suite.lab.stateDir, `${name}.yaml`),
+        env: suite.lab.env,
+        name,
+        prebuiltBundle: true,
+      });
       workers.push(started);
       return started;
     };
@@ -73,10 +93,17 @@ describe('overlay cutover', () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: coordinationQueue(taskQueue),
         workflowId: `${taskQueue}-wave`,
-        args: [{ waveId: taskQueue, selection: { names: [vm] }, autoApprove: { by: 'alice', reason: 'overlay cutover' } }],
+        args: [
+          { waveId: taskQueue, selection: { names: [vm] }, autoApprove: { by: 'alice', reason: 'overlay cutover' } },
+        ],
       });
       const moid = (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === vm)!.moid;
-      return { wave, vmWorkflow: suite.temporal.client.workflow.getHandle(`migrate-${(suite.lab.document.vsphere as { name: string }).name}-${moid}`) };
+      return {
+        wave,
+        vmWorkflow: suite.temporal.client.workflow.getHandle(
+          `migrate-${(suite.lab.document.vsphere as { name: string }).name}-${moid}`,
+        ),
+      };
     };
     return { worker, start };
   }
@@ -89,7 +116,9 @@ describe('overlay cutover', () => {
       if (last?.outcome) throw new Error(`the migration ended before its move: ${last.outcome} ${last.error ?? ''}`);
       return last?.stage === 'move' ? last : undefined;
     }).catch((err: Error) => {
-      throw new Error(`${err.message}; stage ${last?.stage}, error ${last?.error}, worker output:\n${worker?.output().slice(-3000)}`);
+      throw new Error(
+        `${err.message}; stage ${last?.stage}, error ${last?.error}, worker output:\n${worker?.output().slice(-3000)}`,
+      );
     });
   }
 
@@ -109,7 +138,10 @@ describe('overlay cutover', () => {
     const qemu = await suite.lab.admin.qemu(vmid);
     if (!qemu.running) throw new Error(`VM ${vmid} runs no QEMU`);
     const { agentSocket } = qemu;
-    const written = await guestExec(agentSocket, '/bin/sh', ['-c', 'head -c 4194304 /dev/urandom > /root/before-the-move && sync && sha256sum /root/before-the-move']);
+    const written = await guestExec(agentSocket, '/bin/sh', [
+      '-c',
+      'head -c 4194304 /dev/urandom > /root/before-the-move && sync && sha256sum /root/before-the-move',
+    ]);
     expect(written.exitcode).toBe(0);
     const checksum = written.stdout.split(' ')[0]!;
 
@@ -121,7 +153,9 @@ describe('overlay cutover', () => {
     expect(first.exitstatus).not.toBe('OK');
     expect((await suite.lab.deps.proxmox!.config.get(node, vmid)).values.scsi0).toMatch(/^nfs-migration:/); // still on its overlay
     // The retry's move, then its worker killed mid-way: another worker takes the activity over and waits for that move.
-    const second = await until('the retried move', () => runningMove()?.upid !== first.upid ? runningMove() : undefined);
+    const second = await until('the retried move', () =>
+      runningMove()?.upid !== first.upid ? runningMove() : undefined,
+    );
     await until('the retried move under way', () => (second.log.some((l) => /transferred/.test(l)) ? true : undefined));
     await workerA.kill();
     await worker('worker-b');
@@ -130,21 +164,45 @@ describe('overlay cutover', () => {
     expect(status.vms.map((v) => [v.name, v.outcome])).toEqual([['mig-app01', 'migrated']]);
     const result = (await vmWorkflow.result()) as MigrationStatus;
     expect(result.verification?.state).toBe('verified');
-    expect(result.actions.map((a) => a.kind)).toEqual(['create-vm', 'set-nic', 'relocate', 'await-approval', 'shutdown-guest', 'attach-overlay', 'set-boot-order', 'start-vm', 'move-disk']);
-    expect(result.moves).toEqual([expect.objectContaining({ slot: 'scsi0', from: `nfs-migration:${vmid}/vm-${vmid}-disk-0.qcow2`, storage: 'local-lvm', volume: expect.stringMatching(/^local-lvm:vm-\d+-disk-\d+$/) })]);
+    expect(result.actions.map((a) => a.kind)).toEqual([
+      'create-vm',
+      'set-nic',
+      'relocate',
+      'await-approval',
+      'shutdown-guest',
+      'attach-overlay',
+      'set-boot-order',
+      'start-vm',
+      'move-disk',
+    ]);
+    expect(result.moves).toEqual([
+      expect.objectContaining({
+        slot: 'scsi0',
+        from: `nfs-migration:${vmid}/vm-${vmid}-disk-0.qcow2`,
+        storage: 'local-lvm',
+        volume: expect.stringMatching(/^local-lvm:vm-\d+-disk-\d+$/),
+      }),
+    ]);
     expect(result.moves![0]!.attempts).toBeGreaterThanOrEqual(2);
     // The disk is on its storage; nothing refers to the migration datastore; the overlay is gone, the VMDK as it was.
     const after = (await suite.lab.deps.proxmox!.config.get(node, vmid)).values;
     expect(Object.entries(after).filter(([, v]) => String(v).includes('nfs-migration'))).toEqual([]);
-    expect(existsSync(path.join(nfsMigrationDir(suite.lab.stateDir), 'images', String(vmid), `vm-${vmid}-disk-0.qcow2`))).toBe(false);
+    expect(
+      existsSync(path.join(nfsMigrationDir(suite.lab.stateDir), 'images', String(vmid), `vm-${vmid}-disk-0.qcow2`)),
+    ).toBe(false);
     expect(vmdkChecksums('mig-app01')).toBe(before);
     // The guest ran through it all, and its file reads back from the new disk (the page cache dropped first).
     expect((await suite.lab.deps.proxmox!.agent.runState(node, vmid)).qmpstatus).toBe('running');
-    const read = await guestExec(agentSocket, '/bin/sh', ['-c', 'echo 3 > /proc/sys/vm/drop_caches && sha256sum /root/before-the-move']);
+    const read = await guestExec(agentSocket, '/bin/sh', [
+      '-c',
+      'echo 3 > /proc/sys/vm/drop_caches && sha256sum /root/before-the-move',
+    ]);
     expect(read.stdout.split(' ')[0]).toBe(checksum);
     const downtime = result.verification!.downtimeSeconds!;
     const move = result.timings.find((t) => t.stage === 'move')!;
-    console.log(`overlay cutover of mig-app01: downtime ${downtime} s; disk moved live in ${((move.endedAt! - move.startedAt) / 1000).toFixed(1)} s (${result.moves![0]!.attempts} attempts)`);
+    console.log(
+      `overlay cutover of mig-app01: downtime ${downtime} s; disk moved live in ${((move.endedAt! - move.startedAt) / 1000).toFixed(1)} s (${result.moves![0]!.attempts} attempts)`,
+    );
   });
 
   it('rolls back while the disk moves: only with the guest writes acknowledged; VMware back on, byte for byte as it was', async () => {
@@ -154,15 +212,25 @@ describe('overlay cutover', () => {
     const { vmWorkflow } = await start();
     const moving = await moveStage(vmWorkflow, workers.at(-1));
     const vmid = moving.vmid!;
-    const moveTask = await until('its move under way', () => suite.lab.pve.cluster.tasks.running('qmmove').find((t) => t.id === String(vmid) && t.log.some((l) => /transferred/.test(l))));
+    const moveTask = await until('its move under way', () =>
+      suite.lab.pve.cluster.tasks
+        .running('qmmove')
+        .find((t) => t.id === String(vmid) && t.log.some((l) => /transferred/.test(l))),
+    );
     // The guest has run on Proxmox: a rollback that does not acknowledge losing its writes is refused.
-    await expect(vmWorkflow.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'changed our mind' }] })).rejects.toMatchObject({
+    await expect(
+      vmWorkflow.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'changed our mind' }] }),
+    ).rejects.toMatchObject({
       cause: { message: expect.stringMatching(/discards what the guest wrote since it started on Proxmox/) },
     });
-    await vmWorkflow.executeUpdate(rollbackUpdate, { args: [{ by: 'alice', reason: 'changed our mind', discardGuestWrites: true }] });
+    await vmWorkflow.executeUpdate(rollbackUpdate, {
+      args: [{ by: 'alice', reason: 'changed our mind', discardGuestWrites: true }],
+    });
     const result = (await vmWorkflow.result()) as MigrationStatus;
     expect(result.outcome).toBe('rolled-back');
-    expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'alice', discardedGuestWrites: true })]);
+    expect(result.decisions).toEqual([
+      expect.objectContaining({ decision: 'rollback', by: 'alice', discardedGuestWrites: true }),
+    ]);
     // The move did not finish; the Proxmox VM is stopped without the disks it had; no overlay left.
     await until('the cancelled move to end', () => (moveTask.endMs !== undefined ? true : undefined), 60_000);
     expect(moveTask.exitstatus).not.toBe('OK');
@@ -171,7 +239,9 @@ describe('overlay cutover', () => {
     expect(Object.keys(config).filter((k) => /^(scsi|unused)\d+$/.test(k))).toEqual([]);
     expect(existsSync(path.join(nfsMigrationDir(suite.lab.stateDir), 'images', String(vmid)))).toBe(false);
     // VMware: on again, as it was before the shutdown, its disk byte for byte as before.
-    expect((await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'mig-app02')!.powerState).toBe('poweredOn');
+    expect(
+      (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'mig-app02')!.powerState,
+    ).toBe('poweredOn');
     expect(vmdkChecksums('mig-app02')).toBe(before);
   });
 });

@@ -1,6 +1,11 @@
 import type { migrationWave } from '../../../workflows/migration-wave';
 import type { planMigration } from '../../../workflows/plan-migration';
-import { approveWaveUpdate, cutoverPlanQuery, migrationStatusQuery, waveStatusQuery } from '../../../src/domain/messages';
+import {
+  approveWaveUpdate,
+  cutoverPlanQuery,
+  migrationStatusQuery,
+  waveStatusQuery,
+} from '../../../src/domain/messages';
 import { placeVm } from '../../../cli/commands/place';
 import { migrateVmWorkflowId } from '../../../src/domain/migration';
 import { execFile } from 'node:child_process';
@@ -19,7 +24,9 @@ import { readWaveOutcome } from '../../../lab/wave-result';
 const GiB = 1024 ** 3;
 const NODES = ['pve1', 'pve2', 'pve3'];
 
-async function approveAll(wave: { executeUpdate: (u: typeof approveWaveUpdate, o: { args: [{ by: string; reason: string }] }) => Promise<unknown> }) {
+async function approveAll(wave: {
+  executeUpdate: (u: typeof approveWaveUpdate, o: { args: [{ by: string; reason: string }] }) => Promise<unknown>;
+}) {
   for (;;) {
     try {
       await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'lab-admin', reason: 'placement test' }] });
@@ -35,7 +42,11 @@ async function approveAll(wave: { executeUpdate: (u: typeof approveWaveUpdate, o
 interface Explainable<T> {
   result(): Promise<T>;
   describe(): Promise<{ raw: { pendingActivities?: unknown[] | null; pendingChildren?: unknown[] | null } }>;
-  fetchHistory(): Promise<{ events?: Array<{ workflowTaskFailedEventAttributes?: { failure?: { message?: string | null } | null } | null }> | null }>;
+  fetchHistory(): Promise<{
+    events?: Array<{
+      workflowTaskFailedEventAttributes?: { failure?: { message?: string | null } | null } | null;
+    }> | null;
+  }>;
 }
 
 async function withinOrExplain<T>(wave: Explainable<T>, ms: number): Promise<T> {
@@ -45,9 +56,13 @@ async function withinOrExplain<T>(wave: Explainable<T>, ms: number): Promise<T> 
     const first = await Promise.race([wave.result(), late]);
     if (first !== 'late') return first;
     const { raw } = await wave.describe();
-    const failures = ((await wave.fetchHistory()).events ?? []).flatMap((e) => e.workflowTaskFailedEventAttributes?.failure?.message ?? []);
+    const failures = ((await wave.fetchHistory()).events ?? []).flatMap(
+      (e) => e.workflowTaskFailedEventAttributes?.failure?.message ?? [],
+    );
     const pending = JSON.stringify({ activities: raw.pendingActivities ?? [], children: raw.pendingChildren ?? [] });
-    throw new Error(`the wave did not end within ${ms} ms; pending: ${pending}; workflow task failures: ${failures.slice(-2).join(' | ')}`);
+    throw new Error(
+      `the wave did not end within ${ms} ms; pending: ${pending}; workflow task failures: ${failures.slice(-2).join(' | ')}`,
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -96,7 +111,9 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
         await approveAll(wave);
         const result = await readWaveOutcome(temporal.client, wave);
         expect(result.status.refused).toEqual([]);
-        expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(expect.arrayContaining(Object.keys(planned).map((n) => [n, 'migrated'])));
+        expect(result.status.vms.map((v) => [v.name, v.outcome])).toEqual(
+          expect.arrayContaining(Object.keys(planned).map((n) => [n, 'migrated'])),
+        );
         for (const [name, node] of Object.entries(planned)) {
           const [found] = await lab.deps.proxmox!.vms.findByName(name);
           expect([name, found?.node]).toEqual([name, node]);
@@ -123,7 +140,8 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
       const workers = await labWorkers(temporal.nativeConnection, lab.deps);
       const web = (await lab.deps.vsphere!.discover()).inventory.vms.find((v) => v.name === 'mig-web01')!;
       const vmWorkflowId = migrateVmWorkflowId(lab.config.vsphere!.name!, web.moid);
-      const nodesOfShell = () => [...lab.pve.cluster.vms.values()].filter((v) => v.config.name === 'mig-web01').map((v) => v.node);
+      const nodesOfShell = () =>
+        [...lab.pve.cluster.vms.values()].filter((v) => v.config.name === 'mig-web01').map((v) => v.node);
       await workers.run(async () => {
         const wave = await temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
           taskQueue: workers.taskQueue,
@@ -142,27 +160,61 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
         const nicsBefore = (await lab.deps.proxmox!.config.get(planned, waiting!.vmid!)).values;
         // The cutover plan shows the placement: node, storage per disk, the node's memory commitment after.
         const plan = (await vm.query(cutoverPlanQuery))!;
-        expect(plan.placement).toMatchObject({ node: planned, disks: [{ label: 'Hard disk 1', storage: 'local-lvm' }, { label: 'Hard disk 2', storage: 'local-lvm' }] });
+        expect(plan.placement).toMatchObject({
+          node: planned,
+          disks: [
+            { label: 'Hard disk 1', storage: 'local-lvm' },
+            { label: 'Hard disk 2', storage: 'local-lvm' },
+          ],
+        });
         expect(plan.placement!.memory!.committedAfterBytes).toBeGreaterThanOrEqual(8 * GiB);
 
         // pve2 (32 GiB) gets a 28 GiB VM from someone else: mig-web01's 8 GiB no longer fit there.
         const full = planned === 'pve2' ? 'pve1' : 'pve2';
-        const squatter = lab.pve.cluster.newVm(full, 990, { name: 'squatter', memory: String(full === 'pve2' ? 28 * 1024 : 60 * 1024), cores: '1' });
+        const squatter = lab.pve.cluster.newVm(full, 990, {
+          name: 'squatter',
+          memory: String(full === 'pve2' ? 28 * 1024 : 60 * 1024),
+          cores: '1',
+        });
         squatter.createdMs -= 60_000; // old enough for /cluster/resources (the lab gives it pmxcfs's lag)
-        const refused = placeVm(temporal.client, vmWorkflowId, { node: full, by: 'lab-admin', reason: 'more room there' });
-        await expect(refused).rejects.toThrow(new RegExp(`place refused by ${vmWorkflowId}: mig-web01 cannot move to ${full}: memory on ${full}: needs 8 GiB, \\d+(\\.\\d)? GiB free \\(limit \\d+ GiB = 1\\.0 × \\d+ GiB; \\d+(\\.\\d)? GiB committed\\)`));
+        const refused = placeVm(temporal.client, vmWorkflowId, {
+          node: full,
+          by: 'lab-admin',
+          reason: 'more room there',
+        });
+        await expect(refused).rejects.toThrow(
+          new RegExp(
+            `place refused by ${vmWorkflowId}: mig-web01 cannot move to ${full}: memory on ${full}: needs 8 GiB, \\d+(\\.\\d)? GiB free \\(limit \\d+ GiB = 1\\.0 × \\d+ GiB; \\d+(\\.\\d)? GiB committed\\)`,
+          ),
+        );
         // The CLI as a person runs it: a node that does not exist.
         const configFile = path.join(lab.stateDir, `${workers.taskQueue}.yaml`);
         writeFileSync(configFile, stringify({ ...lab.document, worker: { taskQueue: workers.taskQueue } }));
-        const cli = spawnFerry(['-c', configFile, 'place', vmWorkflowId, '--node', 'pve9', '--by', 'lab-admin', '--reason', 'typo'], lab.env);
+        const cli = spawnFerry(
+          ['-c', configFile, 'place', vmWorkflowId, '--node', 'pve9', '--by', 'lab-admin', '--reason', 'typo'],
+          lab.env,
+        );
         expect(await cli.exited).toBe(1);
-        expect(cli.output()).toMatch(/place refused by .*: mig-web01 cannot move to pve9: pve9 is not a node of the cluster \(nodes: pve1, pve2, pve3\)/);
+        expect(cli.output()).toMatch(
+          /place refused by .*: mig-web01 cannot move to pve9: pve9 is not a node of the cluster \(nodes: pve1, pve2, pve3\)/,
+        );
         expect(nodesOfShell()).toEqual([planned]);
 
         const target = NODES.find((n) => n !== planned && n !== full)!;
-        const { status } = await placeVm(temporal.client, vmWorkflowId, { node: target, by: 'lab-admin', reason: 'balance the nodes' });
+        const { status } = await placeVm(temporal.client, vmWorkflowId, {
+          node: target,
+          by: 'lab-admin',
+          reason: 'balance the nodes',
+        });
         expect(status.placement!.node).toBe(target);
-        expect(status.placementMoves).toEqual([expect.objectContaining({ by: 'lab-admin', reason: 'balance the nodes', from: expect.objectContaining({ node: planned }), shellMoved: true })]);
+        expect(status.placementMoves).toEqual([
+          expect.objectContaining({
+            by: 'lab-admin',
+            reason: 'balance the nodes',
+            from: expect.objectContaining({ node: planned }),
+            shellMoved: true,
+          }),
+        ]);
         // The simulator holds the shell only on the new node, with the VMware MACs again.
         expect(nodesOfShell()).toEqual([target]);
         const shellVmid = status.vmid!;
@@ -171,13 +223,16 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
         expect(config.efidisk0).toBeDefined();
         expect((await vm.query(cutoverPlanQuery))!.placement!.node).toBe(target);
         // The wave's status shows it too (told by signal).
-        for (let i = 0; i < 50 && (await wave.query(waveStatusQuery)).vms[0]?.placement?.node !== target; i++) await new Promise((r) => setTimeout(r, 100));
+        for (let i = 0; i < 50 && (await wave.query(waveStatusQuery)).vms[0]?.placement?.node !== target; i++)
+          await new Promise((r) => setTimeout(r, 100));
         expect((await wave.query(waveStatusQuery)).vms[0]!.placement!.node).toBe(target);
 
         await approveAll(wave);
         await withinOrExplain(wave, 300_000);
         const result = await readWaveOutcome(temporal.client, wave);
-        expect(result.status.vms.map((v) => [v.name, v.outcome, v.placement?.node])).toEqual([['mig-web01', 'migrated', target]]);
+        expect(result.status.vms.map((v) => [v.name, v.outcome, v.placement?.node])).toEqual([
+          ['mig-web01', 'migrated', target],
+        ]);
         expect(nodesOfShell()).toEqual([target]);
         const migrated = (await lab.deps.proxmox!.config.get(target, shellVmid)).values;
         expect(String(migrated.scsi0)).toMatch(/^local-lvm:vm-\d+-disk-\d+/);
@@ -201,11 +256,13 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
 
     /** vCenter's summary.capacity and summary.freeSpace of the migration datastore, as the host of `moid` sees it. */
     const room = async (moid: string) => {
-      const found = (await lab.deps.vsphere!.readVmDetail(moid)).hostDatastores.find((d) => d.name === ESTATE.migrationDatastore)!;
+      const found = (await lab.deps.vsphere!.readVmDetail(moid)).hostDatastores.find(
+        (d) => d.name === ESTATE.migrationDatastore,
+      )!;
       return { capacity: found.capacityBytes!, free: found.freeBytes! };
     };
 
-    it('refuses a wave whose disks do not fit there before any vMotion, with vCenter\'s numbers', async () => {
+    it("refuses a wave whose disks do not fit there before any vMotion, with vCenter's numbers", async () => {
       const before = await lab.deps.vsphere!.discover();
       const legacy = before.inventory.vms.find((v) => v.name === 'mig-legacy01')!;
       const empty = await room(legacy.moid);
@@ -215,7 +272,15 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
       const { config, password } = lab.vcsim;
       await promisify(execFile)(
         toolPath('govc'),
-        ['vm.create', '-on=false', `-ds=${ESTATE.migrationDatastore}`, `-host=${ESTATE.clusterHosts[0]}`, `-disk=${fillerMiB}MB`, `-net=${ESTATE.portgroups.vlan100}`, 'ferry-filler'],
+        [
+          'vm.create',
+          '-on=false',
+          `-ds=${ESTATE.migrationDatastore}`,
+          `-host=${ESTATE.clusterHosts[0]}`,
+          `-disk=${fillerMiB}MB`,
+          `-net=${ESTATE.portgroups.vlan100}`,
+          'ferry-filler',
+        ],
         {
           env: {
             ...process.env,
@@ -243,7 +308,9 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
         const result = await readWaveOutcome(temporal.client, wave);
         const refused = Object.fromEntries(result.status.refused.map((r) => [r.name, r.refusals]));
         expect(Object.keys(refused).sort()).toEqual(['mig-legacy01', 'mig-web01']);
-        const datastore = refused['mig-legacy01']!.find((r) => r.code === 'placement-migration-datastore') as PlacementRefusal;
+        const datastore = refused['mig-legacy01']!.find(
+          (r) => r.code === 'placement-migration-datastore',
+        ) as PlacementRefusal;
         // The numbers are vCenter's: its free space, less 10 % of its capacity.
         expect(datastore.need).toBe(32 * GiB);
         expect(datastore.room).toBe(Math.max(0, expectedRoom));
@@ -289,18 +356,28 @@ describe('placement: the wave places its VMs on the simulator nodes as plan said
           for (let i = 0; i < 300; i++) {
             const status = await vm.query(migrationStatusQuery).catch(() => undefined);
             if (status?.stage === stage) return status;
-            last = status && { stage: status.stage, error: status.error, outcome: (status as { outcome?: string }).outcome };
+            last = status && {
+              stage: status.stage,
+              error: status.error,
+              outcome: (status as { outcome?: string }).outcome,
+            };
             await new Promise((r) => setTimeout(r, 200));
           }
           throw new Error(`${vmWorkflowId} never reached ${stage}; last: ${JSON.stringify(last)}`);
         };
         await stageIs('awaiting-approval');
         // Someone else puts a 20 GiB VM on pve2 meanwhile: with mig-db01's 16 GiB, 36 GiB > 32 GiB.
-        const squatter = lab.pve.cluster.newVm('pve2', 990, { name: 'squatter', memory: String(20 * 1024), cores: '1' });
+        const squatter = lab.pve.cluster.newVm('pve2', 990, {
+          name: 'squatter',
+          memory: String(20 * 1024),
+          cores: '1',
+        });
         squatter.createdMs -= 60_000; // long enough ago for /cluster/resources (the lab gives it pmxcfs's lag)
         await approveAll(wave);
         const stopped = await stageIs('awaiting-decision');
-        expect(stopped.error).toMatch(/mig-db01 no longer fits where it was placed: memory on pve2: needs 16 GiB, \d+(\.\d)? GiB free/);
+        expect(stopped.error).toMatch(
+          /mig-db01 no longer fits where it was placed: memory on pve2: needs 16 GiB, \d+(\.\d)? GiB free/,
+        );
         // The guest was not touched: still as it was on VMware.
         expect((await lab.deps.vsphere!.readVm(db.moid)).powerState).toBe(db.powerState);
         await wave.terminate('test over');

@@ -26,13 +26,23 @@ import { readWaveOutcome } from '../../../lab/wave-result';
 const NAMES = ['mig-app01', 'mig-ens01', 'mig-app02'] as const;
 type Name = (typeof NAMES)[number];
 
-function withSettings(deps: ActivityDeps, cutover: Record<string, unknown>, verify: Record<string, unknown>, conversion: unknown): ActivityDeps {
+function withSettings(
+  deps: ActivityDeps,
+  cutover: Record<string, unknown>,
+  verify: Record<string, unknown>,
+  conversion: unknown,
+): ActivityDeps {
   const migration = deps.config.migration!;
   return {
     ...deps,
     config: {
       ...deps.config,
-      migration: { ...migration, cutover: { ...migration.cutover, ...cutover }, verify: { ...migration.verify, ...verify }, conversion: conversionSection.parse(conversion) },
+      migration: {
+        ...migration,
+        cutover: { ...migration.cutover, ...cutover },
+        verify: { ...migration.verify, ...verify },
+        conversion: conversionSection.parse(conversion),
+      },
     },
   };
 }
@@ -41,7 +51,9 @@ function withSettings(deps: ActivityDeps, cutover: Record<string, unknown>, veri
 function vmdkChecksums(stateDir: string, vm: string): Record<string, string> {
   const dir = path.join(nfsMigrationDir(stateDir), vm);
   const files = [`${vm}.vmdk`, `${vm}-flat.vmdk`];
-  return Object.fromEntries(files.map((f) => [f, execFileSync('sha256sum', [path.join(dir, f)], { encoding: 'utf8' }).split(' ')[0]!]));
+  return Object.fromEntries(
+    files.map((f) => [f, execFileSync('sha256sum', [path.join(dir, f)], { encoding: 'utf8' }).split(' ')[0]!]),
+  );
 }
 
 describe('verify-guest with real guests', () => {
@@ -58,8 +70,13 @@ describe('verify-guest with real guests', () => {
     const ping = result.verification!.checks.find((c) => c.check === 'agent-ping')!;
     if (ping.result === 'passed') return;
     const qemu = await suite.lab.admin.qemu(result.vmid!);
-    const serial = qemu.serialLog && existsSync(qemu.serialLog) ? readFileSync(qemu.serialLog, 'utf8').split('\n').slice(-40).join('\n') : '(no serial log)';
-    throw new Error(`VM ${result.vmid}: agent-ping ${ping.result} (${ping.detail ?? ''}); the guest's serial console ended:\n${serial}`);
+    const serial =
+      qemu.serialLog && existsSync(qemu.serialLog)
+        ? readFileSync(qemu.serialLog, 'utf8').split('\n').slice(-40).join('\n')
+        : '(no serial log)';
+    throw new Error(
+      `VM ${result.vmid}: agent-ping ${ping.result} (${ping.detail ?? ''}); the guest's serial console ended:\n${serial}`,
+    );
   }
 
   beforeAll(async () => {
@@ -72,26 +89,42 @@ describe('verify-guest with real guests', () => {
     // One setting for all three: the probe only runs once the address check passed (mig-app01's), and
     // mig-app02 and mig-ens01 are told to expect an address their guests do not have, so they are not
     // verified: mig-ens01's rollback comes after its conversion.
-    const conversion = { mode: 'off', overrides: { 'mig-ens01': 'linux' }, agentPackages: guestAgentPackagesDir(), accel: 'tcg' };
-    const deps = withSettings(suite.lab.deps, { startAfter: true }, {
-      // Generous: three TCG boots at once on a loaded 2-core machine took minutes (durable timers cost nothing).
-      agentTimeout: '10m',
-      probeTimeout: '3m',
-      // The two failing VMs read their interfaces again until networkTimeout (default 1m) runs out; the
-      // guest (image 5) sets its address a second or two after its agent starts, so 15 s judges the
-      // same (with room for three TCG guests on a loaded machine) and saves the rest.
-      networkTimeout: '15s',
-      pollInterval: '500ms',
-      probes: [{ tcp: guestImage().manifest.probe.port }],
-      onFailure: 'rollback',
-      expect: { 'mig-app02': '198.51.100.99', 'mig-ens01': '198.51.100.98' },
-    }, conversion);
+    const conversion = {
+      mode: 'off',
+      overrides: { 'mig-ens01': 'linux' },
+      agentPackages: guestAgentPackagesDir(),
+      accel: 'tcg',
+    };
+    const deps = withSettings(
+      suite.lab.deps,
+      { startAfter: true },
+      {
+        // Generous: three TCG boots at once on a loaded 2-core machine took minutes (durable timers cost nothing).
+        agentTimeout: '10m',
+        probeTimeout: '3m',
+        // The two failing VMs read their interfaces again until networkTimeout (default 1m) runs out; the
+        // guest (image 5) sets its address a second or two after its agent starts, so 15 s judges the
+        // same (with room for three TCG guests on a loaded machine) and saves the rest.
+        networkTimeout: '15s',
+        pollInterval: '500ms',
+        probes: [{ tcp: guestImage().manifest.probe.port }],
+        onFailure: 'rollback',
+        expect: { 'mig-app02': '198.51.100.99', 'mig-ens01': '198.51.100.98' },
+      },
+      conversion,
+    );
     const workers = await labWorkers(suite.temporal.nativeConnection, deps);
     results = workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
         workflowId: `${workers.taskQueue}-wave`,
-        args: [{ waveId: workers.taskQueue, selection: { names: [...NAMES] }, autoApprove: { by: 'alice', reason: 'verify the real guests' } }],
+        args: [
+          {
+            waveId: workers.taskQueue,
+            selection: { names: [...NAMES] },
+            autoApprove: { by: 'alice', reason: 'verify the real guests' },
+          },
+        ],
       });
       const { status } = await readWaveOutcome(suite.temporal.client, wave);
       const byName = {} as Record<Name, MigrationStatus>;
@@ -112,17 +145,29 @@ describe('verify-guest with real guests', () => {
     // The address came from discovery (VMware Tools' guest.net in vcsim); nothing in the config names it.
     expect(v.expectedAddress).toEqual({ address: '198.51.100.21', source: 'discovery' });
     expect(v.checks.map((c) => [c.check, c.result])).toEqual([
-      ['qemu-running', 'passed'], ['agent-ping', 'passed'], ['macs', 'passed'], ['address', 'passed'], ['probe', 'passed'],
+      ['qemu-running', 'passed'],
+      ['agent-ping', 'passed'],
+      ['macs', 'passed'],
+      ['address', 'passed'],
+      ['probe', 'passed'],
     ]);
-    expect(v.checks.find((c) => c.check === 'address')!.detail).toMatch(/^198\.51\.100\.21 on \S+ \(00:50:56:01:00:01\)$/);
-    expect(v.checks.find((c) => c.check === 'probe')!.detail).toMatch(/198\.51\.100\.21:\d+ via 127\.0\.0\.1:\d+ connected/);
+    expect(v.checks.find((c) => c.check === 'address')!.detail).toMatch(
+      /^198\.51\.100\.21 on \S+ \(00:50:56:01:00:01\)$/,
+    );
+    expect(v.checks.find((c) => c.check === 'probe')!.detail).toMatch(
+      /198\.51\.100\.21:\d+ via 127\.0\.0\.1:\d+ connected/,
+    );
     expect(v.bootToAgentSeconds).toBeGreaterThan(0);
     expect(v.downtimeSeconds).toBeGreaterThan(v.bootToAgentSeconds!);
     expect(result.waits.map((w) => w.for)).toEqual(expect.arrayContaining(['guest agent of mig-app01']));
-    console.log(`mig-app01: boot-to-agent ${v.bootToAgentSeconds} s, downtime ${v.downtimeSeconds} s (three guests booting at once, TCG)`);
+    console.log(
+      `mig-app01: boot-to-agent ${v.bootToAgentSeconds} s, downtime ${v.downtimeSeconds} s (three guests booting at once, TCG)`,
+    );
     // The guest runs on Proxmox, its agent answering; VMware's VM stays off.
     expect((await suite.lab.deps.proxmox!.agent.runState(node(), result.vmid!)).qmpstatus).toBe('running');
-    expect((await suite.lab.deps.vsphere!.discover()).inventory.vms.find((vm) => vm.name === 'mig-app01')!.powerState).toBe('poweredOff');
+    expect(
+      (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((vm) => vm.name === 'mig-app01')!.powerState,
+    ).toBe('poweredOff');
   });
 
   it('mig-ens01 (VMware-native) is converted, comes up as itself on Proxmox, and a rollback leaves its VMDK byte for byte as it was', async () => {
@@ -133,24 +178,41 @@ describe('verify-guest with real guests', () => {
     expect(conversion.result!.plan).toMatchObject({ convert: true, family: 'linux', inspected: true });
     const plan = conversion.result!.plan as Extract<typeof conversion.plan, { convert: true }>;
     expect(plan.steps.map((s) => s.kind)).toEqual(['overlay', 'pin-nic', 'install-agent', 'virt-v2v']);
-    expect(plan.steps).toContainEqual({ kind: 'pin-nic', pin: { slot: 'net0', mac: '00:50:56:01:00:04', name: 'ens192', pveName: 'ens18', basis: 'order' } });
+    expect(plan.steps).toContainEqual({
+      kind: 'pin-nic',
+      pin: { slot: 'net0', mac: '00:50:56:01:00:04', name: 'ens192', pveName: 'ens18', basis: 'order' },
+    });
     expect(plan.steps).toContainEqual(expect.objectContaining({ kind: 'virt-v2v', removes: ['open-vm-tools'] }));
     expect(conversion.result!.steps.map((s) => s.step)).toEqual(['overlays', 'inspect-and-edit', 'virt-v2v']);
-    expect(result.actions.map((a) => a.kind)).toEqual(expect.arrayContaining(['shutdown-guest', 'convert-guest', 'import-disk']));
+    expect(result.actions.map((a) => a.kind)).toEqual(
+      expect.arrayContaining(['shutdown-guest', 'convert-guest', 'import-disk']),
+    );
     expect(result.timings.map((t) => t.stage)).toEqual(expect.arrayContaining(['inspect', 'convert', 'import']));
     // The guest came up as itself: its agent answers, its NIC keeps the VMware name with its address
     // (it was told to expect another, so it is not verified: ferry rolls it back by itself).
     const v = result.verification!;
-    expect(v.checks.map((c) => [c.check, c.result])).toEqual([['qemu-running', 'passed'], ['agent-ping', 'passed'], ['macs', 'passed'], ['address', 'failed']]);
-    expect(v.interfaces!.find((i) => i.mac === '00:50:56:01:00:04')).toMatchObject({ name: 'ens192', addresses: expect.arrayContaining(['198.51.100.23/24']) });
-    console.log(`mig-ens01: conversion ${conversion.result!.seconds.toFixed(1)} s (${conversion.result!.steps.map((s) => `${s.step} ${s.seconds.toFixed(1)} s`).join(', ')})`);
+    expect(v.checks.map((c) => [c.check, c.result])).toEqual([
+      ['qemu-running', 'passed'],
+      ['agent-ping', 'passed'],
+      ['macs', 'passed'],
+      ['address', 'failed'],
+    ]);
+    expect(v.interfaces!.find((i) => i.mac === '00:50:56:01:00:04')).toMatchObject({
+      name: 'ens192',
+      addresses: expect.arrayContaining(['198.51.100.23/24']),
+    });
+    console.log(
+      `mig-ens01: conversion ${conversion.result!.seconds.toFixed(1)} s (${conversion.result!.steps.map((s) => `${s.step} ${s.seconds.toFixed(1)} s`).join(', ')})`,
+    );
     // Rolled back: Proxmox's VM stopped, without its disk; VMware's VM on again; its VMDK untouched; the overlays gone.
     expect(result.outcome).toBe('rolled-back');
     expect(result.decisions).toEqual([expect.objectContaining({ decision: 'rollback', by: 'ferry', via: 'setting' })]);
     expect((await suite.lab.deps.proxmox!.power.status(node(), result.vmid!)).status).toBe('stopped');
     const config = (await suite.lab.deps.proxmox!.config.get(node(), result.vmid!)).values;
     expect(Object.keys(config).filter((k) => /^scsi\d+$/.test(k))).toEqual([]);
-    expect((await suite.lab.deps.vsphere!.discover()).inventory.vms.find((vm) => vm.name === 'mig-ens01')!.powerState).toBe('poweredOn');
+    expect(
+      (await suite.lab.deps.vsphere!.discover()).inventory.vms.find((vm) => vm.name === 'mig-ens01')!.powerState,
+    ).toBe('poweredOn');
     expect(vmdkChecksums(suite.lab.stateDir, 'mig-ens01')).toEqual(ens01Before);
     expect(result.overlays?.removed).toEqual([`images/${result.vmid}/vm-${result.vmid}-disk-0.qcow2`]);
     expect(existsSync(path.join(nfsMigrationDir(suite.lab.stateDir), 'images', String(result.vmid)))).toBe(false);

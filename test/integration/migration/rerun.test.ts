@@ -30,13 +30,17 @@ describe('a VM whose migration ended without migrating it can be migrated by a l
       const waiting = await atGate(first);
       const vmWorkflow = client.workflow.getHandle(waiting.workflowId);
       await vmWorkflow.executeUpdate(rejectCutoverUpdate, { args: [{ by: 'alice', reason: 'not this week' }] });
-      expect((await readWaveOutcome(client, first)).status.vms).toEqual([expect.objectContaining({ name, state: 'finished', outcome: 'rejected' })]);
+      expect((await readWaveOutcome(client, first)).status.vms).toEqual([
+        expect.objectContaining({ name, state: 'finished', outcome: 'rejected' }),
+      ]);
       const rejectedRun = (await vmWorkflow.describe()).runId;
 
       const second = await startWave('b');
       expect((await atGate(second)).workflowId).toBe(waiting.workflowId);
       await second.executeUpdate(approveWaveUpdate, { args: [{ by: 'alice', reason: 'now' }] });
-      expect((await readWaveOutcome(client, second)).status.vms).toEqual([expect.objectContaining({ name, state: 'finished', outcome: 'migrated' })]);
+      expect((await readWaveOutcome(client, second)).status.vms).toEqual([
+        expect.objectContaining({ name, state: 'finished', outcome: 'migrated' }),
+      ]);
       const migratedRun = await client.workflow.getHandle(waiting.workflowId).describe();
       expect(migratedRun.runId).not.toBe(rejectedRun);
       const migrated = (await client.workflow.getHandle(waiting.workflowId).result()) as MigrationStatus;
@@ -45,7 +49,11 @@ describe('a VM whose migration ended without migrating it can be migrated by a l
       const third = await startWave('c');
       const thirdResult = await readWaveOutcome(client, third);
       expect(thirdResult.status.vms).toEqual([
-        expect.objectContaining({ name, state: 'finished', error: `not started: workflow ${waiting.workflowId} already migrated this VM` }),
+        expect.objectContaining({
+          name,
+          state: 'finished',
+          error: `not started: workflow ${waiting.workflowId} already migrated this VM`,
+        }),
       ]);
       // No third run: the migrated one is still the latest.
       expect((await client.workflow.getHandle(waiting.workflowId).describe()).runId).toBe(migratedRun.runId);

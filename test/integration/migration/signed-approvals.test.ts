@@ -48,7 +48,11 @@ describe('signed approvals: only a listed key, for this workflow and the plan sh
   }
 
   /** The validator's refusal of an approval, or 'accepted'. */
-  async function refusal(handle: WorkflowHandle, approval: CutoverApproval, update: UpdateDefinition<unknown, [CutoverApproval]> = approveCutoverUpdate): Promise<string> {
+  async function refusal(
+    handle: WorkflowHandle,
+    approval: CutoverApproval,
+    update: UpdateDefinition<unknown, [CutoverApproval]> = approveCutoverUpdate,
+  ): Promise<string> {
     const err = await handle.executeUpdate(update, { args: [approval] }).then(
       () => undefined,
       (e: { cause?: { message?: string } }) => e,
@@ -59,7 +63,8 @@ describe('signed approvals: only a listed key, for this workflow and the plan sh
   it('refuses unsigned, unlisted-key, other-workflow and changed-plan approvals (nothing moves); takes a signed one, by hand and through the wave', async () => {
     const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     const vsphere = suite.lab.deps.vsphere!;
-    const power = async (name: string) => (await vsphere.discover()).inventory.vms.find((v) => v.name === name)!.powerState;
+    const power = async (name: string) =>
+      (await vsphere.discover()).inventory.vms.find((v) => v.name === name)!.powerState;
     expect(await power('mig-web01')).toBe('poweredOn');
     await workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
@@ -77,38 +82,74 @@ describe('signed approvals: only a listed key, for this workflow and the plan sh
       const digest = cutoverPlanDigest(plan);
       const mine = { workflowId: web01.workflowId, plan: digest };
 
-      expect(await refusal(web01, { by: 'alice', reason: 'window 7' })).toMatch(/^approvals are signed here: alice's approval has no signature/);
-      expect(await refusal(web01, await signed(keys.mallory!.file, 'alice', mine))).toBe("the signature is not alice's: signed with another key");
-      expect(await refusal(web01, await signed(keys.mallory!.file, 'mallory', mine))).toMatch(/^mallory is not an approver/);
-      expect(await refusal(web01, await signed(keys.alice!.file, 'alice', { ...mine, workflowId: idOf('scale-0001') }))).toBe(
-        `signed for ${idOf('scale-0001')}, not for this workflow (${web01.workflowId})`,
+      expect(await refusal(web01, { by: 'alice', reason: 'window 7' })).toMatch(
+        /^approvals are signed here: alice's approval has no signature/,
       );
+      expect(await refusal(web01, await signed(keys.mallory!.file, 'alice', mine))).toBe(
+        "the signature is not alice's: signed with another key",
+      );
+      expect(await refusal(web01, await signed(keys.mallory!.file, 'mallory', mine))).toMatch(
+        /^mallory is not an approver/,
+      );
+      expect(
+        await refusal(web01, await signed(keys.alice!.file, 'alice', { ...mine, workflowId: idOf('scale-0001') })),
+      ).toBe(`signed for ${idOf('scale-0001')}, not for this workflow (${web01.workflowId})`);
       const changed = cutoverPlanDigest({ ...plan, disks: plan.disks.slice(1) });
-      expect(await refusal(web01, await signed(keys.alice!.file, 'alice', { ...mine, plan: changed }))).toMatch(/^the plan changed since it was signed/);
+      expect(await refusal(web01, await signed(keys.alice!.file, 'alice', { ...mine, plan: changed }))).toMatch(
+        /^the plan changed since it was signed/,
+      );
       // A forged "wave" approval by signal: it names a wave that is not this VM's, and is ignored.
-      await web01.signal(approveCutoverSignal, await signed(keys.alice!.file, 'alice', { workflowId: 'another-wave', covers: [mine] }));
+      await web01.signal(
+        approveCutoverSignal,
+        await signed(keys.alice!.file, 'alice', { workflowId: 'another-wave', covers: [mine] }),
+      );
 
       // The temporal CLI by hand: an unsigned approval is refused there too, the signed one taken.
       const byHand = (input: unknown) =>
-        run(temporal, ['workflow', 'update', 'execute', '--address', devServerAddress(), '--workflow-id', web01.workflowId, '--name', approveCutoverUpdate.name, '--input', JSON.stringify(input)]);
-      await expect(byHand({ by: 'bob', reason: 'by hand' })).rejects.toMatchObject({ stderr: expect.stringContaining('approvals are signed here') });
+        run(temporal, [
+          'workflow',
+          'update',
+          'execute',
+          '--address',
+          devServerAddress(),
+          '--workflow-id',
+          web01.workflowId,
+          '--name',
+          approveCutoverUpdate.name,
+          '--input',
+          JSON.stringify(input),
+        ]);
+      await expect(byHand({ by: 'bob', reason: 'by hand' })).rejects.toMatchObject({
+        stderr: expect.stringContaining('approvals are signed here'),
+      });
       const before = (await web01.query(migrationStatusQuery)) as MigrationStatus;
       expect(before.stage).toBe('awaiting-approval');
       expect(before.actions.map((a) => a.kind)).not.toContain('shutdown');
-      expect(before.ignored).toEqual([{ message: 'approve by alice', reason: "signed for another-wave, not for this VM's wave (" + wave.workflowId + ')' }]);
+      expect(before.ignored).toEqual([
+        {
+          message: 'approve by alice',
+          reason: "signed for another-wave, not for this VM's wave (" + wave.workflowId + ')',
+        },
+      ]);
       expect(await power('mig-web01')).toBe('poweredOn');
       await byHand(await signed(keys.bob!.file, 'bob', mine, 'by hand'));
 
       // The wave: signed over the VMs it covers and their plans, read as `ferry approve` reads them.
       const flags = { by: 'alice', reason: 'window 7', vms: ['scale-0001'], key: keys.alice!.file };
       const unsigned = await whatIsSigned(suite.temporal.client, wave, 'migrationWave', flags);
-      expect(unsigned.statement.covers).toEqual([{ workflowId: idOf('scale-0001'), plan: expect.stringMatching(/^sha256:/) }]);
+      expect(unsigned.statement.covers).toEqual([
+        { workflowId: idOf('scale-0001'), plan: expect.stringMatching(/^sha256:/) },
+      ]);
       const waveApproval = { by: 'alice', reason: 'window 7', signed: await sign(unsigned, flags) };
       const foreign = { ...waveApproval, signed: { ...waveApproval.signed, workflowId: 'another-wave' } };
       expect(await refusal(wave, foreign, approveWaveUpdate)).toMatch(/^the signature is not alice's/);
-      expect(await refusal(wave, { by: 'alice', reason: 'all' }, approveWaveUpdate)).toMatch(/^approvals are signed here/);
+      expect(await refusal(wave, { by: 'alice', reason: 'all' }, approveWaveUpdate)).toMatch(
+        /^approvals are signed here/,
+      );
       await wave.executeUpdate(approveWaveUpdate, { args: [waveApproval] });
-      await suite.temporal.client.workflow.getHandle(idOf('scale-0002')).executeUpdate(rejectCutoverUpdate, { args: [{ by: 'alice', reason: 'not this time' }] });
+      await suite.temporal.client.workflow
+        .getHandle(idOf('scale-0002'))
+        .executeUpdate(rejectCutoverUpdate, { args: [{ by: 'alice', reason: 'not this time' }] });
 
       const result = await readWaveOutcome(suite.temporal.client, wave);
       const outcome = Object.fromEntries(result.status.vms.map((v) => [v.name, v.outcome]));

@@ -26,13 +26,23 @@ describe('a wave whose query does not answer in time', () => {
       try {
         // Not approved: every VM waits at the gate, its stage in visibility too.
         const query = `WaveId = '${workers.taskQueue}' AND FerryKind = 'migrate' AND FerryStage = 'awaiting-approval'`;
-        await until('every VM at the gate in visibility', async () => ((await client.workflow.count(query)).count === names.length ? true : undefined), 180_000, 500);
+        await until(
+          'every VM at the gate in visibility',
+          async () => ((await client.workflow.count(query)).count === names.length ? true : undefined),
+          180_000,
+          500,
+        );
         // The wave hears of each VM's stage by a signal the VM sends after it sets its search attribute,
         // so its own summary may be a moment behind visibility.
-        const own = await until('every VM at the gate in the wave\'s own summary', async () => {
-          const summary = await wave.query(waveSummaryQuery, {});
-          return summary.stages['awaiting-approval'] === names.length ? summary : undefined;
-        }, 60_000, 200);
+        const own = await until(
+          "every VM at the gate in the wave's own summary",
+          async () => {
+            const summary = await wave.query(waveSummaryQuery, {});
+            return summary.stages['awaiting-approval'] === names.length ? summary : undefined;
+          },
+          60_000,
+          200,
+        );
         expect(own.stages).toEqual({ 'awaiting-approval': 3 });
 
         const answered = await loadStatus(client, wave, {});
@@ -40,7 +50,12 @@ describe('a wave whose query does not answer in time', () => {
         expect(answered.wave?.counts).toEqual({ pending: 0, running: 3, finished: 0 });
 
         const fallback = await loadStatus(client, wave, { queryBudgetMs: 0, page: { limit: 2 } });
-        expect(fallback.wave).toMatchObject({ source: 'visibility', waveId: workers.taskQueue, vms: 3, counts: { pending: 0, running: 3, finished: 0 } });
+        expect(fallback.wave).toMatchObject({
+          source: 'visibility',
+          waveId: workers.taskQueue,
+          vms: 3,
+          counts: { pending: 0, running: 3, finished: 0 },
+        });
         expect(fallback.wave!.stages).toEqual(own.stages);
         expect(fallback.wave!.rows).toHaveLength(2);
         expect(fallback.wave!.page.matching).toBe(3);

@@ -14,7 +14,8 @@ describe('NetBox client against a real NetBox', () => {
   let netbox: NetboxServer;
   let client: NetboxClient;
   let seeded: SeededNetbox;
-  const clientWith = (token: string, url = netbox.url) => NetboxClient.fromConfig({ url, token, validateCerts: true }, { timeoutMs: 5000 });
+  const clientWith = (token: string, url = netbox.url) =>
+    NetboxClient.fromConfig({ url, token, validateCerts: true }, { timeoutMs: 5000 });
 
   beforeAll(async () => {
     netbox = await startNetbox();
@@ -45,7 +46,11 @@ describe('NetBox client against a real NetBox', () => {
     }
     const wrong = clientWith(`nbt_${'A'.repeat(12)}.${'b'.repeat(40)}`);
     const attempt = wrong.status();
-    await expect(attempt).rejects.toMatchObject({ category: 'permission', status: 403, message: expect.stringContaining('check NETBOX_TOKEN') });
+    await expect(attempt).rejects.toMatchObject({
+      category: 'permission',
+      status: 403,
+      message: expect.stringContaining('check NETBOX_TOKEN'),
+    });
     await expect(attempt).rejects.not.toThrow(/bbbbbbbb/); // the token never appears in messages
     await wrong.close();
   });
@@ -56,10 +61,11 @@ describe('NetBox client against a real NetBox', () => {
     expect(names(await client.listVirtualMachines({ status: 'planned', cluster: LAB_NETBOX.cluster }))).toEqual(lab);
     expect(names(await client.listVirtualMachines({ clusterId: seeded.clusterId, tag: 'ferry' }))).toEqual(lab);
     expect(names(await client.listVirtualMachines({ customFields: { ferry_vmid: 9002 } }))).toEqual(['lab-web2']);
-    expect(names(await client.listVirtualMachines({ customFields: { ferry_owner: 'web team' }, status: ['planned', 'staged'] }))).toEqual([
-      'lab-web1',
-      'lab-web2',
-    ]);
+    expect(
+      names(
+        await client.listVirtualMachines({ customFields: { ferry_owner: 'web team' }, status: ['planned', 'staged'] }),
+      ),
+    ).toEqual(['lab-web1', 'lab-web2']);
     expect(await client.listVirtualMachines({ status: 'decommissioning', cluster: LAB_NETBOX.cluster })).toEqual([]);
     // One VM per page: the three only come back if `next` is followed.
     const paged = await client.http.list('api/virtualization/virtual-machines/', { tag: 'ferry', limit: 1 }, idOnly);
@@ -83,7 +89,9 @@ describe('NetBox client against a real NetBox', () => {
     await expect(client.updateVirtualMachine(vm.id, { custom_fields: { ferry_vlan: 5000 } })).rejects.toMatchObject({
       category: 'invalid',
       status: 400,
-      message: expect.stringContaining("HTTP 400: __all__: Invalid value for custom field 'ferry_vlan': Value must not exceed 4094"),
+      message: expect.stringContaining(
+        "HTTP 400: __all__: Invalid value for custom field 'ferry_vlan': Value must not exceed 4094",
+      ),
     });
   });
 
@@ -94,7 +102,12 @@ describe('NetBox client against a real NetBox', () => {
     await client.updateVirtualMachine(id, { description: 'edited by a person' });
     const stale = client.updateVirtualMachine(id, { status: 'staged' }, { ifMatch: first.etag });
     await expect(stale).rejects.toBeInstanceOf(NetboxStaleError);
-    await expect(stale).rejects.toMatchObject({ category: 'conflict', retryable: true, status: 412, currentEtag: expect.stringMatching(/^W\//) });
+    await expect(stale).rejects.toMatchObject({
+      category: 'conflict',
+      retryable: true,
+      status: 412,
+      currentEtag: expect.stringMatching(/^W\//),
+    });
     expect((await client.getVirtualMachine(id)).value.status.value).toBe('planned');
 
     expect(await client.transitionStatus(id, 'planned', 'staged')).toMatchObject({ outcome: 'updated', guarded: true });
@@ -103,7 +116,10 @@ describe('NetBox client against a real NetBox', () => {
       category: 'policy',
       message: expect.stringContaining('is staged; ferry moves it to offline only from active'),
     });
-    await expect(client.transitionStatus(id, 'staged', 'bogus')).rejects.toMatchObject({ category: 'invalid', status: 400 });
+    await expect(client.transitionStatus(id, 'staged', 'bogus')).rejects.toMatchObject({
+      category: 'invalid',
+      status: 400,
+    });
   });
 
   it('says a transition was not guarded when NetBox sends no ETag (before 4.6)', async () => {
@@ -130,7 +146,11 @@ describe('NetBox client against a real NetBox', () => {
       const id = await newVm('seen-vm');
       const seen = await client.getVirtualMachine(id);
       const moved = await watched.transitionStatus(id, 'planned', 'staged', { etag: seen.etag!, status: 'planned' });
-      expect(moved).toMatchObject({ outcome: 'updated', guarded: true, vm: { value: { status: { value: 'staged' } } } });
+      expect(moved).toMatchObject({
+        outcome: 'updated',
+        guarded: true,
+        vm: { value: { status: { value: 'staged' } } },
+      });
       expect(moved.vm.etag).not.toBe(seen.etag);
       expect(proxy.requests).toEqual([`PATCH ${vmPath(id)} 200`]);
 
@@ -139,15 +159,27 @@ describe('NetBox client against a real NetBox', () => {
       const before = await client.getVirtualMachine(edited);
       await client.updateVirtualMachine(edited, { description: 'a person was here' });
       proxy.requests.length = 0;
-      expect((await watched.transitionStatus(edited, 'planned', 'staged', { etag: before.etag!, status: 'planned' })).outcome).toBe('updated');
-      expect(proxy.requests).toEqual([`PATCH ${vmPath(edited)} 412`, `GET ${vmPath(edited)} 200`, `PATCH ${vmPath(edited)} 200`]);
-      expect((await client.getVirtualMachine(edited)).value).toMatchObject({ status: { value: 'staged' }, description: 'a person was here' });
+      expect(
+        (await watched.transitionStatus(edited, 'planned', 'staged', { etag: before.etag!, status: 'planned' }))
+          .outcome,
+      ).toBe('updated');
+      expect(proxy.requests).toEqual([
+        `PATCH ${vmPath(edited)} 412`,
+        `GET ${vmPath(edited)} 200`,
+        `PATCH ${vmPath(edited)} 200`,
+      ]);
+      expect((await client.getVirtualMachine(edited)).value).toMatchObject({
+        status: { value: 'staged' },
+        description: 'a person was here',
+      });
 
       // Moved by a person to a status ferry does not move from: refused after the read, nothing written.
       const taken = await newVm('taken-vm');
       const planned = await client.getVirtualMachine(taken);
       await client.updateVirtualMachine(taken, { status: 'active' });
-      await expect(watched.transitionStatus(taken, 'planned', 'staged', { etag: planned.etag!, status: 'planned' })).rejects.toMatchObject({
+      await expect(
+        watched.transitionStatus(taken, 'planned', 'staged', { etag: planned.etag!, status: 'planned' }),
+      ).rejects.toMatchObject({
         category: 'policy',
         message: expect.stringContaining('is active; ferry moves it to staged only from planned'),
       });
@@ -173,8 +205,14 @@ describe('NetBox client against a real NetBox', () => {
       expect(proxy.requests).toEqual(['POST /api/virtualization/interfaces/ 201']);
       // Made meanwhile by someone else (here: the call above): NetBox refuses the duplicate, and it is found.
       proxy.requests.length = 0;
-      expect(await watched.ensureInterface(id, 'net0', { enabled: true }, { vmHadNone: true })).toEqual({ outcome: 'unchanged', value: made.value });
-      expect(proxy.requests).toEqual(['POST /api/virtualization/interfaces/ 400', 'GET /api/virtualization/interfaces/ 200']);
+      expect(await watched.ensureInterface(id, 'net0', { enabled: true }, { vmHadNone: true })).toEqual({
+        outcome: 'unchanged',
+        value: made.value,
+      });
+      expect(proxy.requests).toEqual([
+        'POST /api/virtualization/interfaces/ 400',
+        'GET /api/virtualization/interfaces/ 200',
+      ]);
       expect((await client.getVirtualMachine(id)).value.interface_count).toBe(1);
     } finally {
       await watched.close();
@@ -183,17 +221,29 @@ describe('NetBox client against a real NetBox', () => {
   });
 
   it('refuses a CIDR that exists in several VRFs, naming them', async () => {
-    const { data: vrf } = await client.http.request('POST', 'api/ipam/vrfs/', { schema: idOnly, body: { name: 'ferry-test-blue' } });
+    const { data: vrf } = await client.http.request('POST', 'api/ipam/vrfs/', {
+      schema: idOnly,
+      body: { name: 'ferry-test-blue' },
+    });
     const made: number[] = [];
-    for (const body of [{ prefix: '198.51.100.0/24' }, { prefix: '198.51.100.0/24', vrf: vrf.id }, { prefix: '198.51.101.0/24', vrf: vrf.id }]) {
+    for (const body of [
+      { prefix: '198.51.100.0/24' },
+      { prefix: '198.51.100.0/24', vrf: vrf.id },
+      { prefix: '198.51.101.0/24', vrf: vrf.id },
+    ]) {
       made.push((await client.http.request('POST', 'api/ipam/prefixes/', { schema: idOnly, body })).data.id);
     }
     try {
       const ambiguous = client.getPrefix('198.51.100.0/24');
       await expect(ambiguous).rejects.toMatchObject({ category: 'invalid' });
-      await expect(ambiguous).rejects.toThrow(`NetBox has 2 prefixes 198.51.100.0/24: global (id ${made[0]}), VRF ferry-test-blue (id ${made[1]}); ferry cannot tell which to allocate from`);
+      await expect(ambiguous).rejects.toThrow(
+        `NetBox has 2 prefixes 198.51.100.0/24: global (id ${made[0]}), VRF ferry-test-blue (id ${made[1]}); ferry cannot tell which to allocate from`,
+      );
       // One prefix of that CIDR, in a VRF, is not ambiguous.
-      expect(await client.getPrefix('198.51.101.0/24')).toMatchObject({ id: made[2], vrf: { name: 'ferry-test-blue' } });
+      expect(await client.getPrefix('198.51.101.0/24')).toMatchObject({
+        id: made[2],
+        vrf: { name: 'ferry-test-blue' },
+      });
     } finally {
       for (const id of made) await client.http.request('DELETE', `api/ipam/prefixes/${id}/`, { schema: z.unknown() });
       await client.http.request('DELETE', `api/ipam/vrfs/${vrf.id}/`, { schema: z.unknown() });
@@ -202,7 +252,10 @@ describe('NetBox client against a real NetBox', () => {
 
   it('lets only one of two concurrent transitions write', async () => {
     const id = await newVm('race-vm');
-    const results = await Promise.allSettled([client.transitionStatus(id, 'planned', 'staged'), client.transitionStatus(id, 'planned', 'staged')]);
+    const results = await Promise.allSettled([
+      client.transitionStatus(id, 'planned', 'staged'),
+      client.transitionStatus(id, 'planned', 'staged'),
+    ]);
     const updated = results.filter((r) => r.status === 'fulfilled' && r.value.outcome === 'updated');
     expect(updated).toHaveLength(1);
     for (const r of results) {
@@ -219,44 +272,81 @@ describe('NetBox client against a real NetBox', () => {
     expect(pair[0].value.id).toBe(pair[1].value.id);
     const created = pair.find((r) => r.outcome === 'created')!;
     expect(await client.listInterfaces(id)).toHaveLength(1);
-    expect(await client.ensureInterface(id, 'net0')).toMatchObject({ outcome: 'unchanged', value: { id: created.value.id } });
+    expect(await client.ensureInterface(id, 'net0')).toMatchObject({
+      outcome: 'unchanged',
+      value: { id: created.value.id },
+    });
 
     const mac = await client.ensurePrimaryMac(created.value.id, 'bc:24:11:0a:0b:0c');
     expect(mac.outcome).toBe('updated');
-    expect(await client.ensurePrimaryMac(created.value.id, 'BC-24-11-0A-0B-0C')).toEqual({ outcome: 'unchanged', macId: mac.macId });
+    expect(await client.ensurePrimaryMac(created.value.id, 'BC-24-11-0A-0B-0C')).toEqual({
+      outcome: 'unchanged',
+      macId: mac.macId,
+    });
     // An interface the caller has just created skips the reads: the MAC is created and made primary all the same.
     const fresh = await client.ensureInterface(id, 'net1');
     const freshMac = await client.ensurePrimaryMac(fresh.value.id, 'bc:24:11:0a:0b:1c', { freshInterface: true });
     expect(freshMac.outcome).toBe('updated');
-    expect((await client.http.request('GET', `api/virtualization/interfaces/${fresh.value.id}/`, { schema: vmInterfaceSchema })).data.primary_mac_address).toMatchObject({
+    expect(
+      (
+        await client.http.request('GET', `api/virtualization/interfaces/${fresh.value.id}/`, {
+          schema: vmInterfaceSchema,
+        })
+      ).data.primary_mac_address,
+    ).toMatchObject({
       id: freshMac.macId,
       mac_address: 'BC:24:11:0A:0B:1C',
     });
-    const { data: iface } = await client.http.request('GET', `api/virtualization/interfaces/${created.value.id}/`, { schema: vmInterfaceSchema });
+    const { data: iface } = await client.http.request('GET', `api/virtualization/interfaces/${created.value.id}/`, {
+      schema: vmInterfaceSchema,
+    });
     expect(iface.primary_mac_address).toMatchObject({ id: mac.macId, mac_address: 'BC:24:11:0A:0B:0C' });
-    const { data: macObject } = await client.http.request('GET', `api/dcim/mac-addresses/${mac.macId}/`, { schema: macAddressSchema });
-    expect(macObject).toMatchObject({ assigned_object_type: 'virtualization.vminterface', assigned_object_id: created.value.id });
+    const { data: macObject } = await client.http.request('GET', `api/dcim/mac-addresses/${mac.macId}/`, {
+      schema: macAddressSchema,
+    });
+    expect(macObject).toMatchObject({
+      assigned_object_type: 'virtualization.vminterface',
+      assigned_object_id: created.value.id,
+    });
 
     const moved = await client.ensurePrimaryMac(created.value.id, 'BC:24:11:0A:0B:0D');
     expect(moved.macId).not.toBe(mac.macId);
-    await expect(client.ensurePrimaryMac(created.value.id, 'not-a-mac')).rejects.toThrow('"not-a-mac" is not a MAC address');
+    await expect(client.ensurePrimaryMac(created.value.id, 'not-a-mac')).rejects.toThrow(
+      '"not-a-mac" is not a MAC address',
+    );
   });
 
   it('allocates an address from a prefix, idempotently per interface, and makes it the primary IPv4', async () => {
     const id = await newVm('ip-vm');
     const iface = (await client.ensureInterface(id, 'net0')).value;
     const prefix = await client.getPrefix(LAB_NETBOX.prefix);
-    const first = await client.allocateIp(prefix, iface.id, { dnsName: 'ip-vm.lab.ferry.test', description: 'ferry test' });
+    const first = await client.allocateIp(prefix, iface.id, {
+      dnsName: 'ip-vm.lab.ferry.test',
+      description: 'ferry test',
+    });
     expect(first.outcome).toBe('created');
     expect(first.value.address).toMatch(/^192\.0\.2\.\d+\/24$/);
-    expect(first.value).toMatchObject({ dns_name: 'ip-vm.lab.ferry.test', assigned_object_id: iface.id, status: { value: 'active' } });
-    expect(await client.allocateIp(prefix, iface.id)).toMatchObject({ outcome: 'unchanged', value: { id: first.value.id } });
+    expect(first.value).toMatchObject({
+      dns_name: 'ip-vm.lab.ferry.test',
+      assigned_object_id: iface.id,
+      status: { value: 'active' },
+    });
+    expect(await client.allocateIp(prefix, iface.id)).toMatchObject({
+      outcome: 'unchanged',
+      value: { id: first.value.id },
+    });
 
     // An address just created cannot be the primary yet: set without reading the VM first.
     const primary = await client.setPrimaryIp4(id, first.value.id, { freshIp: true });
-    expect(primary).toMatchObject({ outcome: 'updated', vm: { etag: expect.stringMatching(/^W\//), value: { primary_ip4: { id: first.value.id } } } });
+    expect(primary).toMatchObject({
+      outcome: 'updated',
+      vm: { etag: expect.stringMatching(/^W\//), value: { primary_ip4: { id: first.value.id } } },
+    });
     expect(await client.setPrimaryIp4(id, first.value.id)).toEqual({ outcome: 'unchanged' });
-    expect((await client.getVirtualMachine(id)).value.primary_ip4).toMatchObject({ id: first.value.id, address: first.value.address });
+    expect((await client.getVirtualMachine(id)).value.primary_ip4).toMatchObject({
+      id: first.value.id,
+      address: first.value.address,
+    });
   });
 
   it('never hands out one address twice to concurrent allocations, and says when the prefix is full', async () => {
@@ -270,8 +360,13 @@ describe('NetBox client against a real NetBox', () => {
 
     // 16 allocations at once keep NetBox's workers busy for a while on a loaded machine: the point here is
     // what they return, so no answer may be cut off by the suite's short timeout.
-    const patient = NetboxClient.fromConfig({ url: netbox.url, token: netbox.tokenV2, validateCerts: true }, { timeoutMs: 90_000 });
-    const results = await Promise.allSettled(interfaces.map(({ value }) => patient.allocateIp(prefix, value.id))).finally(() => patient.close());
+    const patient = NetboxClient.fromConfig(
+      { url: netbox.url, token: netbox.tokenV2, validateCerts: true },
+      { timeoutMs: 90_000 },
+    );
+    const results = await Promise.allSettled(
+      interfaces.map(({ value }) => patient.allocateIp(prefix, value.id)),
+    ).finally(() => patient.close());
     const addresses = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.value.address] : []));
     const refusals = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as NetboxError] : []));
     // A /28 has 14 host addresses: 14 allocations succeed, each with its own address; 2 are refused.
@@ -279,7 +374,11 @@ describe('NetBox client against a real NetBox', () => {
     expect(new Set(addresses).size).toBe(14);
     expect(refusals).toHaveLength(2);
     for (const refusal of refusals) {
-      expect(refusal).toMatchObject({ category: 'invalid', status: 409, message: expect.stringContaining('NetBox prefix 198.51.100.0/28 has no free address left') });
+      expect(refusal).toMatchObject({
+        category: 'invalid',
+        status: 409,
+        message: expect.stringContaining('NetBox prefix 198.51.100.0/28 has no free address left'),
+      });
     }
     const stored = await client.http.list('api/ipam/ip-addresses/', { parent: prefix.prefix }, ipAddressSchema);
     expect(stored.map((ip) => ip.address).sort()).toEqual([...addresses].sort());
@@ -300,7 +399,9 @@ describe('NetBox client against a real NetBox', () => {
 
     expect(await client.deleteInterface(iface.id)).toBe('deleted');
     expect(await client.deleteInterface(iface.id)).toBe('absent');
-    await expect(client.http.request('GET', `api/dcim/mac-addresses/${macId}/`, { schema: idOnly })).rejects.toMatchObject({ category: 'not-found' });
+    await expect(
+      client.http.request('GET', `api/dcim/mac-addresses/${macId}/`, { schema: idOnly }),
+    ).rejects.toMatchObject({ category: 'not-found' });
     expect(await client.listInterfaces(id)).toEqual([]);
 
     expect(await client.deleteVirtualMachine(id)).toBe('deleted');
@@ -310,7 +411,10 @@ describe('NetBox client against a real NetBox', () => {
 
   it('reports an unreachable NetBox as transient and a wrong URL clearly', async () => {
     const nowhere = clientWith(netbox.tokenV2, 'http://127.0.0.1:9');
-    await expect(nowhere.status()).rejects.toMatchObject({ category: 'transient', message: expect.stringContaining('NetBox is unreachable (ECONNREFUSED)') });
+    await expect(nowhere.status()).rejects.toMatchObject({
+      category: 'transient',
+      message: expect.stringContaining('NetBox is unreachable (ECONNREFUSED)'),
+    });
     await nowhere.close();
     const notNetbox = clientWith(netbox.tokenV2, `${netbox.url}/static`);
     await expect(notNetbox.status()).rejects.toMatchObject({ category: 'not-found', status: 404 });

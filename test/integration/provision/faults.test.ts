@@ -78,7 +78,13 @@ describe('provisioning under faults', () => {
     const taskQueue = uniqueName('crash');
     const config = { ...lab.document, worker: { taskQueue, shutdownGraceTime: '1s' } };
     const configFile = path.join(lab.stateDir, 'worker.yaml');
-    let worker: WorkerProcess = await startWorkerProcess({ prebuiltBundle: true, name: 'w1', config, env: lab.env, configFile });
+    let worker: WorkerProcess = await startWorkerProcess({
+      prebuiltBundle: true,
+      name: 'w1',
+      config,
+      env: lab.env,
+      configFile,
+    });
     try {
       const handle = await temporal.client.workflow.start<typeof provisionVm>('provisionVm', {
         taskQueue,
@@ -98,8 +104,12 @@ describe('provisioning under faults', () => {
       // and says this run created it: the first attempt recorded the create before sending it.
       expect(result.steps.find((s) => s.step === 'create-vm')).toMatchObject({ outcome: 'created' });
       expect(result.steps.find((s) => s.step === 'acl')).toMatchObject({ outcome: 'created' });
-      expect(result.steps.filter((s) => s.step === 'disk').map((s) => s.outcome)).toEqual(result.steps.filter((s) => s.step === 'disk').map(() => 'created'));
-      const creates = (await lab.admin.log()).tasks.filter((t) => t.type === 'qmcreate' && t.id === String(result.vmid));
+      expect(result.steps.filter((s) => s.step === 'disk').map((s) => s.outcome)).toEqual(
+        result.steps.filter((s) => s.step === 'disk').map(() => 'created'),
+      );
+      const creates = (await lab.admin.log()).tasks.filter(
+        (t) => t.type === 'qmcreate' && t.id === String(result.vmid),
+      );
       expect(creates).toHaveLength(1);
     } finally {
       await worker.stop();

@@ -15,7 +15,8 @@ describe('provisionPlanned places records that name no node as one batch', () =>
   it('spreads the batch over the nodes with room and refuses what is left over, creating nothing for it', async () => {
     const tag = await suite.lab.tag(`place-${suite.workers.taskQueue.slice(-8)}`);
     const records = [];
-    for (let i = 0; i < 4; i++) records.push(await suite.lab.plannedVm({ tags: [tag], disk: 180 * 1024, fields: { ferry_node: null } }));
+    for (let i = 0; i < 4; i++)
+      records.push(await suite.lab.plannedVm({ tags: [tag], disk: 180 * 1024, fields: { ferry_node: null } }));
     const result = await suite.temporal.client.workflow.execute<typeof provisionPlanned>('provisionPlanned', {
       taskQueue: suite.workers.taskQueue,
       workflowId: `${suite.workers.taskQueue}-planned`,
@@ -41,7 +42,10 @@ describe('provisionPlanned places records that name no node as one batch', () =>
     const tag = await suite.lab.tag(`unread-${suite.workers.taskQueue.slice(-8)}`);
     // A person dropped the field's validation: NetBox now keeps a VLAN no bridge has.
     const [vlanField] = await nb.http.list('api/extras/custom-fields/', { name: 'ferry_vlan' }, customFieldSchema);
-    await nb.http.request('PATCH', `api/extras/custom-fields/${vlanField!.id}/`, { schema: customFieldSchema, body: { validation_maximum: null } });
+    await nb.http.request('PATCH', `api/extras/custom-fields/${vlanField!.id}/`, {
+      schema: customFieldSchema,
+      body: { validation_maximum: null },
+    });
     try {
       const good = await suite.lab.plannedVm({ tags: [tag], fields: { ferry_node: null } });
       const bad = await suite.lab.plannedVm({ tags: [tag], fields: { ferry_node: null, ferry_vlan: 5000 } });
@@ -53,10 +57,18 @@ describe('provisionPlanned places records that name no node as one batch', () =>
       expect(result.vms.find((vm) => vm.netboxId === good.id)).toMatchObject({ outcome: 'provisioned' });
       const failed = result.vms.find((vm) => vm.netboxId === bad.id);
       expect(failed).toMatchObject({ outcome: 'failed' });
-      const cause = await suite.temporal.client.workflow.getHandle(failed!.workflowId).result().catch((err: unknown) => err);
-      expect(rootCauseMessage(cause)).toContain(`NetBox VM "${bad.name}" (id ${bad.id}) has invalid ferry custom fields: ferry_vlan`);
+      const cause = await suite.temporal.client.workflow
+        .getHandle(failed!.workflowId)
+        .result()
+        .catch((err: unknown) => err);
+      expect(rootCauseMessage(cause)).toContain(
+        `NetBox VM "${bad.name}" (id ${bad.id}) has invalid ferry custom fields: ferry_vlan`,
+      );
     } finally {
-      await nb.http.request('PATCH', `api/extras/custom-fields/${vlanField!.id}/`, { schema: customFieldSchema, body: { validation_maximum: 4094 } });
+      await nb.http.request('PATCH', `api/extras/custom-fields/${vlanField!.id}/`, {
+        schema: customFieldSchema,
+        body: { validation_maximum: 4094 },
+      });
     }
   });
 });

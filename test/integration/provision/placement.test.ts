@@ -18,7 +18,8 @@ describe('provisionVm places a VM whose record names no node', () => {
       args: [{ netboxId }],
     });
 
-  const vmsNamed = async (name: string) => (await suite.lab.deps.proxmox!.vms.listEverywhere()).filter((vm) => vm.name === name);
+  const vmsNamed = async (name: string) =>
+    (await suite.lab.deps.proxmox!.vms.listEverywhere()).filter((vm) => vm.name === name);
 
   it('puts a VM whose disk fits only on pve3 on pve3', async () => {
     const { id, name } = await suite.lab.plannedVm({ disk: 300 * 1024, fields: { ferry_node: null } });
@@ -43,7 +44,9 @@ describe('provisionVm places a VM whose record names no node', () => {
   it('checks the storage of a node the record names: too big for pve2 is refused', async () => {
     const { id, name } = await suite.lab.plannedVm({ disk: 150 * 1024, fields: { ferry_node: 'pve2' } });
     const failure = await provision(id).catch((err: unknown) => err);
-    expect(String((failure as WorkflowFailedError).cause?.message)).toMatch(/local-lvm on pve2: needs 150 GiB, \d+ GiB free/);
+    expect(String((failure as WorkflowFailedError).cause?.message)).toMatch(
+      /local-lvm on pve2: needs 150 GiB, \d+ GiB free/,
+    );
     expect(await vmsNamed(name)).toEqual([]);
   });
 });

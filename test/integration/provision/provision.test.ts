@@ -59,14 +59,24 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     expect(config.scsi0).toMatch(/^local-lvm:vm-\d+-disk-\d+,discard=on,iothread=1,size=20G$/);
     const nic = parseNic(config.net0!);
     expect(nic).toMatchObject({ model: 'virtio', options: { bridge: 'vmbr0', tag: '20' } });
-    expect(Object.keys(config).filter((k) => /^(net|scsi|virtio|sata|unused)\d+$/.test(k)).sort()).toEqual(['net0', 'scsi0']);
+    expect(
+      Object.keys(config)
+        .filter((k) => /^(net|scsi|virtio|sata|unused)\d+$/.test(k))
+        .sort(),
+    ).toEqual(['net0', 'scsi0']);
     expect((await pve.acl.list()).filter((e) => e.path === `/vms/${vmid}`)).toEqual([
       { path: `/vms/${vmid}`, type: 'group', ugid: 'admins', roleid: 'PVEVMUser', propagate: true },
     ]);
 
     const interfaces = await suite.lab.nb.listInterfaces(id);
     expect(interfaces.map((i) => i.name)).toEqual(['net0']);
-    const iface = vmInterfaceSchema.parse((await suite.lab.nb.http.request('GET', `api/virtualization/interfaces/${interfaces[0]!.id}/`, { schema: vmInterfaceSchema })).data);
+    const iface = vmInterfaceSchema.parse(
+      (
+        await suite.lab.nb.http.request('GET', `api/virtualization/interfaces/${interfaces[0]!.id}/`, {
+          schema: vmInterfaceSchema,
+        })
+      ).data,
+    );
     expect(iface.primary_mac_address?.mac_address.toUpperCase()).toBe(nic.macaddr);
     expect(result.macs).toEqual({ net0: nic.macaddr });
     const addresses = await suite.lab.nb.interfaceAddresses(iface.id);
@@ -79,12 +89,27 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     // DNS: A and PTR, asked of BIND with dig.
     const host = address.split('/')[0]!;
     expect(await dig(suite.lab.bind, `${name}.lab.ferry.test`, 'A')).toEqual([host]);
-    expect(await dig(suite.lab.bind, `${host.split('.').reverse().join('.')}.in-addr.arpa`, 'PTR')).toEqual([`${name}.lab.ferry.test`]);
+    expect(await dig(suite.lab.bind, `${host.split('.').reverse().join('.')}.in-addr.arpa`, 'PTR')).toEqual([
+      `${name}.lab.ferry.test`,
+    ]);
     expect(result.fqdn).toBe(`${name}.lab.ferry.test`);
 
     // Every step is listed; the first run changed things.
     expect(result.steps.map((s) => s.step)).toEqual([
-      'allocate-vmid', 'record-vmid', 'create-vm', 'acl', 'disk', 'nic', 'options', 'interface', 'mac', 'ip', 'primary-ip', 'dns-a', 'dns-ptr', 'netbox-status',
+      'allocate-vmid',
+      'record-vmid',
+      'create-vm',
+      'acl',
+      'disk',
+      'nic',
+      'options',
+      'interface',
+      'mac',
+      'ip',
+      'primary-ip',
+      'dns-a',
+      'dns-ptr',
+      'netbox-status',
     ]);
     expect(result.steps.filter(changed).map((s) => s.step)).toEqual(result.steps.map((s) => s.step));
     expect(result.waits).toEqual([{ for: `VM ${vmid} visible cluster-wide`, waitedMs: expect.any(Number) }]);
@@ -136,7 +161,11 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
         `PATCH ${vm} 200`, // planned → staged, guarded by the ETag the last write answered
       ]);
       const { value: record } = await suite.lab.nb.getVirtualMachine(id);
-      expect(record).toMatchObject({ status: { value: 'staged' }, custom_fields: { ferry_vmid: result.vmid }, primary_ip4: { address: result.address } });
+      expect(record).toMatchObject({
+        status: { value: 'staged' },
+        custom_fields: { ferry_vmid: result.vmid },
+        primary_ip4: { address: result.address },
+      });
     } finally {
       await workers.stop();
       await deps.netbox?.close();
@@ -163,14 +192,18 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     expect(apiWrites((await suite.lab.admin.log()).requests)).toEqual([]);
     expect(await pve.vms.findById(9501)).toBeUndefined();
     // The status query still answers after the failure (a worker replays it): where it stopped, and why.
-    const status = await suite.temporal.client.workflow.getHandle(`${suite.workers.taskQueue}-${provisionWorkflowId({ netboxId: id })}`).query(provisionStatusQuery);
+    const status = await suite.temporal.client.workflow
+      .getHandle(`${suite.workers.taskQueue}-${provisionWorkflowId({ netboxId: id })}`)
+      .query(provisionStatusQuery);
     expect(status).toMatchObject({ stage: 'failed', vmid: 9501, name, steps: [], error: cause.message });
     expect((await suite.lab.nb.getVirtualMachine(id)).value.status.value).toBe('planned');
     expect(await suite.lab.nb.listInterfaces(id)).toEqual([]);
   });
 
   it('checks through the API that the node has the storage, network and ISO, and lists every problem before building anything', async () => {
-    const { id, name } = await suite.lab.plannedVm({ fields: { ferry_vmid: 9602, ferry_storage: 'ceph', ferry_network: 'vmbr9', ferry_iso: 'local:iso/missing.iso' } });
+    const { id, name } = await suite.lab.plannedVm({
+      fields: { ferry_vmid: 9602, ferry_storage: 'ceph', ferry_network: 'vmbr9', ferry_iso: 'local:iso/missing.iso' },
+    });
     await suite.lab.admin.clearLog();
     const failure = await provision(id).then(
       () => undefined,
@@ -222,7 +255,9 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
       '  - spec: (top level): unknown key(s) "colour"',
     ]);
     const history = await suite.temporal.client.workflow.getHandle(workflowId).fetchHistory();
-    const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+    const scheduled = (history.events ?? [])
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
     expect(scheduled).toEqual(['loadProvisioningSettings']);
     expect((await suite.lab.admin.log()).requests).toEqual([]);
   });
@@ -281,7 +316,9 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     const outcomes = Object.fromEntries(first.vms.map((v) => [v.name, [v.outcome, v.workflowId]]));
     for (const vm of good) expect(outcomes[vm.name]).toEqual(['provisioned', `provision-${netboxName}-${vm.id}`]);
     expect(outcomes[clash.name]).toEqual(['failed', `provision-${netboxName}-${clash.id}`]);
-    expect(first.vms.find((v) => v.name === clash.name)!.error).toContain('VMID 9701 already belongs to Proxmox VM "someone-else"');
+    expect(first.vms.find((v) => v.name === clash.name)!.error).toContain(
+      'VMID 9701 already belongs to Proxmox VM "someone-else"',
+    );
     expect(first.counts).toEqual({ pending: 0, running: 0, finished: 3 });
     for (const vm of good) expect((await suite.lab.nb.getVirtualMachine(vm.id)).value.status.value).toBe('staged');
 
@@ -289,7 +326,10 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     const second = await run(2);
     expect(second.vms.map((v) => [v.name, v.outcome])).toEqual([[clash.name, 'not-started']]);
     const runs = [];
-    for await (const wf of suite.temporal.client.workflow.list({ query: `WorkflowId = 'provision-${netboxName}-${clash.id}'` })) runs.push(wf.runId);
+    for await (const wf of suite.temporal.client.workflow.list({
+      query: `WorkflowId = 'provision-${netboxName}-${clash.id}'`,
+    }))
+      runs.push(wf.runId);
     expect(runs).toHaveLength(1);
   });
 });

@@ -62,7 +62,11 @@ describe('provisioning a VM that boots the lab guest image', () => {
     const result: ProvisionResult = await withCloudInit.handle.result();
     expect(result.outcome).toBe('provisioned');
     const address = result.address!.split('/')[0]!;
-    expect(result.steps.filter((s) => ['disk', 'cloud-init', 'start', 'verify-guest'].includes(s.step)).map((s) => [s.step, s.outcome])).toEqual([
+    expect(
+      result.steps
+        .filter((s) => ['disk', 'cloud-init', 'start', 'verify-guest'].includes(s.step))
+        .map((s) => [s.step, s.outcome]),
+    ).toEqual([
       ['disk', 'created'],
       ['cloud-init', 'created'],
       ['start', 'created'],
@@ -76,7 +80,9 @@ describe('provisioning a VM that boots the lab guest image', () => {
       ['address', 'passed'],
     ]);
     const mac = result.macs.net0!.toLowerCase();
-    expect(result.verification!.interfaces).toEqual(expect.arrayContaining([expect.objectContaining({ mac, addresses: expect.arrayContaining([result.address]) })]));
+    expect(result.verification!.interfaces).toEqual(
+      expect.arrayContaining([expect.objectContaining({ mac, addresses: expect.arrayContaining([result.address]) })]),
+    );
     process.stdout.write(`provisioned guest: boot to agent ${result.verification!.bootToAgentSeconds} s (TCG)\n`);
     const { values } = await suite.lab.deps.proxmox!.config.get('pve1', result.vmid!);
     expect(values.ipconfig0).toBe(`ip=${result.address}`);
@@ -86,16 +92,22 @@ describe('provisioning a VM that boots the lab guest image', () => {
     // the hostname cloud-init set (the only boot of a cloud-init guest: proxmox/cloud-init.test has none).
     const qemu = await suite.lab.admin.qemu(result.vmid!);
     if (!qemu.running) throw new Error('the admin API does not list the running QEMU');
-    expect(qemu.commandLine.some((a) => new RegExp(`vm-${result.vmid}-cloudinit\\.(raw|qcow2),if=none,id=drive-scsi30,media=cdrom`).test(a))).toBe(true);
+    expect(
+      qemu.commandLine.some((a) =>
+        new RegExp(`vm-${result.vmid}-cloudinit\\.(raw|qcow2),if=none,id=drive-scsi30,media=cdrom`).test(a),
+      ),
+    ).toBe(true);
     const probe = guestImage().manifest.probe;
     expect(qemu.forwards.map((f) => [f.nic, f.guestAddress, f.guestPort])).toEqual([
       ['net0', address, probe.port],
       ['net0', address, 22],
     ]);
-    expect(await until('the probe banner', () => readBanner(qemu.forwards[0]!.hostPort), 30_000)).toBe(`${probe.banner} ${withCloudInit.record.name}`);
+    expect(await until('the probe banner', () => readBanner(qemu.forwards[0]!.hostPort), 30_000)).toBe(
+      `${probe.banner} ${withCloudInit.record.name}`,
+    );
   });
 
-  it('without the cloud-init drive the guest has no address: the provision fails verification, naming the address and the guest\'s interfaces', async () => {
+  it("without the cloud-init drive the guest has no address: the provision fails verification, naming the address and the guest's interfaces", async () => {
     const { record, handle } = withoutCloudInit;
     const failure = await handle.result().then(
       () => undefined,
@@ -104,6 +116,10 @@ describe('provisioning a VM that boots the lab guest image', () => {
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     const cause = (failure as WorkflowFailedError).cause as { type?: string; nonRetryable?: boolean; message: string };
     expect(cause).toMatchObject({ type: 'GuestNotVerified', nonRetryable: true });
-    expect(cause.message).toMatch(new RegExp(`^${record.name} \\(VM \\d+\\) is not verified: address: \\d+\\.\\d+\\.\\d+\\.\\d+ \\(config\\) is on no interface .*; the guest's interfaces: .*\\S+ [0-9a-f:]{17} \\(no address\\)`));
+    expect(cause.message).toMatch(
+      new RegExp(
+        `^${record.name} \\(VM \\d+\\) is not verified: address: \\d+\\.\\d+\\.\\d+\\.\\d+ \\(config\\) is on no interface .*; the guest's interfaces: .*\\S+ [0-9a-f:]{17} \\(no address\\)`,
+      ),
+    );
   });
 });

@@ -5,7 +5,12 @@ import { provisioningSettings } from '../../../src/config/provisioning-settings'
 import { approvalStatement, teardownPlanDigest } from '../../../src/domain/approvals';
 import { provisionWorkflowId, type TeardownDecision, type TeardownResult } from '../../../src/domain/provisioning';
 import { ipAddressSchema, macAddressSchema } from '../../../src/netbox/schemas';
-import { approveTeardownSignal, approveTeardownUpdate, rejectTeardownUpdate, teardownStatusQuery } from '../../../src/domain/messages';
+import {
+  approveTeardownSignal,
+  approveTeardownUpdate,
+  rejectTeardownUpdate,
+  teardownStatusQuery,
+} from '../../../src/domain/messages';
 import type { provisionVm } from '../../../workflows/provision-vm';
 import type { teardownVm } from '../../../workflows/teardown-vm';
 import { dig } from '../../helpers/bind-tools';
@@ -20,7 +25,14 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
   const suite = useProvisionLab('down');
 
   /** A planned record provisioned and started: a VM in service. */
-  async function runningVm(): Promise<{ id: number; name: string; vmid: number; address: string; fqdn: string; mac: string }> {
+  async function runningVm(): Promise<{
+    id: number;
+    name: string;
+    vmid: number;
+    address: string;
+    fqdn: string;
+    mac: string;
+  }> {
     const { id, name } = await suite.lab.plannedVm({});
     const result = await suite.temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
       taskQueue: suite.workers.taskQueue,
@@ -29,7 +41,9 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
     });
     expect((await suite.lab.deps.proxmox!.power.status('pve1', result.vmid!)).status).toBe('running');
     const mac = result.macs.net0!;
-    expect(await suite.lab.nb.http.list('api/dcim/mac-addresses/', { mac_address: mac }, macAddressSchema)).toHaveLength(1);
+    expect(
+      await suite.lab.nb.http.list('api/dcim/mac-addresses/', { mac_address: mac }, macAddressSchema),
+    ).toHaveLength(1);
     return { id, name, vmid: result.vmid!, address: result.address!, fqdn: result.fqdn!, mac };
   }
 
@@ -60,9 +74,15 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
     const byCleanup = Object.fromEntries(first.cleanups.map((c) => [c.cleanup, c]));
     expect(first.cleanups.map((c) => c.cleanup)).toEqual(['dns', 'known-hosts', 'ip', 'interfaces', 'netbox-vm']);
     expect(byCleanup.dns).toMatchObject({ result: 'done', detail: `removed PTR ${host}, ${vm.fqdn} A ${host}` });
-    expect(byCleanup['known-hosts']).toMatchObject({ result: 'failed', error: expect.stringContaining(`known_hosts ${suite.lab.knownHostsFile}: not a file (EISDIR)`) });
+    expect(byCleanup['known-hosts']).toMatchObject({
+      result: 'failed',
+      error: expect.stringContaining(`known_hosts ${suite.lab.knownHostsFile}: not a file (EISDIR)`),
+    });
     expect(byCleanup.ip).toMatchObject({ result: 'done', detail: `removed ${vm.address}` });
-    expect(byCleanup.interfaces).toMatchObject({ result: 'done', detail: expect.stringMatching(/^removed MAC object \d+ of net0, interface net0$/) });
+    expect(byCleanup.interfaces).toMatchObject({
+      result: 'done',
+      detail: expect.stringMatching(/^removed MAC object \d+ of net0, interface net0$/),
+    });
     expect(byCleanup['netbox-vm']).toMatchObject({ result: 'done', detail: `deleted NetBox VM ${vm.id}` });
 
     // The VM and its disks are gone; so are its records, except the one that failed.
@@ -72,8 +92,12 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
     expect(await dig(suite.lab.bind, vm.fqdn, 'A')).toEqual([]);
     expect(await dig(suite.lab.bind, host, 'PTR-of')).toEqual([]);
     await expect(suite.lab.nb.getVirtualMachine(vm.id)).rejects.toMatchObject({ status: 404 });
-    expect(await suite.lab.nb.http.list('api/ipam/ip-addresses/', { address: vm.address }, ipAddressSchema)).toEqual([]);
-    expect(await suite.lab.nb.http.list('api/dcim/mac-addresses/', { mac_address: vm.mac }, macAddressSchema)).toEqual([]);
+    expect(await suite.lab.nb.http.list('api/ipam/ip-addresses/', { address: vm.address }, ipAddressSchema)).toEqual(
+      [],
+    );
+    expect(await suite.lab.nb.http.list('api/dcim/mac-addresses/', { mac_address: vm.mac }, macAddressSchema)).toEqual(
+      [],
+    );
 
     // The fault clears: known_hosts is a file with entries for the VM (and one for another host).
     rmSync(suite.lab.knownHostsFile, { recursive: true });
@@ -108,7 +132,11 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
     const log = await admin.log();
     expect(log.requests.filter((r) => r.fault && /qmdestroy/.test(r.path)).length).toBeGreaterThan(0);
     expect(log.tasks.filter((t) => t.type === 'qmdestroy' && t.id === String(vm.vmid))).toHaveLength(1);
-    expect(result.steps.find((s) => s.step === 'delete')).toEqual({ step: 'delete', outcome: 'done', detail: 'purged with its disks' });
+    expect(result.steps.find((s) => s.step === 'delete')).toEqual({
+      step: 'delete',
+      outcome: 'done',
+      detail: 'purged with its disks',
+    });
     expect(await suite.lab.deps.proxmox!.vms.findById(vm.vmid)).toBeUndefined();
   });
 
@@ -135,7 +163,10 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
       const signed = async (key: string, statement: typeof mine) => ({
         by: 'alice',
         reason: 'decommissioned',
-        signed: { ...statement, signature: await sshSign(key, approvalStatement('approve-teardown', 'alice', 'decommissioned', statement)) },
+        signed: {
+          ...statement,
+          signature: await sshSign(key, approvalStatement('approve-teardown', 'alice', 'decommissioned', statement)),
+        },
       });
       const refusal = (decision: TeardownDecision) =>
         handle.executeUpdate(approveTeardownUpdate, { args: [decision] }).then(
@@ -143,12 +174,28 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
           (e: WorkflowUpdateFailedError) => String(e.cause?.message),
         );
       expect(await refusal({ by: 'alice', reason: 'x' })).toMatch(/^approvals are signed here/);
-      expect(await refusal(await signed(keys.mallory!.file, mine))).toBe("the signature is not alice's: signed with another key");
-      expect(await refusal(await signed(keys.alice!.file, { ...mine, workflowId: teardownId(vm.vmid + 1) }))).toMatch(/^signed for .*, not for this workflow/);
+      expect(await refusal(await signed(keys.mallory!.file, mine))).toBe(
+        "the signature is not alice's: signed with another key",
+      );
+      expect(await refusal(await signed(keys.alice!.file, { ...mine, workflowId: teardownId(vm.vmid + 1) }))).toMatch(
+        /^signed for .*, not for this workflow/,
+      );
       const changed = teardownPlanDigest({ ...waiting.target!, node: 'pve2' });
-      expect(await refusal(await signed(keys.alice!.file, { ...mine, plan: changed }))).toMatch(/^the plan changed since it was signed/);
+      expect(await refusal(await signed(keys.alice!.file, { ...mine, plan: changed }))).toMatch(
+        /^the plan changed since it was signed/,
+      );
       // A cutover's signature is not a teardown's.
-      const cutover = { by: 'alice', reason: 'decommissioned', signed: { ...mine, signature: await sshSign(keys.alice!.file, approvalStatement('approve-cutover', 'alice', 'decommissioned', mine)) } };
+      const cutover = {
+        by: 'alice',
+        reason: 'decommissioned',
+        signed: {
+          ...mine,
+          signature: await sshSign(
+            keys.alice!.file,
+            approvalStatement('approve-cutover', 'alice', 'decommissioned', mine),
+          ),
+        },
+      };
       expect(await refusal(cutover)).toMatch(/^the signature is not alice's/);
       expect((await handle.query(teardownStatusQuery)).stage).toBe('awaiting-approval');
       expect((await deps.proxmox!.power.status('pve1', vm.vmid)).status).toBe('running');
@@ -177,16 +224,27 @@ describe('teardownVm against the Proxmox simulator, a real NetBox and BIND', () 
 
     const first = await startTeardown(vm.vmid);
     const waiting = await waitFor(first, 'awaiting-approval');
-    expect(waiting.approvalRequired).toBe(`NetBox VM ${vm.id} is active; provisioning.teardown.approvalFor needs a person to approve that`);
-    const refused = await first.executeUpdate(approveTeardownUpdate, { args: [{ by: 'mallory', reason: 'test' }] }).then(
-      () => undefined,
-      (err: unknown) => err,
+    expect(waiting.approvalRequired).toBe(
+      `NetBox VM ${vm.id} is active; provisioning.teardown.approvalFor needs a person to approve that`,
     );
+    const refused = await first
+      .executeUpdate(approveTeardownUpdate, { args: [{ by: 'mallory', reason: 'test' }] })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
-    expect((refused as WorkflowUpdateFailedError).cause?.message).toBe('mallory is not an approver (approvers: lab-admin, alice)');
+    expect((refused as WorkflowUpdateFailedError).cause?.message).toBe(
+      'mallory is not an approver (approvers: lab-admin, alice)',
+    );
     await first.executeUpdate(rejectTeardownUpdate, { args: [{ by: 'alice', reason: 'still in use' }] });
     const rejected: TeardownResult = await first.result();
-    expect(rejected).toMatchObject({ outcome: 'rejected', rejection: { by: 'alice', reason: 'still in use', via: 'update' }, steps: [], cleanups: [] });
+    expect(rejected).toMatchObject({
+      outcome: 'rejected',
+      rejection: { by: 'alice', reason: 'still in use', via: 'update' },
+      steps: [],
+      cleanups: [],
+    });
     expect((await suite.lab.deps.proxmox!.power.status('pve1', vm.vmid)).status).toBe('running');
 
     const second = await startTeardown(vm.vmid);

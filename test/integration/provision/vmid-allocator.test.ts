@@ -23,7 +23,11 @@ describe('VMID allocator failures', () => {
     const taskQueue = uniqueName('vmid');
     // An untrusted certificate, as the Proxmox client classifies it: a configuration error, never retried.
     let used: () => number[] = () => {
-      throw new ProxmoxTlsError('https://pve:8006: TLS: the certificate is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE); set proxmox.caFile', {}, Object.assign(new Error('unable to verify the first certificate'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }));
+      throw new ProxmoxTlsError(
+        'https://pve:8006: TLS: the certificate is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE); set proxmox.caFile',
+        {},
+        Object.assign(new Error('unable to verify the first certificate'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }),
+      );
     };
     const worker = await createTestWorkers(temporal.nativeConnection, {
       taskQueue,

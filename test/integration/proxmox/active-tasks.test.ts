@@ -56,7 +56,7 @@ describe.each(FLAVOURS)('active tasks, PVE %s', (flavour) => {
     expect((await waiting).exitstatus).toBe('OK');
   });
 
-  it('the simulator keeps PVE\'s sources apart: archive (the default) ended tasks, active running ones (RUNNING), all both', async () => {
+  it("the simulator keeps PVE's sources apart: archive (the default) ended tasks, active running ones (RUNNING), all both", async () => {
     const ended = held({ node: 'pve1', type: 'qmstop', id: '720' });
     ended.finish();
     await ended.done;
@@ -64,7 +64,11 @@ describe.each(FLAVOURS)('active tasks, PVE %s', (flavour) => {
     const list = async (query: string) => {
       const answer = await fx.raw('GET', `/api2/json/nodes/pve1/tasks?vmid=720&typefilter=qmstop${query}`);
       expect(answer.status).toBe(200);
-      return (answer.body.data as Array<{ upid: string; status?: string; endtime?: number }>).map((t) => [t.upid, t.status, t.endtime === undefined]);
+      return (answer.body.data as Array<{ upid: string; status?: string; endtime?: number }>).map((t) => [
+        t.upid,
+        t.status,
+        t.endtime === undefined,
+      ]);
     };
     expect(await list('')).toEqual([[ended.upid, 'OK', false]]);
     expect(await list('&source=archive')).toEqual([[ended.upid, 'OK', false]]);

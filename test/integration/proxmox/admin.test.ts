@@ -21,11 +21,17 @@ describe('simulator admin endpoint', () => {
     await pve.vms.list();
     await pve.vms.findById(12345);
     const log = await admin.log();
-    expect(log.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /cluster/resources', 'GET /cluster/resources', 'GET /cluster/nextid']);
+    expect(log.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /cluster/resources',
+      'GET /cluster/resources',
+      'GET /cluster/nextid',
+    ]);
     expect(apiWrites(log.requests)).toEqual([]);
     for (const r of log.requests) expect(r.endMs).toBeGreaterThanOrEqual(r.startMs);
     await pve.vms.create({ node: 'pve1', vmid: 500, name: 'logged' });
-    expect(apiWrites((await admin.log()).requests).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['POST /nodes/pve1/qemu 200']);
+    expect(apiWrites((await admin.log()).requests).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      'POST /nodes/pve1/qemu 200',
+    ]);
   });
 
   it('records tasks with start and end, from which the peak concurrency of imports is read', async () => {
@@ -44,13 +50,20 @@ describe('simulator admin endpoint', () => {
     await admin.clearFaults();
     expect((await pve.version()).version).toBe('9.1.3');
     await admin.setGuest(500, { guestAcpi: false });
-    const state = (await admin.state()) as { vms: Array<{ vmid: number; guestAcpi: boolean; config: Record<string, string> }> };
+    const state = (await admin.state()) as {
+      vms: Array<{ vmid: number; guestAcpi: boolean; config: Record<string, string> }>;
+    };
     expect(state.vms.find((v) => v.vmid === 500)).toMatchObject({ guestAcpi: false, config: { name: 'logged' } });
-    await expect(admin.setFaults({ seed: 1, errorRate: 2 } as never)).rejects.toThrow(/HTTP 400 invalid fault settings: .*errorRate/);
+    await expect(admin.setFaults({ seed: 1, errorRate: 2 } as never)).rejects.toThrow(
+      /HTTP 400 invalid fault settings: .*errorRate/,
+    );
   });
 
   it('requires an admin token', async () => {
-    const audit = new SimulatorAdmin(fx.sim.url, fx.sim.caFile, { id: fx.credentials.auditTokenId, secret: fx.credentials.auditTokenSecret });
+    const audit = new SimulatorAdmin(fx.sim.url, fx.sim.caFile, {
+      id: fx.credentials.auditTokenId,
+      secret: fx.credentials.auditTokenSecret,
+    });
     await expect(audit.state()).rejects.toThrow(/HTTP 403/);
     await audit.close();
   });

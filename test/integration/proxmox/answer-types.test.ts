@@ -40,22 +40,68 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
   it('each route answers as PVE types it', async () => {
     const vm = { vmid: VM };
     // The state the reads need: a running VM with a snapshot holding RAM, a cloud-init drive, in a pool.
-    await task('POST /nodes/{node}/qemu', {}, {
-      vmid: VM, name: 'typed', memory: '1024', cores: '2', cpulimit: '1.5', onboot: '1', scsi0: 'local-lvm:1', ide2: 'local-lvm:cloudinit',
-      net0: 'virtio,bridge=vmbr0', ciuser: 'ops', ipconfig0: 'ip=192.0.2.60/24', agent: '1', pool: SAMPLE_POOL,
-    });
+    await task(
+      'POST /nodes/{node}/qemu',
+      {},
+      {
+        vmid: VM,
+        name: 'typed',
+        memory: '1024',
+        cores: '2',
+        cpulimit: '1.5',
+        onboot: '1',
+        scsi0: 'local-lvm:1',
+        ide2: 'local-lvm:cloudinit',
+        net0: 'virtio,bridge=vmbr0',
+        ciuser: 'ops',
+        ipconfig0: 'ip=192.0.2.60/24',
+        agent: '1',
+        pool: SAMPLE_POOL,
+      },
+    );
     await task('POST /nodes/{node}/qemu/{vmid}/status/start', vm);
-    await task('POST /nodes/{node}/qemu/{vmid}/snapshot', vm, { snapname: 'snap1', vmstate: '1', description: 'typed' });
+    await task('POST /nodes/{node}/qemu/{vmid}/snapshot', vm, {
+      snapname: 'snap1',
+      vmstate: '1',
+      description: 'typed',
+    });
     await task('POST /nodes/{node}/qemu', {}, { vmid: TEMPLATE, name: 'golden', scsi0: 'local:1,format=raw' });
     await task('POST /nodes/{node}/qemu/{vmid}/template', { vmid: TEMPLATE });
 
     // Reads.
-    for (const route of ['GET /version', 'GET /cluster/resources', 'GET /cluster/nextid', 'GET /cluster/status', 'GET /storage', 'GET /pools', 'GET /pools/{poolid}', 'GET /nodes',
-      'GET /nodes/{node}/status', 'GET /nodes/{node}/network', 'GET /nodes/{node}/qemu', 'GET /nodes/{node}/qemu/{vmid}', 'GET /nodes/{node}/qemu/{vmid}/config',
-      'GET /nodes/{node}/qemu/{vmid}/pending', 'GET /nodes/{node}/qemu/{vmid}/snapshot', 'GET /nodes/{node}/qemu/{vmid}/status', 'GET /nodes/{node}/qemu/{vmid}/status/current',
-      'GET /nodes/{node}/qemu/{vmid}/migrate', 'GET /nodes/{node}/qemu/{vmid}/cloudinit', 'GET /nodes/{node}/tasks', 'GET /nodes/{node}/storage', 'GET /nodes/{node}/storage/{storage}/status',
-      'GET /nodes/{node}/storage/{storage}/content', 'GET /nodes/{node}/lxc', 'GET /access/acl', 'GET /cluster/ha', 'GET /cluster/ha/resources', 'GET /cluster/ha/status/current',
-      'GET /cluster/sdn/zones', 'GET /cluster/sdn/vnets', `GET ${AGENT_BASE}`]) {
+    for (const route of [
+      'GET /version',
+      'GET /cluster/resources',
+      'GET /cluster/nextid',
+      'GET /cluster/status',
+      'GET /storage',
+      'GET /pools',
+      'GET /pools/{poolid}',
+      'GET /nodes',
+      'GET /nodes/{node}/status',
+      'GET /nodes/{node}/network',
+      'GET /nodes/{node}/qemu',
+      'GET /nodes/{node}/qemu/{vmid}',
+      'GET /nodes/{node}/qemu/{vmid}/config',
+      'GET /nodes/{node}/qemu/{vmid}/pending',
+      'GET /nodes/{node}/qemu/{vmid}/snapshot',
+      'GET /nodes/{node}/qemu/{vmid}/status',
+      'GET /nodes/{node}/qemu/{vmid}/status/current',
+      'GET /nodes/{node}/qemu/{vmid}/migrate',
+      'GET /nodes/{node}/qemu/{vmid}/cloudinit',
+      'GET /nodes/{node}/tasks',
+      'GET /nodes/{node}/storage',
+      'GET /nodes/{node}/storage/{storage}/status',
+      'GET /nodes/{node}/storage/{storage}/content',
+      'GET /nodes/{node}/lxc',
+      'GET /access/acl',
+      'GET /cluster/ha',
+      'GET /cluster/ha/resources',
+      'GET /cluster/ha/status/current',
+      'GET /cluster/sdn/zones',
+      'GET /cluster/sdn/vnets',
+      `GET ${AGENT_BASE}`,
+    ]) {
       await api.call(route);
     }
     const [upid] = (await api.call('GET /nodes/{node}/tasks', {}, { limit: '1' })) as Array<{ upid: string }>;
@@ -75,7 +121,11 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     await api.call('PUT /nodes/{node}/qemu/{vmid}/cloudinit', vm);
     await api.call('POST /nodes/{node}/qemu/{vmid}/monitor', vm, { command: 'info status' });
     await api.call('PUT /nodes/{node}/qemu/{vmid}/sendkey', vm, { key: 'ret' });
-    await api.call('PUT /nodes/{node}/qemu/{vmid}/snapshot/{snapname}/config', { snapname: 'snap1' }, { description: 'retyped' });
+    await api.call(
+      'PUT /nodes/{node}/qemu/{vmid}/snapshot/{snapname}/config',
+      { snapname: 'snap1' },
+      { description: 'retyped' },
+    );
 
     // A scratch VM through its whole lifecycle.
     const scratch = { vmid: SCRATCH };
@@ -84,15 +134,25 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     await api.call('PUT /nodes/{node}/qemu/{vmid}/config', scratch, { memory: '768' });
     await api.call('PUT /nodes/{node}/qemu/{vmid}/unlink', scratch, { idlist: 'scsi1', force: '1' });
     await task('PUT /nodes/{node}/qemu/{vmid}/resize', scratch, { disk: 'scsi0', size: '+1G' });
-    await task('POST /nodes/{node}/qemu/{vmid}/move_disk', scratch, { disk: 'scsi0', storage: 'local', format: 'qcow2', delete: '1' });
+    await task('POST /nodes/{node}/qemu/{vmid}/move_disk', scratch, {
+      disk: 'scsi0',
+      storage: 'local',
+      format: 'qcow2',
+      delete: '1',
+    });
     await task('POST /nodes/{node}/qemu/{vmid}/snapshot', scratch, { snapname: 'cold' });
     await task('POST /nodes/{node}/qemu/{vmid}/snapshot/{snapname}/rollback', { ...scratch, snapname: 'cold' });
     await task('DELETE /nodes/{node}/qemu/{vmid}/snapshot/{snapname}', { ...scratch, snapname: 'cold' });
-    for (const cmd of ['start', 'reset', 'suspend', 'resume', 'reboot', 'shutdown']) await task(`POST /nodes/{node}/qemu/{vmid}/status/${cmd}`, scratch);
+    for (const cmd of ['start', 'reset', 'suspend', 'resume', 'reboot', 'shutdown'])
+      await task(`POST /nodes/{node}/qemu/{vmid}/status/${cmd}`, scratch);
     await task('POST /nodes/{node}/qemu/{vmid}/status/start', scratch);
     await task('POST /nodes/{node}/qemu/{vmid}/status/stop', scratch);
     await task('POST /nodes/{node}/qemu/{vmid}/clone', { vmid: TEMPLATE }, { newid: '3011', name: 'linked' });
-    await task('POST /nodes/{node}/qemu/{vmid}/clone', { vmid: TEMPLATE }, { newid: '3012', full: '1', storage: 'local-lvm' });
+    await task(
+      'POST /nodes/{node}/qemu/{vmid}/clone',
+      { vmid: TEMPLATE },
+      { newid: '3012', full: '1', storage: 'local-lvm' },
+    );
     await task('POST /nodes/{node}/qemu/{vmid}/migrate', { vmid: '3012' }, { target: 'pve2' }); // a linked clone cannot move
     await task('DELETE /nodes/{node}/qemu/{vmid}', { node: 'pve2', vmid: '3012' });
     await task('DELETE /nodes/{node}/qemu/{vmid}', { vmid: '3011' });
@@ -113,7 +173,11 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     await api.call(`GET ${fw('/ipset/{name}')}`, { name: 'web' });
     await api.call(`GET ${fw('/ipset/{name}/{cidr}')}`, { name: 'web', cidr: '198.51.100.10' });
     await api.call(`PUT ${fw('/ipset/{name}/{cidr}')}`, { name: 'web', cidr: '198.51.100.10' }, { comment: 'x' });
-    await api.call(`POST ${fw('/rules')}`, {}, { type: 'in', action: 'ACCEPT', source: '+web', dest: '192.0.2.1', proto: 'tcp', dport: '443', enable: '1' });
+    await api.call(
+      `POST ${fw('/rules')}`,
+      {},
+      { type: 'in', action: 'ACCEPT', source: '+web', dest: '192.0.2.1', proto: 'tcp', dport: '443', enable: '1' },
+    );
     await api.call(`GET ${fw('/rules')}`);
     await api.call(`GET ${fw('/rules/{pos}')}`, { pos: '0' });
     await api.call(`PUT ${fw('/rules/{pos}')}`, { pos: '0' }, { comment: 'https' });
@@ -132,7 +196,10 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     await api.call('POST /pools', {}, { poolid: 'typedpool2' });
     await api.call('DELETE /pools', {}, { poolid: 'typedpool2' });
     await api.call('PUT /access/acl', {}, { path: `/vms/${VM}`, roles: 'PVEVMUser', groups: 'admins' });
-    const ticket = await fx.raw('POST', '/api2/json/access/ticket', { form: { username: 'root@pam', password: fx.credentials.rootPassword }, headers: { authorization: '' } });
+    const ticket = await fx.raw('POST', '/api2/json/access/ticket', {
+      form: { username: 'root@pam', password: fx.credentials.rootPassword },
+      headers: { authorization: '' },
+    });
     expect(ticket.status).toBe(200);
     expect(answerProblems(flavour, 'POST /access/ticket', ticket.body.data)).toEqual([]); // a login sends no token
 
@@ -160,7 +227,11 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     await api.call('GET /cluster/ha/resources/{sid}', { sid: 'vm:3003' });
     await api.call('PUT /cluster/ha/resources/{sid}', { sid: 'vm:3003' }, { max_restart: '2' });
     if (flavour === '9.1') {
-      await api.call('POST /cluster/ha/rules', {}, { rule: 'typed', type: 'node-affinity', nodes: 'pve1', resources: 'vm:3003' });
+      await api.call(
+        'POST /cluster/ha/rules',
+        {},
+        { rule: 'typed', type: 'node-affinity', nodes: 'pve1', resources: 'vm:3003' },
+      );
       await api.call('GET /cluster/ha/rules');
       await api.call('GET /cluster/ha/rules/{rule}', { rule: 'typed' });
       await api.call('PUT /cluster/ha/rules/{rule}', { rule: 'typed' }, { type: 'node-affinity', strict: '1' });
@@ -180,8 +251,16 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     await task('POST /nodes/{node}/qemu', {}, { vmid: '3004', vga: 'qxl' });
     await task('POST /nodes/{node}/qemu/{vmid}/status/start', { vmid: '3004' });
     await api.call('POST /nodes/{node}/qemu/{vmid}/spiceproxy', { vmid: '3004' });
-    const tunnel = await api.call('POST /nodes/{node}/qemu/{vmid}/mtunnel', { vmid: '3020' }, { storages: 'local-lvm' });
-    await api.call('GET /nodes/{node}/qemu/{vmid}/mtunnelwebsocket', { vmid: '3020' }, { socket: tunnel.socket, ticket: tunnel.ticket });
+    const tunnel = await api.call(
+      'POST /nodes/{node}/qemu/{vmid}/mtunnel',
+      { vmid: '3020' },
+      { storages: 'local-lvm' },
+    );
+    await api.call(
+      'GET /nodes/{node}/qemu/{vmid}/mtunnelwebsocket',
+      { vmid: '3020' },
+      { socket: tunnel.socket, ticket: tunnel.ticket },
+    );
     await fx.sim.cluster.tasks.stop(tunnel.upid);
     const fingerprint = await new Promise<string>((resolve, reject) => {
       const probe = tlsConnect({ host: fx.sim.host, port: fx.sim.port, ca: readFileSync(fx.sim.caFile) }, () => {
@@ -192,13 +271,19 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     });
     const endpoint = `apitoken=PVEAPIToken=${fx.credentials.tokenId}=${fx.credentials.tokenSecret},host=127.0.0.1,port=${fx.sim.port},fingerprint=${fingerprint}`;
     // The task then fails (moving a VM through the tunnel is not simulated); the answer is its UPID.
-    const migration = (await api.call('POST /nodes/{node}/qemu/{vmid}/remote_migrate', { vmid: TEMPLATE }, { 'target-endpoint': endpoint, 'target-storage': 'local-lvm', 'target-bridge': 'vmbr0', 'target-vmid': '3021' })) as string;
+    const migration = (await api.call(
+      'POST /nodes/{node}/qemu/{vmid}/remote_migrate',
+      { vmid: TEMPLATE },
+      { 'target-endpoint': endpoint, 'target-storage': 'local-lvm', 'target-bridge': 'vmbr0', 'target-vmid': '3021' },
+    )) as string;
     expect(migration).toMatch(/^UPID:/);
     await fx.sim.cluster.tasks.get(migration)!.done; // it stops the tunnel task it opened here, while the API still answers
     if (flavour === '9.1') await api.call('POST /nodes/{node}/qemu/{vmid}/dbus-vmstate', vm, { action: 'start' });
 
     api.covered.add('POST /access/ticket');
-    const uncovered = allRoutes(flavour).filter((r) => !api.covered.has(r) && !isAgentRoute(r) && r !== `GET ${AGENT_BASE}`);
+    const uncovered = allRoutes(flavour).filter(
+      (r) => !api.covered.has(r) && !isAgentRoute(r) && r !== `GET ${AGENT_BASE}`,
+    );
     expect(uncovered).toEqual([]);
   });
 

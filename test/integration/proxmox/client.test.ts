@@ -2,9 +2,22 @@ import { existsSync } from 'node:fs';
 import { inspect } from 'node:util';
 import path from 'node:path';
 import {
-  ProxmoxAuthError, ProxmoxDigestMismatchError, ProxmoxError, ProxmoxLockedError, ProxmoxNotFoundError, ProxmoxParameterError,
-  ProxmoxPermissionError, ProxmoxPolicyError, ProxmoxRequestError, ProxmoxResponseError, ProxmoxTaskError, ProxmoxTaskTimeoutError,
-  ProxmoxTlsError, ProxmoxTransientError, ProxmoxVmRunningError, type ProxmoxClient,
+  ProxmoxAuthError,
+  ProxmoxDigestMismatchError,
+  ProxmoxError,
+  ProxmoxLockedError,
+  ProxmoxNotFoundError,
+  ProxmoxParameterError,
+  ProxmoxPermissionError,
+  ProxmoxPolicyError,
+  ProxmoxRequestError,
+  ProxmoxResponseError,
+  ProxmoxTaskError,
+  ProxmoxTaskTimeoutError,
+  ProxmoxTlsError,
+  ProxmoxTransientError,
+  ProxmoxVmRunningError,
+  type ProxmoxClient,
 } from '../../../src/proxmox';
 import { nodeListSchema, upidSchema } from '../../../src/proxmox/schemas';
 import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
@@ -23,7 +36,17 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
   afterAll(() => fx.stop());
 
   const shell = (id: number, extra: Partial<Parameters<ProxmoxClient['vms']['create']>[0]> = {}) =>
-    pve.vms.create({ node: 'pve1', vmid: id, name: `vm${id}`, cores: 2, sockets: 1, memory: 2048, ostype: 'l26', scsihw: 'virtio-scsi-single', ...extra });
+    pve.vms.create({
+      node: 'pve1',
+      vmid: id,
+      name: `vm${id}`,
+      cores: 2,
+      sockets: 1,
+      memory: 2048,
+      ostype: 'l26',
+      scsihw: 'virtio-scsi-single',
+      ...extra,
+    });
 
   describe('connection, TLS and authentication', () => {
     it('reads the version and derives the SDN behaviour', async () => {
@@ -52,9 +75,13 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
     });
 
     it('reports a missing privilege as a permission error (read-only token writing)', async () => {
-      const audit = fx.client({ auth: { kind: 'token', tokenId: fx.credentials.auditTokenId, secret: fx.credentials.auditTokenSecret } });
+      const audit = fx.client({
+        auth: { kind: 'token', tokenId: fx.credentials.auditTokenId, secret: fx.credentials.auditTokenSecret },
+      });
       expect((await audit.vms.list()).length).toBeGreaterThanOrEqual(0);
-      const err = await failure(() => audit.acl.ensure({ path: '/vms', roles: ['PVEAuditor'], users: ['auditor@pve'] }));
+      const err = await failure(() =>
+        audit.acl.ensure({ path: '/vms', roles: ['PVEAuditor'], users: ['auditor@pve'] }),
+      );
       expect(err).toBeInstanceOf(ProxmoxPermissionError);
       expect(err.message).toMatch(/Permission check failed/);
     });
@@ -76,7 +103,9 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
     it('logs in with a ticket, sends the CSRF token on writes and renews the ticket before it expires', async () => {
       fx.sim.cluster.settings.ticketLifetimeMs = 1500;
       try {
-        const root = fx.client({ auth: { kind: 'ticket', username: 'root@pam', password: fx.credentials.rootPassword, renewAfterMs: 500 } });
+        const root = fx.client({
+          auth: { kind: 'ticket', username: 'root@pam', password: fx.credentials.rootPassword, renewAfterMs: 500 },
+        });
         const id = vmid();
         await root.vms.create({ node: 'pve1', vmid: id, name: `ticket${id}` });
         for (let i = 0; i < 4; i++) {
@@ -114,19 +143,27 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       await root.vms.list(); // holds a ticket now
       const token = fx.client();
       for (const client of [root, token]) {
-        const shown = inspect(client, { depth: 8, showHidden: true }) + inspect(client.transport, { depth: 8, showHidden: true });
-        for (const secret of [fx.credentials.rootPassword, fx.credentials.tokenSecret, 'PVE:root@pam']) expect(shown).not.toContain(secret);
+        const shown =
+          inspect(client, { depth: 8, showHidden: true }) + inspect(client.transport, { depth: 8, showHidden: true });
+        for (const secret of [fx.credentials.rootPassword, fx.credentials.tokenSecret, 'PVE:root@pam'])
+          expect(shown).not.toContain(secret);
         expect(shown).toContain('ProxmoxTransport');
       }
     });
 
     it('a ticket write without the CSRF token is refused (401)', async () => {
-      const login = await fx.raw('POST', '/api2/json/access/ticket', { form: { username: 'root@pam', password: fx.credentials.rootPassword }, headers: { authorization: '' } });
+      const login = await fx.raw('POST', '/api2/json/access/ticket', {
+        form: { username: 'root@pam', password: fx.credentials.rootPassword },
+        headers: { authorization: '' },
+      });
       expect(login.status).toBe(200);
       const cookie = `PVEAuthCookie=${encodeURIComponent(login.body.data.ticket)}`;
       const read = await fx.raw('GET', '/api2/json/version', { headers: { authorization: '', cookie } });
       expect(read.status).toBe(200);
-      const write = await fx.raw('PUT', '/api2/json/access/acl', { form: { path: '/', roles: 'PVEAuditor', users: 'auditor@pve' }, headers: { authorization: '', cookie } });
+      const write = await fx.raw('PUT', '/api2/json/access/acl', {
+        form: { path: '/', roles: 'PVEAuditor', users: 'auditor@pve' },
+        headers: { authorization: '', cookie },
+      });
       expect(write.status).toBe(401);
       expect(write.statusText).toMatch(/csrf/i);
     });
@@ -136,9 +173,23 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
     it('creates a shell with firmware, EFI disk and the shell options, and repeating it changes nothing', async () => {
       const id = vmid();
       const spec = {
-        node: 'pve1', vmid: id, name: 'web01', machine: 'q35', bios: 'ovmf' as const, efidisk: { storage: 'local-lvm', efitype: '4m' as const, preEnrolledKeys: true },
-        cores: 2, sockets: 2, memory: 4096, ostype: 'l26', scsihw: 'virtio-scsi-single', agent: true, onboot: true, tags: ['ferry', 'wave1'],
-        boot: 'order=scsi0;net0', rng0: 'source=/dev/urandom', args: '-no-reboot',
+        node: 'pve1',
+        vmid: id,
+        name: 'web01',
+        machine: 'q35',
+        bios: 'ovmf' as const,
+        efidisk: { storage: 'local-lvm', efitype: '4m' as const, preEnrolledKeys: true },
+        cores: 2,
+        sockets: 2,
+        memory: 4096,
+        ostype: 'l26',
+        scsihw: 'virtio-scsi-single',
+        agent: true,
+        onboot: true,
+        tags: ['ferry', 'wave1'],
+        boot: 'order=scsi0;net0',
+        rng0: 'source=/dev/urandom',
+        args: '-no-reboot',
       };
       const first = await pve.vms.create(spec);
       expect(first).toMatchObject({ created: true, vmid: id, node: 'pve1' });
@@ -146,8 +197,20 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       const config = await pve.config.get('pve1', id);
       expect(config.digest).toMatch(/^[0-9a-f]{40}$/);
       expect(config.values).toMatchObject({
-        name: 'web01', machine: 'q35', bios: 'ovmf', cores: '2', sockets: '2', memory: '4096', ostype: 'l26', scsihw: 'virtio-scsi-single',
-        agent: '1', onboot: '1', tags: 'ferry;wave1', boot: 'order=scsi0;net0', rng0: 'source=/dev/urandom', args: '-no-reboot',
+        name: 'web01',
+        machine: 'q35',
+        bios: 'ovmf',
+        cores: '2',
+        sockets: '2',
+        memory: '4096',
+        ostype: 'l26',
+        scsihw: 'virtio-scsi-single',
+        agent: '1',
+        onboot: '1',
+        tags: 'ferry;wave1',
+        boot: 'order=scsi0;net0',
+        rng0: 'source=/dev/urandom',
+        args: '-no-reboot',
       });
       expect(config.values.efidisk0).toMatch(/^local-lvm:vm-\d+-disk-0,efitype=4m,pre-enrolled-keys=1,size=528K$/);
       const again = await pve.vms.create(spec);
@@ -160,7 +223,9 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       fx.sim.cluster.settings.createTaskMs = 3_000;
       try {
         const id = vmid();
-        const upid = (await fx.raw('POST', '/api2/json/nodes/pve1/qemu', { form: { vmid: String(id), name: `slow${id}` } })).body.data;
+        const upid = (
+          await fx.raw('POST', '/api2/json/nodes/pve1/qemu', { form: { vmid: String(id), name: `slow${id}` } })
+        ).body.data;
         expect((await pve.config.get('pve1', id)).values.lock).toBe('create');
         const locked = await failure(() => pve.config.update('pve1', id, { set: { description: 'x' } }));
         expect(locked).toBeInstanceOf(ProxmoxLockedError);
@@ -193,7 +258,10 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       await pve.vms.create({ node: 'pve1', vmid: a, name: 'twin' });
       await pve.vms.create({ node: 'pve2', vmid: b, name: 'twin' });
       const twins = await pve.vms.findByName('twin');
-      expect(twins.map((v) => [v.vmid, v.node]).sort()).toEqual([[a, 'pve1'], [b, 'pve2']]);
+      expect(twins.map((v) => [v.vmid, v.node]).sort()).toEqual([
+        [a, 'pve1'],
+        [b, 'pve2'],
+      ]);
       expect(await pve.vms.findById(b)).toMatchObject({ vmid: b, node: 'pve2', name: 'twin', status: 'stopped' });
       expect(await pve.vms.findById(99999)).toBeUndefined();
       expect((await pve.vms.list()).some((v) => v.vmid === 900)).toBe(false); // the container
@@ -258,7 +326,9 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
     it('rejects bad parameters with the per-parameter messages', async () => {
       const id = vmid();
       await shell(id);
-      const err = await failure(() => pve.config.update('pve1', id, { set: { cores: 'many', corse: 2, net40: 'virtio' } }));
+      const err = await failure(() =>
+        pve.config.update('pve1', id, { set: { cores: 'many', corse: 2, net40: 'virtio' } }),
+      );
       expect(err).toBeInstanceOf(ProxmoxParameterError);
       expect(err.errors).toEqual({
         cores: "type check ('integer') failed - got 'many'",
@@ -277,7 +347,10 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       const read = await pve.config.read('pve1', id);
       expect(read.pending).toEqual([{ key: 'memory', value: '2048', pending: '8192' }]);
       expect(read.values.memory).toBe('8192'); // the view with pending applied
-      expect((await pve.config.get('pve1', id, { current: true })).values).toMatchObject({ memory: '2048', description: 'hot' });
+      expect((await pve.config.get('pve1', id, { current: true })).values).toMatchObject({
+        memory: '2048',
+        description: 'hot',
+      });
       await pve.power.stop('pve1', id);
       await pve.power.start('pve1', id);
       expect((await pve.config.read('pve1', id)).pending).toEqual([]);
@@ -293,11 +366,18 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       const added = await pve.nics.set('pve1', id, 0, { bridge: 'vmbr0', firewall: true });
       expect(added.changed).toBe(true);
       expect(added.macaddr).toMatch(/^BC:24:11(:[0-9A-F]{2}){3}$/);
-      expect(await pve.nics.set('pve1', id, 0, { bridge: 'vmbr0', firewall: true })).toEqual({ changed: false, macaddr: added.macaddr });
+      expect(await pve.nics.set('pve1', id, 0, { bridge: 'vmbr0', firewall: true })).toEqual({
+        changed: false,
+        macaddr: added.macaddr,
+      });
       const moved = await pve.nics.set('pve1', id, 0, { bridge: 'vmbr1', tag: 20, model: 'e1000' });
       expect(moved).toEqual({ changed: true, macaddr: added.macaddr });
       expect((await pve.config.get('pve1', id)).values.net0).toBe(`e1000=${added.macaddr},bridge=vmbr1,tag=20`);
-      const given = await pve.nics.set('pve1', id, 1, { bridge: 'vmbr0', macaddr: '00:50:56:aa:bb:cc', trunks: [10, 20] });
+      const given = await pve.nics.set('pve1', id, 1, {
+        bridge: 'vmbr0',
+        macaddr: '00:50:56:aa:bb:cc',
+        trunks: [10, 20],
+      });
       expect(given.macaddr).toBe('00:50:56:AA:BB:CC');
       expect(Object.keys(await pve.nics.list('pve1', id))).toEqual(['net0', 'net1']);
       expect(await pve.nics.remove('pve1', id, 1)).toEqual({ changed: true });
@@ -312,13 +392,33 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
     it('regular: creates, then updates options only; disabled: never creates', async () => {
       const id = vmid();
       await shell(id);
-      expect((await pve.disks.ensure('pve1', id, 'scsi0', { storage: 'local-lvm', sizeGiB: 2, options: { iothread: true } })).action).toBe('created');
+      expect(
+        (await pve.disks.ensure('pve1', id, 'scsi0', { storage: 'local-lvm', sizeGiB: 2, options: { iothread: true } }))
+          .action,
+      ).toBe('created');
       const disk = (await pve.disks.get('pve1', id, 'scsi0'))!;
       expect(disk).toMatchObject({ sizeBytes: 2 * 1024 ** 3, options: { iothread: '1' } });
-      expect((await pve.disks.ensure('pve1', id, 'scsi0', { storage: 'local-lvm', sizeGiB: 2, options: { iothread: true } })).action).toBe('unchanged');
-      expect((await pve.disks.ensure('pve1', id, 'scsi0', { storage: 'local-lvm', sizeGiB: 2, options: { discard: 'on' }, create: 'disabled' })).action).toBe('updated');
-      expect((await pve.disks.get('pve1', id, 'scsi0'))!).toMatchObject({ volume: disk.volume, options: { iothread: '1', discard: 'on' } });
-      const refused = await failure(() => pve.disks.ensure('pve1', id, 'scsi1', { storage: 'local-lvm', sizeGiB: 1, create: 'disabled' }));
+      expect(
+        (await pve.disks.ensure('pve1', id, 'scsi0', { storage: 'local-lvm', sizeGiB: 2, options: { iothread: true } }))
+          .action,
+      ).toBe('unchanged');
+      expect(
+        (
+          await pve.disks.ensure('pve1', id, 'scsi0', {
+            storage: 'local-lvm',
+            sizeGiB: 2,
+            options: { discard: 'on' },
+            create: 'disabled',
+          })
+        ).action,
+      ).toBe('updated');
+      expect((await pve.disks.get('pve1', id, 'scsi0'))!).toMatchObject({
+        volume: disk.volume,
+        options: { iothread: '1', discard: 'on' },
+      });
+      const refused = await failure(() =>
+        pve.disks.ensure('pve1', id, 'scsi1', { storage: 'local-lvm', sizeGiB: 1, create: 'disabled' }),
+      );
       expect(refused).toBeInstanceOf(ProxmoxRequestError);
       expect(refused.message).toMatch(/no disk scsi1 and create is 'disabled'/);
     });
@@ -329,11 +429,17 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       await pve.disks.ensure('pve1', id, 'scsi0', { storage: 'local', sizeGiB: 1, format: 'qcow2' });
       const old = (await pve.disks.get('pve1', id, 'scsi0'))!.volume;
       expect(old).toMatch(new RegExp(`^local:${id}/vm-${id}-disk-0\\.qcow2$`));
-      expect((await pve.disks.ensure('pve1', id, 'scsi0', { storage: 'local', sizeGiB: 1, create: 'forced' })).action).toBe('replaced');
+      expect(
+        (await pve.disks.ensure('pve1', id, 'scsi0', { storage: 'local', sizeGiB: 1, create: 'forced' })).action,
+      ).toBe('replaced');
       const values = (await pve.config.get('pve1', id)).values;
       expect(values.unused0).toBe(old);
       expect(values.scsi0).not.toContain(old);
-      expect(existsSync(path.join(fx.stateDir, 'proxmox', 'storage', 'local', 'pve1', 'images', String(id), `vm-${id}-disk-0.qcow2`))).toBe(true);
+      expect(
+        existsSync(
+          path.join(fx.stateDir, 'proxmox', 'storage', 'local', 'pve1', 'images', String(id), `vm-${id}-disk-0.qcow2`),
+        ),
+      ).toBe(true);
     });
 
     it('detaches to unusedN, deletes physically, resizes (grow only) and moves between storages', async () => {
@@ -345,7 +451,14 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       expect(detached).toEqual({ changed: true, unused: 'unused0' });
       expect(await pve.disks.detach('pve1', id, 'scsi1')).toEqual({ changed: false });
       const unusedVolume = (await pve.config.get('pve1', id)).values.unused0!;
-      const unusedFile = path.join(fx.stateDir, 'proxmox', 'storage', 'local-lvm', 'pve1', `${unusedVolume.split(':')[1]}.raw`);
+      const unusedFile = path.join(
+        fx.stateDir,
+        'proxmox',
+        'storage',
+        'local-lvm',
+        'pve1',
+        `${unusedVolume.split(':')[1]}.raw`,
+      );
       expect(existsSync(unusedFile)).toBe(true);
       expect(await pve.disks.delete('pve1', id, 'unused0')).toEqual({ changed: true });
       expect(existsSync(unusedFile)).toBe(false);
@@ -356,7 +469,11 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       expect((await pve.disks.get('pve1', id, 'scsi0'))!.sizeBytes).toBe(3 * 1024 ** 3);
       expect(await pve.disks.resize('pve1', id, 'scsi0', '3G')).toEqual({ changed: false });
       expect((await failure(() => pve.disks.resize('pve1', id, 'scsi0', '1G'))).message).toMatch(/shrinking/);
-      const shrink = await failure(async () => pve.waitForTask(await pve.transport.call('PUT', `/nodes/pve1/qemu/${id}/resize`, { disk: 'scsi0', size: '1G' }, upidSchema)));
+      const shrink = await failure(async () =>
+        pve.waitForTask(
+          await pve.transport.call('PUT', `/nodes/pve1/qemu/${id}/resize`, { disk: 'scsi0', size: '1G' }, upidSchema),
+        ),
+      );
       expect(shrink).toBeInstanceOf(ProxmoxTaskError);
       expect(shrink.exitstatus).toBe('shrinking disks is not supported');
       expect(shrink.log[shrink.log.length - 1]).toBe('TASK ERROR: shrinking disks is not supported');
@@ -368,24 +485,40 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       expect(after.unused0).toMatch(/^local-lvm:vm-\d+-disk-0$/); // the source is kept
       expect(await pve.disks.move('pve1', id, 'scsi0', { storage: 'nfs-migration' })).toEqual({ changed: false });
       const content = await pve.storage.content('pve1', 'nfs-migration', { content: 'images', vmid: id });
-      expect(content).toEqual([expect.objectContaining({ volid: `nfs-migration:${id}/vm-${id}-disk-0.qcow2`, format: 'qcow2', size: 3 * 1024 ** 3 })]);
+      expect(content).toEqual([
+        expect.objectContaining({
+          volid: `nfs-migration:${id}/vm-${id}-disk-0.qcow2`,
+          format: 'qcow2',
+          size: 3 * 1024 ** 3,
+        }),
+      ]);
     });
 
     it('import-from only creates: a used slot is an error, and size must be 0 on the wire', async () => {
       const id = vmid();
       await shell(id);
       await pve.disks.ensure('pve1', id, 'scsi0', { storage: 'local-lvm', sizeGiB: 1 });
-      const err = await failure(() => pve.disks.import('pve1', id, 'scsi0', { storage: 'local-lvm', source: 'nfs-migration:import/none.vmdk' }));
+      const err = await failure(() =>
+        pve.disks.import('pve1', id, 'scsi0', { storage: 'local-lvm', source: 'nfs-migration:import/none.vmdk' }),
+      );
       expect(err).toBeInstanceOf(ProxmoxPolicyError);
       expect(err.message).toMatch(/already has scsi0.*import-from only creates disks/);
-      const wire = await fx.raw('PUT', `/api2/json/nodes/pve1/qemu/${id}/config`, { form: { scsi1: 'local-lvm:4,import-from=nfs-migration:import/x.vmdk' } });
+      const wire = await fx.raw('PUT', `/api2/json/nodes/pve1/qemu/${id}/config`, {
+        form: { scsi1: 'local-lvm:4,import-from=nfs-migration:import/x.vmdk' },
+      });
       expect(wire.status).toBe(400);
-      expect(wire.body.errors).toEqual({ scsi1: "'import-from' requires special syntax - use <storage ID>:0,import-from=<source>" });
-      const missing = await failure(() => pve.disks.import('pve1', id, 'scsi1', { storage: 'local-lvm', source: 'nfs-migration:import/none.vmdk' }));
+      expect(wire.body.errors).toEqual({
+        scsi1: "'import-from' requires special syntax - use <storage ID>:0,import-from=<source>",
+      });
+      const missing = await failure(() =>
+        pve.disks.import('pve1', id, 'scsi1', { storage: 'local-lvm', source: 'nfs-migration:import/none.vmdk' }),
+      );
       expect(missing).toBeInstanceOf(ProxmoxTaskError);
       expect(missing.exitstatus).toMatch(/volume 'nfs-migration:import\/none.vmdk' does not exist/);
       expect(missing.category).toBe('not-found');
-      const pathImport = await failure(() => pve.disks.import('pve1', id, 'scsi1', { storage: 'local-lvm', source: '/etc/hostname' }));
+      const pathImport = await failure(() =>
+        pve.disks.import('pve1', id, 'scsi1', { storage: 'local-lvm', source: '/etc/hostname' }),
+      );
       expect(pathImport.exitstatus).toBe('Only root can pass arbitrary filesystem paths.');
     });
   });
@@ -414,7 +547,11 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       expect(timedOut.retryable).toBe(true);
       expect((await pve.power.status('pve1', id)).status).toBe('running');
       const forced = await pve.power.shutdown('pve1', id, { timeoutS: 1, forceStop: true });
-      expect(forced.task).toMatchObject({ exitstatus: 'WARNINGS: 1', warnings: 1, warningLines: ['WARN: VM still running - terminating now with SIGTERM'] });
+      expect(forced.task).toMatchObject({
+        exitstatus: 'WARNINGS: 1',
+        warnings: 1,
+        warningLines: ['WARN: VM still running - terminating now with SIGTERM'],
+      });
       expect((await pve.power.status('pve1', id)).status).toBe('stopped');
     });
 
@@ -423,9 +560,15 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       await shell(id);
       await pve.power.start('pve1', id);
       fx.sim.cluster.vms.get(id)!.guestAcpi = false;
-      const upid = (await fx.raw('POST', `/api2/json/nodes/pve1/qemu/${id}/status/shutdown`, { form: { timeout: '2', forceStop: '1' } })).body.data;
+      const upid = (
+        await fx.raw('POST', `/api2/json/nodes/pve1/qemu/${id}/status/shutdown`, {
+          form: { timeout: '2', forceStop: '1' },
+        })
+      ).body.data;
       const progress: number[] = [];
-      const err = await failure(() => pve.waitForTask(upid, { timeoutMs: 300, onProgress: (p) => progress.push(p.elapsedMs) }));
+      const err = await failure(() =>
+        pve.waitForTask(upid, { timeoutMs: 300, onProgress: (p) => progress.push(p.elapsedMs) }),
+      );
       expect(err).toBeInstanceOf(ProxmoxTaskTimeoutError);
       expect(err.upid).toBe(upid);
       expect(progress.length).toBeGreaterThan(2);
@@ -441,17 +584,28 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
         }).upid;
       const err = await failure(() => pve.waitForTask(long(true)));
       expect(err).toBeInstanceOf(ProxmoxTaskError);
-      expect(err.log.slice(-3)).toEqual(['transferred 6999 of 7000', 'transferred 7000 of 7000', 'TASK ERROR: import failed: no space left on device']);
+      expect(err.log.slice(-3)).toEqual([
+        'transferred 6999 of 7000',
+        'transferred 7000 of 7000',
+        'TASK ERROR: import failed: no space left on device',
+      ]);
       expect((await pve.waitForTask(long(false))).warningLines).toEqual(['WARN: sparse detection unavailable']);
       // The simulator answers like PVE: `total` beside the page, limit 0 reads to the end.
-      const page = await fx.raw('GET', `/api2/json/nodes/pve2/tasks/${encodeURIComponent(long(false))}/log?start=6999&limit=0`);
+      const page = await fx.raw(
+        'GET',
+        `/api2/json/nodes/pve2/tasks/${encodeURIComponent(long(false))}/log?start=6999&limit=0`,
+      );
       expect(page.body.total).toBeGreaterThan(7000);
     });
   });
 
   describe('storage, ACL', () => {
     it('lists ISO content through the API', async () => {
-      expect(await pve.storage.find('pve2', `local:iso/${SAMPLE_ISO}`, 'iso')).toMatchObject({ volid: `local:iso/${SAMPLE_ISO}`, format: 'iso', size: 65536 });
+      expect(await pve.storage.find('pve2', `local:iso/${SAMPLE_ISO}`, 'iso')).toMatchObject({
+        volid: `local:iso/${SAMPLE_ISO}`,
+        format: 'iso',
+        size: 65536,
+      });
       expect(await pve.storage.find('pve2', 'local:iso/missing.iso', 'iso')).toBeUndefined();
       expect(await failure(() => pve.storage.content('pve1', 'nope'))).toBeInstanceOf(ProxmoxNotFoundError);
     });
@@ -460,7 +614,13 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       const spec = { path: '/sdn/zones/lab', roles: ['PVESDNUser'], tokens: [fx.credentials.tokenId] };
       expect(await pve.acl.ensure(spec)).toEqual({ changed: true });
       expect(await pve.acl.ensure(spec)).toEqual({ changed: false });
-      expect(await pve.acl.list()).toContainEqual({ path: '/sdn/zones/lab', type: 'token', ugid: fx.credentials.tokenId, roleid: 'PVESDNUser', propagate: true });
+      expect(await pve.acl.list()).toContainEqual({
+        path: '/sdn/zones/lab',
+        type: 'token',
+        ugid: fx.credentials.tokenId,
+        roleid: 'PVESDNUser',
+        propagate: true,
+      });
       expect(await pve.acl.remove(spec)).toEqual({ changed: true });
       expect(await pve.acl.remove(spec)).toEqual({ changed: false });
       const err = await failure(() => pve.acl.ensure({ path: '/vms', roles: ['NoSuchRole'], users: ['ferry@pve'] }));
@@ -470,22 +630,42 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
 
   describe('SDN', () => {
     it(`creates a VLAN zone and vnets, applies them${flavour === '9.1' ? ' under the SDN lock' : ''}, and repeating writes nothing`, async () => {
-      const first = await pve.sdn.ensure({ zones: [{ zone: 'lab', type: 'vlan', bridge: 'vmbr0' }], vnets: [{ vnet: 'v100', zone: 'lab', tag: 100, alias: 'servers' }] });
+      const first = await pve.sdn.ensure({
+        zones: [{ zone: 'lab', type: 'vlan', bridge: 'vmbr0' }],
+        vnets: [{ vnet: 'v100', zone: 'lab', tag: 100, alias: 'servers' }],
+      });
       expect(first).toMatchObject({ created: ['lab', 'v100'], updated: [], applied: true });
       expect(fx.sim.cluster.sdnRunning.vnets.v100).toMatchObject({ zone: 'lab', tag: '100' });
       expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
       const lockCalls = fx.sim.requests.filter((r) => r.path === '/cluster/sdn/lock');
       expect(lockCalls.length).toBe(flavour === '9.1' ? 1 : 0);
       const mark = fx.sim.requests.length;
-      expect(await pve.sdn.ensure({ zones: [{ zone: 'lab', type: 'vlan', bridge: 'vmbr0' }], vnets: [{ vnet: 'v100', zone: 'lab', tag: 100, alias: 'servers' }] })).toMatchObject({ applied: false });
+      expect(
+        await pve.sdn.ensure({
+          zones: [{ zone: 'lab', type: 'vlan', bridge: 'vmbr0' }],
+          vnets: [{ vnet: 'v100', zone: 'lab', tag: 100, alias: 'servers' }],
+        }),
+      ).toMatchObject({ applied: false });
       expect(fx.sim.requests.slice(mark).filter((r) => r.method !== 'GET')).toEqual([]);
-      const updated = await pve.sdn.ensure({ vnets: [{ vnet: 'v100', zone: 'lab', tag: 100, alias: 'renamed' }, { vnet: 'v101', zone: 'lab', tag: 101 }] });
+      const updated = await pve.sdn.ensure({
+        vnets: [
+          { vnet: 'v100', zone: 'lab', tag: 100, alias: 'renamed' },
+          { vnet: 'v101', zone: 'lab', tag: 101 },
+        ],
+      });
       expect(updated).toMatchObject({ created: ['v101'], updated: ['v100'], applied: true });
       expect(fx.sim.cluster.sdnRunning.vnets.v100!.alias).toBe('renamed');
     });
 
     it('an error inside the flow leaves no pending change behind (9.1: rolled back and the lock released)', async () => {
-      const err = await failure(() => pve.sdn.ensure({ vnets: [{ vnet: 'v102', zone: 'lab', tag: 102 }, { vnet: 'v103', zone: 'lab', tag: 100 }] }));
+      const err = await failure(() =>
+        pve.sdn.ensure({
+          vnets: [
+            { vnet: 'v102', zone: 'lab', tag: 102 },
+            { vnet: 'v103', zone: 'lab', tag: 100 },
+          ],
+        }),
+      );
       expect(err.message).toMatch(/tag 100 already exist in vnet v100/);
       expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
       if (flavour === '9.1') {
@@ -511,7 +691,9 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
         expect(fx.sim.cluster.sdnRunning.zones.gui).toBeUndefined();
         expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
         // Nothing of ours to write or apply: no apply, no failure.
-        expect(await pve.sdn.ensure({ zones: [{ zone: 'lab', type: 'vlan', bridge: 'vmbr0' }] })).toMatchObject({ applied: false });
+        expect(await pve.sdn.ensure({ zones: [{ zone: 'lab', type: 'vlan', bridge: 'vmbr0' }] })).toMatchObject({
+          applied: false,
+        });
       } finally {
         delete fx.sim.cluster.sdn.zones.gui;
       }
@@ -523,7 +705,9 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       fx.sim.cluster.sdn.vnets.lv1 = { zone: 'left' };
       const mark = fx.sim.requests.length;
       // take-over: a refusal for pending changes is not a held lock, so nothing is forced off.
-      expect(await pve.sdn.ensure({ zones: [{ zone: 'left', type: 'simple' }] }, { heldLock: 'take-over' })).toMatchObject({ created: [], applied: true });
+      expect(
+        await pve.sdn.ensure({ zones: [{ zone: 'left', type: 'simple' }] }, { heldLock: 'take-over' }),
+      ).toMatchObject({ created: [], applied: true });
       expect(fx.sim.cluster.sdnRunning.zones.left).toEqual({ type: 'simple' });
       expect(fx.sim.cluster.sdnRunning.vnets.lv1).toEqual({ zone: 'left' });
       const locks = fx.sim.requests.slice(mark).filter((r) => r.path === '/cluster/sdn/lock');
@@ -555,13 +739,21 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       }
       // The config was committed by the apply; no rollback, and no lock (which may be someone else's by now) forced off.
       expect(fx.sim.cluster.sdnRunning.zones.fail).toEqual({ type: 'simple' });
-      expect(fx.sim.requests.slice(mark).filter((r) => r.path === '/cluster/sdn/rollback' || (r.path === '/cluster/sdn/lock' && r.method === 'DELETE'))).toEqual([]);
+      expect(
+        fx.sim.requests
+          .slice(mark)
+          .filter(
+            (r) => r.path === '/cluster/sdn/rollback' || (r.path === '/cluster/sdn/lock' && r.method === 'DELETE'),
+          ),
+      ).toEqual([]);
       expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
       await pve.sdn.remove({ zones: ['warn', 'fail'] });
     });
 
     it('validates ids and VLAN rules', async () => {
-      await expect(pve.sdn.ensure({ vnets: [{ vnet: 'too-long-name', zone: 'lab', tag: 5 }] })).rejects.toThrow(/2–8 letters/);
+      await expect(pve.sdn.ensure({ vnets: [{ vnet: 'too-long-name', zone: 'lab', tag: 5 }] })).rejects.toThrow(
+        /2–8 letters/,
+      );
       const untagged = await failure(() => pve.sdn.ensure({ vnets: [{ vnet: 'v104', zone: 'lab' }] }));
       expect(untagged.message).toMatch(/missing vlan tag/);
       const noBridge = await failure(() => pve.sdn.ensure({ zones: [{ zone: 'nobr', type: 'vlan' }] }));

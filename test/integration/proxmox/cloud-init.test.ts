@@ -13,8 +13,15 @@ const MAC = 'BC:24:11:07:10:01';
 const ADDRESS = '198.51.100.23';
 
 describe('cloud-init drive (NoCloud) as qemu-server writes it', () => {
-  it('network-config version 1 and user-data in PVE\'s words', () => {
-    const config = { name: 'web01', net0: `virtio=${MAC},bridge=vmbr0`, net1: 'virtio=BC:24:11:07:10:02,bridge=vmbr0', ipconfig0: `ip=${ADDRESS}/23,gw=198.51.100.1`, nameserver: '192.0.2.3 192.0.2.4', searchdomain: 'lab.example' };
+  it("network-config version 1 and user-data in PVE's words", () => {
+    const config = {
+      name: 'web01',
+      net0: `virtio=${MAC},bridge=vmbr0`,
+      net1: 'virtio=BC:24:11:07:10:02,bridge=vmbr0',
+      ipconfig0: `ip=${ADDRESS}/23,gw=198.51.100.1`,
+      nameserver: '192.0.2.3 192.0.2.4',
+      searchdomain: 'lab.example',
+    };
     expect(nocloudNetwork(config)).toBe(
       'version: 1\nconfig:\n' +
         `    - type: physical\n      name: eth0\n      mac_address: '${MAC.toLowerCase()}'\n      subnets:\n` +
@@ -46,22 +53,25 @@ describe('a VM with a cloud-init drive on ide2', () => {
     await fx?.stop();
   });
 
-  it('ide2 local:cloudinit becomes the VM\'s cloud-init volume (a CD-ROM)', async () => {
-    await client.vms.create({
-      node: NODE,
-      vmid: VMID,
-      name: 'ci-guest',
-      memory: 512,
-      cores: 1,
-      agent: true,
-      extra: {
-        scsi0: 'local-lvm:1',
-        ide2: 'local:cloudinit',
-        net0: `virtio=${MAC},bridge=vmbr0`,
-        ipconfig0: `ip=${ADDRESS}/24,gw=198.51.100.1`,
-        nameserver: '198.51.100.53',
+  it("ide2 local:cloudinit becomes the VM's cloud-init volume (a CD-ROM)", async () => {
+    await client.vms.create(
+      {
+        node: NODE,
+        vmid: VMID,
+        name: 'ci-guest',
+        memory: 512,
+        cores: 1,
+        agent: true,
+        extra: {
+          scsi0: 'local-lvm:1',
+          ide2: 'local:cloudinit',
+          net0: `virtio=${MAC},bridge=vmbr0`,
+          ipconfig0: `ip=${ADDRESS}/24,gw=198.51.100.1`,
+          nameserver: '198.51.100.53',
+        },
       },
-    }, { timeoutMs: 60_000 });
+      { timeoutMs: 60_000 },
+    );
     const { values } = await client.config.get(NODE, VMID);
     expect(values.ide2).toMatch(new RegExp(`^local:${VMID}/vm-${VMID}-cloudinit\\.(raw|qcow2),media=cdrom$`));
     expect(values.ipconfig0).toBe(`ip=${ADDRESS}/24,gw=198.51.100.1`);

@@ -12,7 +12,10 @@ describe('doctor: Proxmox check', () => {
   afterAll(() => fx.stop());
 
   const verdict = async (proxmox: Record<string, unknown>, secret = fx.credentials.tokenSecret) => {
-    const config = parseConfig({ proxmox: { host: '127.0.0.1', port: fx.sim.port, user: 'ferry@pve', tokenId: 'ferry', ...proxmox } }, { PROXMOX_TOKEN_SECRET: secret });
+    const config = parseConfig(
+      { proxmox: { host: '127.0.0.1', port: fx.sim.port, user: 'ferry@pve', tokenId: 'ferry', ...proxmox } },
+      { PROXMOX_TOKEN_SECRET: secret },
+    );
     const client = createProxmoxClient(config.proxmox!);
     try {
       return await checkProxmox(client, config.proxmox!);
@@ -23,7 +26,15 @@ describe('doctor: Proxmox check', () => {
 
   it('reports version, verified TLS and what the token sees', async () => {
     const v = await verdict({ caFile: fx.sim.caFile });
-    expect(v).toMatchObject({ endpoint: 'proxmox', target: `https://127.0.0.1:${fx.sim.port}`, ok: true, reachable: true, authenticated: true, tls: 'verified', version: 'PVE 8.4.2' });
+    expect(v).toMatchObject({
+      endpoint: 'proxmox',
+      target: `https://127.0.0.1:${fx.sim.port}`,
+      ok: true,
+      reachable: true,
+      authenticated: true,
+      tls: 'verified',
+      version: 'PVE 8.4.2',
+    });
     expect(v.detail).toBe('token ferry@pve!ferry sees 0 VM(s); SDN without lock (PVE 8)');
   });
 

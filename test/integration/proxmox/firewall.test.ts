@@ -28,16 +28,27 @@ describe.each(FLAVOURS)('VM firewall, PVE %s', (flavour) => {
     expect(Object.keys(empty)).toEqual(['digest']);
     await sim.ok('PUT', fw('/options'), { enable: '1', policy_in: 'DROP', log_level_in: 'info' });
     const set = await sim.ok('GET', fw('/options'));
-    expect(set).toEqual({ enable: 1, policy_in: 'DROP', log_level_in: 'info', digest: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(set).toEqual({
+      enable: 1,
+      policy_in: 'DROP',
+      log_level_in: 'info',
+      digest: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(set.digest).not.toBe(empty.digest);
-    expect(await refused('PUT', fw('/options'), { enable: '0', digest: empty.digest })).toEqual([500, 'detected modified configuration - file changed by other user? Try again.']);
+    expect(await refused('PUT', fw('/options'), { enable: '0', digest: empty.digest })).toEqual([
+      500,
+      'detected modified configuration - file changed by other user? Try again.',
+    ]);
     await sim.ok('PUT', fw('/options'), { delete: 'log_level_in', digest: set.digest });
     expect(await sim.ok('GET', fw('/options'))).not.toHaveProperty('log_level_in');
   });
 
   it('aliases, IP sets and rules that name them; new rules go first, moveto moves one; refs lists what rules may name', async () => {
     await sim.ok('POST', fw('/aliases'), { name: 'mgmt', cidr: '192.0.2.0/24', comment: 'management' });
-    expect(await refused('POST', fw('/aliases'), { name: 'mgmt', cidr: '192.0.2.0/24' })).toEqual([400, { name: "alias 'mgmt' already exists" }]);
+    expect(await refused('POST', fw('/aliases'), { name: 'mgmt', cidr: '192.0.2.0/24' })).toEqual([
+      400,
+      { name: "alias 'mgmt' already exists" },
+    ]);
     await sim.ok('POST', fw('/ipset'), { name: 'web', comment: 'front ends' });
     await sim.ok('POST', fw('/ipset/web'), { cidr: '198.51.100.10', comment: 'one' });
     await sim.ok('POST', fw('/ipset/web'), { cidr: '198.51.100.11', nomatch: '1' });
@@ -47,11 +58,22 @@ describe.each(FLAVOURS)('VM firewall, PVE %s', (flavour) => {
     ]);
     expect(await refused('DELETE', fw('/ipset/web'))).toEqual([500, "IPSet 'web' is not empty"]);
 
-    await sim.ok('POST', fw('/rules'), { type: 'in', action: 'ACCEPT', source: 'mgmt', proto: 'tcp', dport: '22', enable: '1' });
+    await sim.ok('POST', fw('/rules'), {
+      type: 'in',
+      action: 'ACCEPT',
+      source: 'mgmt',
+      proto: 'tcp',
+      dport: '22',
+      enable: '1',
+    });
     await sim.ok('POST', fw('/rules'), { type: 'in', action: 'ACCEPT', source: '+web', proto: 'tcp', dport: '443' });
     await sim.ok('POST', fw('/rules'), { type: 'out', action: 'DROP', dest: '203.0.113.7' });
     const rules = await sim.ok('GET', fw('/rules'));
-    expect(rules.map((r: { pos: number; dport?: string }) => [r.pos, r.dport])).toEqual([[0, undefined], [1, '443'], [2, '22']]);
+    expect(rules.map((r: { pos: number; dport?: string }) => [r.pos, r.dport])).toEqual([
+      [0, undefined],
+      [1, '443'],
+      [2, '22'],
+    ]);
     expect(rules[0]).toMatchObject({ type: 'out', action: 'DROP', dest: '203.0.113.7', ipversion: 4, enable: 0 });
     expect(rules[2]).toMatchObject({ enable: 1, source: 'mgmt' });
     expect(new Set(rules.map((r: { digest: string }) => r.digest)).size).toBe(1);
@@ -61,19 +83,35 @@ describe.each(FLAVOURS)('VM firewall, PVE %s', (flavour) => {
     expect(await sim.ok('GET', fw('/rules/0'))).toMatchObject({ pos: 0, comment: 'ssh from management', proto: 'tcp' });
     expect((await sim.ok('GET', fw('/rules/0'))).dport).toBeUndefined();
 
-    expect(await refused('POST', fw('/rules'), { type: 'in', action: 'ALLOW' })).toEqual([400, { action: "unknown action 'ALLOW'" }]);
-    expect(await refused('POST', fw('/rules'), { type: 'in', action: 'ACCEPT', dport: '80' })).toEqual([400, { proto: "missing property - 'dport' requires this property" }]);
-    expect(await refused('POST', fw('/rules'), { type: 'in', action: 'ACCEPT', source: '+nope' })).toEqual([400, { source: "no such ipset 'nope'" }]);
-    expect(await refused('PUT', fw('/rules/0'), { delete: 'action' })).toEqual([400, { delete: "unable to delete required property 'action'" }]);
+    expect(await refused('POST', fw('/rules'), { type: 'in', action: 'ALLOW' })).toEqual([
+      400,
+      { action: "unknown action 'ALLOW'" },
+    ]);
+    expect(await refused('POST', fw('/rules'), { type: 'in', action: 'ACCEPT', dport: '80' })).toEqual([
+      400,
+      { proto: "missing property - 'dport' requires this property" },
+    ]);
+    expect(await refused('POST', fw('/rules'), { type: 'in', action: 'ACCEPT', source: '+nope' })).toEqual([
+      400,
+      { source: "no such ipset 'nope'" },
+    ]);
+    expect(await refused('PUT', fw('/rules/0'), { delete: 'action' })).toEqual([
+      400,
+      { delete: "unable to delete required property 'action'" },
+    ]);
     expect(await refused('GET', fw('/rules/9'))).toEqual([500, 'no rule at position 9']);
 
     const refs = await sim.ok('GET', fw('/refs'));
-    expect(refs).toEqual(expect.arrayContaining([
-      { type: 'ipset', name: 'web', ref: '+web', scope: 'guest', comment: 'front ends' },
-      { type: 'alias', name: 'mgmt', ref: 'mgmt', scope: 'guest', comment: 'management' },
-    ]));
+    expect(refs).toEqual(
+      expect.arrayContaining([
+        { type: 'ipset', name: 'web', ref: '+web', scope: 'guest', comment: 'front ends' },
+        { type: 'alias', name: 'mgmt', ref: 'mgmt', scope: 'guest', comment: 'management' },
+      ]),
+    );
     expect(await sim.ok('GET', fw('/log'))).toEqual([{ n: 1, t: 'no content' }]);
-    expect(await sim.ok('GET', fw())).toEqual(['rules', 'aliases', 'ipset', 'refs', 'options'].map((name) => ({ name })));
+    expect(await sim.ok('GET', fw())).toEqual(
+      ['rules', 'aliases', 'ipset', 'refs', 'options'].map((name) => ({ name })),
+    );
 
     // A clone takes the firewall config along (clone_vmfw_conf).
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/clone`, { newid: String(vmid + 1) })).toBe('OK');

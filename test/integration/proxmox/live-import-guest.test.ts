@@ -20,7 +20,8 @@ import { until } from '../../helpers/wait';
  * failed" and leaves the VM stopped and locked, as PVE does. One TCG boot.
  */
 const NODE = 'pve2';
-const STREAM = /^restore-drive-scsi0: transferred \d+\.\d (B|KiB|MiB|GiB) of \d+\.\d (MiB|GiB) \(\d+\.\d\d%\) in (\d+[wdhms] ?)+$/;
+const STREAM =
+  /^restore-drive-scsi0: transferred \d+\.\d (B|KiB|MiB|GiB) of \d+\.\d (MiB|GiB) \(\d+\.\d\d%\) in (\d+[wdhms] ?)+$/;
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
@@ -37,21 +38,29 @@ describe('live import of a bootable disk under real QEMU, PVE 9.1', () => {
     root = fx.client({ auth: { kind: 'ticket', username: 'root@pam', password: fx.credentials.rootPassword } });
     admin = fx.admin();
     // The lab guest as VMware keeps it on the migration datastore: a VMDK descriptor and its flat extent.
-    ({ descriptor, flat } = await makeGuestVmdk('mac', path.join(nfsMigrationDir(fx.stateDir), 'guest430'), 'guest430', { hostname: 'guest430', nics: [] }));
+    ({ descriptor, flat } = await makeGuestVmdk(
+      'mac',
+      path.join(nfsMigrationDir(fx.stateDir), 'guest430'),
+      'guest430',
+      { hostname: 'guest430', nics: [] },
+    ));
     sums = [sha256(descriptor), sha256(flat)];
   });
   afterAll(() => fx?.stop());
   const overlaysLeft = () => readdirSync(qemuRuntime(fx.sim.cluster)!.dir).filter((f) => f.includes('live-restore'));
 
   const create = (vmid: number) =>
-    root.vms.create({
-      node: NODE,
-      vmid,
-      name: `live${vmid}`,
-      scsihw: 'virtio-scsi-single',
-      liveRestore: true,
-      extra: { scsi0: `local-lvm:0,import-from=${descriptor}`, boot: 'order=scsi0', agent: '1', memory: '512' },
-    }, { timeoutMs: 120_000 });
+    root.vms.create(
+      {
+        node: NODE,
+        vmid,
+        name: `live${vmid}`,
+        scsihw: 'virtio-scsi-single',
+        liveRestore: true,
+        extra: { scsi0: `local-lvm:0,import-from=${descriptor}`, boot: 'order=scsi0', agent: '1', memory: '512' },
+      },
+      { timeoutMs: 120_000 },
+    );
 
   it('boots the guest before the stream ends; the same QEMU runs on the new volume afterwards, the agent answers, the VMDK is untouched', async () => {
     const vmid = 430;
@@ -78,16 +87,24 @@ describe('live import of a bootable disk under real QEMU, PVE 9.1', () => {
     const volume = parseDisk(String((await root.config.get(NODE, vmid)).values.scsi0)).volume;
     expect(volume).toBe(`local-lvm:vm-${vmid}-disk-0`);
     const target = fx.sim.cluster.storages.resolve(volume, NODE).file;
-    const blocks = (await qmpCommand(qemu.qmpSocket, 'query-block')) as Array<{ device: string; inserted?: { file: string; backing_file?: string } }>;
+    const blocks = (await qmpCommand(qemu.qmpSocket, 'query-block')) as Array<{
+      device: string;
+      inserted?: { file: string; backing_file?: string };
+    }>;
     expect(blocks.find((b) => b.device === 'drive-scsi0')!.inserted).toMatchObject({ file: target });
     expect(blocks.find((b) => b.device === 'drive-scsi0')!.inserted!.backing_file).toBeUndefined();
     expect(overlaysLeft()).toEqual([]);
     expect((await root.power.status(NODE, vmid)).lock).toBeUndefined();
 
-    await until('the guest agent to answer', async () => {
-      const r = await fx.raw('POST', `/api2/json/nodes/${NODE}/qemu/${vmid}/agent/ping`);
-      return r.status === 200 ? true : undefined;
-    }, 600_000, 500);
+    await until(
+      'the guest agent to answer',
+      async () => {
+        const r = await fx.raw('POST', `/api2/json/nodes/${NODE}/qemu/${vmid}/agent/ping`);
+        return r.status === 200 ? true : undefined;
+      },
+      600_000,
+      500,
+    );
     const hostname = await fx.raw('GET', `/api2/json/nodes/${NODE}/qemu/${vmid}/agent/get-host-name`);
     expect(hostname.body.data.result).toEqual({ 'host-name': 'guest430' });
     expect([sha256(descriptor), sha256(flat)]).toEqual(sums);
@@ -96,12 +113,22 @@ describe('live import of a bootable disk under real QEMU, PVE 9.1', () => {
   it('a stop of the task before its stream: "live-restore failed", the VM stopped and locked `import`, its QEMU gone, the overlay removed', async () => {
     const vmid = 431;
     const creating = create(vmid).catch((err: unknown) => err);
-    const upid = await until('the live import to start its VM', async () => fx.sim.cluster.tasks.running('qmcreate').find((t) => t.id === String(vmid) && t.log.includes('starting VM for live import'))?.upid, 60_000, 5);
+    const upid = await until(
+      'the live import to start its VM',
+      async () =>
+        fx.sim.cluster.tasks
+          .running('qmcreate')
+          .find((t) => t.id === String(vmid) && t.log.includes('starting VM for live import'))?.upid,
+      60_000,
+      5,
+    );
     const stop = await fx.raw('DELETE', `/api2/json/nodes/${NODE}/tasks/${encodeURIComponent(upid)}`);
     expect(stop.status).toBe(200);
     expect(await creating).toMatchObject({ exitstatus: 'live-restore failed' });
     const log = fx.sim.cluster.tasks.get(upid)!.log;
-    expect(log.filter((l) => l.startsWith('An error occurred during live-restore: '))).toEqual([expect.stringMatching(/interrupted by signal$/)]);
+    expect(log.filter((l) => l.startsWith('An error occurred during live-restore: '))).toEqual([
+      expect.stringMatching(/interrupted by signal$/),
+    ]);
     expect(await root.power.status(NODE, vmid)).toMatchObject({ status: 'stopped', lock: 'import' });
     expect(await admin.qemu(vmid)).toMatchObject({ running: false });
     expect(overlaysLeft()).toEqual([]);

@@ -37,14 +37,17 @@ describe.each(FLAVOURS)('live import and path-attached disks, PVE %s', (flavour)
 
   it('creates the VM running at once, locked `import` until the disk has streamed in; the task ends then', async () => {
     const vmid = 410;
-    const creating = root.vms.create({
-      node: 'pve2',
-      vmid,
-      name: 'live410',
-      scsihw: 'virtio-scsi-single',
-      liveRestore: true,
-      extra: { scsi0: `local-lvm:0,import-from=${source}`, net0: 'virtio=00:50:56:01:02:03,bridge=vmbr0' },
-    }, { timeoutMs: 60_000 });
+    const creating = root.vms.create(
+      {
+        node: 'pve2',
+        vmid,
+        name: 'live410',
+        scsihw: 'virtio-scsi-single',
+        liveRestore: true,
+        extra: { scsi0: `local-lvm:0,import-from=${source}`, net0: 'virtio=00:50:56:01:02:03,bridge=vmbr0' },
+      },
+      { timeoutMs: 60_000 },
+    );
     const during = await waitFor(async () => {
       const status = await root.power.status('pve2', vmid).catch(() => undefined);
       return status?.status === 'running' ? status : undefined;
@@ -61,7 +64,9 @@ describe.each(FLAVOURS)('live import and path-attached disks, PVE %s', (flavour)
     const disk = parseDisk(String(config.scsi0));
     expect(disk.sizeBytes).toBe(32 * 1024 * 1024);
     const file = fx.sim.cluster.storages.resolve(disk.volume, 'pve2').file;
-    expect((await run('qemu-img', ['compare', '-f', 'vmdk', '-F', 'raw', source, file])).stdout).toMatch(/Images are identical/);
+    expect((await run('qemu-img', ['compare', '-f', 'vmdk', '-F', 'raw', source, file])).stdout).toMatch(
+      /Images are identical/,
+    );
     expect([create.type, create.imports]).toEqual(['qmcreate', 1]);
   });
 
@@ -69,9 +74,17 @@ describe.each(FLAVOURS)('live import and path-attached disks, PVE %s', (flavour)
     const vmid = 413;
     const doomed = path.join(path.dirname(source), 'doomed.vmdk');
     copyFileSync(source, doomed);
-    const creating = root.vms.create({ node: 'pve2', vmid, name: 'live413', liveRestore: true, extra: { scsi0: `local-lvm:0,import-from=${doomed}` } });
+    const creating = root.vms.create({
+      node: 'pve2',
+      vmid,
+      name: 'live413',
+      liveRestore: true,
+      extra: { scsi0: `local-lvm:0,import-from=${doomed}` },
+    });
     const failed = expect(creating).rejects.toBeInstanceOf(ProxmoxTaskError);
-    await waitFor(async () => ((await root.power.status('pve2', vmid).catch(() => undefined))?.status === 'running' ? true : undefined));
+    await waitFor(async () =>
+      (await root.power.status('pve2', vmid).catch(() => undefined))?.status === 'running' ? true : undefined,
+    );
     rmSync(doomed);
     await failed;
     await expect(creating).rejects.toMatchObject({ exitstatus: 'live-restore failed' });
@@ -79,7 +92,13 @@ describe.each(FLAVOURS)('live import and path-attached disks, PVE %s', (flavour)
   });
 
   it('live-restore without an import-from disk is no live import: the VM is created and stays stopped', async () => {
-    const result = await root.vms.create({ node: 'pve2', vmid: 411, name: 'plain411', liveRestore: true, extra: { scsi0: 'local-lvm:1' } });
+    const result = await root.vms.create({
+      node: 'pve2',
+      vmid: 411,
+      name: 'plain411',
+      liveRestore: true,
+      extra: { scsi0: 'local-lvm:1' },
+    });
     expect(result.task?.exitstatus).toBe('OK');
     const status = await root.power.status('pve2', 411);
     expect(status.status).toBe('stopped');
@@ -92,7 +111,10 @@ describe.each(FLAVOURS)('live import and path-attached disks, PVE %s', (flavour)
     const tasksBefore = fx.sim.cluster.tasks.history.length;
     const moving = root.disks.move('pve2', 412, 'scsi0', { storage: 'local-lvm' });
     await expect(moving).rejects.toBeInstanceOf(ProxmoxRequestError);
-    await expect(moving).rejects.toMatchObject({ category: 'invalid', message: expect.stringContaining(`unable to parse volume ID '${source}'`) });
+    await expect(moving).rejects.toMatchObject({
+      category: 'invalid',
+      message: expect.stringContaining(`unable to parse volume ID '${source}'`),
+    });
     expect(fx.sim.cluster.tasks.history.slice(tasksBefore).filter((t) => t.type === 'qmmove')).toEqual([]);
     expect(parseDisk(String((await root.config.get('pve2', 412)).values.scsi0)).volume).toBe(source);
   });

@@ -22,20 +22,37 @@ describe.each(FLAVOURS)('migrate, PVE %s', (flavour) => {
 
   it('preconditions: running, the other nodes, the local disks (CD-ROM ISO and unused ones too)', async () => {
     const vmid = next++;
-    await sim.createVm(vmid, { scsi0: 'local-lvm:1', scsi1: 'nfs-migration:1', ide2: 'local:iso/debian-12.8.0-amd64-netinst.iso,media=cdrom' });
+    await sim.createVm(vmid, {
+      scsi0: 'local-lvm:1',
+      scsi1: 'nfs-migration:1',
+      ide2: 'local:iso/debian-12.8.0-amd64-netinst.iso,media=cdrom',
+    });
     await sim.ok('PUT', `/nodes/pve1/qemu/${vmid}/config`, { delete: 'scsi0' });
     const pre = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/migrate`);
-    expect(pre).toMatchObject({ running: 0, allowed_nodes: ['pve2', 'pve3'], not_allowed_nodes: { pve2: {}, pve3: {} }, local_resources: [], 'mapped-resources': [] });
+    expect(pre).toMatchObject({
+      running: 0,
+      allowed_nodes: ['pve2', 'pve3'],
+      not_allowed_nodes: { pve2: {}, pve3: {} },
+      local_resources: [],
+      'mapped-resources': [],
+    });
     expect('has-dbus-vmstate' in pre).toBe(flavour === '9.1');
     const disks = Object.fromEntries(pre.local_disks.map((d: { volid: string }) => [d.volid, d]));
-    expect(Object.keys(disks).sort()).toEqual([`local-lvm:vm-${vmid}-disk-0`, 'local:iso/debian-12.8.0-amd64-netinst.iso']);
+    expect(Object.keys(disks).sort()).toEqual([
+      `local-lvm:vm-${vmid}-disk-0`,
+      'local:iso/debian-12.8.0-amd64-netinst.iso',
+    ]);
     expect(disks[`local-lvm:vm-${vmid}-disk-0`]).toMatchObject({ is_unused: 1, is_attached: 0, cdrom: 0 });
-    expect(disks['local:iso/debian-12.8.0-amd64-netinst.iso']).toMatchObject({ cdrom: 1, is_attached: 1, drivename: 'ide2' });
+    expect(disks['local:iso/debian-12.8.0-amd64-netinst.iso']).toMatchObject({
+      cdrom: 1,
+      is_attached: 1,
+      drivename: 'ide2',
+    });
     // A local CD-ROM image blocks an offline migration too.
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/migrate`, { target: 'pve2' })).toBe('migration aborted');
   });
 
-  it('offline: local disks copied to the target node, removed here; a shared disk stays; the VM is the target\'s', async () => {
+  it("offline: local disks copied to the target node, removed here; a shared disk stays; the VM is the target's", async () => {
     const vmid = next++;
     await sim.createVm(vmid, { scsi0: 'local-lvm:1', scsi1: 'nfs-migration:1' });
     const before = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/config`);
@@ -53,22 +70,29 @@ describe.each(FLAVOURS)('migrate, PVE %s', (flavour) => {
       fx.sim.cluster.settings.importTaskMs = 0;
     }
     const log = sim.log(upid).map((l) => l.replace(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d /, ''));
-    expect(log).toEqual(expect.arrayContaining([
-      `starting migration of VM ${vmid} to node 'pve2' (192.0.2.12)`,
-      `found local disk '${local}' (attached)`,
-      'copying local disk images',
-      `volume '${local}' is '${local}' on the target`,
-      expect.stringMatching(/^migration finished successfully \(duration 00:00:0\d\)$/),
-    ]));
+    expect(log).toEqual(
+      expect.arrayContaining([
+        `starting migration of VM ${vmid} to node 'pve2' (192.0.2.12)`,
+        `found local disk '${local}' (attached)`,
+        'copying local disk images',
+        `volume '${local}' is '${local}' on the target`,
+        expect.stringMatching(/^migration finished successfully \(duration 00:00:0\d\)$/),
+      ]),
+    );
     expect(sim.log(upid)[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d starting migration/);
     const after = await sim.ok('GET', `/nodes/pve2/qemu/${vmid}/config`);
     expect([after.scsi0, after.scsi1, after.lock]).toEqual([before.scsi0, before.scsi1, undefined]);
     expect(await hasPattern(file(local, 'pve2'), 'raw', 0x4d)).toBe(true);
     expect(existsSync(file(local, 'pve1'))).toBe(false);
-    expect((await sim.ok('GET', '/cluster/resources?type=vm')).find((r: { vmid: number }) => r.vmid === vmid).node).toBe('pve2');
+    expect(
+      (await sim.ok('GET', '/cluster/resources?type=vm')).find((r: { vmid: number }) => r.vmid === vmid).node,
+    ).toBe('pve2');
 
     // Back, onto another storage.
-    const backUpid = await sim.ok('POST', `/nodes/pve2/qemu/${vmid}/migrate`, { target: 'pve1', targetstorage: 'local' });
+    const backUpid = await sim.ok('POST', `/nodes/pve2/qemu/${vmid}/migrate`, {
+      target: 'pve1',
+      targetstorage: 'local',
+    });
     expect([await sim.finish(backUpid), sim.log(backUpid).filter((l) => /ERROR|can't/.test(l))]).toEqual(['OK', []]);
     const back = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/config`);
     expect(back.scsi0).toMatch(new RegExp(`^local:${vmid}/vm-${vmid}-disk-0\\.raw,`));
@@ -85,8 +109,16 @@ describe.each(FLAVOURS)('migrate, PVE %s', (flavour) => {
     expect([local.status, local.body.errors]).toEqual([400, { target: 'target is local node.' }]);
     const refused = await sim.ok('POST', `/nodes/pve1/qemu/${vmid}/migrate`, { target: 'pve3', online: '1' });
     expect(await sim.finish(refused)).toBe('migration aborted');
-    expect(sim.log(refused).join('\n')).toContain(`can't migrate local disk 'local-lvm:vm-${vmid}-disk-0': can't live migrate attached local disks without with-local-disks option`);
-    expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/migrate`, { target: 'pve3', online: '1', 'with-local-disks': '1' })).toBe('OK');
+    expect(sim.log(refused).join('\n')).toContain(
+      `can't migrate local disk 'local-lvm:vm-${vmid}-disk-0': can't live migrate attached local disks without with-local-disks option`,
+    );
+    expect(
+      await sim.task('POST', `/nodes/pve1/qemu/${vmid}/migrate`, {
+        target: 'pve3',
+        online: '1',
+        'with-local-disks': '1',
+      }),
+    ).toBe('OK');
     expect(await sim.ok('GET', `/nodes/pve3/qemu/${vmid}/status/current`)).toMatchObject({ status: 'running' });
   });
 });

@@ -29,10 +29,12 @@ const NODE = 'pve1';
 const MiB = 1024 * 1024;
 /** A free stretch of the guest's disk: after the GPT, before the first partition (1 MiB). */
 const PATTERN_OFFSET = 256 * 1024;
-const PROGRESS = /^drive-scsi0: transferred \d+\.\d (B|KiB|MiB|GiB) of \d+\.\d (KiB|MiB|GiB) \(\d+\.\d\d%\) in (\d+[wdhms] ?)+(, ready)?$/;
+const PROGRESS =
+  /^drive-scsi0: transferred \d+\.\d (B|KiB|MiB|GiB) of \d+\.\d (KiB|MiB|GiB) \(\d+\.\d\d%\) in (\d+[wdhms] ?)+(, ready)?$/;
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-const processAlive = (pid: number) => existsSync(`/proc/${pid}`) && !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+const processAlive = (pid: number) =>
+  existsSync(`/proc/${pid}`) && !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 
 async function backingFile(file: string): Promise<string | undefined> {
   const { stdout } = await run('qemu-img', ['info', '-U', '--output=json', file]);
@@ -51,10 +53,23 @@ interface Guest {
 /** The VM's own copy of the lab guest as a VMDK (descriptor + flat extent), and a qcow2 overlay on it named as PVE names a volume. */
 async function guestOnOverlay(fx: SimFixture, vmid: number): Promise<Guest> {
   const nfs = nfsMigrationDir(fx.stateDir);
-  const { descriptor, flat } = await makeGuestVmdk('mac', path.join(nfs, `guest${vmid}`), `guest${vmid}`, { hostname: `guest${vmid}`, nics: [] });
+  const { descriptor, flat } = await makeGuestVmdk('mac', path.join(nfs, `guest${vmid}`), `guest${vmid}`, {
+    hostname: `guest${vmid}`,
+    nics: [],
+  });
   const overlay = path.join(nfs, 'images', String(vmid), `vm-${vmid}-disk-0.qcow2`);
   mkdirSync(path.dirname(overlay), { recursive: true });
-  await run('qemu-img', ['create', '-q', '-f', 'qcow2', '-b', `../../guest${vmid}/guest${vmid}.vmdk`, '-F', 'vmdk', overlay]);
+  await run('qemu-img', [
+    'create',
+    '-q',
+    '-f',
+    'qcow2',
+    '-b',
+    `../../guest${vmid}/guest${vmid}.vmdk`,
+    '-F',
+    'vmdk',
+    overlay,
+  ]);
   await writePattern(overlay, 'qcow2', 0x5a, PATTERN_OFFSET); // data only the overlay holds
   return { vmid, descriptor, flat, overlay, overlayVolid: `nfs-migration:${vmid}/vm-${vmid}-disk-0.qcow2` };
 }
@@ -75,7 +90,10 @@ function vmForm(guest: Guest): Record<string, string> {
 async function qemuDrive(admin: SimulatorAdmin, vmid: number): Promise<{ file: string; backing?: string }> {
   const qemu = await admin.qemu(vmid);
   if (!qemu.running) throw new Error(`VM ${vmid} has no QEMU`);
-  const blocks = (await qmpCommand(qemu.qmpSocket, 'query-block')) as Array<{ device: string; inserted?: { file: string; backing_file?: string } }>;
+  const blocks = (await qmpCommand(qemu.qmpSocket, 'query-block')) as Array<{
+    device: string;
+    inserted?: { file: string; backing_file?: string };
+  }>;
   const drive = blocks.find((b) => b.device === 'drive-scsi0')!.inserted!;
   return { file: drive.file, backing: drive.backing_file && path.resolve(drive.backing_file) };
 }
@@ -91,16 +109,26 @@ describe('move_disk of a running VM: a live drive mirror, PVE 9.1', () => {
   const file = (volid: string) => fx.sim.cluster.storages.resolve(volid, NODE).file;
   const config = () => sim.ok('GET', `/nodes/${NODE}/qemu/${VMID}/config`);
   const taskStatus = (upid: string) => sim.ok('GET', `/nodes/${NODE}/tasks/${encodeURIComponent(upid)}/status`);
-  const apiLog = async (upid: string) => ((await sim.ok('GET', `/nodes/${NODE}/tasks/${encodeURIComponent(upid)}/log?limit=0`)) as Array<{ t: string }>).map((l) => l.t);
-  const move = (form: Record<string, string>) => sim.ok('POST', `/nodes/${NODE}/qemu/${VMID}/move_disk`, { disk: 'scsi0', ...form }) as Promise<string>;
+  const apiLog = async (upid: string) =>
+    ((await sim.ok('GET', `/nodes/${NODE}/tasks/${encodeURIComponent(upid)}/log?limit=0`)) as Array<{ t: string }>).map(
+      (l) => l.t,
+    );
+  const move = (form: Record<string, string>) =>
+    sim.ok('POST', `/nodes/${NODE}/qemu/${VMID}/move_disk`, { disk: 'scsi0', ...form }) as Promise<string>;
   /** Waits until the task log, read through the API while the task runs, has `n` mirror progress lines. */
   const progressWhileRunning = (upid: string, n: number) =>
-    until(`${n} progress lines in the log of the running task`, async () => {
-      const lines = (await apiLog(upid)).filter((l) => PROGRESS.test(l));
-      const { status } = await taskStatus(upid);
-      if (status !== 'running') throw new Error(`the task ended before ${n} progress lines: ${(await apiLog(upid)).join(' | ')}`);
-      return lines.length >= n ? lines : undefined;
-    }, 60_000, 200);
+    until(
+      `${n} progress lines in the log of the running task`,
+      async () => {
+        const lines = (await apiLog(upid)).filter((l) => PROGRESS.test(l));
+        const { status } = await taskStatus(upid);
+        if (status !== 'running')
+          throw new Error(`the task ended before ${n} progress lines: ${(await apiLog(upid)).join(' | ')}`);
+        return lines.length >= n ? lines : undefined;
+      },
+      60_000,
+      200,
+    );
 
   beforeAll(async () => {
     fx = await startSim('9.1');
@@ -130,7 +158,10 @@ describe('move_disk of a running VM: a live drive mirror, PVE 9.1', () => {
     const stop = await fx.raw('DELETE', `/api2/json/nodes/${NODE}/tasks/${encodeURIComponent(upid)}`);
     expect([stop.status, stop.body]).toEqual([200, { data: null }]);
     // PVE's stop_task answers once the worker has ended (it gives it 5 s before SIGKILL).
-    expect(await taskStatus(upid)).toMatchObject({ status: 'stopped', exitstatus: 'storage migration failed: block job (mirror) error: interrupted by signal' });
+    expect(await taskStatus(upid)).toMatchObject({
+      status: 'stopped',
+      exitstatus: 'storage migration failed: block job (mirror) error: interrupted by signal',
+    });
     expect(Date.now() - started).toBeLessThan(5_500);
     const log = await apiLog(upid);
     if (process.env.MOVE_DEBUG) process.stdout.write(`${log.join('\n')}\n`);
@@ -153,10 +184,14 @@ describe('move_disk of a running VM: a live drive mirror, PVE 9.1', () => {
     expect(existsSync(guest.overlay)).toBe(true);
     expect(processAlive(pid)).toBe(true);
     expect(await qemuDrive(admin, VMID)).toEqual({ file: guest.overlay, backing: guest.descriptor });
-    expect(await qmpCommand((await admin.qemu(VMID) as { qmpSocket: string }).qmpSocket, 'query-block-jobs')).toEqual([]);
+    expect(await qmpCommand(((await admin.qemu(VMID)) as { qmpSocket: string }).qmpSocket, 'query-block-jobs')).toEqual(
+      [],
+    );
 
     // An ended task is left alone; a task that is not this node's, or no UPID, is refused as PVE does.
-    expect((await fx.raw('DELETE', `/api2/json/nodes/${NODE}/tasks/${encodeURIComponent(upid)}`)).body).toEqual({ data: null });
+    expect((await fx.raw('DELETE', `/api2/json/nodes/${NODE}/tasks/${encodeURIComponent(upid)}`)).body).toEqual({
+      data: null,
+    });
     const other = await fx.raw('DELETE', `/api2/json/nodes/pve2/tasks/${encodeURIComponent(upid)}`);
     expect([other.status, other.body.errors]).toEqual([400, { upid: 'no such task' }]);
     const garbage = await fx.raw('DELETE', `/api2/json/nodes/${NODE}/tasks/not-a-upid`);
@@ -180,23 +215,35 @@ describe('move_disk of a running VM: a live drive mirror, PVE 9.1', () => {
     expect(await sim.finish(upid)).toBe(fault);
     const log = sim.log(upid);
     expect(log.filter((l) => PROGRESS.test(l))).toHaveLength(1);
-    expect(log.slice(-4)).toEqual(['drive-scsi0: Cancelling block job', 'WARN: drive-scsi0: Operation canceled (io-status: ok)', 'drive-scsi0: Done.', `TASK ERROR: ${fault}`]);
+    expect(log.slice(-4)).toEqual([
+      'drive-scsi0: Cancelling block job',
+      'WARN: drive-scsi0: Operation canceled (io-status: ok)',
+      'drive-scsi0: Done.',
+      `TASK ERROR: ${fault}`,
+    ]);
     expect(await config()).toEqual(before);
     expect(existsSync(file('local-lvm:vm-720-disk-0'))).toBe(false);
     expect(processAlive(pid)).toBe(true);
     expect((await qemuDrive(admin, VMID)).file).toBe(guest.overlay);
   }, 60_000);
 
-  it('moves the disk live to local-lvm with delete=1: qemu-server\'s log, the config on the new standalone volume, the overlay gone, the VMDK untouched, the guest still answering', async () => {
+  it("moves the disk live to local-lvm with delete=1: qemu-server's log, the config on the new standalone volume, the overlay gone, the VMDK untouched, the guest still answering", async () => {
     // The guest has booted and its agent answers before the move (a deadline, not a timing: TCG on a loaded machine).
-    await until('the guest agent to answer', async () => {
-      const r = await fx.raw('POST', `/api2/json/nodes/${NODE}/qemu/${VMID}/agent/ping`);
-      return r.status === 200 ? r.body.data : undefined;
-    }, 600_000, 500);
+    await until(
+      'the guest agent to answer',
+      async () => {
+        const r = await fx.raw('POST', `/api2/json/nodes/${NODE}/qemu/${VMID}/agent/ping`);
+        return r.status === 200 ? r.body.data : undefined;
+      },
+      600_000,
+      500,
+    );
     const started = Date.now();
     const upid = await move({ storage: 'local-lvm', delete: '1' });
     expect(await sim.finish(upid)).toBe('OK');
-    process.stdout.write(`live move of the 384 MiB disk (TCG guest running): ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `live move of the 384 MiB disk (TCG guest running): ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
 
     const log = await apiLog(upid);
     if (process.env.MOVE_DEBUG) process.stdout.write(`${log.join('\n')}\n`);
@@ -223,7 +270,12 @@ describe('move_disk of a running VM: a live drive mirror, PVE 9.1', () => {
     expect(copied.total).toBeGreaterThanOrEqual(384 * MiB * 0.99);
 
     const after = await config();
-    expect(parsePropertyString(after.scsi0, 'file')).toEqual({ file: 'local-lvm:vm-720-disk-0', discard: 'on', iothread: '1', size: '384M' });
+    expect(parsePropertyString(after.scsi0, 'file')).toEqual({
+      file: 'local-lvm:vm-720-disk-0',
+      discard: 'on',
+      iothread: '1',
+      size: '384M',
+    });
     expect(Object.keys(after).filter((k) => k.startsWith('unused'))).toEqual([]);
     const target = file('local-lvm:vm-720-disk-0');
     expect(existsSync(guest.overlay)).toBe(false);
@@ -238,11 +290,13 @@ describe('move_disk of a running VM: a live drive mirror, PVE 9.1', () => {
     expect((await head(target, 'raw')).equals(await head(guest.descriptor, 'vmdk'))).toBe(true); // and the VMDK's (the GPT)
 
     // The same QEMU runs on, on the new volume, and the guest answers.
-    expect((await admin.qemu(VMID) as { pid: number }).pid).toBe(pid);
+    expect(((await admin.qemu(VMID)) as { pid: number }).pid).toBe(pid);
     expect(await qemuDrive(admin, VMID)).toEqual({ file: target, backing: undefined });
     expect((await sim.ok('GET', `/nodes/${NODE}/qemu/${VMID}/status/current`)).qmpstatus).toBe('running');
     expect(await sim.ok('POST', `/nodes/${NODE}/qemu/${VMID}/agent/ping`)).toEqual({ result: {} });
-    expect((await sim.ok('GET', `/nodes/${NODE}/qemu/${VMID}/agent/get-host-name`)).result).toEqual({ 'host-name': `guest${VMID}` });
+    expect((await sim.ok('GET', `/nodes/${NODE}/qemu/${VMID}/agent/get-host-name`)).result).toEqual({
+      'host-name': `guest${VMID}`,
+    });
   }, 720_000);
 
   it('QEMU killed mid-mirror: the task fails, the config still names the source, the target is freed', async () => {
@@ -253,8 +307,17 @@ describe('move_disk of a running VM: a live drive mirror, PVE 9.1', () => {
     process.kill(pid, 'SIGKILL');
     if (process.env.MOVE_DEBUG) void sim.finish(upid).then(() => process.stdout.write(`${sim.log(upid).join('\n')}\n`));
     // qemu-server's own race: QEMU is found gone before the next poll, or the poll's connection fails.
-    expect(await sim.finish(upid)).toMatch(new RegExp(`^storage migration failed: block job \\(mirror\\) error: VM ${VMID} (not running|qmp command 'query-block-jobs' failed - .+)$`));
-    expect(sim.log(upid)).toEqual(expect.arrayContaining(["allocated target volume 'nfs-migration:720/vm-720-disk-0.qcow2'", 'drive-scsi0: Cancelling block job']));
+    expect(await sim.finish(upid)).toMatch(
+      new RegExp(
+        `^storage migration failed: block job \\(mirror\\) error: VM ${VMID} (not running|qmp command 'query-block-jobs' failed - .+)$`,
+      ),
+    );
+    expect(sim.log(upid)).toEqual(
+      expect.arrayContaining([
+        "allocated target volume 'nfs-migration:720/vm-720-disk-0.qcow2'",
+        'drive-scsi0: Cancelling block job',
+      ]),
+    );
     const after = await config();
     expect(after.scsi0).toBe(before.scsi0);
     expect(existsSync(file(source))).toBe(true);
@@ -280,7 +343,11 @@ describe('move_disk of a running VM, PVE 8.4: block-job-complete, the source kep
     const guest = await guestOnOverlay(fx, VMID);
     await sim.createVm(VMID, vmForm(guest));
     expect(await sim.task('POST', `/nodes/${NODE}/qemu/${VMID}/status/start`)).toBe('OK');
-    const upid = await sim.ok('POST', `/nodes/${NODE}/qemu/${VMID}/move_disk`, { disk: 'scsi0', storage: 'local-lvm', bwlimit: '262144' });
+    const upid = await sim.ok('POST', `/nodes/${NODE}/qemu/${VMID}/move_disk`, {
+      disk: 'scsi0',
+      storage: 'local-lvm',
+      bwlimit: '262144',
+    });
     expect(await sim.finish(upid)).toBe('OK');
     const log = sim.log(upid);
     const progress = log.filter((l) => PROGRESS.test(l));
@@ -296,7 +363,10 @@ describe('move_disk of a running VM, PVE 8.4: block-job-complete, the source kep
       'TASK OK',
     ]);
     const after = await sim.ok('GET', `/nodes/${NODE}/qemu/${VMID}/config`);
-    expect([parsePropertyString(after.scsi0, 'file').file, after.unused0]).toEqual([`local-lvm:vm-${VMID}-disk-0`, guest.overlayVolid]);
+    expect([parsePropertyString(after.scsi0, 'file').file, after.unused0]).toEqual([
+      `local-lvm:vm-${VMID}-disk-0`,
+      guest.overlayVolid,
+    ]);
     const target = fx.sim.cluster.storages.resolve(`local-lvm:vm-${VMID}-disk-0`, NODE).file;
     expect(await qemuDrive(admin, VMID)).toEqual({ file: target, backing: undefined });
     expect(existsSync(guest.overlay)).toBe(true);
@@ -350,17 +420,30 @@ describe('move_disk of a stopped VM: qemu-img convert flattens the overlay, PVE 
     expect(existsSync(overlay)).toBe(true);
 
     // An unusedN volume moves too (offline, always): the entry names the new volume, bare.
-    const unused = await sim.ok('POST', `/nodes/pve1/qemu/${VMID}/move_disk`, { disk: 'unused0', storage: 'local', delete: '1' });
+    const unused = await sim.ok('POST', `/nodes/pve1/qemu/${VMID}/move_disk`, {
+      disk: 'unused0',
+      storage: 'local',
+      delete: '1',
+    });
     expect(await sim.finish(unused)).toBe('OK');
-    expect((await sim.ok('GET', `/nodes/pve1/qemu/${VMID}/config`)).unused0).toBe(`local:${VMID}/vm-${VMID}-disk-0.qcow2`);
+    expect((await sim.ok('GET', `/nodes/pve1/qemu/${VMID}/config`)).unused0).toBe(
+      `local:${VMID}/vm-${VMID}-disk-0.qcow2`,
+    );
     expect(existsSync(overlay)).toBe(false);
-    expect(await backingFile(fx.sim.cluster.storages.resolve(`local:${VMID}/vm-${VMID}-disk-0.qcow2`, 'pve1').file)).toBeUndefined();
+    expect(
+      await backingFile(fx.sim.cluster.storages.resolve(`local:${VMID}/vm-${VMID}-disk-0.qcow2`, 'pve1').file),
+    ).toBeUndefined();
     expect(sha256(base)).toBe(baseSum);
 
     // Same storage and format, no target: PVE's refusals before the task.
-    const same = await fx.raw('POST', `/api2/json/nodes/pve1/qemu/${VMID}/move_disk`, { form: { disk: 'scsi0', storage: 'local-lvm' } });
+    const same = await fx.raw('POST', `/api2/json/nodes/pve1/qemu/${VMID}/move_disk`, {
+      form: { disk: 'scsi0', storage: 'local-lvm' },
+    });
     expect([same.status, same.body.message]).toEqual([500, "you can't move to the same storage with same format\n"]);
     const noTarget = await fx.raw('POST', `/api2/json/nodes/pve1/qemu/${VMID}/move_disk`, { form: { disk: 'scsi0' } });
-    expect([noTarget.status, noTarget.body.errors?.storage]).toEqual([400, "both 'storage' and 'target-vmid' missing, either needs to be set"]);
+    expect([noTarget.status, noTarget.body.errors?.storage]).toEqual([
+      400,
+      "both 'storage' and 'target-vmid' missing, either needs to be set",
+    ]);
   });
 });

@@ -12,7 +12,8 @@ describe.each(FLAVOURS)('power states, PVE %s', (flavour) => {
   let sim: SimApi;
   let next = 800;
   const status = (vmid: number) => sim.ok('GET', `/nodes/pve1/qemu/${vmid}/status/current`);
-  const refused = async (path: string, form: Record<string, string> = {}) => (await fx.raw('POST', `/api2/json/nodes/pve1/qemu${path}`, { form })).body.message;
+  const refused = async (path: string, form: Record<string, string> = {}) =>
+    (await fx.raw('POST', `/api2/json/nodes/pve1/qemu${path}`, { form })).body.message;
 
   beforeAll(async () => {
     fx = await startSim(flavour);
@@ -23,13 +24,16 @@ describe.each(FLAVOURS)('power states, PVE %s', (flavour) => {
   it('pause and resume; reset; a stopped VM refuses them', async () => {
     const vmid = next++;
     await sim.createVm(vmid, { memory: '256' });
-    for (const cmd of ['reset', 'suspend', 'resume', 'reboot']) expect(await refused(`/${vmid}/status/${cmd}`)).toBe(`VM ${vmid} not running\n`);
+    for (const cmd of ['reset', 'suspend', 'resume', 'reboot'])
+      expect(await refused(`/${vmid}/status/${cmd}`)).toBe(`VM ${vmid} not running\n`);
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/status/start`)).toBe('OK');
     const pause = await sim.ok('POST', `/nodes/pve1/qemu/${vmid}/status/suspend`);
     expect(pause).toContain(`:qmpause:${vmid}:`);
     expect(await sim.finish(pause)).toBe('OK');
     expect(await status(vmid)).toMatchObject({ status: 'running', qmpstatus: 'paused' });
-    expect((await sim.ok('GET', '/nodes/pve1/qemu?full=1')).find((r: { vmid: number }) => r.vmid === vmid).qmpstatus).toBe('paused');
+    expect(
+      (await sim.ok('GET', '/nodes/pve1/qemu?full=1')).find((r: { vmid: number }) => r.vmid === vmid).qmpstatus,
+    ).toBe('paused');
     expect(await refused(`/${vmid}/status/reboot`)).toBe('VM is paused - cannot shutdown\n');
     expect(await refused(`/${vmid}/status/shutdown`)).toBe('VM is paused - cannot shutdown\n');
     const resume = await sim.ok('POST', `/nodes/pve1/qemu/${vmid}/status/resume`);
@@ -38,7 +42,9 @@ describe.each(FLAVOURS)('power states, PVE %s', (flavour) => {
     expect(await status(vmid)).toMatchObject({ status: 'running', qmpstatus: 'running' });
     const reset = await sim.ok('POST', `/nodes/pve1/qemu/${vmid}/status/reset`);
     expect([reset, await sim.finish(reset)]).toEqual([expect.stringContaining(`:qmreset:${vmid}:`), 'OK']);
-    const skiplock = await fx.raw('POST', `/api2/json/nodes/pve1/qemu/${vmid}/status/reset`, { form: { skiplock: '1' } });
+    const skiplock = await fx.raw('POST', `/api2/json/nodes/pve1/qemu/${vmid}/status/reset`, {
+      form: { skiplock: '1' },
+    });
     expect([skiplock.status, skiplock.body.errors]).toEqual([400, { skiplock: 'Only root may use this option.' }]);
   });
 
@@ -47,13 +53,17 @@ describe.each(FLAVOURS)('power states, PVE %s', (flavour) => {
     await sim.createVm(vmid, { memory: '256', cores: '1' });
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/status/start`)).toBe('OK');
     await sim.ok('PUT', `/nodes/pve1/qemu/${vmid}/config`, { cores: '2' });
-    expect((await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/pending`)).find((p: { key: string }) => p.key === 'cores')).toMatchObject({ value: 1, pending: 2 });
+    expect(
+      (await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/pending`)).find((p: { key: string }) => p.key === 'cores'),
+    ).toMatchObject({ value: 1, pending: 2 });
     const reboot = await sim.ok('POST', `/nodes/pve1/qemu/${vmid}/status/reboot`);
     expect([reboot, await sim.finish(reboot)]).toEqual([expect.stringContaining(`:qmreboot:${vmid}:`), 'OK']);
     expect((await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/config?current=1`)).cores).toBe(2);
     expect((await status(vmid)).status).toBe('running');
     await fx.admin().setGuest(vmid, { guestAcpi: false });
-    expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/status/reboot`, { timeout: '0' })).toBe('VM quit/powerdown failed - got timeout');
+    expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/status/reboot`, { timeout: '0' })).toBe(
+      'VM quit/powerdown failed - got timeout',
+    );
     expect((await status(vmid)).status).toBe('running');
   });
 
@@ -65,7 +75,11 @@ describe.each(FLAVOURS)('power states, PVE %s', (flavour) => {
       const upid = await sim.ok('POST', `/nodes/pve1/qemu/${vmid}/status/suspend`, { todisk: '1' });
       expect([upid, await sim.finish(upid)]).toEqual([expect.stringContaining(`:qmsuspend:${vmid}:`), 'OK']);
       const config = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/config`);
-      expect(config).toMatchObject({ lock: 'suspended', vmstate: expect.stringMatching(new RegExp(`^local-lvm:vm-${vmid}-state-suspend-\\d{4}-\\d{2}-\\d{2}$`)), runningmachine: expect.any(String) });
+      expect(config).toMatchObject({
+        lock: 'suspended',
+        vmstate: expect.stringMatching(new RegExp(`^local-lvm:vm-${vmid}-state-suspend-\\d{4}-\\d{2}-\\d{2}$`)),
+        runningmachine: expect.any(String),
+      });
       expect(await status(vmid)).toMatchObject({ status: 'stopped', lock: 'suspended' });
       const state = fx.sim.cluster.storages.resolve(config.vmstate, 'pve1').file;
       expect(existsSync(state)).toBe(true);

@@ -3,7 +3,14 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { SIMULATED_ENDPOINTS } from '../../../lab/proxmox-sim/schema/endpoints';
 import { perlPatternToRegExp } from '../../../lab/proxmox-sim/schema/perl-pattern';
-import { extractSubset, findSharedSchemaDir, FLAVOURS, loadSubset, type Flavour, type ParamSchema } from '../../../lab/proxmox-sim/schema/subset';
+import {
+  extractSubset,
+  findSharedSchemaDir,
+  FLAVOURS,
+  loadSubset,
+  type Flavour,
+  type ParamSchema,
+} from '../../../lab/proxmox-sim/schema/subset';
 
 /**
  * The schema subset committed in the project must be exactly the official dumps' entries for the
@@ -25,14 +32,17 @@ describe('the committed PVE schema subset', () => {
     }
   });
 
-  it.each(Object.keys(FLAVOURS) as Flavour[])('matches the official dump for PVE %s entry by entry, with origin and licence', (flavour) => {
-    const source = `pve-${FLAVOURS[flavour]}.json`;
-    const official = extractSubset(JSON.parse(officialDump(source)), source);
-    const committed = loadSubset(flavour);
-    expect(committed).toEqual(official);
-    expect(committed.licence).toMatch(/AGPL-3\.0-or-later/);
-    expect(committed.origin).toMatch(/proxmox\/pve-docs/);
-  });
+  it.each(Object.keys(FLAVOURS) as Flavour[])(
+    'matches the official dump for PVE %s entry by entry, with origin and licence',
+    (flavour) => {
+      const source = `pve-${FLAVOURS[flavour]}.json`;
+      const official = extractSubset(JSON.parse(officialDump(source)), source);
+      const committed = loadSubset(flavour);
+      expect(committed).toEqual(official);
+      expect(committed.licence).toMatch(/AGPL-3\.0-or-later/);
+      expect(committed.origin).toMatch(/proxmox\/pve-docs/);
+    },
+  );
 
   it('covers every simulated endpoint in 9.1, and in 8.4 all but the SDN lock, dbus-vmstate and the HA rules added in PVE 9', () => {
     const in91 = loadSubset('9.1').endpoints;
@@ -41,19 +51,28 @@ describe('the committed PVE schema subset', () => {
       for (const m of methods) expect([p, m, in91[p]?.[m] !== undefined]).toEqual([p, m, true]);
     }
     const missingIn84 = SIMULATED_ENDPOINTS.map((e) => e.path).filter((p) => !in84[p]);
-    expect(missingIn84).toEqual(['/cluster/sdn/lock', '/cluster/sdn/rollback', '/nodes/{node}/qemu/{vmid}/dbus-vmstate', '/cluster/ha/rules', '/cluster/ha/rules/{rule}']);
+    expect(missingIn84).toEqual([
+      '/cluster/sdn/lock',
+      '/cluster/sdn/rollback',
+      '/nodes/{node}/qemu/{vmid}/dbus-vmstate',
+      '/cluster/ha/rules',
+      '/cluster/ha/rules/{rule}',
+    ]);
   });
 
-  it.each(Object.keys(FLAVOURS) as Flavour[])('every Perl pattern in the PVE %s subset compiles to a JavaScript RegExp', (flavour) => {
-    const patterns: string[] = [];
-    const collect = (schema: ParamSchema) => {
-      if (schema.pattern) patterns.push(schema.pattern);
-      if (schema.format && typeof schema.format === 'object') Object.values(schema.format).forEach(collect);
-    };
-    for (const methods of Object.values(loadSubset(flavour).endpoints)) {
-      for (const m of Object.values(methods)) Object.values(m.parameters?.properties ?? {}).forEach(collect);
-    }
-    expect(patterns.length).toBeGreaterThan(10);
-    for (const p of patterns) expect(() => perlPatternToRegExp(p)).not.toThrow();
-  });
+  it.each(Object.keys(FLAVOURS) as Flavour[])(
+    'every Perl pattern in the PVE %s subset compiles to a JavaScript RegExp',
+    (flavour) => {
+      const patterns: string[] = [];
+      const collect = (schema: ParamSchema) => {
+        if (schema.pattern) patterns.push(schema.pattern);
+        if (schema.format && typeof schema.format === 'object') Object.values(schema.format).forEach(collect);
+      };
+      for (const methods of Object.values(loadSubset(flavour).endpoints)) {
+        for (const m of Object.values(methods)) Object.values(m.parameters?.properties ?? {}).forEach(collect);
+      }
+      expect(patterns.length).toBeGreaterThan(10);
+      for (const p of patterns) expect(() => perlPatternToRegExp(p)).not.toThrow();
+    },
+  );
 });

@@ -24,7 +24,10 @@ describe.each(FLAVOURS)('simulator fidelity, PVE %s', (flavour) => {
     return fx.sim.cluster.tasks.get(upid)!.exitstatus!;
   }
 
-  async function create(form: Record<string, string>, headers?: Record<string, string>): Promise<{ vmid: number; exitstatus: string }> {
+  async function create(
+    form: Record<string, string>,
+    headers?: Record<string, string>,
+  ): Promise<{ vmid: number; exitstatus: string }> {
     const vmid = next++;
     const r = await fx.raw('POST', api('/nodes/pve1/qemu'), { form: { vmid: String(vmid), ...form }, headers });
     expect([r.status, r.body.message]).toEqual([200, undefined]);
@@ -48,7 +51,12 @@ describe.each(FLAVOURS)('simulator fidelity, PVE %s', (flavour) => {
     // qemu-server re-prints only drives and NICs; any other property string is stored as sent.
     expect(c.agent).toBe('enabled=yes');
 
-    const put = await fx.raw('PUT', api(`/nodes/pve1/qemu/${vmid}/config`), { form: { net1: 'e1000=BC:24:11:00:00:01,firewall=TRUE,bridge=vmbr1', scsi0: `${c.scsi0.replace('ssd=1', 'ssd=no')}` } });
+    const put = await fx.raw('PUT', api(`/nodes/pve1/qemu/${vmid}/config`), {
+      form: {
+        net1: 'e1000=BC:24:11:00:00:01,firewall=TRUE,bridge=vmbr1',
+        scsi0: `${c.scsi0.replace('ssd=1', 'ssd=no')}`,
+      },
+    });
     expect(put.status).toBe(200);
     const after = await config(vmid);
     expect(after.net1).toBe('e1000=BC:24:11:00:00:01,bridge=vmbr1,firewall=1');
@@ -63,18 +71,28 @@ describe.each(FLAVOURS)('simulator fidelity, PVE %s', (flavour) => {
       writeFileSync(path.join(importDir, 'empty.raw'), '');
       writeFileSync(path.join(importDir, 'broken.qcow2'), 'this is not a qcow2 image');
     });
-    const disks = (vmid: number) => readdirSync(path.join(fx.stateDir, 'proxmox', 'storage', 'local-lvm', 'pve1')).filter((f) => f.startsWith(`vm-${vmid}-`));
+    const disks = (vmid: number) =>
+      readdirSync(path.join(fx.stateDir, 'proxmox', 'storage', 'local-lvm', 'pve1')).filter((f) =>
+        f.startsWith(`vm-${vmid}-`),
+      );
 
     it('an empty import volume: "could not get size of" (the copy never starts)', async () => {
       const { vmid, exitstatus } = await create({ scsi0: 'local-lvm:0,import-from=local:import/empty.raw' });
-      expect(exitstatus).toBe(`unable to create VM ${vmid} - cannot import from 'local:import/empty.raw' - could not get size of local:import/empty.raw`);
+      expect(exitstatus).toBe(
+        `unable to create VM ${vmid} - cannot import from 'local:import/empty.raw' - could not get size of local:import/empty.raw`,
+      );
       expect(disks(vmid)).toEqual([]);
       expect(fx.sim.cluster.vms.has(vmid)).toBe(false);
     });
 
     it('an empty import volume, live: "could not get file size of <path>"', async () => {
-      const { vmid, exitstatus } = await create({ scsi0: 'local-lvm:0,import-from=local:import/empty.raw', 'live-restore': '1' });
-      expect(exitstatus).toBe(`unable to create VM ${vmid} - could not get file size of ${path.join(importDir, 'empty.raw')}`);
+      const { vmid, exitstatus } = await create({
+        scsi0: 'local-lvm:0,import-from=local:import/empty.raw',
+        'live-restore': '1',
+      });
+      expect(exitstatus).toBe(
+        `unable to create VM ${vmid} - could not get file size of ${path.join(importDir, 'empty.raw')}`,
+      );
       expect(disks(vmid)).toEqual([]);
     });
 
@@ -85,8 +103,15 @@ describe.each(FLAVOURS)('simulator fidelity, PVE %s', (flavour) => {
     });
 
     it('an empty file by absolute path (root@pam): "could not get file size of <path>"', async () => {
-      const login = await fx.raw('POST', api('/access/ticket'), { form: { username: 'root@pam', password: fx.credentials.rootPassword }, headers: { authorization: '' } });
-      const headers = { authorization: '', cookie: `PVEAuthCookie=${encodeURIComponent(login.body.data.ticket)}`, csrfpreventiontoken: login.body.data.CSRFPreventionToken };
+      const login = await fx.raw('POST', api('/access/ticket'), {
+        form: { username: 'root@pam', password: fx.credentials.rootPassword },
+        headers: { authorization: '' },
+      });
+      const headers = {
+        authorization: '',
+        cookie: `PVEAuthCookie=${encodeURIComponent(login.body.data.ticket)}`,
+        csrfpreventiontoken: login.body.data.CSRFPreventionToken,
+      };
       const file = path.join(importDir, 'empty.raw');
       const { vmid, exitstatus } = await create({ scsi0: `local-lvm:0,import-from=${file}` }, headers);
       expect(exitstatus).toBe(`unable to create VM ${vmid} - could not get file size of ${file}`);
@@ -95,22 +120,36 @@ describe.each(FLAVOURS)('simulator fidelity, PVE %s', (flavour) => {
 
     it('a config write that imports an empty volume fails its task with the same message, unprefixed', async () => {
       const { vmid } = await create({ name: 'target' });
-      const r = await fx.raw('POST', api(`/nodes/pve1/qemu/${vmid}/config`), { form: { scsi1: 'local-lvm:0,import-from=local:import/empty.raw' } });
-      expect(await task(r.body.data)).toBe("cannot import from 'local:import/empty.raw' - could not get size of local:import/empty.raw");
+      const r = await fx.raw('POST', api(`/nodes/pve1/qemu/${vmid}/config`), {
+        form: { scsi1: 'local-lvm:0,import-from=local:import/empty.raw' },
+      });
+      expect(await task(r.body.data)).toBe(
+        "cannot import from 'local:import/empty.raw' - could not get size of local:import/empty.raw",
+      );
       expect((await config(vmid)).scsi1).toBeUndefined();
       expect(disks(vmid)).toEqual([]);
     });
   });
 
-  it.each([['without purge', {}], ['with purge', { purge: '1' }]])('a destroy %s removes the VM\'s ACL entries and pool membership', async (_, extra) => {
+  it.each([
+    ['without purge', {}],
+    ['with purge', { purge: '1' }],
+  ])("a destroy %s removes the VM's ACL entries and pool membership", async (_, extra) => {
     const { vmid } = await create({ name: 'doomed', pool: SAMPLE_POOL });
-    const acl = await fx.raw('PUT', api('/access/acl'), { form: { path: `/vms/${vmid}`, roles: 'PVEVMUser', groups: 'admins' } });
+    const acl = await fx.raw('PUT', api('/access/acl'), {
+      form: { path: `/vms/${vmid}`, roles: 'PVEVMUser', groups: 'admins' },
+    });
     expect(acl.status).toBe(200);
-    const members = async () => (await fx.raw('GET', api(`/pools?poolid=${SAMPLE_POOL}`))).body.data[0].members.map((m: { vmid: number }) => m.vmid);
+    const members = async () =>
+      (await fx.raw('GET', api(`/pools?poolid=${SAMPLE_POOL}`))).body.data[0].members.map(
+        (m: { vmid: number }) => m.vmid,
+      );
     expect(await members()).toContain(vmid);
     const r = await fx.raw('DELETE', api(`/nodes/pve1/qemu/${vmid}`), { form: extra });
     expect(await task(r.body.data)).toBe('OK');
-    expect((await fx.raw('GET', api('/access/acl'))).body.data.filter((e: { path: string }) => e.path === `/vms/${vmid}`)).toEqual([]);
+    expect(
+      (await fx.raw('GET', api('/access/acl'))).body.data.filter((e: { path: string }) => e.path === `/vms/${vmid}`),
+    ).toEqual([]);
     expect(await members()).not.toContain(vmid);
   });
 
@@ -121,7 +160,11 @@ describe.each(FLAVOURS)('simulator fidelity, PVE %s', (flavour) => {
       const r = await fx.raw('POST', api('/nodes/pve1/qemu'), { form: { vmid: String(vmid), name: 'fresh' } });
       expect(r.status).toBe(200);
       const rows = (await fx.raw('GET', api('/cluster/resources?type=vm'))).body.data;
-      expect(rows.find((row: { vmid: number }) => row.vmid === vmid)).toMatchObject({ node: 'pve1', status: 'stopped', lock: 'create' });
+      expect(rows.find((row: { vmid: number }) => row.vmid === vmid)).toMatchObject({
+        node: 'pve1',
+        status: 'stopped',
+        lock: 'create',
+      });
       expect(await task(r.body.data)).toBe('OK');
       const after = (await fx.raw('GET', api('/cluster/resources?type=vm'))).body.data;
       expect(after.find((row: { vmid: number }) => row.vmid === vmid)).toMatchObject({ name: 'fresh' });

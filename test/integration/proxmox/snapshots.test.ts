@@ -17,7 +17,8 @@ describe.each(FLAVOURS)('snapshots, PVE %s', (flavour) => {
   let sim: SimApi;
   let next = 500;
   const file = (volid: string, node = 'pve1') => fx.sim.cluster.storages.resolve(volid, node).file;
-  const disk0 = async (vmid: number) => (await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/config`)).scsi0.split(',')[0] as string;
+  const disk0 = async (vmid: number) =>
+    (await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/config`)).scsi0.split(',')[0] as string;
 
   beforeAll(async () => {
     fx = await startSim(flavour);
@@ -32,10 +33,18 @@ describe.each(FLAVOURS)('snapshots, PVE %s', (flavour) => {
     await writePattern(file(volid), 'raw', 0x11);
     const before = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/config`);
 
-    const upid = await sim.ok('POST', `/nodes/pve1/qemu/${vmid}/snapshot`, { snapname: 'first', description: 'before the upgrade' });
+    const upid = await sim.ok('POST', `/nodes/pve1/qemu/${vmid}/snapshot`, {
+      snapname: 'first',
+      description: 'before the upgrade',
+    });
     expect(upid).toMatch(new RegExp(`^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:qmsnapshot:${vmid}:`));
     expect(await sim.finish(upid)).toBe('OK');
-    expect(sim.log(upid)).toEqual(expect.arrayContaining([`snapshotting 'drive-scsi0' (${volid})`, `  Logical volume "snap_${volid.split(':')[1]}_first" created.`]));
+    expect(sim.log(upid)).toEqual(
+      expect.arrayContaining([
+        `snapshotting 'drive-scsi0' (${volid})`,
+        `  Logical volume "snap_${volid.split(':')[1]}_first" created.`,
+      ]),
+    );
 
     const list = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot`);
     const after = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/config`);
@@ -56,12 +65,18 @@ describe.each(FLAVOURS)('snapshots, PVE %s', (flavour) => {
     expect(await sim.finish(rollback)).toBe('OK');
     expect(await hasPattern(file(volid), 'raw', 0x11)).toBe(true);
     const restored = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/config`);
-    expect(restored).toMatchObject({ memory: before.memory, scsi0: before.scsi0, net0: before.net0, parent: 'first', unused0: added });
+    expect(restored).toMatchObject({
+      memory: before.memory,
+      scsi0: before.scsi0,
+      net0: before.net0,
+      parent: 'first',
+      unused0: added,
+    });
     expect(restored.scsi1).toBeUndefined();
     expect(restored.vmgenid).not.toBe(before.vmgenid); // a new VM generation after a rollback
   });
 
-  it('holds `lock: snapshot` while the task runs, and PVE\'s refusals answer synchronously or fail the task', async () => {
+  it("holds `lock: snapshot` while the task runs, and PVE's refusals answer synchronously or fail the task", async () => {
     const vmid = next++;
     await sim.createVm(vmid, { scsi0: 'local-lvm:1' });
     fx.sim.cluster.settings.taskMs = 400;
@@ -78,26 +93,44 @@ describe.each(FLAVOURS)('snapshots, PVE %s', (flavour) => {
     }
     for (const name of ['current', 'PENDING']) {
       const r = await fx.raw('POST', `/api2/json/nodes/pve1/qemu/${vmid}/snapshot`, { form: { snapname: name } });
-      expect([r.status, r.body.message]).toEqual([500, `unable to use snapshot name '${name.toLowerCase()}' (reserved name)\n`]);
+      expect([r.status, r.body.message]).toEqual([
+        500,
+        `unable to use snapshot name '${name.toLowerCase()}' (reserved name)\n`,
+      ]);
     }
-    expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/snapshot`, { snapname: 'slow' })).toBe("snapshot name 'slow' already used");
-    expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/snapshot/nope/rollback`)).toBe("snapshot 'nope' does not exist");
+    expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/snapshot`, { snapname: 'slow' })).toBe(
+      "snapshot name 'slow' already used",
+    );
+    expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/snapshot/nope/rollback`)).toBe(
+      "snapshot 'nope' does not exist",
+    );
     expect(await sim.task('DELETE', `/nodes/pve1/qemu/${vmid}/snapshot/nope`)).toBe("snapshot 'nope' does not exist");
     const bad = await fx.raw('POST', `/api2/json/nodes/pve1/qemu/${vmid}/snapshot`, { form: { snapname: '1st' } });
-    expect([bad.status, bad.body.errors]).toEqual([400, { snapname: "invalid format - invalid configuration ID '1st'" }]);
+    expect([bad.status, bad.body.errors]).toEqual([
+      400,
+      { snapname: "invalid format - invalid configuration ID '1st'" },
+    ]);
     // A raw file on a directory storage has no snapshots (pve-storage: qcow2 only).
     const raw = next++;
     await sim.createVm(raw, { scsi0: 'local:1,format=raw' });
-    expect(await sim.task('POST', `/nodes/pve1/qemu/${raw}/snapshot`, { snapname: 'never' })).toBe('snapshot feature is not available');
+    expect(await sim.task('POST', `/nodes/pve1/qemu/${raw}/snapshot`, { snapname: 'never' })).toBe(
+      'snapshot feature is not available',
+    );
     expect((await sim.ok('GET', `/nodes/pve1/qemu/${raw}/config`)).lock).toBeUndefined();
-    expect(await sim.ok('GET', `/nodes/pve1/qemu/${raw}/feature?feature=snapshot`)).toEqual({ hasFeature: 0, nodes: ['pve1'] });
+    expect(await sim.ok('GET', `/nodes/pve1/qemu/${raw}/feature?feature=snapshot`)).toEqual({
+      hasFeature: 0,
+      nodes: ['pve1'],
+    });
   });
 
   it('a qcow2 disk on a directory storage: an internal snapshot (qemu-img), rolled back and deleted', async () => {
     const vmid = next++;
     await sim.createVm(vmid, { scsi0: 'local:1,format=qcow2' });
     const volid = await disk0(vmid);
-    expect(await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/feature?feature=snapshot`)).toEqual({ hasFeature: 1, nodes: ['pve1'] });
+    expect(await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/feature?feature=snapshot`)).toEqual({
+      hasFeature: 1,
+      nodes: ['pve1'],
+    });
     await writePattern(file(volid), 'qcow2', 0x33);
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/snapshot`, { snapname: 'base' })).toBe('OK');
     const { stdout } = await run('qemu-img', ['snapshot', '-l', file(volid)]);
@@ -122,11 +155,18 @@ describe.each(FLAVOURS)('snapshots, PVE %s', (flavour) => {
     const [snap] = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot`);
     expect(snap).toMatchObject({ name: 'live', vmstate: 1 });
     const section = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot/live/config`);
-    expect(section).toMatchObject({ vmstate: `local-lvm:vm-${vmid}-state-live`, runningmachine: expect.stringMatching(/^pc-i440fx-\d+\.\d+\+pve0$/), snaptime: snap.snaptime });
+    expect(section).toMatchObject({
+      vmstate: `local-lvm:vm-${vmid}-state-live`,
+      runningmachine: expect.stringMatching(/^pc-i440fx-\d+\.\d+\+pve0$/),
+      snaptime: snap.snaptime,
+    });
     const state = await run('qemu-img', ['info', '--output=json', file(section.vmstate)]);
     expect(JSON.parse(state.stdout)['virtual-size']).toBe((512 * 2 + 500) * 1024 * 1024);
     const content = await sim.ok('GET', `/nodes/pve1/storage/local-lvm/content?vmid=${vmid}`);
-    expect(content.map((c: { volid: string }) => c.volid).sort()).toEqual([`local-lvm:vm-${vmid}-disk-0`, section.vmstate]);
+    expect(content.map((c: { volid: string }) => c.volid).sort()).toEqual([
+      `local-lvm:vm-${vmid}-disk-0`,
+      section.vmstate,
+    ]);
 
     // Rolling back stops the VM and starts it again from the saved state.
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/status/stop`)).toBe('OK');
@@ -145,24 +185,51 @@ describe.each(FLAVOURS)('snapshots, PVE %s', (flavour) => {
     expect((await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot`))[0]).toMatchObject({ name: 'cold', vmstate: 0 });
   });
 
-  it('a chain: delete re-parents the child and `current`; config?snapshot=, the snapshot\'s config and its description', async () => {
+  it("a chain: delete re-parents the child and `current`; config?snapshot=, the snapshot's config and its description", async () => {
     const vmid = next++;
     await sim.createVm(vmid, { scsi0: 'local-lvm:1', cores: '1' });
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/snapshot`, { snapname: 'one' })).toBe('OK');
     await sim.ok('PUT', `/nodes/pve1/qemu/${vmid}/config`, { cores: '2' });
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/snapshot`, { snapname: 'two' })).toBe('OK');
     await sim.ok('PUT', `/nodes/pve1/qemu/${vmid}/config`, { cores: '3' });
-    const parents = async () => Object.fromEntries((await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot`)).map((s: { name: string; parent?: string }) => [s.name, s.parent]));
+    const parents = async () =>
+      Object.fromEntries(
+        (await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot`)).map((s: { name: string; parent?: string }) => [
+          s.name,
+          s.parent,
+        ]),
+      );
     expect(await parents()).toEqual({ one: undefined, two: 'one', current: 'two' });
 
     const atA = await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/config?snapshot=one`);
-    expect(atA).toMatchObject({ cores: 1, snaptime: expect.any(Number), digest: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(atA).toMatchObject({
+      cores: 1,
+      snaptime: expect.any(Number),
+      digest: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     const both = await fx.raw('GET', `/api2/json/nodes/pve1/qemu/${vmid}/config?snapshot=one&current=1`);
-    expect([both.status, both.body.errors]).toEqual([400, { snapshot: "cannot use 'snapshot' parameter with 'current'", current: "cannot use 'snapshot' parameter with 'current'" }]);
-    expect(await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot/two`)).toEqual([{ cmd: 'rollback' }, { cmd: 'config' }]);
-    expect(await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot/two/config`)).toMatchObject({ cores: 2, parent: 'one' });
-    expect(await sim.ok('PUT', `/nodes/pve1/qemu/${vmid}/snapshot/two/config`, { description: 'two cores' })).toBeNull();
-    expect((await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot`))[1]).toMatchObject({ name: 'two', description: 'two cores' });
+    expect([both.status, both.body.errors]).toEqual([
+      400,
+      {
+        snapshot: "cannot use 'snapshot' parameter with 'current'",
+        current: "cannot use 'snapshot' parameter with 'current'",
+      },
+    ]);
+    expect(await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot/two`)).toEqual([
+      { cmd: 'rollback' },
+      { cmd: 'config' },
+    ]);
+    expect(await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot/two/config`)).toMatchObject({
+      cores: 2,
+      parent: 'one',
+    });
+    expect(
+      await sim.ok('PUT', `/nodes/pve1/qemu/${vmid}/snapshot/two/config`, { description: 'two cores' }),
+    ).toBeNull();
+    expect((await sim.ok('GET', `/nodes/pve1/qemu/${vmid}/snapshot`))[1]).toMatchObject({
+      name: 'two',
+      description: 'two cores',
+    });
 
     const upid = await sim.ok('DELETE', `/nodes/pve1/qemu/${vmid}/snapshot/one`);
     expect(upid).toContain(`:qmdelsnapshot:${vmid}:`);
@@ -179,7 +246,10 @@ describe.each(FLAVOURS)('snapshots, PVE %s', (flavour) => {
     await sim.createVm(vmid, { scsi0: 'local-lvm:1' });
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/snapshot`, { snapname: 'keep' })).toBe('OK');
     const refused = await fx.raw('POST', `/api2/json/nodes/pve1/qemu/${vmid}/template`);
-    expect([refused.status, refused.body.message]).toEqual([500, 'unable to create template, because VM contains snapshots\n']);
+    expect([refused.status, refused.body.message]).toEqual([
+      500,
+      'unable to create template, because VM contains snapshots\n',
+    ]);
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/snapshot`, { snapname: 'ram', vmstate: '1' })).toBe('OK');
     expect(await sim.task('DELETE', `/nodes/pve1/qemu/${vmid}`)).toBe('OK');
     const thin = readdirSync(fx.sim.cluster.storages.folder(fx.sim.cluster.storages.get('local-lvm')!, 'pve1'));
@@ -188,6 +258,8 @@ describe.each(FLAVOURS)('snapshots, PVE %s', (flavour) => {
     const tmpl = next++;
     await sim.createVm(tmpl, { scsi0: 'local-lvm:1' });
     expect(await sim.task('POST', `/nodes/pve1/qemu/${tmpl}/template`)).toBe('OK');
-    expect(await sim.task('POST', `/nodes/pve1/qemu/${tmpl}/snapshot`, { snapname: 'later' })).toBe("you can't take a snapshot if it's a template");
+    expect(await sim.task('POST', `/nodes/pve1/qemu/${tmpl}/snapshot`, { snapname: 'later' })).toBe(
+      "you can't take a snapshot if it's a template",
+    );
   });
 });

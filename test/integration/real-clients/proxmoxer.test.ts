@@ -25,10 +25,37 @@ describe.each(FLAVOURS)('proxmoxer against the simulator, PVE %s', (flavour) => 
     const run = await runRealClient(fx, [toolPath('proxmoxer-python'), SCRIPT], { PVE_NODE: 'pve1', PVE_VMID: '7200' });
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect(run.failedRequests).toEqual([]);
-    expect(run.steps).toEqual(['create', 'configure', 'resize', 'start', 'snapshot', 'rollback', 'snapshot-delete', 'template-create', 'template', 'clone', 'move', 'pool', 'stop', 'destroy-7200', 'destroy-7202', 'destroy-7201']);
+    expect(run.steps).toEqual([
+      'create',
+      'configure',
+      'resize',
+      'start',
+      'snapshot',
+      'rollback',
+      'snapshot-delete',
+      'template-create',
+      'template',
+      'clone',
+      'move',
+      'pool',
+      'stop',
+      'destroy-7200',
+      'destroy-7202',
+      'destroy-7201',
+    ]);
     expect(run.tasks).toEqual({
-      qmcreate: ['OK', 'OK'], qmconfig: ['OK'], qmresize: ['OK'], qmstart: ['OK'], qmsnapshot: ['OK'], qmrollback: ['OK'], qmdelsnapshot: ['OK'],
-      qmtemplate: ['OK'], qmclone: ['OK'], qmmove: ['OK'], qmstop: ['OK'], qmdestroy: ['OK', 'OK', 'OK'],
+      qmcreate: ['OK', 'OK'],
+      qmconfig: ['OK'],
+      qmresize: ['OK'],
+      qmstart: ['OK'],
+      qmsnapshot: ['OK'],
+      qmrollback: ['OK'],
+      qmdelsnapshot: ['OK'],
+      qmtemplate: ['OK'],
+      qmclone: ['OK'],
+      qmmove: ['OK'],
+      qmstop: ['OK'],
+      qmdestroy: ['OK', 'OK', 'OK'],
     });
     expect(run.summary).toEqual({
       version: { '8.4': '8.4.2', '9.1': '9.1.3' }[flavour],
@@ -37,7 +64,13 @@ describe.each(FLAVOURS)('proxmoxer against the simulator, PVE %s', (flavour) => 
       nodeCpus: 16,
       nodeHvm: '1',
       // memory is a property string (a string), cores an integer, as qemu-server's check_type leaves them
-      config: { memory: '1024', cores: 1, scsi0: 'local-lvm:vm-7200-disk-0,size=2G', scsi1: 'local-lvm:vm-7200-disk-1,size=1G', tags: 'real-client' },
+      config: {
+        memory: '1024',
+        cores: 1,
+        scsi0: 'local-lvm:vm-7200-disk-0,size=2G',
+        scsi1: 'local-lvm:vm-7200-disk-1,size=1G',
+        tags: 'real-client',
+      },
       status: 'running',
       snapshots: { pre_change: null, current: 'pre_change' },
       // the rollback stopped the VM and took back the pending change of cores

@@ -7,7 +7,7 @@ import { startTestVcsim, type TestVcsim } from '../../helpers/vcsim';
  * what the VMs there are provisioned. So this checks that ferry reads vCenter's figures, which move with
  * the disks placed there, not with the folder's file system.
  */
-describe('the migration datastore\'s room as vCenter reports it', () => {
+describe("the migration datastore's room as vCenter reports it", () => {
   jest.setTimeout(60_000);
   let sim: TestVcsim;
   beforeAll(async () => {
@@ -15,7 +15,7 @@ describe('the migration datastore\'s room as vCenter reports it', () => {
   });
   afterAll(() => sim?.stop());
 
-  it('reads summary.capacity and summary.freeSpace of the datastores a VM\'s host mounts', async () => {
+  it("reads summary.capacity and summary.freeSpace of the datastores a VM's host mounts", async () => {
     const client = sim.client();
     const vm = (await client.discover()).inventory.vms.find((v) => v.name === 'mig-legacy01')!;
     const { hostDatastores } = await client.readVmDetail(vm.moid);

@@ -56,51 +56,119 @@ describe('vSphere discovery against vcsim', () => {
   it('classifies every VLAN shape, including one-range trunks and the uplink portgroup', () => {
     const byName = Object.fromEntries(paged.inventory.portgroups.map((p) => [p.name, p]));
     const P = ESTATE.portgroups;
-    expect(byName[P.vlan100]).toMatchObject({ vlan: { kind: 'access', vlanId: 100 }, uplink: false, switchName: ESTATE.switchName });
+    expect(byName[P.vlan100]).toMatchObject({
+      vlan: { kind: 'access', vlanId: 100 },
+      uplink: false,
+      switchName: ESTATE.switchName,
+    });
     expect(byName[P.vlan200]).toMatchObject({ vlan: { kind: 'access', vlanId: 200 }, uplink: false });
     expect(byName[P.trunk]).toMatchObject({ vlan: { kind: 'trunk', ranges: ESTATE.trunkRanges }, uplink: false });
     expect(byName[P.pvlan]).toMatchObject({ vlan: { kind: 'pvlan', pvlanId: ESTATE.pvlanId }, uplink: false });
     expect(byName[P.untagged]).toMatchObject({ vlan: { kind: 'none' }, uplink: false });
     const uplinks = paged.inventory.portgroups.filter((p) => p.uplink);
     expect(uplinks).toHaveLength(1);
-    expect(uplinks[0]).toMatchObject({ vlan: { kind: 'trunk', ranges: [{ start: 0, end: 4094 }] }, switchName: ESTATE.switchName });
+    expect(uplinks[0]).toMatchObject({
+      vlan: { kind: 'trunk', ranges: [{ start: 0, end: 4094 }] },
+      switchName: ESTATE.switchName,
+    });
     expect(new Set(paged.inventory.portgroups.map((p) => p.switchUuid)).size).toBe(1);
   });
 
   it('describes the EFI VM with three NICs (and their portgroups) and two disks', () => {
     const web = vm('mig-web01');
     expect(web).toMatchObject({
-      firmware: 'efi', numCpu: 4, numCoresPerSocket: 1, memoryMb: 8192, guestId: 'ubuntu64Guest', powerState: 'poweredOn',
-      template: false, hasSnapshot: false, host: { name: 'DC0_C0_H0' }, cluster: { name: ESTATE.cluster }, folder: '/DC0/vm/apps',
+      firmware: 'efi',
+      numCpu: 4,
+      numCoresPerSocket: 1,
+      memoryMb: 8192,
+      guestId: 'ubuntu64Guest',
+      powerState: 'poweredOn',
+      template: false,
+      hasSnapshot: false,
+      host: { name: 'DC0_C0_H0' },
+      cluster: { name: ESTATE.cluster },
+      folder: '/DC0/vm/apps',
     });
     expect(web.moid).toMatch(/^vm-\d+$/);
     expect(web.instanceUuid).toMatch(/^[0-9a-f-]{36}$/);
-    expect(web.nics.map((n) => [n.label, n.deviceType, n.backing.kind === 'dvportgroup' ? n.backing.portgroupKey : n.backing.kind])).toEqual([
+    expect(
+      web.nics.map((n) => [
+        n.label,
+        n.deviceType,
+        n.backing.kind === 'dvportgroup' ? n.backing.portgroupKey : n.backing.kind,
+      ]),
+    ).toEqual([
       ['Network adapter 1', 'vmxnet3', pgKey(ESTATE.portgroups.vlan100)],
       ['Network adapter 2', 'e1000e', pgKey(ESTATE.portgroups.vlan200)],
       ['Network adapter 3', 'vmxnet3', pgKey(ESTATE.portgroups.vlan100)],
     ]);
     for (const n of web.nics) expect(n.macAddress).toMatch(/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/);
     expect(new Set(web.nics.map((n) => n.macAddress)).size).toBe(3);
-    expect(web.disks.map((d) => [d.label, d.controllerType, d.controllerBusNumber, d.unitNumber, d.capacityBytes, d.fileName, d.datastore?.name, d.diskMode])).toEqual([
-      ['Hard disk 1', 'pvscsi', 0, 0, 20 * 1024 ** 3, '[nfs-migration] mig-web01/mig-web01.vmdk', 'nfs-migration', 'persistent'],
-      ['Hard disk 2', 'pvscsi', 0, 1, 50 * 1024 ** 3, '[nfs-migration] mig-web01/mig-web01_1.vmdk', 'nfs-migration', 'persistent'],
+    expect(
+      web.disks.map((d) => [
+        d.label,
+        d.controllerType,
+        d.controllerBusNumber,
+        d.unitNumber,
+        d.capacityBytes,
+        d.fileName,
+        d.datastore?.name,
+        d.diskMode,
+      ]),
+    ).toEqual([
+      [
+        'Hard disk 1',
+        'pvscsi',
+        0,
+        0,
+        20 * 1024 ** 3,
+        '[nfs-migration] mig-web01/mig-web01.vmdk',
+        'nfs-migration',
+        'persistent',
+      ],
+      [
+        'Hard disk 2',
+        'pvscsi',
+        0,
+        1,
+        50 * 1024 ** 3,
+        '[nfs-migration] mig-web01/mig-web01_1.vmdk',
+        'nfs-migration',
+        'persistent',
+      ],
     ]);
   });
 
   it('describes the BIOS VM with two cores per socket, snapshots, independent disks, RDMs, standard networks and templates', () => {
-    expect(vm('mig-db01')).toMatchObject({ firmware: 'bios', numCpu: 4, numCoresPerSocket: 2, memoryMb: 16384, powerState: 'poweredOff', folder: '/DC0/vm/db' });
+    expect(vm('mig-db01')).toMatchObject({
+      firmware: 'bios',
+      numCpu: 4,
+      numCoresPerSocket: 2,
+      memoryMb: 16384,
+      powerState: 'poweredOff',
+      folder: '/DC0/vm/db',
+    });
     expect(vm('mig-db01').disks.map((d) => d.controllerType)).toEqual(['lsilogic', 'lsilogic']);
     expect(vm('mig-snap01').hasSnapshot).toBe(true);
     expect(vm('mig-indep01').disks.map((d) => d.diskMode)).toEqual(['persistent', 'independent_persistent']);
-    expect(vm('mig-rdm01').disks[1]).toMatchObject({ rdm: { compatibilityMode: 'physicalMode', deviceName: expect.stringMatching(/^\/vmfs\/devices\/disks\/naa\./) }, diskMode: 'independent_persistent' });
+    expect(vm('mig-rdm01').disks[1]).toMatchObject({
+      rdm: { compatibilityMode: 'physicalMode', deviceName: expect.stringMatching(/^\/vmfs\/devices\/disks\/naa\./) },
+      diskMode: 'independent_persistent',
+    });
     expect(vm('mig-rdm01').disks[0]!.rdm).toBeUndefined();
     const std = vm('mig-std01');
-    expect(std.nics[0]!.backing).toEqual({ kind: 'network', networkName: ESTATE.standardNetwork, networkMoid: expect.stringMatching(/^network-/) });
+    expect(std.nics[0]!.backing).toEqual({
+      kind: 'network',
+      networkName: ESTATE.standardNetwork,
+      networkMoid: expect.stringMatching(/^network-/),
+    });
     expect(std.host?.name).toBe(ESTATE.standaloneHost);
     expect(std.cluster).toBeUndefined();
     expect(vm('mig-tmpl01')).toMatchObject({ template: true, folder: '/DC0/vm/templates', firmware: 'efi' });
-    expect(vm('mig-legacy01').disks[0]).toMatchObject({ fileName: '[LocalDS_0] mig-legacy01/mig-legacy01.vmdk', datastore: { name: ESTATE.localDatastore } });
+    expect(vm('mig-legacy01').disks[0]).toMatchObject({
+      fileName: '[LocalDS_0] mig-legacy01/mig-legacy01.vmdk',
+      datastore: { name: ESTATE.localDatastore },
+    });
     // single NIC, single disk: one-element arrays stay arrays
     expect(vm('scale-0001').nics).toHaveLength(1);
     expect(vm('scale-0001').disks).toHaveLength(1);
@@ -115,14 +183,24 @@ describe('vSphere discovery against vcsim', () => {
   it('has real VMDK files where the disks point, each with its own content', () => {
     const disk = vm('mig-web01').disks[1]!;
     const file = path.join(nfsMigrationDir(sim.stateDir), 'mig-web01', 'mig-web01_1.vmdk');
-    const info = JSON.parse(execFileSync('qemu-img', ['info', '--output=json', file], { encoding: 'utf8' })) as { format: string; 'virtual-size': number };
+    const info = JSON.parse(execFileSync('qemu-img', ['info', '--output=json', file], { encoding: 'utf8' })) as {
+      format: string;
+      'virtual-size': number;
+    };
     expect(info).toMatchObject({ format: 'vmdk', 'virtual-size': disk.capacityBytes });
     const fd = openSync(path.join(path.dirname(file), 'mig-web01_1-flat.vmdk'), 'r');
     const head = Buffer.alloc(PATTERN_BYTES);
     readSync(fd, head, 0, PATTERN_BYTES, 0);
     closeSync(fd);
     expect(head.equals(diskPattern(disk.fileName))).toBe(true);
-    const legacy = path.join(sim.stateDir, 'vcsim', 'datastores', ESTATE.localDatastore, 'mig-legacy01', 'mig-legacy01.vmdk');
+    const legacy = path.join(
+      sim.stateDir,
+      'vcsim',
+      'datastores',
+      ESTATE.localDatastore,
+      'mig-legacy01',
+      'mig-legacy01.vmdk',
+    );
     expect(execFileSync('qemu-img', ['info', legacy], { encoding: 'utf8' })).toMatch(/virtual size: 32 GiB/);
   });
 
@@ -135,11 +213,19 @@ describe('vSphere discovery against vcsim', () => {
     ]);
     for (const spec of GUEST_VMS) {
       const found = vm(spec.name);
-      expect(found).toMatchObject({ firmware: spec.firmware, powerState: 'poweredOn', guestHostName: spec.guest.hostname });
+      expect(found).toMatchObject({
+        firmware: spec.firmware,
+        powerState: 'poweredOn',
+        guestHostName: spec.guest.hostname,
+      });
       expect(found.nics.map((n) => n.macAddress)).toEqual(spec.nics.map((n) => n.mac));
       // vcsim reports a customized address with prefix length 0, which ferry takes as unknown.
       expect(found.guestAddresses).toEqual(
-        spec.guest.addresses.map((a, i) => ({ mac: spec.nics[i]!.mac, addresses: [a.address.split('/')[0]], source: 'tools' })),
+        spec.guest.addresses.map((a, i) => ({
+          mac: spec.nics[i]!.mac,
+          addresses: [a.address.split('/')[0]],
+          source: 'tools',
+        })),
       );
     }
     // Guests without customization have no address in guest.net: no record of one.
@@ -166,15 +252,23 @@ describe('vSphere discovery against vcsim', () => {
     for (const spec of labGuests) {
       const [disk, ...rest] = vm(spec.name).disks;
       expect(rest).toEqual([]);
-      expect(disk).toMatchObject({ capacityBytes: image.manifest.diskBytes, fileName: `[${ESTATE.migrationDatastore}] ${spec.name}/${spec.name}.vmdk`, datastore: { name: ESTATE.migrationDatastore } });
+      expect(disk).toMatchObject({
+        capacityBytes: image.manifest.diskBytes,
+        fileName: `[${ESTATE.migrationDatastore}] ${spec.name}/${spec.name}.vmdk`,
+        datastore: { name: ESTATE.migrationDatastore },
+      });
       const descriptor = path.join(nfsMigrationDir(sim.stateDir), spec.name, `${spec.name}.vmdk`);
-      const info = JSON.parse(execFileSync('qemu-img', ['info', '--output=json', descriptor], { encoding: 'utf8' })) as { format: string; 'virtual-size': number };
+      const info = JSON.parse(
+        execFileSync('qemu-img', ['info', '--output=json', descriptor], { encoding: 'utf8' }),
+      ) as { format: string; 'virtual-size': number };
       expect(info).toMatchObject({ format: 'vmdk', 'virtual-size': image.manifest.diskBytes });
       expect(readFileSync(descriptor, 'utf8')).toContain(`"${spec.name}-flat.vmdk"`);
       const flat = path.join(path.dirname(descriptor), `${spec.name}-flat.vmdk`);
       // The VM's own settings (hostname, MACs, addresses) on the ESP of its copy…
       expect(await readVmConfig(flat, image)).toBe(renderVmConf(guestVmConfig(spec)));
-      expect(await readVmConfig(flat, image)).toContain(`HOSTNAME=${spec.name}\nNIC0_MAC=${spec.nics[0]!.mac}\nNIC0_ADDRESS=${spec.guest.addresses[0]!.address}`);
+      expect(await readVmConfig(flat, image)).toContain(
+        `HOSTNAME=${spec.name}\nNIC0_MAC=${spec.nics[0]!.mac}\nNIC0_ADDRESS=${spec.guest.addresses[0]!.address}`,
+      );
       // …and its variant's boot sectors, partition table and root filesystem, byte for byte.
       const variant = spec.guest.variant as 'mac' | 'ens192';
       const own = image.flat(variant);
@@ -184,22 +278,31 @@ describe('vSphere discovery against vcsim', () => {
       expect(sameRoot(flat, other)).toBe(false);
     }
     // Each VM has its own settings: no two copies carry the same.
-    const settings = await Promise.all(labGuests.map((v) => readVmConfig(path.join(nfsMigrationDir(sim.stateDir), v.name, `${v.name}-flat.vmdk`), image)));
+    const settings = await Promise.all(
+      labGuests.map((v) =>
+        readVmConfig(path.join(nfsMigrationDir(sim.stateDir), v.name, `${v.name}-flat.vmdk`), image),
+      ),
+    );
     expect(new Set(settings).size).toBe(labGuests.length);
   });
 
-  it('gives each VMware-native guest its copy of the image, its addresses on ifupdown\'s ens192 (and ens224) in its root', async () => {
+  it("gives each VMware-native guest its copy of the image, its addresses on ifupdown's ens192 (and ens224) in its root", async () => {
     const image = vmwareGuestImage();
     const vmware = GUEST_VMS.filter((v) => vmwareFirmwareOf(v.guest.variant));
     expect(vmware.map((v) => v.name)).toEqual(['mig-ens01', 'mig-ens02']);
     for (const spec of vmware) {
       const firmware = vmwareFirmwareOf(spec.guest.variant)!;
       const [disk] = vm(spec.name).disks;
-      expect(disk).toMatchObject({ capacityBytes: image.manifest.diskBytes, fileName: `[${ESTATE.migrationDatastore}] ${spec.name}/${spec.name}.vmdk` });
+      expect(disk).toMatchObject({
+        capacityBytes: image.manifest.diskBytes,
+        fileName: `[${ESTATE.migrationDatastore}] ${spec.name}/${spec.name}.vmdk`,
+      });
       const flat = path.join(nfsMigrationDir(sim.stateDir), spec.name, `${spec.name}-flat.vmdk`);
       const interfaces = await readVmwareGuestInterfaces(flat, firmware, image);
       spec.guest.addresses.forEach((a, i) => {
-        expect(interfaces).toContain(`allow-hotplug ${image.manifest.nicNames[i]}\niface ${image.manifest.nicNames[i]} inet static\n\taddress ${a.address}`);
+        expect(interfaces).toContain(
+          `allow-hotplug ${image.manifest.nicNames[i]}\niface ${image.manifest.nicNames[i]} inet static\n\taddress ${a.address}`,
+        );
       });
       // The image's boot sectors and partition table, byte for byte (GRUB's core image sits in the first MiB on BIOS).
       const first = (file: string) => {
@@ -213,23 +316,31 @@ describe('vSphere discovery against vcsim', () => {
     }
   });
 
-  it('falls back to the guestinfo.ferry.ipaddress.<n> options where Tools reports no address, and keeps Tools\' where it does', async () => {
+  it("falls back to the guestinfo.ferry.ipaddress.<n> options where Tools reports no address, and keeps Tools' where it does", async () => {
     const client = sim.client();
     const setOptions = async (name: string, options: Record<string, string>) => {
       const spec = element(
         'spec',
-        Object.entries(options).map(([key, value]) => typed('extraConfig', 'OptionValue', element('key', key), typed('value', 'xsd:string', value))),
+        Object.entries(options).map(([key, value]) =>
+          typed('extraConfig', 'OptionValue', element('key', key), typed('value', 'xsd:string', value)),
+        ),
       );
       const moid = vm(name).moid;
       const response = await client.session.call('ReconfigVM_Task', { type: 'VirtualMachine', value: moid }, [spec]);
-      await waitForTask(client.session, asMoRef(child(response, 'returnval')!, 'ReconfigVM_Task'), { step: 'test', method: 'ReconfigVM_Task', object: moid });
+      await waitForTask(client.session, asMoRef(child(response, 'returnval')!, 'ReconfigVM_Task'), {
+        step: 'test',
+        method: 'ReconfigVM_Task',
+        object: moid,
+      });
     };
     await setOptions('mig-db01', { 'guestinfo.ferry.ipaddress.0': '203.0.113.40/24' });
     await setOptions('mig-app01', { 'guestinfo.ferry.ipaddress.0': '192.0.2.99/24' });
     try {
       const { inventory } = await client.discover({ scope: { datacenter: 'DC0', folders: ['apps', 'db'] } });
       const byName = (name: string) => inventory.vms.find((v) => v.name === name)!;
-      expect(byName('mig-db01').guestAddresses).toEqual([{ mac: vm('mig-db01').nics[0]!.macAddress, addresses: ['203.0.113.40/24'], source: 'extraConfig' }]);
+      expect(byName('mig-db01').guestAddresses).toEqual([
+        { mac: vm('mig-db01').nics[0]!.macAddress, addresses: ['203.0.113.40/24'], source: 'extraConfig' },
+      ]);
       expect(byName('mig-app01').guestAddresses).toEqual(vm('mig-app01').guestAddresses);
       expect(byName('mig-web01').guestAddresses).toBeUndefined();
     } finally {
@@ -244,10 +355,16 @@ describe('vSphere discovery against vcsim', () => {
   it('scopes the query to a datacenter, its folders and clusters before retrieving', async () => {
     const client = sim.client();
     const apps = await client.discover({ scope: { datacenter: 'DC0', folders: ['apps'] }, pageSize: 5 });
-    expect(apps.inventory.vms.map((v) => v.name).sort()).toEqual(NAMED_VMS.filter((v) => v.folder === 'apps').map((v) => v.name).sort());
+    expect(apps.inventory.vms.map((v) => v.name).sort()).toEqual(
+      NAMED_VMS.filter((v) => v.folder === 'apps')
+        .map((v) => v.name)
+        .sort(),
+    );
     expect(apps.inventory.portgroups.length).toBe(paged.inventory.portgroups.length);
 
-    const cluster = await client.discover({ scope: { datacenter: '/DC0', clusters: [ESTATE.cluster], folders: ['templates'] } });
+    const cluster = await client.discover({
+      scope: { datacenter: '/DC0', clusters: [ESTATE.cluster], folders: ['templates'] },
+    });
     const names = cluster.inventory.vms.map((v) => v.name);
     expect(names).not.toContain('mig-std01');
     expect(names).toContain('mig-tmpl01');
@@ -257,8 +374,12 @@ describe('vSphere discovery against vcsim', () => {
 
   it('refuses a scope that does not exist or holds no VMs, saying which', async () => {
     const client = sim.client();
-    await expect(client.discover({ scope: { datacenter: 'DC9' } })).rejects.toThrow(new ScopeError('datacenter /DC9 not found in vCenter'));
-    await expect(client.discover({ scope: { datacenter: 'DC0', folders: ['nope'] } })).rejects.toThrow('folder /DC0/vm/nope not found in vCenter');
+    await expect(client.discover({ scope: { datacenter: 'DC9' } })).rejects.toThrow(
+      new ScopeError('datacenter /DC9 not found in vCenter'),
+    );
+    await expect(client.discover({ scope: { datacenter: 'DC0', folders: ['nope'] } })).rejects.toThrow(
+      'folder /DC0/vm/nope not found in vCenter',
+    );
     await expect(client.discover({ scope: { datacenter: 'DC0', folders: ['apps/mig-web01'] } })).rejects.toThrow(
       '/DC0/vm/apps/mig-web01 is a VirtualMachine; a folder scope must contain VMs',
     );

@@ -13,7 +13,14 @@ describe('doctor: vSphere check against vcsim', () => {
 
   it('reports reachability, login, verified TLS and the version', async () => {
     const v = await checkVsphere(sim.config);
-    expect(v).toMatchObject({ endpoint: 'vsphere', ok: true, reachable: true, authenticated: true, tls: 'verified', target: `https://127.0.0.1:${sim.config.port}/sdk` });
+    expect(v).toMatchObject({
+      endpoint: 'vsphere',
+      ok: true,
+      reachable: true,
+      authenticated: true,
+      tls: 'verified',
+      target: `https://127.0.0.1:${sim.config.port}/sdk`,
+    });
     expect(v.version).toMatch(/^VMware vCenter Server .* \(API 8\.0\.3\.0\)$/);
     expect(v.detail).toBe('logged in as ferry');
   });

@@ -37,7 +37,16 @@ describe('vSphere NICs bound to a distributed port against vcsim', () => {
     const { objects } = await retrieveAll(client.session, [
       {
         propSet: [{ type: 'DistributedVirtualSwitch', pathSet: ['uuid'] }],
-        objectSet: [{ obj: (await client.session.serviceContent()).rootFolder, selectSet: [traversalSpec('dc', 'Folder', 'childEntity', [traversalSpec('net', 'Datacenter', 'networkFolder', [traversalSpec('nf', 'Folder', 'childEntity')])])] }],
+        objectSet: [
+          {
+            obj: (await client.session.serviceContent()).rootFolder,
+            selectSet: [
+              traversalSpec('dc', 'Folder', 'childEntity', [
+                traversalSpec('net', 'Datacenter', 'networkFolder', [traversalSpec('nf', 'Folder', 'childEntity')]),
+              ]),
+            ],
+          },
+        ],
       },
     ]);
     const found = objects.find((o) => o.props.get('uuid')?.text === uuid);
@@ -46,8 +55,14 @@ describe('vSphere NICs bound to a distributed port against vcsim', () => {
   }
 
   async function addPortgroup(dvs: MoRef, name: string, numPorts: number): Promise<void> {
-    const response = await client.session.call('AddDVPortgroup_Task', dvs, [element('spec', element('name', name), element('numPorts', numPorts), element('type', 'earlyBinding'))]);
-    await waitForTask(client.session, asMoRef(child(response, 'returnval')!, 'AddDVPortgroup_Task'), { step: 'test', method: 'AddDVPortgroup_Task', object: dvs.value });
+    const response = await client.session.call('AddDVPortgroup_Task', dvs, [
+      element('spec', element('name', name), element('numPorts', numPorts), element('type', 'earlyBinding')),
+    ]);
+    await waitForTask(client.session, asMoRef(child(response, 'returnval')!, 'AddDVPortgroup_Task'), {
+      step: 'test',
+      method: 'AddDVPortgroup_Task',
+      object: dvs.value,
+    });
   }
 
   /** Rebinds a NIC to `port` on its switch, naming no portgroup (ReconfigVM_Task, device edit). */
@@ -61,7 +76,11 @@ describe('vSphere NICs bound to a distributed port against vcsim', () => {
           'device',
           `Virtual${nic.deviceType[0]!.toUpperCase()}${nic.deviceType.slice(1)}`,
           element('key', nic.key),
-          typed('backing', 'VirtualEthernetCardDistributedVirtualPortBackingInfo', element('port', element('switchUuid', switchUuid), element('portKey', port))),
+          typed(
+            'backing',
+            'VirtualEthernetCardDistributedVirtualPortBackingInfo',
+            element('port', element('switchUuid', switchUuid), element('portKey', port)),
+          ),
           element('addressType', 'manual'),
           element('macAddress', nic.macAddress),
         ),
@@ -69,7 +88,11 @@ describe('vSphere NICs bound to a distributed port against vcsim', () => {
     );
     const vmRef = { type: 'VirtualMachine', value: vm.moid };
     const response = await client.session.call('ReconfigVM_Task', vmRef, [spec]);
-    await waitForTask(client.session, asMoRef(child(response, 'returnval')!, 'ReconfigVM_Task'), { step: 'test', method: 'ReconfigVM_Task', object: vm.moid });
+    await waitForTask(client.session, asMoRef(child(response, 'returnval')!, 'ReconfigVM_Task'), {
+      step: 'test',
+      method: 'ReconfigVM_Task',
+      object: vm.moid,
+    });
   }
 
   it('maps such a NIC to the portgroup of its port, and marks one on an unknown port untranslatable without failing discovery', async () => {
@@ -109,13 +132,17 @@ describe('vSphere NICs bound to a distributed port against vcsim', () => {
       switchUuid,
       portKey: '39',
     });
-    for (const [other, port] of [[second!, 'no-such-port'], [third!, '0']] as const) {
+    for (const [other, port] of [
+      [second!, 'no-such-port'],
+      [third!, '0'],
+    ] as const) {
       expect(vm(other.moid).nics.find((n) => n.key === nicOf(other).key)!.backing).toEqual({
         kind: 'other',
         backingType: `distributed port ${port} on switch ${switchUuid} whose portgroup vCenter did not name`,
       });
     }
     // A migration reads its VM alone (readVmWithNetworks): the same NICs as discovery's.
-    for (const each of [first!, second!, third!]) expect((await client.readVmWithNetworks(each.moid)).vm).toEqual(vm(each.moid));
+    for (const each of [first!, second!, third!])
+      expect((await client.readVmWithNetworks(each.moid)).vm).toEqual(vm(each.moid));
   });
 });

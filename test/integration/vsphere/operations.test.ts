@@ -15,7 +15,9 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
   const moids: Record<string, string> = {};
 
   beforeAll(async () => {
-    sim = await startTestVcsim({ methodDelay: { RelocateVm: RELOCATE_MS, ShutdownGuest: SHUTDOWN_MS, LockHandoff: 0 } });
+    sim = await startTestVcsim({
+      methodDelay: { RelocateVm: RELOCATE_MS, ShutdownGuest: SHUTDOWN_MS, LockHandoff: 0 },
+    });
     client = sim.client();
     for (const vm of (await client.discover()).inventory.vms) moids[vm.name] = vm.moid;
   });
@@ -23,7 +25,10 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
   afterAll(() => sim?.stop());
 
   async function taskInfo(task: string): Promise<Record<string, string>> {
-    const [content] = await retrieveProperties(client.session, { propSet: [{ type: 'Task', pathSet: ['info'] }], objectSet: [{ obj: { type: 'Task', value: task } }] });
+    const [content] = await retrieveProperties(client.session, {
+      propSet: [{ type: 'Task', pathSet: ['info'] }],
+      objectSet: [{ obj: { type: 'Task', value: task } }],
+    });
     const info = content!.props.get('info')!;
     return Object.fromEntries(info.children.filter((c) => c.children.length === 0).map((c) => [c.name, c.text]));
   }
@@ -36,7 +41,7 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
     expect(client.stats.roundTrips - before).toBe(1); // one read, no RelocateVM_Task
   });
 
-  it('moves a VM whose home is elsewhere, and then knows it is done (vCenter\'s datastore property)', async () => {
+  it("moves a VM whose home is elsewhere, and then knows it is done (vCenter's datastore property)", async () => {
     const moved = await client.relocateVmStorage(moids['mig-web01']!, ESTATE.migrationDatastore);
     expect(moved.moved).toBe(true);
     expect((await client.readVm(moids['mig-web01']!)).datastores).toEqual([ESTATE.migrationDatastore]);
@@ -44,7 +49,7 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
     expect(again).toMatchObject({ moved: false });
   });
 
-  it('relocates, reporting progress on every poll (with vCenter\'s percent when there is one)', async () => {
+  it("relocates, reporting progress on every poll (with vCenter's percent when there is one)", async () => {
     const progress: OperationProgress[] = [];
     const observer = sim.client();
     let nudged: Promise<unknown> | undefined;
@@ -54,7 +59,9 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
         progress.push(p);
         // vcsim never sets info.progress; set it as vCenter would, from another session.
         if (p.state === 'running' && !nudged) {
-          nudged = observer.session.call('UpdateProgress', { type: 'Task', value: p.task! }, [element('percentDone', 40)]);
+          nudged = observer.session.call('UpdateProgress', { type: 'Task', value: p.task! }, [
+            element('percentDone', 40),
+          ]);
         }
       },
     });
@@ -96,7 +103,9 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
     const before = client.stats.roundTrips;
     const early = new AbortController();
     early.abort(reason);
-    await expect(client.relocateVmStorage(moids['mig-legacy01']!, ESTATE.migrationDatastore, { signal: early.signal })).rejects.toBe(reason);
+    await expect(
+      client.relocateVmStorage(moids['mig-legacy01']!, ESTATE.migrationDatastore, { signal: early.signal }),
+    ).rejects.toBe(reason);
     expect(client.stats.roundTrips - before).toBe(1);
   });
 
@@ -115,26 +124,41 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
     expect(progress[0]).toEqual({ step: 'relocate', state: 'queued', task: result.task, elapsedMs: 0 });
     // Read while the vMotion ran (vcsim holds it RELOCATE_MS): exactly that task, not the earlier ones
     // on this VM (ended, one of them cancelled).
-    expect(await found).toEqual([expect.objectContaining({ task: result.task, descriptionId: expect.stringMatching(/^VirtualMachine\.relocate/), state: expect.stringMatching(/^(queued|running)$/) })]);
+    expect(await found).toEqual([
+      expect.objectContaining({
+        task: result.task,
+        descriptionId: expect.stringMatching(/^VirtualMachine\.relocate/),
+        state: expect.stringMatching(/^(queued|running)$/),
+      }),
+    ]);
     expect(await client.runningRelocations(moid)).toEqual([]);
   });
 
-  it('refuses a datastore the VM\'s host does not mount, naming the ones it does', async () => {
+  it("refuses a datastore the VM's host does not mount, naming the ones it does", async () => {
     const err = await client.relocateVmStorage(moids['mig-web01']!, 'nfs-elsewhere').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FerryError);
     expect(err).toMatchObject({ category: 'not-found' });
-    expect((err as Error).message).toBe(`datastore nfs-elsewhere is not mounted on DC0_C0_H0 of VM mig-web01 (${moids['mig-web01']}); mounted: LocalDS_0, nfs-migration`);
+    expect((err as Error).message).toBe(
+      `datastore nfs-elsewhere is not mounted on DC0_C0_H0 of VM mig-web01 (${moids['mig-web01']}); mounted: LocalDS_0, nfs-migration`,
+    );
   });
 
   it('leaves a powered-off VM alone when asked to shut it down', async () => {
     const before = client.stats.roundTrips;
-    expect(await client.shutdownGuest(moids['mig-db01']!, { timeoutMs: 5000, force: false })).toMatchObject({ outcome: 'already-off' });
+    expect(await client.shutdownGuest(moids['mig-db01']!, { timeoutMs: 5000, force: false })).toMatchObject({
+      outcome: 'already-off',
+    });
     expect(client.stats.roundTrips - before).toBe(1);
   });
 
   it('shuts a guest down and waits for poweredOff', async () => {
     const progress: OperationProgress[] = [];
-    const result = await client.shutdownGuest(moids['mig-snap01']!, { timeoutMs: 10_000, force: false, pollIntervalMs: 100, onProgress: (p) => progress.push(p) });
+    const result = await client.shutdownGuest(moids['mig-snap01']!, {
+      timeoutMs: 10_000,
+      force: false,
+      pollIntervalMs: 100,
+      onProgress: (p) => progress.push(p),
+    });
     expect(result.outcome).toBe('guest-shutdown');
     expect(progress.at(-1)).toMatchObject({ step: 'shutdown-guest', state: 'poweredOff' });
     expect(progress.filter((p) => p.state === 'poweredOn').length).toBeGreaterThanOrEqual(1);
@@ -142,10 +166,14 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
   });
 
   it('fails after the timeout unless the policy allows a forced power-off', async () => {
-    const err = await client.shutdownGuest(moids['mig-indep01']!, { timeoutMs: 100, force: false, pollIntervalMs: 50 }).catch((e: unknown) => e);
+    const err = await client
+      .shutdownGuest(moids['mig-indep01']!, { timeoutMs: 100, force: false, pollIntervalMs: 50 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GuestShutdownTimeout);
     expect(err).toMatchObject({ category: 'policy', retryable: false });
-    expect((err as Error).message).toMatch(/did not shut down within 100 ms and the shutdown policy does not allow a forced power-off/);
+    expect((err as Error).message).toMatch(
+      /did not shut down within 100 ms and the shutdown policy does not allow a forced power-off/,
+    );
 
     const forced = await client.shutdownGuest(moids['mig-dmz01']!, { timeoutMs: 100, force: true, pollIntervalMs: 50 });
     expect(forced).toMatchObject({ outcome: 'powered-off', reason: 'the guest did not shut down within 100 ms' });
@@ -162,9 +190,13 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
     const template = await client.powerOn(moids['mig-tmpl01']!, { pollIntervalMs: 50 }).catch((e: unknown) => e);
     expect(template).toBeInstanceOf(VsphereFault);
     expect(template).toMatchObject({ faultType: 'InvalidState', category: 'invalid' });
-    expect((template as Error).message).toMatch(/^vSphere PowerOnVM_Task on VirtualMachine:vm-\d+ failed with InvalidState: cannot powerOn a template/);
+    expect((template as Error).message).toMatch(
+      /^vSphere PowerOnVM_Task on VirtualMachine:vm-\d+ failed with InvalidState: cannot powerOn a template/,
+    );
 
-    const off = await client.session.call('ShutdownGuest', { type: 'VirtualMachine', value: moids['mig-rdm01']! }).catch((e: unknown) => e);
+    const off = await client.session
+      .call('ShutdownGuest', { type: 'VirtualMachine', value: moids['mig-rdm01']! })
+      .catch((e: unknown) => e);
     expect(off).toMatchObject({ faultType: 'InvalidPowerState' });
     expect((off as Error).message).toMatch(/existingState=poweredOff/);
 
@@ -173,7 +205,10 @@ describe('vSphere operations against vcsim (slow tasks via -method-delay)', () =
 
     const { viewManager } = await client.session.serviceContent();
     const badContainer = await client.session
-      .call('CreateContainerView', viewManager, [moRef('container', { type: 'Folder', value: 'group-nope' }), element('recursive', true)])
+      .call('CreateContainerView', viewManager, [
+        moRef('container', { type: 'Folder', value: 'group-nope' }),
+        element('recursive', true),
+      ])
       .catch((e: unknown) => e);
     expect(badContainer).toMatchObject({ faultType: 'ManagedObjectNotFound', category: 'not-found' });
   });

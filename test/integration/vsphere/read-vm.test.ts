@@ -24,12 +24,17 @@ describe('one VM read with its networks (readVmWithNetworks) against vcsim', () 
       expect(read.vm).toEqual(vm);
       const keys = new Set(vm.nics.flatMap((n) => (n.backing.kind === 'dvportgroup' ? [n.backing.portgroupKey] : [])));
       const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
-      expect(read.portgroups.filter((pg) => keys.has(pg.key)).sort(byKey)).toEqual(inventory.portgroups.filter((pg) => keys.has(pg.key)).sort(byKey));
+      expect(read.portgroups.filter((pg) => keys.has(pg.key)).sort(byKey)).toEqual(
+        inventory.portgroups.filter((pg) => keys.has(pg.key)).sort(byKey),
+      );
       expect(read.portgroups.length).toBe(new Set(read.portgroups.map((pg) => pg.key)).size);
     }
   });
 
   it('says which VM is not there', async () => {
-    await expect(client.readVmWithNetworks('vm-404')).rejects.toMatchObject({ message: 'VM vm-404 was not found in vCenter', category: 'not-found' });
+    await expect(client.readVmWithNetworks('vm-404')).rejects.toMatchObject({
+      message: 'VM vm-404 was not found in vCenter',
+      category: 'not-found',
+    });
   });
 });

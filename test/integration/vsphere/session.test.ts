@@ -27,7 +27,11 @@ describe('vSphere session expiry and re-login against vcsim', () => {
   async function sessionKey(client: VsphereClient): Promise<string> {
     const { sessionManager, propertyCollector } = await client.session.serviceContent();
     const response = await client.session.call('RetrievePropertiesEx', propertyCollector, [
-      element('specSet', element('propSet', element('type', 'SessionManager'), element('pathSet', 'currentSession')), element('objectSet', moRef('obj', sessionManager))),
+      element(
+        'specSet',
+        element('propSet', element('type', 'SessionManager'), element('pathSet', 'currentSession')),
+        element('objectSet', moRef('obj', sessionManager)),
+      ),
       element('options'),
     ]);
     const [content] = readObjects(child(response, 'returnval'));
@@ -60,10 +64,16 @@ describe('vSphere session expiry and re-login against vcsim', () => {
       client,
       'RetrievePropertiesEx',
       propertyCollector,
-      element('specSet', element('propSet', element('type', 'VirtualMachine'), element('pathSet', 'name')), element('objectSet', moRef('obj', { type: 'VirtualMachine', value: webMoid }))),
+      element(
+        'specSet',
+        element('propSet', element('type', 'VirtualMachine'), element('pathSet', 'name')),
+        element('objectSet', moRef('obj', { type: 'VirtualMachine', value: webMoid })),
+      ),
       element('options'),
     );
-    expect(() => throwIfNotAuthenticated(answer, 'RetrievePropertiesEx')).toThrow(expect.objectContaining({ faultType: 'NotAuthenticated' }));
+    expect(() => throwIfNotAuthenticated(answer, 'RetrievePropertiesEx')).toThrow(
+      expect.objectContaining({ faultType: 'NotAuthenticated' }),
+    );
 
     // … and the client logs in again and answers as if nothing happened.
     const vm = await client.readVm(webMoid);
@@ -78,7 +88,14 @@ describe('vSphere session expiry and re-login against vcsim', () => {
     await expire(client);
 
     const { viewManager, rootFolder } = await client.session.serviceContent();
-    const fault = await raw(client, 'CreateContainerView', viewManager, moRef('container', rootFolder), element('type', 'VirtualMachine'), element('recursive', true)).catch((e: unknown) => e);
+    const fault = await raw(
+      client,
+      'CreateContainerView',
+      viewManager,
+      moRef('container', rootFolder),
+      element('type', 'VirtualMachine'),
+      element('recursive', true),
+    ).catch((e: unknown) => e);
     expect(fault).toBeInstanceOf(VsphereFault);
     expect(fault).toMatchObject({ faultType: 'NotAuthenticated', category: 'permission' });
 
@@ -92,7 +109,10 @@ describe('vSphere session expiry and re-login against vcsim', () => {
     const client = sim.client();
     const { inventory } = await client.discover();
     const vms = inventory.vms.slice(0, 6);
-    const spec = { propSet: [{ type: 'VirtualMachine', pathSet: ['name'] }], objectSet: vms.map((v) => ({ obj: { type: 'VirtualMachine', value: v.moid } })) };
+    const spec = {
+      propSet: [{ type: 'VirtualMachine', pathSet: ['name'] }],
+      objectSet: vms.map((v) => ({ obj: { type: 'VirtualMachine', value: v.moid } })),
+    };
     const call = client.session.call.bind(client.session);
     let expired = false;
     jest.spyOn(client.session, 'call').mockImplementation(async (method, ...rest) => {
@@ -131,7 +151,9 @@ describe('vSphere session expiry and re-login against vcsim', () => {
     const key = await sessionKey(client);
     await client.close();
     const { sessionManager } = await admin.session.serviceContent();
-    const err = await admin.session.call('TerminateSession', sessionManager, [element('sessionId', key)]).catch((e: unknown) => e);
+    const err = await admin.session
+      .call('TerminateSession', sessionManager, [element('sessionId', key)])
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ faultType: 'NotFound' });
   });
 });

@@ -14,15 +14,24 @@ describe('vSphere tags (Automation API) on vcsim', () => {
     const { inventory } = await client.discover();
     const moids = (names: readonly string[]) => names.map((n) => inventory.vms.find((v) => v.name === n)!.moid).sort();
     expect((await client.vmsTagged(ESTATE.tags.tag)).sort()).toEqual(moids(ESTATE.tags.vms));
-    expect((await client.vmsTagged(`${ESTATE.tags.category}/${ESTATE.tags.tag}`)).sort()).toEqual(moids(ESTATE.tags.vms));
+    expect((await client.vmsTagged(`${ESTATE.tags.category}/${ESTATE.tags.tag}`)).sort()).toEqual(
+      moids(ESTATE.tags.vms),
+    );
   });
 
   it('says so when the tag does not exist, rather than selecting nothing', async () => {
-    await expect(sim.client().vmsTagged('no-such-tag')).rejects.toMatchObject({ message: 'vCenter has no tag "no-such-tag"', category: 'invalid' });
-    await expect(sim.client().vmsTagged(`other/${ESTATE.tags.tag}`)).rejects.toThrow('vCenter has no tag "other/lab-wave"');
+    await expect(sim.client().vmsTagged('no-such-tag')).rejects.toMatchObject({
+      message: 'vCenter has no tag "no-such-tag"',
+      category: 'invalid',
+    });
+    await expect(sim.client().vmsTagged(`other/${ESTATE.tags.tag}`)).rejects.toThrow(
+      'vCenter has no tag "other/lab-wave"',
+    );
   });
 
   it('refuses wrong credentials as a permission error', async () => {
-    await expect(sim.client({ password: 'wrong' }).vmsTagged(ESTATE.tags.tag)).rejects.toMatchObject({ category: 'permission' });
+    await expect(sim.client({ password: 'wrong' }).vmsTagged(ESTATE.tags.tag)).rejects.toMatchObject({
+      category: 'permission',
+    });
   });
 });

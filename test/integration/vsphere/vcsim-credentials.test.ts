@@ -28,7 +28,13 @@ describe('vcsim credentials', () => {
   });
 
   const client = (pw: string) =>
-    new VsphereClient(parseConfig({ vsphere: { host: vcsim.host, port: vcsim.port, user: 'ferry', caFile } }, { VMWARE_PASSWORD: pw }, 'test').vsphere!);
+    new VsphereClient(
+      parseConfig(
+        { vsphere: { host: vcsim.host, port: vcsim.port, user: 'ferry', caFile } },
+        { VMWARE_PASSWORD: pw },
+        'test',
+      ).vsphere!,
+    );
 
   it('keeps the password off the command line, and still checks it', async () => {
     const cmdline = readFileSync(`/proc/${vcsim.process.pid}/cmdline`, 'utf8').split('\0');

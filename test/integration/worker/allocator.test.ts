@@ -37,14 +37,25 @@ describe('bin/ferry-worker', () => {
   const configFile = path.join(dir, 'ferry.yaml');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   beforeAll(() => {
-    writeFileSync(configFile, stringify({ temporal: { address: devServerAddress() }, worker: { taskQueue: uniqueName('allocator'), shutdownGraceTime: '1s' } }));
+    writeFileSync(
+      configFile,
+      stringify({
+        temporal: { address: devServerAddress() },
+        worker: { taskQueue: uniqueName('allocator'), shutdownGraceTime: '1s' },
+      }),
+    );
   });
   const jemalloc = spawnSync(FERRY_WORKER, ['--allocator'], { encoding: 'utf8' }).stdout.trim();
 
   it('names the jemalloc it preloads (this host has Debian libjemalloc2), or glibc when told', () => {
     expect(jemalloc).toMatch(/\/libjemalloc\.so\.2$/);
     expect(existsSync(jemalloc)).toBe(true);
-    expect(spawnSync(FERRY_WORKER, ['--allocator'], { env: { ...process.env, FERRY_ALLOCATOR: 'glibc' }, encoding: 'utf8' }).stdout.trim()).toBe('glibc');
+    expect(
+      spawnSync(FERRY_WORKER, ['--allocator'], {
+        env: { ...process.env, FERRY_ALLOCATOR: 'glibc' },
+        encoding: 'utf8',
+      }).stdout.trim(),
+    ).toBe('glibc');
   });
 
   it('runs the compiled worker with jemalloc mapped, and without it under FERRY_ALLOCATOR=glibc', async () => {

@@ -29,7 +29,11 @@ describe('runWorkers', () => {
 
   it('shuts the other (real) workers down when one fails, and rejects with that failure', async () => {
     const queues = [uniqueName('main'), uniqueName('vmotion')];
-    const real = await Promise.all(queues.map((taskQueue) => createTestWorker(temporal.nativeConnection, { taskQueue, activities: { noop: async () => undefined } })));
+    const real = await Promise.all(
+      queues.map((taskQueue) =>
+        createTestWorker(temporal.nativeConnection, { taskQueue, activities: { noop: async () => undefined } }),
+      ),
+    );
     const cause = new Error('poller died');
     const run = runWorkers([...real, failingWorker('ferry-import', 500, cause)]);
 
@@ -44,7 +48,10 @@ describe('runWorkers', () => {
   });
 
   it('resolves when every worker stops normally', async () => {
-    const worker = await createTestWorker(temporal.nativeConnection, { taskQueue: uniqueName('main'), activities: { noop: async () => undefined } });
+    const worker = await createTestWorker(temporal.nativeConnection, {
+      taskQueue: uniqueName('main'),
+      activities: { noop: async () => undefined },
+    });
     const run = runWorkers([worker]);
     await new Promise((r) => setTimeout(r, 200));
     worker.shutdown();

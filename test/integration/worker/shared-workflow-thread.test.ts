@@ -2,7 +2,10 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Worker, WorkerOptions } from '@temporalio/worker';
-import { workerClassSharingOneWorkflowThread, type SharedWorkflowCreator } from '../../../worker/shared-workflow-thread';
+import {
+  workerClassSharingOneWorkflowThread,
+  type SharedWorkflowCreator,
+} from '../../../worker/shared-workflow-thread';
 import type { retriedActivity } from '../../workflow-bundle/retry-probe';
 import { connectTestTemporal, uniqueName, workflowBundlePath, type TestTemporal } from '../../helpers/temporal';
 
@@ -20,9 +23,19 @@ describe('Workers sharing one workflow thread', () => {
   afterAll(() => temporal.close());
 
   const create = (WorkerClass: typeof Worker, taskQueue: string, codePath = workflowBundlePath()) =>
-    WorkerClass.create({ connection: temporal.nativeConnection, taskQueue, activities, workflowBundle: { codePath }, shutdownGraceTime: '1s' });
+    WorkerClass.create({
+      connection: temporal.nativeConnection,
+      taskQueue,
+      activities,
+      workflowBundle: { codePath },
+      shutdownGraceTime: '1s',
+    });
   const echo = (taskQueue: string, input: string) =>
-    temporal.client.workflow.execute<typeof retriedActivity>('retriedActivity', { taskQueue, workflowId: uniqueName(taskQueue), args: [{ activity: 'echo', input }] });
+    temporal.client.workflow.execute<typeof retriedActivity>('retriedActivity', {
+      taskQueue,
+      workflowId: uniqueName(taskQueue),
+      args: [{ activity: 'echo', input }],
+    });
 
   it('run every Worker its workflows in one thread, which lasts until the last of them stops', async () => {
     const WorkerClass = workerClassSharingOneWorkflowThread();
@@ -33,7 +46,9 @@ describe('Workers sharing one workflow thread', () => {
     expect(threadOf(coordination)).toBe(threadOf(main));
 
     const runs = [main.run(), coordination.run()];
-    await expect(Promise.all([echo(mainQueue, 'on main'), echo(coordinationQueue, 'on coordination')])).resolves.toEqual(['on main', 'on coordination']);
+    await expect(
+      Promise.all([echo(mainQueue, 'on main'), echo(coordinationQueue, 'on coordination')]),
+    ).resolves.toEqual(['on main', 'on coordination']);
 
     main.shutdown();
     await runs[0];
@@ -61,7 +76,11 @@ describe('Workers sharing one workflow thread', () => {
       shutdownGraceTime: '1s',
     });
     await worker.runUntil(async () => {
-      const handle = await temporal.client.workflow.start<typeof retriedActivity>('retriedActivity', { taskQueue, workflowId: uniqueName(taskQueue), args: [{ activity: 'hold', input: null }] });
+      const handle = await temporal.client.workflow.start<typeof retriedActivity>('retriedActivity', {
+        taskQueue,
+        workflowId: uniqueName(taskQueue),
+        args: [{ activity: 'hold', input: null }],
+      });
       await activityStarted;
       // eslint-disable-next-line no-restricted-syntax -- the SDK's built-in query, not one of ferry's messages
       const stack = handle.query<string>('__stack_trace').finally(release);
@@ -88,11 +107,14 @@ describe('Workers sharing one workflow thread', () => {
     const handle = await temporal.client.workflow.start('spinWithoutYielding', { taskQueue, workflowId });
     try {
       await expect(run).rejects.toThrow(
-        new RegExp(`the workflow thread was stopped: workflow spinWithoutYielding ${workflowId} \\(run ${handle.firstExecutionRunId}\\) ran for \\d+\\.\\d s without yielding \\(worker.isolateExecutionTimeout 1 s\\)`),
+        new RegExp(
+          `the workflow thread was stopped: workflow spinWithoutYielding ${workflowId} \\(run ${handle.firstExecutionRunId}\\) ran for \\d+\\.\\d s without yielding \\(worker.isolateExecutionTimeout 1 s\\)`,
+        ),
       );
       expect(worker.getState()).toBe('FAILED');
       // The spinning thread is gone, not left burning a core.
-      const threads = (threadOf(worker) as unknown as { workerThreadClients: Array<{ workerExited: boolean }> }).workerThreadClients;
+      const threads = (threadOf(worker) as unknown as { workerThreadClients: Array<{ workerExited: boolean }> })
+        .workerThreadClients;
       expect(threads.map((thread) => thread.workerExited)).toEqual([true]);
     } finally {
       await handle.terminate();
@@ -107,7 +129,9 @@ describe('Workers sharing one workflow thread', () => {
       const WorkerClass = workerClassSharingOneWorkflowThread();
       const first = await create(WorkerClass, uniqueName('main'));
       await first.runUntil(async () => {
-        await expect(create(WorkerClass, uniqueName('coordination'), other)).rejects.toThrow(`a shared workflow thread runs one bundle (${workflowBundlePath()}), not also ${other}`);
+        await expect(create(WorkerClass, uniqueName('coordination'), other)).rejects.toThrow(
+          `a shared workflow thread runs one bundle (${workflowBundlePath()}), not also ${other}`,
+        );
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -34,13 +34,19 @@ describe('chaos fault proxy', () => {
   });
 
   const call = (method: 'GET' | 'POST', path = '/api/x/', cookie?: string) =>
-    request(`${proxy.url}${path}`, { method, body: method === 'POST' ? '{"a":1}' : undefined, headers: cookie ? { cookie } : {} });
+    request(`${proxy.url}${path}`, {
+      method,
+      body: method === 'POST' ? '{"a":1}' : undefined,
+      headers: cookie ? { cookie } : {},
+    });
 
   it('passes requests and answers through unchanged without faults', async () => {
     const answer = await call('POST', '/api/y/?q=1', 'vmware_soap_session="abc"');
     expect(answer.statusCode).toBe(200);
     expect(await answer.body.json()).toEqual({ ok: true, url: '/api/y/?q=1' });
-    expect(seen).toEqual([{ method: 'POST', url: '/api/y/?q=1', cookie: 'vmware_soap_session="abc"', body: '{"a":1}' }]);
+    expect(seen).toEqual([
+      { method: 'POST', url: '/api/y/?q=1', cookie: 'vmware_soap_session="abc"', body: '{"a":1}' },
+    ]);
   });
 
   it('answers 503 without asking the upstream', async () => {

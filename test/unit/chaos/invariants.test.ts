@@ -5,7 +5,12 @@ function clean(): ChaosObservation {
   return {
     pve: {
       vms: [
-        { vmid: 20001, name: 'scale-0001', macs: { net0: '00:50:56:00:00:01' }, volumes: ['local-lvm:vm-20001-disk-0'] },
+        {
+          vmid: 20001,
+          name: 'scale-0001',
+          macs: { net0: '00:50:56:00:00:01' },
+          volumes: ['local-lvm:vm-20001-disk-0'],
+        },
         { vmid: 20002, name: 'scale-0002', macs: { net0: '00:50:56:00:00:02' }, volumes: [] },
         { vmid: 9100, name: 'web1', macs: { net0: 'BC:24:11:00:00:01' }, volumes: ['local-lvm:vm-9100-disk-0'] },
       ],
@@ -33,12 +38,43 @@ function clean(): ChaosObservation {
       ],
     },
     migrations: [
-      { name: 'scale-0001', workflowId: 'm1', vmid: 20001, outcome: 'migrated', planned: ['create-vm', 'relocate', 'import-disk'], recorded: ['create-vm', 'relocate', 'import-disk'] },
-      { name: 'scale-0002', workflowId: 'm2', vmid: 20002, outcome: 'failed', planned: ['create-vm'], recorded: ['create-vm'] },
+      {
+        name: 'scale-0001',
+        workflowId: 'm1',
+        vmid: 20001,
+        outcome: 'migrated',
+        planned: ['create-vm', 'relocate', 'import-disk'],
+        recorded: ['create-vm', 'relocate', 'import-disk'],
+      },
+      {
+        name: 'scale-0002',
+        workflowId: 'm2',
+        vmid: 20002,
+        outcome: 'failed',
+        planned: ['create-vm'],
+        recorded: ['create-vm'],
+      },
     ],
     provisions: [
-      { name: 'web1', workflowId: 'p1', vmid: 9100, outcome: 'provisioned', createStep: 'created', address: '192.0.2.10/24', fqdn: 'web1.lab.ferry.test' },
-      { name: 'web2', workflowId: 'p2', vmid: 9101, outcome: 'provisioned', createStep: 'created', address: '192.0.2.11/24', fqdn: 'web2.lab.ferry.test', teardown: { asked: true, outcome: 'torn-down', deleteStep: 'done' } },
+      {
+        name: 'web1',
+        workflowId: 'p1',
+        vmid: 9100,
+        outcome: 'provisioned',
+        createStep: 'created',
+        address: '192.0.2.10/24',
+        fqdn: 'web1.lab.ferry.test',
+      },
+      {
+        name: 'web2',
+        workflowId: 'p2',
+        vmid: 9101,
+        outcome: 'provisioned',
+        createStep: 'created',
+        address: '192.0.2.11/24',
+        fqdn: 'web2.lab.ferry.test',
+        teardown: { asked: true, outcome: 'torn-down', deleteStep: 'done' },
+      },
     ],
     netbox: {
       vms: [{ id: 1, name: 'web1', status: 'staged' }],
@@ -51,7 +87,8 @@ function clean(): ChaosObservation {
 const counts = (o: ChaosObservation) => Object.fromEntries(checkInvariants(o).map((r) => [r.invariant, r.count]));
 const only = (o: ChaosObservation, invariant: string, details: string[]) => {
   const rows = checkInvariants(o);
-  for (const r of rows) expect([r.invariant, r.count]).toEqual([r.invariant, r.invariant === invariant ? details.length : 0]);
+  for (const r of rows)
+    expect([r.invariant, r.count]).toEqual([r.invariant, r.invariant === invariant ? details.length : 0]);
   expect(rows.find((r) => r.invariant === invariant)!.details).toEqual(details);
 };
 
@@ -70,7 +107,10 @@ describe('chaos invariants', () => {
     const o = clean();
     o.pve.volumes.push({ volid: 'local-lvm:vm-20001-disk-1', vmid: 20001 });
     o.pve.vms[1]!.volumes.push('local-lvm:vm-20001-disk-0');
-    only(o, 'duplicate disks', ["local-lvm:vm-20001-disk-1: on storage, not in VM 20001's config", 'local-lvm:vm-20001-disk-0: referenced by 2 VMs']);
+    only(o, 'duplicate disks', [
+      "local-lvm:vm-20001-disk-1: on storage, not in VM 20001's config",
+      'local-lvm:vm-20001-disk-0: referenced by 2 VMs',
+    ]);
   });
 
   it('one MAC on two NICs', () => {
@@ -89,7 +129,10 @@ describe('chaos invariants', () => {
     const o = clean();
     o.dns.a['web1.lab.ferry.test'] = ['192.0.2.10', '192.0.2.99'];
     o.dns.ptr['192.0.2.10'] = ['web1.lab.ferry.test.', 'old.lab.ferry.test.'];
-    only(o, 'duplicate DNS records', ['web1.lab.ferry.test A 192.0.2.10, 192.0.2.99', '192.0.2.10 PTR web1.lab.ferry.test., old.lab.ferry.test.']);
+    only(o, 'duplicate DNS records', [
+      'web1.lab.ferry.test A 192.0.2.10, 192.0.2.99',
+      '192.0.2.10 PTR web1.lab.ferry.test., old.lab.ferry.test.',
+    ]);
   });
 
   it('a migration, a provision and a teardown without an outcome', () => {
@@ -102,10 +145,17 @@ describe('chaos invariants', () => {
 
   it('a VMware VM not cut over but powered off, one gone, one with a NIC changed', () => {
     const o = clean();
-    o.vmware.before.push({ name: 'gone', powerState: 'poweredOn', macs: [], disks: 1 }, { name: 'nic', powerState: 'poweredOn', macs: ['a'], disks: 1 });
+    o.vmware.before.push(
+      { name: 'gone', powerState: 'poweredOn', macs: [], disks: 1 },
+      { name: 'nic', powerState: 'poweredOn', macs: ['a'], disks: 1 },
+    );
     o.vmware.after.push({ name: 'nic', powerState: 'poweredOn', macs: ['b'], disks: 1 });
     o.vmware.before[1]!.powerState = 'poweredOn';
-    only(o, 'VMware VMs changed though not cut over', ['scale-0002: poweredOn → poweredOff', 'gone: gone from vCenter', 'nic: disks or NICs changed']);
+    only(o, 'VMware VMs changed though not cut over', [
+      'scale-0002: poweredOn → poweredOff',
+      'gone: gone from vCenter',
+      'nic: disks or NICs changed',
+    ]);
   });
 
   it('records lost: a migrated VM missing on Proxmox, a kept provision without its NetBox VM, address, A and PTR', () => {
@@ -127,7 +177,9 @@ describe('chaos invariants', () => {
   it('a migrated VM whose recorded actions differ from its plan', () => {
     const o = clean();
     o.migrations[0]!.recorded = ['create-vm', 'import-disk'];
-    only(o, 'plan ≠ recorded actions', ['scale-0001: planned [create-vm, relocate, import-disk], recorded [create-vm, import-disk]']);
+    only(o, 'plan ≠ recorded actions', [
+      'scale-0001: planned [create-vm, relocate, import-disk], recorded [create-vm, import-disk]',
+    ]);
   });
 
   it('results that say "unchanged" or "already" for what the simulator log shows this run did', () => {
@@ -150,7 +202,9 @@ describe('chaos invariants', () => {
     expect(Object.values(counts(o))).toEqual(Array(10).fill(0));
     o.migrations[0]!.planned = [json('relocate')];
     o.migrations[0]!.recorded = [json('relocate')];
-    only(o, 'result ≠ simulator log', ['scale-0001: recorded actions lack create-vm, the simulator log shows qmcreate of VM 20001']);
+    only(o, 'result ≠ simulator log', [
+      'scale-0001: recorded actions lack create-vm, the simulator log shows qmcreate of VM 20001',
+    ]);
   });
 
   it('prints a table with every count and the details of what is not 0', () => {

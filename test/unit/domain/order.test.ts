@@ -20,6 +20,12 @@ describe('compareCodeUnits', () => {
     const vms = ['ärger', 'Zulu', 'alpha'].map((name, i) => vm({ moid: `vm-${60 + i}`, name }));
     const twins = [vm({ moid: 'vm-71', name: 'äq' }), vm({ moid: 'vm-70', name: 'äq' })];
     const result = assessInventory({ portgroups: [], vms: [...vms, ...twins] }, rules());
-    expect(result.vms.map((v) => `${v.name}/${v.moid}`)).toEqual(['Zulu/vm-61', 'alpha/vm-62', 'äq/vm-70', 'äq/vm-71', 'ärger/vm-60']);
+    expect(result.vms.map((v) => `${v.name}/${v.moid}`)).toEqual([
+      'Zulu/vm-61',
+      'alpha/vm-62',
+      'äq/vm-70',
+      'äq/vm-71',
+      'ärger/vm-60',
+    ]);
   });
 });

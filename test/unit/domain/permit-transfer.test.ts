@@ -10,7 +10,13 @@ const holder = (requestId: string, grantedAt: number, successor?: string): Permi
   leaseUntil: grantedAt + 1000,
   ...(successor ? { successor } : {}),
 });
-const waiter = (requestId: string): PermitWaiter => ({ requestId, holderWorkflowId: `wf-${requestId}`, label: requestId, leaseMs: 500, requestedAt: 1 });
+const waiter = (requestId: string): PermitWaiter => ({
+  requestId,
+  holderWorkflowId: `wf-${requestId}`,
+  label: requestId,
+  leaseMs: 500,
+  requestedAt: 1,
+});
 const semaphore = (permits: number, holders: PermitHolder[], waiting: PermitWaiter[]): SemaphoreState => ({
   key: 'k',
   permits,

@@ -1,4 +1,11 @@
-import { coordinationQueue, heavyQueue, mainQueueOf, queueName, QUEUE_ROLES, scopedLimitKey } from '../../../src/domain/task-queues';
+import {
+  coordinationQueue,
+  heavyQueue,
+  mainQueueOf,
+  queueName,
+  QUEUE_ROLES,
+  scopedLimitKey,
+} from '../../../src/domain/task-queues';
 
 describe('task queues', () => {
   it('names the coordination queue beside the main queue, and finds the main queue back from either', () => {

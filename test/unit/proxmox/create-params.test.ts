@@ -63,7 +63,9 @@ describe('vmCreateParams', () => {
 
 describe('formatNic', () => {
   it('puts the model with the MAC first, then the options; no MAC lets PVE make one', () => {
-    expect(formatNic({ model: 'virtio', macaddr: '00:50:56:AA:BB:A0', bridge: 'v100' })).toBe('virtio=00:50:56:AA:BB:A0,bridge=v100');
+    expect(formatNic({ model: 'virtio', macaddr: '00:50:56:AA:BB:A0', bridge: 'v100' })).toBe(
+      'virtio=00:50:56:AA:BB:A0,bridge=v100',
+    );
     expect(formatNic({ bridge: 'vmbr0', firewall: true })).toBe('virtio,bridge=vmbr0,firewall=1');
   });
 });

@@ -26,7 +26,9 @@ describe('property strings', () => {
   });
 
   it('writes the default key first and bare, quoting commas', () => {
-    expect(formatPropertyString({ size: '4G', file: 'local:100/vm-100-disk-0.raw', serial: 'x,y' }, 'file')).toBe('local:100/vm-100-disk-0.raw,size=4G,serial="x,y"');
+    expect(formatPropertyString({ size: '4G', file: 'local:100/vm-100-disk-0.raw', serial: 'x,y' }, 'file')).toBe(
+      'local:100/vm-100-disk-0.raw,size=4G,serial="x,y"',
+    );
     const text = 'local-lvm:vm-1-disk-0,cache=none,size=8G';
     expect(formatPropertyString(parsePropertyString(text, 'file'), 'file')).toBe(text);
   });
@@ -35,7 +37,16 @@ describe('property strings', () => {
 describe('UPIDs', () => {
   const upid = 'UPID:pve1:0012ABCD:0A1B2C3D:6750B3C1:qmcreate:101:ferry@pve!ferry:';
   it('parses node, type, id, user and hex times', () => {
-    expect(parseUpid(upid)).toEqual({ upid, node: 'pve1', pid: 0x12abcd, pstart: 0x0a1b2c3d, starttime: 0x6750b3c1, type: 'qmcreate', id: '101', user: 'ferry@pve!ferry' });
+    expect(parseUpid(upid)).toEqual({
+      upid,
+      node: 'pve1',
+      pid: 0x12abcd,
+      pstart: 0x0a1b2c3d,
+      starttime: 0x6750b3c1,
+      type: 'qmcreate',
+      id: '101',
+      user: 'ferry@pve!ferry',
+    });
     expect(formatUpid(parseUpid(upid))).toBe(upid);
   });
   it('rejects what is not a UPID, saying what the shape is', () => {
@@ -46,18 +57,34 @@ describe('UPIDs', () => {
 
 describe('NIC and disk values', () => {
   it('reads model and MAC from the model=MAC form and from model/macaddr keys', () => {
-    expect(parseNic('virtio=bc:24:11:2d:6a:3c,bridge=vmbr0,firewall=1,tag=20')).toEqual({ model: 'virtio', macaddr: 'BC:24:11:2D:6A:3C', options: { bridge: 'vmbr0', firewall: '1', tag: '20' } });
-    expect(parseNic('model=e1000,macaddr=00:50:56:01:02:03,bridge=vmbr1')).toEqual({ model: 'e1000', macaddr: '00:50:56:01:02:03', options: { bridge: 'vmbr1' } });
+    expect(parseNic('virtio=bc:24:11:2d:6a:3c,bridge=vmbr0,firewall=1,tag=20')).toEqual({
+      model: 'virtio',
+      macaddr: 'BC:24:11:2D:6A:3C',
+      options: { bridge: 'vmbr0', firewall: '1', tag: '20' },
+    });
+    expect(parseNic('model=e1000,macaddr=00:50:56:01:02:03,bridge=vmbr1')).toEqual({
+      model: 'e1000',
+      macaddr: '00:50:56:01:02:03',
+      options: { bridge: 'vmbr1' },
+    });
   });
   it('reads volume, size in bytes and options of a disk', () => {
-    expect(parseDisk('local-lvm:vm-101-disk-0,iothread=1,size=32G')).toEqual({ volume: 'local-lvm:vm-101-disk-0', sizeBytes: 32 * 1024 ** 3, options: { iothread: '1' } });
-    expect(parseDisk('local:iso/d.iso,media=cdrom')).toEqual({ volume: 'local:iso/d.iso', options: { media: 'cdrom' } });
+    expect(parseDisk('local-lvm:vm-101-disk-0,iothread=1,size=32G')).toEqual({
+      volume: 'local-lvm:vm-101-disk-0',
+      sizeBytes: 32 * 1024 ** 3,
+      options: { iothread: '1' },
+    });
+    expect(parseDisk('local:iso/d.iso,media=cdrom')).toEqual({
+      volume: 'local:iso/d.iso',
+      options: { media: 'cdrom' },
+    });
     expect(parseDiskSize('528K')).toBe(528 * 1024);
     expect(() => parseDiskSize('12X')).toThrow(/not a disk size: "12X"/);
   });
   it('accepts only the slots qemu-server has', () => {
     expect(checkSlot('scsi30')).toBe('scsi30');
-    for (const bad of ['scsi31', 'virtio16', 'ide4', 'sata6', 'net0', 'scsi01']) expect(() => checkSlot(bad)).toThrow(/not a disk slot/);
+    for (const bad of ['scsi31', 'virtio16', 'ide4', 'sata6', 'net0', 'scsi01'])
+      expect(() => checkSlot(bad)).toThrow(/not a disk slot/);
     // Bad input fails at once, never retried: a FerryError of category invalid.
     const err = (() => {
       try {
@@ -81,15 +108,27 @@ describe('PVE quirks in answers', () => {
   });
   it('reads a config as strings with its digest, and rejects one without a digest, naming the field', () => {
     const digest = 'a'.repeat(40);
-    expect(vmConfigSchema.parse({ digest, cores: 2, memory: '2048', name: 'x' })).toEqual({ digest, values: { cores: '2', memory: '2048', name: 'x' } });
+    expect(vmConfigSchema.parse({ digest, cores: 2, memory: '2048', name: 'x' })).toEqual({
+      digest,
+      values: { cores: '2', memory: '2048', name: 'x' },
+    });
     const missing = vmConfigSchema.safeParse({ cores: 2 });
     expect(missing.success).toBe(false);
     expect(z.prettifyError(missing.error!)).toMatch(/digest/);
     expect(vmConfigSchema.safeParse({ digest, cores: { nested: 1 } }).success).toBe(false);
   });
   it('reads cluster resources with string vmids and 0/1 template flags; pending rows with delete codes', () => {
-    expect(resourcesSchema.parse([{ id: 'qemu/100', type: 'qemu', vmid: '100', template: 0, node: 'pve1', extra: 'kept' }])[0]).toMatchObject({ vmid: 100, template: false, extra: 'kept' });
-    expect(pendingSchema.parse([{ key: 'memory', value: 2048, pending: '4096' }, { key: 'net1', delete: 2 }])).toEqual([
+    expect(
+      resourcesSchema.parse([
+        { id: 'qemu/100', type: 'qemu', vmid: '100', template: 0, node: 'pve1', extra: 'kept' },
+      ])[0],
+    ).toMatchObject({ vmid: 100, template: false, extra: 'kept' });
+    expect(
+      pendingSchema.parse([
+        { key: 'memory', value: 2048, pending: '4096' },
+        { key: 'net1', delete: 2 },
+      ]),
+    ).toEqual([
       { key: 'memory', value: '2048', pending: '4096' },
       { key: 'net1', delete: 2 },
     ]);
@@ -98,6 +137,8 @@ describe('PVE quirks in answers', () => {
 
 describe('request encoding', () => {
   it('form-encodes booleans as 1/0 and drops undefined values', () => {
-    expect(encodeParams({ onboot: true, template: false, name: 'a b', skip: undefined, cores: 2 })).toBe('onboot=1&template=0&name=a+b&cores=2');
+    expect(encodeParams({ onboot: true, template: false, name: 'a b', skip: undefined, cores: 2 })).toBe(
+      'onboot=1&template=0&name=a+b&cores=2',
+    );
   });
 });

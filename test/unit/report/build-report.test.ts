@@ -9,10 +9,24 @@ describe('the report model, built from histories', () => {
 
   it('gives a recorded wave one row per VM workflow, with a bar per stage and per permit wait', () => {
     const model = wave();
-    expect(model).toMatchObject({ kind: 'migration-wave', id: 'mig-831fe157', workflowId: 'mig-831fe157-wave', state: 'completed' });
+    expect(model).toMatchObject({
+      kind: 'migration-wave',
+      id: 'mig-831fe157',
+      workflowId: 'mig-831fe157-wave',
+      state: 'completed',
+    });
     expect(model.vms.map((vm) => [vm.name, vm.vmid, vm.outcome])).toEqual([['mig-web01', 20074, 'migrated']]);
     const vm = model.vms[0]!;
-    expect(vm.bars.filter((b) => b.lane === 'stage').map((b) => b.label)).toEqual(['validate', 'networks', 'shell', 'vMotion', 'approval', 'shutdown', 'import', 'verify']);
+    expect(vm.bars.filter((b) => b.lane === 'stage').map((b) => b.label)).toEqual([
+      'validate',
+      'networks',
+      'shell',
+      'vMotion',
+      'approval',
+      'shutdown',
+      'import',
+      'verify',
+    ]);
     // Each stage ends where the next begins; the last where the next (final) stage mark is.
     const stages = vm.bars.filter((b) => b.lane === 'stage');
     for (let i = 1; i < stages.length; i++) expect(stages[i]!.start).toBe(stages[i - 1]!.end);
@@ -32,15 +46,39 @@ describe('the report model, built from histories', () => {
     expect(model.vms[0]!.downtimeMs).toBe(993);
     expect(model.vms[0]!.downtimeFrom).toBe(model.vms[0]!.bars.find((b) => b.label === 'shutdown')!.start);
     expect(model.vms[0]!.importedBytes).toBe(20 * 2 ** 30 + 50 * 2 ** 30);
-    expect(model.throughput.map((p) => [p.vmsDone, p.bytesImported / 2 ** 30])).toEqual([[0, 0], [0, 20], [0, 70], [1, 70]]);
-    expect(model.totals).toMatchObject({ vms: 1, outcomes: { migrated: 1 }, refused: 1, approvals: 1, failures: 0, bytesImported: 70 * 2 ** 30, durationMs: 5033 });
+    expect(model.throughput.map((p) => [p.vmsDone, p.bytesImported / 2 ** 30])).toEqual([
+      [0, 0],
+      [0, 20],
+      [0, 70],
+      [1, 70],
+    ]);
+    expect(model.totals).toMatchObject({
+      vms: 1,
+      outcomes: { migrated: 1 },
+      refused: 1,
+      approvals: 1,
+      failures: 0,
+      bytesImported: 70 * 2 ** 30,
+      durationMs: 5033,
+    });
     expect(model.totals.downtime).toEqual({ count: 1, totalMs: 993, maxMs: 993, medianMs: 993 });
   });
 
-  it('lists refusals with their reasons, and the wave approval once (not again as each VM\'s copy of it)', () => {
+  it("lists refusals with their reasons, and the wave approval once (not again as each VM's copy of it)", () => {
     const model = wave();
-    expect(model.refusals).toEqual([{ vm: 'mig-snap01', reasons: [expect.stringMatching(/^mig-snap01 has snapshots; consolidate/)] }]);
-    expect(model.approvals).toEqual([{ decision: 'approve', by: 'alice', reason: 'recorded for the replay test', at: expect.any(Number), via: 'update', vms: 'all' }]);
+    expect(model.refusals).toEqual([
+      { vm: 'mig-snap01', reasons: [expect.stringMatching(/^mig-snap01 has snapshots; consolidate/)] },
+    ]);
+    expect(model.approvals).toEqual([
+      {
+        decision: 'approve',
+        by: 'alice',
+        reason: 'recorded for the replay test',
+        at: expect.any(Number),
+        via: 'update',
+        vms: 'all',
+      },
+    ]);
     expect(model.vms[0]!.marks).toEqual([{ kind: 'approval', at: expect.any(Number), label: 'approved by alice' }]);
   });
 
@@ -49,39 +87,94 @@ describe('the report model, built from histories', () => {
     expect(model).toMatchObject({ kind: 'provision-batch', id: 'provision-planned-recorded', state: 'completed' });
     expect(model.vms[0]).toMatchObject({ name: 'vm-a1a7eb1d', vmid: 9100, outcome: 'provisioned', importedBytes: 0 });
     expect(model.vms[0]!.downtimeMs).toBeUndefined();
-    expect(model.vms[0]!.bars.filter((b) => b.lane === 'stage').map((b) => b.label)).toEqual(
-      ['resolve', 'vmid', 'check', 'preflight', 'create', 'hardware', 'netbox', 'address', 'dns', 'handover', 'boot'],
-    );
+    expect(model.vms[0]!.bars.filter((b) => b.lane === 'stage').map((b) => b.label)).toEqual([
+      'resolve',
+      'vmid',
+      'check',
+      'preflight',
+      'create',
+      'hardware',
+      'netbox',
+      'address',
+      'dns',
+      'handover',
+      'boot',
+    ]);
     expect(model.totals.downtime.count).toBe(0);
   });
 
   it('draws a running VM as far as it got: unknown stages as `other`, open bars and waits until now', () => {
-    const vm = new HistoryBuilder().started('migrateVm').attribute(0, { VmName: 'web9' }).stage(1, 'shutdown').stage(2, 'awaiting-window-2099');
-    vm.activity('requestPermit', 3, { startedAt: 3, completedAt: 3.1, input: { key: 'q.import-local-lvm', taskQueue: 'q', request: { requestId: 'r1', label: 'import web9 scsi0' } } });
+    const vm = new HistoryBuilder()
+      .started('migrateVm')
+      .attribute(0, { VmName: 'web9' })
+      .stage(1, 'shutdown')
+      .stage(2, 'awaiting-window-2099');
+    vm.activity('requestPermit', 3, {
+      startedAt: 3,
+      completedAt: 3.1,
+      input: { key: 'q.import-local-lvm', taskQueue: 'q', request: { requestId: 'r1', label: 'import web9 scsi0' } },
+    });
     const parent = new HistoryBuilder().started('migrationWave', 0, { waveId: 'night' });
-    const model = buildReport({ parent: parent.read('wave-night'), children: [vm.read('migrate-web9')], parentStatus: { refused: [{ name: 'dmz1', refusals: [{ subject: 'Network adapter 1', reason: 'PG-PVLAN has no VNet' }] }] }, now: T0 + 60_000 });
-    expect(model).toMatchObject({ id: 'night', state: 'running', totals: { durationMs: 60_000, outcomes: { running: 1 } } });
+    const model = buildReport({
+      parent: parent.read('wave-night'),
+      children: [vm.read('migrate-web9')],
+      parentStatus: {
+        refused: [{ name: 'dmz1', refusals: [{ subject: 'Network adapter 1', reason: 'PG-PVLAN has no VNet' }] }],
+      },
+      now: T0 + 60_000,
+    });
+    expect(model).toMatchObject({
+      id: 'night',
+      state: 'running',
+      totals: { durationMs: 60_000, outcomes: { running: 1 } },
+    });
     const row = model.vms[0]!;
     expect(row).toMatchObject({ name: 'web9', state: 'running', downtimeMs: 59_000, downtimeOpen: true });
     expect(row.outcome).toBeUndefined();
     expect(model.refusals).toEqual([{ vm: 'dmz1', reasons: ['Network adapter 1: PG-PVLAN has no VNet'] }]);
     expect(row.bars).toEqual([
       { lane: 'stage', label: 'shutdown', category: 'shutdown', start: T0 + 1000, end: T0 + 2000, open: false },
-      { lane: 'stage', label: 'awaiting-window-2099', category: 'other', start: T0 + 2000, end: T0 + 60_000, open: true },
-      { lane: 'wait', label: 'permit import-local-lvm', category: 'permit', start: T0 + 3000, end: T0 + 60_000, open: true, detail: 'import web9 scsi0' },
+      {
+        lane: 'stage',
+        label: 'awaiting-window-2099',
+        category: 'other',
+        start: T0 + 2000,
+        end: T0 + 60_000,
+        open: true,
+      },
+      {
+        lane: 'wait',
+        label: 'permit import-local-lvm',
+        category: 'permit',
+        start: T0 + 3000,
+        end: T0 + 60_000,
+        open: true,
+        detail: 'import web9 scsi0',
+      },
     ]);
   });
 
   it('lists failures with the decisions taken after each: retries, a failed activity, a rollback sent while running', () => {
     const vm = new HistoryBuilder().started('migrateVm').attribute(0, { VmName: 'db1' }).stage(1, 'import');
-    vm.activity('importDisk', 1, { startedAt: 4, attempt: 2, lastFailure: 'storage locked', failedAt: 6, failure: 'disk full' });
-    vm.stage(6, 'awaiting-decision').signalled(8, retryCutoverSignal.name, { by: 'carol', reason: 'freed space' }).updated(20, rollbackUpdate.name, { by: 'carol', reason: 'still full' });
+    vm.activity('importDisk', 1, {
+      startedAt: 4,
+      attempt: 2,
+      lastFailure: 'storage locked',
+      failedAt: 6,
+      failure: 'disk full',
+    });
+    vm.stage(6, 'awaiting-decision')
+      .signalled(8, retryCutoverSignal.name, { by: 'carol', reason: 'freed space' })
+      .updated(20, rollbackUpdate.name, { by: 'carol', reason: 'still full' });
     const parent = new HistoryBuilder().started('migrationWave', 0, { waveId: 'w' });
     const model = buildReport({ parent: parent.read('wave-w'), children: [vm.read('migrate-db1')], now: T0 + 30_000 });
     expect(model.failures).toEqual([
       { vm: 'db1', at: T0 + 4000, what: 'importDisk retried (attempt 2)', message: 'storage locked', decisions: [] },
       {
-        vm: 'db1', at: T0 + 6000, what: 'importDisk failed', message: 'disk full',
+        vm: 'db1',
+        at: T0 + 6000,
+        what: 'importDisk failed',
+        message: 'disk full',
         decisions: [
           { decision: 'retry', by: 'carol', reason: 'freed space', at: T0 + 8000, via: 'signal' },
           { decision: 'rollback', by: 'carol', reason: 'still full', at: T0 + 20_000, via: 'update' },
@@ -97,23 +190,51 @@ describe('the report model, built from histories', () => {
     expect(model.totals.failures).toBe(2);
   });
 
-  it('reads recorded decisions, a failed guest check and a rejection from a finished VM\'s result', () => {
-    const vm = new HistoryBuilder().started('migrateVm').stage(0, 'shutdown').stage(5, 'verify-guest').stage(9, 'rolled-back');
+  it("reads recorded decisions, a failed guest check and a rejection from a finished VM's result", () => {
+    const vm = new HistoryBuilder()
+      .started('migrateVm')
+      .stage(0, 'shutdown')
+      .stage(5, 'verify-guest')
+      .stage(9, 'rolled-back');
     vm.completed(10, {
-      vm: 'app1', outcome: 'rolled-back',
-      verification: { state: 'failed', checks: [{ check: 'address', result: 'failed', at: T0 + 8000, detail: '10.0.0.5 is on no interface' }] },
+      vm: 'app1',
+      outcome: 'rolled-back',
+      verification: {
+        state: 'failed',
+        checks: [{ check: 'address', result: 'failed', at: T0 + 8000, detail: '10.0.0.5 is on no interface' }],
+      },
       decisions: [{ decision: 'rollback', by: 'ferry', reason: 'verify.onFailure', at: T0 + 8500, via: 'setting' }],
     });
     const rejected = new HistoryBuilder().started('migrateVm').stage(0, 'awaiting-approval').stage(3, 'rejected');
-    rejected.completed(3, { vm: 'app2', outcome: 'rejected', rejection: { by: 'dave', reason: 'not tonight', at: T0 + 3000, via: 'update' } });
-    const parent = new HistoryBuilder().started('migrationWave', 0, { waveId: 'w' }).completed(11, { status: { waveId: 'w', refused: [], approvals: [] } });
-    const model = buildReport({ parent: parent.read('wave-w'), children: [vm.read('m-app1'), rejected.read('m-app2')], now: NOW });
-    expect(model.vms.map((v) => [v.name, v.outcome, v.downtimeMs])).toEqual([['app1', 'rolled-back', 9000], ['app2', 'rejected', undefined]]);
-    expect(model.failures).toEqual([{
-      vm: 'app1', at: T0 + 8000, what: 'guest verification failed', message: '10.0.0.5 is on no interface',
-      decisions: [{ decision: 'rollback', by: 'ferry', reason: 'verify.onFailure', at: T0 + 8500, via: 'setting' }],
-    }]);
-    expect(model.approvals).toEqual([{ decision: 'reject', by: 'dave', reason: 'not tonight', at: T0 + 3000, via: 'update', vms: ['app2'] }]);
+    rejected.completed(3, {
+      vm: 'app2',
+      outcome: 'rejected',
+      rejection: { by: 'dave', reason: 'not tonight', at: T0 + 3000, via: 'update' },
+    });
+    const parent = new HistoryBuilder()
+      .started('migrationWave', 0, { waveId: 'w' })
+      .completed(11, { status: { waveId: 'w', refused: [], approvals: [] } });
+    const model = buildReport({
+      parent: parent.read('wave-w'),
+      children: [vm.read('m-app1'), rejected.read('m-app2')],
+      now: NOW,
+    });
+    expect(model.vms.map((v) => [v.name, v.outcome, v.downtimeMs])).toEqual([
+      ['app1', 'rolled-back', 9000],
+      ['app2', 'rejected', undefined],
+    ]);
+    expect(model.failures).toEqual([
+      {
+        vm: 'app1',
+        at: T0 + 8000,
+        what: 'guest verification failed',
+        message: '10.0.0.5 is on no interface',
+        decisions: [{ decision: 'rollback', by: 'ferry', reason: 'verify.onFailure', at: T0 + 8500, via: 'setting' }],
+      },
+    ]);
+    expect(model.approvals).toEqual([
+      { decision: 'reject', by: 'dave', reason: 'not tonight', at: T0 + 3000, via: 'update', vms: ['app2'] },
+    ]);
     expect(model.throughput.map((p) => p.vmsDone)).toEqual([0]);
   });
 
@@ -121,17 +242,34 @@ describe('the report model, built from histories', () => {
     const parent = new HistoryBuilder().started('migrationWave', 0, { waveId: 'w' });
     parent.updated(5, approveWaveUpdate.name, { by: 'erin', reason: 'change 4711', vms: ['db1'] });
     const model = buildReport({ parent: parent.read('wave-w'), children: [], now: T0 + 10_000 });
-    expect(model.approvals).toEqual([{ decision: 'approve', by: 'erin', reason: 'change 4711', at: T0 + 5000, via: 'update', vms: ['db1'] }]);
+    expect(model.approvals).toEqual([
+      { decision: 'approve', by: 'erin', reason: 'change 4711', at: T0 + 5000, via: 'update', vms: ['db1'] },
+    ]);
   });
 
   it('draws back-to-back polls as one wait, and a timer far from them as its own', () => {
     const vm = new HistoryBuilder().started('migrateVm').stage(0, 'verify-guest');
-    for (const [id, start] of [[1, 1], [2, 6.5], [3, 12], [4, 40]] as const) {
+    for (const [id, start] of [
+      [1, 1],
+      [2, 6.5],
+      [3, 12],
+      [4, 40],
+    ] as const) {
       vm.add('EVENT_TYPE_TIMER_STARTED', start, { timerId: String(id), startToFireTimeout: '5s' });
       vm.add('EVENT_TYPE_TIMER_FIRED', start + 5, { timerId: String(id) });
     }
-    const model = buildReport({ parent: new HistoryBuilder().started('migrationWave').read('w'), children: [vm.read('m')], now: T0 + 60_000 });
-    expect(model.vms[0]!.bars.filter((b) => b.lane === 'wait').map((b) => [b.label, (b.start - T0) / 1000, (b.end - T0) / 1000])).toEqual([
+    const model = buildReport({
+      parent: new HistoryBuilder().started('migrationWave').read('w'),
+      children: [vm.read('m')],
+      now: T0 + 60_000,
+    });
+    expect(
+      model.vms[0]!.bars.filter((b) => b.lane === 'wait').map((b) => [
+        b.label,
+        (b.start - T0) / 1000,
+        (b.end - T0) / 1000,
+      ]),
+    ).toEqual([
       ['polling (3 timers)', 1, 17],
       ['timer 5 s', 40, 45],
     ]);

@@ -5,7 +5,10 @@ import type { HistoryEvent } from '../../../src/report/history';
 
 /** A recorded history under test/histories, read as the report reads it. */
 export function recorded(name: string): WorkflowTimeline {
-  const file = JSON.parse(readFileSync(path.join(__dirname, '../../histories', `${name}.json`), 'utf8')) as { workflowId: string; history: { events: HistoryEvent[] } };
+  const file = JSON.parse(readFileSync(path.join(__dirname, '../../histories', `${name}.json`), 'utf8')) as {
+    workflowId: string;
+    history: { events: HistoryEvent[] };
+  };
   return readHistory(file.workflowId, file.history);
 }
 
@@ -27,13 +30,24 @@ export class HistoryBuilder {
 
   add(type: string, at: number, attributes: Record<string, unknown> = {}): string {
     const id = String(this.events.length + 1);
-    const key = `${type.replace(/^EVENT_TYPE_/, '').toLowerCase().replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}EventAttributes`;
-    this.events.push({ eventId: id, eventTime: new Date(T0 + at * 1000).toISOString(), eventType: type, [key]: attributes });
+    const key = `${type
+      .replace(/^EVENT_TYPE_/, '')
+      .toLowerCase()
+      .replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}EventAttributes`;
+    this.events.push({
+      eventId: id,
+      eventTime: new Date(T0 + at * 1000).toISOString(),
+      eventType: type,
+      [key]: attributes,
+    });
     return id;
   }
 
   started(type: string, at = 0, input?: unknown): this {
-    this.add('EVENT_TYPE_WORKFLOW_EXECUTION_STARTED', at, { workflowType: { name: type }, ...(input !== undefined ? { input: { payloads: [payload(input)] } } : {}) });
+    this.add('EVENT_TYPE_WORKFLOW_EXECUTION_STARTED', at, {
+      workflowType: { name: type },
+      ...(input !== undefined ? { input: { payloads: [payload(input)] } } : {}),
+    });
     return this;
   }
 
@@ -48,13 +62,41 @@ export class HistoryBuilder {
   }
 
   /** An activity scheduled at `at`, started and closed as given (no close: still running). */
-  activity(name: string, at: number, run: { input?: unknown; startedAt?: number; attempt?: number; lastFailure?: string; completedAt?: number; result?: unknown; failedAt?: number; failure?: string } = {}): this {
-    const scheduled = this.add('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED', at, { activityType: { name }, ...(run.input !== undefined ? { input: { payloads: [payload(run.input)] } } : {}) });
+  activity(
+    name: string,
+    at: number,
+    run: {
+      input?: unknown;
+      startedAt?: number;
+      attempt?: number;
+      lastFailure?: string;
+      completedAt?: number;
+      result?: unknown;
+      failedAt?: number;
+      failure?: string;
+    } = {},
+  ): this {
+    const scheduled = this.add('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED', at, {
+      activityType: { name },
+      ...(run.input !== undefined ? { input: { payloads: [payload(run.input)] } } : {}),
+    });
     if (run.startedAt !== undefined) {
-      this.add('EVENT_TYPE_ACTIVITY_TASK_STARTED', run.startedAt, { scheduledEventId: scheduled, attempt: run.attempt ?? 1, ...(run.lastFailure ? { lastFailure: { message: run.lastFailure } } : {}) });
+      this.add('EVENT_TYPE_ACTIVITY_TASK_STARTED', run.startedAt, {
+        scheduledEventId: scheduled,
+        attempt: run.attempt ?? 1,
+        ...(run.lastFailure ? { lastFailure: { message: run.lastFailure } } : {}),
+      });
     }
-    if (run.completedAt !== undefined) this.add('EVENT_TYPE_ACTIVITY_TASK_COMPLETED', run.completedAt, { scheduledEventId: scheduled, ...(run.result !== undefined ? { result: { payloads: [payload(run.result)] } } : {}) });
-    if (run.failedAt !== undefined) this.add('EVENT_TYPE_ACTIVITY_TASK_FAILED', run.failedAt, { scheduledEventId: scheduled, failure: { message: run.failure ?? 'failed' } });
+    if (run.completedAt !== undefined)
+      this.add('EVENT_TYPE_ACTIVITY_TASK_COMPLETED', run.completedAt, {
+        scheduledEventId: scheduled,
+        ...(run.result !== undefined ? { result: { payloads: [payload(run.result)] } } : {}),
+      });
+    if (run.failedAt !== undefined)
+      this.add('EVENT_TYPE_ACTIVITY_TASK_FAILED', run.failedAt, {
+        scheduledEventId: scheduled,
+        failure: { message: run.failure ?? 'failed' },
+      });
     return this;
   }
 
@@ -64,7 +106,9 @@ export class HistoryBuilder {
   }
 
   updated(at: number, name: string, arg: unknown): this {
-    this.add('EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED', at, { acceptedRequest: { input: { name, args: { payloads: [payload(arg)] } } } });
+    this.add('EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED', at, {
+      acceptedRequest: { input: { name, args: { payloads: [payload(arg)] } } },
+    });
     return this;
   }
 
@@ -74,7 +118,9 @@ export class HistoryBuilder {
   }
 
   failed(at: number, message: string, cause?: string): this {
-    this.add('EVENT_TYPE_WORKFLOW_EXECUTION_FAILED', at, { failure: { message, ...(cause ? { cause: { message: cause } } : {}) } });
+    this.add('EVENT_TYPE_WORKFLOW_EXECUTION_FAILED', at, {
+      failure: { message, ...(cause ? { cause: { message: cause } } : {}) },
+    });
     return this;
   }
 

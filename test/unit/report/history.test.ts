@@ -8,12 +8,29 @@ describe('reading a workflow history for a report', () => {
     const t = recorded('migrate-vm');
     expect(t.type).toBe('migrateVm');
     expect(t.state).toBe('completed');
-    expect(t.stages.map((s) => s.stage)).toEqual(['validate', 'networks', 'shell', 'relocate', 'awaiting-approval', 'shutdown', 'import', 'verify', 'done']);
+    expect(t.stages.map((s) => s.stage)).toEqual([
+      'validate',
+      'networks',
+      'shell',
+      'relocate',
+      'awaiting-approval',
+      'shutdown',
+      'import',
+      'verify',
+      'done',
+    ]);
     expect(t.activities).toHaveLength(19);
-    expect(t.activities.every((a) => a.outcome === 'completed' && a.startedAt !== undefined && a.closedAt! >= a.scheduledAt)).toBe(true);
-    expect(t.activities.filter((a) => a.name === 'importDisk').map((a) => (a.result as { slot: string }).slot)).toEqual(['scsi0', 'scsi1']);
+    expect(
+      t.activities.every((a) => a.outcome === 'completed' && a.startedAt !== undefined && a.closedAt! >= a.scheduledAt),
+    ).toBe(true);
+    expect(t.activities.filter((a) => a.name === 'importDisk').map((a) => (a.result as { slot: string }).slot)).toEqual(
+      ['scsi0', 'scsi1'],
+    );
     expect(t.timers).toEqual([{ startedAt: expect.any(Number), firedAt: expect.any(Number), durationMs: 2000 }]);
-    expect(t.messages.find((m) => m.name === 'approveCutover')).toMatchObject({ kind: 'signal', args: [{ by: 'alice' }] });
+    expect(t.messages.find((m) => m.name === 'approveCutover')).toMatchObject({
+      kind: 'signal',
+      args: [{ by: 'alice' }],
+    });
     expect(t.searchAttributes).toMatchObject({ VmName: 'mig-web01', VmId: 20074, FerryKind: 'migrate' });
     expect(t.result).toMatchObject({ vm: 'mig-web01', outcome: 'migrated' });
     expect(t.closedAt).toBeGreaterThan(t.startedAt);
@@ -33,16 +50,34 @@ describe('reading a workflow history for a report', () => {
   it('reads updates, retries with their last failure, failures with their causes, and a run still going', () => {
     const b = new HistoryBuilder().started('migrateVm');
     b.updated(1, rollbackUpdate.name, { by: 'bob', reason: 'guest broken' });
-    b.activity('importDisk', 2, { startedAt: 5, attempt: 3, lastFailure: 'storage locked', failedAt: 9, failure: 'disk full' });
+    b.activity('importDisk', 2, {
+      startedAt: 5,
+      attempt: 3,
+      lastFailure: 'storage locked',
+      failedAt: 9,
+      failure: 'disk full',
+    });
     b.activity('verifyGuest', 10, { startedAt: 10 });
     const t = b.read('w1');
     expect(t.state).toBe('running');
     expect(t.closedAt).toBeUndefined();
-    expect(t.messages).toEqual([{ kind: 'update', name: 'rollback', at: T0 + 1000, args: [{ by: 'bob', reason: 'guest broken' }] }]);
-    expect(t.activities[0]).toMatchObject({ outcome: 'failed', attempt: 3, lastFailure: 'storage locked', failure: 'disk full', closedAt: T0 + 9000 });
+    expect(t.messages).toEqual([
+      { kind: 'update', name: 'rollback', at: T0 + 1000, args: [{ by: 'bob', reason: 'guest broken' }] },
+    ]);
+    expect(t.activities[0]).toMatchObject({
+      outcome: 'failed',
+      attempt: 3,
+      lastFailure: 'storage locked',
+      failure: 'disk full',
+      closedAt: T0 + 9000,
+    });
     expect(t.activities[1]).toMatchObject({ outcome: 'running', startedAt: T0 + 10_000 });
     b.failed(12, 'cutover failed', 'disk full');
-    expect(b.read('w1')).toMatchObject({ state: 'failed', failure: 'cutover failed: disk full', closedAt: T0 + 12_000 });
+    expect(b.read('w1')).toMatchObject({
+      state: 'failed',
+      failure: 'cutover failed: disk full',
+      closedAt: T0 + 12_000,
+    });
   });
 
   it('skips payloads it cannot read (binary/null, encrypted) instead of failing', () => {
@@ -56,11 +91,20 @@ describe('reading a workflow history for a report', () => {
 
   it('joins the runs of a workflow that continued as new: from the first start to the last end', () => {
     const first = new HistoryBuilder().started('migrationWave', 0, { waveId: 'w' });
-    first.add('EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED', 1, { workflowId: 'vm-a', workflowType: { name: 'migrateVm' } });
+    first.add('EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED', 1, {
+      workflowId: 'vm-a',
+      workflowType: { name: 'migrateVm' },
+    });
     first.add('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW', 2, {});
     const second = new HistoryBuilder();
-    second.add('EVENT_TYPE_WORKFLOW_EXECUTION_STARTED', 2, { workflowType: { name: 'migrationWave' }, continuedExecutionRunId: 'run-1' });
-    second.add('EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED', 3, { workflowId: 'vm-b', workflowType: { name: 'migrateVm' } });
+    second.add('EVENT_TYPE_WORKFLOW_EXECUTION_STARTED', 2, {
+      workflowType: { name: 'migrationWave' },
+      continuedExecutionRunId: 'run-1',
+    });
+    second.add('EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED', 3, {
+      workflowId: 'vm-b',
+      workflowType: { name: 'migrateVm' },
+    });
     second.completed(4, { status: { waveId: 'w' } });
     expect(first.read('wave').state).toBe('continued-as-new');
     expect(second.read('wave').continuedFrom).toBe('run-1');

@@ -39,20 +39,59 @@ describe('CD/DVD drives and the vTPM of config.hardware.device', () => {
     expect(cdromsAndTpmOf(list(DEVICES), 'vm-7 config.hardware.device')).toEqual({
       cdroms: [
         {
-          key: 3002, label: 'CD/DVD drive 1', controllerType: 'ide', controllerBusNumber: 1, unitNumber: 0, startConnected: true,
+          key: 3002,
+          label: 'CD/DVD drive 1',
+          controllerType: 'ide',
+          controllerBusNumber: 1,
+          unitNumber: 0,
+          startConnected: true,
           backing: { kind: 'iso', fileName: '[iso-ds] win/server2022.iso' },
         },
-        { key: 16000, label: 'CD/DVD drive 2', controllerType: 'ahci', controllerBusNumber: 0, unitNumber: 1, startConnected: false, backing: { kind: 'client-device' } },
         {
-          key: 3001, label: 'CD/DVD drive 3', controllerType: 'ide', controllerBusNumber: 0, unitNumber: 1, startConnected: true,
+          key: 16000,
+          label: 'CD/DVD drive 2',
+          controllerType: 'ahci',
+          controllerBusNumber: 0,
+          unitNumber: 1,
+          startConnected: false,
+          backing: { kind: 'client-device' },
+        },
+        {
+          key: 3001,
+          label: 'CD/DVD drive 3',
+          controllerType: 'ide',
+          controllerBusNumber: 0,
+          unitNumber: 1,
+          startConnected: true,
           backing: { kind: 'host-device', deviceName: 'cdrom-200-1' },
         },
         {
-          key: 3000, label: 'CD/DVD drive 4', controllerType: 'ide', controllerBusNumber: 0, unitNumber: 0, startConnected: true,
+          key: 3000,
+          label: 'CD/DVD drive 4',
+          controllerType: 'ide',
+          controllerBusNumber: 0,
+          unitNumber: 0,
+          startConnected: true,
           backing: { kind: 'host-device', deviceName: '/vmfs/devices/cdrom/mpx.vmhba0:C0:T0:L0' },
         },
-        { key: 16001, label: 'CD/DVD drive 5', controllerType: 'ahci', controllerBusNumber: 0, unitNumber: 2, startConnected: true, backing: { kind: 'client-device' } },
-        { key: 16002, label: 'CD/DVD drive 16002', controllerType: 'ahci', controllerBusNumber: 0, unitNumber: 3, startConnected: true, backing: { kind: 'none' } },
+        {
+          key: 16001,
+          label: 'CD/DVD drive 5',
+          controllerType: 'ahci',
+          controllerBusNumber: 0,
+          unitNumber: 2,
+          startConnected: true,
+          backing: { kind: 'client-device' },
+        },
+        {
+          key: 16002,
+          label: 'CD/DVD drive 16002',
+          controllerType: 'ahci',
+          controllerBusNumber: 0,
+          unitNumber: 3,
+          startConnected: true,
+          backing: { kind: 'none' },
+        },
       ],
       tpm: { key: 11000, label: 'Virtual TPM' },
     });
@@ -62,11 +101,19 @@ describe('CD/DVD drives and the vTPM of config.hardware.device', () => {
     const devices = list(`
       <VirtualDevice XMLSchema-instance:type="VirtualCdrom"><key>3000</key><backing XMLSchema-instance:type="VirtualCdromIsoBackingInfo"><fileName></fileName></backing></VirtualDevice>
       <VirtualDevice XMLSchema-instance:type="VirtualCdrom"><key>3001</key><backing XMLSchema-instance:type="VirtualCdromFutureBackingInfo"/></VirtualDevice>`);
-    expect(cdromsAndTpmOf(devices, 'x').cdroms?.map((c) => c.backing)).toEqual([{ kind: 'none' }, { kind: 'other', backingType: 'VirtualCdromFutureBackingInfo' }]);
+    expect(cdromsAndTpmOf(devices, 'x').cdroms?.map((c) => c.backing)).toEqual([
+      { kind: 'none' },
+      { kind: 'other', backingType: 'VirtualCdromFutureBackingInfo' },
+    ]);
   });
 
   it('adds nothing to a VM without CD drives or vTPM (records stay as they were)', () => {
-    expect(cdromsAndTpmOf(list('<VirtualDevice XMLSchema-instance:type="VirtualMachineVideoCard"><key>500</key></VirtualDevice>'), 'x')).toEqual({});
+    expect(
+      cdromsAndTpmOf(
+        list('<VirtualDevice XMLSchema-instance:type="VirtualMachineVideoCard"><key>500</key></VirtualDevice>'),
+        'x',
+      ),
+    ).toEqual({});
     expect(cdromsAndTpmOf(undefined, 'x')).toEqual({});
   });
 
@@ -88,7 +135,14 @@ describe('CD/DVD drives and the vTPM of config.hardware.device', () => {
     );
     const mapped = vmRecord(objects[0]!, new ObjectIndex(objects), { type: 'Folder', value: 'group-d1' });
     if (!mapped.ok) throw new Error(mapped.reason);
-    expect(mapped.vm.cdroms?.map((c) => c.label)).toEqual(['CD/DVD drive 1', 'CD/DVD drive 2', 'CD/DVD drive 3', 'CD/DVD drive 4', 'CD/DVD drive 5', 'CD/DVD drive 16002']);
+    expect(mapped.vm.cdroms?.map((c) => c.label)).toEqual([
+      'CD/DVD drive 1',
+      'CD/DVD drive 2',
+      'CD/DVD drive 3',
+      'CD/DVD drive 4',
+      'CD/DVD drive 5',
+      'CD/DVD drive 16002',
+    ]);
     expect(mapped.vm.tpm).toEqual({ key: 11000, label: 'Virtual TPM' });
     expect(mapped.vm.nics).toEqual([]);
     expect(mapped.vm.disks).toEqual([]);

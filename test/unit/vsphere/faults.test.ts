@@ -3,7 +3,8 @@ import { throwIfNotAuthenticated } from '../../../src/vsphere/property-collector
 import { FerryError } from '../../../src/errors';
 import { child, parseXml } from '../../../src/vsphere/xml';
 
-const NS = 'xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+const NS =
+  'xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
 
 describe('faults', () => {
   it('types a SOAP fault by the xsi:type of its detail and keeps its facts', () => {
@@ -26,14 +27,16 @@ describe('faults', () => {
   });
 
   it('falls back to the detail element name without "Fault"', () => {
-    const fault = parseXml(`<soapenv:Fault ${NS}><faultstring>Cannot complete login</faultstring><detail><InvalidLoginFault/></detail></soapenv:Fault>`);
+    const fault = parseXml(
+      `<soapenv:Fault ${NS}><faultstring>Cannot complete login</faultstring><detail><InvalidLoginFault/></detail></soapenv:Fault>`,
+    );
     const err = faultFromSoap(fault, { method: 'Login' });
     expect(err.faultType).toBe('InvalidLogin');
     expect(err.category).toBe('permission');
     expect(err.retryable).toBe(false);
   });
 
-  it('types task errors (LocalizedMethodFault) and drops vcsim\'s Go type names', () => {
+  it("types task errors (LocalizedMethodFault) and drops vcsim's Go type names", () => {
     const info = parseXml(
       `<error ${NS}><fault xsi:type="RequestCanceled"></fault><localizedMessage>*types.RequestCanceled</localizedMessage></error>`,
     );

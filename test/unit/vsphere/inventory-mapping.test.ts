@@ -1,4 +1,14 @@
-import { classifyVlan, devicesOf, mapVm, ObjectIndex, portgroupRecord, portKey, unnamedPorts, VM_PATHS, vmRecord } from '../../../src/vsphere/inventory-mapping';
+import {
+  classifyVlan,
+  devicesOf,
+  mapVm,
+  ObjectIndex,
+  portgroupRecord,
+  portKey,
+  unnamedPorts,
+  VM_PATHS,
+  vmRecord,
+} from '../../../src/vsphere/inventory-mapping';
 import { readObjects } from '../../../src/vsphere/property-collector';
 import { parseXml } from '../../../src/vsphere/xml';
 
@@ -20,10 +30,29 @@ function portConfig(vlan: string) {
 
 describe('VLAN classification', () => {
   it('reads access, trunk (one range and several), pvlan and untagged specs', () => {
-    expect(classifyVlan(portConfig('<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchVlanIdSpec"><inherited>false</inherited><vlanId>100</vlanId></vlan>'), 'pg')).toEqual({ kind: 'access', vlanId: 100 });
-    expect(classifyVlan(portConfig('<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchVlanIdSpec"><vlanId>0</vlanId></vlan>'), 'pg')).toEqual({ kind: 'none' });
     expect(
-      classifyVlan(portConfig('<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchTrunkVlanSpec"><vlanId><start>0</start><end>4094</end></vlanId></vlan>'), 'pg'),
+      classifyVlan(
+        portConfig(
+          '<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchVlanIdSpec"><inherited>false</inherited><vlanId>100</vlanId></vlan>',
+        ),
+        'pg',
+      ),
+    ).toEqual({ kind: 'access', vlanId: 100 });
+    expect(
+      classifyVlan(
+        portConfig(
+          '<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchVlanIdSpec"><vlanId>0</vlanId></vlan>',
+        ),
+        'pg',
+      ),
+    ).toEqual({ kind: 'none' });
+    expect(
+      classifyVlan(
+        portConfig(
+          '<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchTrunkVlanSpec"><vlanId><start>0</start><end>4094</end></vlanId></vlan>',
+        ),
+        'pg',
+      ),
     ).toEqual({ kind: 'trunk', ranges: [{ start: 0, end: 4094 }] });
     expect(
       classifyVlan(
@@ -32,18 +61,50 @@ describe('VLAN classification', () => {
         ),
         'pg',
       ),
-    ).toEqual({ kind: 'trunk', ranges: [{ start: 100, end: 200 }, { start: 300, end: 310 }] });
-    expect(classifyVlan(portConfig('<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchPvlanSpec"><pvlanId>501</pvlanId></vlan>'), 'pg')).toEqual({ kind: 'pvlan', pvlanId: 501 });
+    ).toEqual({
+      kind: 'trunk',
+      ranges: [
+        { start: 100, end: 200 },
+        { start: 300, end: 310 },
+      ],
+    });
+    expect(
+      classifyVlan(
+        portConfig(
+          '<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchPvlanSpec"><pvlanId>501</pvlanId></vlan>',
+        ),
+        'pg',
+      ),
+    ).toEqual({ kind: 'pvlan', pvlanId: 501 });
     expect(classifyVlan(portConfig(''), 'pg')).toEqual({ kind: 'none' });
     expect(classifyVlan(undefined, 'pg')).toEqual({ kind: 'none' });
   });
 
   it('refuses what it cannot classify, saying where', () => {
-    expect(() => classifyVlan(portConfig('<vlan XMLSchema-instance:type="SomeFutureVlanSpec"/>'), 'DistributedVirtualPortgroup dvportgroup-9')).toThrow(
+    expect(() =>
+      classifyVlan(
+        portConfig('<vlan XMLSchema-instance:type="SomeFutureVlanSpec"/>'),
+        'DistributedVirtualPortgroup dvportgroup-9',
+      ),
+    ).toThrow(
       'unexpected vSphere answer at DistributedVirtualPortgroup dvportgroup-9.vlan: unknown VLAN specification type SomeFutureVlanSpec',
     );
-    expect(() => classifyVlan(portConfig('<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchVlanIdSpec"><vlanId>5000</vlanId></vlan>'), 'pg')).toThrow(/outside 0–4094/);
-    expect(() => classifyVlan(portConfig('<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchTrunkVlanSpec"><vlanId><start>9</start><end>3</end></vlanId></vlan>'), 'pg')).toThrow(/9-3 is not valid/);
+    expect(() =>
+      classifyVlan(
+        portConfig(
+          '<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchVlanIdSpec"><vlanId>5000</vlanId></vlan>',
+        ),
+        'pg',
+      ),
+    ).toThrow(/outside 0–4094/);
+    expect(() =>
+      classifyVlan(
+        portConfig(
+          '<vlan XMLSchema-instance:type="VmwareDistributedVirtualSwitchTrunkVlanSpec"><vlanId><start>9</start><end>3</end></vlanId></vlan>',
+        ),
+        'pg',
+      ),
+    ).toThrow(/9-3 is not valid/);
   });
 
   it('marks uplink portgroups from the portgroup or from its switch', () => {
@@ -51,7 +112,11 @@ describe('VLAN classification', () => {
       '<objects><obj type="DistributedVirtualSwitch">dvs-1</obj>' +
         prop('name', 'DSwitch') +
         prop('uuid', '50 1f') +
-        prop('config.uplinkPortgroup', '<ManagedObjectReference type="DistributedVirtualPortgroup">dvportgroup-2</ManagedObjectReference>', 'ArrayOfManagedObjectReference') +
+        prop(
+          'config.uplinkPortgroup',
+          '<ManagedObjectReference type="DistributedVirtualPortgroup">dvportgroup-2</ManagedObjectReference>',
+          'ArrayOfManagedObjectReference',
+        ) +
         '</objects>' +
         '<objects><obj type="DistributedVirtualPortgroup">dvportgroup-2</obj>' +
         prop('name', 'DSwitch-DVUplinks') +
@@ -60,13 +125,29 @@ describe('VLAN classification', () => {
         '</objects>' +
         '<objects><obj type="DistributedVirtualPortgroup">dvportgroup-3</obj>' +
         prop('name', 'PG-A') +
-        prop('config.distributedVirtualSwitch', 'dvs-1', 'ManagedObjectReference', 'type="VmwareDistributedVirtualSwitch"') +
+        prop(
+          'config.distributedVirtualSwitch',
+          'dvs-1',
+          'ManagedObjectReference',
+          'type="VmwareDistributedVirtualSwitch"',
+        ) +
         prop('config.uplink', 'false', 'xsd:boolean') +
         '</objects>',
     );
     const index = new ObjectIndex(objs);
-    expect(portgroupRecord(objs[1]!, index)).toEqual({ key: 'dvportgroup-2', name: 'DSwitch-DVUplinks', switchName: 'DSwitch', switchUuid: '50 1f', vlan: { kind: 'none' }, uplink: true });
-    expect(portgroupRecord(objs[2]!, index)).toMatchObject({ key: 'dvportgroup-3', uplink: false, switchName: 'DSwitch' });
+    expect(portgroupRecord(objs[1]!, index)).toEqual({
+      key: 'dvportgroup-2',
+      name: 'DSwitch-DVUplinks',
+      switchName: 'DSwitch',
+      switchUuid: '50 1f',
+      vlan: { kind: 'none' },
+      uplink: true,
+    });
+    expect(portgroupRecord(objs[2]!, index)).toMatchObject({
+      key: 'dvportgroup-3',
+      uplink: false,
+      switchName: 'DSwitch',
+    });
   });
 });
 
@@ -96,26 +177,70 @@ const DEVICES = `<val ${X} XMLSchema-instance:type="ArrayOfVirtualDevice">
 </val>`;
 
 describe('devices', () => {
-  const index = new ObjectIndex(objects(`<objects><obj type="Datastore">datastore-9</obj>${prop('name', 'nfs-migration')}</objects>`));
+  const index = new ObjectIndex(
+    objects(`<objects><obj type="Datastore">datastore-9</obj>${prop('name', 'nfs-migration')}</objects>`),
+  );
 
   it('maps NICs by backing and disks by controller, RDM and disk mode', () => {
     const { nics, disks } = devicesOf(parseXml(DEVICES), 'vm-1 config.hardware.device', index);
     expect(nics).toEqual([
-      { key: 4000, label: 'Network adapter 1', deviceType: 'vmxnet3', macAddress: '00:50:56:aa:bb:cc', backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-7', switchUuid: '50 1f', portKey: '12' } },
-      { key: 4001, label: 'NIC 4001', deviceType: 'e1000', macAddress: '00:50:56:00:00:01', backing: { kind: 'network', networkName: 'VM Network', networkMoid: 'network-3' } },
-      { key: 4002, label: 'NIC 4002', deviceType: 'vmxnet3', macAddress: '00:50:56:00:00:02', backing: { kind: 'opaque', opaqueNetworkId: 'ls-1', opaqueNetworkType: 'nsx.LogicalSwitch' } },
-      { key: 4003, label: 'NIC 4003', deviceType: 'sriovethernetcard', macAddress: '00:50:56:00:00:03', backing: { kind: 'other', backingType: 'VirtualSriovEthernetCardSriovBackingInfo' } },
+      {
+        key: 4000,
+        label: 'Network adapter 1',
+        deviceType: 'vmxnet3',
+        macAddress: '00:50:56:aa:bb:cc',
+        backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-7', switchUuid: '50 1f', portKey: '12' },
+      },
+      {
+        key: 4001,
+        label: 'NIC 4001',
+        deviceType: 'e1000',
+        macAddress: '00:50:56:00:00:01',
+        backing: { kind: 'network', networkName: 'VM Network', networkMoid: 'network-3' },
+      },
+      {
+        key: 4002,
+        label: 'NIC 4002',
+        deviceType: 'vmxnet3',
+        macAddress: '00:50:56:00:00:02',
+        backing: { kind: 'opaque', opaqueNetworkId: 'ls-1', opaqueNetworkType: 'nsx.LogicalSwitch' },
+      },
+      {
+        key: 4003,
+        label: 'NIC 4003',
+        deviceType: 'sriovethernetcard',
+        macAddress: '00:50:56:00:00:03',
+        backing: { kind: 'other', backingType: 'VirtualSriovEthernetCardSriovBackingInfo' },
+      },
     ]);
     expect(disks).toEqual([
       {
-        key: 2001, label: 'Hard disk 2', controllerType: 'lsilogic', controllerKey: 1000, controllerBusNumber: 1, unitNumber: 0,
-        capacityBytes: 1024 * 1024, fileName: '[ds1] db/db_1.vmdk', datastore: { moid: 'datastore-5', name: 'ds1' },
-        thinProvisioned: undefined, diskMode: 'independent_persistent', rdm: { compatibilityMode: 'physicalMode', deviceName: '/vmfs/devices/disks/naa.6' },
+        key: 2001,
+        label: 'Hard disk 2',
+        controllerType: 'lsilogic',
+        controllerKey: 1000,
+        controllerBusNumber: 1,
+        unitNumber: 0,
+        capacityBytes: 1024 * 1024,
+        fileName: '[ds1] db/db_1.vmdk',
+        datastore: { moid: 'datastore-5', name: 'ds1' },
+        thinProvisioned: undefined,
+        diskMode: 'independent_persistent',
+        rdm: { compatibilityMode: 'physicalMode', deviceName: '/vmfs/devices/disks/naa.6' },
       },
       {
-        key: 2000, label: 'Hard disk 1', controllerType: 'pvscsi', controllerKey: 1001, controllerBusNumber: 0, unitNumber: 3,
-        capacityBytes: 42949672960, fileName: '[nfs-migration] db/db.vmdk', datastore: { moid: 'datastore-9', name: 'nfs-migration' },
-        thinProvisioned: true, diskMode: 'persistent', rdm: undefined,
+        key: 2000,
+        label: 'Hard disk 1',
+        controllerType: 'pvscsi',
+        controllerKey: 1001,
+        controllerBusNumber: 0,
+        unitNumber: 3,
+        capacityBytes: 42949672960,
+        fileName: '[nfs-migration] db/db.vmdk',
+        datastore: { moid: 'datastore-9', name: 'nfs-migration' },
+        thinProvisioned: true,
+        diskMode: 'persistent',
+        rdm: undefined,
       },
     ]);
   });
@@ -136,19 +261,31 @@ describe('devices', () => {
       { kind: 'dvportgroup', portgroupKey: 'dvportgroup-7', switchUuid: '50 1f', portKey: '31' },
       { kind: 'other', backingType: 'distributed port 32 on switch 50 1f whose portgroup vCenter did not name' },
     ]);
-    const vms = objects(`<objects><obj type="VirtualMachine">vm-1</obj>${prop('config.hardware.device', PORT_ONLY.replace(/^<val[^>]*>|<\/val>$/g, ''), 'ArrayOfVirtualDevice')}</objects>`);
+    const vms = objects(
+      `<objects><obj type="VirtualMachine">vm-1</obj>${prop('config.hardware.device', PORT_ONLY.replace(/^<val[^>]*>|<\/val>$/g, ''), 'ArrayOfVirtualDevice')}</objects>`,
+    );
     expect(unnamedPorts(vms)).toEqual(new Map([['50 1f', new Set(['31', '32'])]]));
     // Ports whose connection names the portgroup need no look-up.
-    expect(unnamedPorts(objects(`<objects><obj type="VirtualMachine">vm-2</obj>${prop('config.hardware.device', DEVICES.replace(/^<val[^>]*>|<\/val>$/g, ''), 'ArrayOfVirtualDevice')}</objects>`))).toEqual(new Map());
+    expect(
+      unnamedPorts(
+        objects(
+          `<objects><obj type="VirtualMachine">vm-2</obj>${prop('config.hardware.device', DEVICES.replace(/^<val[^>]*>|<\/val>$/g, ''), 'ArrayOfVirtualDevice')}</objects>`,
+        ),
+      ),
+    ).toEqual(new Map());
   });
 
   it('handles a one-device list as a list', () => {
-    const one = parseXml(`<val ${X}><VirtualDevice XMLSchema-instance:type="VirtualE1000e"><key>7</key><macAddress>aa</macAddress></VirtualDevice></val>`);
+    const one = parseXml(
+      `<val ${X}><VirtualDevice XMLSchema-instance:type="VirtualE1000e"><key>7</key><macAddress>aa</macAddress></VirtualDevice></val>`,
+    );
     expect(devicesOf(one, 'x', index).nics.map((n) => n.deviceType)).toEqual(['e1000e']);
   });
 
   it('says which disk points at a controller the VM does not have', () => {
-    const bad = parseXml(`<val ${X}><VirtualDevice XMLSchema-instance:type="VirtualDisk"><key>2000</key><controllerKey>99</controllerKey></VirtualDevice></val>`);
+    const bad = parseXml(
+      `<val ${X}><VirtualDevice XMLSchema-instance:type="VirtualDisk"><key>2000</key><controllerKey>99</controllerKey></VirtualDevice></val>`,
+    );
     expect(() => devicesOf(bad, 'VirtualMachine vm-3 config.hardware.device', index)).toThrow(
       'unexpected vSphere answer at VirtualMachine vm-3 config.hardware.device[0]: disk 2000 is on controller 99, which the VM does not have',
     );
@@ -171,7 +308,11 @@ describe('VM records', () => {
         required +
           prop('runtime.host', 'host-1', 'ManagedObjectReference', 'type="HostSystem"') +
           prop('parent', 'group-v5', 'ManagedObjectReference', 'type="Folder"') +
-          prop('rootSnapshot', '<ManagedObjectReference type="VirtualMachineSnapshot">snapshot-1</ManagedObjectReference>', 'ArrayOfManagedObjectReference') +
+          prop(
+            'rootSnapshot',
+            '<ManagedObjectReference type="VirtualMachineSnapshot">snapshot-1</ManagedObjectReference>',
+            'ArrayOfManagedObjectReference',
+          ) +
           prop(
             'datastore',
             '<ManagedObjectReference type="Datastore">datastore-9</ManagedObjectReference><ManagedObjectReference type="Datastore">datastore-404</ManagedObjectReference>',
@@ -190,10 +331,22 @@ describe('VM records', () => {
     expect(mapped).toEqual({
       ok: true,
       vm: {
-        moid: 'vm-42', name: 'web01', instanceUuid: undefined, guestId: 'ubuntu64Guest', firmware: 'bios', template: false,
-        numCpu: 4, numCoresPerSocket: 1, memoryMb: 8192, powerState: 'poweredOn',
-        host: { moid: 'host-1', name: 'esx1' }, cluster: { moid: 'domain-c7', name: 'Prod' }, folder: '/DC A/vm/apps',
-        hasSnapshot: true, nics: [], disks: [],
+        moid: 'vm-42',
+        name: 'web01',
+        instanceUuid: undefined,
+        guestId: 'ubuntu64Guest',
+        firmware: 'bios',
+        template: false,
+        numCpu: 4,
+        numCoresPerSocket: 1,
+        memoryMb: 8192,
+        powerState: 'poweredOn',
+        host: { moid: 'host-1', name: 'esx1' },
+        cluster: { moid: 'domain-c7', name: 'Prod' },
+        folder: '/DC A/vm/apps',
+        hasSnapshot: true,
+        nics: [],
+        disks: [],
         // The VM's datastores by name; one not in the retrieval keeps its moid.
         datastores: ['nfs-migration', 'datastore-404'],
       },
@@ -202,11 +355,16 @@ describe('VM records', () => {
 
   it('skips a VM vCenter cannot describe, with the reason', () => {
     const objs = objects(
-      vmXml(prop('name', 'ghost') + '<missingSet><path>config.hardware.device</path><fault><fault XMLSchema-instance:type="NoPermission"/></fault></missingSet>'),
+      vmXml(
+        prop('name', 'ghost') +
+          '<missingSet><path>config.hardware.device</path><fault><fault XMLSchema-instance:type="NoPermission"/></fault></missingSet>',
+      ),
     );
     const mapped = vmRecord(objs[0]!, new ObjectIndex(objs), ROOT);
     expect(mapped).toMatchObject({ ok: false, moid: 'vm-42', name: 'ghost' });
-    expect(!mapped.ok && mapped.reason).toMatch(/no config.guestId, .*config.hardware.device.*\(config.hardware.device: NoPermission\)/);
+    expect(!mapped.ok && mapped.reason).toMatch(
+      /no config.guestId, .*config.hardware.device.*\(config.hardware.device: NoPermission\)/,
+    );
   });
 
   it('refuses values outside the schema, naming the VM and property', () => {
@@ -224,9 +382,13 @@ describe('VM records', () => {
       ok: false,
       moid: 'vm-42',
       name: 'web01',
-      reason: 'unexpected vSphere answer at VirtualMachine vm-42 ("web01") config.firmware: unknown firmware "coreboot"',
+      reason:
+        'unexpected vSphere answer at VirtualMachine vm-42 ("web01") config.firmware: unknown firmware "coreboot"',
     });
-    expect(mapVm(objects(vmXml(required))[0]!, new ObjectIndex([]), ROOT)).toMatchObject({ ok: true, vm: { name: 'web01' } });
+    expect(mapVm(objects(vmXml(required))[0]!, new ObjectIndex([]), ROOT)).toMatchObject({
+      ok: true,
+      vm: { name: 'web01' },
+    });
   });
 });
 
@@ -259,17 +421,28 @@ describe('guest addresses', () => {
   const nicInfo = (mac: string, deviceKey: number, ips: string[], config: Array<[string, number]> = []) =>
     `<GuestNicInfo><network>VM Network</network>${ips.map((ip) => `<ipAddress>${ip}</ipAddress>`).join('')}<macAddress>${mac}</macAddress>` +
     `<connected>true</connected><deviceConfigId>${deviceKey}</deviceConfigId>` +
-    (config.length ? `<ipConfig>${config.map(([ip, p]) => `<ipAddress><ipAddress>${ip}</ipAddress><prefixLength>${p}</prefixLength><state>preferred</state></ipAddress>`).join('')}</ipConfig>` : '') +
+    (config.length
+      ? `<ipConfig>${config.map(([ip, p]) => `<ipAddress><ipAddress>${ip}</ipAddress><prefixLength>${p}</prefixLength><state>preferred</state></ipAddress>`).join('')}</ipConfig>`
+      : '') +
     '</GuestNicInfo>';
   const option = (n: number, value: string) =>
     `<propSet><name>config.extraConfig["guestinfo.ferry.ipaddress.${n}"]</name><val XMLSchema-instance:type="OptionValue"><key>guestinfo.ferry.ipaddress.${n}</key>` +
     `<value XMLSchema-instance:type="xsd:string">${value}</value></val></propSet>`;
 
-  it('reads VMware Tools\' guest.net per NIC, with prefix lengths, leaving out link-local addresses and interfaces that are no VM NIC', () => {
+  it("reads VMware Tools' guest.net per NIC, with prefix lengths, leaving out link-local addresses and interfaces that are no VM NIC", () => {
     const vmRec = record(
       TWO_NICS,
       guestNet(
-        nicInfo('00:50:56:01:00:02', 4000, ['198.51.100.22', 'fe80::250:56ff:fe01:2'], [['198.51.100.22', 24], ['fe80::250:56ff:fe01:2', 64], ['2001:db8::22', 64]]),
+        nicInfo(
+          '00:50:56:01:00:02',
+          4000,
+          ['198.51.100.22', 'fe80::250:56ff:fe01:2'],
+          [
+            ['198.51.100.22', 24],
+            ['fe80::250:56ff:fe01:2', 64],
+            ['2001:db8::22', 64],
+          ],
+        ),
         // A bridge inside the guest: no device, a MAC of its own.
         nicInfo('02:42:ac:11:00:01', -1, ['172.17.0.1'], [['172.17.0.1', 16]]),
         // Matched by MAC when vCenter gives no device key; upper case as some guests report it.
@@ -286,13 +459,15 @@ describe('guest addresses', () => {
     expect(vmRec.guestHostName).toBe('mig-app02');
   });
 
-  it('takes a prefix length of 0 (vcsim\'s for customized addresses) as unknown, and guest.ipAddress for a one-NIC VM whose guest.net names none', () => {
-    expect(record(ONE_NIC, guestNet(nicInfo('00:50:56:01:00:02', 4000, ['198.51.100.21'], [['198.51.100.21', 0]]))).guestAddresses).toEqual([
-      { mac: '00:50:56:01:00:02', addresses: ['198.51.100.21'], source: 'tools' },
-    ]);
-    expect(record(ONE_NIC, guestNet(nicInfo('00:50:56:01:00:02', 4000, [])) + prop('guest.ipAddress', '198.51.100.21')).guestAddresses).toEqual([
-      { mac: '00:50:56:01:00:02', addresses: ['198.51.100.21'], source: 'tools' },
-    ]);
+  it("takes a prefix length of 0 (vcsim's for customized addresses) as unknown, and guest.ipAddress for a one-NIC VM whose guest.net names none", () => {
+    expect(
+      record(ONE_NIC, guestNet(nicInfo('00:50:56:01:00:02', 4000, ['198.51.100.21'], [['198.51.100.21', 0]])))
+        .guestAddresses,
+    ).toEqual([{ mac: '00:50:56:01:00:02', addresses: ['198.51.100.21'], source: 'tools' }]);
+    expect(
+      record(ONE_NIC, guestNet(nicInfo('00:50:56:01:00:02', 4000, [])) + prop('guest.ipAddress', '198.51.100.21'))
+        .guestAddresses,
+    ).toEqual([{ mac: '00:50:56:01:00:02', addresses: ['198.51.100.21'], source: 'tools' }]);
     // With two NICs, Tools' primary address belongs to no NIC in particular.
     expect(record(TWO_NICS, prop('guest.ipAddress', '198.51.100.21')).guestAddresses).toBeUndefined();
   });
@@ -319,7 +494,15 @@ describe('guest addresses', () => {
   });
 
   it('reads the options by key, not the whole extraConfig', () => {
-    expect(VM_PATHS).toEqual(expect.arrayContaining(['guest.net', 'guest.ipAddress', 'guest.hostName', 'config.extraConfig["guestinfo.ferry.ipaddress.0"]', 'config.extraConfig["guestinfo.ferry.ipaddress.9"]']));
+    expect(VM_PATHS).toEqual(
+      expect.arrayContaining([
+        'guest.net',
+        'guest.ipAddress',
+        'guest.hostName',
+        'config.extraConfig["guestinfo.ferry.ipaddress.0"]',
+        'config.extraConfig["guestinfo.ferry.ipaddress.9"]',
+      ]),
+    );
     expect(VM_PATHS).not.toContain('config.extraConfig');
   });
 });

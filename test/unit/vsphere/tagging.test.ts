@@ -33,7 +33,16 @@ describe('vSphere tagging over the Automation API', () => {
     if (m) return Object.keys(tags).filter((id) => tags[id]!.category_id === m![1]);
     m = /^\/rest\/com\/vmware\/cis\/tagging\/tag\/id:(.+)$/.exec(url);
     if (m) return { id: m[1], ...tags[m[1]!] };
-    if (url.startsWith('/rest/com/vmware/cis/tagging/tag-association')) return [{ tag_id: 't-1', object_ids: [{ type: 'VirtualMachine', id: 'vm-7' }, { type: 'HostSystem', id: 'host-1' }] }];
+    if (url.startsWith('/rest/com/vmware/cis/tagging/tag-association'))
+      return [
+        {
+          tag_id: 't-1',
+          object_ids: [
+            { type: 'VirtualMachine', id: 'vm-7' },
+            { type: 'HostSystem', id: 'host-1' },
+          ],
+        },
+      ];
     return undefined;
   }
 
@@ -63,7 +72,8 @@ describe('vSphere tagging over the Automation API', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const tagging = () => new VsphereTagging({ host: '127.0.0.1', port, user: 'u', password: 'p', validateCerts: true, caFile });
+  const tagging = () =>
+    new VsphereTagging({ host: '127.0.0.1', port, user: 'u', password: 'p', validateCerts: true, caFile });
 
   it('with a category, reads only that category and its tags, once each', async () => {
     const t = tagging();
@@ -72,7 +82,10 @@ describe('vSphere tagging over the Automation API', () => {
     await t.close();
     const gets = served.filter((s) => s.startsWith('GET '));
     expect(gets.filter((s) => s.includes('/tag/id:'))).toEqual(['GET /rest/com/vmware/cis/tagging/tag/id:t-1']);
-    expect(gets.filter((s) => s.includes('/category/id:')).sort()).toEqual(['GET /rest/com/vmware/cis/tagging/category/id:cat-a', 'GET /rest/com/vmware/cis/tagging/category/id:cat-b']);
+    expect(gets.filter((s) => s.includes('/category/id:')).sort()).toEqual([
+      'GET /rest/com/vmware/cis/tagging/category/id:cat-a',
+      'GET /rest/com/vmware/cis/tagging/category/id:cat-b',
+    ]);
   });
 
   it('turns an answer that is not JSON, or not of the expected shape, into a categorized error', async () => {
@@ -80,17 +93,36 @@ describe('vSphere tagging over the Automation API', () => {
     const t = tagging();
     const notJson = await t.vmsTagged('wave1').catch((e: unknown) => e);
     expect(notJson).toBeInstanceOf(FerryError);
-    expect(notJson).toMatchObject({ category: 'invalid', message: expect.stringContaining('is not JSON: <html>proxy login</html>') });
+    expect(notJson).toMatchObject({
+      category: 'invalid',
+      message: expect.stringContaining('is not JSON: <html>proxy login</html>'),
+    });
     breakWith = { status: 200, body: '{"value": 42}' };
     const wrongShape = await t.vmsTagged('wave1').catch((e: unknown) => e);
-    expect(wrongShape).toMatchObject({ category: 'invalid', message: expect.stringContaining('unexpected tag list (value: ') });
+    expect(wrongShape).toMatchObject({
+      category: 'invalid',
+      message: expect.stringContaining('unexpected tag list (value: '),
+    });
     breakWith = undefined;
     await t.close();
   });
 
   it('refuses a CA file it cannot read, naming it', () => {
-    expect(() => new VsphereTagging({ host: '127.0.0.1', port, user: 'u', password: 'p', validateCerts: true, caFile: path.join(dir, 'missing.pem') })).toThrow(
-      expect.objectContaining({ category: 'invalid', message: expect.stringContaining(`vsphere.caFile ${path.join(dir, 'missing.pem')} cannot be read`) }),
+    expect(
+      () =>
+        new VsphereTagging({
+          host: '127.0.0.1',
+          port,
+          user: 'u',
+          password: 'p',
+          validateCerts: true,
+          caFile: path.join(dir, 'missing.pem'),
+        }),
+    ).toThrow(
+      expect.objectContaining({
+        category: 'invalid',
+        message: expect.stringContaining(`vsphere.caFile ${path.join(dir, 'missing.pem')} cannot be read`),
+      }),
     );
   });
 });

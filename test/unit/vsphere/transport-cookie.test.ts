@@ -39,7 +39,10 @@ describe('vSphere transport session cookie', () => {
         seen.push({ method, cookie: req.headers.cookie });
         const cookie = method === 'Login' ? `login-${++logins}` : `stray-${seen.length}`;
         const send = () => {
-          res.writeHead(200, { 'content-type': 'text/xml', 'set-cookie': `vmware_soap_session=${cookie}; Path=/; HttpOnly` });
+          res.writeHead(200, {
+            'content-type': 'text/xml',
+            'set-cookie': `vmware_soap_session=${cookie}; Path=/; HttpOnly`,
+          });
           res.end(answer(method));
         };
         if (method === 'Slow') releaseSlow = send;
@@ -47,7 +50,12 @@ describe('vSphere transport session cookie', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    transport = new SoapTransport({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, validateCerts: true, caFile: certs.caFile });
+    transport = new SoapTransport({
+      host: '127.0.0.1',
+      port: (server.address() as AddressInfo).port,
+      validateCerts: true,
+      caFile: certs.caFile,
+    });
   }, 30_000);
 
   afterAll(async () => {

@@ -24,7 +24,9 @@ describe('parseXml', () => {
 
   it('keeps one element as an array of one, and repeats as repeats', () => {
     const one = parseXml('<r><vlanId><start>1</start><end>2</end></vlanId></r>');
-    const two = parseXml('<r><vlanId><start>1</start><end>2</end></vlanId><vlanId><start>5</start><end>5</end></vlanId></r>');
+    const two = parseXml(
+      '<r><vlanId><start>1</start><end>2</end></vlanId><vlanId><start>5</start><end>5</end></vlanId></r>',
+    );
     expect(children(one, 'vlanId')).toHaveLength(1);
     expect(children(two, 'vlanId')).toHaveLength(2);
     expect(new Fields(one, 'r').objects('vlanId').map((f) => f.requiredInt('start'))).toEqual([1]);
@@ -44,7 +46,9 @@ describe('parseXml', () => {
   });
 
   it('resolves element namespaces (soapenv prefix or default)', () => {
-    const root = parseXml('<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><R xmlns="urn:vim25"/></soapenv:Body></soapenv:Envelope>');
+    const root = parseXml(
+      '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><R xmlns="urn:vim25"/></soapenv:Body></soapenv:Envelope>',
+    );
     expect(root.name).toBe('Envelope');
     expect(root.uri).toBe('http://schemas.xmlsoap.org/soap/envelope/');
     expect(child(root, 'Body')!.children[0]).toMatchObject({ name: 'R', uri: 'urn:vim25' });
@@ -81,6 +85,8 @@ describe('typed reads', () => {
     expect(() => asInt(leaf('99999999999999999999'), 'x')).toThrow(/too large/);
     expect(() => asBool(leaf('yes'), 'x')).toThrow(VsphereResponseError);
     expect(() => asMoRef(leaf('vm-1'), 'x.parent')).toThrow(/x\.parent: expected a managed object reference/);
-    expect(() => new Fields(parseXml('<o/>'), 'Task task-1 info').requiredString('state')).toThrow(/Task task-1 info: state is missing/);
+    expect(() => new Fields(parseXml('<o/>'), 'Task task-1 info').requiredString('state')).toThrow(
+      /Task task-1 info: state is missing/,
+    );
   });
 });

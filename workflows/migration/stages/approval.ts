@@ -10,7 +10,10 @@ export async function awaitApproval(run: MigrationRun): Promise<MigrateVmResult 
   const { gate } = run;
   const started = workflowNow();
   const deadline = run.settings.cutover.approvalDeadlineMs;
-  const decided = deadline === undefined ? (await condition(() => gate.decided), true) : await condition(() => gate.decided, deadline);
+  const decided =
+    deadline === undefined
+      ? (await condition(() => gate.decided), true)
+      : await condition(() => gate.decided, deadline);
   // A `ferry place` under way finishes first: the cutover runs on the shell it builds.
   await condition(() => !run.placing);
   gate.closeApproval();

@@ -19,16 +19,18 @@ async function whatIsLeft(run: MigrationRun, removeShells: boolean): Promise<Lef
   const vmware = await reads.readVmAfterCancel({ moid: run.moid });
   const { relocation, ...state } = vmware;
   const left: LeftOnCancel = { vmware: state, shell: 'none' };
-  if (relocation && run.status.timings.some((t) => t.stage === 'relocate')) left.relocation = `${relocation.task}: ${relocation.state}`;
+  if (relocation && run.status.timings.some((t) => t.stage === 'relocate'))
+    left.relocation = `${relocation.task}: ${relocation.state}`;
   const planned = run.plannedVm;
   const shellStarted = run.status.timings.some((t) => t.stage === 'shell');
   if (!planned || !shellStarted) return left;
   if (!removeShells) return { ...left, shell: 'kept' };
   const { vmid, assessment } = planned;
   const { node } = run.settings;
-  await run.acts.pve.discardVm.executeWithOptions({ summary: `remove the shell VM ${vmid} ${assessment.pveName} (ferry cancel --remove-shells)` }, [
-    { node, vmid, name: assessment.pveName },
-  ]);
+  await run.acts.pve.discardVm.executeWithOptions(
+    { summary: `remove the shell VM ${vmid} ${assessment.pveName} (ferry cancel --remove-shells)` },
+    [{ node, vmid, name: assessment.pveName }],
+  );
   run.record({ kind: 'remove-shell', vm: assessment.pveName, vmid });
   return { ...left, shell: 'removed' };
 }

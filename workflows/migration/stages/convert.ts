@@ -24,11 +24,18 @@ export async function convertGuest(run: MigrationRun, sources: DiskSources): Pro
   const disks = assessment.disks.map((d) => ({ slot: d.slot, source: sources[d.slot]!.source }));
   run.status.conversion = { ...run.status.conversion, plan };
   run.status.overlays = { storage: first.storage, disks };
-  const permit = { key: PERMIT_KEYS.convert, permits: settings.limits.convert ?? 2, leaseMs: permitLeaseMs(conversion.timeoutMs), label: `convert ${assessment.name}` };
+  const permit = {
+    key: PERMIT_KEYS.convert,
+    permits: settings.limits.convert ?? 2,
+    leaseMs: permitLeaseMs(conversion.timeoutMs),
+    label: `convert ${assessment.name}`,
+  };
   const result = await withPermit(permit, async ({ waitedMs }) => {
     run.waited({ for: 'convert permit', waitedMs });
     return await conversions(settings.heartbeatTimeoutMs, conversion.timeoutMs).convert.convertGuest.executeWithOptions(
-      { summary: `convert the guest of ${assessment.name} (virt-v2v-in-place on overlays of ${disks.map((d) => d.slot).join(', ')})` },
+      {
+        summary: `convert the guest of ${assessment.name} (virt-v2v-in-place on overlays of ${disks.map((d) => d.slot).join(', ')})`,
+      },
       [{ vmid: vmid, storage: first.storage, disks, facts: conversionFacts(run), settings: conversion }],
     );
   });
@@ -40,7 +47,11 @@ export async function convertGuest(run: MigrationRun, sources: DiskSources): Pro
   const converted: DiskSources = { ...sources };
   for (const o of result.overlays) {
     const file = o.volume.slice(o.volume.indexOf(':') + 1);
-    converted[o.slot] = { ...sources[o.slot]!, importVolume: o.volume, absolutePath: `${mapping.path.replace(/\/+$/, '')}/images/${file}` };
+    converted[o.slot] = {
+      ...sources[o.slot]!,
+      importVolume: o.volume,
+      absolutePath: `${mapping.path.replace(/\/+$/, '')}/images/${file}`,
+    };
   }
   return converted;
 }
@@ -56,12 +67,17 @@ export async function removeOverlays(run: MigrationRun): Promise<void> {
   const { assessment, vmid } = run.vm;
   const { storage, disks } = record;
   try {
-    const { removed } = await conversions(run.settings.heartbeatTimeoutMs, conversion.timeoutMs).convert.removeConversionOverlays.executeWithOptions(
-      { summary: `drop the overlays of ${assessment.name}` },
-      [{ vmid, storage, disks }],
-    );
+    const { removed } = await conversions(
+      run.settings.heartbeatTimeoutMs,
+      conversion.timeoutMs,
+    ).convert.removeConversionOverlays.executeWithOptions({ summary: `drop the overlays of ${assessment.name}` }, [
+      { vmid, storage, disks },
+    ]);
     run.status.overlays = { ...record, removed };
   } catch (err) {
-    run.status.overlays = { ...record, cleanupWarning: `the overlays in images/${vmid}/ on ${storage} were not removed: ${failureMessage(err)}` };
+    run.status.overlays = {
+      ...record,
+      cleanupWarning: `the overlays in images/${vmid}/ on ${storage} were not removed: ${failureMessage(err)}`,
+    };
   }
 }

@@ -1,5 +1,11 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import { guestChecked, guestWritesAtRisk, LEFT_STOPPED, verifySettingsOf, type MigrateVmResult } from '../../../src/domain/migration';
+import {
+  guestChecked,
+  guestWritesAtRisk,
+  LEFT_STOPPED,
+  verifySettingsOf,
+  type MigrateVmResult,
+} from '../../../src/domain/migration';
 import { workflowNow } from '../../clock';
 import type { MigrationRun } from '../run-context';
 import { bootPveVm, setBootOrder } from './boot';
@@ -95,7 +101,16 @@ function rollsBackByItself(run: MigrationRun, err: unknown): boolean {
   run.failed(err);
   const reason = `the guest was not verified and migration.verify.onFailure is rollback (approved by ${run.status.approval?.by ?? 'the approval'})`;
   // The setting is the acknowledgement: with live-import, what the guest wrote on Proxmox goes with the VM.
-  const discarded = guestWritesAtRisk(run.settings.cutover.mode, run.status) ? { discardedGuestWrites: true as const } : {};
-  run.status.decisions.push({ decision: 'rollback', by: 'ferry', reason, at: workflowNow(), via: 'setting', ...discarded });
+  const discarded = guestWritesAtRisk(run.settings.cutover.mode, run.status)
+    ? { discardedGuestWrites: true as const }
+    : {};
+  run.status.decisions.push({
+    decision: 'rollback',
+    by: 'ferry',
+    reason,
+    at: workflowNow(),
+    via: 'setting',
+    ...discarded,
+  });
   return true;
 }

@@ -1,5 +1,12 @@
 import { sourceInStorage } from '../../../src/domain/conversion';
-import { cutoverPowerRefusal, hardwareChanges, parseDatastorePath, refusal, translateDiskPath, type Refusal } from '../../../src/domain/migration';
+import {
+  cutoverPowerRefusal,
+  hardwareChanges,
+  parseDatastorePath,
+  refusal,
+  translateDiskPath,
+  type Refusal,
+} from '../../../src/domain/migration';
 import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
 
@@ -7,7 +14,10 @@ import type { MigrationRun } from '../run-context';
  * Per Proxmox slot: where its VMware disk is now, as a path and (if exported so) an import volume, and
  * as the storage and storage-relative path conversion reads it from.
  */
-export type DiskSources = Record<string, { absolutePath: string; importVolume?: string; disk: string; storage: string; source: string }>;
+export type DiskSources = Record<
+  string,
+  { absolutePath: string; importVolume?: string; disk: string; storage: string; source: string }
+>;
 
 /** What import-from reads: the import volume when there is one (no root needed), else the path. */
 export function importSource(source: DiskSources[string]): string {
@@ -20,10 +30,14 @@ export function importSource(source: DiskSources[string]): string {
  * datastore, stops the cutover before the guest is touched; so does a suspended VM (ferry does not
  * power off a suspended guest). The power state read here is what a rollback returns the VM to.
  */
-export async function currentDiskSources(run: MigrationRun): Promise<{ byslot: DiskSources } | { refusals: Refusal[] }> {
+export async function currentDiskSources(
+  run: MigrationRun,
+): Promise<{ byslot: DiskSources } | { refusals: Refusal[] }> {
   const { snapshot, assessment } = run.vm;
   const { migrationDatastore, datastores } = run.settings;
-  const fresh = await reads.rereadVm.executeWithOptions({ summary: `read VM ${run.moid} again in vCenter` }, [{ moid: run.moid }]);
+  const fresh = await reads.rereadVm.executeWithOptions({ summary: `read VM ${run.moid} again in vCenter` }, [
+    { moid: run.moid },
+  ]);
   const suspended = cutoverPowerRefusal(assessment.name, fresh.powerState);
   if (suspended) return { refusals: [suspended] };
   run.status.vmwarePowerState = fresh.powerState;
@@ -37,7 +51,11 @@ export async function currentDiskSources(run: MigrationRun): Promise<{ byslot: D
   for (const planned of assessment.disks) {
     const disk = fresh.disks.find((d) => d.label === planned.source);
     if (!disk) {
-      refusals.push({ code: 'disk-path-invalid', subject: planned.source, reason: `${planned.source} is no longer attached to the VMware VM` });
+      refusals.push({
+        code: 'disk-path-invalid',
+        subject: planned.source,
+        reason: `${planned.source} is no longer attached to the VMware VM`,
+      });
       continue;
     }
     if (disk.datastore?.name !== migrationDatastore) {

@@ -26,8 +26,16 @@ export async function registerHa(run: MigrationRun): Promise<void> {
   const { vmid } = run.vm;
   run.status.ha = { sid: haSid(vmid), registered: false };
   const wanted = ha.group ? ` in group ${ha.group}` : ha.rule ? ` in rule ${ha.rule}` : '';
-  const plan = await haWrites.registerHaResource.executeWithOptions({ summary: `register ${haSid(vmid)} as an HA resource${wanted}` }, [{ vmid, ha }]);
-  run.status.ha = { sid: plan.sid, ...(plan.group ? { group: plan.group } : {}), ...(plan.rule ? { rule: plan.rule } : {}), registered: true };
+  const plan = await haWrites.registerHaResource.executeWithOptions(
+    { summary: `register ${haSid(vmid)} as an HA resource${wanted}` },
+    [{ vmid, ha }],
+  );
+  run.status.ha = {
+    sid: plan.sid,
+    ...(plan.group ? { group: plan.group } : {}),
+    ...(plan.rule ? { rule: plan.rule } : {}),
+    registered: true,
+  };
 }
 
 /**
@@ -39,6 +47,8 @@ export async function removeHa(run: MigrationRun): Promise<void> {
   const registration = run.status.ha;
   if (!registration || !run.settings.ha || !patched(HA_PATCH)) return;
   const { vmid } = run.vm;
-  await haWrites.removeHaResource.executeWithOptions({ summary: `remove ${registration.sid} from the HA resources` }, [{ vmid }]);
+  await haWrites.removeHaResource.executeWithOptions({ summary: `remove ${registration.sid} from the HA resources` }, [
+    { vmid },
+  ]);
   run.status.ha = { ...registration, registered: false, removed: true };
 }

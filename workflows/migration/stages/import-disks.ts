@@ -22,12 +22,20 @@ export async function importDisks(run: MigrationRun, sources: DiskSources, asked
     asked.add(planned.slot);
     const imported = await withPermit(importPermit(run, `import ${vm} ${planned.slot}`), async ({ waitedMs }) => {
       run.waited({ for: `import permit ${planned.slot}`, waitedMs });
-      return run.acts.copies.importDisk.executeWithOptions({ summary: `import ${planned.slot} of ${vm} into ${storage}` }, [
-        { node, vmid, slot: planned.slot, source, storage },
-      ]);
+      return run.acts.copies.importDisk.executeWithOptions(
+        { summary: `import ${planned.slot} of ${vm} into ${storage}` },
+        [{ node, vmid, slot: planned.slot, source, storage }],
+      );
     });
     const created = !imported.alreadyPresent || askedBefore;
-    status.imports.push({ slot: planned.slot, disk: planned.source, volume: imported.volume, bytes: imported.bytes, seconds: imported.seconds, created });
+    status.imports.push({
+      slot: planned.slot,
+      disk: planned.source,
+      volume: imported.volume,
+      bytes: imported.bytes,
+      seconds: imported.seconds,
+      created,
+    });
     if (created) run.record({ kind: 'import-disk', vm, vmid, slot: planned.slot, disk: planned.source, storage });
   }
 }

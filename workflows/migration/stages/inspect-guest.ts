@@ -14,8 +14,16 @@ export async function inspectGuest(run: MigrationRun): Promise<MigrateVmResult |
   const planned = run.vm.assessment.conversion;
   if (!planned?.convert) return undefined;
   run.enter('inspect');
-  const fresh = await reads.rereadVm.executeWithOptions({ summary: `read VM ${run.moid} again in vCenter (its disks after the vMotion)` }, [{ moid: run.moid }]);
-  const inspected = await inspectedConversion(run.vm.assessment, fresh.disks, run.vm.snapshot.vm.firmware, run.settings);
+  const fresh = await reads.rereadVm.executeWithOptions(
+    { summary: `read VM ${run.moid} again in vCenter (its disks after the vMotion)` },
+    [{ moid: run.moid }],
+  );
+  const inspected = await inspectedConversion(
+    run.vm.assessment,
+    fresh.disks,
+    run.vm.snapshot.vm.firmware,
+    run.settings,
+  );
   if ('plan' in inspected) {
     run.status.conversion = { plan: inspected.plan };
     return undefined;

@@ -17,7 +17,12 @@ export async function liveImport(run: MigrationRun, sources: DiskSources): Promi
   const { status } = run;
   const vm = assessment.pveName;
   const from = Object.fromEntries(assessment.disks.map((d) => [d.slot, importSource(sources[d.slot]!)]));
-  const placed = liveImportSpec(assessment, { node, vcenter, guestAgent: guestAgentEnabled(run.settings) }, from, storage);
+  const placed = liveImportSpec(
+    assessment,
+    { node, vcenter, guestAgent: guestAgentEnabled(run.settings) },
+    from,
+    storage,
+  );
   // Each disk onto the storage placement chose for it (without placement: targetStorage for all).
   const storageOf = (slot: string) => diskStorage(run.settings, assessment.disks.find((d) => d.slot === slot)!.source);
   const spec = { ...placed, importDisks: placed.importDisks?.map((d) => ({ ...d, storage: storageOf(d.slot) })) };
@@ -27,7 +32,10 @@ export async function liveImport(run: MigrationRun, sources: DiskSources): Promi
   status.replacedVm = true;
   const result = await withPermit(importPermit(run, `live import ${vm}`), async ({ waitedMs }) => {
     run.waited({ for: 'import permit (live import)', waitedMs });
-    return run.acts.copies.liveImportVm.executeWithOptions({ summary: `live import ${vm} (${slots.join(', ')}) into ${storage} on ${node}` }, [{ spec }]);
+    return run.acts.copies.liveImportVm.executeWithOptions(
+      { summary: `live import ${vm} (${slots.join(', ')}) into ${storage} on ${node}` },
+      [{ spec }],
+    );
   });
   const ours = replacedBefore || result.created;
   status.replacedVm = ours;

@@ -1,4 +1,10 @@
-import { ActivityCancellationType, ApplicationFailure, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+} from '@temporalio/workflow';
 import { diskStorage } from '../../../src/domain/placement';
 import type { MigrateVmResult, MoveRecord } from '../../../src/domain/migration';
 import { withPermit } from '../../permits';
@@ -29,7 +35,7 @@ export async function moveDisks(run: MigrationRun): Promise<MigrateVmResult | un
     try {
       outcome = await Promise.race([moves.then(() => 'moved' as const), decided]);
     } catch (err) {
-      if (await awaitDecision(run, err) === 'rollback') return rollback(run);
+      if ((await awaitDecision(run, err)) === 'rollback') return rollback(run);
       continue; // retry: the moves again
     }
     if (outcome === 'decided') {
@@ -58,11 +64,27 @@ async function moveAll(run: MigrationRun): Promise<void> {
         run.waited({ for: `import permit (move ${record.slot})`, waitedMs });
         // A rollback while moving waits for the move task to be stopped (it holds the VM's lock).
         const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
-        return await run.acts.copies.moveDisk.executeWithOptions({ summary: `move ${record.slot} of ${vm} live to ${storage}`, cancellationType }, [
-          { node: run.settings.node, vmid, slot: record.slot, storage, ...(run.settings.cutover.moveBandwidthMiBps ? { bandwidthMiBps: run.settings.cutover.moveBandwidthMiBps } : {}) },
-        ]);
+        return await run.acts.copies.moveDisk.executeWithOptions(
+          { summary: `move ${record.slot} of ${vm} live to ${storage}`, cancellationType },
+          [
+            {
+              node: run.settings.node,
+              vmid,
+              slot: record.slot,
+              storage,
+              ...(run.settings.cutover.moveBandwidthMiBps
+                ? { bandwidthMiBps: run.settings.cutover.moveBandwidthMiBps }
+                : {}),
+            },
+          ],
+        );
       });
-      Object.assign(record, { volume: moved.volume, bytes: moved.bytes, seconds: moved.seconds, attempts: record.attempts + moved.attempt } satisfies Partial<MoveRecord>);
+      Object.assign(record, {
+        volume: moved.volume,
+        bytes: moved.bytes,
+        seconds: moved.seconds,
+        attempts: record.attempts + moved.attempt,
+      } satisfies Partial<MoveRecord>);
       run.record({ kind: 'move-disk', vm, vmid, slot: record.slot, storage });
     } catch (err) {
       if (!isCancellation(err)) record.attempts += 1;
@@ -76,10 +98,19 @@ async function moveAll(run: MigrationRun): Promise<void> {
 async function checkNothingOnOverlays(run: MigrationRun): Promise<void> {
   const storage = run.status.overlays?.storage;
   if (!storage) return;
-  const config = await reads.readPveConfig.executeWithOptions({ summary: `read VM ${run.vm.vmid}'s config: no disk left on ${storage}` }, [{ node: run.settings.node, vmid: run.vm.vmid }]);
-  const left = Object.entries(config).filter(([key, value]) => /^(scsi|sata|ide|virtio|unused)\d+$/.test(key) && String(value).startsWith(`${storage}:`));
+  const config = await reads.readPveConfig.executeWithOptions(
+    { summary: `read VM ${run.vm.vmid}'s config: no disk left on ${storage}` },
+    [{ node: run.settings.node, vmid: run.vm.vmid }],
+  );
+  const left = Object.entries(config).filter(
+    ([key, value]) => /^(scsi|sata|ide|virtio|unused)\d+$/.test(key) && String(value).startsWith(`${storage}:`),
+  );
   if (left.length > 0) {
     const what = left.map(([k, v]) => `${k}=${String(v)}`).join(', ');
-    throw ApplicationFailure.create({ type: 'DiskLeftOnOverlay', message: `VM ${run.vm.vmid} still has ${what} on ${storage} after its moves`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: 'DiskLeftOnOverlay',
+      message: `VM ${run.vm.vmid} still has ${what} on ${storage} after its moves`,
+      nonRetryable: true,
+    });
   }
 }

@@ -16,7 +16,15 @@ export async function networks(run: MigrationRun): Promise<MigrateVmResult | und
     const sdn = await executeChild(sdnSync, {
       workflowId: `${workflowInfo().workflowId}/sdn`,
       staticSummary: `${run.status.vm}: SDN zone ${vnetPlan.zone}, ${vnetPlan.vnets.length} VNets`,
-      args: [{ zone: vnetPlan.zone, vnets: vnetPlan.vnets, permits: settings.limits.sdn, waveId: run.input.waveId, heartbeatTimeoutMs: settings.heartbeatTimeoutMs }],
+      args: [
+        {
+          zone: vnetPlan.zone,
+          vnets: vnetPlan.vnets,
+          permits: settings.limits.sdn,
+          waveId: run.input.waveId,
+          heartbeatTimeoutMs: settings.heartbeatTimeoutMs,
+        },
+      ],
     });
     run.status.actions.push(...sdn.actions);
   }

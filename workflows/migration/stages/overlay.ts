@@ -15,16 +15,22 @@ export async function runFromOverlays(run: MigrationRun, sources: DiskSources): 
   const { assessment, vmid } = run.vm;
   const { settings } = run;
   const vm = assessment.pveName;
-  const overlays = run.status.conversion?.result?.converted ? run.status.conversion.result.overlays : await createOverlays(run, sources);
+  const overlays = run.status.conversion?.result?.converted
+    ? run.status.conversion.result.overlays
+    : await createOverlays(run, sources);
   for (const planned of assessment.disks) {
     const volume = overlays.find((o) => o.slot === planned.slot)!.volume;
-    const { attached } = await run.acts.pve.attachDisk.executeWithOptions({ summary: `attach ${planned.slot} of ${vm} from its overlay ${volume}` }, [
-      { node: settings.node, vmid, slot: planned.slot, volume },
-    ]);
+    const { attached } = await run.acts.pve.attachDisk.executeWithOptions(
+      { summary: `attach ${planned.slot} of ${vm} from its overlay ${volume}` },
+      [{ node: settings.node, vmid, slot: planned.slot, volume }],
+    );
     if (attached || !run.status.actions.some((a) => a.kind === 'attach-overlay' && a.slot === planned.slot)) {
       run.record({ kind: 'attach-overlay', vm, vmid, slot: planned.slot, disk: planned.source });
     }
-    run.status.moves = [...(run.status.moves ?? []).filter((m) => m.slot !== planned.slot), { slot: planned.slot, from: volume, storage: '', attempts: 0 }];
+    run.status.moves = [
+      ...(run.status.moves ?? []).filter((m) => m.slot !== planned.slot),
+      { slot: planned.slot, from: volume, storage: '', attempts: 0 },
+    ];
   }
   await verifySizes(run);
   await setBootOrder(run);
@@ -34,13 +40,19 @@ export async function runFromOverlays(run: MigrationRun, sources: DiskSources): 
 }
 
 /** Overlays without a conversion: made on a convert worker (it mounts the datastore), kept where they are. */
-async function createOverlays(run: MigrationRun, sources: DiskSources): Promise<Array<{ slot: string; volume: string }>> {
+async function createOverlays(
+  run: MigrationRun,
+  sources: DiskSources,
+): Promise<Array<{ slot: string; volume: string }>> {
   const { assessment, vmid } = run.vm;
   const first = sources[assessment.disks[0]!.slot]!;
   const disks = assessment.disks.map((d) => ({ slot: d.slot, source: sources[d.slot]!.source }));
   const conversion = run.settings.rules.conversion!;
   run.status.overlays = { storage: first.storage, disks };
-  const { overlays } = await conversions(run.settings.heartbeatTimeoutMs, conversion.timeoutMs).convert.createOverlays.executeWithOptions(
+  const { overlays } = await conversions(
+    run.settings.heartbeatTimeoutMs,
+    conversion.timeoutMs,
+  ).convert.createOverlays.executeWithOptions(
     { summary: `overlays over the VMDKs of ${assessment.name} (${disks.map((d) => d.slot).join(', ')})` },
     [{ vmid, storage: first.storage, disks }],
   );

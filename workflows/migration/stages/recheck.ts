@@ -18,7 +18,10 @@ export async function recheckPlacement(run: MigrationRun): Promise<void> {
   const { assessment, snapshot } = run.vm;
   const vm = placementVm(snapshot.vm);
   const imported = new Set(run.status.imports.map((i) => i.disk));
-  const capacity = await placementReads.readClusterCapacity.executeWithOptions({ summary: `re-check room for ${assessment.pveName} on ${settings.node}` }, [{ exclude: [] }]);
+  const capacity = await placementReads.readClusterCapacity.executeWithOptions(
+    { summary: `re-check room for ${assessment.pveName} on ${settings.node}` },
+    [{ exclude: [] }],
+  );
   const checked = recheckAtCutover({
     vm,
     placed: {
@@ -26,7 +29,13 @@ export async function recheckPlacement(run: MigrationRun): Promise<void> {
       // A disk an earlier attempt imported takes its room already.
       disks: vm.disks
         .filter((d) => !imported.has(d.label))
-        .map((d) => ({ label: d.label, datastore: d.datastore, capacityBytes: d.capacityBytes, storage: diskStorage(settings, d.label), storageBy: 'placement' })),
+        .map((d) => ({
+          label: d.label,
+          datastore: d.datastore,
+          capacityBytes: d.capacityBytes,
+          storage: diskStorage(settings, d.label),
+          storageBy: 'placement',
+        })),
     },
     nodes: capacity.nodes,
     storages: capacity.storages,
@@ -36,5 +45,8 @@ export async function recheckPlacement(run: MigrationRun): Promise<void> {
   });
   if (checked.ok) return;
   const reasons = checked.refusals.map((r) => r.reason).join('; ');
-  throw ApplicationFailure.nonRetryable(`${assessment.pveName} no longer fits where it was placed: ${reasons}`, PLACEMENT_NO_LONGER_FITS);
+  throw ApplicationFailure.nonRetryable(
+    `${assessment.pveName} no longer fits where it was placed: ${reasons}`,
+    PLACEMENT_NO_LONGER_FITS,
+  );
 }

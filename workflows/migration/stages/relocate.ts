@@ -14,12 +14,20 @@ export async function relocate(run: MigrationRun): Promise<MigrateVmResult | und
   const diskDatastores = Object.fromEntries(snapshot.vm.disks.map((d) => [d.label, d.datastore?.name]));
   if (filesOnDatastore(snapshot.datastores, diskDatastores, datastore)) return undefined;
   // The permit is held for as long as the activity may retry (and rejoin its vMotion).
-  const permit = { key: PERMIT_KEYS.vmotion, permits: settings.limits.vmotion, leaseMs: permitLeaseMs(settings.relocateTimeoutMs), label: `relocate ${assessment.name}` };
+  const permit = {
+    key: PERMIT_KEYS.vmotion,
+    permits: settings.limits.vmotion,
+    leaseMs: permitLeaseMs(settings.relocateTimeoutMs),
+    label: `relocate ${assessment.name}`,
+  };
   await withPermit(permit, async ({ waitedMs }) => {
     run.waited({ for: 'vMotion permit', waitedMs });
     // A cancel (ferry cancel) waits for the activity: it cancels the vCenter task and ends when the task has.
     const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
-    await run.acts.vmotion.relocateVm.executeWithOptions({ summary: `storage vMotion ${assessment.name} → ${datastore}`, cancellationType }, [{ moid: run.moid, datastore }]);
+    await run.acts.vmotion.relocateVm.executeWithOptions(
+      { summary: `storage vMotion ${assessment.name} → ${datastore}`, cancellationType },
+      [{ moid: run.moid, datastore }],
+    );
   });
   run.record({ kind: 'relocate', vm: assessment.pveName, moid: run.moid, datastore });
   return undefined;

@@ -1,5 +1,11 @@
 import { condition } from '@temporalio/workflow';
-import { createVmAction, guestAgentEnabled, nicWrites, shellSpec, type MigrateVmResult } from '../../../src/domain/migration';
+import {
+  createVmAction,
+  guestAgentEnabled,
+  nicWrites,
+  shellSpec,
+  type MigrateVmResult,
+} from '../../../src/domain/migration';
 import { pollUntil } from '../../poll';
 import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
@@ -24,15 +30,29 @@ export async function buildShell(run: MigrationRun, create: boolean, summaryPref
   const { node, vcenter } = run.settings;
   const vm = assessment.pveName;
   if (create) {
-    const { created } = await run.acts.pve.createVmShell.executeWithOptions({ summary: `${summaryPrefix}create shell VM ${vmid} ${vm} on ${node}` }, [
-      { spec: shellSpec(assessment, { node, vcenter, guestAgent: guestAgentEnabled(run.settings) }) },
-    ]);
+    const { created } = await run.acts.pve.createVmShell.executeWithOptions(
+      { summary: `${summaryPrefix}create shell VM ${vmid} ${vm} on ${node}` },
+      [{ spec: shellSpec(assessment, { node, vcenter, guestAgent: guestAgentEnabled(run.settings) }) }],
+    );
     if (created) run.record(createVmAction(assessment, node));
-    run.waited(await pollUntil(async () => (await reads.waitVmVisible.executeWithOptions({ summary: `is VM ${vmid} visible cluster-wide?` }, [{ vmid }])).visible, { what: `VM ${vmid} visible cluster-wide`, ...VISIBILITY_POLL }));
+    run.waited(
+      await pollUntil(
+        async () =>
+          (await reads.waitVmVisible.executeWithOptions({ summary: `is VM ${vmid} visible cluster-wide?` }, [{ vmid }]))
+            .visible,
+        { what: `VM ${vmid} visible cluster-wide`, ...VISIBILITY_POLL },
+      ),
+    );
   }
-  for (const { action, nic } of nicWrites(assessment, await reads.readPveConfig.executeWithOptions({ summary: `read the config of VM ${vmid}` }, [{ node, vmid }]))) {
+  for (const { action, nic } of nicWrites(
+    assessment,
+    await reads.readPveConfig.executeWithOptions({ summary: `read the config of VM ${vmid}` }, [{ node, vmid }]),
+  )) {
     const { slot, ...spec } = nic;
-    await run.acts.pve.setNic.executeWithOptions({ summary: `set ${slot} of ${vm}: ${spec.macaddr} on ${spec.bridge}` }, [{ node, vmid, slot, nic: spec }]);
+    await run.acts.pve.setNic.executeWithOptions(
+      { summary: `set ${slot} of ${vm}: ${spec.macaddr} on ${spec.bridge}` },
+      [{ node, vmid, slot, nic: spec }],
+    );
     run.record(action);
   }
 }

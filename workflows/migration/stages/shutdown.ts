@@ -5,8 +5,9 @@ export async function shutdownGuest(run: MigrationRun): Promise<void> {
   run.enter('shutdown');
   const { assessment } = run.vm;
   const { cutover } = run.settings;
-  const shutdown = await run.acts.guest.shutdownGuest.executeWithOptions({ summary: `shut down ${assessment.name} on VMware` }, [
-    { moid: run.moid, timeoutMs: cutover.shutdownTimeoutMs, force: cutover.forcePowerOff },
-  ]);
+  const shutdown = await run.acts.guest.shutdownGuest.executeWithOptions(
+    { summary: `shut down ${assessment.name} on VMware` },
+    [{ moid: run.moid, timeoutMs: cutover.shutdownTimeoutMs, force: cutover.forcePowerOff }],
+  );
   if (shutdown.result !== 'already-off') run.record({ kind: 'shutdown-guest', vm: assessment.pveName, moid: run.moid });
 }

@@ -51,8 +51,18 @@ export async function verifyGuest(run: MigrationRun): Promise<void> {
   const expected = expectedAddress(assessment.name, verify.expect, discoveredAddress(snapshot.vm.guestAddresses));
   const result: GuestVerification = { state: 'failed', checks: [], ...(expected ? { expectedAddress: expected } : {}) };
   run.status.verification = result;
-  const c: Checking = { run, node: run.settings.node, vmid, vm: assessment.pveName, verify, macs: assessment.nics.map((n) => n.mac), result, startedAt: workflowNow() };
-  const passed = (await qemuRunning(c)) && (await agentAnswers(c)) && (await interfacesMatch(c)) && (await probesConnect(c));
+  const c: Checking = {
+    run,
+    node: run.settings.node,
+    vmid,
+    vm: assessment.pveName,
+    verify,
+    macs: assessment.nics.map((n) => n.mac),
+    result,
+    startedAt: workflowNow(),
+  };
+  const passed =
+    (await qemuRunning(c)) && (await agentAnswers(c)) && (await interfacesMatch(c)) && (await probesConnect(c));
   const judged = verdict(result.checks);
   if (passed && judged.verified) {
     result.state = 'verified';
@@ -70,22 +80,42 @@ export async function verifyGuest(run: MigrationRun): Promise<void> {
 }
 
 function check(c: Checking, name: GuestCheck['check'], ok: boolean | 'skipped', detail: string): boolean {
-  c.result.checks.push({ check: name, result: ok === 'skipped' ? 'skipped' : ok ? 'passed' : 'failed', at: workflowNow(), detail });
+  c.result.checks.push({
+    check: name,
+    result: ok === 'skipped' ? 'skipped' : ok ? 'passed' : 'failed',
+    at: workflowNow(),
+    detail,
+  });
   return ok !== false;
 }
 
 async function qemuRunning(c: Checking): Promise<boolean> {
   const state = await reads.guestRunState({ node: c.node, vmid: c.vmid });
-  return check(c, 'qemu-running', state.qmpstatus === 'running', `status ${state.status}, qmpstatus ${state.qmpstatus ?? 'none'}, up ${state.uptimeSeconds} s`);
+  return check(
+    c,
+    'qemu-running',
+    state.qmpstatus === 'running',
+    `status ${state.status}, qmpstatus ${state.qmpstatus ?? 'none'}, up ${state.uptimeSeconds} s`,
+  );
 }
 
 /** The agent's ping, asked until it answers or `agentTimeout` passes; its uptime then is boot-to-agent. */
 async function agentAnswers(c: Checking): Promise<boolean> {
-  if (!guestAgentEnabled(c.run.settings)) return check(c, 'agent-ping', 'skipped', 'the guest agent is off (migration.cutover.guestAgent: false)');
+  if (!guestAgentEnabled(c.run.settings))
+    return check(c, 'agent-ping', 'skipped', 'the guest agent is off (migration.cutover.guestAgent: false)');
   let last: Awaited<ReturnType<typeof reads.pingGuestAgent>> | undefined;
-  const options = { what: `guest agent of ${c.vm}`, intervalMs: c.verify.pollIntervalMs, timeoutMs: c.verify.agentTimeoutMs };
+  const options = {
+    what: `guest agent of ${c.vm}`,
+    intervalMs: c.verify.pollIntervalMs,
+    timeoutMs: c.verify.agentTimeoutMs,
+  };
   try {
-    c.run.waited(await pollUntil(async () => (last = await reads.pingGuestAgent({ node: c.node, vmid: c.vmid })).answered, options));
+    c.run.waited(
+      await pollUntil(
+        async () => (last = await reads.pingGuestAgent({ node: c.node, vmid: c.vmid })).answered,
+        options,
+      ),
+    );
   } catch (err) {
     if (!(err instanceof ApplicationFailure || err instanceof ActivityFailure)) throw err;
     const why = last?.reason ? ` (last answer: ${last.reason})` : '';
@@ -101,7 +131,8 @@ async function agentAnswers(c: Checking): Promise<boolean> {
  * the rest of `agentTimeout` has passed; the last reading is what is judged.
  */
 async function interfacesMatch(c: Checking): Promise<boolean> {
-  if (!guestAgentEnabled(c.run.settings)) return check(c, 'macs', 'skipped', 'the guest agent is off: interfaces not read');
+  if (!guestAgentEnabled(c.run.settings))
+    return check(c, 'macs', 'skipped', 'the guest agent is off: interfaces not read');
   let checks: GuestCheck[] = [];
   const matches = async () => {
     c.result.interfaces = await reads.guestInterfaces({ node: c.node, vmid: c.vmid });
@@ -114,10 +145,17 @@ async function interfacesMatch(c: Checking): Promise<boolean> {
     ? Math.max(c.verify.pollIntervalMs, c.verify.networkTimeoutMs)
     : Math.max(c.verify.pollIntervalMs, c.verify.agentTimeoutMs - (workflowNow() - c.startedAt));
   try {
-    c.run.waited(await pollUntil(matches, { what: `network of ${c.vm} (VMware MACs and address)`, intervalMs: c.verify.pollIntervalMs, timeoutMs }));
+    c.run.waited(
+      await pollUntil(matches, {
+        what: `network of ${c.vm} (VMware MACs and address)`,
+        intervalMs: c.verify.pollIntervalMs,
+        timeoutMs,
+      }),
+    );
   } catch (err) {
     if (!(err instanceof ApplicationFailure || err instanceof ActivityFailure)) throw err;
-    if (checks.length === 0) return check(c, 'macs', false, `the guest agent did not list the interfaces: ${failureMessage(err)}`);
+    if (checks.length === 0)
+      return check(c, 'macs', false, `the guest agent did not list the interfaces: ${failureMessage(err)}`);
   }
   c.result.checks.push(...checks);
   return checks.every((x) => x.result !== 'failed');
@@ -127,15 +165,32 @@ async function interfacesMatch(c: Checking): Promise<boolean> {
 async function probesConnect(c: Checking): Promise<boolean> {
   if (c.verify.probes.length === 0) return true;
   const address = probeAddress(c.result.interfaces ?? [], c.macs, c.result.expectedAddress);
-  if (!address) return check(c, 'probe', false, 'no address to probe: none expected, and the guest reported none on a VMware NIC');
+  if (!address)
+    return check(c, 'probe', false, 'no address to probe: none expected, and the guest reported none on a VMware NIC');
   for (const probe of c.verify.probes) {
     let last: Awaited<ReturnType<typeof reads.probeGuestPort>> | undefined;
-    const options = { what: `tcp ${address}:${probe.tcp} of ${c.vm}`, intervalMs: c.verify.pollIntervalMs, timeoutMs: c.verify.probeTimeoutMs };
+    const options = {
+      what: `tcp ${address}:${probe.tcp} of ${c.vm}`,
+      intervalMs: c.verify.pollIntervalMs,
+      timeoutMs: c.verify.probeTimeoutMs,
+    };
     try {
-      c.run.waited(await pollUntil(async () => (last = await reads.probeGuestPort({ vmid: c.vmid, address, port: probe.tcp, timeoutMs: PROBE_CONNECT_MS })).ok, options));
+      c.run.waited(
+        await pollUntil(
+          async () =>
+            (last = await reads.probeGuestPort({ vmid: c.vmid, address, port: probe.tcp, timeoutMs: PROBE_CONNECT_MS }))
+              .ok,
+          options,
+        ),
+      );
     } catch (err) {
       if (!(err instanceof ApplicationFailure || err instanceof ActivityFailure)) throw err;
-      return check(c, 'probe', false, `tcp ${last?.endpoint ?? `${address}:${probe.tcp}`}: ${[last?.error, failureMessage(err)].filter(Boolean).join('; ')}`);
+      return check(
+        c,
+        'probe',
+        false,
+        `tcp ${last?.endpoint ?? `${address}:${probe.tcp}`}: ${[last?.error, failureMessage(err)].filter(Boolean).join('; ')}`,
+      );
     }
     check(c, 'probe', true, `tcp ${last!.endpoint} connected in ${last!.ms} ms`);
   }

@@ -6,11 +6,17 @@ import type { MigrationRun } from '../run-context';
 export async function verifySizes(run: MigrationRun): Promise<void> {
   run.enter('verify');
   const { assessment, vmid } = run.vm;
-  const sizes = await reads.diskSizes.executeWithOptions({ summary: `read the disk sizes of VM ${vmid}` }, [{ node: run.settings.node, vmid }]);
+  const sizes = await reads.diskSizes.executeWithOptions({ summary: `read the disk sizes of VM ${vmid}` }, [
+    { node: run.settings.node, vmid },
+  ]);
   const wrong = assessment.disks
     .filter((d) => sizes[d.slot] !== d.capacityBytes)
     .map((d) => `${d.slot} (${d.source}) is ${sizes[d.slot] ?? 'missing'} bytes, expected ${d.capacityBytes}`);
   if (wrong.length > 0) {
-    throw ApplicationFailure.create({ type: 'DiskSizeMismatch', message: `disk sizes differ: ${wrong.join('; ')}`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: 'DiskSizeMismatch',
+      message: `disk sizes differ: ${wrong.join('; ')}`,
+      nonRetryable: true,
+    });
   }
 }

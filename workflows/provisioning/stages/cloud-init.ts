@@ -10,12 +10,27 @@ export async function attachCloudInit({ acts, spec, vmid, node, status, enter, r
   if (!spec.cloudInit) return;
   enter('cloud-init');
   if (!status.address) {
-    throw ApplicationFailure.create({ message: `${spec.name}: cloudInit needs the NetBox address, and none was assigned (set prefix and netboxId)`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      message: `${spec.name}: cloudInit needs the NetBox address, and none was assigned (set prefix and netboxId)`,
+      nonRetryable: true,
+    });
   }
   const storage = spec.efiStorage ?? spec.disks[0]?.storage;
-  if (!storage) throw ApplicationFailure.create({ message: `${spec.name}: cloudInit needs a storage for its drive (a disk or efiStorage)`, nonRetryable: true });
+  if (!storage)
+    throw ApplicationFailure.create({
+      message: `${spec.name}: cloudInit needs a storage for its drive (a disk or efiStorage)`,
+      nonRetryable: true,
+    });
   const settings = { ipconfig0: `ip=${status.address}` };
   const slot = CLOUD_INIT_SLOT;
-  const { changed } = await acts.record.ensureCloudInit.executeWithOptions({ summary: `cloud-init drive ${slot} on ${storage}: ipconfig0 ip=${status.address}` }, [{ node, vmid, slot, storage, settings }]);
-  record('cloud-init', slot, changed.includes(slot) ? 'created' : changed.length ? 'updated' : 'unchanged', `ipconfig0 ip=${status.address}`);
+  const { changed } = await acts.record.ensureCloudInit.executeWithOptions(
+    { summary: `cloud-init drive ${slot} on ${storage}: ipconfig0 ip=${status.address}` },
+    [{ node, vmid, slot, storage, settings }],
+  );
+  record(
+    'cloud-init',
+    slot,
+    changed.includes(slot) ? 'created' : changed.length ? 'updated' : 'unchanged',
+    `ipconfig0 ip=${status.address}`,
+  );
 }

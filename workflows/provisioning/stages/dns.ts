@@ -5,14 +5,26 @@ import type { VmBuild } from '../run-context';
 export async function registerDns({ acts, spec, settings, status, enter, record }: VmBuild): Promise<void> {
   enter('dns');
   if (!spec.dnsZone || !status.address || !settings.has.dns) {
-    record('dns-a', spec.name, 'skipped', !settings.has.dns ? 'DNS is not configured' : !spec.dnsZone ? 'no DNS zone (provisioning.dnsZone)' : 'no address');
+    record(
+      'dns-a',
+      spec.name,
+      'skipped',
+      !settings.has.dns ? 'DNS is not configured' : !spec.dnsZone ? 'no DNS zone (provisioning.dnsZone)' : 'no address',
+    );
     return;
   }
   const name = fqdn(spec.name, spec.dnsZone);
   const address = hostAddress(status.address);
   status.fqdn = name;
   for (const type of ['A', 'PTR'] as const) {
-    const { outcome } = await acts.record.ensureDnsRecord.executeWithOptions({ summary: `DNS ${type} ${name} ↔ ${address}` }, [{ type, name, address }]);
-    record(type === 'A' ? 'dns-a' : 'dns-ptr', type === 'A' ? `${name} A ${address}` : `${address} PTR ${name}`, outcome);
+    const { outcome } = await acts.record.ensureDnsRecord.executeWithOptions(
+      { summary: `DNS ${type} ${name} ↔ ${address}` },
+      [{ type, name, address }],
+    );
+    record(
+      type === 'A' ? 'dns-a' : 'dns-ptr',
+      type === 'A' ? `${name} A ${address}` : `${address} PTR ${name}`,
+      outcome,
+    );
   }
 }

@@ -4,8 +4,9 @@ import type { VmBuild } from '../run-context';
 export async function markStaged({ acts, spec, enter, record, known }: VmBuild): Promise<void> {
   enter('handover');
   if (spec.netboxId === undefined) return;
-  const { outcome } = await acts.record.markNetboxStaged.executeWithOptions({ summary: `NetBox VM ${spec.netboxId} planned → staged` }, [
-    { netboxId: spec.netboxId, ...(known.seen ? { seen: known.seen } : {}) },
-  ]);
+  const { outcome } = await acts.record.markNetboxStaged.executeWithOptions(
+    { summary: `NetBox VM ${spec.netboxId} planned → staged` },
+    [{ netboxId: spec.netboxId, ...(known.seen ? { seen: known.seen } : {}) }],
+  );
   record('netbox-status', `NetBox VM ${spec.netboxId}`, outcome, 'staged');
 }

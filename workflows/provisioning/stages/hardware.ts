@@ -11,7 +11,10 @@ export async function fitHardware(vm: VmBuild): Promise<void> {
 
 async function attachDisks({ acts, spec, vmid, node, record }: VmBuild): Promise<void> {
   for (const disk of spec.disks) {
-    const { outcome } = await acts.vmTask.ensureVmDisk.executeWithOptions({ summary: `${disk.slot}: ${disk.sizeGiB} GiB on ${disk.storage}` }, [{ node, vmid, disk }]);
+    const { outcome } = await acts.vmTask.ensureVmDisk.executeWithOptions(
+      { summary: `${disk.slot}: ${disk.sizeGiB} GiB on ${disk.storage}` },
+      [{ node, vmid, disk }],
+    );
     record('disk', disk.slot, outcome, `${disk.sizeGiB} GiB on ${disk.storage}`);
   }
 }
@@ -19,7 +22,10 @@ async function attachDisks({ acts, spec, vmid, node, record }: VmBuild): Promise
 async function attachNics({ acts, spec, vmid, node, record }: VmBuild): Promise<void> {
   for (const nic of spec.nics) {
     const where = `${nic.network}${nic.vlan !== undefined ? ` VLAN ${nic.vlan}` : ''}`;
-    const { outcome } = await acts.record.ensureVmNic.executeWithOptions({ summary: `${nic.slot}: ${nic.model} on ${where}` }, [{ node, vmid, nic }]);
+    const { outcome } = await acts.record.ensureVmNic.executeWithOptions(
+      { summary: `${nic.slot}: ${nic.model} on ${where}` },
+      [{ node, vmid, nic }],
+    );
     record('nic', nic.slot, outcome, `${nic.model} on ${where}`);
   }
 }
@@ -28,6 +34,13 @@ async function setOptions({ acts, spec, vmid, node, record }: VmBuild): Promise<
   const options = vmOptions(spec);
   if (Object.keys(options).length === 0) return;
   const keys = Object.keys(options).join(', ');
-  const { changed } = await acts.record.ensureVmOptions.executeWithOptions({ summary: `options ${keys}` }, [{ node, vmid, options }]);
-  record('options', keys, changed.length > 0 ? 'updated' : 'unchanged', changed.length > 0 ? `set ${changed.join(', ')}` : undefined);
+  const { changed } = await acts.record.ensureVmOptions.executeWithOptions({ summary: `options ${keys}` }, [
+    { node, vmid, options },
+  ]);
+  record(
+    'options',
+    keys,
+    changed.length > 0 ? 'updated' : 'unchanged',
+    changed.length > 0 ? `set ${changed.join(', ')}` : undefined,
+  );
 }

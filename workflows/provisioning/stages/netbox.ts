@@ -7,7 +7,16 @@ export interface InterfaceIds {
 }
 
 /** The record's interfaces, with the MACs Proxmox gave the NICs. */
-export async function recordNetboxInterfaces({ acts, spec, vmid, node, status, enter, record, known }: VmBuild): Promise<InterfaceIds> {
+export async function recordNetboxInterfaces({
+  acts,
+  spec,
+  vmid,
+  node,
+  status,
+  enter,
+  record,
+  known,
+}: VmBuild): Promise<InterfaceIds> {
   enter('netbox');
   status.macs = await acts.read.readVmMacs.executeWithOptions({ summary: `MACs of VM ${vmid}` }, [{ node, vmid }]);
   const interfaceIds: InterfaceIds = { ids: {}, created: [] };

@@ -13,16 +13,26 @@ import type { Found } from './check';
  */
 export async function placeVm(unplaced: UnplacedBuild, found: Found, placedNode?: string): Promise<VmBuild> {
   // The batch's placement (provisionPlanned) pins a VM whose record names no node.
-  const build = placedNode !== undefined && unplaced.spec.node === undefined ? { ...unplaced, spec: { ...unplaced.spec, node: placedNode } } : unplaced;
+  const build =
+    placedNode !== undefined && unplaced.spec.node === undefined
+      ? { ...unplaced, spec: { ...unplaced.spec, node: placedNode } }
+      : unplaced;
   const { spec, vmid } = build;
   if (found.adopt && found.node !== undefined) return placed(build, { ...spec, node: found.node });
   // Histories recorded before placement always had a node and read no room.
   if (!patched('provisioning-placement')) {
-    if (spec.node === undefined) refuse('NoNode', `${spec.name} names no node and this run predates placement: set ferry_node or provisioning.node`);
+    if (spec.node === undefined)
+      refuse(
+        'NoNode',
+        `${spec.name} names no node and this run predates placement: set ferry_node or provisioning.node`,
+      );
     return placed(build, { ...spec, node: spec.node });
   }
   const what = spec.node !== undefined ? `room on ${spec.node} for ${spec.name}` : `a node for ${spec.name}`;
-  const room = await placementReads.readClusterCapacity.executeWithOptions({ summary: `read Proxmox capacity: ${what}` }, [{ exclude: [vmid] }]);
+  const room = await placementReads.readClusterCapacity.executeWithOptions(
+    { summary: `read Proxmox capacity: ${what}` },
+    [{ exclude: [vmid] }],
+  );
   const outcome = specPlacement(placeSpecs(room, [spec]), spec);
   if (!outcome.ok) refuse('NoRoom', `${spec.name} does not fit: ${outcome.reason}. Nothing was created.`);
   return placed(build, { ...spec, node: outcome.node });

@@ -23,10 +23,15 @@ export async function resolveSpec(run: ProvisionRun, input: ProvisionVmInput): P
 }
 
 async function specOfRecord(run: ProvisionRun, netboxId: number): Promise<ProvisionSpec> {
-  const record = await run.acts.read.readNetboxVm.executeWithOptions({ summary: `read NetBox VM ${netboxId}` }, [{ netboxId }]);
+  const record = await run.acts.read.readNetboxVm.executeWithOptions({ summary: `read NetBox VM ${netboxId}` }, [
+    { netboxId },
+  ]);
   run.status.name = record.name;
   if (!PROVISIONABLE.includes(record.status)) {
-    refuse('NotProvisionable', `NetBox VM "${record.name}" (id ${record.id}) is ${record.status}; ferry provisions planned VMs (and finishes staged ones)`);
+    refuse(
+      'NotProvisionable',
+      `NetBox VM "${record.name}" (id ${record.id}) is ${record.status}; ferry provisions planned VMs (and finishes staged ones)`,
+    );
   }
   const built = specFromRecord(record, run.settings.defaults);
   if (!built.ok) refuse('InvalidSpec', `the VM cannot be built as recorded:\n  - ${built.problems.join('\n  - ')}`);
@@ -53,16 +58,23 @@ export async function resolveVmid(run: ProvisionRun, spec: ProvisionSpec): Promi
 async function allocateVmid(run: ProvisionRun, spec: ProvisionSpec): Promise<number> {
   const { acts, settings, record } = run;
   const key = spec.netboxId !== undefined ? `netbox-${spec.netboxId}` : `spec-${spec.name}`;
-  const { vmid } = await acts.read.requestVmid.executeWithOptions({ summary: `VMID for ${spec.name} from the allocator` }, [
-    { request: { key, name: spec.name, range: settings.vmidRange }, taskQueue: mainQueue() },
-  ]);
+  const { vmid } = await acts.read.requestVmid.executeWithOptions(
+    { summary: `VMID for ${spec.name} from the allocator` },
+    [{ request: { key, name: spec.name, range: settings.vmidRange }, taskQueue: mainQueue() }],
+  );
   record('allocate-vmid', `VMID ${vmid}`, 'created', `from ${settings.vmidRange.min}–${settings.vmidRange.max}`);
   if (spec.netboxId === undefined) return vmid;
   // Written to the source of truth before anything is built with it.
-  const written = await acts.record.recordVmid.executeWithOptions({ summary: `ferry_vmid ${vmid} into NetBox VM ${spec.netboxId}` }, [
-    { netboxId: spec.netboxId, vmid, ...(run.known.seen ? { seen: run.known.seen } : {}) },
-  ]);
+  const written = await acts.record.recordVmid.executeWithOptions(
+    { summary: `ferry_vmid ${vmid} into NetBox VM ${spec.netboxId}` },
+    [{ netboxId: spec.netboxId, vmid, ...(run.known.seen ? { seen: run.known.seen } : {}) }],
+  );
   run.known.seen = written.seen;
-  record('record-vmid', `NetBox VM ${spec.netboxId}`, written.outcome, written.vmid === vmid ? `ferry_vmid ${vmid}` : `the record got ferry_vmid ${written.vmid} meanwhile; using it`);
+  record(
+    'record-vmid',
+    `NetBox VM ${spec.netboxId}`,
+    written.outcome,
+    written.vmid === vmid ? `ferry_vmid ${vmid}` : `the record got ferry_vmid ${written.vmid} meanwhile; using it`,
+  );
   return written.vmid;
 }

@@ -12,9 +12,17 @@ export async function bootPveVm({ acts, settings, spec, vmid, node, status, ente
     record('start', `VM ${vmid}`, 'unchanged', 'already running');
     return;
   }
-  await withPermit({ key: PERMIT_KEYS.vmStart, permits: settings.vmStartPermits, leaseMs: START_LEASE_MS, label: `start ${spec.name}` }, async ({ waitedMs }) => {
-    status.waits.push({ for: 'VM start permit', waitedMs });
-    await acts.vmTask.startVm.executeWithOptions({ summary: `start VM ${vmid} ${spec.name}` }, [{ node, vmid }]);
-  });
+  await withPermit(
+    {
+      key: PERMIT_KEYS.vmStart,
+      permits: settings.vmStartPermits,
+      leaseMs: START_LEASE_MS,
+      label: `start ${spec.name}`,
+    },
+    async ({ waitedMs }) => {
+      status.waits.push({ for: 'VM start permit', waitedMs });
+      await acts.vmTask.startVm.executeWithOptions({ summary: `start VM ${vmid} ${spec.name}` }, [{ node, vmid }]);
+    },
+  );
   record('start', `VM ${vmid}`, 'created', 'started');
 }

@@ -1,6 +1,12 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { GuestCheckActivities } from '../../../activities/migration-contract';
-import { describeInterfaces, interfaceChecks, verdict, type GuestCheck, type GuestVerification } from '../../../src/domain/migration';
+import {
+  describeInterfaces,
+  interfaceChecks,
+  verdict,
+  type GuestCheck,
+  type GuestVerification,
+} from '../../../src/domain/migration';
 import { hostAddress, type ProvisionSpec } from '../../../src/domain/provisioning';
 import { workflowNow } from '../../clock';
 import { failureMessage } from '../../failures';
@@ -8,7 +14,10 @@ import { pollUntil } from '../../poll';
 import type { VmBuild } from '../run-context';
 
 /** The same guest reads as migration's verify-guest (activities/migration/guest-checks.ts). */
-const guest = proxyActivities<GuestCheckActivities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' } });
+const guest = proxyActivities<GuestCheckActivities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
+});
 
 /** Boot to agent under TCG takes seconds to a minute; a guest silent for this long is not up. */
 const AGENT_TIMEOUT_MS = 5 * 60_000;
@@ -33,15 +42,28 @@ export async function verifyProvisionedGuest(vm: VmBuild): Promise<void> {
   const expected = status.address ? { address: hostAddress(status.address), source: 'config' as const } : undefined;
   const result: GuestVerification = { state: 'failed', checks: [], ...(expected ? { expectedAddress: expected } : {}) };
   status.verification = result;
-  const check = (name: GuestCheck['check'], ok: boolean, detail: string) => (result.checks.push({ check: name, result: ok ? 'passed' : 'failed', at: workflowNow(), detail }), ok);
+  const check = (name: GuestCheck['check'], ok: boolean, detail: string) => (
+    result.checks.push({ check: name, result: ok ? 'passed' : 'failed', at: workflowNow(), detail }),
+    ok
+  );
   const intervalMs = Math.min(settings.pollIntervalMs, 2_000);
 
   const state = await guest.guestRunState({ node, vmid });
-  let up = check('qemu-running', state.qmpstatus === 'running', `status ${state.status}, qmpstatus ${state.qmpstatus ?? 'none'}, up ${state.uptimeSeconds} s`);
+  let up = check(
+    'qemu-running',
+    state.qmpstatus === 'running',
+    `status ${state.status}, qmpstatus ${state.qmpstatus ?? 'none'}, up ${state.uptimeSeconds} s`,
+  );
   let last: Awaited<ReturnType<typeof guest.pingGuestAgent>> | undefined;
   if (up) {
     try {
-      status.waits.push(await pollUntil(async () => (last = await guest.pingGuestAgent({ node, vmid })).answered, { what: `guest agent of ${spec.name}`, intervalMs, timeoutMs: AGENT_TIMEOUT_MS }));
+      status.waits.push(
+        await pollUntil(async () => (last = await guest.pingGuestAgent({ node, vmid })).answered, {
+          what: `guest agent of ${spec.name}`,
+          intervalMs,
+          timeoutMs: AGENT_TIMEOUT_MS,
+        }),
+      );
       if (last?.uptimeSeconds !== undefined) result.bootToAgentSeconds = last.uptimeSeconds;
       up = check('agent-ping', true, `answered ${last?.uptimeSeconds ?? '?'} s after QEMU started`);
     } catch (err) {
@@ -53,15 +75,28 @@ export async function verifyProvisionedGuest(vm: VmBuild): Promise<void> {
   const judged = verdict(result.checks);
   if (judged.verified) {
     result.state = 'verified';
-    record('verify-guest', `VM ${vmid}`, 'unchanged', `agent after ${result.bootToAgentSeconds ?? '?'} s${expected ? `, ${expected.address} on the guest` : ''}`);
+    record(
+      'verify-guest',
+      `VM ${vmid}`,
+      'unchanged',
+      `agent after ${result.bootToAgentSeconds ?? '?'} s${expected ? `, ${expected.address} on the guest` : ''}`,
+    );
     return;
   }
   const interfaces = result.interfaces ? `; the guest's interfaces: ${describeInterfaces(result.interfaces)}` : '';
-  throw ApplicationFailure.create({ type: GUEST_NOT_VERIFIED, message: `${spec.name} (VM ${vmid}) is not verified: ${judged.reason ?? 'a check failed'}${interfaces}`, nonRetryable: true });
+  throw ApplicationFailure.create({
+    type: GUEST_NOT_VERIFIED,
+    message: `${spec.name} (VM ${vmid}) is not verified: ${judged.reason ?? 'a check failed'}${interfaces}`,
+    nonRetryable: true,
+  });
 }
 
 /** The VM's MACs and the NetBox address on the guest's interfaces, read again until they match or guestNetworkTimeout passes. */
-async function interfacesMatch({ spec, vmid, node, status, settings }: VmBuild, result: GuestVerification, intervalMs: number): Promise<void> {
+async function interfacesMatch(
+  { spec, vmid, node, status, settings }: VmBuild,
+  result: GuestVerification,
+  intervalMs: number,
+): Promise<void> {
   const macs = Object.values(status.macs);
   let checks: GuestCheck[] = [];
   const matches = async () => {
@@ -70,10 +105,24 @@ async function interfacesMatch({ spec, vmid, node, status, settings }: VmBuild, 
     return checks.every((x) => x.result !== 'failed');
   };
   try {
-    status.waits.push(await pollUntil(matches, { what: `network of ${spec.name} (its MACs and NetBox address)`, intervalMs, timeoutMs: settings.guestNetworkTimeoutMs ?? NETWORK_AFTER_AGENT_MS }));
+    status.waits.push(
+      await pollUntil(matches, {
+        what: `network of ${spec.name} (its MACs and NetBox address)`,
+        intervalMs,
+        timeoutMs: settings.guestNetworkTimeoutMs ?? NETWORK_AFTER_AGENT_MS,
+      }),
+    );
   } catch (err) {
     if (!(err instanceof ApplicationFailure || err instanceof ActivityFailure)) throw err;
-    if (checks.length === 0) checks = [{ check: 'macs', result: 'failed', at: workflowNow(), detail: `the guest agent did not list the interfaces: ${failureMessage(err)}` }];
+    if (checks.length === 0)
+      checks = [
+        {
+          check: 'macs',
+          result: 'failed',
+          at: workflowNow(),
+          detail: `the guest agent did not list the interfaces: ${failureMessage(err)}`,
+        },
+      ];
   }
   result.checks.push(...checks);
 }

@@ -17,14 +17,21 @@ export async function awaitApproval(
   const reason = approvalReason(target, settings.teardown.approvalFor, requireApproval);
   if (!reason) return undefined;
   if (settings.approvers.length === 0) {
-    throw ApplicationFailure.create({ type: 'NoApprovers', message: `${reason}, but provisioning.approvers is empty: nobody could approve; name the approvers in ferry.yaml`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: 'NoApprovers',
+      message: `${reason}, but provisioning.approvers is empty: nobody could approve; name the approvers in ferry.yaml`,
+      nonRetryable: true,
+    });
   }
   status.approvalRequired = reason;
   enter('awaiting-approval');
   gate.openGate();
   const started = workflowNow();
   const deadline = settings.teardown.approvalDeadlineMs;
-  const decided = deadline === undefined ? (await condition(() => gate.decided), true) : await condition(() => gate.decided, deadline);
+  const decided =
+    deadline === undefined
+      ? (await condition(() => gate.decided), true)
+      : await condition(() => gate.decided, deadline);
   gate.closeGate();
   status.waits.push({ for: 'teardown approval', waitedMs: workflowNow() - started });
   if (!decided) return 'approval-expired';

@@ -13,7 +13,12 @@ import type { TeardownRun } from '../run-context';
 interface Cleanup {
   /** The summary of its activity in the Temporal UI. */
   summary(target: TeardownTarget, settings: ProvisioningSettings): string;
-  call(proxy: ProvisioningProxy, options: ActivityOptions, target: TeardownTarget, settings: ProvisioningSettings): Promise<CleanupOutcome>;
+  call(
+    proxy: ProvisioningProxy,
+    options: ActivityOptions,
+    target: TeardownTarget,
+    settings: ProvisioningSettings,
+  ): Promise<CleanupOutcome>;
 }
 
 /** Each cleanup's activity, by kind. */
@@ -36,7 +41,8 @@ const CLEANUP: Record<CleanupKind, Cleanup> = {
   },
   'netbox-vm': {
     summary: (target, settings) => `NetBox VM ${target.netboxId ?? '-'}: ${settings.teardown.netbox}`,
-    call: (proxy, options, target, settings) => proxy.cleanupNetboxVm.executeWithOptions(options, [{ target, after: settings.teardown.netbox }]),
+    call: (proxy, options, target, settings) =>
+      proxy.cleanupNetboxVm.executeWithOptions(options, [{ target, after: settings.teardown.netbox }]),
   },
 };
 
@@ -46,14 +52,28 @@ export async function runCleanups(run: TeardownRun, target: TeardownTarget): Pro
   for (const cleanup of CLEANUPS) run.status.cleanups.push(await runCleanup(run, cleanup, target));
 }
 
-async function runCleanup({ acts, settings }: TeardownRun, cleanup: CleanupKind, target: TeardownTarget): Promise<CleanupOutcome> {
+async function runCleanup(
+  { acts, settings }: TeardownRun,
+  cleanup: CleanupKind,
+  target: TeardownTarget,
+): Promise<CleanupOutcome> {
   if (cleanup === 'known-hosts' && !settings.teardown.knownHosts) {
     return { cleanup, result: 'skipped', detail: 'provisioning.teardown.knownHosts is off' };
   }
   const { summary, call } = CLEANUP[cleanup];
   try {
-    return await call(acts.cleanup(settings.teardown.cleanupAttempts), { summary: summary(target, settings) }, target, settings);
+    return await call(
+      acts.cleanup(settings.teardown.cleanupAttempts),
+      { summary: summary(target, settings) },
+      target,
+      settings,
+    );
   } catch (err) {
-    return { cleanup, result: 'failed', detail: 'not done; a rerun of the teardown tries again', error: failureMessage(err) };
+    return {
+      cleanup,
+      result: 'failed',
+      detail: 'not done; a rerun of the teardown tries again',
+      error: failureMessage(err),
+    };
   }
 }

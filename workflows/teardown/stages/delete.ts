@@ -1,11 +1,21 @@
 import type { TeardownRun } from '../run-context';
 
 /** Deletes the stopped VM with purge, and its unreferenced disks with it. */
-export async function deletePveVm({ acts, status, enter }: TeardownRun, vm: { vmid: number; node: string; name?: string }): Promise<void> {
+export async function deletePveVm(
+  { acts, status, enter }: TeardownRun,
+  vm: { vmid: number; node: string; name?: string },
+): Promise<void> {
   const { vmid, node, name } = vm;
   enter('delete');
-  const { deleted } = await acts.vmTask.deleteVm.executeWithOptions({ summary: `delete VM ${vmid}${name ? ` ${name}` : ''} with purge` }, [{ node, vmid }]);
-  status.steps.push({ step: 'delete', outcome: deleted ? 'done' : 'already', detail: deleted ? 'purged with its disks' : 'already gone' });
+  const { deleted } = await acts.vmTask.deleteVm.executeWithOptions(
+    { summary: `delete VM ${vmid}${name ? ` ${name}` : ''} with purge` },
+    [{ node, vmid }],
+  );
+  status.steps.push({
+    step: 'delete',
+    outcome: deleted ? 'done' : 'already',
+    detail: deleted ? 'purged with its disks' : 'already gone',
+  });
 }
 
 /** Proxmox has no VM under the VMID: nothing to stop or delete, and the cleanups still run. */

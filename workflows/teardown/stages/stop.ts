@@ -10,7 +10,11 @@ export async function stopPveVm(run: TeardownRun, vm: { vmid: number; node: stri
   enter('shutdown');
   const timeoutMs = settings.teardown.shutdownTimeoutMs;
   const seconds = Math.round(timeoutMs / 1000);
-  const shut = await acts.shutdown(timeoutMs).shutdownVm.executeWithOptions({ summary: `shut down VM ${vmid} (ACPI), up to ${seconds} s` }, [{ node, vmid, timeoutMs }]);
+  const shut = await acts
+    .shutdown(timeoutMs)
+    .shutdownVm.executeWithOptions({ summary: `shut down VM ${vmid} (ACPI), up to ${seconds} s` }, [
+      { node, vmid, timeoutMs },
+    ]);
   status.steps.push({
     step: 'shutdown',
     outcome: shut.result === 'shut-down' ? 'done' : shut.result === 'timed-out' ? 'timed-out' : 'already',
@@ -18,9 +22,19 @@ export async function stopPveVm(run: TeardownRun, vm: { vmid: number; node: stri
   });
   if (shut.result === 'timed-out') {
     enter('stop');
-    await acts.vmTask.stopVm.executeWithOptions({ summary: `stop VM ${vmid} hard (the guest ignored the shutdown)` }, [{ node, vmid }]);
+    await acts.vmTask.stopVm.executeWithOptions({ summary: `stop VM ${vmid} hard (the guest ignored the shutdown)` }, [
+      { node, vmid },
+    ]);
     status.steps.push({ step: 'stop', outcome: 'done', detail: 'forced' });
   }
-  const stopped = async () => (await acts.read.vmPowerState.executeWithOptions({ summary: `is VM ${vmid} stopped` }, [{ node, vmid }])).status !== 'running';
-  status.waits.push(await pollUntil(stopped, { what: `VM ${vmid} stopped`, intervalMs: settings.pollIntervalMs, timeoutMs: STOP_TIMEOUT_MS }));
+  const stopped = async () =>
+    (await acts.read.vmPowerState.executeWithOptions({ summary: `is VM ${vmid} stopped` }, [{ node, vmid }])).status !==
+    'running';
+  status.waits.push(
+    await pollUntil(stopped, {
+      what: `VM ${vmid} stopped`,
+      intervalMs: settings.pollIntervalMs,
+      timeoutMs: STOP_TIMEOUT_MS,
+    }),
+  );
 }

@@ -7,11 +7,15 @@ import type { TeardownRun } from '../run-context';
 /** What the VM has now (Proxmox, NetBox, DNS), filled in by what an earlier incomplete run of this teardown found. */
 export async function readTarget({ acts, status }: TeardownRun, input: TeardownVmInput): Promise<TeardownTarget> {
   const { vmid } = input;
-  const live = await acts.read.readTeardownTarget.executeWithOptions({ summary: `what VM ${vmid} has in Proxmox, NetBox and DNS` }, [
-    { vmid, ...(input.netboxId !== undefined ? { netboxId: input.netboxId } : {}) },
-  ]);
+  const live = await acts.read.readTeardownTarget.executeWithOptions(
+    { summary: `what VM ${vmid} has in Proxmox, NetBox and DNS` },
+    [{ vmid, ...(input.netboxId !== undefined ? { netboxId: input.netboxId } : {}) }],
+  );
   const { workflowId, runId } = workflowInfo();
-  const previous = await acts.read.previousTeardown.executeWithOptions({ summary: `what an earlier run of ${workflowId} left` }, [{ workflowId, runId }]);
+  const previous = await acts.read.previousTeardown.executeWithOptions(
+    { summary: `what an earlier run of ${workflowId} left` },
+    [{ workflowId, runId }],
+  );
   const target = mergeTargets(live, previous);
   status.target = target;
   if (previous) status.resumed = true;

@@ -3,7 +3,13 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519';
 import { sshSign } from '../../../../src/approval-signing';
-import { fromBase64, parsePublicKey, parseSshSignature, signatureProblem, toBase64 } from '../../../../src/domain/approvals';
+import {
+  fromBase64,
+  parsePublicKey,
+  parseSshSignature,
+  signatureProblem,
+  toBase64,
+} from '../../../../src/domain/approvals';
 import { makeKeys } from '../../../helpers/ssh-keys';
 
 const keyBytes = (line: string): Uint8Array => {
@@ -39,22 +45,40 @@ describe('SSHSIG signatures made by the real ssh-keygen', () => {
     const signers = path.join(dir, 'allowed');
     writeFileSync(signers, `alice ${keys.alice!.publicLine}\n`);
     writeFileSync(path.join(dir, 'msg.sig'), signature);
-    const out = execFileSync('ssh-keygen', ['-Y', 'verify', '-f', signers, '-I', 'alice', '-n', 'ferry-approval', '-s', path.join(dir, 'msg.sig')], { input: message });
+    const out = execFileSync(
+      'ssh-keygen',
+      ['-Y', 'verify', '-f', signers, '-I', 'alice', '-n', 'ferry-approval', '-s', path.join(dir, 'msg.sig')],
+      { input: message },
+    );
     expect(out.toString()).toContain('Good "ferry-approval" signature for alice');
   });
 
   it('refuses another key, another message, a flipped bit and another namespace', async () => {
     expect(signatureProblem(message, signature, keyBytes(keys.bob!.publicLine))).toBe('signed with another key');
-    expect(signatureProblem(`${message} `, signature, keyBytes(keys.alice!.publicLine))).toBe('the signature does not match');
+    expect(signatureProblem(`${message} `, signature, keyBytes(keys.alice!.publicLine))).toBe(
+      'the signature does not match',
+    );
     const flipped = tampered(signature, (blob) => (blob[blob.length - 5]! ^= 1));
     expect(signatureProblem(message, flipped, keyBytes(keys.alice!.publicLine))).toBe('the signature does not match');
     // The embedded key swapped for bob's: the signature still is not bob's.
-    const swapped = tampered(signature, (blob) => blob.set(fromBase64(keys.bob!.publicLine.split(' ')[1]!)!.subarray(19), 10 + 4 + 19));
+    const swapped = tampered(signature, (blob) =>
+      blob.set(fromBase64(keys.bob!.publicLine.split(' ')[1]!)!.subarray(19), 10 + 4 + 19),
+    );
     expect(signatureProblem(message, swapped, keyBytes(keys.bob!.publicLine))).toBe('the signature does not match');
-    const git = execFileSync('ssh-keygen', ['-q', '-Y', 'sign', '-f', keys.alice!.file, '-n', 'git'], { input: message }).toString();
+    const git = execFileSync('ssh-keygen', ['-q', '-Y', 'sign', '-f', keys.alice!.file, '-n', 'git'], {
+      input: message,
+    }).toString();
     expect(signatureProblem(message, git, keyBytes(keys.alice!.publicLine))).toMatch(/namespace "git"/);
-    expect(signatureProblem(message, signature.slice(0, 120) + '\n-----END SSH SIGNATURE-----', keyBytes(keys.alice!.publicLine))).toMatch(/truncated|malformed|base64/);
-    expect(signatureProblem(message, 'not a signature', keyBytes(keys.alice!.publicLine))).toMatch(/expected an armored SSH signature/);
+    expect(
+      signatureProblem(
+        message,
+        signature.slice(0, 120) + '\n-----END SSH SIGNATURE-----',
+        keyBytes(keys.alice!.publicLine),
+      ),
+    ).toMatch(/truncated|malformed|base64/);
+    expect(signatureProblem(message, 'not a signature', keyBytes(keys.alice!.publicLine))).toMatch(
+      /expected an armored SSH signature/,
+    );
   });
 });
 
@@ -74,8 +98,12 @@ describe('raw ed25519 keys and signatures', () => {
   });
 
   it('says what is wrong with a key that is not ed25519', () => {
-    expect(parsePublicKey('ssh-rsa AAAAB3NzaC1yc2E alice')).toEqual({ problem: expect.stringMatching(/ssh-rsa keys are not supported/) });
-    expect(parsePublicKey('ssh-ed25519 AAAA')).toEqual({ problem: expect.stringMatching(/not a valid ssh-ed25519 key/) });
+    expect(parsePublicKey('ssh-rsa AAAAB3NzaC1yc2E alice')).toEqual({
+      problem: expect.stringMatching(/ssh-rsa keys are not supported/),
+    });
+    expect(parsePublicKey('ssh-ed25519 AAAA')).toEqual({
+      problem: expect.stringMatching(/not a valid ssh-ed25519 key/),
+    });
     expect(parsePublicKey('alice')).toEqual({ problem: expect.stringMatching(/expected "ssh-ed25519/) });
   });
 });

@@ -13,9 +13,20 @@ import {
 
 describe('the converter command line', () => {
   it('runs virt-v2v-in-place over all overlays at once, direct backend, TCG unless KVM', () => {
-    expect(virtV2vInPlace(['/nfs/images/20100/vm-20100-disk-0.qcow2', '/nfs/images/20100/vm-20100-disk-1.qcow2'], { accel: 'tcg' })).toEqual({
+    expect(
+      virtV2vInPlace(['/nfs/images/20100/vm-20100-disk-0.qcow2', '/nfs/images/20100/vm-20100-disk-1.qcow2'], {
+        accel: 'tcg',
+      }),
+    ).toEqual({
       program: 'virt-v2v-in-place',
-      args: ['-i', 'disk', '-if', 'qcow2', '/nfs/images/20100/vm-20100-disk-0.qcow2', '/nfs/images/20100/vm-20100-disk-1.qcow2'],
+      args: [
+        '-i',
+        'disk',
+        '-if',
+        'qcow2',
+        '/nfs/images/20100/vm-20100-disk-0.qcow2',
+        '/nfs/images/20100/vm-20100-disk-1.qcow2',
+      ],
       env: { LIBGUESTFS_BACKEND: 'direct', LIBGUESTFS_BACKEND_SETTINGS: 'force_tcg' },
     });
     expect(libguestfsEnv('kvm')).toEqual({ LIBGUESTFS_BACKEND: 'direct' });
@@ -23,7 +34,10 @@ describe('the converter command line', () => {
   });
 
   it('gives virt-v2v the VirtIO drivers for Windows through VIRTIO_WIN', () => {
-    expect(virtV2vInPlace(['/a.qcow2'], { accel: 'kvm', virtioWin: '/srv/virtio-win.iso' }).env).toEqual({ LIBGUESTFS_BACKEND: 'direct', VIRTIO_WIN: '/srv/virtio-win.iso' });
+    expect(virtV2vInPlace(['/a.qcow2'], { accel: 'kvm', virtioWin: '/srv/virtio-win.iso' }).env).toEqual({
+      LIBGUESTFS_BACKEND: 'direct',
+      VIRTIO_WIN: '/srv/virtio-win.iso',
+    });
   });
 
   it('reads virt-v2v output: timed steps, warnings (wrapped), notes, the error; colour codes stripped', () => {
@@ -32,11 +46,14 @@ describe('the converter command line', () => {
       '\u001b[1;34m[  30.1] Converting 12.15 to run on KVM\u001b[0m',
       'virt-v2v-in-place: warning: could not determine a way to update the configuration of',
       '  Grub2',
-      'virt-v2v-in-place: Can\'t fix UEFI bootloader. VM may not boot.',
+      "virt-v2v-in-place: Can't fix UEFI bootloader. VM may not boot.",
       'virt-v2v-in-place: error: no bootloader detected',
     ].join('\n');
     const log = parseConverterOutput(out);
-    expect(log.steps).toEqual([{ atSeconds: 0, text: 'Setting up the source: -i disk /nfs/o.qcow2' }, { atSeconds: 30.1, text: 'Converting 12.15 to run on KVM' }]);
+    expect(log.steps).toEqual([
+      { atSeconds: 0, text: 'Setting up the source: -i disk /nfs/o.qcow2' },
+      { atSeconds: 30.1, text: 'Converting 12.15 to run on KVM' },
+    ]);
     expect(log.warnings).toEqual(['could not determine a way to update the configuration of Grub2']);
     expect(log.infos).toEqual(["Can't fix UEFI bootloader. VM may not boot."]);
     expect(log.error).toBe('no bootloader detected');
@@ -50,20 +67,34 @@ describe('the overlays', () => {
       { slot: 'scsi0', source: 'mig-ens01/mig-ens01.vmdk' },
       { slot: 'scsi1', source: 'import/data.vmdk' },
     ]);
-    expect(a).toEqual({ slot: 'scsi0', volume: 'nfs-migration:20100/vm-20100-disk-0.qcow2', file: 'images/20100/vm-20100-disk-0.qcow2', backing: '../../mig-ens01/mig-ens01.vmdk', source: 'mig-ens01/mig-ens01.vmdk' });
+    expect(a).toEqual({
+      slot: 'scsi0',
+      volume: 'nfs-migration:20100/vm-20100-disk-0.qcow2',
+      file: 'images/20100/vm-20100-disk-0.qcow2',
+      backing: '../../mig-ens01/mig-ens01.vmdk',
+      source: 'mig-ens01/mig-ens01.vmdk',
+    });
     expect(b).toMatchObject({ volume: 'nfs-migration:20100/vm-20100-disk-1.qcow2', backing: '../../import/data.vmdk' });
   });
 
   it('find a VMDK in the storage as translateDiskPath does (import-dir: below import/)', () => {
     expect(sourceInStorage('[nfs-migration] app/app.vmdk', { datastore: 'nfs-migration' })).toBe('app/app.vmdk');
-    expect(sourceInStorage('[nfs-migration] app.vmdk', { datastore: 'nfs-migration', layout: 'import-dir' })).toBe('import/app.vmdk');
+    expect(sourceInStorage('[nfs-migration] app.vmdk', { datastore: 'nfs-migration', layout: 'import-dir' })).toBe(
+      'import/app.vmdk',
+    );
     expect(sourceInStorage('[LocalDS_0] app.vmdk', { datastore: 'nfs-migration' })).toBeUndefined();
   });
 });
 
 describe("ferry's own guest edits", () => {
   const plan = conversionPlan(
-    { vmName: 'v', family: 'linux', firmware: 'efi', nics: [{ slot: 'net0', mac: '00:50:56:01:00:05' }], disks: [{ slot: 'scsi0' }] },
+    {
+      vmName: 'v',
+      family: 'linux',
+      firmware: 'efi',
+      nics: [{ slot: 'net0', mac: '00:50:56:01:00:05' }],
+      disks: [{ slot: 'scsi0' }],
+    },
     { ...CONVERSION_OFF, mode: 'linux', agentPackages: '/srv/agents' },
     {
       os: { type: 'linux', distro: 'debian', major: 12, minor: 0, product: '12', arch: 'x86_64', packageFormat: 'deb' },
@@ -77,7 +108,12 @@ describe("ferry's own guest edits", () => {
   );
 
   it('are the pins (a .link file each, one udev rule file), the UEFI copy and the package install, pins first', () => {
-    expect(guestEdits(plan, 'deb').map((e) => [e.kind, e.kind === 'write' ? e.path : e.kind === 'copy-efi' ? e.to : e.folder])).toEqual([
+    expect(
+      guestEdits(plan, 'deb').map((e) => [
+        e.kind,
+        e.kind === 'write' ? e.path : e.kind === 'copy-efi' ? e.to : e.folder,
+      ]),
+    ).toEqual([
       ['write', '/etc/systemd/network/10-ferry-ens192.link'],
       ['write', '/etc/udev/rules.d/70-ferry-persistent-net.rules'],
       ['install-packages', 'debian-12'],

@@ -1,4 +1,11 @@
-import { configuredNics, describePin, linkFile, nicPins, pveNicName, udevRules } from '../../../../src/domain/conversion';
+import {
+  configuredNics,
+  describePin,
+  linkFile,
+  nicPins,
+  pveNicName,
+  udevRules,
+} from '../../../../src/domain/conversion';
 
 const NICS = [
   { slot: 'net0', mac: '00:50:56:01:00:05' },
@@ -21,7 +28,11 @@ describe('the NIC names a guest configuration uses', () => {
       '  bridge_ports ens224',
       'iface ens256.100 inet manual',
     ].join('\n');
-    expect(configuredNics([file('/etc/network/interfaces', text)]).map((n) => n.name)).toEqual(['ens192', 'ens224', 'ens256']);
+    expect(configuredNics([file('/etc/network/interfaces', text)]).map((n) => n.name)).toEqual([
+      'ens192',
+      'ens224',
+      'ens256',
+    ]);
   });
 
   it('reads netplan: a name, a MAC match (the name then does not matter), and a MAC match with set-name (a pin)', () => {
@@ -57,7 +68,10 @@ describe('the NIC names a guest configuration uses', () => {
       file('/etc/systemd/network/10-lan.network', '[Match]\nName=ens256\n'),
       file('/etc/systemd/network/20-wan.network', '[Match]\nName=wan0\nMACAddress=00:50:56:01:00:0a\n'),
       file('/etc/systemd/network/10-lan.link', '[Match]\nMACAddress=00:50:56:01:00:08\n[Link]\nName=lan0\n'),
-      file('/etc/udev/rules.d/70-persistent-net.rules', '# comment\nSUBSYSTEM=="net", ACTION=="add", ATTR{address}=="00:50:56:01:00:09", NAME="eth0"\n'),
+      file(
+        '/etc/udev/rules.d/70-persistent-net.rules',
+        '# comment\nSUBSYSTEM=="net", ACTION=="add", ATTR{address}=="00:50:56:01:00:09", NAME="eth0"\n',
+      ),
     ]);
     expect(nics.map((n) => [n.name, n.mac ?? '-', n.binding ?? '-'])).toEqual([
       ['ens192', '-', '-'],
@@ -74,7 +88,9 @@ describe('the NIC names a guest configuration uses', () => {
 
 describe('the pins that keep NIC names', () => {
   it('gives names bound to no MAC to the NICs in slot order (ens192 before ens224), with the name PVE would give', () => {
-    const configured = configuredNics([file('/etc/network/interfaces', 'allow-hotplug ens224\nallow-hotplug ens192\n')]);
+    const configured = configuredNics([
+      file('/etc/network/interfaces', 'allow-hotplug ens224\nallow-hotplug ens192\n'),
+    ]);
     const { pins, notes } = nicPins(NICS, configured, '');
     expect(pins).toEqual([
       { slot: 'net0', mac: '00:50:56:01:00:05', name: 'ens192', pveName: 'ens18', basis: 'order' },
@@ -84,7 +100,10 @@ describe('the pins that keep NIC names', () => {
   });
 
   it('pins a name the configuration binds to a MAC to that MAC, whatever the slot order', () => {
-    const configured = configuredNics([file('/etc/systemd/network/10-a.network', '[Match]\nName=ens224\nMACAddress=00:50:56:01:00:05\n'), file('/etc/network/interfaces', 'auto ens192\n')]);
+    const configured = configuredNics([
+      file('/etc/systemd/network/10-a.network', '[Match]\nName=ens224\nMACAddress=00:50:56:01:00:05\n'),
+      file('/etc/network/interfaces', 'auto ens192\n'),
+    ]);
     expect(nicPins(NICS, configured, '').pins).toEqual([
       { slot: 'net0', mac: '00:50:56:01:00:05', name: 'ens224', pveName: 'ens18', basis: 'mac' },
       { slot: 'net1', mac: '00:50:56:01:00:06', name: 'ens192', pveName: 'ens19', basis: 'order' },
@@ -93,7 +112,10 @@ describe('the pins that keep NIC names', () => {
 
   it('needs no pin for a NIC configured by its MAC, or one named already by a .link file or udev rule', () => {
     const configured = configuredNics([
-      file('/etc/netplan/01.yaml', 'network:\n  ethernets:\n    lan:\n      match:\n        macaddress: 00:50:56:01:00:05\n'),
+      file(
+        '/etc/netplan/01.yaml',
+        'network:\n  ethernets:\n    lan:\n      match:\n        macaddress: 00:50:56:01:00:05\n',
+      ),
       file('/etc/systemd/network/10-x.link', '[Match]\nMACAddress=00:50:56:01:00:06\n[Link]\nName=uplink\n'),
     ]);
     const { pins, notes } = nicPins(NICS, configured, '');
@@ -123,7 +145,9 @@ describe('the pins that keep NIC names', () => {
   });
 
   it('skips a pin whose old name is what Proxmox would give anyway', () => {
-    expect(nicPins(NICS.slice(0, 1), configuredNics([file('/etc/network/interfaces', 'auto ens18\n')]), '').pins).toEqual([]);
+    expect(
+      nicPins(NICS.slice(0, 1), configuredNics([file('/etc/network/interfaces', 'auto ens18\n')]), '').pins,
+    ).toEqual([]);
   });
 
   it('names PVE slots from 18 (net0) and writes each pin as a .link file and one udev rule file', () => {
@@ -133,7 +157,11 @@ describe('the pins that keep NIC names', () => {
       path: '/etc/systemd/network/10-ferry-ens192.link',
       content: expect.stringContaining('[Match]\nMACAddress=00:50:56:01:00:05\n\n[Link]\nName=ens192\n'),
     });
-    expect(udevRules([pin]).content).toContain('SUBSYSTEM=="net", ACTION=="add", DRIVERS=="?*", ATTR{address}=="00:50:56:01:00:05", NAME="ens192"');
-    expect(describePin(pin)).toBe('net0 00:50:56:01:00:05: ens192 on VMware, ens18 on Proxmox without a pin: pinned to ens192 (by slot order)');
+    expect(udevRules([pin]).content).toContain(
+      'SUBSYSTEM=="net", ACTION=="add", DRIVERS=="?*", ATTR{address}=="00:50:56:01:00:05", NAME="ens192"',
+    );
+    expect(describePin(pin)).toBe(
+      'net0 00:50:56:01:00:05: ens192 on VMware, ens18 on Proxmox without a pin: pinned to ens192 (by slot order)',
+    );
   });
 });

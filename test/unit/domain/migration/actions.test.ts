@@ -99,7 +99,9 @@ describe('shellSpec', () => {
       boot: 'order=scsi0;net0',
       liveRestore: true,
     });
-    expect(() => liveImportSpec(web01, { node: 'pve1', vcenter: 'vc' }, { scsi0: 'x' }, 'local-lvm')).toThrow(/no source for scsi1/);
+    expect(() => liveImportSpec(web01, { node: 'pve1', vcenter: 'vc' }, { scsi0: 'x' }, 'local-lvm')).toThrow(
+      /no source for scsi1/,
+    );
   });
 
   it('refuses to build a refused VM', () => {
@@ -110,7 +112,12 @@ describe('shellSpec', () => {
 
 describe('pveNic', () => {
   it('keeps the VMware MAC and model on the planned VNet', () => {
-    expect(pveNic(web01.nics[0]!)).toEqual({ slot: 'net0', model: 'virtio', macaddr: '00:50:56:AA:BB:A0', bridge: 'v100' });
+    expect(pveNic(web01.nics[0]!)).toEqual({
+      slot: 'net0',
+      model: 'virtio',
+      macaddr: '00:50:56:AA:BB:A0',
+      bridge: 'v100',
+    });
   });
 });
 
@@ -128,10 +135,18 @@ describe('nicActions', () => {
         net0: 'virtio=00:50:56:aa:bb:a0,bridge=v100,firewall=0',
         net1: 'virtio=BC:24:11:00:00:01,bridge=trunk1',
       }),
-    ).toEqual([{ kind: 'set-nic', vm: 'web01', vmid: 20042, slot: 'net1', value: 'virtio=00:50:56:AA:BB:A1,bridge=trunk1' }]);
+    ).toEqual([
+      { kind: 'set-nic', vm: 'web01', vmid: 20042, slot: 'net1', value: 'virtio=00:50:56:AA:BB:A1,bridge=trunk1' },
+    ]);
     expect(nicWrites(web01, { net0: 'virtio=00:50:56:AA:BB:A0,bridge=v100' })).toEqual([
       {
-        action: { kind: 'set-nic', vm: 'web01', vmid: 20042, slot: 'net1', value: 'virtio=00:50:56:AA:BB:A1,bridge=trunk1' },
+        action: {
+          kind: 'set-nic',
+          vm: 'web01',
+          vmid: 20042,
+          slot: 'net1',
+          value: 'virtio=00:50:56:AA:BB:A1,bridge=trunk1',
+        },
         nic: { slot: 'net1', model: 'virtio', macaddr: '00:50:56:AA:BB:A1', bridge: 'trunk1' },
       },
     ]);

@@ -12,13 +12,33 @@ const ESTATE = {
       nics: [nic(4000), nic(4001, { backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-200' } })],
       disks: [disk(2000), disk(2001)],
     }),
-    vm({ moid: 'vm-43', name: 'db01', firmware: 'bios', numCpu: 4, numCoresPerSocket: 2, guestId: 'windows2019srv_64Guest' }),
-    vm({ moid: 'vm-44', name: 'snap01', hasSnapshot: true, nics: [nic(4000, { backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-300' } })] }),
+    vm({
+      moid: 'vm-43',
+      name: 'db01',
+      firmware: 'bios',
+      numCpu: 4,
+      numCoresPerSocket: 2,
+      guestId: 'windows2019srv_64Guest',
+    }),
+    vm({
+      moid: 'vm-44',
+      name: 'snap01',
+      hasSnapshot: true,
+      nics: [nic(4000, { backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-300' } })],
+    }),
     vm({ moid: 'vm-45', name: 'indep01', disks: [disk(2000, { diskMode: 'independent_persistent' })] }),
-    vm({ moid: 'vm-46', name: 'legacy01', nics: [nic(4000, { backing: { kind: 'network', networkName: 'VM Network' } })] }),
+    vm({
+      moid: 'vm-46',
+      name: 'legacy01',
+      nics: [nic(4000, { backing: { kind: 'network', networkName: 'VM Network' } })],
+    }),
     vm({ moid: 'vm-47', name: 'tmpl', template: true }),
     vm({ moid: 'vm-48', name: 'app server_2', guestId: 'freebsd13_64Guest' }),
-    vm({ moid: 'vm-49', name: 'trunked', nics: [nic(4000, { backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-300' } })] }),
+    vm({
+      moid: 'vm-49',
+      name: 'trunked',
+      nics: [nic(4000, { backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-300' } })],
+    }),
   ],
 };
 
@@ -32,22 +52,53 @@ describe('assessInventory', () => {
       name: 'web01',
       pveName: 'web01',
       vmid: 20042,
-      firmware: { bios: 'ovmf', machine: 'q35', efidisk: { storage: 'local-lvm', efitype: '4m', preEnrolledKeys: false } },
+      firmware: {
+        bios: 'ovmf',
+        machine: 'q35',
+        efidisk: { storage: 'local-lvm', efitype: '4m', preEnrolledKeys: false },
+      },
       cpu: { sockets: 2, cores: 2 },
       memoryMb: 8192,
       ostype: { ostype: 'l26', known: true },
       nics: [
-        { slot: 'net0', mac: '00:50:56:AA:BB:A0', model: 'virtio', bridge: 'v100', source: 'Network adapter 1 (PG-VLAN100)' },
-        { slot: 'net1', mac: '00:50:56:AA:BB:A1', model: 'virtio', bridge: 'v200', source: 'Network adapter 2 (PG-VLAN200)' },
+        {
+          slot: 'net0',
+          mac: '00:50:56:AA:BB:A0',
+          model: 'virtio',
+          bridge: 'v100',
+          source: 'Network adapter 1 (PG-VLAN100)',
+        },
+        {
+          slot: 'net1',
+          mac: '00:50:56:AA:BB:A1',
+          model: 'virtio',
+          bridge: 'v200',
+          source: 'Network adapter 2 (PG-VLAN200)',
+        },
       ],
       disks: [
-        { slot: 'scsi0', source: 'Hard disk 1', fileName: '[nfs-migration] web01/web01.vmdk', capacityBytes: 10 * 2 ** 30 },
-        { slot: 'scsi1', source: 'Hard disk 2', fileName: '[nfs-migration] web01/web01_1.vmdk', capacityBytes: 10 * 2 ** 30 },
+        {
+          slot: 'scsi0',
+          source: 'Hard disk 1',
+          fileName: '[nfs-migration] web01/web01.vmdk',
+          capacityBytes: 10 * 2 ** 30,
+        },
+        {
+          slot: 'scsi1',
+          source: 'Hard disk 2',
+          fileName: '[nfs-migration] web01/web01_1.vmdk',
+          capacityBytes: 10 * 2 ** 30,
+        },
       ],
       refusals: [],
       notes: [],
     });
-    expect(byName.get('db01')).toMatchObject({ vmid: 20043, firmware: { bios: 'seabios' }, ostype: { ostype: 'win10' }, refusals: [] });
+    expect(byName.get('db01')).toMatchObject({
+      vmid: 20043,
+      firmware: { bios: 'seabios' },
+      ostype: { ostype: 'win10' },
+      refusals: [],
+    });
   });
 
   it('refuses what it cannot translate, with the reason, and nothing else', () => {

@@ -30,20 +30,40 @@ function cdrom(key: number, overrides: Partial<VmCdrom> = {}): VmCdrom {
 }
 
 const iso = (fileName: string): VmCdrom['backing'] => ({ kind: 'iso', fileName });
-const ISO_MAP = { '[iso-ds] win/server2022.iso': 'local:iso/server2022.iso', '[iso-ds]virtio-win.iso': 'local:iso/virtio-win.iso' };
+const ISO_MAP = {
+  '[iso-ds] win/server2022.iso': 'local:iso/server2022.iso',
+  '[iso-ds]virtio-win.iso': 'local:iso/virtio-win.iso',
+};
 const RULES: MigrationRules = { ...rules(), isoMap: ISO_MAP };
 const SETTINGS = {
   node: 'pve1',
   migrationDatastore: 'nfs-migration',
   targetStorage: 'local-lvm',
-  cutover: { mode: 'import' as const, shutdownTimeoutMs: 300_000, forcePowerOff: false, startAfter: false, importTimeoutMs: 3_600_000 },
+  cutover: {
+    mode: 'import' as const,
+    shutdownTimeoutMs: 300_000,
+    forcePowerOff: false,
+    startAfter: false,
+    importTimeoutMs: 3_600_000,
+  },
 };
-const FRESH: VmLiveState = { existing: [], datastores: ['nfs-migration'], diskDatastores: { 'Hard disk 1': 'nfs-migration' }, powerState: 'poweredOff' };
+const FRESH: VmLiveState = {
+  existing: [],
+  datastores: ['nfs-migration'],
+  diskDatastores: { 'Hard disk 1': 'nfs-migration' },
+  powerState: 'poweredOff',
+};
 const SDN = { zones: ['ferry'], vnets: ['v100'] };
 
 describe('CD drives', () => {
   it('puts the first CD drive on ide2 with the ISO isoMap names', () => {
-    expect(planCdroms(vm({ cdroms: [cdrom(3000, { backing: iso('[iso-ds] win/server2022.iso') })] }), [{ slot: 'scsi0' }], ISO_MAP)).toEqual({
+    expect(
+      planCdroms(
+        vm({ cdroms: [cdrom(3000, { backing: iso('[iso-ds] win/server2022.iso') })] }),
+        [{ slot: 'scsi0' }],
+        ISO_MAP,
+      ),
+    ).toEqual({
       cdroms: [{ slot: 'ide2', source: 'CD/DVD drive 1', iso: 'local:iso/server2022.iso' }],
       problems: [],
     });
@@ -65,7 +85,11 @@ describe('CD drives', () => {
     ).cdroms;
     expect(drives).toEqual([
       { slot: 'ide2', source: 'CD/DVD drive 1', iso: 'local:iso/virtio-win.iso' },
-      { slot: 'ide3', source: 'CD/DVD drive 2', notCarried: 'ISO [iso-ds] WIN/server2022.iso, which migration.isoMap does not map' },
+      {
+        slot: 'ide3',
+        source: 'CD/DVD drive 2',
+        notCarried: 'ISO [iso-ds] WIN/server2022.iso, which migration.isoMap does not map',
+      },
     ]);
   });
 
@@ -75,27 +99,46 @@ describe('CD drives', () => {
         cdroms: [
           cdrom(3000, { backing: iso('[iso-ds] linux/rescue.iso') }),
           cdrom(3001, { backing: { kind: 'host-device', deviceName: '/vmfs/devices/cdrom/mpx.vmhba0:C0:T0:L0' } }),
-          cdrom(3002, { controllerBusNumber: 0, unitNumber: 0, backing: iso('[iso-ds] win/server2022.iso'), startConnected: false }),
-          cdrom(3003, { controllerBusNumber: 0, unitNumber: 1, backing: { kind: 'other', backingType: 'VirtualCdromFutureBackingInfo' } }),
+          cdrom(3002, {
+            controllerBusNumber: 0,
+            unitNumber: 0,
+            backing: iso('[iso-ds] win/server2022.iso'),
+            startConnected: false,
+          }),
+          cdrom(3003, {
+            controllerBusNumber: 0,
+            unitNumber: 1,
+            backing: { kind: 'other', backingType: 'VirtualCdromFutureBackingInfo' },
+          }),
         ],
       }),
       [],
       ISO_MAP,
     );
     expect(cdroms).toEqual([
-      { slot: 'ide2', source: 'CD/DVD drive 3', notCarried: 'ISO [iso-ds] win/server2022.iso, not connected at power-on in VMware' },
+      {
+        slot: 'ide2',
+        source: 'CD/DVD drive 3',
+        notCarried: 'ISO [iso-ds] win/server2022.iso, not connected at power-on in VMware',
+      },
       { slot: 'ide3', source: 'CD/DVD drive 4', notCarried: 'a VirtualCdromFutureBackingInfo backing' },
-      { slot: 'ide0', source: 'CD/DVD drive 1', notCarried: 'ISO [iso-ds] linux/rescue.iso, which migration.isoMap does not map' },
+      {
+        slot: 'ide0',
+        source: 'CD/DVD drive 1',
+        notCarried: 'ISO [iso-ds] linux/rescue.iso, which migration.isoMap does not map',
+      },
       {
         slot: 'ide1',
         source: 'CD/DVD drive 2',
         notCarried: "the ESXi host's CD drive /vmfs/devices/cdrom/mpx.vmhba0:C0:T0:L0 (host passthrough)",
       },
     ]);
-    expect(describeCdrom(cdroms[2]!)).toBe('ide0: empty CD drive (CD/DVD drive 1; not carried over: ISO [iso-ds] linux/rescue.iso, which migration.isoMap does not map)');
+    expect(describeCdrom(cdroms[2]!)).toBe(
+      'ide0: empty CD drive (CD/DVD drive 1; not carried over: ISO [iso-ds] linux/rescue.iso, which migration.isoMap does not map)',
+    );
   });
 
-  it('keeps the client-device drive (vCenter\'s empty drive) empty without a remark', () => {
+  it("keeps the client-device drive (vCenter's empty drive) empty without a remark", () => {
     const { cdroms } = planCdroms(vm({ cdroms: [cdrom(3000), cdrom(3001, { backing: { kind: 'none' } })] }), []);
     expect(cdroms).toEqual([
       { slot: 'ide2', source: 'CD/DVD drive 1' },
@@ -105,7 +148,11 @@ describe('CD drives', () => {
   });
 
   it('puts IDE drives before SATA ones and skips the IDE and SATA slots that migrated disks hold', () => {
-    const cdroms = [cdrom(3000, { controllerType: 'ahci', controllerBusNumber: 0, unitNumber: 0 }), cdrom(3001), cdrom(3002)];
+    const cdroms = [
+      cdrom(3000, { controllerType: 'ahci', controllerBusNumber: 0, unitNumber: 0 }),
+      cdrom(3001),
+      cdrom(3002),
+    ];
     const disks = [{ slot: 'ide0' }, { slot: 'ide1' }, { slot: 'ide2' }, { slot: 'sata0' }];
     expect(planCdroms(vm({ cdroms }), disks).cdroms.map((c) => `${c.source} → ${c.slot}`)).toEqual([
       'CD/DVD drive 2 → ide3',
@@ -133,7 +180,14 @@ describe('CD drives', () => {
     const a = assessInventory(
       {
         portgroups: PORTGROUPS,
-        vms: [vm({ cdroms: [cdrom(3000, { backing: iso('[iso-ds] win/server2022.iso') }), cdrom(3001, { backing: iso('[iso-ds] other.iso') })] })],
+        vms: [
+          vm({
+            cdroms: [
+              cdrom(3000, { backing: iso('[iso-ds] win/server2022.iso') }),
+              cdrom(3001, { backing: iso('[iso-ds] other.iso') }),
+            ],
+          }),
+        ],
       },
       RULES,
     ).vms[0]!;
@@ -141,7 +195,9 @@ describe('CD drives', () => {
     expect(spec.cdroms).toEqual([{ slot: 'ide2', iso: 'local:iso/server2022.iso' }, { slot: 'ide3' }]);
     expect(spec).not.toHaveProperty('tpmstate');
     // The live import re-creates the shell with the same drives.
-    expect(liveImportSpec(a, { node: 'pve1', vcenter: 'vc' }, { scsi0: 'nfs:import/web01.vmdk' }, 'local-lvm').cdroms).toEqual(spec.cdroms);
+    expect(
+      liveImportSpec(a, { node: 'pve1', vcenter: 'vc' }, { scsi0: 'nfs:import/web01.vmdk' }, 'local-lvm').cdroms,
+    ).toEqual(spec.cdroms);
 
     const prediction = predictVmActions(a, FRESH, SETTINGS, { vnets: [] }, SDN);
     const create = prediction.actions[0]!;
@@ -153,7 +209,11 @@ describe('CD drives', () => {
       node: 'pve1',
       cdroms: [
         { slot: 'ide2', source: 'CD/DVD drive 1', iso: 'local:iso/server2022.iso' },
-        { slot: 'ide3', source: 'CD/DVD drive 2', notCarried: 'ISO [iso-ds] other.iso, which migration.isoMap does not map' },
+        {
+          slot: 'ide3',
+          source: 'CD/DVD drive 2',
+          notCarried: 'ISO [iso-ds] other.iso, which migration.isoMap does not map',
+        },
       ],
     });
     expect(describeAction(create)).toBe(
@@ -175,7 +235,13 @@ describe('CD drives', () => {
 });
 
 describe('vTPM', () => {
-  const win11 = vm({ moid: 'vm-77', name: 'win11', guestId: 'windows11_64Guest', firmware: 'efi', tpm: { key: 11000, label: 'Virtual TPM' } });
+  const win11 = vm({
+    moid: 'vm-77',
+    name: 'win11',
+    guestId: 'windows11_64Guest',
+    firmware: 'efi',
+    tpm: { key: 11000, label: 'Virtual TPM' },
+  });
 
   it('refuses a VM with a vTPM by default, saying what to do', () => {
     const a = assessInventory({ portgroups: PORTGROUPS, vms: [win11] }, rules()).vms[0]!;
@@ -194,14 +260,25 @@ describe('vTPM', () => {
   });
 
   it('with tpm: new, gives the EFI shell a new TPM 2.0 state next to its EFI vars, and warns in the plan and the cutover plan', () => {
-    const a = assessInventory({ portgroups: PORTGROUPS, vms: [win11] }, { ...rules(), tpm: 'new', efiStorage: 'fast' }).vms[0]!;
+    const a = assessInventory({ portgroups: PORTGROUPS, vms: [win11] }, { ...rules(), tpm: 'new', efiStorage: 'fast' })
+      .vms[0]!;
     expect(a.refusals).toEqual([]);
     expect(a.tpm).toEqual({ storage: 'fast', version: 'v2.0' });
     const spec = shellSpec(a, { node: 'pve1', vcenter: 'vc' });
-    expect(spec).toMatchObject({ bios: 'ovmf', efidisk: { storage: 'fast', efitype: '4m' }, tpmstate: { storage: 'fast', version: 'v2.0' } });
+    expect(spec).toMatchObject({
+      bios: 'ovmf',
+      efidisk: { storage: 'fast', efitype: '4m' },
+      tpmstate: { storage: 'fast', version: 'v2.0' },
+    });
 
     const prediction = predictVmActions(a, FRESH, SETTINGS, { vnets: [] }, SDN);
-    expect(prediction.actions[0]).toEqual({ kind: 'create-vm', vm: 'win11', vmid: 20077, node: 'pve1', tpm: { storage: 'fast', version: 'v2.0' } });
+    expect(prediction.actions[0]).toEqual({
+      kind: 'create-vm',
+      vm: 'win11',
+      vmid: 20077,
+      node: 'pve1',
+      tpm: { storage: 'fast', version: 'v2.0' },
+    });
     expect(describeAction(prediction.actions[0]!)).toBe(
       'create VM 20077 "win11" on pve1 (no disks yet; tpmstate0: a new, empty TPM v2.0 on fast (secrets sealed to the VMware vTPM do not move))',
     );
@@ -209,7 +286,10 @@ describe('vTPM', () => {
       'win11 gets a new, empty TPM (tpmstate0, v2.0): secrets sealed to the VMware vTPM do not move. Have the BitLocker recovery key ready ' +
       '(or suspend BitLocker in the guest before the cutover), and expect to re-enrol whatever else the TPM held (Windows Hello, certificates with TPM-protected keys)';
     expect(prediction.warnings).toEqual([warning]);
-    expect(cutoverPlan(a, 'import', 'local-lvm', { bytesPerSecond: 1, measured: false })).toMatchObject({ tpm: { storage: 'fast', version: 'v2.0' }, warnings: [warning] });
+    expect(cutoverPlan(a, 'import', 'local-lvm', { bytesPerSecond: 1, measured: false })).toMatchObject({
+      tpm: { storage: 'fast', version: 'v2.0' },
+      warnings: [warning],
+    });
   });
 
   it('stops the cutover when a vTPM was added or removed after planning', () => {

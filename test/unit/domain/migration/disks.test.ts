@@ -1,4 +1,11 @@
-import { diskRefusals, parseDatastorePath, planDiskSlots, pveVmName, translateDiskPath, type DatastoreMapping } from '../../../../src/domain/migration';
+import {
+  diskRefusals,
+  parseDatastorePath,
+  planDiskSlots,
+  pveVmName,
+  translateDiskPath,
+  type DatastoreMapping,
+} from '../../../../src/domain/migration';
 import { disk, vm } from './fixtures';
 
 describe('parseDatastorePath', () => {
@@ -8,8 +15,9 @@ describe('parseDatastorePath', () => {
     ['[ds]file.vmdk', { datastore: 'ds', path: 'file.vmdk' }],
   ])('%p', (input, expected) => expect(parseDatastorePath(input)).toEqual(expected));
 
-  it.each(['web01/web01.vmdk', '[ds]', '[] x.vmdk', '[ds] ../etc/passwd', '[ds] a//b.vmdk', '[ds] a/'])('refuses %p', (input) =>
-    expect(parseDatastorePath(input)).toBeUndefined(),
+  it.each(['web01/web01.vmdk', '[ds]', '[] x.vmdk', '[ds] ../etc/passwd', '[ds] a//b.vmdk', '[ds] a/'])(
+    'refuses %p',
+    (input) => expect(parseDatastorePath(input)).toBeUndefined(),
   );
 });
 
@@ -20,12 +28,14 @@ describe('translateDiskPath', () => {
   ];
 
   it('translates to the path on the Proxmox nodes', () => {
-    expect(translateDiskPath({ label: 'Hard disk 1', fileName: '[nfs-migration] web01/web01.vmdk' }, mappings)).toEqual({
-      ok: true,
-      storage: 'nfs-migration',
-      absolutePath: '/mnt/pve/nfs-migration/web01/web01.vmdk',
-      importVolume: undefined,
-    });
+    expect(translateDiskPath({ label: 'Hard disk 1', fileName: '[nfs-migration] web01/web01.vmdk' }, mappings)).toEqual(
+      {
+        ok: true,
+        storage: 'nfs-migration',
+        absolutePath: '/mnt/pve/nfs-migration/web01/web01.vmdk',
+        importVolume: undefined,
+      },
+    );
   });
 
   it('gives an import volume only for files directly in the storage’s import folder', () => {
@@ -50,7 +60,8 @@ describe('translateDiskPath', () => {
       refusal: {
         code: 'disk-unmapped-datastore',
         subject: 'Hard disk 2',
-        reason: 'Hard disk 2 is on datastore LocalDS_0, which no Proxmox storage mounts (known: nfs-migration, nfs-import)',
+        reason:
+          'Hard disk 2 is on datastore LocalDS_0, which no Proxmox storage mounts (known: nfs-migration, nfs-import)',
       },
     });
     expect(translateDiskPath({ label: 'Hard disk 3', fileName: 'nonsense' }, mappings)).toMatchObject({
@@ -107,8 +118,16 @@ describe('planDiskSlots', () => {
         disk(2002, { controllerType: 'pvscsi', controllerKey: 1000, controllerBusNumber: 0, unitNumber: 2 }),
       ],
     });
-    expect(planDiskSlots(source, 'keep').disks.map((d) => d.slot).sort()).toEqual(['ide0', 'sata0', 'scsi0']);
-    expect(planDiskSlots(source, 'scsi').disks.map((d) => d.slot).sort()).toEqual(['scsi0', 'scsi1', 'scsi2']);
+    expect(
+      planDiskSlots(source, 'keep')
+        .disks.map((d) => d.slot)
+        .sort(),
+    ).toEqual(['ide0', 'sata0', 'scsi0']);
+    expect(
+      planDiskSlots(source, 'scsi')
+        .disks.map((d) => d.slot)
+        .sort(),
+    ).toEqual(['scsi0', 'scsi1', 'scsi2']);
   });
 
   it('reports more disks than a bus holds', () => {

@@ -55,7 +55,13 @@ export const PORTGROUPS: PortgroupRecord[] = [
   portgroup('dvportgroup-100', 'PG-VLAN100', { kind: 'access', vlanId: 100 }),
   portgroup('dvportgroup-101', 'PG-VLAN100-b', { kind: 'access', vlanId: 100 }),
   portgroup('dvportgroup-200', 'PG-VLAN200', { kind: 'access', vlanId: 200 }),
-  portgroup('dvportgroup-300', 'PG-TRUNK', { kind: 'trunk', ranges: [{ start: 100, end: 200 }, { start: 300, end: 300 }] }),
+  portgroup('dvportgroup-300', 'PG-TRUNK', {
+    kind: 'trunk',
+    ranges: [
+      { start: 100, end: 200 },
+      { start: 300, end: 300 },
+    ],
+  }),
   portgroup('dvportgroup-400', 'PG-PVLAN', { kind: 'pvlan', pvlanId: 501 }),
   portgroup('dvportgroup-500', 'PG-UNTAGGED', { kind: 'access', vlanId: 0 }),
   portgroup('dvportgroup-600', 'DSwitch-uplinks', { kind: 'trunk', ranges: [{ start: 0, end: 4094 }] }, true),
@@ -65,7 +71,12 @@ export const PORTGROUPS: PortgroupRecord[] = [
 export function rules(options: { withTrunkOverride?: boolean } = {}): MigrationRules {
   return {
     vmidBase: 20000,
-    network: { zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: options.withTrunkOverride ? [{ network: 'PG-TRUNK', vnet: 'trunk1' }] : [] },
+    network: {
+      zone: 'ferry',
+      bridge: 'vmbr0',
+      vnetPrefix: 'v',
+      overrides: options.withTrunkOverride ? [{ network: 'PG-TRUNK', vnet: 'trunk1' }] : [],
+    },
     nicModel: 'virtio',
     diskBus: 'scsi',
     efiStorage: 'local-lvm',

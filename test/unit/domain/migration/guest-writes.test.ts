@@ -1,4 +1,10 @@
-import { assessInventory, cutoverPlan, guestWritesAtRisk, guestWritesProblem, LIVE_IMPORT_RISK } from '../../../../src/domain/migration';
+import {
+  assessInventory,
+  cutoverPlan,
+  guestWritesAtRisk,
+  guestWritesProblem,
+  LIVE_IMPORT_RISK,
+} from '../../../../src/domain/migration';
 import { disk, nic, PORTGROUPS, rules, vm as vmOf } from './fixtures';
 
 describe('live-import: the riskiest decision says so', () => {
@@ -20,18 +26,26 @@ describe('live-import: the riskiest decision says so', () => {
     );
   });
 
-  it.each(['retry', 'rollback'] as const)('a %s at risk is refused without the acknowledgement, naming the flag', (kind) => {
-    expect(guestWritesProblem(kind, decision, true)).toBe(
-      `a ${kind} after a failed live import discards what the guest wrote since it started on Proxmox; ` +
-        `acknowledge it with discardGuestWrites: true (ferry ${kind} … --discard-guest-writes)`,
-    );
-    expect(guestWritesProblem(kind, { ...decision, discardGuestWrites: false }, true)).toMatch(/--discard-guest-writes/);
-    expect(guestWritesProblem(kind, { ...decision, discardGuestWrites: true }, true)).toBeUndefined();
-    expect(guestWritesProblem(kind, decision, false)).toBeUndefined();
-  });
+  it.each(['retry', 'rollback'] as const)(
+    'a %s at risk is refused without the acknowledgement, naming the flag',
+    (kind) => {
+      expect(guestWritesProblem(kind, decision, true)).toBe(
+        `a ${kind} after a failed live import discards what the guest wrote since it started on Proxmox; ` +
+          `acknowledge it with discardGuestWrites: true (ferry ${kind} … --discard-guest-writes)`,
+      );
+      expect(guestWritesProblem(kind, { ...decision, discardGuestWrites: false }, true)).toMatch(
+        /--discard-guest-writes/,
+      );
+      expect(guestWritesProblem(kind, { ...decision, discardGuestWrites: true }, true)).toBeUndefined();
+      expect(guestWritesProblem(kind, decision, false)).toBeUndefined();
+    },
+  );
 
   it('the cutover plan states the risk before approval in live-import mode only', () => {
-    const [vm] = assessInventory({ portgroups: PORTGROUPS, vms: [vmOf({ moid: 'vm-42', name: 'web01', disks: [disk(2000)], nics: [nic(4000)] })] }, rules()).vms;
+    const [vm] = assessInventory(
+      { portgroups: PORTGROUPS, vms: [vmOf({ moid: 'vm-42', name: 'web01', disks: [disk(2000)], nics: [nic(4000)] })] },
+      rules(),
+    ).vms;
     const throughput = { bytesPerSecond: 1, measured: false };
     expect(cutoverPlan(vm!, 'live-import', 'local-lvm', throughput).warnings).toEqual([LIVE_IMPORT_RISK]);
     expect(cutoverPlan(vm!, 'import', 'local-lvm', throughput).warnings).toEqual([]);

@@ -1,4 +1,13 @@
-import { assessInventory, cutoverPlan, expectedDowntimes, measuredThroughput, OVERLAY_RISK, predictVmActions, ASSUMED_BOOT_SECONDS, ASSUMED_SHUTDOWN_SECONDS } from '../../../../src/domain/migration';
+import {
+  assessInventory,
+  cutoverPlan,
+  expectedDowntimes,
+  measuredThroughput,
+  OVERLAY_RISK,
+  predictVmActions,
+  ASSUMED_BOOT_SECONDS,
+  ASSUMED_SHUTDOWN_SECONDS,
+} from '../../../../src/domain/migration';
 import { renderLifecycle } from '../../../../cli/render-lifecycle';
 import { disk, nic, PORTGROUPS, rules, vm } from './fixtures';
 
@@ -6,14 +15,39 @@ const SETTINGS = {
   node: 'pve1',
   migrationDatastore: 'nfs-migration',
   targetStorage: 'local-lvm',
-  cutover: { mode: 'overlay' as const, shutdownTimeoutMs: 300_000, forcePowerOff: false, startAfter: false, importTimeoutMs: 3_600_000 },
+  cutover: {
+    mode: 'overlay' as const,
+    shutdownTimeoutMs: 300_000,
+    forcePowerOff: false,
+    startAfter: false,
+    importTimeoutMs: 3_600_000,
+  },
 };
-const { vms, vnetPlan } = assessInventory({ portgroups: PORTGROUPS, vms: [vm({ moid: 'vm-42', name: 'web01', disks: [disk(2000), disk(2001, { capacityBytes: 32 * 1024 ** 3 })], nics: [nic(4000)] })] }, rules());
+const { vms, vnetPlan } = assessInventory(
+  {
+    portgroups: PORTGROUPS,
+    vms: [
+      vm({
+        moid: 'vm-42',
+        name: 'web01',
+        disks: [disk(2000), disk(2001, { capacityBytes: 32 * 1024 ** 3 })],
+        nics: [nic(4000)],
+      }),
+    ],
+  },
+  rules(),
+);
 const web01 = vms[0]!;
 
 describe('the overlay cutover mode', () => {
   it('predicts overlays attached, a start (always: the VM runs from them) and then each disk moved live', () => {
-    const actions = predictVmActions(web01, { existing: [], datastores: ['nfs-migration'], diskDatastores: {}, powerState: 'poweredOn' }, SETTINGS, vnetPlan, { zones: ['ferry'], vnets: ['v100'] }).actions;
+    const actions = predictVmActions(
+      web01,
+      { existing: [], datastores: ['nfs-migration'], diskDatastores: {}, powerState: 'poweredOn' },
+      SETTINGS,
+      vnetPlan,
+      { zones: ['ferry'], vnets: ['v100'] },
+    ).actions;
     expect(actions.slice(actions.findIndex((a) => a.kind === 'shutdown-guest'))).toEqual([
       { kind: 'shutdown-guest', vm: 'web01', moid: 'vm-42' },
       { kind: 'attach-overlay', vm: 'web01', vmid: 20042, slot: 'scsi0', disk: 'Hard disk 1' },
@@ -38,9 +72,20 @@ describe('the overlay cutover mode', () => {
     const lines = renderLifecycle({
       moid: 'vm-42',
       imports: [],
-      overlays: { storage: 'nfs-migration', disks: [{ slot: 'scsi0', source: 'web01/web01.vmdk' }], removed: ['images/20042/vm-20042-disk-0.qcow2'] },
+      overlays: {
+        storage: 'nfs-migration',
+        disks: [{ slot: 'scsi0', source: 'web01/web01.vmdk' }],
+        removed: ['images/20042/vm-20042-disk-0.qcow2'],
+      },
       moves: [
-        { slot: 'scsi0', from: 'nfs-migration:20042/vm-20042-disk-0.qcow2', storage: 'local-lvm', volume: 'local-lvm:vm-20042-disk-0', seconds: 41.25, attempts: 3 },
+        {
+          slot: 'scsi0',
+          from: 'nfs-migration:20042/vm-20042-disk-0.qcow2',
+          storage: 'local-lvm',
+          volume: 'local-lvm:vm-20042-disk-0',
+          seconds: 41.25,
+          attempts: 3,
+        },
         { slot: 'scsi1', from: 'nfs-migration:20042/vm-20042-disk-1.qcow2', storage: '', attempts: 0 },
       ],
     });

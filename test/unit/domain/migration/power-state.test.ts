@@ -1,4 +1,11 @@
-import { assessInventory, cutoverPlan, cutoverPowerRefusal, powerStateWarnings, predictVmActions, rollbackPowerAction } from '../../../../src/domain/migration';
+import {
+  assessInventory,
+  cutoverPlan,
+  cutoverPowerRefusal,
+  powerStateWarnings,
+  predictVmActions,
+  rollbackPowerAction,
+} from '../../../../src/domain/migration';
 import { disk, nic, PORTGROUPS, rules, vm } from './fixtures';
 
 describe('power state: rollback restores, it does not guess', () => {
@@ -12,7 +19,8 @@ describe('power state: rollback restores, it does not guess', () => {
     expect(cutoverPowerRefusal('app01', 'suspended')).toEqual({
       code: 'vm-suspended',
       subject: 'app01',
-      reason: 'app01 is not cut over: it is suspended on VMware: resume it or power it off first, then run the migration again',
+      reason:
+        'app01 is not cut over: it is suspended on VMware: resume it or power it off first, then run the migration again',
     });
     expect(cutoverPowerRefusal('app01', 'poweredOn')).toBeUndefined();
     expect(cutoverPowerRefusal('app01', 'poweredOff')).toBeUndefined();
@@ -20,16 +28,29 @@ describe('power state: rollback restores, it does not guess', () => {
 
   it('warns of suspended and powered-off VMs before anyone approves', () => {
     expect(powerStateWarnings('a', 'poweredOn')).toEqual([]);
-    expect(powerStateWarnings('a', 'poweredOff')).toEqual(['a is powered off: ferry does not shut it down, and a rollback leaves it off']);
-    expect(powerStateWarnings('a', 'suspended')[0]).toMatch(/suspended: the cutover will be refused \(.*resume it or power it off first/);
+    expect(powerStateWarnings('a', 'poweredOff')).toEqual([
+      'a is powered off: ferry does not shut it down, and a rollback leaves it off',
+    ]);
+    expect(powerStateWarnings('a', 'suspended')[0]).toMatch(
+      /suspended: the cutover will be refused \(.*resume it or power it off first/,
+    );
   });
 
-  const [web01] = assessInventory({ portgroups: PORTGROUPS, vms: [vm({ moid: 'vm-42', name: 'web01', disks: [disk(2000)], nics: [nic(4000)] })] }, rules()).vms;
+  const [web01] = assessInventory(
+    { portgroups: PORTGROUPS, vms: [vm({ moid: 'vm-42', name: 'web01', disks: [disk(2000)], nics: [nic(4000)] })] },
+    rules(),
+  ).vms;
   const settings = {
     node: 'pve1',
     migrationDatastore: 'nfs-migration',
     targetStorage: 'local-lvm',
-    cutover: { mode: 'import' as const, shutdownTimeoutMs: 1, forcePowerOff: true, startAfter: true, importTimeoutMs: 1 },
+    cutover: {
+      mode: 'import' as const,
+      shutdownTimeoutMs: 1,
+      forcePowerOff: true,
+      startAfter: true,
+      importTimeoutMs: 1,
+    },
   };
   const live = (powerState: 'poweredOn' | 'poweredOff' | 'suspended') => ({
     existing: [],

@@ -15,14 +15,24 @@ const SETTINGS = {
   node: 'pve1',
   migrationDatastore: 'nfs-migration',
   targetStorage: 'local-lvm',
-  cutover: { mode: 'import' as const, shutdownTimeoutMs: 300_000, forcePowerOff: false, startAfter: false, importTimeoutMs: 3_600_000 },
+  cutover: {
+    mode: 'import' as const,
+    shutdownTimeoutMs: 300_000,
+    forcePowerOff: false,
+    startAfter: false,
+    importTimeoutMs: 3_600_000,
+  },
 };
 const assessment = assessInventory(
   {
     portgroups: PORTGROUPS,
     vms: [
       vm({ moid: 'vm-42', name: 'web01', disks: [disk(2000), disk(2001)], nics: [nic(4000)] }),
-      vm({ moid: 'vm-43', name: 'trunked', nics: [nic(4000, { backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-300' } })] }),
+      vm({
+        moid: 'vm-43',
+        name: 'trunked',
+        nics: [nic(4000, { backing: { kind: 'dvportgroup', portgroupKey: 'dvportgroup-300' } })],
+      }),
       vm({ moid: 'vm-44', name: 'snap', hasSnapshot: true }),
     ],
   },
@@ -59,7 +69,15 @@ describe('predictVmActions', () => {
       diskDatastores: { 'Hard disk 1': 'nfs-migration', 'Hard disk 2': 'nfs-migration' },
       powerState: 'poweredOff',
     };
-    expect(predictVmActions(web01!, live, { ...SETTINGS, cutover: { ...SETTINGS.cutover, startAfter: true } }, assessment.vnetPlan, SDN).actions).toEqual([
+    expect(
+      predictVmActions(
+        web01!,
+        live,
+        { ...SETTINGS, cutover: { ...SETTINGS.cutover, startAfter: true } },
+        assessment.vnetPlan,
+        SDN,
+      ).actions,
+    ).toEqual([
       { kind: 'await-approval', vm: 'web01' },
       { kind: 'import-disk', vm: 'web01', vmid: 20042, slot: 'scsi1', disk: 'Hard disk 2', storage: 'local-lvm' },
       { kind: 'set-boot-order', vm: 'web01', vmid: 20042, order: 'order=scsi0;net0' },
@@ -73,7 +91,14 @@ describe('predictVmActions', () => {
     expect(actions.slice(actions.findIndex((a) => a.kind === 'await-approval'))).toEqual([
       { kind: 'await-approval', vm: 'web01' },
       { kind: 'shutdown-guest', vm: 'web01', moid: web01!.moid },
-      { kind: 'live-import', vm: 'web01', vmid: 20042, node: SETTINGS.node, slots: ['scsi0', 'scsi1'], storage: 'local-lvm' },
+      {
+        kind: 'live-import',
+        vm: 'web01',
+        vmid: 20042,
+        node: SETTINGS.node,
+        slots: ['scsi0', 'scsi1'],
+        storage: 'local-lvm',
+      },
     ]);
   });
 
@@ -81,11 +106,23 @@ describe('predictVmActions', () => {
     expect(predictVmActions(snap!, FRESH, SETTINGS, assessment.vnetPlan, SDN).actions).toEqual([
       { kind: 'refuse', vm: 'snap', reasons: [expect.stringContaining('has snapshots')] },
     ]);
-    expect(predictVmActions(web01!, { ...FRESH, existing: [{ vmid: 20042, name: 'someone-else' }] }, SETTINGS, assessment.vnetPlan, SDN).refusals).toEqual([
-      expect.objectContaining({ code: 'vmid-clash' }),
-    ]);
-    expect(predictVmActions(trunked!, FRESH, SETTINGS, assessment.vnetPlan, { zones: ['ferry'], vnets: ['v100'] }).actions).toEqual([
-      { kind: 'refuse', vm: 'trunked', reasons: ['VNet trunk1 is named in a network override but does not exist in Proxmox; create it first'] },
+    expect(
+      predictVmActions(
+        web01!,
+        { ...FRESH, existing: [{ vmid: 20042, name: 'someone-else' }] },
+        SETTINGS,
+        assessment.vnetPlan,
+        SDN,
+      ).refusals,
+    ).toEqual([expect.objectContaining({ code: 'vmid-clash' })]);
+    expect(
+      predictVmActions(trunked!, FRESH, SETTINGS, assessment.vnetPlan, { zones: ['ferry'], vnets: ['v100'] }).actions,
+    ).toEqual([
+      {
+        kind: 'refuse',
+        vm: 'trunked',
+        reasons: ['VNet trunk1 is named in a network override but does not exist in Proxmox; create it first'],
+      },
     ]);
   });
 });
@@ -114,15 +151,31 @@ describe('cutover plan and throughput', () => {
       nics: [{ slot: 'net0', mac: '00:50:56:AA:BB:A0', vnet: 'v100', source: 'Network adapter 1 (PG-VLAN100)' }],
     });
     // live-import: shutdown plus one boot, however slow the copy (it runs behind the booted VM).
-    expect(cutoverPlan(web01!, 'live-import', 'local-lvm', { bytesPerSecond: 1, measured: false }).expectedDowntimeSeconds).toBe(120);
+    expect(
+      cutoverPlan(web01!, 'live-import', 'local-lvm', { bytesPerSecond: 1, measured: false }).expectedDowntimeSeconds,
+    ).toBe(120);
   });
 
   it('measures throughput from finished imports, or says it assumed it', () => {
     expect(measuredThroughput([])).toEqual({ bytesPerSecond: ASSUMED_IMPORT_BYTES_PER_SECOND, measured: false });
-    expect(measuredThroughput([{ bytes: 300, seconds: 1 }, { bytes: 100, seconds: 3 }])).toEqual({ bytesPerSecond: 100, measured: true });
+    expect(
+      measuredThroughput([
+        { bytes: 300, seconds: 1 },
+        { bytes: 100, seconds: 3 },
+      ]),
+    ).toEqual({ bytesPerSecond: 100, measured: true });
     // A disk found already imported (0 s) copied nothing and does not count.
-    expect(measuredThroughput([{ bytes: 300, seconds: 1 }, { bytes: 100, seconds: 3 }, { bytes: 10_000, seconds: 0 }])).toEqual({ bytesPerSecond: 100, measured: true });
-    expect(measuredThroughput([{ bytes: 10_000, seconds: 0 }])).toEqual({ bytesPerSecond: ASSUMED_IMPORT_BYTES_PER_SECOND, measured: false });
+    expect(
+      measuredThroughput([
+        { bytes: 300, seconds: 1 },
+        { bytes: 100, seconds: 3 },
+        { bytes: 10_000, seconds: 0 },
+      ]),
+    ).toEqual({ bytesPerSecond: 100, measured: true });
+    expect(measuredThroughput([{ bytes: 10_000, seconds: 0 }])).toEqual({
+      bytesPerSecond: ASSUMED_IMPORT_BYTES_PER_SECOND,
+      measured: false,
+    });
   });
 });
 

@@ -6,7 +6,8 @@ const VMS = [
   vm({ moid: 'vm-2', name: 'web02', folder: '/DC0/vm/apps/web', cluster: { moid: 'domain-c2', name: 'C2' } }),
   vm({ moid: 'vm-3', name: 'db01', folder: '/DC0/vm/apps-old' }),
 ];
-const names = (selection: Parameters<typeof selectVms>[1], tagged?: Set<string>) => selectVms(VMS, selection, tagged).vms.map((v) => v.name);
+const names = (selection: Parameters<typeof selectVms>[1], tagged?: Set<string>) =>
+  selectVms(VMS, selection, tagged).vms.map((v) => v.name);
 
 describe('selectVms', () => {
   it('takes every VM when nothing is asked', () => {

@@ -23,7 +23,9 @@ describe('hardwareChanges (planned VM vs the VM re-read at cutover)', () => {
 
   it('lists a disk whose size changed (the cutover verifies the planned size, after the shutdown)', () => {
     const fresh = vm({ disks: [disk(2000, { capacityBytes: 12 * 2 ** 30 }), disk(2001)], nics: planned.nics });
-    expect(hardwareChanges(planned, fresh)).toEqual([`disk Hard disk 1 (key 2000) was ${10 * 2 ** 30} bytes, is now ${12 * 2 ** 30}`]);
+    expect(hardwareChanges(planned, fresh)).toEqual([
+      `disk Hard disk 1 (key 2000) was ${10 * 2 ** 30} bytes, is now ${12 * 2 ** 30}`,
+    ]);
   });
 
   it('lists changed MACs and added or removed NICs', () => {

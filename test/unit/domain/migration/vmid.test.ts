@@ -18,7 +18,10 @@ describe('vmidFromMoid', () => {
   it('refuses results outside PVE’s VMID range', () => {
     const high = vmidFromMoid('vm-1', PVE_VMID_MAX);
     expect(high).toMatchObject({ ok: false, refusal: { code: 'vmid-invalid' } });
-    if (!high.ok) expect(high.refusal.reason).toBe(`vmidBase ${PVE_VMID_MAX} + 1 = 1000000000 is outside Proxmox's VMID range 100–999999999`);
+    if (!high.ok)
+      expect(high.refusal.reason).toBe(
+        `vmidBase ${PVE_VMID_MAX} + 1 = 1000000000 is outside Proxmox's VMID range 100–999999999`,
+      );
     expect(vmidFromMoid('vm-5', 0)).toMatchObject({ ok: false });
     expect(vmidFromMoid('vm-99999999999999999999', 20000)).toMatchObject({ ok: false });
     expect(vmidFromMoid('vm-1', PVE_VMID_MAX - 1)).toEqual({ ok: true, vmid: PVE_VMID_MAX });
@@ -56,10 +59,14 @@ describe('vmidOccupancy', () => {
 
 describe('vmWorkflowSummary: what the Temporal UI shows for a VM migration', () => {
   it('names the VM, its VMID and the node', () => {
-    expect(vmWorkflowSummary('mig-web01', 'vm-74', { node: 'pve1', rules: { vmidBase: 20000 } })).toBe('mig-web01 → VM 20074 on pve1');
+    expect(vmWorkflowSummary('mig-web01', 'vm-74', { node: 'pve1', rules: { vmidBase: 20000 } })).toBe(
+      'mig-web01 → VM 20074 on pve1',
+    );
   });
 
   it('says when the moid gives no VMID (the workflow then refuses the VM)', () => {
-    expect(vmWorkflowSummary('odd', 'virtualmachine-7', { node: 'pve2', rules: { vmidBase: 20000 } })).toBe('odd → no VMID on pve2');
+    expect(vmWorkflowSummary('odd', 'virtualmachine-7', { node: 'pve2', rules: { vmidBase: 20000 } })).toBe(
+      'odd → no VMID on pve2',
+    );
   });
 });

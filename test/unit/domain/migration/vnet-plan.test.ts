@@ -1,8 +1,17 @@
-import { classifyPortgroup, planVnets, sdnIdProblem, VnetPlanError, type VnetPlanOptions } from '../../../../src/domain/migration';
+import {
+  classifyPortgroup,
+  planVnets,
+  sdnIdProblem,
+  VnetPlanError,
+  type VnetPlanOptions,
+} from '../../../../src/domain/migration';
 import { portgroup, PORTGROUPS } from './fixtures';
 
 const OPTIONS: VnetPlanOptions = { zone: 'ferry', bridge: 'vmbr0', vnetPrefix: 'v', overrides: [] };
-const used = (keys: string[], standard: string[] = []) => ({ portgroupKeys: new Set(keys), standardNetworks: new Set(standard) });
+const used = (keys: string[], standard: string[] = []) => ({
+  portgroupKeys: new Set(keys),
+  standardNetworks: new Set(standard),
+});
 
 describe('classifyPortgroup', () => {
   it('classifies every VLAN shape', () => {
@@ -10,7 +19,13 @@ describe('classifyPortgroup', () => {
       { kind: 'access', tag: 100 },
       { kind: 'access', tag: 100 },
       { kind: 'access', tag: 200 },
-      { kind: 'trunk', ranges: [{ start: 100, end: 200 }, { start: 300, end: 300 }] },
+      {
+        kind: 'trunk',
+        ranges: [
+          { start: 100, end: 200 },
+          { start: 300, end: 300 },
+        ],
+      },
       { kind: 'pvlan', pvlanId: 501 },
       { kind: 'untagged' },
       { kind: 'uplink' },
@@ -35,10 +50,20 @@ describe('planVnets', () => {
     const plan = planVnets(PORTGROUPS, used(['dvportgroup-100', 'dvportgroup-101', 'dvportgroup-200']), OPTIONS);
     expect(plan.zone).toEqual({ id: 'ferry', bridge: 'vmbr0' });
     expect(plan.vnets).toEqual([
-      { id: 'v100', tag: 100, alias: 'PG-VLAN100, PG-VLAN100-b', sources: ['PG-VLAN100', 'PG-VLAN100-b'], create: true },
+      {
+        id: 'v100',
+        tag: 100,
+        alias: 'PG-VLAN100, PG-VLAN100-b',
+        sources: ['PG-VLAN100', 'PG-VLAN100-b'],
+        create: true,
+      },
       { id: 'v200', tag: 200, alias: 'PG-VLAN200', sources: ['PG-VLAN200'], create: true },
     ]);
-    expect(plan.byPortgroupKey).toEqual({ 'dvportgroup-100': 'v100', 'dvportgroup-101': 'v100', 'dvportgroup-200': 'v200' });
+    expect(plan.byPortgroupKey).toEqual({
+      'dvportgroup-100': 'v100',
+      'dvportgroup-101': 'v100',
+      'dvportgroup-200': 'v200',
+    });
     expect(plan.untranslated).toEqual([]);
   });
 
@@ -64,22 +89,30 @@ describe('planVnets', () => {
   });
 
   it('maps overridden networks: with a tag ferry creates the VNet, without it must exist', () => {
-    const plan = planVnets(PORTGROUPS, used(['dvportgroup-300', 'dvportgroup-400', 'dvportgroup-100'], ['VM Network']), {
-      ...OPTIONS,
-      overrides: [
-        { network: 'PG-TRUNK', vnet: 'trunk1' },
-        { network: 'PG-PVLAN', vnet: 'iso501', tag: 501 },
-        { network: 'VM Network', vnet: 'legacy', tag: 10 },
-        { network: 'not-used', vnet: 'unused' },
-      ],
-    });
+    const plan = planVnets(
+      PORTGROUPS,
+      used(['dvportgroup-300', 'dvportgroup-400', 'dvportgroup-100'], ['VM Network']),
+      {
+        ...OPTIONS,
+        overrides: [
+          { network: 'PG-TRUNK', vnet: 'trunk1' },
+          { network: 'PG-PVLAN', vnet: 'iso501', tag: 501 },
+          { network: 'VM Network', vnet: 'legacy', tag: 10 },
+          { network: 'not-used', vnet: 'unused' },
+        ],
+      },
+    );
     expect(plan.vnets).toEqual([
       { id: 'iso501', tag: 501, alias: 'PG-PVLAN', sources: ['PG-PVLAN'], create: true },
       { id: 'legacy', tag: 10, alias: 'VM Network', sources: ['VM Network'], create: true },
       { id: 'trunk1', tag: undefined, alias: 'PG-TRUNK', sources: ['PG-TRUNK'], create: false },
       { id: 'v100', tag: 100, alias: 'PG-VLAN100', sources: ['PG-VLAN100'], create: true },
     ]);
-    expect(plan.byPortgroupKey).toEqual({ 'dvportgroup-300': 'trunk1', 'dvportgroup-400': 'iso501', 'dvportgroup-100': 'v100' });
+    expect(plan.byPortgroupKey).toEqual({
+      'dvportgroup-300': 'trunk1',
+      'dvportgroup-400': 'iso501',
+      'dvportgroup-100': 'v100',
+    });
     expect(plan.byNetworkName).toEqual({ 'VM Network': 'legacy' });
     expect(plan.untranslated).toEqual([]);
   });

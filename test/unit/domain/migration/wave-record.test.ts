@@ -20,31 +20,71 @@ const PREFIX = 'migrate-vc-90d64587-';
 
 const placement = (i: number) => ({
   node: `pve${(i % 12) + 1}`,
-  disks: Array.from({ length: (i % 3) + 1 }, (_, d) => ({ label: `Hard disk ${d + 1}`, storage: i % 2 ? 'ceph-ssd' : 'local-lvm' })),
+  disks: Array.from({ length: (i % 3) + 1 }, (_, d) => ({
+    label: `Hard disk ${d + 1}`,
+    storage: i % 2 ? 'ceph-ssd' : 'local-lvm',
+  })),
   memory: { committedAfterBytes: 400 * GiB + (i % 12), limitBytes: 512 * GiB, memoryBytes: 16 * GiB },
 });
 
 /** A realistic VM of a large wave: names of ~20 characters, placed, and in the given state. */
 function syntheticVm(i: number, state: WaveVm['state']): WaveVm {
   const moid = `vm-${10_000 + i}`;
-  const base: WaveVm = { moid, name: `app-prod-web-${String(i).padStart(5, '0')}`, workflowId: `${PREFIX}${moid}`, state, bytes: ((i % 5) + 1) * 40 * GiB, placement: placement(i) };
+  const base: WaveVm = {
+    moid,
+    name: `app-prod-web-${String(i).padStart(5, '0')}`,
+    workflowId: `${PREFIX}${moid}`,
+    state,
+    bytes: ((i % 5) + 1) * 40 * GiB,
+    placement: placement(i),
+  };
   if (state === 'pending') return base;
   const started = { ...base, startedAt: T0 + i * 1000 };
-  if (state === 'running') return { ...started, stage: 'awaiting-approval', stageSeq: 5, stageAt: T0 + i * 1000 + 60_000 };
-  const finished = { ...started, vmid: 100_000 + i, finishedAt: T0 + i * 1000 + 3_600_000, stage: 'done' as MigrationStage };
-  if (i % 25 === 1) return { ...finished, stage: 'rolled-back', outcome: 'rolled-back', verification: { state: 'failed' }, error: `guest check failed: ${'the address 198.51.100.7 did not answer on any interface; '.repeat(10)}` };
-  if (i % 25 === 2) return { ...finished, stage: 'import', error: `importDisk: ${'upid:pve3:0001:qmimport failed: storage full '.repeat(20)}\n    at stack frame` };
+  if (state === 'running')
+    return { ...started, stage: 'awaiting-approval', stageSeq: 5, stageAt: T0 + i * 1000 + 60_000 };
+  const finished = {
+    ...started,
+    vmid: 100_000 + i,
+    finishedAt: T0 + i * 1000 + 3_600_000,
+    stage: 'done' as MigrationStage,
+  };
+  if (i % 25 === 1)
+    return {
+      ...finished,
+      stage: 'rolled-back',
+      outcome: 'rolled-back',
+      verification: { state: 'failed' },
+      error: `guest check failed: ${'the address 198.51.100.7 did not answer on any interface; '.repeat(10)}`,
+    };
+  if (i % 25 === 2)
+    return {
+      ...finished,
+      stage: 'import',
+      error: `importDisk: ${'upid:pve3:0001:qmimport failed: storage full '.repeat(20)}\n    at stack frame`,
+    };
   if (i % 25 === 3) return { ...finished, stage: 'refused', outcome: 'refused' };
-  return { ...finished, outcome: 'migrated', verification: { state: 'verified', bootToAgentSeconds: 12.4, downtimeSeconds: 95.2 } };
+  return {
+    ...finished,
+    outcome: 'migrated',
+    verification: { state: 'verified', bootToAgentSeconds: 12.4, downtimeSeconds: 95.2 },
+  };
 }
 
 /** A wave of `n` VMs, `finished` of them finished and a tenth of the rest running; 5 % refused at discovery. */
 function syntheticWave(n: number, finished = n): WaveStatus {
-  const vms = Array.from({ length: n }, (_, i) => syntheticVm(i, i < finished ? 'finished' : i < finished + (n - finished) / 10 ? 'running' : 'pending'));
+  const vms = Array.from({ length: n }, (_, i) =>
+    syntheticVm(i, i < finished ? 'finished' : i < finished + (n - finished) / 10 ? 'running' : 'pending'),
+  );
   const refused = Array.from({ length: Math.round(n / 20) }, (_, i) => ({
     name: `legacy-db-${String(i).padStart(5, '0')}`,
     moid: `vm-${90_000 + i}`,
-    refusals: [{ code: 'snapshot' as const, subject: `legacy-db-${i}`, reason: `legacy-db-${i} has snapshots; consolidate or delete them in vCenter first (ferry never deletes VMware data)` }],
+    refusals: [
+      {
+        code: 'snapshot' as const,
+        subject: `legacy-db-${i}`,
+        reason: `legacy-db-${i} has snapshots; consolidate or delete them in vCenter first (ferry never deletes VMware data)`,
+      },
+    ],
   }));
   return {
     ...newWaveStatus('wave-large'),
@@ -64,17 +104,34 @@ function waveActions(status: WaveStatus): MigrationAction[] {
     { kind: 'create-sdn-zone', zone: 'ferry', bridge: 'vmbr0' },
     { kind: 'create-vnet', vnet: 'v100', zone: 'ferry', tag: 100, alias: 'prod-web' },
     { kind: 'apply-sdn' },
-    ...status.refused.map((r): MigrationAction => ({ kind: 'refuse', vm: r.name, reasons: r.refusals.map((x) => x.reason) })),
+    ...status.refused.map((r): MigrationAction => ({
+      kind: 'refuse',
+      vm: r.name,
+      reasons: r.refusals.map((x) => x.reason),
+    })),
   ];
 }
 
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 /** The wave's result as the workflow returns it (sdn's own result aside: bounded by the VLANs, not the VMs). */
-const resultBytes = (status: WaveStatus) => bytesOf({ status: packWaveStatus(status), waveActions: waveActions(status) });
+const resultBytes = (status: WaveStatus) =>
+  bytesOf({ status: packWaveStatus(status), waveActions: waveActions(status) });
 
 describe('packWaveVms / unpackWaveVms', () => {
   it('gives back every field of a VM not finished, and of a finished one (no timings kept)', () => {
-    const running: WaveVm = { ...syntheticVm(7, 'running'), cancellation: { by: 'bob', reason: 'freeze', at: T0, via: 'update', removeShells: true, stage: 'relocate', effect: 'stops-now', left: { shell: 'kept' } } };
+    const running: WaveVm = {
+      ...syntheticVm(7, 'running'),
+      cancellation: {
+        by: 'bob',
+        reason: 'freeze',
+        at: T0,
+        via: 'update',
+        removeShells: true,
+        stage: 'relocate',
+        effect: 'stops-now',
+        left: { shell: 'kept' },
+      },
+    };
     const pending = syntheticVm(8, 'pending');
     const migrated = syntheticVm(9, 'finished');
     const [r, p, m] = unpackWaveVms(packWaveVms([running, pending, migrated]));
@@ -86,8 +143,17 @@ describe('packWaveVms / unpackWaveVms', () => {
     expect(unpackWaveVms(packWaveVms([unmeasured, downtimeOnly]))).toEqual([unmeasured, downtimeOnly]);
   });
 
-  it('keeps a workflow id that does not follow the wave prefix, a closed-silently VM and a finished VM\'s cancellation', () => {
-    const other: WaveVm = { moid: 'vm-1', name: 'a', workflowId: 'migrate-elsewhere-vm-1', state: 'finished', closedAs: 'TERMINATED', error: 'closed (TERMINATED)', startedAt: T0, finishedAt: T0 + 5 };
+  it("keeps a workflow id that does not follow the wave prefix, a closed-silently VM and a finished VM's cancellation", () => {
+    const other: WaveVm = {
+      moid: 'vm-1',
+      name: 'a',
+      workflowId: 'migrate-elsewhere-vm-1',
+      state: 'finished',
+      closedAs: 'TERMINATED',
+      error: 'closed (TERMINATED)',
+      startedAt: T0,
+      finishedAt: T0 + 5,
+    };
     const usual: WaveVm = { moid: 'vm-2', name: 'b', workflowId: `${PREFIX}vm-2`, state: 'pending' };
     const third: WaveVm = { moid: 'vm-3', name: 'c', workflowId: `${PREFIX}vm-3`, state: 'pending' };
     const cancelled: WaveVm = {
@@ -96,7 +162,16 @@ describe('packWaveVms / unpackWaveVms', () => {
       workflowId: `${PREFIX}vm-4`,
       state: 'finished',
       outcome: 'cancelled',
-      cancellation: { by: 'bob', reason: 'freeze', at: T0, via: 'update', removeShells: false, stage: 'relocate', effect: 'stops-now', left: { shell: 'kept' } },
+      cancellation: {
+        by: 'bob',
+        reason: 'freeze',
+        at: T0,
+        via: 'update',
+        removeShells: false,
+        stage: 'relocate',
+        effect: 'stops-now',
+        left: { shell: 'kept' },
+      },
     };
     const table = packWaveVms([usual, other, third, cancelled]);
     expect(table.workflowIdPrefix).toBe(PREFIX);
@@ -117,7 +192,9 @@ describe('packWaveVms / unpackWaveVms', () => {
   });
 
   it('refuses a table of an unknown format, naming it', () => {
-    expect(() => unpackWaveVms({ ...packWaveVms([]), format: 'wave-vms/9' as never })).toThrow('wave VM table: unknown format wave-vms/9 (expected wave-vms/1)');
+    expect(() => unpackWaveVms({ ...packWaveVms([]), format: 'wave-vms/9' as never })).toThrow(
+      'wave VM table: unknown format wave-vms/9 (expected wave-vms/1)',
+    );
   });
 });
 
@@ -153,7 +230,9 @@ describe('the wave result and carry at scale', () => {
   it('a finished wave: at most 170 bytes per VM, so 10,000 VMs fit in 2 MB with room', () => {
     const { slope, fixed, at4000 } = perVm((n) => resultBytes(syntheticWave(n)));
     const at10k = fixed + slope * 10_000;
-    process.stdout.write(`wave result: ${slope.toFixed(1)} bytes per VM (${at4000} bytes at 4,000 VMs); 10,000 VMs: ${(at10k / 1e6).toFixed(2)} MB\n`);
+    process.stdout.write(
+      `wave result: ${slope.toFixed(1)} bytes per VM (${at4000} bytes at 4,000 VMs); 10,000 VMs: ${(at10k / 1e6).toFixed(2)} MB\n`,
+    );
     expect(slope).toBeLessThanOrEqual(170);
     expect(at10k).toBeLessThan(0.8 * PAYLOAD_LIMIT_BYTES);
   });
@@ -161,7 +240,9 @@ describe('the wave result and carry at scale', () => {
   it('a carry in mid-wave (a third finished, a tenth of the rest running, the rest pending): as bounded', () => {
     const { slope, fixed } = perVm((n) => resultBytes(syntheticWave(n, Math.round(n / 3))));
     const at10k = fixed + slope * 10_000;
-    process.stdout.write(`wave carry (mid-wave): ${slope.toFixed(1)} bytes per VM; 10,000 VMs: ${(at10k / 1e6).toFixed(2)} MB\n`);
+    process.stdout.write(
+      `wave carry (mid-wave): ${slope.toFixed(1)} bytes per VM; 10,000 VMs: ${(at10k / 1e6).toFixed(2)} MB\n`,
+    );
     expect(slope).toBeLessThanOrEqual(170);
     expect(at10k).toBeLessThan(0.8 * PAYLOAD_LIMIT_BYTES);
   });

@@ -9,7 +9,13 @@ import {
   type WaveVm,
 } from '../../../../src/domain/migration';
 
-const approval = (vms: WaveApproval['vms'], by = 'alice'): WaveApproval => ({ by, reason: 'change 42', at: 0, via: 'update', vms });
+const approval = (vms: WaveApproval['vms'], by = 'alice'): WaveApproval => ({
+  by,
+  reason: 'change 42',
+  at: 0,
+  via: 'update',
+  vms,
+});
 
 describe('newWaveStatus', () => {
   it('starts in discovery with nothing counted', () => {
@@ -27,7 +33,12 @@ describe('newWaveStatus', () => {
 
 describe('waveCounts', () => {
   it('counts the VMs in each state', () => {
-    const vms = (['pending', 'running', 'running', 'finished'] as const).map((state, i): WaveVm => ({ moid: `vm-${i}`, name: `v${i}`, workflowId: `w${i}`, state }));
+    const vms = (['pending', 'running', 'running', 'finished'] as const).map((state, i): WaveVm => ({
+      moid: `vm-${i}`,
+      name: `v${i}`,
+      workflowId: `w${i}`,
+      state,
+    }));
     expect(waveCounts(vms)).toEqual({ pending: 1, running: 2, finished: 1 });
   });
 });
@@ -79,7 +90,9 @@ describe('selectionSummary', () => {
   });
 
   it('joins filters that apply together', () => {
-    expect(selectionSummary({ folder: '/DC0/vm/apps', cluster: 'C1', tag: 'wave1' })).toBe('VMs in /DC0/vm/apps in cluster C1 tagged wave1');
+    expect(selectionSummary({ folder: '/DC0/vm/apps', cluster: 'C1', tag: 'wave1' })).toBe(
+      'VMs in /DC0/vm/apps in cluster C1 tagged wave1',
+    );
   });
 
   it('names a few VMs and counts the rest', () => {

@@ -1,4 +1,10 @@
-import type { PlacementDisk, PlacementInput, PlacementNode, PlacementStorage, PlacementVm } from '../../../../src/domain/placement';
+import type {
+  PlacementDisk,
+  PlacementInput,
+  PlacementNode,
+  PlacementStorage,
+  PlacementVm,
+} from '../../../../src/domain/placement';
 
 export const GiB = 1024 ** 3;
 
@@ -7,7 +13,11 @@ export function node(name: string, overrides: Partial<PlacementNode> = {}): Plac
 }
 
 /** Local storage with the given free GiB on each node. */
-export function local(name: string, freeGiB: Record<string, number>, content = ['images', 'rootdir']): PlacementStorage {
+export function local(
+  name: string,
+  freeGiB: Record<string, number>,
+  content = ['images', 'rootdir'],
+): PlacementStorage {
   return {
     name,
     shared: false,
@@ -17,10 +27,20 @@ export function local(name: string, freeGiB: Record<string, number>, content = [
 }
 
 export function shared(name: string, nodes: string[], freeGiB: number, content = ['images']): PlacementStorage {
-  return { name, shared: true, content, nodes: nodes.map((n) => ({ node: n, totalBytes: 2000 * GiB, availBytes: freeGiB * GiB })) };
+  return {
+    name,
+    shared: true,
+    content,
+    nodes: nodes.map((n) => ({ node: n, totalBytes: 2000 * GiB, availBytes: freeGiB * GiB })),
+  };
 }
 
-export function disk(label: string, sizeGiB: number, datastore = 'vsanDatastore', overrides: Partial<PlacementDisk> = {}): PlacementDisk {
+export function disk(
+  label: string,
+  sizeGiB: number,
+  datastore = 'vsanDatastore',
+  overrides: Partial<PlacementDisk> = {},
+): PlacementDisk {
   return { label, datastore, capacityBytes: sizeGiB * GiB, ...overrides };
 }
 
@@ -38,10 +58,17 @@ export function vm(name: string, overrides: Partial<PlacementVm> = {}): Placemen
 }
 
 /** Three online 64 GiB nodes, local-lvm with 500 GiB free on each, shared nfs-images with 1000 GiB. */
-export function cluster(vms: PlacementVm[], overrides: Partial<PlacementInput> = {}, settings: Partial<PlacementInput['settings']> = {}): PlacementInput {
+export function cluster(
+  vms: PlacementVm[],
+  overrides: Partial<PlacementInput> = {},
+  settings: Partial<PlacementInput['settings']> = {},
+): PlacementInput {
   return {
     nodes: [node('pve1'), node('pve2'), node('pve3')],
-    storages: [local('local-lvm', { pve1: 500, pve2: 500, pve3: 500 }), shared('nfs-images', ['pve1', 'pve2', 'pve3'], 1000)],
+    storages: [
+      local('local-lvm', { pve1: 500, pve2: 500, pve3: 500 }),
+      shared('nfs-images', ['pve1', 'pve2', 'pve3'], 1000),
+    ],
     vms,
     ...overrides,
     settings: { targetStorage: 'local-lvm', ...settings },

@@ -7,7 +7,10 @@ describe('placementVm', () => {
       folder: '/DC0/vm/apps',
       memoryMb: 8192,
       numCpu: 4,
-      disks: [disk(2000), disk(2001, { datastore: undefined, fileName: '[ssd-01] web01/web01_1.vmdk', capacityBytes: 0 })],
+      disks: [
+        disk(2000),
+        disk(2001, { datastore: undefined, fileName: '[ssd-01] web01/web01_1.vmdk', capacityBytes: 0 }),
+      ],
     });
     expect(placementVm(record, ['app/web'])).toEqual({
       moid: 'vm-42',

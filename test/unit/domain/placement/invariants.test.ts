@@ -1,4 +1,10 @@
-import { placeWave, vmMatches, type PlacementInput, type PlacementStorage, type PlacementVm } from '../../../../src/domain/placement';
+import {
+  placeWave,
+  vmMatches,
+  type PlacementInput,
+  type PlacementStorage,
+  type PlacementVm,
+} from '../../../../src/domain/placement';
 import { seededRandom as generator } from '../../../../lab/proxmox-sim/prng';
 import { GiB, node } from './fixtures';
 
@@ -8,11 +14,28 @@ function randomWave(seed: number): PlacementInput {
   const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)]!;
   const names = ['pve1', 'pve2', 'pve3', 'pve4', 'pve5'].slice(0, int(1, 5));
   const nodes = names.map((name) =>
-    node(name, { online: random() > 0.15, memoryBytes: int(16, 128) * GiB, committedBytes: int(0, 100) * GiB, cpus: pick([8, 16, 32]) }),
+    node(name, {
+      online: random() > 0.15,
+      memoryBytes: int(16, 128) * GiB,
+      committedBytes: int(0, 100) * GiB,
+      cpus: pick([8, 16, 32]),
+    }),
   );
   const storages: PlacementStorage[] = [
-    { name: 'local-lvm', shared: false, content: ['images'], nodes: names.map((n) => ({ node: n, totalBytes: 2000 * GiB, availBytes: int(0, 600) * GiB })) },
-    { name: 'nfs-images', shared: true, content: ['images'], nodes: names.filter(() => random() > 0.3).map((n) => ({ node: n, totalBytes: 4000 * GiB, availBytes: 800 * GiB })) },
+    {
+      name: 'local-lvm',
+      shared: false,
+      content: ['images'],
+      nodes: names.map((n) => ({ node: n, totalBytes: 2000 * GiB, availBytes: int(0, 600) * GiB })),
+    },
+    {
+      name: 'nfs-images',
+      shared: true,
+      content: ['images'],
+      nodes: names
+        .filter(() => random() > 0.3)
+        .map((n) => ({ node: n, totalBytes: 4000 * GiB, availBytes: 800 * GiB })),
+    },
   ];
   const vms: PlacementVm[] = Array.from({ length: int(0, 14) }, (_, i) => ({
     moid: `vm-${i}`,
@@ -21,7 +44,11 @@ function randomWave(seed: number): PlacementInput {
     tags: random() > 0.5 ? ['app/web'] : [],
     memoryBytes: int(0, 48) * GiB,
     cpus: pick([1, 2, 4, 16]),
-    disks: Array.from({ length: int(0, 3) }, (_, d) => ({ label: `Hard disk ${d + 1}`, datastore: pick(['vsan', 'ssd-01', 'nfs-migration']), capacityBytes: int(0, 200) * GiB })),
+    disks: Array.from({ length: int(0, 3) }, (_, d) => ({
+      label: `Hard disk ${d + 1}`,
+      datastore: pick(['vsan', 'ssd-01', 'nfs-migration']),
+      capacityBytes: int(0, 200) * GiB,
+    })),
   }));
   return {
     nodes,
@@ -50,7 +77,9 @@ describe('placeWave invariants over 400 generated waves', () => {
     const nodes = new Map(input.nodes.map((n) => [n.name, n]));
 
     // Every VM is placed or refused, once.
-    expect([...placement.placed, ...placement.refused].map((v) => v.moid).sort()).toEqual(input.vms.map((v) => v.moid).sort());
+    expect([...placement.placed, ...placement.refused].map((v) => v.moid).sort()).toEqual(
+      input.vms.map((v) => v.moid).sort(),
+    );
     expect(placement.ok).toBe(placement.refused.length === 0 && placement.waveRefusals.length === 0);
     for (const refused of placement.refused) expect(refused.refusals.length).toBeGreaterThan(0);
     // Not partial: all or nothing.
@@ -69,13 +98,17 @@ describe('placeWave invariants over 400 generated waves', () => {
       }
     }
     // No limit broken by this wave.
-    for (const totals of placement.nodes) if (totals.vms.length > 0) expect(totals.committedAfterBytes).toBeLessThanOrEqual(totals.limitBytes);
-    for (const totals of placement.storages) if (totals.placedBytes > 0) expect(totals.availAfterBytes).toBeGreaterThanOrEqual(0);
+    for (const totals of placement.nodes)
+      if (totals.vms.length > 0) expect(totals.committedAfterBytes).toBeLessThanOrEqual(totals.limitBytes);
+    for (const totals of placement.storages)
+      if (totals.placedBytes > 0) expect(totals.availAfterBytes).toBeGreaterThanOrEqual(0);
     const md = placement.migrationDatastore!;
     if (md.placedBytes > 0) expect(md.placedBytes).toBeLessThanOrEqual(md.roomBytes);
     // Anti-affinity: never more per node than an even spread allows.
     if (input.settings.antiAffinity!.length > 0) {
-      const members = placement.placed.filter((p) => input.vms.find((v) => v.moid === p.moid)!.tags.includes('app/web'));
+      const members = placement.placed.filter((p) =>
+        input.vms.find((v) => v.moid === p.moid)!.tags.includes('app/web'),
+      );
       const all = input.vms.filter((v) => v.tags.includes('app/web')).length;
       const usable = placement.nodes.filter((n) => n.usable).map((n) => n.node);
       const reachable = new Set(

@@ -1,4 +1,11 @@
-import { describeMatch, folderMatches, globMatches, globToRegExp, tagMatches, vmMatches } from '../../../../src/domain/placement';
+import {
+  describeMatch,
+  folderMatches,
+  globMatches,
+  globToRegExp,
+  tagMatches,
+  vmMatches,
+} from '../../../../src/domain/placement';
 
 describe('globMatches', () => {
   it.each([
@@ -64,7 +71,9 @@ describe('vmMatches', () => {
   });
   it('matches every VM with no field', () => expect(vmMatches({}, vm)).toBe(true));
   it('names a match', () => {
-    expect(describeMatch({ folder: '/DC0/vm/db', tag: 'tier/gold', name: 'db-*' })).toBe('folder /DC0/vm/db, tag tier/gold, name db-*');
+    expect(describeMatch({ folder: '/DC0/vm/db', tag: 'tier/gold', name: 'db-*' })).toBe(
+      'folder /DC0/vm/db, tag tier/gold, name db-*',
+    );
     expect(describeMatch({})).toBe('every VM');
   });
 });

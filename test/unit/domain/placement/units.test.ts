@@ -22,7 +22,8 @@ describe('formatBytes', () => {
 });
 
 describe('needsAndFree', () => {
-  it('prints the example from the issue', () => expect(needsAndFree(412 * GiB, 180 * GiB)).toBe('needs 412 GiB, 180 GiB free'));
+  it('prints the example from the issue', () =>
+    expect(needsAndFree(412 * GiB, 180 * GiB)).toBe('needs 412 GiB, 180 GiB free'));
 
   it('never prints a need that does not fit as equal to the room', () => {
     expect(needsAndFree(180 * GiB + 1, 180 * GiB)).toBe('needs 181 GiB, 180 GiB free');

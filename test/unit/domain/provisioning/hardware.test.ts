@@ -1,4 +1,13 @@
-import { bareVm, fqdn, hostAddress, nicIndex, requirements, validateSpec, vmOptions, type PlacedSpec } from '../../../../src/domain/provisioning';
+import {
+  bareVm,
+  fqdn,
+  hostAddress,
+  nicIndex,
+  requirements,
+  validateSpec,
+  vmOptions,
+  type PlacedSpec,
+} from '../../../../src/domain/provisioning';
 
 function spec(input: Record<string, unknown>): PlacedSpec {
   const result = validateSpec({ name: 'web1', node: 'pve1', cores: 2, memoryMiB: 2048, ...input });
@@ -33,7 +42,7 @@ describe('the Proxmox side of a spec', () => {
     expect(bareVm(spec({ efiStorage: 'efi' }), 9001)).not.toHaveProperty('description');
   });
 
-  it('enrolls Microsoft\'s Secure Boot keys unless the spec turns Secure Boot off (an image with an unsigned boot loader)', () => {
+  it("enrolls Microsoft's Secure Boot keys unless the spec turns Secure Boot off (an image with an unsigned boot loader)", () => {
     expect(bareVm(spec({ disks }), 9001).efidisk.preEnrolledKeys).toBe(true);
     expect(bareVm(spec({ disks, secureBoot: true }), 9001).efidisk.preEnrolledKeys).toBe(true);
     expect(bareVm(spec({ disks, secureBoot: false }), 9001).efidisk.preEnrolledKeys).toBe(false);
@@ -41,14 +50,40 @@ describe('the Proxmox side of a spec', () => {
 
   it('sets the ISO as ide2, a boot order of disks, CD-ROM and NICs, and the extras', () => {
     expect(
-      vmOptions(spec({ disks, iso: 'local:iso/d.iso', nics: [{ slot: 'net0', network: 'vmbr0' }, { slot: 'net1', network: 'v100' }], extras: { rng0: 'source=/dev/urandom' } })),
-    ).toEqual({ ide2: 'local:iso/d.iso,media=cdrom', boot: 'order=scsi0;scsi1;ide2;net0;net1', rng0: 'source=/dev/urandom' });
+      vmOptions(
+        spec({
+          disks,
+          iso: 'local:iso/d.iso',
+          nics: [
+            { slot: 'net0', network: 'vmbr0' },
+            { slot: 'net1', network: 'v100' },
+          ],
+          extras: { rng0: 'source=/dev/urandom' },
+        }),
+      ),
+    ).toEqual({
+      ide2: 'local:iso/d.iso,media=cdrom',
+      boot: 'order=scsi0;scsi1;ide2;net0;net1',
+      rng0: 'source=/dev/urandom',
+    });
     expect(vmOptions(spec({ disks: [disks[0]] }))).toEqual({ boot: 'order=scsi0' });
     expect(vmOptions(spec({ efiStorage: 'local-lvm' }))).toEqual({});
   });
 
   it('lists what must exist before anything is built, once each', () => {
-    expect(requirements(spec({ disks, efiStorage: 'fast', iso: 'local:iso/d.iso', nics: [{ slot: 'net0', network: 'vmbr0' }, { slot: 'net1', network: 'vmbr0' }] }))).toEqual({
+    expect(
+      requirements(
+        spec({
+          disks,
+          efiStorage: 'fast',
+          iso: 'local:iso/d.iso',
+          nics: [
+            { slot: 'net0', network: 'vmbr0' },
+            { slot: 'net1', network: 'vmbr0' },
+          ],
+        }),
+      ),
+    ).toEqual({
       node: 'pve1',
       storages: ['fast', 'local-lvm'],
       networks: ['vmbr0'],

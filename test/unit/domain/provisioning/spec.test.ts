@@ -1,4 +1,9 @@
-import { specFromRecord, validateSpec, type NetboxVmRecord, type SpecDefaults } from '../../../../src/domain/provisioning';
+import {
+  specFromRecord,
+  validateSpec,
+  type NetboxVmRecord,
+  type SpecDefaults,
+} from '../../../../src/domain/provisioning';
 
 const DEFAULTS: SpecDefaults = {
   node: 'pve1',
@@ -25,7 +30,13 @@ const RECORD: NetboxVmRecord = {
   fields: { vlan: 20, iso: 'local:iso/debian.iso', owner: 'web team' },
 };
 
-const minimal = { name: 'vm1', node: 'pve1', cores: 1, memoryMiB: 512, disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 8 }] };
+const minimal = {
+  name: 'vm1',
+  node: 'pve1',
+  cores: 1,
+  memoryMiB: 512,
+  disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 8 }],
+};
 
 function problems(input: unknown): string[] {
   const result = validateSpec(input, 'spec.yaml');
@@ -35,17 +46,33 @@ function problems(input: unknown): string[] {
 
 describe('validateSpec: images and cloud-init', () => {
   it('takes a disk made from an image (importFrom) and a cloud-init drive with a prefix', () => {
-    const spec = { ...minimal, netboxId: 3, nics: [{ slot: 'net0', network: 'vmbr0' }], prefix: '192.0.2.0/24', cloudInit: true, disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 8, importFrom: 'local:import/debian.qcow2' }] };
+    const spec = {
+      ...minimal,
+      netboxId: 3,
+      nics: [{ slot: 'net0', network: 'vmbr0' }],
+      prefix: '192.0.2.0/24',
+      cloudInit: true,
+      disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 8, importFrom: 'local:import/debian.qcow2' }],
+    };
     const result = validateSpec(spec);
     expect(result.ok && result.spec.disks[0]!.importFrom).toBe('local:import/debian.qcow2');
     expect(result.ok && result.spec.cloudInit).toBe(true);
   });
 
-  it('refuses an importFrom that is no volume id, cloud-init without a prefix, and a disk in the cloud-init drive\'s slot', () => {
-    expect(problems({ ...minimal, disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 8, importFrom: 'debian.qcow2' }] })).toEqual([
-      'spec.yaml: disks.0.importFrom: a volume id such as local:import/debian.qcow2',
-    ]);
-    expect(problems({ ...minimal, cloudInit: true, disks: [...minimal.disks, { slot: 'scsi30', storage: 'local-lvm', sizeGiB: 1 }] })).toEqual([
+  it("refuses an importFrom that is no volume id, cloud-init without a prefix, and a disk in the cloud-init drive's slot", () => {
+    expect(
+      problems({
+        ...minimal,
+        disks: [{ slot: 'scsi0', storage: 'local-lvm', sizeGiB: 8, importFrom: 'debian.qcow2' }],
+      }),
+    ).toEqual(['spec.yaml: disks.0.importFrom: a volume id such as local:import/debian.qcow2']);
+    expect(
+      problems({
+        ...minimal,
+        cloudInit: true,
+        disks: [...minimal.disks, { slot: 'scsi30', storage: 'local-lvm', sizeGiB: 1 }],
+      }),
+    ).toEqual([
       'spec.yaml: cloudInit: the cloud-init drive takes scsi30: move that disk',
       'spec.yaml: cloudInit: the cloud-init drive carries the NetBox address: set prefix too',
     ]);
@@ -56,7 +83,16 @@ describe('validateSpec', () => {
   it('accepts a minimal spec and fills the defaults', () => {
     expect(validateSpec(minimal)).toEqual({
       ok: true,
-      spec: { ...minimal, sockets: 1, ostype: 'l26', disks: [{ ...minimal.disks[0], options: {} }], nics: [], extras: {}, tags: [], start: false },
+      spec: {
+        ...minimal,
+        sockets: 1,
+        ostype: 'l26',
+        disks: [{ ...minimal.disks[0], options: {} }],
+        nics: [],
+        extras: {},
+        tags: [],
+        start: false,
+      },
     });
   });
 
@@ -108,7 +144,9 @@ describe('validateSpec', () => {
       // In the same pass: the rules across keys run even while types are wrong or values missing.
       'spec.yaml: efiStorage: needed when there is no disk (the EFI vars disk goes on the first disk’s storage otherwise)',
     ]);
-    expect(problems('not an object')).toEqual(['spec.yaml: (top level): Invalid input: expected object, received string']);
+    expect(problems('not an object')).toEqual([
+      'spec.yaml: (top level): Invalid input: expected object, received string',
+    ]);
   });
 
   it('refuses combinations that cannot be built', () => {
@@ -132,7 +170,9 @@ describe('validateSpec', () => {
       'spec.yaml: efiStorage: needed when there is no disk (the EFI vars disk goes on the first disk’s storage otherwise)',
       'spec.yaml: prefix: an address needs a NIC: add one to nics',
     ]);
-    expect(problems({ ...minimal, dnsZone: 'lab.example.com' })).toEqual(['spec.yaml: dnsZone: DNS records need an address: set prefix too']);
+    expect(problems({ ...minimal, dnsZone: 'lab.example.com' })).toEqual([
+      'spec.yaml: dnsZone: DNS records need an address: set prefix too',
+    ]);
   });
 });
 
@@ -142,7 +182,10 @@ describe('specFromRecord', () => {
     const result = specFromRecord(RECORD, noNode);
     expect(result.ok).toBe(true);
     expect(result.ok && result.spec).not.toHaveProperty('node');
-    expect(specFromRecord({ ...RECORD, fields: { node: 'pve2' } }, noNode)).toMatchObject({ ok: true, spec: { node: 'pve2' } });
+    expect(specFromRecord({ ...RECORD, fields: { node: 'pve2' } }, noNode)).toMatchObject({
+      ok: true,
+      spec: { node: 'pve2' },
+    });
   });
 
   it('builds the spec from the record, its custom fields and the defaults', () => {
@@ -171,7 +214,10 @@ describe('specFromRecord', () => {
   });
 
   it('lets the custom fields win over the defaults', () => {
-    const result = specFromRecord({ ...RECORD, fields: { vmid: 9001, node: 'pve2', storage: 'fast', network: 'v100' } }, { ...DEFAULTS, efiStorage: 'efi' });
+    const result = specFromRecord(
+      { ...RECORD, fields: { vmid: 9001, node: 'pve2', storage: 'fast', network: 'v100' } },
+      { ...DEFAULTS, efiStorage: 'efi' },
+    );
     expect(result.ok && result.spec).toMatchObject({
       vmid: 9001,
       node: 'pve2',
@@ -184,12 +230,17 @@ describe('specFromRecord', () => {
 
   it('makes the first disk from ferry_image, with a cloud-init drive for the address; without a prefix that is refused, naming the field', () => {
     const result = specFromRecord({ ...RECORD, fields: { image: 'local:import/debian.qcow2' } }, DEFAULTS);
-    expect(result.ok && result.spec).toMatchObject({ disks: [{ slot: 'scsi0', sizeGiB: 20, importFrom: 'local:import/debian.qcow2' }], cloudInit: true });
+    expect(result.ok && result.spec).toMatchObject({
+      disks: [{ slot: 'scsi0', sizeGiB: 20, importFrom: 'local:import/debian.qcow2' }],
+      cloudInit: true,
+    });
     expect(specFromRecord(RECORD, DEFAULTS)).not.toMatchObject({ spec: { cloudInit: expect.anything() } });
     const { prefix: _prefix, ...noPrefix } = DEFAULTS;
     expect(specFromRecord({ ...RECORD, fields: { image: 'local:import/debian.qcow2' } }, noPrefix)).toEqual({
       ok: false,
-      problems: ['NetBox VM "web1" (id 42): custom field ferry_image (its address goes on a cloud-init drive: set provisioning.prefix): the cloud-init drive carries the NetBox address: set prefix too'],
+      problems: [
+        'NetBox VM "web1" (id 42): custom field ferry_image (its address goes on a cloud-init drive: set provisioning.prefix): the cloud-init drive carries the NetBox address: set prefix too',
+      ],
     });
     expect(specFromRecord({ ...RECORD, fields: { image: 'debian.qcow2' } }, DEFAULTS)).toEqual({
       ok: false,
@@ -197,8 +248,11 @@ describe('specFromRecord', () => {
     });
   });
 
-  it('turns Secure Boot off when the defaults say so (provisioning.secureBoot: false), else leaves the spec\'s default', () => {
-    expect(specFromRecord(RECORD, { ...DEFAULTS, secureBoot: false })).toMatchObject({ ok: true, spec: { secureBoot: false } });
+  it("turns Secure Boot off when the defaults say so (provisioning.secureBoot: false), else leaves the spec's default", () => {
+    expect(specFromRecord(RECORD, { ...DEFAULTS, secureBoot: false })).toMatchObject({
+      ok: true,
+      spec: { secureBoot: false },
+    });
     expect(specFromRecord(RECORD, DEFAULTS)).not.toMatchObject({ spec: { secureBoot: expect.anything() } });
   });
 
@@ -209,7 +263,10 @@ describe('specFromRecord', () => {
   });
 
   it('names the NetBox fields a person must fix', () => {
-    const result = specFromRecord({ ...RECORD, name: 'Web Server', vcpus: undefined, memoryMB: undefined, diskMB: undefined, fields: { vlan: 0 } }, DEFAULTS);
+    const result = specFromRecord(
+      { ...RECORD, name: 'Web Server', vcpus: undefined, memoryMB: undefined, diskMB: undefined, fields: { vlan: 0 } },
+      DEFAULTS,
+    );
     expect(result).toEqual({
       ok: false,
       problems: [

@@ -1,4 +1,11 @@
-import { changed, describeStep, newProvisionStatus, plannedCounts, provisionPlannedWorkflowId, provisionWorkflowId } from '../../../../src/domain/provisioning';
+import {
+  changed,
+  describeStep,
+  newProvisionStatus,
+  plannedCounts,
+  provisionPlannedWorkflowId,
+  provisionWorkflowId,
+} from '../../../../src/domain/provisioning';
 
 describe('provisioning ids and status', () => {
   it('names workflows by NetBox id (with NetBox’s configured name), or by spec name', () => {
@@ -11,15 +18,37 @@ describe('provisioning ids and status', () => {
   });
 
   it('tells steps that wrote from those that found things in place', () => {
-    expect(['created', 'updated', 'unchanged', 'adopted', 'skipped'].map((outcome) => changed({ step: 'disk', subject: 'scsi0', outcome: outcome as never }))).toEqual([true, true, false, false, false]);
-    expect(describeStep({ step: 'disk', subject: 'scsi0', outcome: 'created', detail: '20 GiB on local-lvm' })).toBe('disk          scsi0: created (20 GiB on local-lvm)');
-    expect(describeStep({ step: 'acl', subject: '/vms/9001', outcome: 'unchanged' })).toBe('acl           /vms/9001: unchanged');
+    expect(
+      ['created', 'updated', 'unchanged', 'adopted', 'skipped'].map((outcome) =>
+        changed({ step: 'disk', subject: 'scsi0', outcome: outcome as never }),
+      ),
+    ).toEqual([true, true, false, false, false]);
+    expect(describeStep({ step: 'disk', subject: 'scsi0', outcome: 'created', detail: '20 GiB on local-lvm' })).toBe(
+      'disk          scsi0: created (20 GiB on local-lvm)',
+    );
+    expect(describeStep({ step: 'acl', subject: '/vms/9001', outcome: 'unchanged' })).toBe(
+      'acl           /vms/9001: unchanged',
+    );
   });
 
   it('starts a status and counts a batch', () => {
-    expect(newProvisionStatus(4)).toEqual({ kind: 'provision', netboxId: 4, stage: 'resolve', steps: [], waits: [], macs: {} });
+    expect(newProvisionStatus(4)).toEqual({
+      kind: 'provision',
+      netboxId: 4,
+      stage: 'resolve',
+      steps: [],
+      waits: [],
+      macs: {},
+    });
     expect(newProvisionStatus()).not.toHaveProperty('netboxId');
     const vm = { netboxId: 1, name: 'a', workflowId: 'w' };
-    expect(plannedCounts([{ ...vm, state: 'pending' }, { ...vm, state: 'running' }, { ...vm, state: 'finished' }, { ...vm, state: 'finished' }])).toEqual({ pending: 1, running: 1, finished: 2 });
+    expect(
+      plannedCounts([
+        { ...vm, state: 'pending' },
+        { ...vm, state: 'running' },
+        { ...vm, state: 'finished' },
+        { ...vm, state: 'finished' },
+      ]),
+    ).toEqual({ pending: 1, running: 1, finished: 2 });
   });
 });

@@ -1,6 +1,19 @@
-import { ATTENTION_STAGES, summarizeWave, summaryFromVisibleCounts, VISIBLE_STAGES, waveFromVisibility, waveSummarySchema, type VisibleVmWorkflow } from '../../../../src/domain/status';
+import {
+  ATTENTION_STAGES,
+  summarizeWave,
+  summaryFromVisibleCounts,
+  VISIBLE_STAGES,
+  waveFromVisibility,
+  waveSummarySchema,
+  type VisibleVmWorkflow,
+} from '../../../../src/domain/status';
 
-const wf = (i: number, extra: Partial<VisibleVmWorkflow>): VisibleVmWorkflow => ({ workflowId: `migrate-vc1-vm-${i}`, running: true, startMs: 1000 + i, ...extra });
+const wf = (i: number, extra: Partial<VisibleVmWorkflow>): VisibleVmWorkflow => ({
+  workflowId: `migrate-vc1-vm-${i}`,
+  running: true,
+  startMs: 1000 + i,
+  ...extra,
+});
 
 describe('waveFromVisibility', () => {
   it('takes each VM workflow with its stage; a closed one with the outcome its final stage names', () => {
@@ -39,7 +52,9 @@ describe('waveFromVisibility', () => {
   });
 
   it('summarizes like the wave does: counts per stage and outcome, rows that need a person first', () => {
-    const workflows = Array.from({ length: 1000 }, (_, i) => wf(i, { vmName: `vm${i}`, stage: i % 10 === 0 ? 'relocate' : 'awaiting-approval' }));
+    const workflows = Array.from({ length: 1000 }, (_, i) =>
+      wf(i, { vmName: `vm${i}`, stage: i % 10 === 0 ? 'relocate' : 'awaiting-approval' }),
+    );
     const summary = summarizeWave(waveFromVisibility('w1', workflows), { now: 0 }, { limit: 25 });
     expect(waveSummarySchema.parse({ ...summary, source: 'visibility' })).toMatchObject({ source: 'visibility' });
     expect(summary.counts).toEqual({ pending: 0, running: 1000, finished: 0 });
@@ -66,20 +81,40 @@ describe('summaryFromVisibleCounts', () => {
   };
 
   it('takes counts per stage and outcome from visibility, the rows from one page (those needing a person first)', () => {
-    const rows = [wf(1, { stage: 'relocate' }), wf(2, { stage: 'awaiting-approval' }), wf(3, { stage: 'rolled-back', running: false, closeMs: 9 })];
-    const summary = summaryFromVisibleCounts(summarizeWave(waveFromVisibility('w1', rows), { now: 123 }, { limit: 2 }), counts, { limit: 2 });
+    const rows = [
+      wf(1, { stage: 'relocate' }),
+      wf(2, { stage: 'awaiting-approval' }),
+      wf(3, { stage: 'rolled-back', running: false, closeMs: 9 }),
+    ];
+    const summary = summaryFromVisibleCounts(
+      summarizeWave(waveFromVisibility('w1', rows), { now: 123 }, { limit: 2 }),
+      counts,
+      { limit: 2 },
+    );
     expect(waveSummarySchema.parse(summary)).toMatchObject({ source: 'visibility', waveId: 'w1', at: 123, vms: 1000 });
     expect(summary.counts).toEqual({ pending: 0, running: 950, finished: 50 });
     // 10 running and 2 closed VMs without a stage yet: under `running` and `finished`.
-    expect(summary.stages).toEqual({ relocate: 40, 'awaiting-approval': 900, done: 45, 'rolled-back': 2, import: 1, running: 10, finished: 2 });
+    expect(summary.stages).toEqual({
+      relocate: 40,
+      'awaiting-approval': 900,
+      done: 45,
+      'rolled-back': 2,
+      import: 1,
+      running: 10,
+      finished: 2,
+    });
     expect(summary.outcomes).toEqual({ migrated: 45, 'rolled-back': 2, failed: 3 });
     expect(summary.rows.map((r) => r.moid)).toEqual(['vm-3', 'vm-2']);
     expect(summary.page).toEqual({ offset: 0, limit: 2, matching: 1000, filter: 'all' });
   });
 
-  it('counts the attention filter\'s matches from visibility too', () => {
+  it("counts the attention filter's matches from visibility too", () => {
     const rows = [wf(2, { stage: 'awaiting-approval' })];
-    const summary = summaryFromVisibleCounts(summarizeWave(waveFromVisibility('w1', rows), { now: 0 }, { filter: 'attention' }), counts, { filter: 'attention' });
+    const summary = summaryFromVisibleCounts(
+      summarizeWave(waveFromVisibility('w1', rows), { now: 0 }, { filter: 'attention' }),
+      counts,
+      { filter: 'attention' },
+    );
     expect(summary.page.matching).toBe(903);
     expect(summary.rows).toHaveLength(1);
   });

@@ -4,7 +4,14 @@ import { summarizeWave, WAVE_ROWS_MAX, waveSummarySchema } from '../../../../src
 const GiB = 1024 ** 3;
 
 function vm(i: number, extra: Partial<WaveVm>): WaveVm {
-  return { moid: `vm-${i}`, name: `web${String(i).padStart(4, '0')}`, workflowId: `migrate-vc-vm-${i}`, state: 'pending', bytes: 10 * GiB, ...extra };
+  return {
+    moid: `vm-${i}`,
+    name: `web${String(i).padStart(4, '0')}`,
+    workflowId: `migrate-vc-vm-${i}`,
+    state: 'pending',
+    bytes: 10 * GiB,
+    ...extra,
+  };
 }
 
 function wave(vms: WaveVm[]): WaveStatus {
@@ -49,16 +56,30 @@ describe('summarizeWave', () => {
   });
 
   it('the measured vMotion rate comes from the totals the wave adds up as its VMs finish', () => {
-    const s = summarizeWave({ ...wave([vm(1, { state: 'finished', stage: 'done', outcome: 'migrated' }), vm(2, {})]), relocateTotals: { bytes: 20 * GiB, seconds: 10 } }, { now: 0, limits: { vmotion: 1, importPerStorage: 1 } });
+    const s = summarizeWave(
+      {
+        ...wave([vm(1, { state: 'finished', stage: 'done', outcome: 'migrated' }), vm(2, {})]),
+        relocateTotals: { bytes: 20 * GiB, seconds: 10 },
+      },
+      { now: 0, limits: { vmotion: 1, importPerStorage: 1 } },
+    );
     expect(s.throughput.relocateBytesPerSecond).toBe(2 * GiB);
   });
 
-  it('the ETA uses the measured vMotion rate of finished VMs (stage timings of an older wave\'s status)', () => {
+  it("the ETA uses the measured vMotion rate of finished VMs (stage timings of an older wave's status)", () => {
     const timed = wave([
-      vm(1, { state: 'finished', stage: 'done', outcome: 'migrated', timings: [{ stage: 'relocate', startedAt: 0, endedAt: 10_000 }] }),
+      vm(1, {
+        state: 'finished',
+        stage: 'done',
+        outcome: 'migrated',
+        timings: [{ stage: 'relocate', startedAt: 0, endedAt: 10_000 }],
+      }),
       vm(2, {}),
     ]);
-    const s = summarizeWave({ ...timed, importThroughputBytesPerSecond: GiB }, { now: 0, limits: { vmotion: 1, importPerStorage: 1 } });
+    const s = summarizeWave(
+      { ...timed, importThroughputBytesPerSecond: GiB },
+      { now: 0, limits: { vmotion: 1, importPerStorage: 1 } },
+    );
     expect(s.throughput).toEqual({ importBytesPerSecond: GiB, relocateBytesPerSecond: GiB });
     expect(s.eta.seconds).toBe(10);
   });
@@ -66,14 +87,27 @@ describe('summarizeWave', () => {
   it('stays small and quick at 1,000 VMs: the answer is bounded by the page', () => {
     const big = wave(
       Array.from({ length: 1000 }, (_, i) =>
-        vm(i, i % 3 === 0 ? { state: 'running', stage: 'awaiting-approval', stageAt: i } : { state: 'finished', stage: 'done', outcome: 'migrated', finishedAt: i, timings: [{ stage: 'relocate', startedAt: 0, endedAt: 1000 }] }),
+        vm(
+          i,
+          i % 3 === 0
+            ? { state: 'running', stage: 'awaiting-approval', stageAt: i }
+            : {
+                state: 'finished',
+                stage: 'done',
+                outcome: 'migrated',
+                finishedAt: i,
+                timings: [{ stage: 'relocate', startedAt: 0, endedAt: 1000 }],
+              },
+        ),
       ),
     );
     const started = performance.now();
     const s = summarizeWave(big, { now: 0 }, { limit: WAVE_ROWS_MAX });
     const ms = performance.now() - started;
     const bytes = JSON.stringify(s).length;
-    console.log(`summary of 1,000 VMs: ${ms.toFixed(1)} ms, ${bytes} bytes with ${s.rows.length} rows; the full status: ${JSON.stringify(big).length} bytes`);
+    console.log(
+      `summary of 1,000 VMs: ${ms.toFixed(1)} ms, ${bytes} bytes with ${s.rows.length} rows; the full status: ${JSON.stringify(big).length} bytes`,
+    );
     expect(s.rows).toHaveLength(WAVE_ROWS_MAX);
     expect(bytes).toBeLessThan(64 * 1024);
     expect(() => summarizeWave(big, { now: 0 }, { limit: WAVE_ROWS_MAX + 1 })).not.toThrow();
