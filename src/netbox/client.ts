@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { NetboxConfig } from '../config';
 import type { SeenVersion } from '../domain/provisioning';
 import { FERRY_CUSTOM_FIELDS, VM_OBJECT_TYPE, type FerryCustomField } from './custom-fields';
@@ -350,14 +351,25 @@ export class NetboxClient {
       });
       return { outcome: 'created', value: data };
     } catch (err) {
-      if (err instanceof NetboxError && err.status === 409) {
+      if (err instanceof NetboxError && err.status === 409 && !(await this.hasFreeAddress(prefix.id))) {
         throw new NetboxError(`NetBox prefix ${prefix.prefix} has no free address left (${err.message})`, 'invalid', {
           status: 409,
           cause: err,
         });
       }
+      // NetBox answers 409 when the prefix is full; with free addresses left, the conflict was something
+      // else (a concurrent write, a proxy): a conflict, retried.
       throw err;
     }
+  }
+
+  /** Whether the prefix still has a free address (NetBox's own answer, as `available-ips` would pick). */
+  private async hasFreeAddress(prefixId: number): Promise<boolean> {
+    const free = await this.http.request('GET', `${PREFIXES}${prefixId}/available-ips/`, {
+      schema: z.array(z.object({ address: z.string() })),
+      query: { limit: 1 },
+    });
+    return free.data.length > 0;
   }
 
   /** Makes `ipId` (assigned to one of the VM's interfaces) the VM's primary IPv4 address; a write answers with the VM as written. */

@@ -7,6 +7,7 @@ import { startNetbox, type NetboxServer } from '../../../lab/netbox-server';
 import { LAB_NETBOX, seedLabNetbox, type SeededNetbox } from '../../../lab/netbox-seed';
 import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
 import { startNetboxProxy } from '../../helpers/netbox-proxy';
+import { startFaultProxy } from '../../../lab/chaos/fault-proxy';
 
 /** ferry's NetBox client against a real NetBox 4.7 (PyPI package on PostgreSQL and Redis). */
 describe('NetBox client against a real NetBox', () => {
@@ -382,6 +383,25 @@ describe('NetBox client against a real NetBox', () => {
     }
     const stored = await client.http.list('api/ipam/ip-addresses/', { parent: prefix.prefix }, ipAddressSchema);
     expect(stored.map((ip) => ip.address).sort()).toEqual([...addresses].sort());
+  });
+
+  it('takes a 409 while the prefix has free addresses for a conflict to retry, not for a full prefix', async () => {
+    // A 409 that is not NetBox's "insufficient resources" (here: a proxy's, as the chaos suite injects)
+    // once failed a provision for good with "no free address left" though the prefix had room.
+    const proxy = await startFaultProxy({ upstream: netbox.url, faults: { seed: 1, conflictRate: 1 } });
+    const behind = NetboxClient.fromConfig({ url: proxy.url, token: netbox.tokenV2, validateCerts: true });
+    try {
+      const iface = (await client.ensureInterface(await newVm('conflict-vm'), 'net0')).value;
+      const refusal = await behind
+        .allocateIp(await client.getPrefix(LAB_NETBOX.prefix), iface.id, {}, { freshInterface: true })
+        .catch((err: unknown) => err as NetboxError);
+      expect(refusal).toMatchObject({ category: 'conflict', status: 409, retryable: true });
+      expect((refusal as Error).message).not.toContain('no free address');
+      expect(proxy.counts().conflict).toBe(1);
+    } finally {
+      await behind.close();
+      await proxy.close();
+    }
   });
 
   it('releases addresses and deletes interfaces and VMs, finding "already gone" fine', async () => {
