@@ -1,3 +1,4 @@
+import { activityInfo } from '@temporalio/activity';
 import { FerryError } from '../../src/errors';
 import { attachedDisks, ProxmoxNotFoundError } from '../../src/proxmox';
 import { clientsOf } from '../clients';
@@ -57,7 +58,9 @@ export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxAct
             .map((v) => ({ vnet: v.id, zone, tag: v.tag, alias: v.alias })),
         },
         // All of ferry's SDN writes go through its single `sdn` permit, so a lock left by a lost answer is ours.
-        { heldLock: 'take-over', onProgress: beat },
+        // A retry applies again even with nothing to write: the attempt before may have committed the config
+        // and then seen its network reload fail (src/proxmox/sdn.ts reloadFailed).
+        { heldLock: 'take-over', onProgress: beat, reapply: activityInfo().attempt > 1 },
       );
       return { created: changes.created, applied: changes.applied };
     },

@@ -92,6 +92,16 @@ export class WaveState {
     setCurrentDetails(`wave ${this.waveId}: ${this.status.stage}${vms}`);
   }
 
+  /**
+   * The wave failed before it started these VMs: each gets that as its end, so no VM is left without an
+   * outcome in any view (status, report, the chaos suite's count).
+   */
+  endPending(why: string): void {
+    const now = workflowNow();
+    for (const vm of this.vmsIn('pending')) Object.assign(vm, { state: 'finished', finishedAt: now, error: why });
+    this.showDetails();
+  }
+
   vm(moid: string): WaveVm | undefined {
     return this.status.vms.findLast((vm) => vm.moid === moid);
   }
