@@ -12,7 +12,7 @@ export function registerNetbox(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
-      const { loadConfig } = require('../../src/config') as typeof import('../../src/config');
+      const { loadConfig, webhookSecret } = require('../../src/config') as typeof import('../../src/config');
       const { NetboxClient } = require('../../src/netbox/client') as typeof import('../../src/netbox/client');
       const { FERRY_CUSTOM_FIELDS } =
         require('../../src/netbox/custom-fields') as typeof import('../../src/netbox/custom-fields');
@@ -21,10 +21,12 @@ export function registerNetbox(program: Command): void {
       const config = loadConfig(command.optsWithGlobals<GlobalOptions>().config, process.env, { sections: ['netbox'] });
       if (!config.netbox)
         throw new UsageError('NetBox is not configured: set netbox.url in ferry.yaml (or NETBOX_URL) and NETBOX_TOKEN');
+      const webhook = config.netbox.webhook;
+      // Checked before anything is written: the webhook cannot be made without it.
+      if (webhook) webhookSecret(webhook, '`ferry netbox setup`');
       const client = NetboxClient.fromConfig(config.netbox);
       try {
         const fields = await client.ensureCustomFields();
-        const webhook = config.netbox.webhook;
         const hooks = webhook ? await ensureNetboxWebhook(client, webhook) : [];
         if (options.json) {
           const rows = [...fields.map((f) => ({ kind: 'custom-field' as const, ...f })), ...hooks];

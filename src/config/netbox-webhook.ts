@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALWAYS } from './common';
+import { ConfigError } from './config-error';
 
 /** `host:port` (`[v6]:port` for IPv6) where ferry's webhook receiver listens. */
 export interface ListenAddress {
@@ -36,11 +37,16 @@ export const netboxWebhookSection = z
     url: z.url({ protocol: /^https?$/, error: 'an http(s) URL such as https://ferry.example.com:8787/netbox/webhook' }),
     /** Where the receiver listens. */
     listen: listenAddress.default('127.0.0.1:8787'),
-    /** NetBox signs each delivery with it (HMAC-SHA512); from FERRY_NETBOX_WEBHOOK_SECRET only. */
+    /**
+     * NetBox signs each delivery with it (HMAC-SHA512); from FERRY_NETBOX_WEBHOOK_SECRET only. Needed where
+     * it is used (`ferry netbox setup`, the receiver: see webhookSecret), so a worker without the receiver
+     * starts without it.
+     */
     secret: z
       .string()
       .min(16, 'at least 16 characters (e.g. `openssl rand -hex 32`): it is the key of the signature')
-      .max(255, 'at most 255 characters (NetBox keeps no more)'),
+      .max(255, 'at most 255 characters (NetBox keeps no more)')
+      .optional(),
     /** Run the receiver inside the worker process too (else: `ferry webhook`). */
     inWorker: z.boolean().default(false),
     /** The name of the webhook and of the event rule in NetBox (unique there); keep it stable. */
@@ -62,6 +68,8 @@ export const netboxWebhookSection = z
         path: ['caFile'],
         message: 'a CA file with validateCerts: false would not be used (NetBox refuses the pair)',
       });
+    if (w.inWorker === true && w.secret === undefined)
+      ctx.addIssue({ code: 'custom', path: ['secret'], message: 'the worker runs the receiver (inWorker)' });
     if ((w.certFile === undefined) !== (w.keyFile === undefined))
       ctx.addIssue({
         code: 'custom',
@@ -69,3 +77,11 @@ export const netboxWebhookSection = z
         message: 'HTTPS needs both certFile and keyFile',
       });
   }, ALWAYS);
+
+/** The webhook's secret, for what signs or checks with it; missing, a configuration error naming the variable. */
+export function webhookSecret(webhook: { secret?: string | undefined }, who: string): string {
+  if (webhook.secret) return webhook.secret;
+  throw new ConfigError([
+    `netbox.webhook.secret: missing: ${who} needs it; set FERRY_NETBOX_WEBHOOK_SECRET in its environment`,
+  ]);
+}

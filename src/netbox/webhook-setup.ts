@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NetboxWebhookConfig } from '../config';
+import { webhookSecret, type NetboxWebhookConfig } from '../config';
 import { NETBOX_EDIT_MODELS } from '../domain/change-vm';
 import type { NetboxClient, Outcome } from './client';
 
@@ -57,7 +57,7 @@ export function wantedWebhook(config: NetboxWebhookConfig): WantedObject {
     http_content_type: 'application/json',
     additional_headers: '',
     body_template: '',
-    secret: config.secret,
+    secret: webhookSecret(config, '`ferry netbox setup`'),
     ssl_verification: config.validateCerts,
     ca_file_path: config.caFile ?? null,
   };

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, parseListenAddress, type FerryConfig, type ListenAddress } from '../config';
+import { ConfigError, parseListenAddress, webhookSecret, type FerryConfig, type ListenAddress } from '../config';
 import type { VmFacts } from '../domain/netbox-events';
 import { NetboxClient } from '../netbox/client';
 import { NetboxError } from '../netbox/errors';
@@ -34,6 +34,7 @@ export async function startNetboxWebhookReceiver(
     throw new ConfigError([
       'netbox.webhook: not configured: set netbox.webhook.url (the address NetBox posts to) and FERRY_NETBOX_WEBHOOK_SECRET',
     ]);
+  const secret = webhookSecret(webhook, "ferry's webhook receiver");
   const listen = options.listen ?? parseListenAddress(webhook.listen)!;
   const tls = webhook.certFile && webhook.keyFile ? readTls(webhook.certFile, webhook.keyFile) : undefined;
   const log = options.log ?? ((line: string) => console.log(line));
@@ -49,7 +50,7 @@ export async function startNetboxWebhookReceiver(
     }
   };
   const deps = {
-    secret: webhook.secret,
+    secret,
     readVm,
     signal: (decision: Parameters<typeof signalChangeVm>[2]) =>
       signalChangeVm(temporal, config.worker.taskQueue, decision),

@@ -1,4 +1,4 @@
-import { parseConfig, parseListenAddress } from '../../src/config';
+import { parseConfig, parseListenAddress, webhookSecret } from '../../src/config';
 import { differingFields, wantedEventRule, wantedWebhook } from '../../src/netbox/webhook-setup';
 import { problemsOf } from '../helpers/config-problems';
 
@@ -42,9 +42,18 @@ describe('config: netbox.webhook', () => {
     expect(problemsOf(() => parseConfig(netbox({ secret: SECRET }), env, 'site.yaml'))).toEqual([
       "netbox.webhook.secret (site.yaml): secrets are not read from files; set FERRY_NETBOX_WEBHOOK_SECRET in the worker's environment",
     ]);
-    expect(problemsOf(() => parseConfig(netbox({}), { NETBOX_TOKEN: 'nbt_a.b' }, 'site.yaml'))).toEqual([
-      "netbox.webhook.secret: missing: set FERRY_NETBOX_WEBHOOK_SECRET in the worker's environment",
+    // A worker that does not run the receiver starts without it; one that does, and setup and the receiver, need it.
+    const withoutSecret = parseConfig(netbox({}), { NETBOX_TOKEN: 'nbt_a.b' }, 'site.yaml').netbox!.webhook!;
+    expect(withoutSecret.secret).toBeUndefined();
+    expect(problemsOf(() => parseConfig(netbox({ inWorker: true }), { NETBOX_TOKEN: 'nbt_a.b' }, 'site.yaml'))).toEqual(
+      [
+        "netbox.webhook.secret: missing (the worker runs the receiver (inWorker)): set FERRY_NETBOX_WEBHOOK_SECRET in the worker's environment",
+      ],
+    );
+    expect(problemsOf(() => webhookSecret(withoutSecret, '`ferry netbox setup`'))).toEqual([
+      'netbox.webhook.secret: missing: `ferry netbox setup` needs it; set FERRY_NETBOX_WEBHOOK_SECRET in its environment',
     ]);
+    expect(webhookSecret(parseConfig(netbox({}), env).netbox!.webhook!, 'x')).toBe(SECRET);
   });
 
   it('refuses, in one pass: a short secret, a bad listen address, a URL that is not http(s), a CA file NetBox would not use, half a certificate', () => {
