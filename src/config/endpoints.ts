@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALWAYS, dnsName, hostName, port, tlsFields } from './common';
+import { netboxWebhookSection } from './netbox-webhook';
 
 /**
  * Connection settings of the outside systems. Secrets (token secrets, passwords) are read from the
@@ -101,6 +102,8 @@ export const netboxSection = z
     /** Plain http to a host other than this one sends the token in clear: only when explicitly allowed. */
     allowInsecureHttp: z.boolean().optional(),
     ...tlsFields,
+    /** NetBox's webhook and event rule that report edits to ferry's receiver (see netbox-webhook.ts). */
+    webhook: netboxWebhookSection.optional(),
   })
   .strict()
   .superRefine((n, ctx) => {

@@ -12,3 +12,4 @@ export {
 export { ENV_BINDINGS } from './env';
 export * from './schema';
 export { migrationSettings } from './migration-settings';
+export { parseListenAddress, webhookSecret, type ListenAddress } from './netbox-webhook';

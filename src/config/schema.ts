@@ -24,6 +24,7 @@ export type FerryConfig = z.infer<typeof ferryConfigSchema>;
 export type ProxmoxConfig = NonNullable<FerryConfig['proxmox']>;
 export type VsphereConfig = NonNullable<FerryConfig['vsphere']>;
 export type NetboxConfig = NonNullable<FerryConfig['netbox']>;
+export type NetboxWebhookConfig = NonNullable<NetboxConfig['webhook']>;
 export type DnsConfig = NonNullable<FerryConfig['dns']>;
 export type MigrationConfig = NonNullable<FerryConfig['migration']>;
 export type KnownHostsConfig = NonNullable<FerryConfig['knownHosts']>;

@@ -25,6 +25,7 @@ import type {
 } from './provisioning';
 import type { WaveSummary, WaveSummaryRequest } from './status';
 import type { PlaceRequest, VmPlacement } from './placement';
+import type { ChangeVmInput, NetboxEdit } from './change-vm';
 
 /** Every ferry workflow answers this query with its status (see the typed definitions below). */
 const STATUS = 'status';
@@ -46,6 +47,11 @@ export interface VmidAllocatorInput {
   /** State carried across continue-as-new. */
   carried?: AllocatorState;
 }
+/**
+ * workflows/change-vm.ts: keeps one built VM equal to its NetBox record (`change-<vmid>`, see
+ * src/domain/change-vm.ts); NetBox's webhook receiver signals-with-start it. Its result is its own.
+ */
+export type ChangeVmWorkflow = (input: ChangeVmInput) => Promise<unknown>;
 
 // --- semaphore (global limits) ---
 export const acquirePermitSignal = defineSignal<[PermitRequest]>('acquirePermit');
@@ -121,6 +127,10 @@ export const provisionPlannedStatusQuery = defineQuery<ProvisionPlannedStatus>(S
 /** A VMID for a record without one; the same key gets the same VMID. Sent with update-with-start. */
 export const allocateVmidUpdate = defineUpdate<number, [VmidRequest]>('allocateVmid');
 export const vmidAllocatorStatusQuery = defineQuery<AllocatorState>(STATUS);
+
+// --- day-2 change ---
+/** NetBox reported an edit of the VM, one of its interfaces or one of its virtual disks (its signed webhook). */
+export const netboxEditedSignal = defineSignal<[NetboxEdit]>('netboxEdited');
 
 // --- teardown ---
 export const teardownStatusQuery = defineQuery<TeardownStatus>(STATUS);

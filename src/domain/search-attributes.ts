@@ -10,6 +10,7 @@ export const FERRY_KINDS = [
   'sdn-sync',
   'provision',
   'provision-planned',
+  'change',
   'teardown',
   'vmid-allocator',
   'semaphore',

@@ -79,3 +79,12 @@ export async function connectClient(config: TemporalConfig, origin: AddressOrigi
   }
   return new Client({ connection, namespace: config.namespace });
 }
+
+/**
+ * A client whose connection is made at its first call, not now: a long-running process (the webhook
+ * receiver) starts while Temporal is down and answers each call's failure instead of refusing to start.
+ */
+export function lazyClient(config: TemporalConfig): Client {
+  const connection = Connection.lazy({ address: config.address, tls: temporalTls(config), apiKey: config.apiKey });
+  return new Client({ connection, namespace: config.namespace });
+}

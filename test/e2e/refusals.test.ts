@@ -408,6 +408,39 @@ const CLI_CASES: CliCase[] = [
     { NETBOX_URL: 'https://netbox.example.com', NETBOX_TOKEN: 'nbt_a.b', NETBOX_CA_FILE: '/nonexistent/nb-ca.pem' },
   ],
   [
+    'webhook without its secret',
+    () => ['webhook'],
+    2,
+    ["netbox.webhook.secret: missing: ferry's webhook receiver needs it; set FERRY_NETBOX_WEBHOOK_SECRET"],
+    {
+      NETBOX_URL: 'https://netbox.example.com',
+      NETBOX_TOKEN: 'nbt_a.b',
+      FERRY_NETBOX_WEBHOOK_URL: 'http://127.0.0.1:8787/netbox/webhook',
+    },
+  ],
+  [
+    'webhook with --listen that is not host:port',
+    () => ['webhook', '--listen', '8787'],
+    2,
+    ["option '--listen <host:port>' argument '8787' is invalid", 'expected host:port'],
+  ],
+  [
+    'netbox setup with a short webhook secret and a bad listen address, in one pass',
+    () => ['netbox', 'setup'],
+    2,
+    [
+      'netbox.webhook.secret (environment FERRY_NETBOX_WEBHOOK_SECRET): at least 16 characters',
+      'netbox.webhook.listen (environment FERRY_NETBOX_WEBHOOK_LISTEN): host:port',
+    ],
+    {
+      NETBOX_URL: 'https://netbox.example.com',
+      NETBOX_TOKEN: 'nbt_a.b',
+      FERRY_NETBOX_WEBHOOK_URL: 'https://ferry.example.com/netbox/webhook',
+      FERRY_NETBOX_WEBHOOK_SECRET: 'short',
+      FERRY_NETBOX_WEBHOOK_LISTEN: 'ferry',
+    },
+  ],
+  [
     'discover with a missing vsphere.caFile (B5)',
     () => ['discover'],
     2,
