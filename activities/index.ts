@@ -5,6 +5,8 @@ import type { MigrationActivities } from './migration-contract';
 import { createPermitActivities } from './permits';
 import { createPlacementActivities } from './placement';
 import { createProvisioningActivities } from './provisioning';
+import { createPveVmActivities } from './pve-vm';
+import type { PveVmActivities } from './pve-vm-contract';
 import type { ProvisioningActivities, TeardownActivities } from './provisioning-contract';
 import { createTeardownActivities } from './teardown';
 import { withFailureMapping } from './failures';
@@ -17,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
   return withFailureMapping({
     ...createDoctorActivities(deps),
     ...createPermitActivities(),
+    ...createPveVmActivities(deps),
     ...createMigrationActivities(deps),
     ...createPlacementActivities(deps),
     ...createProvisioningActivities(deps),
@@ -31,6 +34,7 @@ export type Activities = ReturnType<typeof createActivities>;
 // silently keep only the last).
 type Shared<A, B> = Extract<keyof A, keyof B>;
 const distinctNames: [
+  | Shared<PveVmActivities, MigrationActivities & ProvisioningActivities & TeardownActivities>
   | Shared<MigrationActivities, ProvisioningActivities & TeardownActivities>
   | Shared<ProvisioningActivities, TeardownActivities>,
 ] extends [never]

@@ -4,7 +4,6 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   log,
-  patched,
   setCurrentDetails,
   setHandler,
   sleep,
@@ -27,10 +26,6 @@ import { workflowNow } from './clock';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 
 const MAX_PERMITS = 1000;
-/** Grants sent together in the task that frees the permits; one lease timer kept until it fires. */
-const QUICK_HANDOFF_PATCH = 'semaphore-quick-handoff';
-/** Holders are told their successor and hand their permit to it directly (src/domain/permit-transfer). */
-const TRANSFER_PATCH = 'semaphore-permit-transfer';
 
 /**
  * A counting semaphore for one global limit (vMotions, imports into one storage, SDN writes, …).
@@ -94,22 +89,14 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
     { key: FerryStage, value: `limit ${state.key}` },
   ]);
 
-  // Runs recorded before the quick hand-off replay the old loop, command for command.
-  if (!patched(QUICK_HANDOFF_PATCH))
-    return legacyLoop(
-      state,
-      () => changed,
-      () => (changed = false),
-    );
-
+  // Grants are sent together in the task that frees the permits; holders are told their successor and
+  // hand their permit to it directly (src/domain/permit-transfer); one lease timer is kept until it fires.
   const grants = new PendingGrants(state, () => (changed = true));
-  // Decided once per run: a run recorded before transfers replays without the successor signals.
-  const transfers = patched(TRANSFER_PATCH);
   let timerDueAt = Infinity;
   for (;;) {
     expireLeases(state);
     grants.grantFreePermits();
-    if (transfers) grants.designateSuccessors();
+    grants.designateSuccessors();
     setCurrentDetails(describeSemaphore(state));
     changed = false;
 
@@ -131,25 +118,6 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
   }
 }
 
-/** The loop as it ran before QUICK_HANDOFF_PATCH: one grant signal at a time, a lease timer per loop. */
-async function legacyLoop(state: SemaphoreState, changed: () => boolean, settle: () => void): Promise<void> {
-  for (;;) {
-    expireLeases(state);
-    await grantFreePermits(state);
-    setCurrentDetails(describeSemaphore(state));
-    settle();
-
-    if (workflowInfo().continueAsNewSuggested) {
-      await condition(allHandlersFinished);
-      await continueAsNew<typeof semaphore>({ key: state.key, permits: state.permits, carried: state });
-    }
-    const nextExpiry = Math.min(...state.holders.map((h) => h.leaseUntil));
-    const timeout = Number.isFinite(nextExpiry) ? Math.max(1, nextExpiry - workflowNow()) : undefined;
-    if (timeout === undefined) await condition(changed);
-    else await condition(changed, timeout);
-  }
-}
-
 function expireLeases(state: SemaphoreState): void {
   const now = workflowNow();
   const expired = state.holders.filter((h) => h.leaseUntil <= now);
@@ -157,25 +125,6 @@ function expireLeases(state: SemaphoreState): void {
   for (const h of expired) log.warn('permit lease expired', { key: state.key, requestId: h.requestId, label: h.label });
   state.expiredLeases += expired.length;
   state.holders = state.holders.filter((h) => h.leaseUntil > now);
-}
-
-async function grantFreePermits(state: SemaphoreState): Promise<void> {
-  while (state.holders.length < state.permits && state.waiting.length > 0) {
-    const next = state.waiting.shift()!;
-    const now = workflowNow();
-    state.holders.push({ ...next, grantedAt: now, leaseUntil: now + next.leaseMs });
-    try {
-      await getExternalWorkflowHandle(next.holderWorkflowId).signal(permitGrantedSignal, {
-        key: state.key,
-        requestId: next.requestId,
-      });
-      state.granted += 1;
-    } catch (err) {
-      // The requester is gone (finished, terminated): its permit goes to the next in line.
-      log.warn('permit requester vanished', { key: state.key, requestId: next.requestId, error: String(err) });
-      state.holders = state.holders.filter((h) => h.requestId !== next.requestId);
-    }
-  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import { beatProgress, beatTask } from '../heartbeat';
 import type { ImportedDisk, LiveImported, MovedDisk, ProxmoxMigrationActivities } from '../migration-contract';
-import { privilegedClient } from './privileged';
+import { privilegedClient } from '../pve-vm/privileged';
 import { rejoinProxmoxTask } from './task-rejoin';
 
 const DAY_MS = 24 * 3600_000;

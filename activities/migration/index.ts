@@ -2,7 +2,6 @@ import type { ActivityDeps } from '../deps';
 import type { MigrationActivities } from '../migration-contract';
 import { createConversionActivities } from './conversion';
 import { createDiskImportActivities } from './disk-imports';
-import { createGuestCheckActivities } from './guest-checks';
 import { createHaActivities } from './ha';
 import { createProxmoxMigrationActivities } from './proxmox';
 import { createMigrationSettingsActivities } from './settings';
@@ -19,7 +18,6 @@ export function createMigrationActivities(deps: ActivityDeps): MigrationActiviti
     ...createVsphereMigrationActivities(deps),
     ...createProxmoxMigrationActivities(deps),
     ...createDiskImportActivities(deps),
-    ...createGuestCheckActivities(deps),
     ...createHaActivities(deps),
     ...createConversionActivities(deps),
   };

@@ -12,18 +12,11 @@ import { writeIntent } from '../write-intent';
 
 type ProxmoxActivities = Pick<
   ProvisioningActivities,
-  | 'createBareVm'
-  | 'ensureVmAcl'
-  | 'ensureVmDisk'
-  | 'ensureVmNic'
-  | 'ensureVmOptions'
-  | 'ensureCloudInit'
-  | 'readVmMacs'
-  | 'vmPowerState'
+  'createBareVm' | 'ensureVmAcl' | 'ensureVmDisk' | 'ensureVmNic' | 'ensureVmOptions' | 'ensureCloudInit' | 'readVmMacs'
 >;
 
 /**
- * The Proxmox side of provisioning: the VM, its ACL, each disk and NIC in its slot, its options and power.
+ * The Proxmox side of provisioning: the VM, its ACL, each disk and NIC in its slot, its options.
  * Each write is recorded before it is sent (write-intent.ts), so a retry that finds it done by an earlier
  * attempt reports it as done by this run.
  */
@@ -149,12 +142,6 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
           .filter(([key]) => /^net\d+$/.test(key))
           .map(([key, value]) => [key, normalizeMac(parseNic(value).macaddr)]),
       );
-    },
-
-    async vmPowerState({ node, vmid }) {
-      const vm = await pve().vms.findById(vmid);
-      if (!vm || vm.node !== node) return { status: 'absent' };
-      return { status: (await pve().power.status(node, vmid)).status };
     },
   };
 }

@@ -1,3 +1,4 @@
+import { stageSeconds, type StageTiming as GenericStageTiming } from '../vm-run';
 import type { PlacementMoveRecord } from '../placement/move';
 import type { VmPlacement } from '../placement/vm-settings';
 import type { WaitRecord } from '../waits';
@@ -38,17 +39,8 @@ export type MigrationStage =
 
 export type MigrationOutcome = 'migrated' | 'refused' | 'rejected' | 'approval-expired' | 'rolled-back' | 'cancelled';
 
-export interface StageTiming {
-  stage: MigrationStage;
-  startedAt: number;
-  endedAt?: number;
-}
-
-/** How long `stage` took, in seconds, when it ran and ended. */
-export function stageSeconds(timings: readonly StageTiming[] | undefined, stage: MigrationStage): number | undefined {
-  const timing = timings?.find((t) => t.stage === stage);
-  return timing?.endedAt !== undefined ? (timing.endedAt - timing.startedAt) / 1000 : undefined;
-}
+export type StageTiming = GenericStageTiming<MigrationStage>;
+export { stageSeconds };
 
 export interface DecisionRecord extends CutoverDecision {
   at: number;

@@ -1,8 +1,7 @@
 import type { VmPlacement } from '../placement/vm-settings';
 import type { ApprovalSignature } from '../approvals/statement';
-import type { MigrationAction } from './actions';
 import type { DecisionRecord } from './status';
-import type { MigrationOutcome, MigrationStage, StageTiming } from './status';
+import type { MigrationOutcome, MigrationStage } from './status';
 import type { Refusal } from './refusal';
 import type { GuestVerification } from './verification';
 import type { CancellationRecord } from './cancel';
@@ -47,11 +46,6 @@ export interface WaveVm {
   vmid?: number;
   startedAt?: number;
   finishedAt?: number;
-  /**
-   * Only in the status of waves that finished before the wave kept a compact record per VM; a VM's
-   * stage timings are in its own workflow's result and history.
-   */
-  timings?: StageTiming[];
   /** Set when the child failed outright (not a refusal or rejection). */
   error?: string;
   /** How the child's workflow closed when it ended without reporting (terminated, timed out, …). */
@@ -80,10 +74,6 @@ export interface VmFinished {
   vmid?: number;
   /** How long its storage vMotion took, when it ran one (for the wave's measured vMotion rate). */
   relocateSeconds?: number;
-  /** Sent by VM workflows started before the compact report (ignored now). */
-  actions?: MigrationAction[];
-  /** Sent by VM workflows started before the compact report: the end stage and relocate time are read from them. */
-  timings?: StageTiming[];
   imports: Array<{ bytes: number; seconds: number }>;
   verification?: VerificationSummary;
   cancellation?: CancellationRecord;

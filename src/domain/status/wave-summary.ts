@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { stageSeconds } from '../migration/status';
 import type { WaveStatus, WaveVm } from '../migration/wave';
 import { VERIFICATION_STATES } from '../migration/verification';
 import { compareCodeUnits } from '../order';
@@ -144,18 +143,9 @@ function rowOf(vm: WaveVm): WaveVmRow {
   };
 }
 
-/**
- * Mean vMotion rate of finished VMs: their bytes over the time their relocate stage took, added up by
- * the wave as they finish (statuses of older waves: from each VM's stage timings).
- */
-function relocateRate(status: Pick<WaveStatus, 'vms' | 'relocateTotals'>): number | undefined {
-  return meanRate([
-    ...(status.relocateTotals ? [status.relocateTotals] : []),
-    ...status.vms.flatMap((vm) => {
-      const seconds = stageSeconds(vm.timings, 'relocate');
-      return seconds !== undefined && vm.bytes ? [{ bytes: vm.bytes, seconds }] : [];
-    }),
-  ]);
+/** Mean vMotion rate of finished VMs: their bytes over the time their relocate stage took, added up by the wave as they finish. */
+function relocateRate(status: Pick<WaveStatus, 'relocateTotals'>): number | undefined {
+  return meanRate(status.relocateTotals ? [status.relocateTotals] : []);
 }
 
 export interface SummaryContext {

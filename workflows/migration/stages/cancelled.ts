@@ -1,6 +1,5 @@
 import { CancellationScope } from '@temporalio/workflow';
 import type { LeftOnCancel, MigrateVmResult } from '../../../src/domain/migration';
-import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
 
 /**
@@ -16,7 +15,10 @@ export async function endCancelled(run: MigrationRun): Promise<MigrateVmResult> 
 }
 
 async function whatIsLeft(run: MigrationRun, removeShells: boolean): Promise<LeftOnCancel> {
-  const vmware = await reads.readVmAfterCancel({ moid: run.moid });
+  const vmware = await run.acts.read.readVmAfterCancel.executeWithOptions(
+    { summary: `how ${run.status.vm} is on VMware after ferry cancel` },
+    [{ moid: run.moid }],
+  );
   const { relocation, ...state } = vmware;
   const left: LeftOnCancel = { vmware: state, shell: 'none' };
   if (relocation && run.status.timings.some((t) => t.stage === 'relocate'))
@@ -27,7 +29,7 @@ async function whatIsLeft(run: MigrationRun, removeShells: boolean): Promise<Lef
   if (!removeShells) return { ...left, shell: 'kept' };
   const { vmid, assessment } = planned;
   const { node } = run.settings;
-  await run.acts.pve.discardVm.executeWithOptions(
+  await run.acts.pveTask.discardVm.executeWithOptions(
     { summary: `remove the shell VM ${vmid} ${assessment.pveName} (ferry cancel --remove-shells)` },
     [{ node, vmid, name: assessment.pveName }],
   );

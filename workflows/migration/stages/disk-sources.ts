@@ -7,7 +7,6 @@ import {
   translateDiskPath,
   type Refusal,
 } from '../../../src/domain/migration';
-import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
 
 /**
@@ -35,7 +34,7 @@ export async function currentDiskSources(
 ): Promise<{ byslot: DiskSources } | { refusals: Refusal[] }> {
   const { snapshot, assessment } = run.vm;
   const { migrationDatastore, datastores } = run.settings;
-  const fresh = await reads.rereadVm.executeWithOptions({ summary: `read VM ${run.moid} again in vCenter` }, [
+  const fresh = await run.acts.read.rereadVm.executeWithOptions({ summary: `read VM ${run.moid} again in vCenter` }, [
     { moid: run.moid },
   ]);
   const suspended = cutoverPowerRefusal(assessment.name, fresh.powerState);

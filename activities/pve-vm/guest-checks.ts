@@ -2,10 +2,10 @@ import { directEndpoint, tcpConnect } from '../../src/guest/tcp-probe';
 import { ProxmoxAgentNotRunningError } from '../../src/proxmox';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
-import type { GuestCheckActivities } from '../migration-contract';
+import type { GuestChecks } from '../pve-vm-contract';
 
-/** verify-guest's reads of a started guest: QEMU's state, the guest agent, and TCP probes of its services. */
-export function createGuestCheckActivities(deps: ActivityDeps): GuestCheckActivities {
+/** verifyGuest's reads of a started guest: QEMU's state, the guest agent, and TCP probes of its services. */
+export function createGuestChecks(deps: ActivityDeps): GuestChecks {
   const { pve } = clientsOf(deps);
   const resolve = deps.guestEndpoints ?? directEndpoint;
   return {
