@@ -46,7 +46,7 @@ describe('faults', () => {
   });
 
   it('classifies fault types for retries', () => {
-    expect(faultCategory('NotAuthenticated')).toBe('permission');
+    expect(faultCategory('NotAuthenticated')).toBe('transient');
     expect(faultCategory('ManagedObjectNotFound')).toBe('not-found');
     expect(faultCategory('TaskInProgress')).toBe('locked');
     expect(faultCategory('HostCommunication')).toBe('transient');
