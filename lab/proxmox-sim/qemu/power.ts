@@ -5,6 +5,9 @@ import { guestAgentSettings } from './command-line';
 import { qemuRuntime } from './runtime';
 import { cloudInitDrive } from './cloud-init';
 import { recordCloudInit } from '../cloud-init-pending';
+import { parseHotplugFeatures } from '../hotplug-features';
+import { memoryCommandLine } from './memory';
+import { hostPhysicalBits } from './host-bits';
 
 /**
  * The power handlers' work for both kinds of VM: a VM whose boot disk holds a bootable image runs under
@@ -19,6 +22,8 @@ const markStopped = (vm: SimVm) => {
 /** status/start, once the config lock is held and pending changes are applied. */
 export async function powerOn(cluster: Cluster, vm: SimVm, task: TaskContext): Promise<void> {
   if (vm.config.template === '1') throw new Error("you can't start a vm if it's a template"); // qemu-server's vm_start
+  // config_to_command's memory checks (memory hotplug needs NUMA, 1024 MiB, DIMM-aligned memory), for every VM.
+  memoryCommandLine(vm.config, parseHotplugFeatures(vm.config.hotplug).memory, hostPhysicalBits());
   vm.paused = false;
   if (cloudInitDrive(vm.vmid, vm.config)) recordCloudInit(vm); // vm_start generates the cloud-init drive
   const runtime = qemuRuntime(cluster);
