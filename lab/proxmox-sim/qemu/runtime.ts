@@ -83,6 +83,8 @@ export interface QemuInstanceInfo {
   qmpSocket: string;
   agentSocket: string;
   forwards: ForwardedPort[];
+  /** Each NIC's bridge/VLAN and link as the lab follows them. */
+  nics: Record<string, NicWiring>;
   commandLine: string[];
 }
 
@@ -167,6 +169,7 @@ export class QemuRuntime {
       qmpSocket: i.qmp,
       agentSocket: i.qga,
       forwards: i.forwards,
+      nics: Object.fromEntries(i.wiring),
       commandLine: [QEMU_BINARY, ...i.argv],
     };
   }

@@ -15,7 +15,7 @@ import { defaultBootOrder, qemuVmStatus } from '../guest-stats';
 import type { TaskContext } from '../tasks';
 import { simulateCopy } from '../copy-log';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
-import { liveStatus, powerOff, powerOn, runsQemu, shutdownPrecheck, shutdownQemu } from '../qemu/power';
+import { liveStatus, powerOff, powerOn, runsQemu, shutdownPrecheck, shutdownQemu, stoppedByApi } from '../qemu/power';
 import { qemuRuntime } from '../qemu/runtime';
 import { startLiveRestore } from '../qemu/live-restore';
 import { typedConfig as typedConfigOf } from '../typed-config';
@@ -261,13 +261,13 @@ export const qemuRoutes: RouteTable = {
         }
         if (vm.guestAcpi && cluster.settings.guestShutdownMs <= timeoutMs) {
           await task.sleep(cluster.settings.guestShutdownMs);
-          stop(vm);
+          stoppedByApi(cluster, vm, task);
           return;
         }
         await task.sleep(timeoutMs);
         if (!forceStop) throw new Error('VM quit/powerdown failed - got timeout');
         task.warn('VM still running - terminating now with SIGTERM');
-        stop(vm);
+        stoppedByApi(cluster, vm, task);
       }),
     ).upid;
   },
