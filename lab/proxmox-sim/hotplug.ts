@@ -8,6 +8,7 @@ import { updateNet } from './hotplug-net';
 import { SKIP, unplugDevice, type HotplugContext } from './hotplug-context';
 import { deleteOrDetachDrive } from './pending';
 import { recordCloudInit } from './cloud-init-pending';
+import { cloudInitDrive, writeCloudInitDrive } from './qemu/cloud-init';
 import { DISK_KEY } from './vm-config';
 
 /** A die message as Perl has it (`die "…\n"` keeps it; the simulator's own errors get the newline). */
@@ -73,8 +74,21 @@ export async function hotplugPending(
       delete vm.pending[key];
     }
   }
-  // vmconfig_update_cloudinit_drive: with the `cloudinit` feature the drive is made again at once.
-  if (features.cloudinit) recordCloudInit(vm);
+  if (features.cloudinit) await updateCloudInitDrive(ctx);
+}
+
+/**
+ * vmconfig_update_cloudinit_drive (with the `cloudinit` feature): the NoCloud drive made again from the
+ * current settings and its medium changed in the running VM.
+ */
+async function updateCloudInitDrive(ctx: HotplugContext): Promise<void> {
+  const { vm, cluster } = ctx;
+  const drive = cloudInitDrive(vm.vmid, vm.config);
+  if (!drive) return;
+  const volume = cluster.storages.resolve(drive.volid, vm.node);
+  await writeCloudInitDrive(vm.vmid, vm.config, { path: volume.file, format: volume.format as 'raw' });
+  recordCloudInit(vm);
+  await ctx.devices.changeMedium(drive.key, vm.config[drive.key]!);
 }
 
 const isCloudInit = (value: string) => /vm-\d+-cloudinit/.test(parsePropertyString(value, 'file').file ?? '');

@@ -63,11 +63,14 @@ async function writeConfig(req: SimRequest, asTask: boolean, params = req.params
     });
     return null;
   }
-  preflight(); // qemu-server checks before it forks the worker too
+  // update_vm_api's checks under the lock run in the request, then the worker (which keeps the lock).
+  await vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+    preflight();
+    resolveReverts(vm, update);
+  });
   const task = startTask(req, { node: vm.node, type: 'qmconfig', id: String(vm.vmid) }, (task) =>
     vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
       preflight();
-      resolveReverts(vm, update);
       await task.sleep(cluster.settings.taskMs);
       await runConfigUpdate({ ...ctxOf(req, vm), task }, update, live).catch((err: unknown) => {
         throw err instanceof ApiError && err.errors ? new Error(workerErrorText(err)) : err;
