@@ -44,10 +44,12 @@ describe.each(FLAVOURS)('pending and hotplug as qemu-server decides, PVE %s', (f
     expect(await pending(300)).toEqual([]);
     await start(300);
     await sim.ok('PUT', vm(300, '/config'), { memory: '4096', cores: '4', description: 'web', onboot: '1' });
+    await sim.ok('PUT', vm(300, '/config'), { delete: 'vmgenid' });
     expect(await current(300)).toMatchObject({ memory: '2048', cores: 2, description: 'web', onboot: 1 });
     expect(await pending(300)).toEqual([
       { key: 'cores', value: 2, pending: 4 },
       { key: 'memory', value: '2048', pending: '4096' },
+      { key: 'vmgenid', value: expect.stringMatching(/^[0-9a-f-]{36}$/), delete: 1 },
     ]);
     const rows = await sim.ok('GET', vm(300, '/pending'));
     expect(answerProblems(flavour, 'GET /nodes/{node}/qemu/{vmid}/pending', rows)).toEqual([]);
