@@ -7,7 +7,7 @@ import { updateDisk } from './hotplug-disk';
 import { updateNet } from './hotplug-net';
 import { SKIP, unplugDevice, type HotplugContext } from './hotplug-context';
 import { deleteOrDetachDrive } from './pending';
-import { recordCloudInit } from './cloud-init-pending';
+import { cloudInitHasChanges, recordCloudInit } from './cloud-init-pending';
 import { cloudInitDrive, writeCloudInitDrive } from './qemu/cloud-init';
 import { DISK_KEY } from './vm-config';
 
@@ -50,11 +50,11 @@ export async function hotplugPending(
     delete vm.config[key];
     vm.pendingDelete.delete(key);
   }
-  let cloudInitDrive: string | undefined;
+  let cloudInitKey: string | undefined;
   for (const key of Object.keys(vm.pending)) {
     if (!selection.has(key)) continue;
     if (DISK_KEY.test(key) && isCloudInit(vm.pending[key]!)) {
-      cloudInitDrive = key; // applied once the other changes are in, as the drive is made from them
+      cloudInitKey = key; // applied once the other changes are in, as the drive is made from them
       continue;
     }
     let value = vm.pending[key]!;
@@ -65,8 +65,8 @@ export async function hotplugPending(
     vm.config[key] = value;
     delete vm.pending[key];
   }
-  if (cloudInitDrive !== undefined) {
-    const key = cloudInitDrive;
+  if (cloudInitKey !== undefined) {
+    const key = cloudInitKey;
     const value = vm.pending[key]!;
     const applied = await attempt(key, () => updateDisk(ctx, key, value, features.disk));
     if (applied) {
@@ -74,7 +74,7 @@ export async function hotplugPending(
       delete vm.pending[key];
     }
   }
-  if (features.cloudinit) await updateCloudInitDrive(ctx);
+  if (features.cloudinit && cloudInitHasChanges(vm)) await updateCloudInitDrive(ctx);
 }
 
 /**

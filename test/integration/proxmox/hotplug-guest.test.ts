@@ -128,6 +128,16 @@ describe('a running real guest changed live as qemu-server hotplugs, PVE 9.1', (
       500,
     );
     report(`guest MemTotal: ${before} kB → ${after} kB (+${((after - before) / 1024).toFixed(0)} MiB)`);
+    // A hotplug qemu-server refuses: 400 with the reason, the change left pending, QEMU's DIMMs untouched.
+    const low = await fx.raw('PUT', `/api2/json${vm('/config')}`, { form: { memory: '512' } });
+    expect([low.status, low.body.errors?.memory]).toEqual([
+      400,
+      expect.stringMatching(/^hotplug problem - memory can't be lower than 1024 MB at /),
+    ]);
+    expect(await pendingKeys()).toEqual(['memory']);
+    expect(((await qmpCommand(qemu.qmpSocket, 'query-memory-devices')) as unknown[]).length).toBe(2);
+    await sim.ok('PUT', vm('/config'), { revert: 'memory' });
+    expect(await pendingKeys()).toEqual([]);
   }, 180_000);
 
   it('vcpus 1 → 2: cpu2 plugged live; the guest brings it online', async () => {

@@ -336,6 +336,19 @@ describe.each(FLAVOURS)('pending and hotplug as qemu-server decides, PVE %s', (f
     expect((await imageInfo(volumeFile((await current(308)).scsi1))).virtualSize).toBe(5 * 1024 ** 3);
   });
 
+  it('hotplug `cloudinit`: the NoCloud drive is made again at once (vmconfig_update_cloudinit_drive), else the change waits for it', async () => {
+    await sim.createVm(310, { memory: '512', ide2: 'local-lvm:cloudinit', ciuser: 'ops' });
+    await start(310);
+    const ciuser = async () =>
+      ((await sim.ok('GET', vm(310, '/cloudinit'))) as Array<{ key: string }>).find((i) => i.key === 'ciuser');
+    await sim.ok('PUT', vm(310, '/config'), { ciuser: 'admin' });
+    expect((await current(310)).ciuser).toBe('admin'); // a fast-plug option: in the config at once
+    expect(await ciuser()).toEqual({ key: 'ciuser', value: 'ops', pending: 'admin' }); // the drive still says ops
+    await sim.ok('PUT', vm(310, '/config'), { hotplug: 'network,disk,usb,cloudinit' });
+    await sim.ok('PUT', vm(310, '/config'), { ciuser: 'root' });
+    expect(await ciuser()).toEqual({ key: 'ciuser', value: 'root' });
+  });
+
   it('the hotplug option is checked as pve-hotplug-features: an unknown feature is refused', async () => {
     await sim.createVm(309, { memory: '512' });
     const r = await put(309, { hotplug: 'disk,ram' });
