@@ -465,7 +465,7 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       cluster.settings = { ...cluster.settings, ...(body as Partial<SimSettings>) };
       return send(res, 200, { data: cluster.settings });
     }
-    const qemuAnswer = handleQemuAdmin(cluster, req.method ?? 'GET', url.pathname, body);
+    const qemuAnswer = await handleQemuAdmin(cluster, req.method ?? 'GET', url.pathname, body);
     if (qemuAnswer) return send(res, 200, qemuAnswer);
     if (vmMatch && req.method === 'PUT') {
       const vm = cluster.vms.get(Number(vmMatch[1]));

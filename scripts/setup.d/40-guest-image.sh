@@ -50,8 +50,10 @@ GI_INITRAMFS_MORE="ata_piix vmw_pvscsi"
 # timer sees too few ticks and panics ("IO-APIC + timer doesn't work!"), seen with three guests booting at once.
 # rw: the initramfs mounts the root read-write (no systemd-remount-fs). loglevel=6: the console (the
 # lab's serial log) keeps notices, warnings and errors but not the hundreds of info lines a TCG guest
-# spends time printing.
-GI_CMDLINE_EXTRA="rw console=ttyS0,115200n8 loglevel=6 panic=-1 mitigations=off no_timer_check"
+# spends time printing. memhp_default_state=online: memory Proxmox VE hot-adds (a DIMM, with the
+# `memory` hotplug feature) is onlined by the kernel at once (Debian's kernel, without
+# CONFIG_MEMORY_HOTPLUG_DEFAULT_ONLINE, leaves it offline); hot-added vCPUs by a udev rule (overlay).
+GI_CMDLINE_EXTRA="rw console=ttyS0,115200n8 loglevel=6 panic=-1 mitigations=off no_timer_check memhp_default_state=online"
 
 gi_step() { log "guest image: $*"; }
 
