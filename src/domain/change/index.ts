@@ -1,0 +1,17 @@
+export * from './baseline';
+export * from './change';
+export { RULES } from './context';
+export * from './describe';
+export * from './disk-options';
+export * from './field-value';
+export * from './fields';
+export * from './hotplug';
+export * from './intent';
+export * from './next-baseline';
+export * from './plan';
+export type { ComparedField } from './plan-book';
+export * from './policy';
+export * from './reality';
+export * from './steps';
+export * from './verify';
+export * from './vm-config';
