@@ -34,7 +34,7 @@ export function decide(delta: FieldDelta, baseline: Baseline, policy: ChangePoli
   const { id, kind, want, current, effective } = delta;
   if (same(want, effective)) return same(current, effective) ? { act: 'none' } : apply('netbox', true);
   const kept = baseline.accepted[id];
-  const netboxBase = kept ? (kept.netbox ?? undefined) : baselineValue(baseline, id);
+  const netboxBase = kept ? (kept.netbox ?? undefined) : baseOf(delta, baseline);
   const proxmoxBase = kept ? (kept.proxmox ?? undefined) : netboxBase;
   if (netboxBase === NO_BASELINE || proxmoxBase === NO_BASELINE) return apply('netbox', false);
   const netboxMoved = !same(want, netboxBase);
@@ -59,6 +59,16 @@ export function decide(delta: FieldDelta, baseline: Baseline, policy: ChangePoli
       ...(d.effective !== undefined ? { proxmox: d.effective } : {}),
     };
   }
+}
+
+/**
+ * A field's baseline. A stored baseline lists every disk and NIC ferry left: a slot it does not name
+ * was absent then (a disk or NIC added in Proxmox by hand since), not unknown.
+ */
+function baseOf(delta: FieldDelta, baseline: Baseline): FieldValue | typeof NO_BASELINE {
+  const value = baselineValue(baseline, delta.id);
+  const presence = delta.kind === 'disk' || delta.kind === 'nic';
+  return value === NO_BASELINE && presence && Object.keys(baseline.applied).length > 0 ? undefined : value;
 }
 
 function handDrift(delta: FieldDelta, policy: ChangePolicy, wasAccepted: boolean): Decision {

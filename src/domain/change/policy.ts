@@ -17,6 +17,9 @@ import { FIELD_KINDS, type FieldKind } from './fields';
 export const HAND_DRIFT_CHOICES = ['report', 'netbox', 'proxmox'] as const;
 export type HandDriftChoice = (typeof HAND_DRIFT_CHOICES)[number];
 
+/** Checks run even when a value has the wrong type: every problem in one pass. */
+const EVERY_PROBLEM = { when: () => true } as const;
+
 const handDriftChoice = z.enum(HAND_DRIFT_CHOICES, { error: `one of ${HAND_DRIFT_CHOICES.join(', ')}` });
 
 export const changePolicySchema = z
@@ -25,7 +28,17 @@ export const changePolicySchema = z
       .object({
         default: handDriftChoice.default('report'),
         fields: z
-          .partialRecord(z.enum(FIELD_KINDS, { error: `a field kind: ${FIELD_KINDS.join(', ')}` }), handDriftChoice)
+          .record(z.string(), handDriftChoice)
+          .superRefine((fields, ctx) => {
+            for (const kind of Object.keys(fields))
+              if (!(FIELD_KINDS as readonly string[]).includes(kind))
+                ctx.addIssue({
+                  code: 'custom',
+                  path: [kind],
+                  message: `not a field kind; one of ${FIELD_KINDS.join(', ')}`,
+                });
+          }, EVERY_PROBLEM)
+          .transform((fields) => fields as Partial<Record<FieldKind, HandDriftChoice>>)
           .default({}),
       })
       .strict()

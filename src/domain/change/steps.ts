@@ -199,3 +199,9 @@ function withNicField(nic: Nic, field: NicField, value: string | undefined): Nic
   else options[NIC_OPTION_KEY[field]] = value;
   return { ...nic, options };
 }
+
+/** The Proxmox requests the steps cost beyond the reads: one per config write, move and resize. */
+export function stepRequests(steps: ApplySteps): number {
+  const writes = [steps.live, steps.restart, steps.stopped].filter(Boolean).length;
+  return writes + steps.moves.length + steps.resizes.length;
+}
