@@ -10,6 +10,7 @@ import {
   macAddressSchema,
   prefixSchema,
   statusSchema,
+  virtualDiskSchema,
   virtualMachineSchema,
   vmidOnlySchema,
   vmInterfaceSchema,
@@ -18,6 +19,7 @@ import {
   type MacAddress,
   type NetboxStatus,
   type Prefix,
+  type VirtualDisk,
   type VirtualMachine,
   type VmInterface,
 } from './schemas';
@@ -25,6 +27,7 @@ import {
 const VM_INTERFACE_TYPE = 'virtualization.vminterface';
 const VMS = 'api/virtualization/virtual-machines/';
 const INTERFACES = 'api/virtualization/interfaces/';
+const VIRTUAL_DISKS = 'api/virtualization/virtual-disks/';
 const MACS = 'api/dcim/mac-addresses/';
 const IPS = 'api/ipam/ip-addresses/';
 const PREFIXES = 'api/ipam/prefixes/';
@@ -199,8 +202,14 @@ export class NetboxClient {
 
   // ---- Interfaces and MAC addresses --------------------------------------------------------------
 
-  async listInterfaces(vmId: number): Promise<VmInterface[]> {
+  /** The interfaces of a VM, or of several at once (read in pages, not per VM). */
+  async listInterfaces(vmId: number | readonly number[]): Promise<VmInterface[]> {
     return this.http.list(INTERFACES, { virtual_machine_id: vmId }, vmInterfaceSchema);
+  }
+
+  /** The virtual disks of a VM, or of several at once (read in pages, not per VM). */
+  async listVirtualDisks(vmId: number | readonly number[]): Promise<VirtualDisk[]> {
+    return this.http.list(VIRTUAL_DISKS, { virtual_machine_id: vmId }, virtualDiskSchema);
   }
 
   /**
