@@ -1,4 +1,4 @@
-import { DISK_OPTION_KEYS } from '../provisioning/spec';
+import { DISK_OPTION_KEYS } from '../provisioning/disk-option-keys';
 
 /**
  * The disk options ferry manages (provisioning's DISK_OPTION_KEYS) compared as qemu-server means them:

@@ -1,4 +1,5 @@
 export * from './baseline';
+export * from './baseline-schema';
 export * from './change';
 export { RULES } from './context';
 export * from './describe';
@@ -11,6 +12,7 @@ export * from './next-baseline';
 export * from './plan';
 export type { ComparedField } from './plan-book';
 export * from './policy';
+export * from './policy-schema';
 export * from './reality';
 export * from './steps';
 export * from './verify';

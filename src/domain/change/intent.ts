@@ -1,21 +1,15 @@
 import { GIB } from '../placement/units';
-import { normaliseOptionValue } from './disk-options';
-import {
-  diskStorageOf,
-  nicInterfaces,
-  nicNetworkOf,
-  pveNicOf,
-  specFromRecord,
-  type NetboxVmRecord,
-  type ProvisionSpec,
-  type SpecDefaults,
-} from '../provisioning';
+import { pveNicOf } from '../provisioning/hardware';
+import { diskStorageOf, nicInterfaces, nicNetworkOf } from '../provisioning/record-hardware';
+import type { NetboxVmRecord, ProvisionSpec, SpecDefaults } from '../provisioning/spec';
 import type { SlotNicSpec } from '../pve-vm-spec';
+import { normaliseOptionValue } from './disk-options';
 
 /**
  * What NetBox says a built VM should be, in Proxmox's terms: the very translation provisioning builds
  * with (specFromRecord, then pveNicOf for each NIC), so a VM just provisioned from a record plans to
  * nothing. Only the fields day 2 manages: vCPUs, memory, disks (size, storage, options) and NICs.
+ * (specFromRecord validates with zod; this file does not call it, so it stays shared by every workflow.)
  */
 
 export interface IntendedDisk {
@@ -46,10 +40,19 @@ export interface VmIntent {
   nics: IntendedNic[];
 }
 
-export type IntentResult = { ok: true; intent: VmIntent } | { ok: false; problems: string[] };
+/** The NetBox record a spec was built from, to tell what the record chose from what ferry.yaml's defaults did. */
+export interface IntentSource {
+  record: NetboxVmRecord;
+  defaults: SpecDefaults;
+}
 
-/** A spec's intent; every storage and bridge counts as chosen (a spec given whole names them). */
-export function intentFromSpec(spec: ProvisionSpec): VmIntent {
+/**
+ * The intent of a spec: for a NetBox VM, the spec provisioning's `specFromRecord` builds from the record
+ * (the caller builds it: one translation, whose problems it reports), with the record as `source`.
+ * Without a source (a spec given whole) every storage and bridge counts as chosen.
+ */
+export function intentFromSpec(spec: ProvisionSpec, source?: IntentSource): VmIntent {
+  const interfaces = source ? nicInterfaces(source.record) : [];
   return {
     name: spec.name,
     ...(spec.netboxId !== undefined ? { netboxId: spec.netboxId } : {}),
@@ -58,33 +61,28 @@ export function intentFromSpec(spec: ProvisionSpec): VmIntent {
     disks: spec.disks.map((d) => ({
       slot: d.slot,
       storage: d.storage,
-      storageFromNetbox: true,
+      storageFromNetbox: source
+        ? diskStorageOf(
+            source.record,
+            source.record.disks?.find((r) => r.name === d.slot),
+            source.defaults,
+          ).fromNetbox
+        : true,
       sizeGiB: d.sizeGiB,
       sizeBytes: d.sizeGiB * GIB,
       options: Object.fromEntries(Object.entries(d.options).map(([k, v]) => [k, normaliseOptionValue(v)])),
     })),
-    nics: spec.nics.map((n) => ({ slot: n.slot, nic: pveNicOf(n), bridgeFromNetbox: true })),
-  };
-}
-
-/** A NetBox record's intent, with the defaults provisioning completes it with; its problems as provisioning names them. */
-export function intentFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): IntentResult {
-  const built = specFromRecord(record, defaults);
-  if (!built.ok) return built;
-  const intent = intentFromSpec(built.spec);
-  const interfaces = nicInterfaces(record);
-  return {
-    ok: true,
-    intent: {
-      ...intent,
-      disks: intent.disks.map((d) => {
-        const source = record.disks?.find((r) => r.name === d.slot);
-        return { ...d, storageFromNetbox: diskStorageOf(record, source, defaults).fromNetbox };
-      }),
-      nics: intent.nics.map((n) => {
-        const source = interfaces.find((i) => i.name === n.slot);
-        return { ...n, bridgeFromNetbox: nicNetworkOf(record, n.slot, source, defaults).fromNetbox };
-      }),
-    },
+    nics: spec.nics.map((n) => ({
+      slot: n.slot,
+      nic: pveNicOf(n),
+      bridgeFromNetbox: source
+        ? nicNetworkOf(
+            source.record,
+            n.slot,
+            interfaces.find((i) => i.name === n.slot),
+            source.defaults,
+          ).fromNetbox
+        : true,
+    })),
   };
 }

@@ -23,9 +23,14 @@ export interface PendingEntry {
   delete?: 'delete' | 'force';
 }
 
-/** A storage as the VM's node lists it (`GET /nodes/{node}/storage`). */
+/**
+ * A storage as the VM's node lists it (`GET /nodes/{node}/storage`, every storage, not filtered by
+ * content: a disk's own storage must be there for it to grow).
+ */
 export interface StorageFacts {
   id: string;
+  /** The nodes that have it (storage.cfg `nodes`); absent: listed for the VM's node, so it has it. */
+  nodes?: string[];
   /** Content types: `images`, `iso`, `import`, … */
   content: string[];
   /** Enabled and active on the node. */

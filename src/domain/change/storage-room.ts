@@ -20,7 +20,8 @@ export class StorageRoom {
   /** Claims `bytes` on the storage, or says why it cannot hold them (nothing claimed then). */
   claim(storage: string, bytes: number): string | undefined {
     const facts = this.storages.find((s) => s.id === storage);
-    if (!facts) return `storage ${storage} does not exist on node ${this.node}`;
+    if (!facts || (facts.nodes && !facts.nodes.includes(this.node)))
+      return `storage ${storage} does not exist on node ${this.node}`;
     if (!facts.content.includes('images')) return `storage ${storage} does not hold VM disks (no images content)`;
     if (!facts.active) return `storage ${storage} is not active on node ${this.node}`;
     const taken = this.claimed.get(storage) ?? 0;

@@ -5,5 +5,4 @@ export * from './spec';
 export * from './status';
 export * from './teardown';
 export * from './placement';
-export * from './from-record';
 export * from './record-hardware';

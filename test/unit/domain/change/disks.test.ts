@@ -14,6 +14,10 @@ const withScsi1 = configWith({ scsi1: 'local-lvm:vm-9001-disk-2,discard=on,iothr
 describe('disk sizes (PVE/API2/Qemu.pm resize_vm)', () => {
   it('a disk grown in NetBox is resized on the running VM, to an absolute size with its suffix', () => {
     const plan = planFor({ diskMB: 25_600 });
+    // Resize is its own API call, whatever hotplug says (the QEMU side is block_resize).
+    expect(only(planFor({ diskMB: 25_600 }, { config: configWith({ hotplug: '0' }) }), 'scsi0.size').class).toBe(
+      'live',
+    );
     expect(only(plan, 'scsi0.size')).toMatchObject({
       class: 'live',
       rule: RULES.resize,
@@ -57,6 +61,9 @@ describe('disks added and detached (PVE/QemuServer.pm vmconfig_update_disk, vmco
     expect(plan.steps.live?.newDisks).toEqual({ scsi1: { storage: 'fast', sizeGiB: 50, options: { ssd: '1' } } });
     expect(only(planFor({ disks: [scsi0, disk('sata1', 1024)] }), 'sata1').class).toBe('at-restart');
     expect(
+      only(planFor({ disks: [scsi0, disk('scsi1', 1024)] }, { config: configWith({ hotplug: '0' }) }), 'scsi1'),
+    ).toMatchObject({ class: 'at-restart', waitsForRestart: true });
+    expect(
       only(
         planFor({ disks: [scsi0, disk('virtio1', 1024)] }, { config: configWith({ hotplug: 'network' }) }),
         'virtio1',
@@ -85,6 +92,10 @@ describe('disks added and detached (PVE/QemuServer.pm vmconfig_update_disk, vmco
     expect(reason('local')).toBe('storage local does not hold VM disks (no images content)');
     expect(reason('offline')).toBe('storage offline is not active on node pve1');
     expect(reason('fast', 200 * 1024)).toBe('storage fast cannot hold it: needs 200 GiB, 100 GiB free');
+    const elsewhere = STORAGES.map((s) => (s.id === 'fast' ? { ...s, nodes: ['pve2', 'pve3'] } : s));
+    expect(
+      only(planFor({ disks: [scsi0, disk('scsi1', 1024, { storage: 'fast' })] }, { storages: elsewhere }), 'scsi1').why,
+    ).toBe('storage fast does not exist on node pve1');
   });
 
   it('refuses a disk in a slot that holds a CD drive or the cloud-init drive', () => {
@@ -110,7 +121,7 @@ describe('disks added and detached (PVE/QemuServer.pm vmconfig_update_disk, vmco
       operation: { op: 'detach-disk', slot: 'scsi1', volume: 'local-lvm:vm-9001-disk-2' },
     });
     expect(plan.steps.live?.detach).toEqual(['scsi1']);
-    const later = planFor({ disks: [scsi0] }, { config: { ...withScsi1, hotplug: 'network' } });
+    const later = planFor({ disks: [scsi0] }, { config: { ...withScsi1, hotplug: '0' } });
     expect(only(later, 'scsi1')).toMatchObject({ class: 'detach', waitsForRestart: true, rule: RULES.applyPending });
     expect(later.steps.restart?.detach).toEqual(['scsi1']);
   });

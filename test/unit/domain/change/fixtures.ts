@@ -1,7 +1,7 @@
 import {
   DEFAULT_CHANGE_POLICY,
   changePolicySchema,
-  intentFromRecord,
+  intentFromSpec,
   planChanges,
   type Baseline,
   type ChangePlan,
@@ -66,10 +66,9 @@ export function specOf(record: NetboxVmRecord, defaults: SpecDefaults = DEFAULTS
   return built.spec;
 }
 
+/** NetBox's intent as the workflow makes it: provisioning's spec of the record, then its intent. */
 export function intentOf(record: NetboxVmRecord, defaults: SpecDefaults = DEFAULTS): VmIntent {
-  const built = intentFromRecord(record, defaults);
-  if (!built.ok) throw new Error(built.problems.join('\n'));
-  return built.intent;
+  return intentFromSpec(specOf(record, defaults), { record, defaults });
 }
 
 /**
