@@ -57,7 +57,8 @@ export function vcpusVerdict(n: number, ctx: PlanContext): Verdict {
 export function memoryVerdict(mib: number, ctx: PlanContext): Verdict {
   const { current: now, effective: next } = ctx.views;
   const operation: ChangeOperation = { op: 'set-memory', memoryMiB: mib };
-  const invalid = memoryRefusal(mib, next);
+  // The DIMM grid binds the next start's config, and also a hot-add now (it stops at a grid size).
+  const invalid = memoryRefusal(mib, next, next.hotplug.has('memory') || (ctx.running && now.hotplug.has('memory')));
   if (invalid) return invalid;
   if (!ctx.running) return { class: 'live', why: STOPPED, rule: RULES.applyPending, operation };
   const hot = now.hotplug.has('memory');
@@ -86,13 +87,13 @@ export function memoryVerdict(mib: number, ctx: PlanContext): Verdict {
 }
 
 /** Sizes Proxmox would refuse: below the balloon target, or off the DIMM grid with memory hotplug. */
-function memoryRefusal(mib: number, next: VmConfigView): Verdict | undefined {
+function memoryRefusal(mib: number, next: VmConfigView, dimms: boolean): Verdict | undefined {
   if (next.balloonMiB && next.balloonMiB > mib)
     return refused(
       `the balloon target (${next.balloonMiB} MiB) is above ${mib} MiB ("balloon value too large"): lower balloon first`,
       RULES.updateVm,
     );
-  if (!next.hotplug.has('memory')) return undefined;
+  if (!dimms) return undefined;
   if (mib < STATIC_MEMORY_MIB)
     return refused(`with memory hotplug, memory cannot be below ${STATIC_MEMORY_MIB} MiB`, RULES.memoryHotplug);
   if (onDimmGrid(mib)) return undefined;

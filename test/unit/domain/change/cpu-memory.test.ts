@@ -70,6 +70,15 @@ describe('memory (PVE/QemuServer.pm vmconfig_hotplug_pending, PVE/QemuServer/Mem
     expect(low).toMatchObject({ class: 'refused', rule: RULES.memoryHotplug });
     // Without memory hotplug any size goes (at the restart).
     expect(only(planFor({ memoryMB: 3000 }), 'memory').class).toBe('at-restart');
+    // Memory hotplug on now and pending off: a hot-add now would still stop at a grid size.
+    const leaving = only(
+      planFor(
+        { memoryMB: 3000 },
+        { config: configWith(hotMemory), pending: [{ key: 'hotplug', value: 'network,disk' }] },
+      ),
+      'memory',
+    );
+    expect(leaving).toMatchObject({ class: 'refused', rule: RULES.dimms });
   });
 
   it('refuses memory below the balloon target (PVE/API2/Qemu.pm update_vm_api: "balloon value too large")', () => {
