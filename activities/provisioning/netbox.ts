@@ -1,5 +1,6 @@
 import type { NetboxVmRecord, PlannedRecord, SeenVersion } from '../../src/domain/provisioning';
 import { ferryFields } from '../../src/netbox/custom-fields';
+import { vmRecord } from '../../src/netbox/records';
 import type { Outcome } from '../../src/netbox/client';
 import type { VirtualMachine } from '../../src/netbox/schemas';
 import { clientsOf } from '../clients';
@@ -26,22 +27,6 @@ function writeOutcome(outcome: Outcome): WriteOutcome {
 /** The outcome of a write this run may have done in an earlier attempt whose answer was lost (write-intent.ts). */
 function truthful(intent: WriteIntent, write: string, outcome: WriteOutcome, earlierDid: WriteOutcome): WriteOutcome {
   return outcome === 'unchanged' && intent.startedEarlier(write) ? earlierDid : outcome;
-}
-
-/** What provisioning reads of a NetBox VM. */
-function vmRecord(vm: VirtualMachine): NetboxVmRecord {
-  return {
-    id: vm.id,
-    name: vm.name,
-    status: vm.status.value,
-    ...(vm.cluster?.name ? { cluster: vm.cluster.name } : {}),
-    ...(typeof vm.vcpus === 'number' ? { vcpus: vm.vcpus } : {}),
-    ...(typeof vm.memory === 'number' ? { memoryMB: vm.memory } : {}),
-    ...(typeof vm.disk === 'number' ? { diskMB: vm.disk } : {}),
-    tags: vm.tags.map((t) => t.slug),
-    fields: ferryFields(vm),
-    ...(typeof vm.interface_count === 'number' ? { interfaceCount: vm.interface_count } : {}),
-  };
 }
 
 /** The VM's version after a write that answered with an ETag (NetBox 4.6+). */

@@ -1,4 +1,4 @@
-import { nicIndex } from '../../src/domain/provisioning';
+import { nicIndex, pveNicOf } from '../../src/domain/provisioning';
 import { FerryError } from '../../src/errors';
 import { normalizeMac } from '../../src/netbox/client';
 import { parseDiskSize } from '../../src/proxmox/disks';
@@ -88,13 +88,7 @@ export function createProxmoxActivities(deps: ActivityDeps): ProxmoxActivities {
       const existed = (await client.nics.list(node, vmid))[nic.slot] !== undefined;
       // Only a NIC this run adds to an empty slot is recorded: whether an existing one differs is decided inside set().
       if (!existed) intent.start('create-nic');
-      const { changed } = await client.nics.set(node, vmid, nicIndex(nic.slot), {
-        model: nic.model,
-        bridge: nic.network,
-        ...(nic.vlan !== undefined ? { tag: nic.vlan } : {}),
-        ...(nic.firewall !== undefined ? { firewall: nic.firewall } : {}),
-        ...(nic.mac ? { macaddr: nic.mac } : {}),
-      });
+      const { changed } = await client.nics.set(node, vmid, nicIndex(nic.slot), pveNicOf(nic));
       if (intent.startedEarlier('create-nic')) return { outcome: 'created' };
       return { outcome: !changed ? 'unchanged' : existed ? 'updated' : 'created' };
     },

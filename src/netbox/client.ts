@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { NetboxConfig } from '../config';
 import type { SeenVersion } from '../domain/provisioning';
-import { FERRY_CUSTOM_FIELDS, VM_OBJECT_TYPE, type FerryCustomField } from './custom-fields';
+import { FERRY_CUSTOM_FIELDS, objectTypesOf, type FerryCustomField } from './custom-fields';
 import { NetboxError, NetboxStaleError } from './errors';
 import { NetboxHttp, type NetboxHttpOptions, type Query } from './http';
 import {
@@ -11,6 +11,7 @@ import {
   macAddressSchema,
   prefixSchema,
   statusSchema,
+  virtualDiskSchema,
   virtualMachineSchema,
   vmidOnlySchema,
   vmInterfaceSchema,
@@ -19,6 +20,7 @@ import {
   type MacAddress,
   type NetboxStatus,
   type Prefix,
+  type VirtualDisk,
   type VirtualMachine,
   type VmInterface,
 } from './schemas';
@@ -26,6 +28,7 @@ import {
 const VM_INTERFACE_TYPE = 'virtualization.vminterface';
 const VMS = 'api/virtualization/virtual-machines/';
 const INTERFACES = 'api/virtualization/interfaces/';
+const VIRTUAL_DISKS = 'api/virtualization/virtual-disks/';
 const MACS = 'api/dcim/mac-addresses/';
 const IPS = 'api/ipam/ip-addresses/';
 const PREFIXES = 'api/ipam/prefixes/';
@@ -200,8 +203,14 @@ export class NetboxClient {
 
   // ---- Interfaces and MAC addresses --------------------------------------------------------------
 
-  async listInterfaces(vmId: number): Promise<VmInterface[]> {
+  /** The interfaces of a VM, or of several at once (read in pages, not per VM). */
+  async listInterfaces(vmId: number | readonly number[]): Promise<VmInterface[]> {
     return this.http.list(INTERFACES, { virtual_machine_id: vmId }, vmInterfaceSchema);
+  }
+
+  /** The virtual disks of a VM, or of several at once (read in pages, not per VM). */
+  async listVirtualDisks(vmId: number | readonly number[]): Promise<VirtualDisk[]> {
+    return this.http.list(VIRTUAL_DISKS, { virtual_machine_id: vmId }, virtualDiskSchema);
   }
 
   /**
@@ -401,8 +410,9 @@ export class NetboxClient {
   // ---- ferry's custom fields ---------------------------------------------------------------------
 
   /**
-   * Creates ferry's custom fields on VMs, or adds the VM object type to a field of that name that
-   * lacks it. A field of that name with another type is an error for a person to resolve.
+   * Creates ferry's custom fields (on VMs, and on VM interfaces and virtual disks for those that belong
+   * there), or adds the object types a field of that name lacks. A field of that name with another
+   * type is an error for a person to resolve.
    */
   async ensureCustomFields(
     fields: readonly FerryCustomField[] = FERRY_CUSTOM_FIELDS,
@@ -418,11 +428,18 @@ export class NetboxClient {
     return results;
   }
 
-  /** ferry's custom fields that NetBox lacks on VMs. */
+  /** ferry's custom fields that NetBox lacks, or has on fewer object types than ferry reads them from. */
   async missingCustomFields(): Promise<string[]> {
-    const present = await this.http.list(CUSTOM_FIELDS, { object_type: VM_OBJECT_TYPE }, customFieldSchema);
-    const names = new Set(present.map((f) => f.name));
-    return FERRY_CUSTOM_FIELDS.map((f) => f.name).filter((n) => !names.has(n));
+    const present = await this.http.list(
+      CUSTOM_FIELDS,
+      { name: FERRY_CUSTOM_FIELDS.map((f) => f.name) },
+      customFieldSchema,
+    );
+    const complete = (field: FerryCustomField) => {
+      const found = present.find((p) => p.name === field.name);
+      return found !== undefined && objectTypesOf(field).every((t) => found.object_types.includes(t));
+    };
+    return FERRY_CUSTOM_FIELDS.filter((f) => !complete(f)).map((f) => f.name);
   }
 
   private async createField(field: FerryCustomField): Promise<Outcome> {
@@ -432,7 +449,7 @@ export class NetboxClient {
         name: field.name,
         label: field.label,
         type: field.type,
-        object_types: [VM_OBJECT_TYPE],
+        object_types: objectTypesOf(field),
         description: field.description,
         group_name: 'ferry',
         required: false,
@@ -451,10 +468,11 @@ export class NetboxClient {
         'invalid',
       );
     }
-    if (existing.object_types.includes(VM_OBJECT_TYPE)) return 'unchanged';
+    const lacking = objectTypesOf(field).filter((t) => !existing.object_types.includes(t));
+    if (lacking.length === 0) return 'unchanged';
     await this.http.request('PATCH', `${CUSTOM_FIELDS}${existing.id}/`, {
       schema: customFieldSchema,
-      body: { object_types: [...existing.object_types, VM_OBJECT_TYPE] },
+      body: { object_types: [...existing.object_types, ...lacking] },
     });
     return 'updated';
   }
