@@ -253,8 +253,15 @@ describe('config', () => {
       parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { clusters: ['Prod'] } } }, env, 'site.yaml'),
     );
     expect(unscoped).toEqual([
-      expect.stringMatching(/^vsphere\.discovery \(site\.yaml\): folders and clusters are paths inside a datacenter/),
+      expect.stringMatching(
+        /^vsphere\.discovery \(site\.yaml\): folders and clusters relative to a datacenter need it: .*inventory paths \(\/DC0\/vm\/apps\)/,
+      ),
     ]);
+    // Inventory paths name their datacenter.
+    const paths = { folders: ['/DC0/vm/apps'], clusters: ['/DC0/host/Prod'] };
+    expect(
+      parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: paths } }, env, 'site.yaml').vsphere!.discovery,
+    ).toMatchObject(paths);
   });
 });
 
