@@ -16,7 +16,10 @@ export function changeLines(view: StatusView): Map<string, string> {
     for (const row of view.wave.rows) {
       const copy = (view.vmActivities?.[row.workflowId] ?? []).find((a) => a.progress?.percent !== undefined);
       const tenth = copy ? ` ${copy.progress!.phase} ${Math.floor(copy.progress!.percent! / 10) * 10}%` : '';
-      const end = row.state === 'finished' ? ` ${row.outcome ?? 'failed'}${row.error ? `: ${row.error}` : ''}` : '';
+      const end =
+        row.state === 'finished'
+          ? ` ${row.outcome ?? 'failed'}${(row.refusal ?? row.error) ? `: ${row.refusal ?? row.error}` : ''}`
+          : '';
       lines.set(row.workflowId, `${row.name}: ${row.stage ?? row.state}${tenth}${end}`);
     }
     return lines;

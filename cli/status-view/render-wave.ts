@@ -58,10 +58,19 @@ export function waveRow(row: WaveVmRow, activities: readonly RunningActivity[], 
   return `${head} ${rowDetail(row, activities, now)}`.trimEnd();
 }
 
+/**
+ * How a finished VM ended, with why: `failed: <error>`, a refusal's reasons (`refused` is its stage
+ * already, so the row does not say it twice), or the outcome alone.
+ */
+export function endedText(row: Pick<WaveVmRow, 'stage' | 'outcome' | 'error' | 'refusal'>): string {
+  const outcome = row.outcome ?? (row.error ? 'failed' : '');
+  return [outcome === row.stage && row.refusal ? '' : outcome, row.refusal ?? row.error].filter(Boolean).join(': ');
+}
+
 function rowDetail(row: WaveVmRow, activities: readonly RunningActivity[], now: number): string {
   if (row.state === 'finished') {
-    const ended = [row.outcome ?? (row.error ? 'failed' : ''), row.error].filter(Boolean).join(': ');
-    return [ended, row.verification && `guest ${describeVerification(row.verification)}`].filter(Boolean).join(', ');
+    const guest = row.verification && `guest ${describeVerification(row.verification)}`;
+    return [endedText(row), guest].filter(Boolean).join(', ');
   }
   if (row.state === 'pending') return 'not started';
   const age = row.stageSince !== undefined ? formatDuration((now - row.stageSince) / 1000) : '?';

@@ -14,6 +14,7 @@ import {
   type CutoverSchedule,
   type CutoverWindow,
   measuredThroughput,
+  refusalSummary,
   stageSeconds,
   type CutoverPlan,
   type InventoryAssessment,
@@ -276,6 +277,7 @@ export class MigrationRun {
           moid: this.moid,
           outcome: status.outcome,
           error: status.outcome ? undefined : (status.error ?? `failed in stage ${status.stage}`),
+          ...(status.outcome === 'refused' ? { refusal: refusalSummary(status.refusals, status.shellKept) } : {}),
           // Not its actions and timings: they stay in this workflow's result, and the wave stays small.
           stage: status.stage,
           ...(status.vmid !== undefined ? { vmid: status.vmid } : {}),

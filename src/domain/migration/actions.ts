@@ -31,8 +31,11 @@ export type MigrationAction =
   | { kind: 'set-boot-order'; vm: string; vmid: number; order: string }
   | { kind: 'start-vm'; vm: string; vmid: number }
   | { kind: 'refuse'; vm: string; reasons: string[] }
-  /** `ferry cancel --remove-shells`: the diskless shell goes. */
-  | { kind: 'remove-shell'; vm: string; vmid: number };
+  /**
+   * The diskless shell goes: `ferry cancel --remove-shells`, or (`refused`) the VM was refused before its
+   * approval, after its shell was built (its disks were not where Proxmox reads them).
+   */
+  | { kind: 'remove-shell'; vm: string; vmid: number; refused?: true };
 
 export function describeAction(a: MigrationAction): string {
   switch (a.kind) {
@@ -71,7 +74,7 @@ export function describeAction(a: MigrationAction): string {
     case 'refuse':
       return `${a.vm}: not migrated — ${a.reasons.join('; ')}`;
     case 'remove-shell':
-      return `${a.vm}: remove the shell VM ${a.vmid} (cancelled)`;
+      return `${a.vm}: remove the shell VM ${a.vmid} (${a.refused ? 'refused before its approval' : 'cancelled'})`;
   }
 }
 

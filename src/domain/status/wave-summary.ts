@@ -36,6 +36,8 @@ export const waveVmRowSchema = z.object({
   stageSince: z.number().optional(),
   outcome: z.string().optional(),
   error: z.string().optional(),
+  /** A refused VM: why, in one line. */
+  refusal: z.string().optional(),
   bytes: z.number().optional(),
   /** Why a person should look: `failed`, `awaiting-decision`, `awaiting-approval`, … */
   attention: z.string().optional(),
@@ -137,6 +139,7 @@ function rowOf(vm: WaveVm): WaveVmRow {
     ...(vm.stageAt !== undefined ? { stageSince: vm.stageAt } : {}),
     ...(vm.outcome !== undefined ? { outcome: vm.outcome } : {}),
     ...(vm.error !== undefined ? { error: vm.error.slice(0, 300) } : {}),
+    ...(vm.refusal !== undefined ? { refusal: vm.refusal.slice(0, 300) } : {}),
     ...(vm.bytes !== undefined ? { bytes: vm.bytes } : {}),
     ...(attention !== undefined ? { attention } : {}),
     ...(vm.placement ? { node: vm.placement.node } : {}),

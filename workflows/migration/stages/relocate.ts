@@ -4,15 +4,20 @@ import { PERMIT_KEYS } from '../../../src/domain/permits';
 import { withPermit } from '../../permits';
 import { permitLeaseMs } from '../proxies';
 import type { MigrationRun } from '../run-context';
+import { refuseDisksOutOfReach } from './disks-in-reach';
 
-/** Storage vMotion onto the datastore Proxmox mounts: live, reversible, under the global vMotion limit. */
+/**
+ * Storage vMotion onto the datastore Proxmox mounts: live, reversible, under the global vMotion limit.
+ * Then, before anyone is asked to approve, every disk must be where Proxmox reads it (see
+ * disks-in-reach.ts): a VM whose disks are not is refused here, not after its approval.
+ */
 export async function relocate(run: MigrationRun): Promise<MigrateVmResult | undefined> {
   run.enter('relocate');
   const { snapshot, assessment } = run.vm;
   const { settings } = run;
   const datastore = settings.migrationDatastore;
   const diskDatastores = Object.fromEntries(snapshot.vm.disks.map((d) => [d.label, d.datastore?.name]));
-  if (filesOnDatastore(snapshot.datastores, diskDatastores, datastore)) return undefined;
+  if (filesOnDatastore(snapshot.datastores, diskDatastores, datastore)) return refuseDisksOutOfReach(run, 'as read');
   // The permit is held for as long as the activity may retry (and rejoin its vMotion).
   const permit = {
     key: PERMIT_KEYS.vmotion,
@@ -30,5 +35,5 @@ export async function relocate(run: MigrationRun): Promise<MigrateVmResult | und
     );
   });
   run.record({ kind: 'relocate', vm: assessment.pveName, moid: run.moid, datastore });
-  return undefined;
+  return refuseDisksOutOfReach(run, 'read again');
 }
