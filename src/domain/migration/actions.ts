@@ -32,8 +32,9 @@ export type MigrationAction =
   | { kind: 'start-vm'; vm: string; vmid: number }
   | { kind: 'refuse'; vm: string; reasons: string[] }
   /**
-   * The diskless shell goes: `ferry cancel --remove-shells`, or (`refused`) the VM was refused before its
-   * approval, after its shell was built (its disks were not where Proxmox reads them).
+   * The diskless shell goes: `ferry cancel --remove-shells`, `ferry place` (built again elsewhere), or
+   * (`refused`) the VM was refused before its approval, after its shell was built (its disks were not
+   * where Proxmox reads them).
    */
   | { kind: 'remove-shell'; vm: string; vmid: number; refused?: true };
 
@@ -74,7 +75,8 @@ export function describeAction(a: MigrationAction): string {
     case 'refuse':
       return `${a.vm}: not migrated — ${a.reasons.join('; ')}`;
     case 'remove-shell':
-      return `${a.vm}: remove the shell VM ${a.vmid} (${a.refused ? 'refused before its approval' : 'cancelled'})`;
+      // Also `ferry place` (the shell is built again on the new node) and `ferry cancel --remove-shells`.
+      return `${a.vm}: remove the shell VM ${a.vmid}${a.refused ? ' (refused before its approval)' : ''}`;
   }
 }
 

@@ -93,6 +93,6 @@ describe('a refusal in one line, and the shell removed with it', () => {
     expect(describeAction({ kind: 'remove-shell', vm: 'legacy01', vmid: 20004, refused: true })).toBe(
       'legacy01: remove the shell VM 20004 (refused before its approval)',
     );
-    expect(describeAction({ kind: 'remove-shell', vm: 'a', vmid: 1 })).toBe('a: remove the shell VM 1 (cancelled)');
+    expect(describeAction({ kind: 'remove-shell', vm: 'a', vmid: 1 })).toBe('a: remove the shell VM 1');
   });
 });
