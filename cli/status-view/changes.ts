@@ -20,6 +20,8 @@ export function changeLines(view: StatusView): Map<string, string> {
       const end = row.state === 'finished' ? ` ${endedText(row) || 'failed'}` : '';
       lines.set(row.workflowId, `${row.name}: ${row.stage ?? row.state}${tenth}${end}`);
     }
+    for (const r of view.wave.refusedShown ?? [])
+      lines.set(`refused ${r.moid}`, `${r.name}: refused at discovery: ${r.reason}`);
     return lines;
   }
   const stage = typeof view.status?.stage === 'string' ? view.status.stage : undefined;

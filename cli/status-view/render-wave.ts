@@ -111,6 +111,12 @@ export function renderWave(view: StatusView, now: number): string[] {
     lines.push(
       `  rows ${offset + 1}-${offset + shown} of ${matching} (--page, --page-size, --attention; one VM in full: ferry status <vm>)`,
     );
-  if (wave.refused > 0) lines.push(`  ${wave.refused} refused at discovery (ferry status <wave> --full)`);
+  // Refusals at discovery, with why (the first few; every one with --full).
+  for (const r of wave.refusedShown ?? []) lines.push(`  refused at discovery: ${r.name}: ${r.reason}`);
+  const more = wave.refused - (wave.refusedShown?.length ?? 0);
+  if (more > 0)
+    lines.push(
+      `  ${wave.refusedShown?.length ? `${more} more` : more} refused at discovery (ferry status ${wave.waveId} --full)`,
+    );
   return lines;
 }

@@ -118,6 +118,11 @@ describe('the live view of a wave', () => {
       'Hard disk 1 is on LocalDS_0 ([LocalDS_0] legacy/legacy.vmdk), not on the migration datastore nfs-migration';
     const refused = {
       ...status,
+      refused: Array.from({ length: 12 }, (_, i) => ({
+        name: `snap${i}`,
+        moid: `vm-${100 + i}`,
+        refusals: [{ code: 'snapshot' as const, subject: `snap${i}`, reason: `snap${i} has snapshots` }],
+      })),
       vms: [
         {
           moid: 'vm-4',
@@ -151,8 +156,19 @@ describe('the live view of a wave', () => {
     // The reason, once: not "refused refused" with nothing after it.
     expect(text).toContain(`legacy01                 refused            ${why}`);
     expect(text).toMatch(/app02 +import +failed: import failed: no space$/m);
+    // Refusals at discovery: the first ten with why, the rest counted.
+    expect(text).toContain('  refused at discovery: snap0: snap0 has snapshots\n');
+    expect(text).toContain(
+      '  refused at discovery: snap9: snap9 has snapshots\n  2 more refused at discovery (ferry status w1 --full)',
+    );
+    expect(text).not.toContain('snap10 has snapshots');
+    expect(wave.refusedShown).toHaveLength(10);
     expect([...changeLines(frame).values()]).toEqual(
-      expect.arrayContaining([`legacy01: refused ${why}`, 'app02: import failed: import failed: no space']),
+      expect.arrayContaining([
+        `legacy01: refused ${why}`,
+        'app02: import failed: import failed: no space',
+        'snap3: refused at discovery: snap3 has snapshots',
+      ]),
     );
     expect(wave.rows.find((r) => r.name === 'legacy01')).toMatchObject({ outcome: 'refused', refusal: why });
     expect(statusViewSchema.parse(frame).wave!.rows.find((r) => r.name === 'legacy01')!.refusal).toBe(why);

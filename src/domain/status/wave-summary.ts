@@ -79,6 +79,8 @@ export const waveSummarySchema = z.object({
   stages: z.record(z.string(), z.number()),
   outcomes: z.record(z.string(), z.number()),
   refused: z.number(),
+  /** The first VMs refused at discovery, each with why (all of them: the wave's status, `--full`). */
+  refusedShown: z.array(z.object({ name: z.string(), moid: z.string(), reason: z.string() })).optional(),
   approvals: z.number(),
   ignored: z.number(),
   throughput: z.object({ importBytesPerSecond: z.number().optional(), relocateBytesPerSecond: z.number().optional() }),
@@ -167,6 +169,20 @@ export interface SummaryContext {
   importBytesPerSecond?: number;
 }
 
+/** Refusals at discovery a summary names with their reasons; the rest are counted. */
+export const REFUSALS_SHOWN = 10;
+
+function refusedShown(refused: WaveStatus['refused']): NonNullable<WaveSummary['refusedShown']> {
+  return refused.slice(0, REFUSALS_SHOWN).map((r) => ({
+    name: r.name,
+    moid: r.moid,
+    reason: r.refusals
+      .map((x) => x.reason)
+      .join('; ')
+      .slice(0, 300),
+  }));
+}
+
 /** The wave's summary with one page of rows; linear in the wave's VMs, and its size bounded by the page. */
 export function summarizeWave(
   status: WaveStatus,
@@ -212,6 +228,7 @@ export function summarizeWave(
     stages,
     outcomes,
     refused: status.refused.length,
+    ...(status.refused.length > 0 ? { refusedShown: refusedShown(status.refused) } : {}),
     approvals: status.approvals.length,
     ignored: status.ignored.length,
     throughput: {
