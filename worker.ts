@@ -22,7 +22,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     logger: new DefaultLogger(logLevel(process.env.FERRY_LOG_LEVEL)),
     shutdownSignals: ['SIGINT', 'SIGTERM'],
   });
-  const connection = await connectWorker(config.temporal, { defaultAddress: defaults.temporalAddress });
+  const connection = await connectWorker(config.temporal, { from: defaults.temporalAddressFrom });
   let receiver: NetboxWebhookReceiver | undefined;
   try {
     const workers = await createWorkers({ config, connection, deps: await createDependencies(config) });

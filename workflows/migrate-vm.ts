@@ -10,6 +10,7 @@ import {
 import { awaitApproval } from './migration/stages/approval';
 import { leaveStopped, setBootOrder, startVm } from './migration/stages/boot';
 import { converts, convertGuest, removeOverlays } from './migration/stages/convert';
+import { refuseDisksOutOfReach } from './migration/stages/disks-in-reach';
 import { cutover } from './migration/stages/cutover';
 import { awaitCutoverWindow } from './migration/stages/cutover-window';
 import { haWanted, registerHa } from './migration/stages/ha';
@@ -107,6 +108,7 @@ const ITINERARY: readonly MigrationStep[] = [
   { step: 'placement moves', run: (r) => r.moves.settled().then(() => undefined), stopsOnCancel: true }, // a `ferry place` under way decides the node first
   { stage: 'shell', run: shell, stopsOnCancel: true }, // a diskless VM with the VMware CPU, memory, firmware and MACs
   { stage: 'relocate', when: needsRelocation, run: relocate, stopsOnCancel: true }, // storage vMotion onto the datastore Proxmox mounts
+  { step: 'disks in reach', run: refuseDisksOutOfReach, stopsOnCancel: true }, // every disk where Proxmox reads it, or refused now
   { stage: 'inspect', when: conversionPlanned, run: inspectGuest, stopsOnCancel: true }, // what conversion will do, read from the disks
   { stage: 'awaiting-approval', run: awaitApproval, stopsOnCancel: true }, // a person decides
   { step: 'cutover window', run: awaitCutoverWindow, stopsOnCancel: true }, // inside the wave's window, not before approve --at

@@ -1,5 +1,5 @@
 import { cancellationSignal } from '@temporalio/activity';
-import { selectVms } from '../../src/domain/migration';
+import { ambiguousNameMessage, selectVms } from '../../src/domain/migration';
 import { FerryError } from '../../src/errors';
 import { VsphereFault, type VsphereClient } from '../../src/vsphere';
 import { clientsOf } from '../clients';
@@ -44,9 +44,15 @@ export function createVsphereMigrationActivities(deps: ActivityDeps): VsphereMig
       const tagged = selection.tag
         ? new Set(await beatWhile('tagged VMs', vsphere().vmsTagged(selection.tag)))
         : undefined;
-      const { vms, missingNames } = selectVms(inventory.vms, selection, tagged);
+      const { vms, missingNames, ambiguousNames } = selectVms(inventory.vms, selection, tagged);
       if (missingNames.length > 0)
         throw new FerryError(`not found in vCenter ${inventory.vcenter}: ${missingNames.join(', ')}`, 'invalid');
+      // A name two VMs share is refused before anything is built: migrating both would be a guess.
+      if (ambiguousNames.length > 0)
+        throw new FerryError(
+          `ambiguous in vCenter ${inventory.vcenter}: ${ambiguousNames.map(ambiguousNameMessage).join('; ')}`,
+          'invalid',
+        );
       if (vms.length === 0)
         throw new FerryError(
           `the selection ${JSON.stringify(selection)} matches no VM in vCenter ${inventory.vcenter}`,

@@ -37,10 +37,9 @@ export function createPveVmWrites(deps: ActivityDeps): PveVmWrites {
     },
 
     async discardVm({ node, vmid, name }) {
-      const client = privilegedClient(deps, `discarding VM ${vmid} (it may be locked by its live import)`);
       let config;
       try {
-        config = (await client.config.get(node, vmid)).values;
+        config = (await pve().config.get(node, vmid)).values;
       } catch (err) {
         if (err instanceof ProxmoxNotFoundError) return { destroyed: false };
         throw err;
@@ -50,8 +49,16 @@ export function createPveVmWrites(deps: ActivityDeps): PveVmWrites {
           `VM ${vmid} is '${String(config.name)}', not '${name}'; ferry does not destroy it`,
           'policy',
         );
-      await client.power.stop(node, vmid, { onProgress: beat }, { skiplock: true });
-      const result = await client.vms.delete(node, vmid, { skiplock: true }, { onProgress: beat });
+      // The token stops and destroys the VM, disks attached by path and all (PVE asks VM.PowerMgmt and
+      // VM.Allocate; destroy frees only the VM's own volumes). Only a VM still locked (a failed live
+      // import keeps `lock: import`) needs skiplock, which is root@pam's.
+      const locked = config.lock !== undefined;
+      const client = locked
+        ? privilegedClient(deps, `discarding VM ${vmid} (locked: ${String(config.lock)})`, 'skiplock')
+        : pve();
+      const skiplock = locked ? { skiplock: true } : {};
+      await client.power.stop(node, vmid, { onProgress: beat }, skiplock);
+      const result = await client.vms.delete(node, vmid, skiplock, { onProgress: beat });
       return { destroyed: result.deleted };
     },
   };

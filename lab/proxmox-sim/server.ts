@@ -328,6 +328,9 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
         `Permission check failed (${target}, ${params.vmid ? 'VM.Config.Options' : 'Sys.Modify'})`,
       );
     }
+    // Every method that takes skiplock (qemu-server's, pve-container's) refuses it to anyone but root@pam.
+    if (params.skiplock === '1' && identity && identity.id !== 'root@pam')
+      throw new ApiError(400, 'Parameter verification failed.', { skiplock: 'Only root may use this option.' });
     if (fault.outcome === 'locked') throw fail('VM is locked (backup)');
     return handler({
       cluster,

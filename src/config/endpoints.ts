@@ -44,7 +44,10 @@ export const proxmoxSection = z
       ctx.addIssue({ code: 'custom', path: ['password'], message: 'ticket auth needs it' });
   }, ALWAYS);
 
-/** What `discover` reads by default: a datacenter, and within it VM folders and clusters (paths below it). */
+/**
+ * What `discover` reads by default: a datacenter, and within it VM folders and clusters: inventory paths
+ * (`/DC0/vm/apps`, as every command takes them) or paths below the datacenter's VM and host folders.
+ */
 export const vsphereDiscoverySection = z
   .object({
     datacenter: z.string().min(1).optional(),
@@ -59,9 +62,10 @@ export const vsphereDiscoverySection = z
       typeof d !== 'object' ||
       d === null ||
       d.datacenter !== undefined ||
-      ((d.folders?.length ?? 0) === 0 && (d.clusters?.length ?? 0) === 0),
+      [...(d.folders ?? []), ...(d.clusters ?? [])].every((p) => typeof p === 'string' && p.startsWith('/')),
     {
-      message: 'folders and clusters are paths inside a datacenter: set discovery.datacenter too',
+      message:
+        'folders and clusters relative to a datacenter need it: set discovery.datacenter too, or give them as inventory paths (/DC0/vm/apps)',
       ...ALWAYS,
     },
   );

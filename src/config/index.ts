@@ -8,6 +8,7 @@ export {
   type OptionalSection,
   type WorkflowNames,
   type ConfigDefaults,
+  type TemporalAddressSource,
 } from './load';
 export { ENV_BINDINGS } from './env';
 export * from './schema';

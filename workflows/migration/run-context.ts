@@ -11,6 +11,7 @@ import {
   cutoverPlan,
   cutoverSchedule,
   measuredThroughput,
+  refusalSummary,
   stageSeconds,
   verificationSummary,
   type CancellationRecord,
@@ -242,6 +243,7 @@ export async function reportToWave(input: MigrateVmInput, status: MigrationStatu
         moid: input.moid,
         outcome: status.outcome,
         error: status.outcome ? undefined : (status.error ?? `failed in stage ${status.stage}`),
+        ...(status.outcome === 'refused' ? { refusal: refusalSummary(status.refusals, status.shellKept) } : {}),
         // Not its actions and timings: they stay in this workflow's result, and the wave stays small.
         stage: status.stage,
         ...(status.vmid !== undefined ? { vmid: status.vmid } : {}),

@@ -1,11 +1,5 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
-import {
-  addCopies,
-  shortReason,
-  stageReportApplies,
-  type VmFinished,
-  type WaveVm,
-} from '../../src/domain/migration';
+import { addCopies, shortReason, stageReportApplies, type VmFinished, type WaveVm } from '../../src/domain/migration';
 import {
   importThroughputSignal,
   vmFinishedSignal,
@@ -50,6 +44,7 @@ function recordFinished(vm: WaveVm, finished: VmFinished): void {
   vm.state = 'finished';
   vm.outcome = finished.outcome;
   if (finished.error !== undefined) vm.error = shortReason(finished.error);
+  if (finished.refusal !== undefined) vm.refusal = shortReason(finished.refusal);
   vm.finishedAt = workflowNow();
   if (finished.vmid !== undefined) vm.vmid = finished.vmid;
   if (finished.verification) vm.verification = finished.verification;

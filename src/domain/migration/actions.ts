@@ -31,8 +31,12 @@ export type MigrationAction =
   | { kind: 'set-boot-order'; vm: string; vmid: number; order: string }
   | { kind: 'start-vm'; vm: string; vmid: number }
   | { kind: 'refuse'; vm: string; reasons: string[] }
-  /** `ferry cancel --remove-shells`: the diskless shell goes. */
-  | { kind: 'remove-shell'; vm: string; vmid: number };
+  /**
+   * The diskless shell goes: `ferry cancel --remove-shells`, `ferry place` (built again elsewhere), or
+   * (`refused`) the VM was refused before its approval, after its shell was built (its disks were not
+   * where Proxmox reads them).
+   */
+  | { kind: 'remove-shell'; vm: string; vmid: number; refused?: true };
 
 export function describeAction(a: MigrationAction): string {
   switch (a.kind) {
@@ -71,7 +75,8 @@ export function describeAction(a: MigrationAction): string {
     case 'refuse':
       return `${a.vm}: not migrated — ${a.reasons.join('; ')}`;
     case 'remove-shell':
-      return `${a.vm}: remove the shell VM ${a.vmid} (cancelled)`;
+      // Also `ferry place` (the shell is built again on the new node) and `ferry cancel --remove-shells`.
+      return `${a.vm}: remove the shell VM ${a.vmid}${a.refused ? ' (refused before its approval)' : ''}`;
   }
 }
 

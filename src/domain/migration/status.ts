@@ -95,6 +95,8 @@ export interface MigrationStatus {
   /** Signals that were not acted on (unknown approver, too late, …), so nothing is silently dropped. */
   ignored: Array<{ message: string; reason: string }>;
   refusals: Refusal[];
+  /** A VM refused before its approval whose shell (built by this run) could not be removed: why. */
+  shellKept?: string;
   imports: ImportRecord[];
   /**
    * live-import: this workflow replaced the shell by the VM it created with live-restore (set before the

@@ -48,6 +48,8 @@ export interface WaveVm {
   finishedAt?: number;
   /** Set when the child failed outright (not a refusal or rejection). */
   error?: string;
+  /** Why the VM was refused (by its own workflow, e.g. before its approval): its reasons in one line. */
+  refusal?: string;
   /** How the child's workflow closed when it ended without reporting (terminated, timed out, …). */
   closedAs?: string;
   /** Whether its guest was proven up, with boot-to-agent and downtime (children that report it). */
@@ -69,6 +71,8 @@ export interface VmFinished {
   moid: string;
   outcome?: MigrationOutcome;
   error?: string;
+  /** A refused VM: why, in one line (its workflow's result has each refusal). */
+  refusal?: string;
   /** The stage it ended in. */
   stage?: MigrationStage;
   vmid?: number;

@@ -1,4 +1,5 @@
 import { buildReport } from '../../../src/report';
+import { refusalLine } from '../../../src/report/vm-events';
 import { approveWaveUpdate, retryCutoverSignal, rollbackUpdate } from '../../../src/domain/messages';
 import { HistoryBuilder, recorded, T0 } from './history-builder';
 
@@ -132,6 +133,10 @@ describe('the report model, built from histories', () => {
     expect(row).toMatchObject({ name: 'web9', state: 'running', downtimeMs: 59_000, downtimeOpen: true });
     expect(row.outcome).toBeUndefined();
     expect(model.refusals).toEqual([{ vm: 'dmz1', reasons: ['Network adapter 1: PG-PVLAN has no VNet'] }]);
+    // A reason that names its subject already is not prefixed with it again.
+    expect(refusalLine('legacy01', { subject: 'Hard disk 1', reason: 'Hard disk 1 is on LocalDS_0' })).toBe(
+      'Hard disk 1 is on LocalDS_0',
+    );
     expect(row.bars).toEqual([
       { lane: 'stage', label: 'shutdown', category: 'shutdown', start: T0 + 1000, end: T0 + 2000, open: false },
       {
