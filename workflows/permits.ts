@@ -34,6 +34,9 @@ const { requestPermit } = proxyActivities<PermitActivities>({
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
+/** How a lease renewal's timer is labelled (the report leaves these out: they are not waits). */
+export const LEASE_RENEWAL = 'renew the lease of a permit of ';
+
 const grantedRequests = new Set<string>();
 /** Per held request: the waiter the semaphore said to hand the permit to. */
 const successors = new Map<string, PermitSuccessor>();
@@ -144,7 +147,7 @@ async function whileRenewing<T>(key: string, requestId: string, leaseMs: number,
   const renewing = renewals
     .run(async () => {
       for (;;) {
-        await sleep(Math.max(1, Math.floor(leaseMs / 3)));
+        await sleep(Math.max(1, Math.floor(leaseMs / 3)), { summary: `${LEASE_RENEWAL}${key}` });
         await signalSemaphore(key, renewPermitSignal, { requestId, leaseMs });
       }
     })

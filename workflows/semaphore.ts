@@ -109,7 +109,7 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
     const nextExpiry = Math.min(...state.holders.map((h) => h.leaseUntil));
     if (Number.isFinite(nextExpiry) && nextExpiry < timerDueAt) {
       timerDueAt = nextExpiry;
-      void sleep(Math.max(1, nextExpiry - workflowNow())).then(() => {
+      void sleep(Math.max(1, nextExpiry - workflowNow()), { summary: 'the earliest lease runs out' }).then(() => {
         if (timerDueAt === nextExpiry) timerDueAt = Infinity;
         changed = true;
       });

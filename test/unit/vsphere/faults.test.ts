@@ -60,7 +60,7 @@ describe('faults', () => {
         '<privilegeId>System.Read</privilegeId></fault></fault></missingSet></objects></returnval></RetrievePropertiesExResponse>',
     );
     expect(() => throwIfNotAuthenticated(response, 'RetrievePropertiesEx')).toThrow(
-      expect.objectContaining({ faultType: 'NotAuthenticated', category: 'permission' }),
+      expect.objectContaining({ faultType: 'NotAuthenticated', category: 'transient' }),
     );
     const other = parseXml(
       `<R ${NS}><returnval><objects><obj type="VirtualMachine">vm-1</obj><missingSet><path>bogus</path>` +
