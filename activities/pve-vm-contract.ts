@@ -3,6 +3,7 @@
  * shape: find and read a VM, its power, its slots, and what its guest shows. activities/pve-vm/ implements
  * them on the Proxmox client; workflows see only these types. A new generic Proxmox operation goes here.
  */
+import type { ConfigWrite, GuestView, VmReality } from '../src/domain/change';
 import type { GuestInterface } from '../src/domain/migration';
 import type { NicSpec } from '../src/domain/pve-vm-spec';
 
@@ -82,4 +83,33 @@ export interface GuestChecks {
   }): Promise<{ ok: boolean; endpoint: string; ms: number; error?: string }>;
 }
 
-export type PveVmActivities = PveVmReads & PveVmPower & PveVmWrites & GuestChecks;
+/** Day 2: a VM read as the change plan takes it, the plan's writes, and what the guest sees after them. */
+export interface PveVmChanges {
+  /** The VM on its node (found cluster-wide): config with pending and digest, power, and the node's storages. */
+  readVmState(input: { vmid: number }): Promise<VmReality & { name?: string }>;
+  /**
+   * One config write of a change plan (src/domain/change/steps.ts). What Proxmox has already (an earlier
+   * attempt's write) is not sent again; `sent` lists the parameters written. The first attempt carries
+   * the plan's digest, so a VM changed since the plan fails it (conflict) instead of being overwritten.
+   */
+  writeVmConfig(input: {
+    node: string;
+    vmid: number;
+    write: ConfigWrite;
+    digest?: string;
+  }): Promise<{ sent: string[] }>;
+  /** Grows a disk to an absolute size (`32G`); the same size: nothing to do. */
+  resizeVmDisk(input: { node: string; vmid: number; slot: string; size: string }): Promise<{ changed: boolean }>;
+  /** Moves a disk to another storage, live on a running VM; the source kept as unusedN unless `deleteSource`. */
+  moveVmDisk(input: {
+    node: string;
+    vmid: number;
+    slot: string;
+    storage: string;
+    deleteSource: boolean;
+  }): Promise<{ changed: boolean }>;
+  /** What the guest itself sees, through its agent: memory online, each SCSI disk's size by slot, its interfaces. */
+  readGuestView(input: { node: string; vmid: number }): Promise<GuestView | undefined>;
+}
+
+export type PveVmActivities = PveVmReads & PveVmPower & PveVmWrites & GuestChecks & PveVmChanges;

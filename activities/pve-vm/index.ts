@@ -1,5 +1,6 @@
 import type { ActivityDeps } from '../deps';
 import type { PveVmActivities } from '../pve-vm-contract';
+import { createPveVmChanges } from './changes';
 import { createGuestChecks } from './guest-checks';
 import { createPveVmPower } from './power';
 import { createPveVmReads } from './reads';
@@ -12,5 +13,6 @@ export function createPveVmActivities(deps: ActivityDeps): PveVmActivities {
     ...createPveVmPower(deps),
     ...createPveVmWrites(deps),
     ...createGuestChecks(deps),
+    ...createPveVmChanges(deps),
   };
 }
