@@ -1,143 +1,20 @@
-import { activityInfo, Context } from '@temporalio/activity';
-import { CancelledFailure } from '@temporalio/common';
+import { activityInfo } from '@temporalio/activity';
 import type { ImportFromDiskSpec } from '../../src/domain/pve-vm-spec';
 import { FerryError } from '../../src/errors';
 import { attachedDisks, ProxmoxNotFoundError, ProxmoxTaskError, type ProxmoxClient } from '../../src/proxmox';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import { beatProgress, beatTask } from '../heartbeat';
-import type { ImportedDisk, LiveImported, MovedDisk, ProxmoxMigrationActivities } from '../migration-contract';
+import type { LiveImported, ProxmoxMigrationActivities } from '../migration-contract';
 import { privilegedClient } from '../pve-vm/privileged';
 import { rejoinProxmoxTask } from './task-rejoin';
 
 const DAY_MS = 24 * 3600_000;
 
-/**
- * Bringing the disks into Proxmox at cutover: one import per disk, the live import of the whole VM, or
- * (overlay) the overlays attached and, once the guest runs verified, each disk moved live.
- */
-export function createDiskImportActivities(
-  deps: ActivityDeps,
-): Pick<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm' | 'attachDisk' | 'moveDisk'> {
+/** live-import: the disk-less shell replaced by the VM created with every disk imported live (live-restore). */
+export function createLiveImportActivities(deps: ActivityDeps): Pick<ProxmoxMigrationActivities, 'liveImportVm'> {
   const { pve } = clientsOf(deps);
   return {
-    async attachDisk({ node, vmid, slot, volume }) {
-      return { attached: (await pve().disks.attach(node, vmid, slot, volume)).changed };
-    },
-
-    async moveDisk({ node, vmid, slot, storage, bandwidthMiBps }): Promise<MovedDisk> {
-      // A retry after the worker died: wait for the move it started instead of asking for a second one.
-      const rejoined = await rejoinProxmoxTask(pve, { node, vmid, type: 'qmmove' });
-      const current = await pve().disks.get(node, vmid, slot);
-      if (!current) throw new FerryError(`VM ${vmid} has no ${slot} to move`, 'invalid');
-      if (current.volume.startsWith(`${storage}:`)) {
-        return {
-          slot,
-          volume: current.volume,
-          bytes: current.sizeBytes ?? 0,
-          seconds: rejoined ? (Date.now() - rejoined.startedMs) / 1000 : 0,
-          alreadyMoved: !rejoined,
-          attempt: activityInfo().attempt,
-        };
-      }
-      const started = Date.now();
-      const bwlimitKiBps = bandwidthMiBps !== undefined ? Math.max(1, Math.round(bandwidthMiBps * 1024)) : undefined;
-      // Cancelled (a rollback while the disk moves): the move task is stopped, as a person would stop it;
-      // PVE then cancels the mirror and frees the copy, and the VM can be stopped (the move holds its lock).
-      let upid: string | undefined;
-      const beat = beatTask('move');
-      const signal = Context.current().cancellationSignal;
-      const stop = () =>
-        void (upid
-          ? pve()
-              .tasks.stop(upid)
-              .catch(() => undefined)
-          : undefined);
-      signal.addEventListener('abort', stop);
-      let task;
-      try {
-        ({ task } = await pve().disks.move(
-          node,
-          vmid,
-          slot,
-          { storage, deleteSource: true, bwlimitKiBps },
-          {
-            onProgress: (p) => {
-              upid = p.upid;
-              if (signal.aborted) stop();
-              beat(p);
-            },
-            copyProgress: true,
-            timeoutMs: DAY_MS,
-          },
-        ));
-      } catch (err) {
-        // The stopped task fails; the activity reports what it was: cancelled, not a move to retry.
-        if (signal.aborted)
-          throw new CancelledFailure(
-            `the move of ${slot} was cancelled (task ${upid ?? 'not started'} stopped)`,
-            [],
-            err instanceof Error ? err : undefined,
-          );
-        throw err;
-      } finally {
-        signal.removeEventListener('abort', stop);
-      }
-      const moved = await pve().disks.get(node, vmid, slot);
-      if (!moved?.volume.startsWith(`${storage}:`))
-        throw new FerryError(
-          `VM ${vmid} ${slot}: the move to ${storage} ended with the disk on ${moved?.volume ?? 'nothing'}`,
-          'transient',
-        );
-      return {
-        slot,
-        volume: moved.volume,
-        bytes: moved.sizeBytes ?? 0,
-        seconds: (task?.durationMs ?? Date.now() - started) / 1000,
-        alreadyMoved: false,
-        attempt: activityInfo().attempt,
-      };
-    },
-
-    async importDisk({ node, vmid, slot, source, storage }): Promise<ImportedDisk> {
-      const client = () => (source.startsWith('/') ? privilegedClient(deps, `importing ${source}`) : pve());
-      // A retry after the worker died: wait for the import it started instead of asking for a second one.
-      const rejoined = await rejoinProxmoxTask(client, { node, vmid, type: 'qmconfig' });
-      const current = await pve().disks.get(node, vmid, slot);
-      if (current) {
-        if (!current.volume.startsWith(`${storage}:`)) {
-          throw new FerryError(
-            `VM ${vmid} ${slot} holds ${current.volume}, not a disk on ${storage}; ferry does not overwrite it`,
-            'policy',
-          );
-        }
-        // On a retry the disk is most likely ours from the attempt whose answer was lost (then it took
-        // an unknown time, 0 s: it does not count in the throughput), unless it was the task just rejoined.
-        return {
-          slot,
-          volume: current.volume,
-          bytes: current.sizeBytes ?? 0,
-          seconds: rejoined ? (Date.now() - rejoined.startedMs) / 1000 : 0,
-          alreadyPresent: !rejoined && activityInfo().attempt === 1,
-        };
-      }
-      const started = Date.now();
-      const { disk, task } = await client().disks.import(
-        node,
-        vmid,
-        slot,
-        { storage, source },
-        { onProgress: beatTask('import'), copyProgress: true, timeoutMs: DAY_MS },
-      );
-      return {
-        slot,
-        volume: disk.volume,
-        bytes: disk.sizeBytes ?? 0,
-        seconds: (task?.durationMs ?? Date.now() - started) / 1000,
-        alreadyPresent: false,
-      };
-    },
-
     async liveImportVm({ spec }): Promise<LiveImported> {
       const { node, vmid, name } = spec;
       const disks = spec.importDisks ?? [];
