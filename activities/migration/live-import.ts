@@ -1,4 +1,5 @@
 import { activityInfo } from '@temporalio/activity';
+import type { MigratedVmSpec } from '../../src/domain/migration';
 import type { ImportFromDiskSpec } from '../../src/domain/pve-vm-spec';
 import { FerryError } from '../../src/errors';
 import { attachedDisks, ProxmoxNotFoundError, ProxmoxTaskError, type ProxmoxClient } from '../../src/proxmox';
@@ -16,69 +17,88 @@ export function createLiveImportActivities(deps: ActivityDeps): Pick<ProxmoxMigr
   const { pve } = clientsOf(deps);
   return {
     async liveImportVm({ spec }): Promise<LiveImported> {
-      const { node, vmid, name } = spec;
       const disks = spec.importDisks ?? [];
       const byPath = disks.find((d) => d.source.startsWith('/'));
       const client = byPath ? privilegedClient(deps, `live import from ${byPath.source}`) : pve();
-      let started = Date.now();
-      // A retry after the worker died: wait for the live import it started (its create task).
-      const rejoined = await rejoinProxmoxTask(
-        () => client,
-        { node, vmid, type: 'qmcreate' },
-        /live-restore failed/,
-      ).catch((err: unknown) => {
-        throw liveImportFailure(vmid, err);
-      });
-      if (rejoined) started = rejoined.startedMs;
-      let waited = rejoined !== undefined;
-      for (;;) {
-        const found = await liveImportState(client, node, vmid, name, disks);
-        if (found.kind === 'done') {
-          // Found complete at once: an earlier run's; after waiting for an import, or on a retry, ours.
-          const ours = waited || activityInfo().attempt > 1;
-          return { created: ours, seconds: waited ? (Date.now() - started) / 1000 : 0, disks: found.disks };
-        }
-        if (found.kind === 'importing') {
-          // An earlier attempt's live import still streams (its worker died): wait for it, do not start another.
-          waited = true;
-          beatProgress({ phase: 'live-import', elapsedMs: Date.now() - started });
-          await sleep(2_000);
-          continue;
-        }
-        if (found.kind === 'failed' && (waited || activityInfo().attempt > 1)) {
-          // Only a fresh call (a person's retry) replaces a failed live import: the guest wrote to it.
-          throw liveImportFailure(
-            vmid,
-            new ProxmoxTaskError(`(the live import of VM ${vmid})`, 'live-restore failed', []),
-          );
-        }
-        // The disk-less shell, or a failed live import a person chose to retry: it goes, the create replaces it.
-        if (found.kind !== 'absent')
-          await client.vms.delete(
-            node,
-            vmid,
-            { skiplock: found.kind === 'failed' },
-            { onProgress: beatTask('remove shell') },
-          );
-        waited = true; // from here on, what stands at the VMID is this call's
-        try {
-          const result = await client.vms.create(
-            { ...spec, liveRestore: true },
-            { onProgress: beatTask('live-import'), copyProgress: true, timeoutMs: DAY_MS },
-          );
-          // Without a task (the answer to the create was lost) the import may still run: look again.
-          if (!result.task) continue;
-          return {
-            created: true,
-            seconds: result.task.durationMs / 1000,
-            disks: diskVolumes((await client.config.get(node, vmid)).values, disks),
-          };
-        } catch (err) {
-          throw liveImportFailure(vmid, err);
-        }
-      }
+      return liveImport(client, spec, disks);
     },
   };
+}
+
+/**
+ * Rejoins or waits for a live import already under way, replaces ferry's own states at the VMID
+ * (liveImportState), and creates the VM with live-restore; looks again when the create's answer was lost.
+ */
+async function liveImport(
+  client: ProxmoxClient,
+  spec: MigratedVmSpec,
+  disks: readonly ImportFromDiskSpec[],
+): Promise<LiveImported> {
+  const { node, vmid, name } = spec;
+  let started = Date.now();
+  // A retry after the worker died: wait for the live import it started (its create task).
+  const rejoined = await rejoinProxmoxTask(() => client, { node, vmid, type: 'qmcreate' }, /live-restore failed/).catch(
+    (err: unknown) => {
+      throw liveImportFailure(vmid, err);
+    },
+  );
+  if (rejoined) started = rejoined.startedMs;
+  let waited = rejoined !== undefined;
+  for (;;) {
+    const found = await liveImportState(client, node, vmid, name, disks);
+    if (found.kind === 'done') {
+      // Found complete at once: an earlier run's; after waiting for an import, or on a retry, ours.
+      const ours = waited || activityInfo().attempt > 1;
+      return { created: ours, seconds: waited ? (Date.now() - started) / 1000 : 0, disks: found.disks };
+    }
+    if (found.kind === 'importing') {
+      // An earlier attempt's live import still streams (its worker died): wait for it, do not start another.
+      waited = true;
+      beatProgress({ phase: 'live-import', elapsedMs: Date.now() - started });
+      await sleep(2_000);
+      continue;
+    }
+    if (found.kind === 'failed' && (waited || activityInfo().attempt > 1)) {
+      // Only a fresh call (a person's retry) replaces a failed live import: the guest wrote to it.
+      throw liveImportFailure(vmid, new ProxmoxTaskError(`(the live import of VM ${vmid})`, 'live-restore failed', []));
+    }
+    // The disk-less shell, or a failed live import a person chose to retry: it goes, the create replaces it.
+    if (found.kind !== 'absent')
+      await client.vms.delete(
+        node,
+        vmid,
+        { skiplock: found.kind === 'failed' },
+        { onProgress: beatTask('remove shell') },
+      );
+    waited = true; // from here on, what stands at the VMID is this call's
+    const created = await createLive(client, spec, disks);
+    if (created) return created;
+  }
+}
+
+/**
+ * The VM created from `spec` with live-restore, once PVE has streamed every disk in; undefined without a
+ * task (the answer to the create was lost): the import may still run, so the caller looks again.
+ */
+async function createLive(
+  client: ProxmoxClient,
+  spec: MigratedVmSpec,
+  disks: readonly ImportFromDiskSpec[],
+): Promise<LiveImported | undefined> {
+  try {
+    const result = await client.vms.create(
+      { ...spec, liveRestore: true },
+      { onProgress: beatTask('live-import'), copyProgress: true, timeoutMs: DAY_MS },
+    );
+    if (!result.task) return undefined;
+    return {
+      created: true,
+      seconds: result.task.durationMs / 1000,
+      disks: diskVolumes((await client.config.get(spec.node, spec.vmid)).values, disks),
+    };
+  } catch (err) {
+    throw liveImportFailure(spec.vmid, err);
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
