@@ -42,47 +42,8 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
     granted: 0,
   };
   let changed = true;
-  const known = (requestId: string) =>
-    state.holders.some((h) => h.requestId === requestId) || state.waiting.some((w) => w.requestId === requestId);
-
-  setHandler(acquirePermitSignal, (request) => {
-    if (known(request.requestId)) return; // a retried or replayed request
-    state.waiting.push({ ...request, requestedAt: workflowNow() });
-    changed = true;
-  });
-  setHandler(releasePermitSignal, ({ requestId }) => {
-    state.holders = state.holders.filter((h) => h.requestId !== requestId);
-    state.waiting = state.waiting.filter((w) => w.requestId !== requestId);
-    changed = true;
-  });
-  setHandler(transferPermitSignal, ({ requestId, to }) => {
-    applyTransfer(state, requestId, to, workflowNow());
-    changed = true;
-  });
-  setHandler(renewPermitSignal, ({ requestId, leaseMs }) => {
-    const holder = state.holders.find((h) => h.requestId === requestId);
-    if (holder) {
-      holder.leaseMs = leaseMs;
-      holder.leaseUntil = workflowNow() + leaseMs;
-      changed = true;
-    }
-  });
-  setHandler(
-    setPermitsUpdate,
-    (permits) => {
-      state.permits = permits;
-      changed = true;
-      return state;
-    },
-    {
-      validator: (permits) => {
-        if (!Number.isInteger(permits) || permits < 0 || permits > MAX_PERMITS) {
-          throw new Error(`permits must be a whole number from 0 to ${MAX_PERMITS}, got ${permits}`);
-        }
-      },
-    },
-  );
-  setHandler(semaphoreStateQuery, () => state);
+  const onChange = () => (changed = true);
+  setSemaphoreHandlers(state, onChange);
 
   upsertSearchAttributes([
     { key: FerryKind, value: 'semaphore' },
@@ -91,8 +52,8 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
 
   // Grants are sent together in the task that frees the permits; holders are told their successor and
   // hand their permit to it directly (src/domain/permit-transfer); one lease timer is kept until it fires.
-  const grants = new PendingGrants(state, () => (changed = true));
-  let timerDueAt = Infinity;
+  const grants = new PendingGrants(state, onChange);
+  const leaseTimer = new LeaseTimer(onChange);
   for (;;) {
     expireLeases(state);
     grants.grantFreePermits();
@@ -104,17 +65,73 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
       await condition(() => allHandlersFinished() && grants.settled());
       await continueAsNew<typeof semaphore>({ key: state.key, permits: state.permits, carried: state });
     }
-    // One timer for the earliest lease end, left running across loops (renewals only push leases
-    // later, so it may fire early: then nothing expires and the next one is armed).
-    const nextExpiry = Math.min(...state.holders.map((h) => h.leaseUntil));
-    if (Number.isFinite(nextExpiry) && nextExpiry < timerDueAt) {
-      timerDueAt = nextExpiry;
-      void sleep(Math.max(1, nextExpiry - workflowNow()), { summary: 'the earliest lease runs out' }).then(() => {
-        if (timerDueAt === nextExpiry) timerDueAt = Infinity;
-        changed = true;
-      });
-    }
+    leaseTimer.arm(state);
     await condition(() => changed);
+  }
+}
+
+/** Requests, releases, hand-overs and lease renewals change the state and wake the loop; a person may set the permits. */
+function setSemaphoreHandlers(state: SemaphoreState, onChange: () => void): void {
+  const known = (requestId: string) =>
+    state.holders.some((h) => h.requestId === requestId) || state.waiting.some((w) => w.requestId === requestId);
+
+  setHandler(acquirePermitSignal, (request) => {
+    if (known(request.requestId)) return; // a retried or replayed request
+    state.waiting.push({ ...request, requestedAt: workflowNow() });
+    onChange();
+  });
+  setHandler(releasePermitSignal, ({ requestId }) => {
+    state.holders = state.holders.filter((h) => h.requestId !== requestId);
+    state.waiting = state.waiting.filter((w) => w.requestId !== requestId);
+    onChange();
+  });
+  setHandler(transferPermitSignal, ({ requestId, to }) => {
+    applyTransfer(state, requestId, to, workflowNow());
+    onChange();
+  });
+  setHandler(renewPermitSignal, ({ requestId, leaseMs }) => {
+    const holder = state.holders.find((h) => h.requestId === requestId);
+    if (holder) {
+      holder.leaseMs = leaseMs;
+      holder.leaseUntil = workflowNow() + leaseMs;
+      onChange();
+    }
+  });
+  setHandler(
+    setPermitsUpdate,
+    (permits) => {
+      state.permits = permits;
+      onChange();
+      return state;
+    },
+    { validator: validatePermits },
+  );
+  setHandler(semaphoreStateQuery, () => state);
+}
+
+function validatePermits(permits: number): void {
+  if (!Number.isInteger(permits) || permits < 0 || permits > MAX_PERMITS) {
+    throw new Error(`permits must be a whole number from 0 to ${MAX_PERMITS}, got ${permits}`);
+  }
+}
+
+/**
+ * One timer for the earliest lease end, left running across loops (renewals only push leases later,
+ * so it may fire early: then nothing expires and the next one is armed).
+ */
+class LeaseTimer {
+  private dueAt = Infinity;
+
+  constructor(private readonly onFire: () => void) {}
+
+  arm(state: SemaphoreState): void {
+    const nextExpiry = Math.min(...state.holders.map((h) => h.leaseUntil));
+    if (!Number.isFinite(nextExpiry) || nextExpiry >= this.dueAt) return;
+    this.dueAt = nextExpiry;
+    void sleep(Math.max(1, nextExpiry - workflowNow()), { summary: 'the earliest lease runs out' }).then(() => {
+      if (this.dueAt === nextExpiry) this.dueAt = Infinity;
+      this.onFire();
+    });
   }
 }
 

@@ -8,7 +8,7 @@ import { writeIntent } from '../write-intent';
 
 type ProxmoxActivities = Omit<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm' | 'attachDisk' | 'moveDisk'>;
 
-/** Proxmox reads, SDN, the shell, NICs, boot order and power; disks coming in (imports, overlays, moves) are in disk-imports.ts. */
+/** Proxmox reads, SDN, the shell, NICs, boot order and power; disks coming in are in import-disk.ts, live-import.ts and overlay-disks.ts. */
 export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxActivities {
   const { pve } = clientsOf(deps);
   return {
