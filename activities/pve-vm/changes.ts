@@ -1,5 +1,5 @@
 import { activityInfo } from '@temporalio/activity';
-import { configAndPending, type ConfigWrite, type VmReality } from '../../src/domain/change';
+import { configAndPending, type VmReality } from '../../src/domain/change';
 import { configWriteRequest, type ConfigWriteRequest } from '../../src/proxmox/change-params';
 import { normaliseValue } from '../../src/proxmox/api';
 import { FerryError } from '../../src/errors';

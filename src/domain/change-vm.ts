@@ -1,4 +1,4 @@
-import type { ApprovalPolicy } from './approvals/statement';
+import type { ApprovalPolicy, ApprovalSignature } from './approvals/statement';
 import type { ChangeOutcome, ChangePlan, ChangePolicy } from './change';
 import type { CutoverWindow } from './migration/cutover-window';
 import type { DecisionRecord } from './migration/status';
@@ -115,7 +115,7 @@ export interface ChangeDecision {
   reason: string;
   /** ferry shuts the guest down (ACPI, then the policy's hard stop) and starts it, so the changes take effect. */
   restart?: boolean;
-  signed?: import('./approvals/statement').ApprovalSignature;
+  signed?: ApprovalSignature;
 }
 
 export interface ChangeStatus extends VmRunStatus<ChangeStage> {
