@@ -1,4 +1,6 @@
 import type { ActivityDeps } from './deps';
+import { createChangeActivities } from './change';
+import type { ChangeActivities } from './change-contract';
 import { createDoctorActivities } from './doctor';
 import { createMigrationActivities } from './migration';
 import type { MigrationActivities } from './migration-contract';
@@ -20,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDoctorActivities(deps),
     ...createPermitActivities(),
     ...createPveVmActivities(deps),
+    ...createChangeActivities(deps),
     ...createMigrationActivities(deps),
     ...createPlacementActivities(deps),
     ...createProvisioningActivities(deps),
@@ -34,7 +37,8 @@ export type Activities = ReturnType<typeof createActivities>;
 // silently keep only the last).
 type Shared<A, B> = Extract<keyof A, keyof B>;
 const distinctNames: [
-  | Shared<PveVmActivities, MigrationActivities & ProvisioningActivities & TeardownActivities>
+  | Shared<PveVmActivities, MigrationActivities & ProvisioningActivities & TeardownActivities & ChangeActivities>
+  | Shared<ChangeActivities, MigrationActivities & ProvisioningActivities & TeardownActivities>
   | Shared<MigrationActivities, ProvisioningActivities & TeardownActivities>
   | Shared<ProvisioningActivities, TeardownActivities>,
 ] extends [never]

@@ -1,3 +1,4 @@
+import { bootOrderHolds } from '../../src/domain/boot-order';
 import { FerryError } from '../../src/errors';
 import { normaliseValue } from '../../src/proxmox/api';
 import { clientsOf } from '../clients';
@@ -14,10 +15,12 @@ export function createVmConfigActivities(
     async ensureVmOptions({ node, vmid, options }) {
       const intent = writeIntent();
       const { values } = await pve().config.get(node, vmid);
-      for (const [key, value] of Object.entries(options))
+      const { boot, ...rest } = options;
+      const toWrite = boot === undefined || bootOrderHolds(values.boot, boot, values) ? rest : options;
+      for (const [key, value] of Object.entries(toWrite))
         if (values[key] !== normaliseValue(value)) intent.start(`option ${key}`);
-      const { changed } = await pve().config.ensure(node, vmid, options);
-      const byEarlier = Object.keys(options).filter(
+      const { changed } = await pve().config.ensure(node, vmid, toWrite);
+      const byEarlier = Object.keys(toWrite).filter(
         (key) => intent.startedEarlier(`option ${key}`) && !changed.includes(key),
       );
       return { changed: [...changed, ...byEarlier] };

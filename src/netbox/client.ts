@@ -23,6 +23,7 @@ import {
   type VirtualDisk,
   type VirtualMachine,
   type VmInterface,
+  journalEntrySchema,
 } from './schemas';
 
 const VM_INTERFACE_TYPE = 'virtualization.vminterface';
@@ -32,6 +33,8 @@ const VIRTUAL_DISKS = 'api/virtualization/virtual-disks/';
 const MACS = 'api/dcim/mac-addresses/';
 const IPS = 'api/ipam/ip-addresses/';
 const PREFIXES = 'api/ipam/prefixes/';
+const JOURNAL = 'api/extras/journal-entries/';
+const VM_OBJECT = 'virtualization.virtualmachine';
 const CUSTOM_FIELDS = 'api/extras/custom-fields/';
 
 /**
@@ -322,6 +325,33 @@ export class NetboxClient {
   /** IP addresses assigned to any interface of a VM. */
   async vmAddresses(vmId: number): Promise<IpAddress[]> {
     return this.http.list(IPS, { virtual_machine_id: vmId }, ipAddressSchema);
+  }
+
+  /** IP addresses of one VM or many (read in pages, not per VM: a drift report over a cluster). */
+  async addressesOfVms(vmIds: readonly number[]): Promise<IpAddress[]> {
+    if (vmIds.length === 0) return [];
+    return this.http.list(IPS, { virtual_machine_id: vmIds }, ipAddressSchema);
+  }
+
+  /**
+   * A journal entry on a VM (NetBox's own log of what happened to it), unless the newest entries already
+   * hold this exact text: a retried write adds it once.
+   */
+  async addVmJournalEntry(
+    vmId: number,
+    kind: 'info' | 'success' | 'warning' | 'danger',
+    comments: string,
+  ): Promise<Outcome> {
+    const { data: recent } = await this.http.request('GET', JOURNAL, {
+      schema: z.looseObject({ results: z.array(journalEntrySchema) }),
+      query: { assigned_object_type: VM_OBJECT, assigned_object_id: vmId, ordering: '-created', limit: 20 },
+    });
+    if (recent.results.some((e) => e.comments === comments)) return 'unchanged';
+    await this.http.request('POST', JOURNAL, {
+      schema: journalEntrySchema,
+      body: { assigned_object_type: VM_OBJECT, assigned_object_id: vmId, kind, comments },
+    });
+    return 'created';
   }
 
   /** IP addresses assigned to a VM interface. */

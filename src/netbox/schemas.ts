@@ -90,6 +90,8 @@ export const ipAddressSchema = z.looseObject({
 });
 export type IpAddress = z.infer<typeof ipAddressSchema>;
 
+export const journalEntrySchema = z.looseObject({ id: z.number().int(), kind: choice, comments: z.string() });
+
 export const prefixSchema = z.looseObject({
   id: z.number().int(),
   prefix: z.string(),

@@ -4,7 +4,21 @@ import { problemsOf } from '../helpers/config-problems';
 
 describe('config: change (the day-2 policy)', () => {
   it('is the default policy when absent: report hand changes and conflicts, no MAC change, keep sources, detach removed disks', () => {
-    expect(parseConfig({}, {}).change).toEqual(DEFAULT_CHANGE_POLICY);
+    expect(parseConfig({}, {}).change).toEqual({
+      ...DEFAULT_CHANGE_POLICY,
+      debounce: '10s',
+      restart: { shutdownTimeout: '3m', forceStop: true },
+    });
+  });
+
+  it('takes how long a burst of edits is waited out, the window and how a guest is restarted', () => {
+    const { change } = parseConfig(
+      { change: { debounce: '30s', restart: { shutdownTimeout: '10m', forceStop: false } } },
+      {},
+    );
+    expect(change.debounce).toBe('30s');
+    expect(change.restart).toEqual({ shutdownTimeout: '10m', forceStop: false });
+    expect(() => parseConfig({ change: { debounce: 'soon' } }, {})).toThrow(/change\.debounce/);
   });
 
   it('takes a hand-drift choice per field kind, the conflict rule, MAC changes and what becomes of a moved disk’s source', () => {
@@ -25,6 +39,8 @@ describe('config: change (the day-2 policy)', () => {
       allowMacChange: true,
       movedDiskSource: 'delete',
       removedDisk: 'detach',
+      debounce: '10s',
+      restart: { shutdownTimeout: '3m', forceStop: true },
     });
   });
 

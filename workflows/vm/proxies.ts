@@ -1,4 +1,5 @@
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { ChangeActivities } from '../../activities/change-contract';
 import type { ConversionActivities } from '../../activities/conversion-contract';
 import type { HaActivities } from '../../activities/ha-contract';
 import type { MigrationActivities } from '../../activities/migration-contract';
@@ -16,6 +17,7 @@ import { mainQueue } from '../queues';
  * `acts.pveTask.startVm`), never its own timeouts.
  */
 export type VmWork = PveVmActivities &
+  ChangeActivities &
   MigrationActivities &
   ProvisioningActivities &
   TeardownActivities &

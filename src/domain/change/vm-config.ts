@@ -1,3 +1,4 @@
+import { bootOrderOf, isCdromDrive } from '../boot-order';
 import { diskSizeBytes } from '../pve-disk-size';
 import { parseNic } from '../pve-nic';
 import { parsePropertyString } from '../pve-property-string';
@@ -94,9 +95,8 @@ function readDevice(view: VmConfigView, key: string, value: string): void {
 
 /** A drive value as a disk, or undefined for a CD drive or the cloud-init drive. */
 function readDisk(slot: string, value: string): DiskView | undefined {
-  const { file = '', size, media, ...options } = parsePropertyString(value, 'file');
-  if (media === 'cdrom' || file === 'none' || file === 'cdrom' || /(^|[:/])vm-\d+-cloudinit\b/.test(file))
-    return undefined;
+  if (isCdromDrive(value)) return undefined;
+  const { file = '', size, media: _media, ...options } = parsePropertyString(value, 'file');
   const storage = /^([A-Za-z][A-Za-z0-9_.-]*):/.exec(file)?.[1];
   const sizeBytes = size === undefined ? undefined : diskSizeBytes(size);
   return {
@@ -115,12 +115,6 @@ function memoryOf(value: string | undefined): number {
   const mib = Number(current);
   if (!current || !Number.isInteger(mib)) throw new Error(`VM config memory: "${value}" is no memory size`);
   return mib;
-}
-
-function bootOrderOf(value: string | undefined): string[] {
-  if (!value) return [];
-  const order = parsePropertyString(value, 'legacy').order;
-  return order ? order.split(/[;,]/).filter(Boolean) : [];
 }
 
 function int(values: Readonly<Record<string, string>>, key: string): number | undefined {
