@@ -25,7 +25,9 @@ export interface RecordKnowledge {
  * How provisioning's activities are retried: its own backoff, bounded by time (short calls 30 min, tasks
  * 2 h, a shutdown half an hour past its timeout), so a run against an unreachable Proxmox fails in the end.
  */
-export function provisioningTiming(settings: Pick<ProvisioningSettings, 'heartbeatTimeoutMs' | 'retry'>): ProfileTiming {
+export function provisioningTiming(
+  settings: Pick<ProvisioningSettings, 'heartbeatTimeoutMs' | 'retry'>,
+): ProfileTiming {
   return {
     heartbeatTimeoutMs: settings.heartbeatTimeoutMs,
     retry: {
