@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { apiWrites } from '../../../lab/proxmox-sim/admin-client';
 import type { ChangeResult } from '../../../src/domain/change-vm';
 import { approveChangeUpdate, changeStatusQuery } from '../../../src/domain/messages';
@@ -116,5 +117,63 @@ describe('changeVm: a NetBox edit reaches the running VM', () => {
     const again = await (await startChange(id, vmid)).result();
     expect(again.outcome).toBe('nothing-to-do');
     expect(apiWrites((await suite.lab.admin.log()).requests.slice(mark))).toEqual([]);
+  });
+
+  it('adds a disk NetBox gained live, refuses a shrink with its reason, and leaves a disk removed in NetBox as unusedN', async () => {
+    const { id, vmid } = await provisioned(1024, 4096);
+    const pve = suite.lab.deps.proxmox!;
+    const disks = 'api/virtualization/virtual-disks/';
+    const addDisk = (name: string, size: number) =>
+      suite.lab.nb.http.request('POST', disks, {
+        schema: z.looseObject({ id: z.number() }),
+        body: { virtual_machine: id, name, size },
+      });
+    // NetBox now lists the VM's disks: scsi0 as built, and a new scsi1.
+    const { data: scsi0 } = await addDisk('scsi0', 4096);
+    await addDisk('scsi1', 1024);
+    const added = await (await startChange(id, vmid)).result();
+    expect(added.outcomes.map((o) => [o.id, o.outcome])).toEqual([['scsi1', 'applied-live']]);
+    const withScsi1 = (await pve.config.get('pve1', vmid, { current: true })).values;
+    expect(withScsi1.scsi1).toMatch(/^local-lvm:vm-\d+-disk-\d+,.*size=1G/);
+
+    // scsi0 shrunk and scsi1 removed in NetBox.
+    await suite.lab.nb.http.request('PATCH', `${disks}${scsi0.id}/`, {
+      schema: z.looseObject({ id: z.number() }),
+      body: { size: 2048 },
+    });
+    const { data: list } = await suite.lab.nb.http.request('GET', `${disks}?virtual_machine_id=${id}&name=scsi1`, {
+      schema: z.looseObject({ results: z.array(z.looseObject({ id: z.number() })) }),
+    });
+    await suite.lab.nb.http.request('DELETE', `${disks}${list.results[0]!.id}/`, { schema: z.unknown() });
+
+    const planned = (await plan(id)).plan!;
+    const shrink = planned.changes.find((c) => c.id === 'scsi0.size');
+    expect(shrink).toMatchObject({ class: 'refused' });
+    expect(shrink!.why).toMatch(/shrink/i);
+    expect(planned.changes.find((c) => c.id === 'scsi1')).toMatchObject({ class: 'detach' });
+
+    const result = await (await startChange(id, vmid)).result();
+    expect(result.outcome).toBe('partial');
+    expect(Object.fromEntries(result.outcomes.map((o) => [o.id, o.outcome]))).toEqual({
+      'scsi0.size': 'refused',
+      scsi1: 'applied-live',
+    });
+    const after = (await pve.config.get('pve1', vmid, { current: true })).values;
+    expect(after.scsi1).toBeUndefined();
+    // The volume is kept: it is unusedN now, and scsi0 keeps its size.
+    expect(after.unused0).toBe(withScsi1.scsi1!.split(',')[0]);
+    expect(after.scsi0).toMatch(/size=4G/);
+    // NetBox's journal on the VM says what happened, the refusal with its reason.
+    const { data: journal } = await suite.lab.nb.http.request(
+      'GET',
+      `api/extras/journal-entries/?assigned_object_type=virtualization.virtualmachine&assigned_object_id=${id}&ordering=-created`,
+      {
+        schema: z.looseObject({
+          results: z.array(z.looseObject({ kind: z.looseObject({ value: z.string() }), comments: z.string() })),
+        }),
+      },
+    );
+    expect(journal.results[0]!.kind.value).toBe('warning');
+    expect(journal.results[0]!.comments).toMatch(/scsi0\.size.*refused/);
   });
 });
