@@ -69,9 +69,12 @@ function outcomeOf(change: PlannedChange, input: VerifyInput, views: RealityView
   const now = fieldValue(views.current, change);
   const next = fieldValue(views.effective, change);
   if (now === change.to) {
-    const kept = sourceKept(change, views) ?? guestCheck(change, input, views);
+    const kept = sourceKept(change, views);
     if (kept) return { outcome: 'failed', detail: kept };
-    return appliedOutcome(change, input.restarted ?? false);
+    const guest = guestCheck(change, input, views);
+    if (guest?.problem) return { outcome: 'failed', detail: guest.problem };
+    const applied = appliedOutcome(change, input.restarted ?? false);
+    return guest?.seen ? { ...applied, detail: `${applied.detail}; ${guest.seen}` } : applied;
   }
   if (next === change.to) {
     if (change.waitsForRestart)
@@ -107,16 +110,19 @@ function sourceKept(change: PlannedChange, views: RealityViews): string | undefi
   return undefined;
 }
 
+/** What the guest showed of a change: a problem, or what it sees (said in the outcome's detail). */
+type GuestSeen = { problem: string; seen?: undefined } | { seen: string; problem?: undefined };
+
 /** The guest's own view, where the agent answered: memory online, a disk's size, the NIC's MAC and address. */
-function guestCheck(change: PlannedChange, input: VerifyInput, views: RealityViews): string | undefined {
+function guestCheck(change: PlannedChange, input: VerifyInput, views: RealityViews): GuestSeen | undefined {
   const guest = input.readBack.guest;
   if (!guest) return undefined;
   if (change.kind === 'memory' && guest.memoryMiB !== undefined) return memorySeen(change, guest.memoryMiB);
   if (change.kind === 'disk.size' && guest.diskBytes?.[change.slot!] !== undefined) {
     const seen = guest.diskBytes[change.slot!]!;
     return String(seen) === change.to
-      ? undefined
-      : `the guest sees ${change.slot} as ${formatDiskSize(seen)}, not ${show(change, change.to)}`;
+      ? { seen: `the guest sees ${change.slot} as ${formatDiskSize(seen)}` }
+      : { problem: `the guest sees ${change.slot} as ${formatDiskSize(seen)}, not ${show(change, change.to)}` };
   }
   const nicChange = change.kind === 'nic' ? change.to !== undefined : change.kind.startsWith('nic.');
   if (nicChange && guest.interfaces)
@@ -125,13 +131,15 @@ function guestCheck(change: PlannedChange, input: VerifyInput, views: RealityVie
 }
 
 /** More memory: the guest has more than before (hot-added DIMMs are online); less: no more than asked. */
-function memorySeen(change: PlannedChange, seen: number): string | undefined {
+function memorySeen(change: PlannedChange, seen: number): GuestSeen {
   const before = Number(change.from);
   const wanted = Number(change.to);
   if (wanted > before && seen <= before)
-    return `the guest sees ${seen} MiB, no more than the ${before} MiB before: the new memory is not online`;
-  if (wanted < before && seen > wanted) return `the guest still sees ${seen} MiB, more than ${wanted} MiB`;
-  return undefined;
+    return {
+      problem: `the guest sees ${seen} MiB, no more than the ${before} MiB before: the new memory is not online`,
+    };
+  if (wanted < before && seen > wanted) return { problem: `the guest still sees ${seen} MiB, more than ${wanted} MiB` };
+  return { seen: `the guest sees ${seen} MiB` };
 }
 
 function nicSeen(
@@ -139,13 +147,14 @@ function nicSeen(
   interfaces: NonNullable<GuestView['interfaces']>,
   address: string | undefined,
   views: RealityViews,
-): string | undefined {
+): GuestSeen | undefined {
   const mac = views.current.nics.get(slot)?.mac;
   if (!mac) return undefined;
   const iface = interfaces.find((i) => i.mac.toUpperCase() === mac);
-  if (!iface) return `the guest has no interface with ${slot}'s MAC ${mac}`;
-  if (!address) return undefined;
+  if (!iface) return { problem: `the guest has no interface with ${slot}'s MAC ${mac}` };
+  if (!address) return { seen: `the guest has ${slot}'s MAC ${mac}` };
   const host = address.split('/')[0];
-  if (iface.addresses.some((a) => a.split('/')[0] === host)) return undefined;
-  return `the guest's interface with MAC ${mac} does not have NetBox's address ${address}`;
+  if (iface.addresses.some((a) => a.split('/')[0] === host))
+    return { seen: `the guest has ${slot}'s MAC ${mac} with NetBox's address ${address}` };
+  return { problem: `the guest's interface with MAC ${mac} does not have NetBox's address ${address}` };
 }

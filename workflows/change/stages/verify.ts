@@ -3,13 +3,13 @@ import { verifyChanges, type ChangeOutcome, type ChangePlan, type GuestView } fr
 import { workflowNow } from '../../clock';
 import type { ChangeRun } from '../run-context';
 
-/** A guest takes a moment to show a live change (memory onlined by udev, a NIC's link renewed): asked again for up to this long. */
-const GUEST_SETTLE_MS = 60_000;
+/** A guest takes a moment to show a live change (memory onlined by the kernel, a NIC's link renewed; under TCG up to a minute or two): asked again for up to this long. */
+const GUEST_SETTLE_MS = 120_000;
 
 /**
  * Verification, not hope: Proxmox's config and pending read back (a change called live must not sit in
  * pending) and, where the agent answers, the guest's own view (its memory, each disk's size, the MAC
- * with NetBox's address). Asked again on durable timers while a change still fails, up to a minute;
+ * with NetBox's address). Asked again on durable timers while a change still fails, up to two minutes;
  * the last reading is what each change's outcome says.
  */
 export async function verify(

@@ -177,7 +177,10 @@ describe('verification from the read-back (and the guest’s own view)', () => {
   it('the guest’s view: memory online, the disk’s size in the guest, the NIC’s MAC carrying NetBox’s address', () => {
     const plan = memoryUp();
     const guest = (memoryMiB: number) => readBack({ memory: '4096' }, { guest: { memoryMiB } });
-    expect(verifyChanges({ plan, sent: all(plan), readBack: guest(3900) })[0]!.outcome).toBe('applied-live');
+    expect(verifyChanges({ plan, sent: all(plan), readBack: guest(3900) })[0]).toMatchObject({
+      outcome: 'applied-live',
+      detail: 'Proxmox has it, nothing pending; the guest sees 3900 MiB',
+    });
     expect(verifyChanges({ plan, sent: all(plan), readBack: guest(1900) })[0]).toMatchObject({
       outcome: 'failed',
       detail: 'the guest sees 1900 MiB, no more than the 2048 MiB before: the new memory is not online',
@@ -188,8 +191,8 @@ describe('verification from the read-back (and the guest’s own view)', () => {
       pending: [],
       guest: { diskBytes: { scsi0: bytes } },
     });
-    expect(verifyChanges({ plan: grown, sent: all(grown), readBack: grownBack(30 * GIB) })[0]!.outcome).toBe(
-      'applied-live',
+    expect(verifyChanges({ plan: grown, sent: all(grown), readBack: grownBack(30 * GIB) })[0]!.detail).toBe(
+      'Proxmox has it, nothing pending; the guest sees scsi0 as 30G',
     );
     expect(verifyChanges({ plan: grown, sent: all(grown), readBack: grownBack(20 * GIB) })[0]!.detail).toBe(
       'the guest sees scsi0 as 20G, not 30G',
@@ -207,7 +210,11 @@ describe('verification from the read-back (and the guest’s own view)', () => {
         readBack: movedBack(interfaces),
         addresses: { net0: '192.0.2.10/24' },
       })[0]!;
-    expect(check([{ mac: MAC0.toLowerCase(), addresses: ['192.0.2.10/24'] }]).outcome).toBe('applied-live');
+    expect(check([{ mac: MAC0.toLowerCase(), addresses: ['192.0.2.10/24'] }])).toEqual({
+      id: 'net0.tag',
+      outcome: 'applied-live',
+      detail: `Proxmox has it, nothing pending; the guest has net0's MAC ${MAC0} with NetBox's address 192.0.2.10/24`,
+    });
     expect(check([{ mac: MAC1, addresses: ['192.0.2.10/24'] }]).detail).toBe(
       `the guest has no interface with net0's MAC ${MAC0}`,
     );
