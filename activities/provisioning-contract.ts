@@ -19,6 +19,14 @@ import type {
   VmidRequest,
 } from '../src/domain/provisioning';
 
+/** A NetBox VM ferry built: its record's id, name, status and VMID. */
+export interface BuiltVm {
+  netboxId: number;
+  name: string;
+  status: string;
+  vmid: number;
+}
+
 /** What an idempotent NetBox or DNS write did. */
 export type WriteOutcome = 'created' | 'updated' | 'unchanged';
 
@@ -32,6 +40,11 @@ export interface ProvisioningActivities {
    * comes with the problem instead): what provisionPlanned places its batch with, without a read per VM.
    */
   readPlannedVms(input: { cluster?: string; tag?: string }): Promise<PlannedRecord[]>;
+  /**
+   * NetBox VMs built by ferry (with a `ferry_vmid`), of a cluster (name) and with a tag (slug), read in
+   * pages, not per VM: what `ferry apply --cluster/--tag` starts one `changeVm` each for.
+   */
+  listBuiltVms(input: { cluster?: string; tag?: string }): Promise<BuiltVm[]>;
   /** Asks the VMID allocator workflow (update-with-start on `taskQueue`) for a VMID. */
   requestVmid(input: { request: VmidRequest; taskQueue: string }): Promise<{ vmid: number }>;
   /** VMIDs Proxmox uses (VMs and containers) and NetBox VMs hold in `ferry_vmid` within the range. */

@@ -15,6 +15,7 @@ import { registerCancel } from './commands/cancel';
 import { registerReport } from './commands/report';
 import { registerPlace } from './commands/place';
 import { registerWebhook } from './commands/webhook';
+import { registerApply } from './commands/apply';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerPlan(program);
   registerMigrate(program);
   registerProvision(program);
+  registerApply(program);
   registerTeardown(program);
   registerDecisions(program);
   registerStatus(program);

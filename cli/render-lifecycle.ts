@@ -1,15 +1,19 @@
+import type { ChangeStatus } from '../src/domain/change-vm';
 import { describeConversionRecord } from '../src/domain/conversion';
+import { renderChangeStatus } from './render-change';
 import { describeVerification, type GuestVerification, type MigrationStatus } from '../src/domain/migration';
 import { describeStep, type ProvisionStatus } from '../src/domain/provisioning/status';
 import { describeCleanup, type TeardownStatus } from '../src/domain/provisioning/teardown';
 
 /**
- * The lines `ferry status` adds for a provision (the VM, every step with its outcome) or a teardown
+ * The lines `ferry status` adds for a provision (the VM, every step with its outcome), a day-2 change
+ * (each change with its outcome, what it waits for) or a teardown
  * (the approval it waits for, what happened to the VM, every cleanup with its outcome and error).
  */
 export function renderLifecycle(s: Record<string, unknown>): string[] {
   if (s.kind === 'provision') return renderProvision(s as unknown as ProvisionStatus);
   if (s.kind === 'teardown') return renderTeardown(s as unknown as TeardownStatus);
+  if (s.kind === 'change') return renderChangeStatus(s as unknown as ChangeStatus);
   if (typeof s.moid === 'string' && Array.isArray(s.imports)) return renderMigration(s as unknown as MigrationStatus);
   return [];
 }

@@ -3,6 +3,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { sshSign } from '../src/approval-signing';
 import {
   approvalStatement,
+  changePlanDigest,
   cutoverPlanDigest,
   teardownPlanDigest,
   type ApprovalSignature,
@@ -11,7 +12,9 @@ import {
 } from '../src/domain/approvals';
 import type { CutoverPlan } from '../src/domain/migration';
 import { describePlacement } from './render-placement';
-import { cutoverPlanQuery, teardownStatusQuery, waveStatusQuery } from '../src/domain/messages';
+import { describeChange } from '../src/domain/change';
+import { CHANGE_VM_WORKFLOW_TYPE } from '../src/domain/change-vm';
+import { changeStatusQuery, cutoverPlanQuery, teardownStatusQuery, waveStatusQuery } from '../src/domain/messages';
 import { UsageError } from './errors';
 
 export interface SigningFlags {
@@ -22,6 +25,8 @@ export interface SigningFlags {
   key?: string;
   /** A signature made elsewhere (armored SSHSIG or raw ed25519, base64) of the statement --print-statement shows. */
   signatureFile?: string;
+  /** A day-2 change: the approval asks ferry to restart the VM (signed: part of the plan's digest). */
+  restart?: boolean;
 }
 
 /** What is signed for one approval: the action, and the workflow and plan(s) it names. */
@@ -34,7 +39,7 @@ export interface Unsigned {
 
 /**
  * Reads what the approval will cover, from the workflow itself: a VM's cutover plan, a teardown's
- * target, or each waiting VM of a wave (or the --vms named) with its plan. The workflow computes the
+ * target, a day-2 change's gated changes, or each waiting VM of a wave (or the --vms named) with its plan. The workflow computes the
  * same digests, so a plan that changes after this read makes the signature fail there.
  */
 export async function whatIsSigned(
@@ -53,6 +58,7 @@ export async function whatIsSigned(
       shown: [`teardown target: ${JSON.stringify(target)}`],
     };
   }
+  if (type === CHANGE_VM_WORKFLOW_TYPE) return changeSigned(handle, flags.restart === true);
   if (type !== 'migrationWave') {
     const plan = await handle.query(cutoverPlanQuery);
     if (!plan)
@@ -89,6 +95,29 @@ export async function whatIsSigned(
     throw new UsageError(`no VM of ${workflowId} has a cutover plan to sign yet: approve once they wait for approval`);
   if (left.length) shown.push(`not covered (no plan yet, or finished): ${left.join(', ')}`);
   return { action: 'approve-cutover', statement: { workflowId, covers }, shown };
+}
+
+/**
+ * A day-2 change: the changes its gate holds (those that wait for a restart or need the VM stopped) and
+ * the restart choice, digested as the workflow's ChangeGate digests its current plan
+ * (`changePlanDigest(status.plan, decision.restart)`): a plan made again after this read fails there.
+ */
+async function changeSigned(handle: WorkflowHandle, restart: boolean): Promise<Unsigned> {
+  const workflowId = handle.workflowId;
+  const status = await handle.query(changeStatusQuery);
+  if (!status.plan || status.stage !== 'awaiting-approval')
+    throw new UsageError(
+      `${workflowId} does not wait for an approval (stage ${status.stage}): approve once it waits for one`,
+    );
+  const gated = status.plan.changes.filter((c) => c.operation && (c.waitsForRestart || c.class === 'needs-stop'));
+  return {
+    action: 'approve-change',
+    statement: { workflowId, plan: changePlanDigest(status.plan, restart) },
+    shown: [
+      `VM ${status.vmid}${status.name ? ` ${status.name}` : ''}: ${restart ? 'ferry restarts the VM' : 'written, pending until the VM’s next start (ferry does not restart it)'}`,
+      ...gated.map((c) => describeChange(c)),
+    ],
+  };
 }
 
 function describePlan(p: CutoverPlan): string {

@@ -29,6 +29,8 @@ export const migrationWave: typeof MigrationWave.migrationWave = (...args) =>
   (require('./migration-wave') as typeof MigrationWave).migrationWave(...args);
 export const netboxVm: typeof NetboxVm.netboxVm = (...args) =>
   (require('./netbox-vm') as typeof NetboxVm).netboxVm(...args);
+export const builtNetboxVms: typeof NetboxVm.builtNetboxVms = (...args) =>
+  (require('./netbox-vm') as typeof NetboxVm).builtNetboxVms(...args);
 export const planChange: typeof PlanChange.planChange = (...args) =>
   (require('./plan-change') as typeof PlanChange).planChange(...args);
 export const planMigration: typeof PlanMigration.planMigration = (...args) =>

@@ -8,7 +8,7 @@ import type { ProvisioningActivities } from '../provisioning-contract';
 /** The NetBox records provisioning starts from: one VM, or the planned ones of a cluster or tag. */
 export function createNetboxReadActivities(
   deps: ActivityDeps,
-): Pick<ProvisioningActivities, 'readNetboxVm' | 'listPlannedVms' | 'readPlannedVms'> {
+): Pick<ProvisioningActivities, 'readNetboxVm' | 'listPlannedVms' | 'readPlannedVms' | 'listBuiltVms'> {
   const { netbox } = clientsOf(deps);
   return {
     async readNetboxVm({ netboxId }): Promise<NetboxVmRecord> {
@@ -19,6 +19,16 @@ export function createNetboxReadActivities(
     async listPlannedVms({ cluster, tag }) {
       const vms = await netbox().listVirtualMachines({ status: 'planned', cluster, tag });
       return vms.map((vm) => ({ netboxId: vm.id, name: vm.name })).sort((a, b) => a.netboxId - b.netboxId);
+    },
+
+    async listBuiltVms({ cluster, tag }) {
+      const rows = await netbox().listBuiltVms({ cluster, tag });
+      return rows
+        .flatMap((row) => {
+          const vmid = row.custom_fields.ferry_vmid;
+          return typeof vmid === 'number' ? [{ netboxId: row.id, name: row.name, status: row.status.value, vmid }] : [];
+        })
+        .sort((a, b) => a.netboxId - b.netboxId);
     },
 
     async readPlannedVms({ cluster, tag }) {

@@ -4,14 +4,17 @@ import type { UpdateDefinition } from '@temporalio/common';
 import type { CutoverApproval } from '../../src/domain/migration';
 import { VmName, WaveId } from '../../src/domain/search-attributes';
 import {
+  approveChangeUpdate,
   approveCutoverUpdate,
   approveTeardownUpdate,
   approveWaveUpdate,
+  rejectChangeUpdate,
   rejectCutoverUpdate,
   rejectTeardownUpdate,
   retryCutoverUpdate,
   rollbackUpdate,
 } from '../../src/domain/messages';
+import { CHANGE_VM_WORKFLOW_TYPE } from '../../src/domain/change-vm';
 import type { GlobalOptions } from '../client';
 import { UsageError } from '../errors';
 
@@ -25,19 +28,23 @@ interface DecisionTarget {
   wave?: Decision;
   /** A teardown's gate takes approve and reject only (a failed teardown is rerun, not retried). */
   teardown?: Decision;
+  /** A day-2 change's gate (changes that wait for a restart) takes approve and reject only. */
+  change?: Decision;
 }
 
 const DECISIONS: Record<'approve' | 'reject' | 'retry' | 'rollback', DecisionTarget> = {
   approve: {
-    help: 'approve the cutover of a VM, or of a wave (all VMs or --vms), or a teardown that waits for approval',
+    help: 'approve the cutover of a VM, or of a wave (all VMs or --vms), a teardown, or a day-2 change (change-<vmid>) that waits for approval',
     vm: approveCutoverUpdate,
     wave: approveWaveUpdate,
     teardown: approveTeardownUpdate,
+    change: approveChangeUpdate as Decision,
   },
   reject: {
-    help: 'reject a VM’s cutover (its workflow ends, VMware untouched), or a teardown (nothing removed)',
+    help: 'reject a VM’s cutover (its workflow ends, VMware untouched), a teardown (nothing removed), or the changes of a day-2 change that wait for a restart (nothing of them written)',
     vm: rejectCutoverUpdate,
     teardown: rejectTeardownUpdate,
+    change: rejectChangeUpdate as Decision,
   },
   retry: { help: 'after a failure past the shutdown: try the cutover steps again', vm: retryCutoverUpdate },
   rollback: {
@@ -56,6 +63,7 @@ interface DecisionFlags {
   printStatement?: boolean;
   discardGuestWrites?: boolean;
   at?: string;
+  restart?: boolean;
 }
 
 /** approve / reject / retry / rollback: validated updates, so a refusal is reported here and changes nothing. */
@@ -79,6 +87,10 @@ export function registerDecisions(program: Command): void {
         .option(
           '--at <time>',
           "start the cutover no earlier than this ISO 8601 time with zone (and inside the wave's cutoverWindow)",
+        )
+        .option(
+          '--restart',
+          'a day-2 change: ferry restarts the VM (ACPI, then the policy’s hard stop) so the changes take effect',
         );
     }
     if (name === 'retry' || name === 'rollback') {
@@ -98,28 +110,26 @@ export function registerDecisions(program: Command): void {
       const { parseAtTime } = require('../at-time') as typeof import('../at-time');
       const when = flags.at !== undefined ? { notBefore: parseAtTime(flags.at) } : {};
       await withClient(cmd.optsWithGlobals<GlobalOptions>(), async (client) => {
-        const handle = await resolveTarget(client, target, ['migrate', 'wave', 'teardown']);
+        const handle = await resolveTarget(client, target, ['migrate', 'wave', 'teardown', 'change']);
         const vms = flags.vms
           ?.split(',')
           .map((v) => v.trim())
           .filter(Boolean);
         const description = await handle.describe();
-        const wave = description.type === 'migrationWave';
-        if (wave && !updates.wave) throw await waveRefusal(client, name, description);
-        if (vms && !wave) throw new UsageError(`--vms is for a wave; ${handle.workflowId} is a ${description.type}`);
-        if (flags.at !== undefined && description.type === 'teardownVm')
-          throw new UsageError(`--at is for cutovers; ${handle.workflowId} is a teardown`);
-        const chosen = wave ? updates.wave : description.type === 'teardownVm' ? updates.teardown : updates.vm;
-        if (!chosen)
-          throw new Error(
-            `${name} is for migrations; a teardown is approved or rejected (rerun \`ferry teardown\` to finish an incomplete one)`,
-          );
+        const chosen = await chooseDecision(client, name, updates, description, { ...flags, vms });
         // An update is answered by a worker: without one it would wait in silence.
         await requireWorker(client, description.taskQueue, {
           wait: Boolean(flags.wait),
           what: `${name} of ${handle.workflowId}`,
         });
-        const signing = { by: flags.by, reason: flags.reason, vms, key: flags.key, signatureFile: flags.signature };
+        const signing = {
+          by: flags.by,
+          reason: flags.reason,
+          vms,
+          key: flags.key,
+          signatureFile: flags.signature,
+          restart: flags.restart,
+        };
         const signs = name === 'approve' && (flags.key || flags.signature || flags.printStatement);
         const unsigned = signs ? await whatIsSigned(client, handle, description.type, signing) : undefined;
         if (unsigned) for (const line of unsigned.shown) console.error(`plan: ${line}`);
@@ -135,6 +145,7 @@ export function registerDecisions(program: Command): void {
                 ...(signed ? { signed } : {}),
                 ...when,
                 ...(flags.discardGuestWrites ? { discardGuestWrites: true } : {}),
+                ...(flags.restart ? { restart: true } : {}),
               },
             ],
           });
@@ -148,6 +159,37 @@ export function registerDecisions(program: Command): void {
       });
     });
   }
+}
+
+/** The update for this decision on this kind of workflow, or a usage error saying which decisions it takes. */
+async function chooseDecision(
+  client: Client,
+  name: string,
+  updates: DecisionTarget,
+  description: WorkflowExecutionDescription,
+  flags: Pick<DecisionFlags, 'at' | 'restart'> & { vms?: string[] },
+): Promise<Decision> {
+  const { workflowId, type } = description;
+  const wave = type === 'migrationWave';
+  if (wave && !updates.wave) throw await waveRefusal(client, name, description);
+  if (flags.vms && !wave) throw new UsageError(`--vms is for a wave; ${workflowId} is a ${type}`);
+  if (flags.at !== undefined && (type === 'teardownVm' || type === CHANGE_VM_WORKFLOW_TYPE))
+    throw new UsageError(`--at is for cutovers; ${workflowId} is a ${type}`);
+  if (flags.restart && type !== CHANGE_VM_WORKFLOW_TYPE)
+    throw new UsageError(`--restart is for a day-2 change (change-<vmid>); ${workflowId} is a ${type}`);
+  if (type === CHANGE_VM_WORKFLOW_TYPE) {
+    if (!updates.change)
+      throw new UsageError(
+        `${name} is for migrations; a day-2 change is approved or rejected (${workflowId} waits for one of them)`,
+      );
+    return updates.change;
+  }
+  const chosen = wave ? updates.wave : type === 'teardownVm' ? updates.teardown : updates.vm;
+  if (!chosen)
+    throw new Error(
+      `${name} is for migrations; a teardown is approved or rejected (rerun \`ferry teardown\` to finish an incomplete one)`,
+    );
+  return chosen;
 }
 
 /** A wave takes approve only; reject, retry and rollback go to one VM's workflow, listed here. */

@@ -8,11 +8,15 @@ import type { GlobalOptions } from '../client';
 import { placedLine, placementTotals } from './plan-placement';
 import { selectionOptions, type SelectionFlags } from './selection';
 import { UsageError } from '../errors';
+import { intOption } from '../int-option';
+import { checkChangePlanFlags, showChangePlan, type ChangePlanFlags } from './plan-change';
 
 export function registerPlan(program: Command): void {
   const command = program
     .command('plan')
-    .description('dry run: read vCenter and Proxmox, change nothing, and list every action a migration would take');
+    .description(
+      'dry run: read vCenter and Proxmox, change nothing, and list every action a migration would take (--change: a built VM’s day-2 change plan)',
+    );
   selectionOptions(command)
     .option('--json', 'print the plan as JSON')
     .option(
@@ -20,9 +24,18 @@ export function registerPlan(program: Command): void {
       'do not read the guests that conversion would change (libguestfs, read-only, about half a minute each under TCG)',
     )
     .option('--wait', 'when no worker polls the task queue, wait for one (else: say so and exit 1)')
-    .action(async (flags: SelectionFlags & { json?: boolean; wait?: boolean; inspect?: boolean }, cmd: Command) => {
-      await showPlan(selectionFrom(flags), cmd.optsWithGlobals<GlobalOptions>(), flags);
-    });
+    .option('--change', 'day 2: the change plan of one built VM (--netbox-id): NetBox against Proxmox, nothing written')
+    .option('--netbox-id <id>', 'with --change: the NetBox VM', intOption(1))
+    .action(
+      async (
+        flags: SelectionFlags & ChangePlanFlags & { json?: boolean; wait?: boolean; inspect?: boolean },
+        cmd: Command,
+      ) => {
+        const netboxId = checkChangePlanFlags(flags);
+        if (netboxId !== undefined) return showChangePlan(netboxId, cmd.optsWithGlobals<GlobalOptions>(), flags);
+        await showPlan(selectionFrom(flags), cmd.optsWithGlobals<GlobalOptions>(), flags);
+      },
+    );
 }
 
 /** Runs the plan workflow over `selection` and prints it (`ferry plan`, and `ferry migrate --dry-run`). */

@@ -78,7 +78,8 @@ export function renderStatus(view: StatusView, now = Date.now()): string {
       lines.push(`    ${w.for}: ${(w.waitedMs / 1000).toFixed(1)} s`);
   }
   const approval = s.approval as { by?: string; reason?: string } | undefined;
-  if (approval?.by) lines.push(`  approved by ${approval.by}: ${approval.reason}`);
+  // A day-2 change says its approval itself (with the restart it asked for).
+  if (approval?.by && s.kind !== 'change') lines.push(`  approved by ${approval.by}: ${approval.reason}`);
   if (view.wave) lines.push(...renderWave(view, now));
   for (const p of view.progress) {
     const detail = p.progress

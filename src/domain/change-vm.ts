@@ -63,6 +63,8 @@ export interface NetboxEdit {
   /** NetBox's timestamp of the event (ISO 8601). */
   at: string;
   requestId?: string;
+  /** Not NetBox's event: `ferry apply` asked the running workflow to read both sides and plan again. */
+  from?: 'ferry-apply';
 }
 
 /** What `changeVm` runs with: the policy, provisioning's defaults (the one translation) and its timing. */

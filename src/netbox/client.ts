@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { NetboxConfig } from '../config';
 import type { SeenVersion } from '../domain/provisioning';
+import { PVE_VMID_MIN } from '../domain/vmid';
 import { FERRY_CUSTOM_FIELDS, objectTypesOf, type FerryCustomField } from './custom-fields';
 import { NetboxError, NetboxStaleError } from './errors';
 import { NetboxHttp, type NetboxHttpOptions, type Query } from './http';
@@ -14,6 +15,8 @@ import {
   virtualDiskSchema,
   virtualMachineSchema,
   vmidOnlySchema,
+  builtVmSchema,
+  type BuiltVmRow,
   vmInterfaceSchema,
   type CustomField,
   type IpAddress,
@@ -435,6 +438,23 @@ export class NetboxClient {
       vmidOnlySchema,
     );
     return rows.flatMap((r) => (typeof r.custom_fields.ferry_vmid === 'number' ? [r.custom_fields.ferry_vmid] : []));
+  }
+
+  /**
+   * The VMs that have a `ferry_vmid` (of a cluster, with a tag), read in pages with only the fields a
+   * caller needs to start their workflows (`ferry apply --cluster`), not one request per VM.
+   */
+  async listBuiltVms(filter: { cluster?: string; tag?: string } = {}): Promise<BuiltVmRow[]> {
+    return this.http.list(
+      VMS,
+      {
+        cluster: filter.cluster,
+        tag: filter.tag,
+        cf_ferry_vmid__gte: PVE_VMID_MIN,
+        fields: 'id,name,status,custom_fields',
+      },
+      builtVmSchema,
+    );
   }
 
   // ---- ferry's custom fields ---------------------------------------------------------------------

@@ -41,6 +41,15 @@ export const vmidOnlySchema = z.looseObject({
   custom_fields: z.record(z.string(), z.unknown()).default({}),
 });
 
+/** A VM as a list of built VMs reads it (`fields=id,name,status,custom_fields`). */
+export const builtVmSchema = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  status: choice,
+  custom_fields: z.record(z.string(), z.unknown()).default({}),
+});
+export type BuiltVmRow = z.infer<typeof builtVmSchema>;
+
 export const macAddressSchema = z.looseObject({
   id: z.number().int(),
   mac_address: z.string(),
