@@ -41,8 +41,10 @@ export async function changeVm(input: ChangeVmInput): Promise<ChangeResult> {
 }
 
 async function change(run: ChangeRun): Promise<ChangeRunOutcome> {
+  let editsPlanned = 0;
   for (;;) {
-    await debounce(run);
+    await debounce(run, editsPlanned);
+    editsPlanned = run.editCount;
     const planned = await readAndPlan(run);
     if (!planned) return 'refused';
     if (planWritesNothing(planned.plan) && planned.plan.changes.length === 0) {
