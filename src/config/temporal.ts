@@ -57,7 +57,12 @@ const defaultQueues: Record<QueueRole, { maxConcurrentActivities: number }> = {
   import: { maxConcurrentActivities: 4 },
   sdn: { maxConcurrentActivities: 1 },
   convert: { maxConcurrentActivities: 2 },
+  // Seconds each (a qemu-img create or an unlink): never behind a conversion, which holds a convert slot for minutes.
+  datastore: { maxConcurrentActivities: 8 },
 };
+
+/** The datastore queue's defaults, for a worker that serves `convert` (it mounts the datastore) without listing it. */
+const DEFAULT_DATASTORE_QUEUE = defaultQueues.datastore;
 
 /**
  * The active part of a wave: its 50 VM workflows at once by default (the wave and the semaphores are in
@@ -73,13 +78,13 @@ export const DEFAULT_COORDINATION_WORKFLOW_TASKS = 10;
 
 export const workerSection = z
   .object({
-    /** The main queue (workflows, API calls); heavy work goes to `<taskQueue>-vmotion`, `-import`, `-sdn`. */
+    /** The main queue (workflows, API calls); heavy work goes to `<taskQueue>-vmotion`, `-import`, `-sdn`, `-convert`, `-datastore`. */
     taskQueue: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash, underscore')
       .default(DEFAULT_TASK_QUEUE),
     /**
-     * The queues this worker serves, by role (main, coordination, vmotion, import, sdn), with their
+     * The queues this worker serves, by role (main, coordination, vmotion, import, sdn, convert, datastore), with their
      * concurrency. Omit a role to leave it to other workers (e.g. a worker next to the storage serving
      * only `import`); a worker that serves `main` serves `coordination` too (its defaults) unless listed.
      */
@@ -116,7 +121,10 @@ export const workerSection = z
 
 type QueueSettings = z.infer<typeof queueSettings>;
 
-/** The queues a worker serves: those configured; one that serves `main` serves `coordination` too unless that is listed. */
+/**
+ * The queues a worker serves: those configured; one that serves `main` serves `coordination` too, and one
+ * that serves `convert` serves `datastore` too (both need the migration datastore mounted), unless listed.
+ */
 export function servedQueues(config: {
   worker: Pick<z.infer<typeof workerSection>, 'taskQueues'>;
 }): Array<[QueueRole, QueueSettings]> {
@@ -125,5 +133,6 @@ export function servedQueues(config: {
     (entry): entry is [QueueRole, QueueSettings] => entry[1] !== undefined,
   );
   if (queues.main && !queues.coordination) served.push(['coordination', DEFAULT_COORDINATION_QUEUE]);
+  if (queues.convert && !queues.datastore) served.push(['datastore', DEFAULT_DATASTORE_QUEUE]);
   return served;
 }

@@ -1,14 +1,24 @@
 /**
  * Task queues. Workflows and light API calls run on the main queue (`ferry` unless configured);
  * heavy activities run on queues named after it (`ferry-vmotion`, `ferry-import`, `ferry-sdn`,
- * `ferry-convert`: guest conversion, on workers that mount the migration datastore and have virt-v2v) so the
+ * `ferry-convert`: guest conversion, on workers that mount the migration datastore and have virt-v2v;
+ * `ferry-datastore`: the quick file operations on that datastore — overlays made and dropped — kept off the
+ * convert queue so that a VM's cutover never waits for a slot another VM's conversion holds) so the
  * workers serving them can be placed and sized apart from the API-call workers.
  */
 export const DEFAULT_TASK_QUEUE = 'ferry';
 
-export type HeavyWork = 'vmotion' | 'import' | 'sdn' | 'convert';
+export type HeavyWork = 'vmotion' | 'import' | 'sdn' | 'convert' | 'datastore';
 export type QueueRole = 'main' | 'coordination' | HeavyWork;
-export const QUEUE_ROLES: readonly QueueRole[] = ['main', 'coordination', 'vmotion', 'import', 'sdn', 'convert'];
+export const QUEUE_ROLES: readonly QueueRole[] = [
+  'main',
+  'coordination',
+  'vmotion',
+  'import',
+  'sdn',
+  'convert',
+  'datastore',
+];
 
 const COORDINATION_SUFFIX = '-coordination';
 

@@ -96,7 +96,7 @@ export async function labWorkers(connection: NativeConnection, deps: ActivityDep
       activities,
       shutdownGraceTime: '1s',
     }),
-    ...(['vmotion', 'import', 'sdn', 'convert'] as const).map((work) =>
+    ...(['vmotion', 'import', 'sdn', 'convert', 'datastore'] as const).map((work) =>
       Worker.create({ connection, taskQueue: heavyQueue(taskQueue, work), activities, shutdownGraceTime: '1s' }),
     ),
   ]);

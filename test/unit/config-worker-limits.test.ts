@@ -73,9 +73,23 @@ describe('the coordination queue', () => {
       'import',
       'sdn',
       'convert',
+      'datastore',
     ]);
     expect(config.worker.taskQueues.coordination).toEqual(DEFAULT_COORDINATION_QUEUE);
     expect(DEFAULT_COORDINATION_CACHED_WORKFLOWS).toBeLessThan(DEFAULT_MAX_CACHED_WORKFLOWS);
+  });
+
+  it('the datastore queue comes with convert (both need the datastore mounted) unless listed, and only with convert', () => {
+    const listed = (taskQueues: object) => servedQueues(parseConfig({ worker: { taskQueues } }, {}));
+    expect(listed({ convert: { maxConcurrentActivities: 1 } })).toEqual([
+      ['convert', { maxConcurrentActivities: 1 }],
+      ['datastore', { maxConcurrentActivities: 8 }],
+    ]);
+    expect(listed({ convert: { maxConcurrentActivities: 1 }, datastore: { maxConcurrentActivities: 3 } })).toEqual([
+      ['convert', { maxConcurrentActivities: 1 }],
+      ['datastore', { maxConcurrentActivities: 3 }],
+    ]);
+    expect(listed({ import: { maxConcurrentActivities: 2 } }).map(([role]) => role)).toEqual(['import']);
   });
 
   it('comes with main when a ferry.yaml lists its queues without it, and only with main', () => {

@@ -15,6 +15,7 @@ describe('config', () => {
     expect(Object.keys(config.worker.taskQueues).sort()).toEqual([
       'convert',
       'coordination',
+      'datastore',
       'import',
       'main',
       'sdn',

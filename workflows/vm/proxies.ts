@@ -70,9 +70,7 @@ export interface ProfileTiming {
 
 /** The profiles a run's stages call activities through, with the run's heartbeat timeout and backoff. */
 export function activityProfiles(timing: ProfileTiming) {
-  const retry = timing.retry ?? RETRY;
-  const heartbeatTimeout = timing.heartbeatTimeoutMs;
-  const bounds = timing.bounds;
+  const { retry = RETRY, heartbeatTimeoutMs: heartbeatTimeout, bounds } = timing;
   const short = bounds ? { scheduleToCloseTimeout: bounds.shortMs } : {};
   return {
     /** Reads: an answer within a minute. */
@@ -121,6 +119,13 @@ export function activityProfiles(timing: ProfileTiming) {
         heartbeatTimeout,
         retry,
       }),
+    /** Overlays made and dropped on their own queue: never in a VM's downtime behind another's conversion. */
+    datastore: proxyActivities<ConversionActivities>({
+      taskQueue: heavyQueue(mainQueue(), 'datastore'),
+      startToCloseTimeout: '30m',
+      heartbeatTimeout,
+      retry,
+    }),
     inspection: proxyActivities<ConversionActivities>({
       taskQueue: heavyQueue(mainQueue(), 'convert'),
       startToCloseTimeout: '20m',

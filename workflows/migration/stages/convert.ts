@@ -68,11 +68,10 @@ export async function removeOverlays(run: MigrationRun): Promise<undefined> {
   const { assessment, vmid } = run.vm;
   const { storage, disks } = record;
   try {
-    const { removed } = await run.acts
-      .conversion(conversion.timeoutMs)
-      .removeConversionOverlays.executeWithOptions({ summary: `drop the overlays of ${assessment.name}` }, [
-        { vmid, storage, disks },
-      ]);
+    const { removed } = await run.acts.datastore.removeConversionOverlays.executeWithOptions(
+      { summary: `drop the overlays of ${assessment.name}` },
+      [{ vmid, storage, disks }],
+    );
     run.status.overlays = { ...record, removed };
   } catch (err) {
     run.status.overlays = {

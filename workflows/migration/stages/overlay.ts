@@ -29,18 +29,15 @@ export async function attachOverlays(run: MigrationRun): Promise<undefined> {
   return undefined;
 }
 
-/** Overlays without a conversion: made on a convert worker (it mounts the datastore), kept where they are. */
+/** Overlays without a conversion: made on a datastore worker (it mounts the datastore), kept where they are. */
 async function createOverlays(run: MigrationRun): Promise<Array<{ slot: string; volume: string }>> {
   const { assessment, vmid } = run.vm;
   const first = run.sources[assessment.disks[0]!.slot]!;
   const disks = assessment.disks.map((d) => ({ slot: d.slot, source: run.sources[d.slot]!.source }));
-  const conversion = run.settings.rules.conversion!;
   run.status.overlays = { storage: first.storage, disks };
-  const { overlays } = await run.acts
-    .conversion(conversion.timeoutMs)
-    .createOverlays.executeWithOptions(
-      { summary: `overlays over the VMDKs of ${assessment.name} (${disks.map((d) => d.slot).join(', ')})` },
-      [{ vmid, storage: first.storage, disks }],
-    );
+  const { overlays } = await run.acts.datastore.createOverlays.executeWithOptions(
+    { summary: `overlays over the VMDKs of ${assessment.name} (${disks.map((d) => d.slot).join(', ')})` },
+    [{ vmid, storage: first.storage, disks }],
+  );
   return overlays;
 }
