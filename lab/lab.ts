@@ -8,6 +8,20 @@ import { createWorkers, runWorkers } from '../worker/create-workers';
 import { startDevServer, type DevServer } from './temporal-dev-server';
 import { LAB_COMPONENTS, type LabComponentHandle, type LabContext } from './components';
 import { writeLabConfigFile } from './lab-config-file';
+import { NetboxClient } from '../src/netbox/client';
+import { ensureNetboxWebhook } from '../src/netbox/webhook-setup';
+import { startNetboxWebhookReceiver } from '../src/webhook/receiver';
+
+/** NetBox's webhook and event rule (as `ferry netbox setup` makes them) and the receiver, as the worker runs it. */
+async function startWebhook(config: FerryConfig, stops: Array<() => Promise<void>>, log: (line: string) => void) {
+  const webhook = config.netbox?.webhook;
+  if (!config.netbox || !webhook?.inWorker) return;
+  const client = NetboxClient.fromConfig(config.netbox);
+  await ensureNetboxWebhook(client, webhook).finally(() => client.close());
+  const receiver = await startNetboxWebhookReceiver(config, { log });
+  stops.push(() => receiver.close());
+  log(`lab: NetBox's event rule posts VM, interface and disk edits to ${receiver.url} (signed) → changeVm`);
+}
 
 export interface LabOptions {
   temporalPort?: number;
@@ -87,6 +101,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       await running;
     });
     log(`lab: worker serving ${workers.map((w) => w.options.taskQueue).join(', ')}`);
+    await startWebhook(config, stops, log);
     return { config, configFile, temporal, workers, components, running, stop: stopAll };
   } catch (err) {
     await stopAll();

@@ -62,8 +62,14 @@ export const provisioningLabComponent: LabComponent = {
       name: 'provisioning',
       summary: `NetBox planned VMs → pve1, addresses from ${LAB_NETBOX.prefix}, names in ${LAB_DNS_ZONE}, started (lab-web1 boots ${LAB_GUEST_IMAGE_VOLUME}); known_hosts ${labKnownHostsFile(stateDir)}`,
       // secureBoot false: OVMF with enrolled keys refuses the lab image's unsigned systemd-boot (it tries PXE instead).
+      // Memory hotplug (with NUMA) on: the day-2 sample adds memory to lab-web1 live.
       config: {
-        provisioning: { ...labProvisioningSection(), start: true, secureBoot: false },
+        provisioning: {
+          ...labProvisioningSection(),
+          start: true,
+          secureBoot: false,
+          extras: { rng0: 'source=/dev/urandom', numa: '1', hotplug: 'network,disk,memory,usb' },
+        },
         knownHosts: { file: labKnownHostsFile(stateDir) },
       },
       stop: async () => undefined,

@@ -6,6 +6,8 @@ import type { WaveStatus } from '../src/domain/migration';
 import type { ProvisionPlannedStatus } from '../src/domain/provisioning';
 import { runSampleMigration } from './sample-migration';
 import { logSampleProvisioning, startSampleProvisioning } from './sample-provision';
+import { startSampleChange } from './sample-change';
+import type { ChangeStatus } from '../src/domain/change-vm';
 
 /** How the commands the lab prints reach it: its config file, its Temporal address. */
 export interface LabCommands {
@@ -21,6 +23,8 @@ export interface SampleResult {
   doctor: DoctorReport;
   wave?: WaveStatus;
   provisioned?: ProvisionPlannedStatus;
+  /** Day 2: the change NetBox's edit of lab-web1 started, at its approval gate (or ended). */
+  change?: ChangeStatus;
 }
 
 /** The lab's sample run: what a newcomer sees in the UI a minute after `npm run lab`. */
@@ -44,5 +48,6 @@ export async function runSample(
   const wave = config.migration && report.ok ? await runSampleMigration(client, taskQueue, log, commands) : undefined;
   const provisioned = provisioning ? await provisioning.result() : undefined;
   if (provisioned) logSampleProvisioning(provisioned, log, commands, taskQueue);
-  return { doctor: report, wave, provisioned };
+  const change = provisioned ? await startSampleChange(client, config, provisioned, log, commands) : undefined;
+  return { doctor: report, wave, provisioned, change };
 }

@@ -28,6 +28,7 @@ export function registerLab(program: Command): void {
       const { startLab } = require('../../lab/lab') as typeof import('../../lab/lab');
       const { runSample } = require('../../lab/sample-run') as typeof import('../../lab/sample-run');
       const { finishLabWave } = require('../../lab/sample-migration') as typeof import('../../lab/sample-migration');
+      const { finishSampleChange } = require('../../lab/sample-change') as typeof import('../../lab/sample-change');
       const lab = await startLab({ temporalPort: flags.port, uiPort: flags.uiPort, persist: !flags.fresh });
       let stopped: Promise<void> | undefined;
       const stop = () => {
@@ -52,7 +53,10 @@ export function registerLab(program: Command): void {
               ? await finishLabWave(client, sample.wave.waveId, (line) => console.log(line))
               : true;
             const provisioned = !sample.provisioned || sample.provisioned.vms.every((v) => v.outcome === 'provisioned');
-            if (!sample.doctor.ok || !finished || !provisioned) process.exitCode = 1;
+            const changed = sample.change
+              ? await finishSampleChange(client, sample.change, (line) => console.log(line))
+              : true;
+            if (!sample.doctor.ok || !finished || !provisioned || !changed) process.exitCode = 1;
           }
         } finally {
           await connection.close();

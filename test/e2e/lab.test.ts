@@ -9,7 +9,7 @@ import { run, spawnFerry, type Spawned } from '../helpers/processes';
 import { anyStatusQuery } from '../../src/domain/messages';
 
 describe('ferry lab, as a user runs it', () => {
-  jest.setTimeout(500_000);
+  jest.setTimeout(700_000);
   let lab: Spawned;
   let port: number;
   let uiPort: number;
@@ -26,8 +26,9 @@ describe('ferry lab, as a user runs it', () => {
       FERRY_LAB_PROXMOX_PORT: String(proxmoxPort),
     });
     // Until the wave waits at its gate (its guests inspected for conversion, an appliance boot each under
-    // TCG) and the planned VMs are built (lab-web1 boots the guest image under TCG).
-    await lab.waitFor(/ferry lab is running/, 480_000);
+    // TCG), the planned VMs are built (lab-web1 boots the guest image under TCG) and lab-web1, edited in
+    // NetBox, has its live changes verified in its guest (day 2).
+    await lab.waitFor(/ferry lab is running/, 660_000);
   });
 
   afterAll(async () => {
@@ -354,6 +355,49 @@ describe('ferry lab, as a user runs it', () => {
     expect(JSON.parse(queried.stdout)).toMatchObject({
       queryResult: [{ kind: 'provision', stage: 'done', vmid: 9001, name: 'lab-web1' }],
     });
+  });
+
+  it("day 2: lab-web1 edited in NetBox reaches its running guest through NetBox's webhook; the vCPU change waits for `ferry approve --restart`", async () => {
+    const env = { TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
+    const out = lab.output();
+    expect(out).toMatch(
+      /^lab: NetBox's event rule posts VM, interface and disk edits to http:\/\/127\.0\.0\.1:\d+\/netbox\/webhook/m,
+    );
+    expect(out).toContain("lab: day 2: change-9001 (started by NetBox's webhook): awaiting-approval");
+    expect(out).toMatch(/^ {2}plan +memory: 2048 MiB → 2560 MiB \[live, NetBox\]/m);
+    expect(out).toMatch(/^ {2}plan +vcpus: 2 → 3 \[at-restart, NetBox\]/m);
+    // Each live change verified in the guest itself (its agent): memory online, the disk's size, the MAC with its address.
+    expect(out).toMatch(
+      /^ {2}outcome +memory: applied-live \(Proxmox has it, nothing pending; the guest sees \d+ MiB\)$/m,
+    );
+    expect(out).toMatch(/^ {2}outcome +scsi0\.size: applied-live \(.*the guest sees scsi0 as 21G\)$/m);
+    expect(out).toMatch(/^ {2}outcome +net0\.tag: applied-live \(.*with NetBox's address 192\.0\.2\.\d+\/24\)$/m);
+    expect(out).toMatch(/^ {2}outcome +vcpus: held /m);
+    expect(out).toContain('approve:  ');
+
+    const approve = spawnFerry(
+      ['approve', 'change-9001', '--by', 'lab-admin', '--reason', 'lab day 2', '--restart'],
+      env,
+    );
+    expect(await approve.exited).toBe(0);
+    const status = spawnFerry(['status', 'change-9001', '--json'], env);
+    expect(await status.exited).toBe(0);
+    let result = (JSON.parse(status.output()) as { status: { stage: string } }).status;
+    for (let i = 0; i < 300 && !['done', 'failed'].includes(result.stage); i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const again = spawnFerry(['status', 'change-9001', '--json'], env);
+      await again.exited;
+      result = (JSON.parse(again.output()) as { status: typeof result }).status;
+    }
+    expect(result).toMatchObject({
+      stage: 'done',
+      outcome: 'applied',
+      restarted: true,
+      outcomes: expect.arrayContaining([expect.objectContaining({ id: 'vcpus', outcome: 'applied-after-restart' })]),
+    });
+    const text = spawnFerry(['status', 'change-9001'], env);
+    expect(await text.exited).toBe(0);
+    expect(text.output()).toMatch(/^change-9001 \(changeVm\): COMPLETED/m);
   });
 
   it('tears a VM down with `ferry teardown --vmid`, and another by --netbox-id once `ferry approve` lets it', async () => {
