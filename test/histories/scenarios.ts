@@ -14,7 +14,15 @@ import type { doctor } from '../../workflows/doctor';
 import type { holdPermit } from '../workflow-bundle/permit-probes';
 import { mkdirSync } from 'node:fs';
 import { provisionWorkflowId, teardownWorkflowId, VMID_ALLOCATOR_KEY } from '../../src/domain/provisioning';
-import { approveTeardownSignal, teardownStatusQuery } from '../../src/domain/messages';
+import {
+  approveChangeUpdate,
+  approveTeardownSignal,
+  changeStatusQuery,
+  netboxEditedSignal,
+  teardownStatusQuery,
+} from '../../src/domain/messages';
+import { changeVmWorkflowId, type NetboxEdit } from '../../src/domain/change-vm';
+import type { changeVm } from '../../workflows/change-vm';
 import type { provisionPlanned } from '../../workflows/provision-planned';
 import type { provisionVm } from '../../workflows/provision-vm';
 import type { teardownVm } from '../../workflows/teardown-vm';
@@ -147,6 +155,61 @@ SCENARIOS.push({
         'vmid-allocator': scopedLimitKey(taskQueue, VMID_ALLOCATOR_KEY),
         teardown: teardown.workflowId,
       };
+    } finally {
+      await workers.stop();
+      await lab.stop();
+    }
+  },
+});
+
+SCENARIOS.push({
+  /**
+   * Day 2 (changeVm): a running VM's record edited in NetBox (memory live, vCPUs at the restart); the
+   * edit arrives as the webhook sends it (signal-with-start), a second one within the debounce joins the
+   * burst; live changes applied and verified, the vCPU change held until an approval that asks for the
+   * restart (a guest that answers ACPI), then the baseline and journal recorded.
+   */
+  name: 'change',
+  async run({ client, connection }) {
+    const lab = await startProvisionLab({
+      provisioning: { extras: { rng0: 'source=/dev/urandom', numa: '1', hotplug: 'network,disk,memory,usb' } },
+      change: { debounce: '1s' },
+    });
+    const workers = await runWorkers(connection, lab.deps, 'record');
+    const taskQueue = workers.taskQueue;
+    try {
+      const { id } = await lab.plannedVm({ vcpus: 2, memory: 2048, fields: { ferry_vlan: 20 } });
+      const built = await client.workflow.execute<typeof provisionVm>('provisionVm', {
+        taskQueue,
+        workflowId: provisionWorkflowId({ netboxId: id }),
+        args: [{ netboxId: id, start: true }],
+      });
+      const vmid = built.vmid!;
+      await lab.nb.updateVirtualMachine(id, { memory: 3072, vcpus: 4 });
+      const edit = (objectId: number) => ({
+        model: 'virtualization.virtualmachine' as const,
+        event: 'updated' as const,
+        objectId,
+        at: new Date().toISOString(),
+      });
+      const start = {
+        netboxId: id,
+        vmid,
+        trigger: { source: 'netbox-webhook' as const, at: new Date().toISOString() },
+      };
+      const handle = await client.workflow.signalWithStart<typeof changeVm, [NetboxEdit]>('changeVm', {
+        taskQueue,
+        workflowId: changeVmWorkflowId(vmid),
+        args: [start],
+        signal: netboxEditedSignal,
+        signalArgs: [edit(id)],
+      });
+      await handle.signal(netboxEditedSignal, edit(id));
+      while ((await handle.query(changeStatusQuery)).stage !== 'awaiting-approval')
+        await new Promise((r) => setTimeout(r, 200));
+      await handle.executeUpdate(approveChangeUpdate, { args: [{ by: 'alice', reason: 'recorded', restart: true }] });
+      await handle.result();
+      return handle.workflowId;
     } finally {
       await workers.stop();
       await lab.stop();
