@@ -38,11 +38,15 @@ import { sdnRoutes } from './routes/sdn';
 import { snapshotRoutes } from './routes/snapshots';
 import { storageRoutes } from './routes/storage';
 import { templateRoutes } from './routes/templates';
-import { WithTotal, type Handler } from './routes/types';
+import { WithTotal, type Handler, type SimRequest } from './routes/types';
 import { SIMULATED_ENDPOINTS } from './schema/endpoints';
 import { loadSubset, type Flavour } from './schema/subset';
 import { validateParams, type RawValue } from './schema/validate';
 import { createSimulatorTls } from './tls';
+import { checkApiPermissions, type SchemaPermissions } from './access/api-check';
+import { PermissionChecker, permissionDenied } from './access/permissions';
+import { ROUTE_CHECKS } from './access/route-checks';
+import { receiveUpload } from './storage-upload/multipart';
 
 /**
  * The Proxmox VE simulator: HTTPS on loopback speaking /api2/json like a PVE cluster of several nodes.
@@ -127,6 +131,16 @@ const ALL_ROUTES: Record<string, Handler> = {
   ...remoteMigrateRoutes,
   ...dbusVmstateRoutes,
 };
+
+/** Calls pve-manager's auth_handler lets through without authentication (a login takes a password). */
+const WORLD_ROUTES = new Set([
+  'POST /access/ticket',
+  'GET /access/ticket',
+  'GET /access/domains',
+  'POST /access/vncticket',
+  'POST /access/openid/login',
+  'POST /access/openid/auth-url',
+]);
 
 function buildRoutes(flavour: Flavour): Route[] {
   const subset = loadSubset(flavour);
@@ -222,6 +236,16 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
   const connections: ConnectionStats = { opened: 0, open: 0, peakOpen: 0 };
   let seq = 0;
 
+  /** pveproxy's upload path: the storage's upload permission checked, then the multipart body received. */
+  async function acceptUpload(req: IncomingMessage, method: string, apiPath: string, id: string) {
+    const m = /^\/nodes\/([^/]+)\/storage\/([^/]+)\/upload$/.exec(apiPath);
+    if (method !== 'POST' || !m) return undefined;
+    new PermissionChecker(cluster, id).check(`/storage/${decodeURIComponent(m[2]!)}`, ['Datastore.AllocateTemplate']);
+    if (new URL(req.url ?? '/', 'https://sim').searchParams.has('tmpfilename'))
+      throw new ApiError(500, "'tmpfilename' query parameter is not allowed for file uploads");
+    return receiveUpload(req, path.join(options.stateDir, 'var-tmp'));
+  }
+
   async function authenticate(req: IncomingMessage): Promise<SimIdentity> {
     const header = req.headers.authorization ?? '';
     const token = /^PVEAPIToken=([^=\s]+)=(\S+)$/.exec(header);
@@ -229,7 +253,13 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     let problem = 'No ticket';
     if (token) {
       const candidate = cluster.identities.get(token[1]!);
-      if (candidate && candidate.id.includes('!') && candidate.secret === token[2]) identity = candidate;
+      if (
+        candidate &&
+        candidate.id.includes('!') &&
+        candidate.secret === token[2] &&
+        cluster.access.active(candidate.id)
+      )
+        identity = candidate;
       else problem = 'authentication failure';
     } else {
       const cookie = /(?:^|;\s*)PVEAuthCookie=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
@@ -239,7 +269,8 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
           problem = 'permission denied - invalid PVE ticket';
         else if (req.method !== 'GET' && req.headers.csrfpreventiontoken !== ticket.csrf)
           problem = 'Permission denied - invalid csrf token';
-        else identity = cluster.identities.get(ticket.userid);
+        else if (cluster.access.active(ticket.userid)) identity = cluster.identities.get(ticket.userid);
+        else problem = 'authentication failure';
       }
     }
     if (!identity) {
@@ -290,10 +321,13 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     entry: RequestLogEntry,
   ): Promise<unknown> {
     const method = req.method ?? 'GET';
-    const body = req.headers.upgrade ? {} : await readBody(req); // an upgrade's socket belongs to the websocket
-    const isTicket = apiPath === '/access/ticket' && method === 'POST';
-    const identity = isTicket ? undefined : await authenticate(req);
+    const world = WORLD_ROUTES.has(`${method} ${apiPath}`);
+    const identity = world ? undefined : await authenticate(req);
     entry.user = identity?.id;
+    // pveproxy streams a file upload to a temporary file once the caller may upload (Datastore.AllocateTemplate).
+    const upload = identity ? await acceptUpload(req, method, apiPath, identity.id) : undefined;
+    // an upgrade's socket belongs to the websocket
+    const body = upload ? upload.params : req.headers.upgrade ? {} : await readBody(req);
 
     const match = matchRoute(routes, apiPath);
     const handler = match?.route.handlers[method];
@@ -310,26 +344,16 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       }
       input[name] = value;
     }
+    // rest_handler checks the method's permissions before its parameters are verified.
+    const perm = identity ? new PermissionChecker(cluster, identity.id) : undefined;
+    if (perm && identity!.id.includes('!') && !schema.allowtoken)
+      throw permissionDenied(`URI '${apiPath}' not available with API token, need proper ticket.\n`);
+    checkApiPermissions(cluster, schema.permissions as SchemaPermissions | undefined, perm, input);
     const { params, errors } = validateParams(schema, input);
     if (Object.keys(errors).length > 0) throw new ApiError(400, 'Parameter verification failed.', errors);
 
-    // stop_task (`user => 'all'`) checks for itself: a task's owner may stop it without Sys.Modify.
-    const checksItself = method === 'DELETE' && match.route.template === '/nodes/{node}/tasks/{upid}';
-    if (identity && method !== 'GET' && identity.role !== 'admin' && !checksItself) {
-      const target = params.vmid
-        ? `/vms/${params.vmid}`
-        : apiPath.startsWith('/cluster/sdn')
-          ? '/sdn'
-          : apiPath.startsWith('/access')
-            ? '/access'
-            : '/';
-      throw new ApiError(
-        403,
-        `Permission check failed (${target}, ${params.vmid ? 'VM.Config.Options' : 'Sys.Modify'})`,
-      );
-    }
     if (fault.outcome === 'locked') throw fail('VM is locked (backup)');
-    return handler({
+    const request: SimRequest = {
       cluster,
       method,
       path: apiPath,
@@ -337,7 +361,12 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       user: identity?.id ?? '',
       role: identity?.role ?? 'audit',
       failTask: fault.failTask,
-    });
+      perm: perm ?? new PermissionChecker(cluster, ''),
+      upload,
+    };
+    // The checks a `user => 'all'` method's own code makes before it acts (access/route-checks.ts).
+    if (perm) ROUTE_CHECKS[`${method} ${match.route.template}`]?.(request);
+    return handler(request);
   }
 
   /**
@@ -420,7 +449,8 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
   /** `/_sim/…` admin endpoint (needs an admin identity's API token, like the API itself). */
   async function handleAdmin(req: IncomingMessage, res: ServerResponse, url: URL) {
     const identity = await authenticate(req);
-    if (identity.role !== 'admin') throw new ApiError(403, 'the simulator admin endpoint needs an admin token');
+    if (!new PermissionChecker(cluster, identity.id).has('/', ['Sys.Modify']))
+      throw new ApiError(403, 'the simulator admin endpoint needs an admin token (Sys.Modify on /)');
     const body = (await readBody(req)) as Record<string, unknown>;
     const key = `${req.method} ${url.pathname}`;
     const vmMatch = /^\/_sim\/vms\/(\d+)$/.exec(url.pathname);

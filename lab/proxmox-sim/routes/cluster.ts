@@ -1,5 +1,5 @@
 import { parseUpid } from '../../../src/proxmox/upid';
-import { ApiError, fail, paramError } from '../api-error';
+import { fail, paramError } from '../api-error';
 import { VERSIONS } from '../cluster';
 import { guestResource } from '../guest-stats';
 import { nodeResource } from './nodes';
@@ -148,7 +148,7 @@ async function stopTask(req: SimRequest): Promise<null> {
   if (!task || parsed.node !== node) throw paramError({ upid: 'no such task' });
   const [owner, token] = parsed.user.split('!');
   const isOwner = token ? req.user === parsed.user || req.user === owner : req.user === owner;
-  if (!isOwner && req.role !== 'admin') throw new ApiError(403, `Permission check failed (/nodes/${node}, Sys.Modify)`);
+  if (!isOwner) req.perm.check(`/nodes/${node}`, ['Sys.Modify']);
   await req.cluster.tasks.stop(upid);
   return null;
 }

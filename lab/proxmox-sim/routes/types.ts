@@ -1,4 +1,6 @@
+import type { PermissionChecker } from '../access/permissions';
 import type { Cluster, Role } from '../cluster';
+import type { ReceivedUpload } from '../storage-upload/multipart';
 import type { TaskContext, SimTask } from '../tasks';
 
 /** A validated API request as route handlers see it. */
@@ -14,6 +16,10 @@ export interface SimRequest {
   role: Role;
   /** Set by fault injection: the next task this request starts fails. */
   failTask: boolean;
+  /** The caller's permissions (RPCEnvironment's check, check_any, check_vm_perm). */
+  perm: PermissionChecker;
+  /** A file upload pveproxy received into a temporary file (…/storage/{storage}/upload). */
+  upload?: ReceivedUpload;
 }
 
 export type Handler = (req: SimRequest) => unknown;
