@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { ApiError, fail } from './api-error';
-import { Cluster, configDigest, type ClusterSpec, type SimIdentity, type SimSettings } from './cluster';
+import { Cluster, configDigest, VERSIONS, type ClusterSpec, type SimIdentity, type SimSettings } from './cluster';
 import { z } from 'zod';
 import { FaultInjector, faultSettingsSchema, type FaultDecision, type FaultSettings } from './faults';
 import { haRoutes } from './ha/routes';
@@ -43,10 +43,21 @@ import { SIMULATED_ENDPOINTS } from './schema/endpoints';
 import { loadSubset, type Flavour } from './schema/subset';
 import { validateParams, type RawValue } from './schema/validate';
 import { createSimulatorTls } from './tls';
+import { setNodeFingerprint } from './node-certificate';
 import { checkApiPermissions, type SchemaPermissions } from './access/api-check';
 import { PermissionChecker, permissionDenied } from './access/permissions';
 import { ROUTE_CHECKS } from './access/route-checks';
 import { receiveUpload } from './storage-upload/multipart';
+import { storageUploadRoutes } from './storage-upload/routes';
+import { accessUserRoutes } from './routes/access-users';
+import { accessGroupRoutes } from './routes/access-groups';
+import { accessRealmRoutes } from './routes/access-realms';
+import { clusterInfoRoutes } from './routes/cluster-info';
+import { haStatusRoutes } from './ha/status-routes';
+import { nodeInfoRoutes } from './routes/node-info';
+import { storageContentRoutes } from './routes/storage-content';
+import { sdnObjectRoutes } from './routes/sdn-objects';
+import { sdnVnetExtraRoutes } from './routes/sdn-vnet-extras';
 
 /**
  * The Proxmox VE simulator: HTTPS on loopback speaking /api2/json like a PVE cluster of several nodes.
@@ -130,6 +141,16 @@ const ALL_ROUTES: Record<string, Handler> = {
   ...tunnelRoutes,
   ...remoteMigrateRoutes,
   ...dbusVmstateRoutes,
+  ...accessUserRoutes,
+  ...accessGroupRoutes,
+  ...accessRealmRoutes,
+  ...clusterInfoRoutes,
+  ...haStatusRoutes,
+  ...nodeInfoRoutes,
+  ...storageContentRoutes,
+  ...storageUploadRoutes,
+  ...sdnObjectRoutes,
+  ...sdnVnetExtraRoutes,
 };
 
 /** Calls pve-manager's auth_handler lets through without authentication (a login takes a password). */
@@ -149,6 +170,7 @@ function buildRoutes(flavour: Flavour): Route[] {
     if (!subset.endpoints[template]) continue; // not in this version: 501 like any unknown path
     const handlers: Route['handlers'] = {};
     for (const method of methods) {
+      if (!subset.endpoints[template]![method]) continue; // a method this version lacks
       const handler = ALL_ROUTES[`${method} ${template}`];
       if (!handler) throw new Error(`simulator: no handler for ${method} ${template}`);
       handlers[method] = handler;
@@ -227,11 +249,36 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
   if (qemu) attachQemuRuntime(cluster, qemu);
   const routes = buildRoutes(options.flavour);
   const subset = loadSubset(options.flavour);
+  const unsimulated = subset.unsimulated.map((route) => {
+    const [method, template] = route.split(' ') as [string, string];
+    return { method, template, segments: template.split('/').filter(Boolean) };
+  });
+
+  /**
+   * 501 as pve-manager answers a method it lacks; a method PVE has but the simulator does not model says
+   * so, naming the schema's route (the list is in the subset file and in test/integration/proxmox/not-simulated.test.ts).
+   */
+  function notImplemented(method: string, apiPath: string): ApiError {
+    const parts = apiPath.split('/').filter(Boolean);
+    const known = unsimulated.find(
+      (r) =>
+        r.method === method &&
+        r.segments.length === parts.length &&
+        r.segments.every((seg, i) => seg.startsWith('{') || seg === decodeURIComponent(parts[i]!)),
+    );
+    if (!known) return new ApiError(501, `Method '${method} /api2/json${apiPath}' not implemented`);
+    const version = VERSIONS[options.flavour].version;
+    return new ApiError(
+      501,
+      `Method '${method} /api2/json${apiPath}' not implemented: ${known.method} ${known.template} is in the PVE ${version} API, but not simulated by ferry's Proxmox VE simulator`,
+    );
+  }
   const faults = new FaultInjector();
   faults.set(options.faults);
   const host = options.host ?? '127.0.0.1';
   const tls = await createSimulatorTls(path.join(options.stateDir, 'tls'), [host, 'localhost', '127.0.0.1']);
   setConsoleCa(cluster, readFileSync(tls.caFile, 'utf8'));
+  setNodeFingerprint(cluster, new X509Certificate(tls.cert).fingerprint256);
   const requests: RequestLogEntry[] = [];
   const connections: ConnectionStats = { opened: 0, open: 0, peakOpen: 0 };
   let seq = 0;
@@ -331,7 +378,7 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
 
     const match = matchRoute(routes, apiPath);
     const handler = match?.route.handlers[method];
-    if (!match || !handler) throw new ApiError(501, `Method '${method} /api2/json${apiPath}' not implemented`);
+    if (!match || !handler) throw notImplemented(method, apiPath);
     const schema = subset.endpoints[match.route.template]![method as 'GET']!;
     // As pve-http-server's extract_params: query parameters win over body ones. A path parameter repeated
     // in them must agree (pve-manager's HTTPServer rest_handler).
