@@ -22,6 +22,14 @@ export interface SimSettings {
   importTaskMs: number;
   /** How long a guest that reacts to ACPI takes to power off after a shutdown request. */
   guestShutdownMs: number;
+  /**
+   * Whether a simulated VM (one without a bootable disk, not run under QEMU) answers the ACPI power
+   * button. On PVE such a VM has nothing to boot: its firmware waits for a boot device and no OS sees
+   * the button, so a graceful shutdown runs into its timeout ("VM quit/powerdown failed - got timeout")
+   * and only forceStop stops it. A harness whose simulated VMs stand for installed guests (clones of a
+   * template with an OS) sets this. Real guests under QEMU answer as their OS does, whatever this says.
+   */
+  simulatedGuestsAnswerAcpi: boolean;
   /** How long a writer waits for a VM's config lock before "can't lock file … got timeout". */
   flockTimeoutMs: number;
   /** PVE delays 401 answers on purpose (3 s). */
@@ -38,6 +46,7 @@ export const DEFAULT_SETTINGS: SimSettings = {
   taskMs: 5,
   importTaskMs: 0,
   guestShutdownMs: 50,
+  simulatedGuestsAnswerAcpi: false,
   flockTimeoutMs: 10_000,
   authFailureDelayMs: 3_000,
   ticketLifetimeMs: 2 * 3600_000,
@@ -82,7 +91,10 @@ export interface SimVm {
   paused?: boolean;
   startedMs?: number;
   createdMs: number;
-  /** Whether the guest powers off on ACPI shutdown (a hung guest does not). */
+  /**
+   * Whether a simulated guest powers off on ACPI shutdown: not by default (nothing to boot, see
+   * SimSettings.simulatedGuestsAnswerAcpi); `PUT /_sim/vms/<vmid>` sets it either way.
+   */
   guestAcpi: boolean;
   flock: FileLock;
 }
@@ -239,7 +251,7 @@ export class Cluster {
       snapshots: new Map(),
       status: 'stopped',
       createdMs: Date.now(),
-      guestAcpi: true,
+      guestAcpi: this.settings.simulatedGuestsAnswerAcpi,
       flock: new FileLock(`/var/lock/qemu-server/lock-${vmid}.conf`),
     };
     this.vms.set(vmid, vm);

@@ -132,6 +132,7 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     // A scratch VM through its whole lifecycle.
     const scratch = { vmid: SCRATCH };
     await task('POST /nodes/{node}/qemu', {}, { vmid: SCRATCH, scsi0: 'local-lvm:1' });
+    fx.sim.cluster.vms.get(Number(SCRATCH))!.guestAcpi = true; // it reboots and shuts down: a guest with an OS
     await task('POST /nodes/{node}/qemu/{vmid}/config', scratch, { scsi1: 'local-lvm:1' });
     await api.call('PUT /nodes/{node}/qemu/{vmid}/config', scratch, { memory: '768' });
     await api.call('PUT /nodes/{node}/qemu/{vmid}/unlink', scratch, { idlist: 'scsi1', force: '1' });

@@ -527,6 +527,7 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
     it('starts, shuts down and stops, each a no-op when already there', async () => {
       const id = vmid();
       await shell(id);
+      fx.sim.cluster.vms.get(id)!.guestAcpi = true; // a guest with an OS, which answers ACPI
       expect((await pve.power.start('pve1', id)).changed).toBe(true);
       expect(await pve.power.start('pve1', id)).toEqual({ changed: false });
       expect((await pve.power.status('pve1', id)).status).toBe('running');
