@@ -81,7 +81,11 @@ describe.each(FLAVOURS)('VM firewall, PVE %s', (flavour) => {
     expect((await sim.ok('GET', fw('/rules/0'))).dport).toBe('22');
     await sim.ok('PUT', fw('/rules/0'), { comment: 'ssh from management', delete: 'dport' });
     // get_rule answers `pos` as the path parameter came: a string.
-    expect(await sim.ok('GET', fw('/rules/0'))).toMatchObject({ pos: '0', comment: 'ssh from management', proto: 'tcp' });
+    expect(await sim.ok('GET', fw('/rules/0'))).toMatchObject({
+      pos: '0',
+      comment: 'ssh from management',
+      proto: 'tcp',
+    });
     expect((await sim.ok('GET', fw('/rules/0'))).dport).toBeUndefined();
 
     expect(await refused('POST', fw('/rules'), { type: 'in', action: 'ALLOW' })).toEqual([
