@@ -466,8 +466,10 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       const apiError =
         err instanceof ApiError ? err : new ApiError(500, err instanceof Error ? err.message : String(err));
       entry.status = apiError.status;
-      if (!res.headersSent && !req.socket.destroyed) sendError(res, apiError);
+      if (!res.headersSent && req.socket && !req.socket.destroyed) sendError(res, apiError);
     };
+    // pveproxy serves an upload on a connection of its own (keep_alive 0): a refused one is not read on.
+    if (/\/storage\/[^/]+\/upload$/.test(url.pathname)) res.shouldKeepAlive = false;
     if (url.pathname.startsWith('/api2/json/')) {
       entry.path = url.pathname.slice('/api2/json'.length);
       requests.push(entry);

@@ -99,19 +99,28 @@ export async function receiveUpload(req: IncomingMessage, tmpDir: string): Promi
     size += chunk.length;
     out.write(chunk);
   };
+  // A refused body is still read to its end (leaving the loop early would destroy the request, and the
+  // socket the answer goes out on).
+  let refused: unknown;
   try {
     for await (const chunk of req as AsyncIterable<Buffer>) {
-      if (!parsed) {
-        head = Buffer.concat([head, chunk]);
-        parsed = parseHead(head.toString('latin1'), boundary);
-        if (!parsed) continue;
-        tail = head.subarray(parsed.dataAt);
-      } else tail = Buffer.concat([tail, chunk]);
-      if (tail.length > 2 * keep) {
-        write(tail.subarray(0, tail.length - keep));
-        tail = tail.subarray(tail.length - keep);
+      if (refused) continue;
+      try {
+        if (!parsed) {
+          head = Buffer.concat([head, chunk]);
+          parsed = parseHead(head.toString('latin1'), boundary);
+          if (!parsed) continue;
+          tail = head.subarray(parsed.dataAt);
+        } else tail = Buffer.concat([tail, chunk]);
+        if (tail.length > 2 * keep) {
+          write(tail.subarray(0, tail.length - keep));
+          tail = tail.subarray(tail.length - keep);
+        }
+      } catch (err) {
+        refused = err;
       }
     }
+    if (refused) throw refused;
     const end = tail.lastIndexOf(close, undefined, 'latin1');
     if (!parsed || end < 0) throw new ApiError(500, 'upload failed');
     const lineEnd =

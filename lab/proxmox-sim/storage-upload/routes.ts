@@ -1,15 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  copyFileSync,
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { copyFileSync, createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fail, paramError } from '../api-error';
@@ -83,8 +74,10 @@ async function assertValid(file: string, content: string, imageFormat: string | 
     return;
   }
   if (content !== 'iso' && !imageFormat) return;
-  const info = await imageInfo(file, imageFormat);
-  if (info.backingFile) throw new Error(`${file}: backing file '${info.backingFile}' detected`);
+  const info = await imageInfo(file, imageFormat).catch(() => {
+    throw new Error('failed to query file information with qemu-img');
+  });
+  if (info.backingFile) throw new Error(`backing file not allowed for untrusted image '${file}'!`);
 }
 
 async function verifyChecksum(task: TaskContext, file: string, params: Record<string, string>): Promise<void> {
