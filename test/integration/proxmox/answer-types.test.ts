@@ -293,6 +293,18 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
     expect(uncovered).toEqual([]);
   });
 
+  it('every GET of the official schema a client reads at start-up is among the routes called above', () => {
+    // /access, /cluster (resources, status, options, nextid, tasks, sdn, ha), /nodes and a node's index,
+    // status, version, tasks, network, capabilities, storage (content and all) and qemu, /pools, /storage, /version.
+    const startup =
+      /^\/(access|cluster\/(resources|status|options|nextid|tasks|sdn|ha)|nodes$|nodes\/\{node\}$|nodes\/\{node\}\/(status|version|tasks|network|capabilities|storage|qemu)|pools|storage|version)(\/|$)/;
+    const gets = [...allRoutes(flavour), ...loadSubset(flavour).unsimulated].filter(
+      (r) => r.startsWith('GET ') && startup.test(r.slice(4)),
+    );
+    expect(gets.length).toBeGreaterThan(flavour === '8.4' ? 110 : 120);
+    expect(gets.filter((r) => !allRoutes(flavour).includes(r))).toEqual([]);
+  });
+
   it('every rule and deviation names a route the simulator serves, with a source', () => {
     const routes = new Set(allRoutes(flavour));
     const inSchema = new Set([...routes, ...loadSubset(flavour).unsimulated]);
