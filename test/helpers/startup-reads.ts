@@ -246,6 +246,7 @@ async function storageReads(api: RouteCaller, fx: SimFixture, flavour: Flavour):
   const web = await serveFiles({ '/sweep.iso': iso });
   try {
     const sha = createHash('sha256').update(iso).digest('hex');
+    await api.call('GET /nodes/{node}/query-url-metadata', {}, { url: `${web.url}/sweep.iso` });
     const upid = (await api.call('POST /nodes/{node}/storage/{storage}/download-url', local, {
       url: `${web.url}/sweep.iso`,
       content: 'iso',

@@ -1,4 +1,6 @@
-import { paramError } from '../api-error';
+import { STATUS_CODES } from 'node:http';
+import { Agent, request } from 'undici';
+import { fail, paramError } from '../api-error';
 import { VERSIONS, type Cluster } from '../cluster';
 import { cpuModels, CPU_FLAGS, machineTypes } from '../node-capabilities';
 import type { RouteTable } from './types';
@@ -119,6 +121,43 @@ export const nodeInfoRoutes: RouteTable = {
   'GET /nodes/{node}/capabilities/qemu/cpu-flags': () => CPU_FLAGS.map((f) => ({ ...f })),
 
   'GET /nodes/{node}/capabilities/qemu/machines': ({ cluster }) => machineTypes(cluster.flavour),
+
+  /**
+   * Nodes.pm query_url_metadata: a HEAD request to the URL (certificates verified unless told not to);
+   * the file name from Content-Disposition or the URL's last segment, the size, the MIME type.
+   */
+  'GET /nodes/{node}/query-url-metadata': async ({ cluster, params }) => {
+    cluster.requireNode(params.node!);
+    const url = params.url!;
+    const dispatcher =
+      params['verify-certificates'] === '0' ? new Agent({ connect: { rejectUnauthorized: false } }) : undefined;
+    let res;
+    try {
+      res = await request(url, {
+        method: 'HEAD',
+        headers: { 'user-agent': 'Proxmox VE' },
+        ...(dispatcher ? { dispatcher } : {}),
+      });
+      await res.body.dump();
+    } catch (err) {
+      throw fail(`invalid server response: '500 ${err instanceof Error ? err.message : String(err)}'`);
+    } finally {
+      await dispatcher?.close();
+    }
+    if (res.statusCode !== 200)
+      throw fail(`invalid server response: '${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}'`);
+    const header = (name: string) => {
+      const v = res.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const disposition = header('content-disposition');
+    const filename =
+      (disposition && (/filename="([^"]*)"/.exec(disposition)?.[1] ?? /filename=([^;]*)/.exec(disposition)?.[1])) ??
+      /^[^?]+\/([^?/]*)(?:\?.*)?$/.exec(url)?.[1];
+    const size = Number(header('content-length') ?? 0);
+    const type = header('content-type')?.replace(/;.*$/, '');
+    return { ...(filename ? { filename } : {}), ...(size ? { size } : {}), ...(type ? { mimetype: type } : {}) };
+  },
 
   /** Migration.pm: a JSON true, not PVE's usual 1, as `-f … ? JSON::true : JSON::false` writes it. */
   'GET /nodes/{node}/capabilities/qemu/migration': () => ({ 'has-dbus-vmstate': true }),

@@ -68,6 +68,8 @@ const NODES: Endpoint[] = [
   { path: '/nodes/{node}/capabilities/qemu/cpu-flags', methods: ['GET'] },
   { path: '/nodes/{node}/capabilities/qemu/machines', methods: ['GET'] },
   { path: '/nodes/{node}/capabilities/qemu/migration', methods: ['GET'] },
+  // What download-url's clients (the GUI, Terraform's bpg/proxmox) ask about a URL first.
+  { path: '/nodes/{node}/query-url-metadata', methods: ['GET'] },
 ];
 
 const STORAGE: Endpoint[] = [
