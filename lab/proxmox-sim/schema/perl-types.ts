@@ -513,6 +513,12 @@ export const PERL_TYPES: readonly PerlTypeRule[] = [
     source: 'pve-network Subnets.pm sdn_subnets_config: `my ($zone, $network, $mask) = split(/-/, $id)`',
   },
   {
+    route: 'GET /nodes/{node}/query-url-metadata',
+    at: 'size',
+    type: 'integer',
+    source: 'pve-manager API2/Nodes.pm query_url_metadata: `$ret->{size} = $size + 0 if $size`',
+  },
+  {
     route: 'GET /cluster/sdn/controllers/{controller}',
     at: 'asn',
     type: 'integer',
