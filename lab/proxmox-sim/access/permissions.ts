@@ -104,13 +104,18 @@ export function permissionsOf(cluster: Cluster, id: string, path: string): Privi
 
 /** The permission checks a request's handler makes for its caller (RPCEnvironment check, check_any…). */
 export class PermissionChecker {
+  /** Privileges by path, computed once per request (RPCEnvironment's aclcache lives as long). */
+  private readonly cache = new Map<string, Privileges>();
+
   constructor(
     private readonly cluster: Cluster,
     readonly id: string,
   ) {}
 
   privileges(path: string): Privileges {
-    return permissionsOf(this.cluster, this.id, path);
+    let privs = this.cache.get(path);
+    if (!privs) this.cache.set(path, (privs = permissionsOf(this.cluster, this.id, path)));
+    return privs;
   }
 
   has(path: string, privs: string[], any = false): boolean {
