@@ -54,6 +54,8 @@ const createVm: RouteCheck = ({ cluster, perm, params }) => {
   checkStorageAccess(cluster, perm, vmid!, settings, storage);
   checkModifyConfigPerm(perm, vmid!, pool, Object.keys(settings));
   checkBridgeAccess(cluster, perm, settings);
+  // pve-guest-common assert_tag_permissions (datacenter.cfg's default `user-tag-access` is free-form).
+  if (settings.tags !== undefined && !perm.isRoot) perm.checkVm(vmid!, undefined, ['VM.Config.Options']);
 };
 
 /** update_vm_api's checks: the options deleted and set, their storages and bridges, then each drive. */
@@ -67,6 +69,7 @@ const updateVm: RouteCheck = ({ cluster, perm, params }) => {
   checkModifyConfigPerm(perm, vmid, undefined, Object.keys(set));
   checkStorageAccess(cluster, perm, vmid, set);
   checkBridgeAccess(cluster, perm, set);
+  if (set.tags !== undefined || deleted.includes('tags')) perm.checkVm(vmid, undefined, ['VM.Config.Options']);
   for (const key of deleted) {
     const current = vm?.config[key] ?? vm?.pending[key];
     if (current === undefined) continue;
