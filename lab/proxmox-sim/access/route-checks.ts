@@ -54,22 +54,34 @@ const createVm: RouteCheck = ({ cluster, perm, params }) => {
   checkStorageAccess(cluster, perm, vmid!, settings, storage);
   checkModifyConfigPerm(perm, vmid!, pool, Object.keys(settings));
   checkBridgeAccess(cluster, perm, settings);
-  // pve-guest-common assert_tag_permissions (datacenter.cfg's default `user-tag-access` is free-form).
-  if (settings.tags !== undefined && !perm.isRoot) perm.checkVm(vmid!, undefined, ['VM.Config.Options']);
 };
 
-/** update_vm_api's checks: the options deleted and set, their storages and bridges, then each drive. */
-const updateVm: RouteCheck = ({ cluster, perm, params }) => {
+/**
+ * update_vm_api's checks: the options deleted and set, their storages and bridges before anything; then,
+ * loading the config, each drive's and the tags' privilege, which for the asynchronous POST run inside
+ * the qmconfig worker: there a refusal fails the task instead of the request.
+ */
+const updateVm: RouteCheck = (req) => {
+  const { cluster, perm, params } = req;
   if (perm.isRoot) return;
   const vmid = params.vmid!;
-  const vm = cluster.vms.get(Number(vmid));
   const deleted = list(params.delete);
   const set = Object.fromEntries(Object.entries(params).filter(([k]) => !CONTROL.has(k)));
   checkModifyConfigPerm(perm, vmid, undefined, deleted);
   checkModifyConfigPerm(perm, vmid, undefined, Object.keys(set));
   checkStorageAccess(cluster, perm, vmid, set);
   checkBridgeAccess(cluster, perm, set);
-  if (set.tags !== undefined || deleted.includes('tags')) perm.checkVm(vmid, undefined, ['VM.Config.Options']);
+  try {
+    loadedConfigChecks(req, vmid, deleted, set);
+  } catch (err) {
+    if (req.method !== 'POST' || !(err instanceof Error)) throw err;
+    req.taskFailure = err.message;
+  }
+};
+
+function loadedConfigChecks(req: SimRequest, vmid: string, deleted: string[], set: Record<string, string>): void {
+  const { cluster, perm } = req;
+  const vm = cluster.vms.get(Number(vmid));
   for (const key of deleted) {
     const current = vm?.config[key] ?? vm?.pending[key];
     if (current === undefined) continue;
@@ -78,7 +90,9 @@ const updateVm: RouteCheck = ({ cluster, perm, params }) => {
     else if (/^net\d+$/.test(key)) checkBridgeAccess(cluster, perm, { [key]: current });
   }
   for (const [key, value] of Object.entries(set)) if (DRIVE.test(key)) checkDrivePerms(perm, vmid, key, value);
-};
+  // pve-guest-common assert_tag_permissions (datacenter.cfg's default `user-tag-access` is free-form).
+  if (set.tags !== undefined || deleted.includes('tags')) perm.checkVm(vmid, undefined, ['VM.Config.Options']);
+}
 
 /** clone_vm: the pool exists, space on every storage the copies go to, the NICs' bridges. */
 const cloneVm: RouteCheck = ({ cluster, perm, params }) => {

@@ -20,6 +20,11 @@ export interface SimRequest {
   perm: PermissionChecker;
   /** A file upload pveproxy received into a temporary file (…/storage/{storage}/upload). */
   upload?: ReceivedUpload;
+  /**
+   * Set by a check PVE makes inside the method's worker rather than before it (access/route-checks.ts):
+   * the task this request starts fails with it.
+   */
+  taskFailure?: string;
 }
 
 export type Handler = (req: SimRequest) => unknown;
@@ -36,7 +41,7 @@ export function startTask(
   onFailure?: () => void,
 ): SimTask {
   return req.cluster.tasks.start({ ...spec, user: req.user }, work, {
-    failWith: req.failTask ? INJECTED_TASK_FAILURE : undefined,
+    failWith: req.taskFailure ?? (req.failTask ? INJECTED_TASK_FAILURE : undefined),
     onFailure,
   });
 }

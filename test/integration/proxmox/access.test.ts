@@ -240,6 +240,18 @@ describe.each(FLAVOURS)('access model, PVE %s', (flavour) => {
       const message = `Permission check failed${what ? ` (${what})` : ''}\n`;
       expect([privilege, res.status, res.body.message]).toEqual([privilege, 403, message]);
     }
+    // The drive checks run where update_vm_api loads the config: for the asynchronous POST inside the
+    // qmconfig worker, so there the request is accepted and its task fails.
+    await asRoot('PUT', '/access/roles/Ferry', { privs: privileges.filter((p) => p !== 'VM.Config.Disk').join(',') });
+    const post = await asToken('ferry-min@pve!ci', token.value, 'POST', '/nodes/pve1/qemu/5200/config', {
+      scsi1: 'local-lvm:1',
+    });
+    expect(post.status).toBe(200);
+    const postTask = fx.sim.cluster.tasks.get(post.body.data as string)!;
+    await postTask.done;
+    expect(postTask.exitstatus).toBe('Permission check failed (/vms/5200, VM.Config.Disk)');
+    expect(fx.sim.cluster.vms.get(5200)!.config.scsi1).toBeUndefined();
+
     // Through ferry's own client such a refusal is a permission error naming the privilege, never retried.
     await asRoot('PUT', '/access/roles/Ferry', { privs: privileges.filter((p) => p !== 'VM.PowerMgmt').join(',') });
     const refused = await failure(() => pve.power.start('pve1', 5200));
