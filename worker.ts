@@ -14,6 +14,7 @@ import { connectWorker } from './src/temporal/worker-connection';
 import { parseWorkerArgs } from './worker/args';
 import { createDependencies } from './worker/dependencies';
 import { createWorkers, runWorkers } from './worker/create-workers';
+import { startNetboxWebhookReceiver, type NetboxWebhookReceiver } from './src/webhook/receiver';
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const { config, defaults } = loadScopedConfig(parseWorkerArgs(argv).config);
@@ -21,9 +22,15 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     logger: new DefaultLogger(logLevel(process.env.FERRY_LOG_LEVEL)),
     shutdownSignals: ['SIGINT', 'SIGTERM'],
   });
-  const connection = await connectWorker(config.temporal, { defaultAddress: defaults.temporalAddress });
+  const connection = await connectWorker(config.temporal, { from: defaults.temporalAddressFrom });
+  let receiver: NetboxWebhookReceiver | undefined;
   try {
     const workers = await createWorkers({ config, connection, deps: await createDependencies(config) });
+    // NetBox's webhook receiver, in this process when asked (else `ferry webhook` runs it).
+    if (config.netbox?.webhook?.inWorker) {
+      receiver = await startNetboxWebhookReceiver(config);
+      console.log(`ferry worker: NetBox webhook receiver on ${receiver.url}`);
+    }
     console.log(
       `ferry worker: ${config.temporal.address}${defaults.temporalAddress ? ' (the default address; set TEMPORAL_ADDRESS or temporal.address)' : ''} namespace ${
         config.temporal.namespace
@@ -33,6 +40,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     if (process.env.FERRY_READY_FILE) writeFileSync(process.env.FERRY_READY_FILE, new Date().toISOString());
     await runWorkers(workers);
   } finally {
+    await receiver?.close();
     await connection.close();
   }
 }

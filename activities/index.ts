@@ -1,10 +1,14 @@
 import type { ActivityDeps } from './deps';
+import { createChangeActivities } from './change';
+import type { ChangeActivities } from './change-contract';
 import { createDoctorActivities } from './doctor';
 import { createMigrationActivities } from './migration';
 import type { MigrationActivities } from './migration-contract';
 import { createPermitActivities } from './permits';
 import { createPlacementActivities } from './placement';
 import { createProvisioningActivities } from './provisioning';
+import { createPveVmActivities } from './pve-vm';
+import type { PveVmActivities } from './pve-vm-contract';
 import type { ProvisioningActivities, TeardownActivities } from './provisioning-contract';
 import { createTeardownActivities } from './teardown';
 import { withFailureMapping } from './failures';
@@ -17,6 +21,8 @@ export function createActivities(deps: ActivityDeps) {
   return withFailureMapping({
     ...createDoctorActivities(deps),
     ...createPermitActivities(),
+    ...createPveVmActivities(deps),
+    ...createChangeActivities(deps),
     ...createMigrationActivities(deps),
     ...createPlacementActivities(deps),
     ...createProvisioningActivities(deps),
@@ -31,6 +37,8 @@ export type Activities = ReturnType<typeof createActivities>;
 // silently keep only the last).
 type Shared<A, B> = Extract<keyof A, keyof B>;
 const distinctNames: [
+  | Shared<PveVmActivities, MigrationActivities & ProvisioningActivities & TeardownActivities & ChangeActivities>
+  | Shared<ChangeActivities, MigrationActivities & ProvisioningActivities & TeardownActivities>
   | Shared<MigrationActivities, ProvisioningActivities & TeardownActivities>
   | Shared<ProvisioningActivities, TeardownActivities>,
 ] extends [never]

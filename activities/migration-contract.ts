@@ -3,17 +3,10 @@
  * activities/migration/ implements them on the vSphere and Proxmox clients; workflows see only these types.
  */
 import type { PortgroupRecord, VmRecord } from '../src/domain/inventory';
-import type {
-  GuestInterface,
-  MigratedVmSpec,
-  MigrationSettings,
-  PlannedVnet,
-  SdnState,
-  WaveSelection,
-} from '../src/domain/migration';
-import type { NicSpec } from '../src/domain/pve-vm-spec';
+import type { MigratedVmSpec, MigrationSettings, PlannedVnet, SdnState, WaveSelection } from '../src/domain/migration';
 import type { ConversionActivities } from './conversion-contract';
 import type { HaActivities } from './ha-contract';
+import type { PveVmRef } from './pve-vm-contract';
 
 export type { WaveSelection } from '../src/domain/migration';
 
@@ -24,13 +17,6 @@ export interface VmSnapshot {
   portgroups: PortgroupRecord[];
   /** Datastores holding the VM's files (config and disks). */
   datastores: string[];
-}
-
-export interface PveVmRef {
-  vmid: number;
-  name?: string;
-  node: string;
-  status: string;
 }
 
 export interface ImportedDisk {
@@ -96,16 +82,14 @@ export interface VsphereMigrationActivities {
     timeoutMs: number;
     force: boolean;
   }): Promise<{ result: 'shut-down' | 'powered-off' | 'already-off' }>;
-  /** Powers the VMware VM on (powerOnVmwareVm in the rollback stage; the type name is kept). */
+  /** Powers the VMware VM on (a rollback, to the power state it had). */
   powerOnVm(input: { moid: string }): Promise<{ result: 'powered-on' | 'already-on' }>;
 }
 
-/** What the migration asks of Proxmox: VMs, configs, SDN, the shell, NICs, disk imports, power. */
+/** What the migration asks of Proxmox beyond the generic VM operations: the plan's read, SDN, the shell, disks coming in. */
 export interface ProxmoxMigrationActivities {
   /** Proxmox VMs and configs for the given VMIDs and names, and the SDN state: one read for `plan`. */
   readPlanState(input: { vms: Array<{ vmid: number; name: string }> }): Promise<PlanState>;
-  findPveVms(input: { vmid: number; name: string }): Promise<PveVmRef[]>;
-  readPveConfig(input: { node: string; vmid: number }): Promise<Record<string, string | number>>;
   readSdnState(): Promise<SdnState>;
   /** Creates the zone and VNets that are missing and applies once. */
   ensureSdn(input: {
@@ -114,8 +98,6 @@ export interface ProxmoxMigrationActivities {
     vnets: PlannedVnet[];
   }): Promise<{ created: string[]; applied: boolean }>;
   createVmShell(input: { spec: MigratedVmSpec }): Promise<{ created: boolean }>;
-  waitVmVisible(input: { vmid: number }): Promise<{ visible: boolean }>;
-  setNic(input: { node: string; vmid: number; slot: string; nic: NicSpec }): Promise<void>;
   importDisk(input: {
     node: string;
     vmid: number;
@@ -142,51 +124,11 @@ export interface ProxmoxMigrationActivities {
     storage: string;
     bandwidthMiBps?: number;
   }): Promise<MovedDisk>;
-  diskSizes(input: { node: string; vmid: number }): Promise<Record<string, number>>;
-  setBootOrder(input: { node: string; vmid: number; order: string }): Promise<void>;
-  /** Boots the Proxmox VM (workflows call it as bootPveVm; the type name is kept: histories and running workflows name it). */
-  startVm(input: { node: string; vmid: number }): Promise<void>;
-  /** Detaches and deletes the given disk slots (rollback of what this workflow imported). */
-  removeDisks(input: { node: string; vmid: number; slots: string[] }): Promise<void>;
-  /** Stops and destroys the VM with its disks, even if a failed live import left it locked (rollback of live-import). */
-  discardVm(input: { node: string; vmid: number; name: string }): Promise<{ destroyed: boolean }>;
-  /** Hard-stops the Proxmox VM if it runs. */
-  stopVm(input: { node: string; vmid: number }): Promise<void>;
-}
-
-/** The run state verify-guest reads: QEMU's view and how long it has been up. */
-export interface GuestRunState {
-  status: 'running' | 'stopped';
-  qmpstatus?: string;
-  uptimeSeconds: number;
-}
-
-/** What verify-guest asks of the started guest (through Proxmox's agent endpoints) and of its services. */
-export interface GuestCheckActivities {
-  guestRunState(input: { node: string; vmid: number }): Promise<GuestRunState>;
-  /**
-   * guest-ping once: `answered` false (with PVE's reason) while the agent is not running yet, so the
-   * workflow asks again on a durable timer; an agent that is not configured fails non-retryable.
-   * `uptimeSeconds`: QEMU's uptime read right after the agent answered (boot-to-agent).
-   */
-  pingGuestAgent(input: {
-    node: string;
-    vmid: number;
-  }): Promise<{ answered: boolean; reason?: string; uptimeSeconds?: number }>;
-  guestInterfaces(input: { node: string; vmid: number }): Promise<GuestInterface[]>;
-  /** One TCP connect to the guest's address:port (through the worker's endpoint resolver); never throws for a refused or silent port. */
-  probeGuestPort(input: {
-    vmid: number;
-    address: string;
-    port: number;
-    timeoutMs: number;
-  }): Promise<{ ok: boolean; endpoint: string; ms: number; error?: string }>;
 }
 
 export type MigrationActivities = MigrationSettingsActivities &
   VsphereMigrationActivities &
   ProxmoxMigrationActivities &
-  GuestCheckActivities &
   HaActivities &
   ConversionActivities;
 

@@ -1,8 +1,8 @@
 /**
  * The activities the provisioning and teardown workflows call, by name and shape.
  * activities/provisioning.ts and activities/teardown.ts implement them on the Proxmox, NetBox, DNS
- * and known_hosts clients; workflows see only these types. (They also use generic Proxmox VM
- * activities the migration defines: PveVmActivities.)
+ * and known_hosts clients; workflows see only these types. Generic Proxmox VM operations (find, power,
+ * delete, guest checks) are in pve-vm-contract.ts.
  */
 import type {
   BareVm,
@@ -18,7 +18,6 @@ import type {
   VmidRange,
   VmidRequest,
 } from '../src/domain/provisioning';
-import type { MigrationActivities } from './migration-contract';
 
 /** What an idempotent NetBox or DNS write did. */
 export type WriteOutcome = 'created' | 'updated' | 'unchanged';
@@ -119,7 +118,6 @@ export interface ProvisioningActivities {
     /** The VM as this run last read or wrote it: still so, it is moved without a read. */
     seen?: SeenVersion;
   }): Promise<{ outcome: WriteOutcome }>;
-  vmPowerState(input: { node: string; vmid: number }): Promise<{ status: 'running' | 'stopped' | 'absent' }>;
 }
 
 export interface TeardownActivities {
@@ -127,20 +125,9 @@ export interface TeardownActivities {
   readTeardownTarget(input: { vmid: number; netboxId?: number }): Promise<TeardownTarget>;
   /** The target of the last run of this teardown that ended incomplete, if the one before this was such a run. */
   previousTeardown(input: { workflowId: string; runId: string }): Promise<TeardownTarget | undefined>;
-  /** ACPI shutdown, waiting up to the timeout; a guest that does not react is reported, not killed. */
-  shutdownVm(input: {
-    node: string;
-    vmid: number;
-    timeoutMs: number;
-  }): Promise<{ result: 'shut-down' | 'already-stopped' | 'timed-out' }>;
-  /** Deletes the VM with purge (and its unreferenced disks); already gone: nothing to do. */
-  deleteVm(input: { node: string; vmid: number }): Promise<{ deleted: boolean }>;
   cleanupDns(input: { target: TeardownTarget }): Promise<CleanupOutcome>;
   cleanupKnownHosts(input: { target: TeardownTarget }): Promise<CleanupOutcome>;
   cleanupIps(input: { target: TeardownTarget }): Promise<CleanupOutcome>;
   cleanupInterfaces(input: { target: TeardownTarget }): Promise<CleanupOutcome>;
   cleanupNetboxVm(input: { target: TeardownTarget; after: NetboxAfterTeardown }): Promise<CleanupOutcome>;
 }
-
-/** The generic Proxmox VM activities provisioning and teardown share with the migration (activities/migration.ts). */
-export type PveVmActivities = Pick<MigrationActivities, 'findPveVms' | 'waitVmVisible' | 'startVm' | 'stopVm'>;

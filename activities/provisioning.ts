@@ -1,15 +1,20 @@
 import type { ActivityDeps } from './deps';
 import { createDnsActivities } from './provisioning/dns';
-import { createNetboxActivities } from './provisioning/netbox';
+import { createNetboxAddressActivities } from './provisioning/netbox-addressing';
+import { createNetboxReadActivities } from './provisioning/netbox-reads';
+import { createNetboxVmWriteActivities } from './provisioning/netbox-vm-writes';
 import { createPreflightActivities } from './provisioning/preflight';
-import { createProxmoxActivities } from './provisioning/proxmox';
+import { createVmConfigActivities } from './provisioning/proxmox-config';
+import { createVmDiskActivities } from './provisioning/proxmox-disks';
+import { createVmNicActivities } from './provisioning/proxmox-nics';
+import { createBareVmActivities } from './provisioning/proxmox-vm';
 import { createSettingsActivities } from './provisioning/settings';
 import { createVmidAllocatorActivities } from './provisioning/vmid-allocator';
 import type { ProvisioningActivities } from './provisioning-contract';
 
 /**
  * The provisioning activities: thin adapters from the workflows' calls to the Proxmox, NetBox and DNS
- * clients, one file per system under activities/provisioning/. Each checks, then acts, on a stable
+ * clients, one file per system and concern under activities/provisioning/. Each checks, then acts, on a stable
  * identity (VMID, slot, NetBox id, interface name), so a retry or a rerun finds its earlier work
  * instead of doing it twice.
  */
@@ -18,8 +23,13 @@ export function createProvisioningActivities(deps: ActivityDeps): ProvisioningAc
     ...createSettingsActivities(deps),
     ...createVmidAllocatorActivities(deps),
     ...createPreflightActivities(deps),
-    ...createProxmoxActivities(deps),
-    ...createNetboxActivities(deps),
+    ...createBareVmActivities(deps),
+    ...createVmDiskActivities(deps),
+    ...createVmNicActivities(deps),
+    ...createVmConfigActivities(deps),
+    ...createNetboxReadActivities(deps),
+    ...createNetboxVmWriteActivities(deps),
+    ...createNetboxAddressActivities(deps),
     ...createDnsActivities(deps),
   };
 }

@@ -4,7 +4,6 @@ import { createDnsCleanupActivities } from './teardown/dns';
 import { createKnownHostsCleanupActivities } from './teardown/known-hosts';
 import { createNetboxCleanupActivities } from './teardown/netbox';
 import { createPreviousRunActivities } from './teardown/previous-run';
-import { createProxmoxTeardownActivities } from './teardown/proxmox';
 import { createTargetActivities } from './teardown/target';
 
 /**
@@ -16,7 +15,6 @@ export function createTeardownActivities(deps: ActivityDeps): TeardownActivities
   return {
     ...createTargetActivities(deps),
     ...createPreviousRunActivities(),
-    ...createProxmoxTeardownActivities(deps),
     ...createDnsCleanupActivities(deps),
     ...createKnownHostsCleanupActivities(deps),
     ...createNetboxCleanupActivities(deps),

@@ -14,6 +14,7 @@ import { registerTeardown } from './commands/teardown';
 import { registerCancel } from './commands/cancel';
 import { registerReport } from './commands/report';
 import { registerPlace } from './commands/place';
+import { registerWebhook } from './commands/webhook';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerStatus(program);
   registerList(program);
   registerNetbox(program);
+  registerWebhook(program);
   registerCancel(program);
   registerReport(program);
   registerPlace(program);

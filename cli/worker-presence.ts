@@ -51,7 +51,12 @@ export async function requireWorker(
   console.error(`a worker polls "${taskQueue}" now`);
 }
 
-/** For a command that only starts a workflow: a warning, not a refusal (the workflow waits in Temporal). */
-export async function warnWithoutWorker(client: Client, taskQueue: string, what: string): Promise<void> {
-  if (!(await workerPolls(client, taskQueue))) console.error(`warning: ${noWorkerLine(client, taskQueue, what)}`);
+/**
+ * For a command that only starts a workflow: a warning, not a refusal (the workflow waits in Temporal).
+ * Whether a worker polls.
+ */
+export async function warnWithoutWorker(client: Client, taskQueue: string, what: string): Promise<boolean> {
+  const polled = await workerPolls(client, taskQueue);
+  if (!polled) console.error(`warning: ${noWorkerLine(client, taskQueue, what)}`);
+  return polled;
 }

@@ -31,6 +31,8 @@ export interface NetboxServer {
   username: string;
   password: string;
   dir: string;
+  /** The tail of NetBox's background worker's log (with `rqWorker`): its webhook deliveries. */
+  rqWorkerOutput?: () => string;
   stop(): Promise<void>;
 }
 
@@ -39,6 +41,12 @@ export interface NetboxOptions {
   dir?: string;
   /** gunicorn worker processes (default 3: enough for concurrent requests on 2 cores). */
   workers?: number;
+  /**
+   * Also run NetBox's background worker (`netbox rqworker`, i.e. `manage.py rqworker`): NetBox sends
+   * webhooks, and runs other background jobs, from it, taking them from Redis. Off by default (the jobs
+   * then wait in Redis).
+   */
+  rqWorker?: boolean;
 }
 
 const run = promisify(execFile);
@@ -162,7 +170,10 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
     // Quick shutdown: the workers go at once; the master (which preloaded NetBox) lingers for seconds
     // at exit, and holds nothing worth waiting for.
     started.push({ server: gunicorn, stop: { signal: 'SIGINT', graceMs: 2000 } });
+    const rqWorker = options.rqWorker ? startRqWorker(home, dir) : undefined;
+    if (rqWorker) started.push({ server: rqWorker, stop: { graceMs: 5000 } });
     await gunicorn.waitUntil(async () => (await httpStatus(`${url}/api/status/`)) !== undefined, 120_000);
+    await rqWorker?.waitUntil(() => /Listening on/.test(rqWorker.output()), 120_000);
 
     const password = readFileSync(path.join(home, 'admin-password'), 'utf8').trim();
     const tokenV2 = await provisionToken(url, 'ferry', password);
@@ -176,6 +187,7 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
       username: 'ferry',
       password,
       dir,
+      ...(rqWorker ? { rqWorkerOutput: () => rqWorker.output() } : {}),
       async stop() {
         await stopAll();
         if (!options.dir) rmSync(dir, { recursive: true, force: true });
@@ -186,6 +198,13 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
     if (!options.dir) rmSync(dir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** NetBox's background worker on the default queues (high, default, low), as `manage.py rqworker` runs it. */
+function startRqWorker(home: string, dir: string): ServerProcess {
+  return startServerProcess('netbox (rqworker)', path.join(home, 'bin', 'netbox-run'), ['netbox', 'rqworker'], {
+    env: { ...process.env, NETBOX_ROOT: path.join(dir, 'root') },
+  });
 }
 
 async function httpStatus(url: string): Promise<number | undefined> {

@@ -89,13 +89,14 @@ export async function finishLabWave(client: Client, waveId: string, log: (line: 
   const status = unpackWaveStatus((await wave.result()).status);
   for (const vm of status.vms) {
     const verified = vm.verification ? `  ${describeVerification({ ...vm.verification, checks: [] })}` : '';
-    log(`  ${vm.name.padEnd(14)} ${vm.outcome ?? vm.error ?? vm.state}${verified}`);
+    const why = vm.refusal ? `: ${vm.refusal}` : '';
+    log(`  ${vm.name.padEnd(14)} ${vm.outcome ?? vm.error ?? vm.state}${why}${verified}`);
   }
   const migrated = status.vms.filter((v) => v.outcome === 'migrated').length;
   const rolledBack = status.vms.filter((v) => v.outcome === 'rolled-back').length;
   log(
     `lab: wave ${waveId}: ${migrated} migrated, ${rolledBack} rolled back after a failed guest check, ` +
-      `${status.vms.length - migrated - rolledBack} refused at cutover, ${status.refused.length} not translatable`,
+      `${status.vms.length - migrated - rolledBack} refused by their own workflow, ${status.refused.length} not translatable`,
   );
   // Every guest comes up as itself: the VMware-native ones converted, the lab image's as they are.
   return status.vms.every((v) => v.outcome === 'migrated' || v.outcome === 'refused');

@@ -6,10 +6,12 @@
 // synchronous require and evaluates its module when the call reaches it.
 /* eslint-disable @typescript-eslint/no-require-imports */
 import type { SemaphoreWorkflow, VmidAllocatorWorkflow } from '../src/domain/messages';
+import type * as ChangeVm from './change-vm';
 import type * as Doctor from './doctor';
 import type * as MigrateVm from './migrate-vm';
 import type * as MigrationWave from './migration-wave';
 import type * as NetboxVm from './netbox-vm';
+import type * as PlanChange from './plan-change';
 import type * as PlanMigration from './plan-migration';
 import type * as ProvisionPlanned from './provision-planned';
 import type * as ProvisionVm from './provision-vm';
@@ -18,6 +20,8 @@ import type * as Semaphore from './semaphore';
 import type * as TeardownVm from './teardown-vm';
 import type * as VmidAllocator from './vmid-allocator';
 
+export const changeVm: typeof ChangeVm.changeVm = (...args) =>
+  (require('./change-vm') as typeof ChangeVm).changeVm(...args);
 export const doctor: typeof Doctor.doctor = (...args) => (require('./doctor') as typeof Doctor).doctor(...args);
 export const migrateVm: typeof MigrateVm.migrateVm = (...args) =>
   (require('./migrate-vm') as typeof MigrateVm).migrateVm(...args);
@@ -25,6 +29,8 @@ export const migrationWave: typeof MigrationWave.migrationWave = (...args) =>
   (require('./migration-wave') as typeof MigrationWave).migrationWave(...args);
 export const netboxVm: typeof NetboxVm.netboxVm = (...args) =>
   (require('./netbox-vm') as typeof NetboxVm).netboxVm(...args);
+export const planChange: typeof PlanChange.planChange = (...args) =>
+  (require('./plan-change') as typeof PlanChange).planChange(...args);
 export const planMigration: typeof PlanMigration.planMigration = (...args) =>
   (require('./plan-migration') as typeof PlanMigration).planMigration(...args);
 export const provisionPlanned: typeof ProvisionPlanned.provisionPlanned = (...args) =>

@@ -9,6 +9,7 @@ import {
 } from '../src/domain/migration';
 import type { ConversionMode } from '../src/domain/conversion';
 import type { SdnSyncResult } from './sdn-sync';
+import { failureMessage } from './failures';
 import { WaveApprovals } from './wave/approvals';
 import { WaveCancel } from './wave/cancel';
 import { discover } from './wave/discover';
@@ -69,10 +70,15 @@ export async function migrationWave(input: MigrationWaveInput): Promise<Migratio
   if (!input.carried) {
     approvals.checkAutoApprove(input.autoApprove, settings);
     const discovery = await discover(wave, input.selection, settings);
-    // Before any VM workflow starts: what does not fit is refused here, with the numbers.
-    await preflightPlacement(wave, discovery, settings);
-    if (input.autoApprove) approvals.approve(input.autoApprove, 'update');
-    await syncNetworks(wave, discovery.assessment, settings);
+    try {
+      // Before any VM workflow starts: what does not fit is refused here, with the numbers.
+      await preflightPlacement(wave, discovery, settings);
+      if (input.autoApprove) approvals.approve(input.autoApprove, 'update');
+      await syncNetworks(wave, discovery.assessment, settings);
+    } catch (err) {
+      wave.endPending(`not started: the wave failed in ${wave.status.stage}: ${failureMessage(err)}`);
+      throw err;
+    }
   }
   await fanOut(wave, settings, { approvals, signals, cancel }, input);
 

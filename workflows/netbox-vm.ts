@@ -1,7 +1,7 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { NetboxVmRecord } from '../src/domain/provisioning';
 import { FerryKind } from '../src/domain/search-attributes';
-import { reads } from './provisioning/proxies';
+import { reads } from './vm/proxies';
 
 /**
  * Reads one NetBox VM through the worker (which holds the NetBox token), for clients that need its

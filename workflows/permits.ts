@@ -5,7 +5,6 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
-  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -35,9 +34,8 @@ const { requestPermit } = proxyActivities<PermitActivities>({
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
-const RENEWAL_PATCH = 'permit-lease-renewal';
-/** A holder told its successor hands the permit to it directly (src/domain/permit-transfer). */
-const TRANSFER_PATCH = 'permit-transfer';
+/** How a lease renewal's timer is labelled (the report leaves these out: they are not waits). */
+export const LEASE_RENEWAL = 'renew the lease of a permit of ';
 
 const grantedRequests = new Set<string>();
 /** Per held request: the waiter the semaphore said to hand the permit to. */
@@ -75,7 +73,12 @@ export interface PermitWait {
  * `fn` runs, so only a holder that vanishes loses its permit. The permit is released when `fn` ends,
  * also on failure or cancellation.
  */
-export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWait) => Promise<T>): Promise<T> {
+export async function withPermit<T>(
+  options: PermitOptions,
+  fn: (wait: PermitWait) => Promise<T>,
+  /** Told once the request is queued at the semaphore: the holder waits from then until the grant. */
+  onQueued?: () => void,
+): Promise<T> {
   listenForGrants();
   const mainQueue = deploymentQueue();
   const key = scopedLimitKey(mainQueue, options.key);
@@ -97,18 +100,19 @@ export async function withPermit<T>(options: PermitOptions, fn: (wait: PermitWai
         },
       },
     ]);
+    onQueued?.();
     await condition(() => grantedRequests.has(requestId));
     held = true;
     const work = () => fn({ waitedMs: workflowNow() - askedAt });
-    // Runs that started before renewal existed replay without its timers.
-    return await (patched(RENEWAL_PATCH) ? whileRenewing(key, requestId, options.leaseMs, work) : work());
+    return await whileRenewing(key, requestId, options.leaseMs, work);
   } finally {
     grantedRequests.delete(requestId);
     const successor = successors.get(requestId);
     successors.delete(requestId);
     // Release (or withdraw the request) even when this scope is being cancelled.
     await CancellationScope.nonCancellable(() =>
-      held && successor && patched(TRANSFER_PATCH)
+      // A holder told its successor hands the permit to it directly (src/domain/permit-transfer).
+      held && successor
         ? handOver(key, requestId, successor)
         : signalSemaphore(key, releasePermitSignal, { requestId }),
     );
@@ -143,7 +147,7 @@ async function whileRenewing<T>(key: string, requestId: string, leaseMs: number,
   const renewing = renewals
     .run(async () => {
       for (;;) {
-        await sleep(Math.max(1, Math.floor(leaseMs / 3)));
+        await sleep(Math.max(1, Math.floor(leaseMs / 3)), { summary: `${LEASE_RENEWAL}${key}` });
         await signalSemaphore(key, renewPermitSignal, { requestId, leaseMs });
       }
     })

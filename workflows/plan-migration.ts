@@ -15,7 +15,7 @@ import { placedVmSettings } from '../src/domain/placement';
 import type { VmRecord } from '../src/domain/inventory';
 import type { MigrationSettings } from '../src/domain/migration';
 import { inspectedConversion } from './migration/inspected-conversion';
-import { estateReads, reads } from './migration/proxies';
+import { activityProfiles, reads, type ActivityProfiles } from './vm/proxies';
 import { placeVms, placementRefusalsOf, vmPlacementOf } from './wave/placement';
 
 export interface MigrationPlan {
@@ -47,7 +47,8 @@ export interface PlanOptions {
 export async function planMigration(selection: WaveSelection, options: PlanOptions = {}): Promise<MigrationPlan> {
   upsertSearchAttributes([{ key: FerryKind, value: 'plan' }]);
   const settings = await reads.loadMigrationSettings.executeWithOptions({ summary: 'load the migration settings' }, []);
-  const estate = estateReads(settings.heartbeatTimeoutMs);
+  const acts = activityProfiles(settings);
+  const estate = acts.estateRead;
   const discovered = await estate.discoverWave(selection);
   const assessment = assessInventory(discovered, settings.rules);
   const state = await estate.readPlanState({
@@ -63,6 +64,7 @@ export async function planMigration(selection: WaveSelection, options: PlanOptio
     assessment.vms = await Promise.all(
       assessment.vms.map((a) =>
         withInspectedConversion(
+          acts,
           a,
           discovered.vms.find((v) => v.moid === a.moid)!,
           settings,
@@ -108,13 +110,14 @@ export async function planMigration(selection: WaveSelection, options: PlanOptio
  * note saying when it will be read.
  */
 async function withInspectedConversion(
+  acts: ActivityProfiles,
   a: VmAssessment,
   vm: VmRecord,
   settings: MigrationSettings,
 ): Promise<VmAssessment> {
   const planned = a.conversion;
   if (!planned?.convert || !settings.rules.conversion || a.refusals.length > 0) return a;
-  const inspected = await inspectedConversion(a, vm.disks, vm.firmware, settings);
+  const inspected = await inspectedConversion(acts, a, vm.disks, vm.firmware, settings);
   if ('plan' in inspected) return { ...a, conversion: inspected.plan };
   const note =
     inspected.unread === 'elsewhere'

@@ -31,7 +31,7 @@ export async function pollUntil(check: () => Promise<boolean>, options: PollOpti
       });
     }
     // Timer durations are not part of replay's command matching, so this stays compatible with histories.
-    await sleep(interval);
+    await sleep(interval, { summary: `poll: ${options.what}` });
     interval = Math.min(interval * 2, options.intervalMs);
   }
 }

@@ -1,6 +1,5 @@
 import {
   ParentClosePolicy,
-  patched,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -21,7 +20,8 @@ import { provisionPlannedStatusQuery } from '../src/domain/messages';
 import { provisionVm } from './provision-vm';
 import { mainQueue } from './queues';
 import { placePlanned } from './provisioning/plan-placement';
-import { loadSettings, reads } from './provisioning/proxies';
+import { loadProvisioningSettings } from './provisioning/settings';
+import { reads } from './vm/proxies';
 
 export interface ProvisionPlannedInput {
   /** Only VMs of this NetBox cluster (name). */
@@ -56,7 +56,7 @@ export async function provisionPlanned(input: ProvisionPlannedInput = {}): Promi
     { key: FerryStage, value: 'select' },
   ]);
 
-  const settings = await loadSettings();
+  const settings = await loadProvisioningSettings();
   const selected = await selectPlanned(status.selection, settings);
   status.vms = selected.vms;
 
@@ -72,13 +72,12 @@ export async function provisionPlanned(input: ProvisionPlannedInput = {}): Promi
 
 /**
  * The planned NetBox VMs of the selection, each with the id of its provision workflow, and their
- * records as the one list request read them (placement needs no read per VM). Runs started before
- * that listed ids and names only.
+ * records as the one list request read them (placement needs no read per VM).
  */
 async function selectPlanned(
   selection: ProvisionPlannedStatus['selection'],
   settings: ProvisioningSettings,
-): Promise<{ vms: PlannedVm[]; records?: PlannedRecord[] }> {
+): Promise<{ vms: PlannedVm[]; records: PlannedRecord[] }> {
   const { cluster, tag } = selection;
   const summary = `NetBox VMs in status planned${cluster ? ` in ${cluster}` : ''}${tag ? ` tagged ${tag}` : ''}`;
   const pending = (vm: { netboxId: number; name: string }): PlannedVm => ({
@@ -86,12 +85,8 @@ async function selectPlanned(
     workflowId: provisionWorkflowId(vm, settings.netboxName),
     state: 'pending',
   });
-  if (patched('planned-records-in-one-read')) {
-    const records = await reads.readPlannedVms.executeWithOptions({ summary }, [selection]);
-    return { vms: records.map((r) => pending({ netboxId: r.id, name: r.name })), records };
-  }
-  const planned = await reads.listPlannedVms.executeWithOptions({ summary }, [selection]);
-  return { vms: planned.map(pending) };
+  const records = await reads.readPlannedVms.executeWithOptions({ summary }, [selection]);
+  return { vms: records.map((r) => pending({ netboxId: r.id, name: r.name })), records };
 }
 
 /** One provisionVm child per VM, at most `maxConcurrent` running at once; returns when all have ended. */

@@ -1,21 +1,16 @@
-import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   newProvisionStatus,
   type ProvisionResult,
-  type ProvisionStage,
-  type ProvisionStatus,
+  type ProvisionSpec,
   type ProvisioningSettings,
 } from '../src/domain/provisioning';
-import { FerryKind } from '../src/domain/search-attributes';
 import { provisionStatusQuery } from '../src/domain/messages';
-import { failureMessage } from './failures';
-import { loadSettings } from './provisioning/proxies';
-import { provisionRun } from './provisioning/run-context';
-import { stageSetter, type EnterStage } from './provisioning/stage';
+import { ProvisionRun } from './provisioning/run-context';
+import { loadProvisioningSettings } from './provisioning/settings';
 import { assignAddress } from './provisioning/stages/address';
-import { attachCloudInit } from './provisioning/stages/cloud-init';
 import { buildBareVm } from './provisioning/stages/build-vm';
 import { refuseClash } from './provisioning/stages/check';
+import { attachCloudInit } from './provisioning/stages/cloud-init';
 import { registerDns } from './provisioning/stages/dns';
 import { markStaged } from './provisioning/stages/handover';
 import { fitHardware } from './provisioning/stages/hardware';
@@ -23,8 +18,9 @@ import { recordNetboxInterfaces } from './provisioning/stages/netbox';
 import { placeVm } from './provisioning/stages/place';
 import { preflight } from './provisioning/stages/preflight';
 import { resolveSpec, resolveVmid } from './provisioning/stages/resolve';
-import { bootPveVm } from './provisioning/stages/start';
+import { startVm } from './provisioning/stages/start';
 import { bootsImage, verifyProvisionedGuest } from './provisioning/stages/verify-guest';
+import { openStatus } from './vm/run';
 
 export interface ProvisionVmInput {
   /** The NetBox VM to build (status planned; a staged one is checked and finished). */
@@ -40,36 +36,29 @@ export interface ProvisionVmInput {
 }
 
 /**
- * Builds one VM, stage by stage (workflows/provisioning/stages/). Every step checks before it acts,
- * so a rerun of a finished provision writes nothing, and a crashed worker costs a retry, never a
- * second VM.
+ * Builds one VM, stage by stage (workflows/provisioning/stages/): resolve → vmid → check → place →
+ * preflight → create → hardware → netbox → address → dns → cloud-init → handover (→ start →
+ * verify-guest). Every step checks before it acts, so a rerun of a finished provision writes nothing,
+ * and a crashed worker costs a retry, never a second VM.
  */
 export async function provisionVm(input: ProvisionVmInput): Promise<ProvisionResult> {
-  const status = newProvisionStatus(input.netboxId);
-  setHandler(provisionStatusQuery, () => status);
-  upsertSearchAttributes([{ key: FerryKind, value: 'provision' }]);
-  const enter = stageSetter(status);
+  const status = openStatus('provision', newProvisionStatus(input.netboxId), provisionStatusQuery);
+  const run = new ProvisionRun(input.settings ?? (await loadProvisioningSettings()), status);
   try {
-    enter('resolve');
-    await provision(input, status, enter);
+    run.enter('resolve');
+    await provision(run, input);
   } catch (err) {
-    status.error = failureMessage(err);
-    enter('failed');
+    run.failed(err);
+    run.end('failed');
     throw err;
   }
-  enter('done');
+  run.end('done');
   status.outcome = 'provisioned';
   return { ...status, outcome: 'provisioned' };
 }
 
-async function provision(
-  input: ProvisionVmInput,
-  status: ProvisionStatus,
-  enter: EnterStage<ProvisionStage>,
-): Promise<void> {
-  const settings = input.settings ?? (await loadSettings());
-  const run = provisionRun(settings, status, enter);
-  const spec = await resolveSpec(run, input);
+async function provision(run: ProvisionRun, input: ProvisionVmInput): Promise<void> {
+  const spec: ProvisionSpec = await resolveSpec(run, input);
   const unplaced = await resolveVmid(run, spec);
   const found = await refuseClash(unplaced);
   const vm = await placeVm(unplaced, found, input.placedNode);
@@ -79,9 +68,12 @@ async function provision(
   const interfaceIds = await recordNetboxInterfaces(vm);
   await assignAddress(vm, interfaceIds);
   await registerDns(vm);
-  // Only specs with cloudInit or an imported image take these stages: recorded histories have neither.
   await attachCloudInit(vm);
   await markStaged(vm);
-  if (spec.start) await bootPveVm(vm);
-  if (spec.start && bootsImage(spec)) await verifyProvisionedGuest(vm);
+  if (!spec.start) return;
+  vm.enter('start');
+  await startVm(vm);
+  if (!bootsImage(spec)) return;
+  vm.enter('verify-guest');
+  await verifyProvisionedGuest(vm);
 }

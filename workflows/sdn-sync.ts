@@ -2,7 +2,7 @@ import { upsertSearchAttributes } from '@temporalio/workflow';
 import { sdnActions, type MigrationAction, type PlannedVnet, type UntranslatedNetwork } from '../src/domain/migration';
 import { PERMIT_KEYS } from '../src/domain/permits';
 import { FerryKind, FerryStage, WaveId } from '../src/domain/search-attributes';
-import { reads, sdnWrites } from './migration/proxies';
+import { activityProfiles, reads } from './vm/proxies';
 import { withPermit } from './permits';
 
 export interface SdnSyncInput {
@@ -42,9 +42,10 @@ export async function sdnSync(input: SdnSyncInput): Promise<SdnSyncResult> {
     await withPermit(
       { key: PERMIT_KEYS.sdn, permits: input.permits, leaseMs: 30 * 60_000, label: `sdn ${input.zone.id}` },
       () =>
-        sdnWrites(input.heartbeatTimeoutMs ?? 60_000).ensureSdn.executeWithOptions({ summary }, [
-          { zone: input.zone.id, bridge: input.zone.bridge, vnets: input.vnets },
-        ]),
+        activityProfiles({ heartbeatTimeoutMs: input.heartbeatTimeoutMs ?? 60_000 }).sdn.ensureSdn.executeWithOptions(
+          { summary },
+          [{ zone: input.zone.id, bridge: input.zone.bridge, vnets: input.vnets }],
+        ),
     );
   }
   upsertSearchAttributes([{ key: FerryStage, value: 'done' }]);

@@ -4,7 +4,6 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   log,
-  patched,
   setCurrentDetails,
   setHandler,
   sleep,
@@ -27,10 +26,6 @@ import { workflowNow } from './clock';
 import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 
 const MAX_PERMITS = 1000;
-/** Grants sent together in the task that frees the permits; one lease timer kept until it fires. */
-const QUICK_HANDOFF_PATCH = 'semaphore-quick-handoff';
-/** Holders are told their successor and hand their permit to it directly (src/domain/permit-transfer). */
-const TRANSFER_PATCH = 'semaphore-permit-transfer';
 
 /**
  * A counting semaphore for one global limit (vMotions, imports into one storage, SDN writes, …).
@@ -47,69 +42,22 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
     granted: 0,
   };
   let changed = true;
-  const known = (requestId: string) =>
-    state.holders.some((h) => h.requestId === requestId) || state.waiting.some((w) => w.requestId === requestId);
-
-  setHandler(acquirePermitSignal, (request) => {
-    if (known(request.requestId)) return; // a retried or replayed request
-    state.waiting.push({ ...request, requestedAt: workflowNow() });
-    changed = true;
-  });
-  setHandler(releasePermitSignal, ({ requestId }) => {
-    state.holders = state.holders.filter((h) => h.requestId !== requestId);
-    state.waiting = state.waiting.filter((w) => w.requestId !== requestId);
-    changed = true;
-  });
-  setHandler(transferPermitSignal, ({ requestId, to }) => {
-    applyTransfer(state, requestId, to, workflowNow());
-    changed = true;
-  });
-  setHandler(renewPermitSignal, ({ requestId, leaseMs }) => {
-    const holder = state.holders.find((h) => h.requestId === requestId);
-    if (holder) {
-      holder.leaseMs = leaseMs;
-      holder.leaseUntil = workflowNow() + leaseMs;
-      changed = true;
-    }
-  });
-  setHandler(
-    setPermitsUpdate,
-    (permits) => {
-      state.permits = permits;
-      changed = true;
-      return state;
-    },
-    {
-      validator: (permits) => {
-        if (!Number.isInteger(permits) || permits < 0 || permits > MAX_PERMITS) {
-          throw new Error(`permits must be a whole number from 0 to ${MAX_PERMITS}, got ${permits}`);
-        }
-      },
-    },
-  );
-  setHandler(semaphoreStateQuery, () => state);
+  const onChange = () => (changed = true);
+  setSemaphoreHandlers(state, onChange);
 
   upsertSearchAttributes([
     { key: FerryKind, value: 'semaphore' },
     { key: FerryStage, value: `limit ${state.key}` },
   ]);
 
-  // Runs recorded before the quick hand-off replay the old loop, command for command.
-  if (!patched(QUICK_HANDOFF_PATCH))
-    return legacyLoop(
-      state,
-      () => changed,
-      () => (changed = false),
-    );
-
-  const grants = new PendingGrants(state, () => (changed = true));
-  // Decided once per run: a run recorded before transfers replays without the successor signals.
-  const transfers = patched(TRANSFER_PATCH);
-  let timerDueAt = Infinity;
+  // Grants are sent together in the task that frees the permits; holders are told their successor and
+  // hand their permit to it directly (src/domain/permit-transfer); one lease timer is kept until it fires.
+  const grants = new PendingGrants(state, onChange);
+  const leaseTimer = new LeaseTimer(onChange);
   for (;;) {
     expireLeases(state);
     grants.grantFreePermits();
-    if (transfers) grants.designateSuccessors();
+    grants.designateSuccessors();
     setCurrentDetails(describeSemaphore(state));
     changed = false;
 
@@ -117,36 +65,73 @@ export async function semaphore(input: SemaphoreInput): Promise<void> {
       await condition(() => allHandlersFinished() && grants.settled());
       await continueAsNew<typeof semaphore>({ key: state.key, permits: state.permits, carried: state });
     }
-    // One timer for the earliest lease end, left running across loops (renewals only push leases
-    // later, so it may fire early: then nothing expires and the next one is armed).
-    const nextExpiry = Math.min(...state.holders.map((h) => h.leaseUntil));
-    if (Number.isFinite(nextExpiry) && nextExpiry < timerDueAt) {
-      timerDueAt = nextExpiry;
-      void sleep(Math.max(1, nextExpiry - workflowNow())).then(() => {
-        if (timerDueAt === nextExpiry) timerDueAt = Infinity;
-        changed = true;
-      });
-    }
+    leaseTimer.arm(state);
     await condition(() => changed);
   }
 }
 
-/** The loop as it ran before QUICK_HANDOFF_PATCH: one grant signal at a time, a lease timer per loop. */
-async function legacyLoop(state: SemaphoreState, changed: () => boolean, settle: () => void): Promise<void> {
-  for (;;) {
-    expireLeases(state);
-    await grantFreePermits(state);
-    setCurrentDetails(describeSemaphore(state));
-    settle();
+/** Requests, releases, hand-overs and lease renewals change the state and wake the loop; a person may set the permits. */
+function setSemaphoreHandlers(state: SemaphoreState, onChange: () => void): void {
+  const known = (requestId: string) =>
+    state.holders.some((h) => h.requestId === requestId) || state.waiting.some((w) => w.requestId === requestId);
 
-    if (workflowInfo().continueAsNewSuggested) {
-      await condition(allHandlersFinished);
-      await continueAsNew<typeof semaphore>({ key: state.key, permits: state.permits, carried: state });
+  setHandler(acquirePermitSignal, (request) => {
+    if (known(request.requestId)) return; // a retried or replayed request
+    state.waiting.push({ ...request, requestedAt: workflowNow() });
+    onChange();
+  });
+  setHandler(releasePermitSignal, ({ requestId }) => {
+    state.holders = state.holders.filter((h) => h.requestId !== requestId);
+    state.waiting = state.waiting.filter((w) => w.requestId !== requestId);
+    onChange();
+  });
+  setHandler(transferPermitSignal, ({ requestId, to }) => {
+    applyTransfer(state, requestId, to, workflowNow());
+    onChange();
+  });
+  setHandler(renewPermitSignal, ({ requestId, leaseMs }) => {
+    const holder = state.holders.find((h) => h.requestId === requestId);
+    if (holder) {
+      holder.leaseMs = leaseMs;
+      holder.leaseUntil = workflowNow() + leaseMs;
+      onChange();
     }
+  });
+  setHandler(
+    setPermitsUpdate,
+    (permits) => {
+      state.permits = permits;
+      onChange();
+      return state;
+    },
+    { validator: validatePermits },
+  );
+  setHandler(semaphoreStateQuery, () => state);
+}
+
+function validatePermits(permits: number): void {
+  if (!Number.isInteger(permits) || permits < 0 || permits > MAX_PERMITS) {
+    throw new Error(`permits must be a whole number from 0 to ${MAX_PERMITS}, got ${permits}`);
+  }
+}
+
+/**
+ * One timer for the earliest lease end, left running across loops (renewals only push leases later,
+ * so it may fire early: then nothing expires and the next one is armed).
+ */
+class LeaseTimer {
+  private dueAt = Infinity;
+
+  constructor(private readonly onFire: () => void) {}
+
+  arm(state: SemaphoreState): void {
     const nextExpiry = Math.min(...state.holders.map((h) => h.leaseUntil));
-    const timeout = Number.isFinite(nextExpiry) ? Math.max(1, nextExpiry - workflowNow()) : undefined;
-    if (timeout === undefined) await condition(changed);
-    else await condition(changed, timeout);
+    if (!Number.isFinite(nextExpiry) || nextExpiry >= this.dueAt) return;
+    this.dueAt = nextExpiry;
+    void sleep(Math.max(1, nextExpiry - workflowNow()), { summary: 'the earliest lease runs out' }).then(() => {
+      if (this.dueAt === nextExpiry) this.dueAt = Infinity;
+      this.onFire();
+    });
   }
 }
 
@@ -157,25 +142,6 @@ function expireLeases(state: SemaphoreState): void {
   for (const h of expired) log.warn('permit lease expired', { key: state.key, requestId: h.requestId, label: h.label });
   state.expiredLeases += expired.length;
   state.holders = state.holders.filter((h) => h.leaseUntil > now);
-}
-
-async function grantFreePermits(state: SemaphoreState): Promise<void> {
-  while (state.holders.length < state.permits && state.waiting.length > 0) {
-    const next = state.waiting.shift()!;
-    const now = workflowNow();
-    state.holders.push({ ...next, grantedAt: now, leaseUntil: now + next.leaseMs });
-    try {
-      await getExternalWorkflowHandle(next.holderWorkflowId).signal(permitGrantedSignal, {
-        key: state.key,
-        requestId: next.requestId,
-      });
-      state.granted += 1;
-    } catch (err) {
-      // The requester is gone (finished, terminated): its permit goes to the next in line.
-      log.warn('permit requester vanished', { key: state.key, requestId: next.requestId, error: String(err) });
-      state.holders = state.holders.filter((h) => h.requestId !== next.requestId);
-    }
-  }
 }
 
 /**

@@ -1,4 +1,3 @@
-import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   newTeardownStatus,
   teardownOutcome,
@@ -6,19 +5,16 @@ import {
   type TeardownOutcome,
   type TeardownResult,
 } from '../src/domain/provisioning';
-import type { ApprovalPolicy } from '../src/domain/approvals';
-import { FerryKind, VmId } from '../src/domain/search-attributes';
 import { teardownStatusQuery } from '../src/domain/messages';
-import { failureMessage } from './failures';
-import { loadSettings } from './provisioning/proxies';
-import { stageSetter } from './provisioning/stage';
+import { loadProvisioningSettings } from './provisioning/settings';
 import { TeardownGate } from './teardown/gate';
-import { teardownRun, type TeardownRun } from './teardown/run-context';
+import { TeardownRun } from './teardown/run-context';
 import { awaitApproval } from './teardown/stages/approval';
 import { runCleanups } from './teardown/stages/cleanups';
 import { deletePveVm, recordNoVm } from './teardown/stages/delete';
 import { stopPveVm } from './teardown/stages/stop';
 import { readTarget } from './teardown/stages/target';
+import { openStatus } from './vm/run';
 
 export interface TeardownVmInput {
   vmid: number;
@@ -36,32 +32,19 @@ export interface TeardownVmInput {
  * that fails is reported and the others go on; a rerun picks up the first run's target and finishes.
  */
 export async function teardownVm(input: TeardownVmInput): Promise<TeardownResult> {
-  const status = newTeardownStatus(input.vmid, input.netboxId);
-  setHandler(teardownStatusQuery, () => status);
-  upsertSearchAttributes([
-    { key: FerryKind, value: 'teardown' },
-    { key: VmId, value: input.vmid },
-  ]);
-  const enter = stageSetter(status);
-  let approvers: readonly string[] = [];
-  let approvals: ApprovalPolicy | undefined;
-  const gate = new TeardownGate(
-    status,
-    () => approvers,
-    () => approvals,
-  );
+  const status = openStatus('teardown', newTeardownStatus(input.vmid, input.netboxId), teardownStatusQuery);
+  const run = new TeardownRun(input.settings ?? (await loadProvisioningSettings()), status);
+  run.named(`VM ${input.vmid}`, input.vmid);
   try {
-    enter('resolve');
-    const settings = input.settings ?? (await loadSettings());
-    approvers = settings.approvers;
-    approvals = settings.approvals;
-    const outcome = await teardown(teardownRun(settings, status, enter), input, gate);
+    run.enter('resolve');
+    const gate = new TeardownGate(status, run.settings.approvers, run.settings.approvals);
+    const outcome = await teardown(run, input, gate);
     status.outcome = outcome;
-    enter(outcome === 'torn-down' ? 'done' : outcome);
+    run.end(outcome === 'torn-down' ? 'done' : outcome);
     return { ...status, outcome };
   } catch (err) {
-    status.error = failureMessage(err);
-    enter('failed');
+    run.failed(err);
+    run.end('failed');
     throw err;
   }
 }

@@ -23,7 +23,7 @@ import { FerryKind, FerryStage } from '../src/domain/search-attributes';
 import { workflowNow } from './clock';
 import { failureMessage } from './failures';
 import { allocateVmidUpdate, vmidAllocatorStatusQuery, type VmidAllocatorInput } from '../src/domain/messages';
-import { reads } from './provisioning/proxies';
+import { reads } from './vm/proxies';
 
 interface QueuedRequest {
   id: string;

@@ -1,12 +1,15 @@
 import type { ActivityDeps } from '../deps';
 import type { MigrationActivities } from '../migration-contract';
 import { createConversionActivities } from './conversion';
-import { createDiskImportActivities } from './disk-imports';
-import { createGuestCheckActivities } from './guest-checks';
 import { createHaActivities } from './ha';
+import { createImportDiskActivities } from './import-disk';
+import { createLiveImportActivities } from './live-import';
+import { createOverlayDiskActivities } from './overlay-disks';
 import { createProxmoxMigrationActivities } from './proxmox';
 import { createMigrationSettingsActivities } from './settings';
-import { createVsphereMigrationActivities } from './vsphere';
+import { createVsphereDiscoveryActivities } from './vsphere-discovery';
+import { createVspherePowerActivities } from './vsphere-power';
+import { createVsphereRelocationActivities } from './vsphere-relocation';
 
 /**
  * The migration activities: thin adapters from the workflows' calls to the vSphere and Proxmox clients.
@@ -16,10 +19,13 @@ import { createVsphereMigrationActivities } from './vsphere';
 export function createMigrationActivities(deps: ActivityDeps): MigrationActivities {
   return {
     ...createMigrationSettingsActivities(deps),
-    ...createVsphereMigrationActivities(deps),
+    ...createVsphereDiscoveryActivities(deps),
+    ...createVsphereRelocationActivities(deps),
+    ...createVspherePowerActivities(deps),
     ...createProxmoxMigrationActivities(deps),
-    ...createDiskImportActivities(deps),
-    ...createGuestCheckActivities(deps),
+    ...createImportDiskActivities(deps),
+    ...createLiveImportActivities(deps),
+    ...createOverlayDiskActivities(deps),
     ...createHaActivities(deps),
     ...createConversionActivities(deps),
   };

@@ -1,29 +1,17 @@
-import { FerryError } from '../../src/errors';
-import { attachedDisks, ProxmoxNotFoundError } from '../../src/proxmox';
+import { activityInfo } from '@temporalio/activity';
 import { clientsOf } from '../clients';
 import type { ActivityDeps } from '../deps';
 import { beat, beatWhile } from '../heartbeat';
-import type { PlanState, ProxmoxMigrationActivities, PveVmRef } from '../migration-contract';
+import type { PlanState, ProxmoxMigrationActivities } from '../migration-contract';
 import { createdWithMark, runMarked } from '../run-mark';
 import { writeIntent } from '../write-intent';
-import { privilegedClient } from './privileged';
 
 type ProxmoxActivities = Omit<ProxmoxMigrationActivities, 'importDisk' | 'liveImportVm' | 'attachDisk' | 'moveDisk'>;
 
-/** Proxmox reads, SDN, the shell, NICs, boot order and power; disks coming in (imports, overlays, moves) are in disk-imports.ts. */
+/** Proxmox reads, SDN, the shell, NICs, boot order and power; disks coming in are in import-disk.ts, live-import.ts and overlay-disks.ts. */
 export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxActivities {
   const { pve } = clientsOf(deps);
   return {
-    async findPveVms({ vmid, name }): Promise<PveVmRef[]> {
-      // Each node's own list too: /cluster/resources lags behind a fresh create.
-      const found = (await pve().vms.listEverywhere()).filter((vm) => vm.vmid === vmid || vm.name === name);
-      return found.map((vm) => ({ vmid: vm.vmid, name: vm.name, node: vm.node, status: vm.status }));
-    },
-
-    async readPveConfig({ node, vmid }) {
-      return (await pve().config.get(node, vmid)).values;
-    },
-
     async readPlanState({ vms }): Promise<PlanState> {
       const client = pve();
       const all = await beatWhile('Proxmox VMs', client.vms.list());
@@ -57,7 +45,9 @@ export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxAct
             .map((v) => ({ vnet: v.id, zone, tag: v.tag, alias: v.alias })),
         },
         // All of ferry's SDN writes go through its single `sdn` permit, so a lock left by a lost answer is ours.
-        { heldLock: 'take-over', onProgress: beat },
+        // A retry applies again even with nothing to write: the attempt before may have committed the config
+        // and then seen its network reload fail (src/proxmox/sdn.ts reloadFailed).
+        { heldLock: 'take-over', onProgress: beat, reapply: activityInfo().attempt > 1 },
       );
       return { created: changes.created, applied: changes.applied };
     },
@@ -71,54 +61,6 @@ export function createProxmoxMigrationActivities(deps: ActivityDeps): ProxmoxAct
       const result = await pve().vms.create({ ...spec, description }, { onProgress: intent.beat });
       if (result.created || intent.startedEarlier('create-vm')) return { created: true };
       return { created: await createdWithMark(pve(), spec.node, spec.vmid, mark) };
-    },
-
-    async waitVmVisible({ vmid }) {
-      return { visible: (await pve().vms.list()).some((vm) => vm.vmid === vmid) };
-    },
-
-    async setNic({ node, vmid, slot, nic }) {
-      await pve().nics.ensure(node, vmid, slot, nic);
-    },
-
-    async diskSizes({ node, vmid }) {
-      const disks = attachedDisks((await pve().config.get(node, vmid)).values);
-      return Object.fromEntries(Object.entries(disks).map(([slot, disk]) => [slot, disk.sizeBytes ?? -1]));
-    },
-
-    async setBootOrder({ node, vmid, order }) {
-      await pve().config.ensure(node, vmid, { boot: order });
-    },
-
-    async startVm({ node, vmid }) {
-      await pve().power.start(node, vmid, { onProgress: beat });
-    },
-
-    async stopVm({ node, vmid }) {
-      await pve().power.stop(node, vmid, { onProgress: beat });
-    },
-
-    async removeDisks({ node, vmid, slots }) {
-      for (const slot of slots) await pve().disks.delete(node, vmid, slot);
-    },
-
-    async discardVm({ node, vmid, name }) {
-      const client = privilegedClient(deps, `discarding VM ${vmid} (it may be locked by its live import)`);
-      let config;
-      try {
-        config = (await client.config.get(node, vmid)).values;
-      } catch (err) {
-        if (err instanceof ProxmoxNotFoundError) return { destroyed: false };
-        throw err;
-      }
-      if (config.name !== name)
-        throw new FerryError(
-          `VM ${vmid} is '${String(config.name)}', not '${name}'; ferry does not destroy it`,
-          'policy',
-        );
-      await client.power.stop(node, vmid, { onProgress: beat }, { skiplock: true });
-      const result = await client.vms.delete(node, vmid, { skiplock: true }, { onProgress: beat });
-      return { destroyed: result.deleted };
     },
   };
 }

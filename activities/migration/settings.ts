@@ -2,7 +2,7 @@ import { migrationSettings } from '../../src/config';
 import { FerryError } from '../../src/errors';
 import type { ActivityDeps } from '../deps';
 import type { MigrationSettingsActivities } from '../migration-contract';
-import { vcenterName } from './vsphere';
+import { vcenterName } from './vsphere-discovery';
 
 export function createMigrationSettingsActivities(deps: ActivityDeps): MigrationSettingsActivities {
   return {

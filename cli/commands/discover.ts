@@ -128,8 +128,14 @@ export function registerDiscover(program: Command): void {
     )
     .option('--json', 'print inventory, refusals and figures as JSON')
     .option('--datacenter <name>', 'only this datacenter (name or inventory path)')
-    .option('--folder <path...>', "only VMs in these folders, below the datacenter's VM folder (e.g. apps/web)")
-    .option('--cluster <path...>', "only VMs in these clusters or hosts, below the datacenter's host folder")
+    .option(
+      '--folder <path...>',
+      "only VMs in these folders: inventory paths (/DC0/vm/apps, as plan and migrate take them) or paths below the datacenter's VM folder (apps)",
+    )
+    .option(
+      '--cluster <path...>',
+      "only VMs in these clusters or hosts: inventory paths (/DC0/host/DC0_C0) or paths below the datacenter's host folder",
+    )
     .option('--page-size <n>', 'objects per PropertyCollector page', intOption(1, 10_000))
     .action(async (flags: DiscoverFlags, command: Command) => {
       // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.

@@ -30,7 +30,7 @@ export function registerMigrate(program: Command): void {
     .description(
       'start a migration wave (one VM with --vm, a wave file with --wave, or a selection); cutovers wait for `ferry approve`',
     )
-    .option('--vm <name>', 'migrate one VM')
+    .option('--vm <vm>', 'migrate one VM: its name, moid (vm-123) or inventory path (/DC0/vm/apps/web01)')
     .option('--wave <file>', 'wave file (YAML: waveId, selection, maxConcurrent, cutoverWindow, conversion)')
     .option('--wave-id <id>', 'wave id (default: from the file, or the VM name)')
     .option('--max-concurrent <n>', "VM workflows at once (default: the wave file's, else 50)", intOption(1, 1000))
@@ -45,6 +45,7 @@ export function registerMigrate(program: Command): void {
     const { withClient } = require('../client') as typeof import('../client');
     const { readWaveFile } = require('../wave-file') as typeof import('../wave-file');
     const { warnWithoutWorker } = require('../worker-presence') as typeof import('../worker-presence');
+    const { reportDiscovery } = require('../wave-discovery') as typeof import('../wave-discovery');
     const selectionFlags = (['names', 'folder', 'cluster', 'tag'] as const)
       .filter((k) => flags[k] !== undefined)
       .map((k) => `--${k}`);
@@ -63,7 +64,11 @@ export function registerMigrate(program: Command): void {
       throw new UsageError('say what to migrate: --vm NAME, --wave FILE, or --names/--folder/--cluster/--tag');
     }
     if (flags.dryRun) return showPlan(selection, cmd.optsWithGlobals<GlobalOptions>(), { json: flags.json });
-    const waveId = flags.waveId ?? file?.waveId ?? (flags.vm ? `vm-${flags.vm}` : undefined);
+    // A VM named by its inventory path (`/DC0/vm/apps/web01`) gives a wave id without slashes.
+    const waveId =
+      flags.waveId ??
+      file?.waveId ??
+      (flags.vm ? `vm-${flags.vm.replace(/^\/+/, '').replace(/[^A-Za-z0-9._-]+/g, '-')}` : undefined);
     if (!waveId) throw new UsageError('--wave-id is required with --names/--folder/--cluster/--tag');
     const maxConcurrent = flags.maxConcurrent ?? file?.maxConcurrent;
     if (flags.conversion !== undefined && !['off', 'linux', 'all'].includes(flags.conversion)) {
@@ -100,7 +105,8 @@ export function registerMigrate(program: Command): void {
       console.log(`wave ${waveId}: workflow ${handle.workflowId} (run ${handle.firstExecutionRunId})`);
       console.log(`  watch:    ferry status ${workflowId} --watch`);
       console.log(`  approve:  ferry approve ${workflowId} --by <approver> --reason "<why>"`);
-      await warnWithoutWorker(client, taskQueue, `wave ${waveId}`);
+      // With a worker, say what the wave took (or why it took nothing) before returning.
+      if (await warnWithoutWorker(client, taskQueue, `wave ${waveId}`)) await reportDiscovery(client, workflowId);
     });
   });
 }

@@ -34,14 +34,17 @@ export async function showPlan(
   // Loaded when the command runs, so that `ferry --help` and the other commands do not pay for it.
   const { withClient } = require('../client') as typeof import('../client');
   const { requireWorker } = require('../worker-presence') as typeof import('../worker-presence');
+  const { awaitResult } = require('../workflow-result') as typeof import('../workflow-result');
   const plan = await withClient(globals, async (client, config) => {
     await requireWorker(client, config.worker.taskQueue, { wait: Boolean(flags.wait), what: 'the plan' });
-    return client.workflow.execute<typeof planMigration>('planMigration', {
+    const handle = await client.workflow.start<typeof planMigration>('planMigration', {
       taskQueue: config.worker.taskQueue,
       workflowId: `plan-${new Date().toISOString().replace(/[:.]/g, '')}`,
       args: [selection, { inspect: flags.inspect !== false }],
       staticSummary: 'ferry plan',
     });
+    // A refused selection (a name not found or ambiguous) says why, not "Workflow execution failed".
+    return awaitResult<typeof planMigration>(handle);
   });
   if (flags.json) return void console.log(JSON.stringify(plan, null, 2));
   console.log(`Plan for vCenter ${plan.vcenter} (${plan.vms.length} VMs)\n`);

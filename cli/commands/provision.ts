@@ -61,7 +61,7 @@ export function registerProvision(program: Command): void {
           ? await startPlanned(client, config, flags)
           : await startOne(client, config, names, { netboxId, spec, start: flags.start });
         console.log(`  watch:   ferry status ${workflowId} --watch`);
-        if (!flags.wait) return warnWithoutWorker(client, config.worker.taskQueue, 'the provision');
+        if (!flags.wait) return void (await warnWithoutWorker(client, config.worker.taskQueue, 'the provision'));
         await requireWorker(client, config.worker.taskQueue, { wait: true, what: 'the provision' });
         const handle = client.workflow.getHandle(workflowId);
         const result = (await awaitResult(handle)) as { vms?: Array<{ outcome?: string }> };

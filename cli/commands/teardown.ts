@@ -76,7 +76,7 @@ export function registerTeardown(program: Command): void {
         console.log(
           `  approve: ferry approve ${handle.workflowId} --by <approver> --reason "<why>"   (when it waits for approval)`,
         );
-        if (!flags.wait) return warnWithoutWorker(client, taskQueue, `the teardown`);
+        if (!flags.wait) return void (await warnWithoutWorker(client, taskQueue, `the teardown`));
         await requireWorker(client, taskQueue, { wait: true, what: `the teardown` });
         const result = await awaitResult(handle);
         console.log(renderStatus(await statusView(client, handle)));

@@ -1,4 +1,5 @@
 import type { StatusView } from '../../src/domain/status';
+import { endedText } from './render-wave';
 
 /**
  * What a non-terminal watch prints: one plain line per change. Each VM (and the wave's counts) has a
@@ -16,9 +17,11 @@ export function changeLines(view: StatusView): Map<string, string> {
     for (const row of view.wave.rows) {
       const copy = (view.vmActivities?.[row.workflowId] ?? []).find((a) => a.progress?.percent !== undefined);
       const tenth = copy ? ` ${copy.progress!.phase} ${Math.floor(copy.progress!.percent! / 10) * 10}%` : '';
-      const end = row.state === 'finished' ? ` ${row.outcome ?? 'failed'}${row.error ? `: ${row.error}` : ''}` : '';
+      const end = row.state === 'finished' ? ` ${endedText(row) || 'failed'}` : '';
       lines.set(row.workflowId, `${row.name}: ${row.stage ?? row.state}${tenth}${end}`);
     }
+    for (const r of view.wave.refusedShown ?? [])
+      lines.set(`refused ${r.moid}`, `${r.name}: refused at discovery: ${r.reason}`);
     return lines;
   }
   const stage = typeof view.status?.stage === 'string' ? view.status.stage : undefined;

@@ -43,10 +43,18 @@ export function renderStatus(view: StatusView, now = Date.now()): string {
     lines.push('  VMs:');
     for (const vm of s.vms as Array<Record<string, unknown>>) {
       const guest = vm.verification ? `guest ${describeVerification(vm.verification as GuestVerification)}` : undefined;
+      const ended = [vm.outcome, vm.refusal ?? vm.error].filter(Boolean).join(': ');
       lines.push(
-        `    ${String(vm.name).padEnd(20)} ${String(vm.state).padEnd(9)} ${String(vm.stage ?? '-').padEnd(18)} ${[[vm.outcome, vm.error].filter(Boolean).join(': '), guest].filter(Boolean).join(', ')}`,
+        `    ${String(vm.name).padEnd(20)} ${String(vm.state).padEnd(9)} ${String(vm.stage ?? '-').padEnd(18)} ${[ended, guest].filter(Boolean).join(', ')}`,
       );
     }
+  }
+  // A VM's own refusals (a wave lists its discovery refusals as `refused`, below).
+  if (Array.isArray(s.refusals) && s.refusals.length) {
+    lines.push('  refused:');
+    for (const r of s.refusals as Array<{ subject: string; reason: string }>)
+      lines.push(`    ${r.reason.startsWith(r.subject) ? r.reason : `${r.subject}: ${r.reason}`}`);
+    if (typeof s.shellKept === 'string') lines.push(`    ${s.shellKept}`);
   }
   if (Array.isArray(s.refused) && s.refused.length) {
     lines.push('  refused:');

@@ -58,10 +58,19 @@ export function waveRow(row: WaveVmRow, activities: readonly RunningActivity[], 
   return `${head} ${rowDetail(row, activities, now)}`.trimEnd();
 }
 
+/**
+ * How a finished VM ended, with why: `failed: <error>`, a refusal's reasons (`refused` is its stage
+ * already, so the row does not say it twice), or the outcome alone.
+ */
+export function endedText(row: Pick<WaveVmRow, 'stage' | 'outcome' | 'error' | 'refusal'>): string {
+  const outcome = row.outcome ?? (row.error ? 'failed' : '');
+  return [outcome === row.stage && row.refusal ? '' : outcome, row.refusal ?? row.error].filter(Boolean).join(': ');
+}
+
 function rowDetail(row: WaveVmRow, activities: readonly RunningActivity[], now: number): string {
   if (row.state === 'finished') {
-    const ended = [row.outcome ?? (row.error ? 'failed' : ''), row.error].filter(Boolean).join(': ');
-    return [ended, row.verification && `guest ${describeVerification(row.verification)}`].filter(Boolean).join(', ');
+    const guest = row.verification && `guest ${describeVerification(row.verification)}`;
+    return [endedText(row), guest].filter(Boolean).join(', ');
   }
   if (row.state === 'pending') return 'not started';
   const age = row.stageSince !== undefined ? formatDuration((now - row.stageSince) / 1000) : '?';
@@ -102,6 +111,12 @@ export function renderWave(view: StatusView, now: number): string[] {
     lines.push(
       `  rows ${offset + 1}-${offset + shown} of ${matching} (--page, --page-size, --attention; one VM in full: ferry status <vm>)`,
     );
-  if (wave.refused > 0) lines.push(`  ${wave.refused} refused at discovery (ferry status <wave> --full)`);
+  // Refusals at discovery, with why (the first few; every one with --full).
+  for (const r of wave.refusedShown ?? []) lines.push(`  refused at discovery: ${r.name}: ${r.reason}`);
+  const more = wave.refused - (wave.refusedShown?.length ?? 0);
+  if (more > 0)
+    lines.push(
+      `  ${wave.refusedShown?.length ? `${more} more` : more} refused at discovery (ferry status ${wave.waveId} --full)`,
+    );
   return lines;
 }

@@ -109,6 +109,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
   const schedule = chaosSchedule(options, points);
   for (const line of describeSchedule(schedule)) print(line);
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-chaos-'));
+  let ok = false;
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
     const servers = await startChaosServers(stateDir, schedule.workload.migrate, log);
@@ -213,6 +214,12 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
       `outcomes: ${Object.entries(outcomes)
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')}; operator retries ${workload.operatorRetries}`,
+      ...(workload.failures.size > 0
+        ? [
+            `failed workflows (${workload.failures.size}):`,
+            ...[...workload.failures].map(([id, why]) => `  ${id}: ${why}`),
+          ]
+        : []),
       `run time: ${seconds} s`,
     ].join('\n');
     log(text);
@@ -221,6 +228,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
         options.dumpFile,
         JSON.stringify({ schedule, observation, kills: killed, faults, outcomes }, null, 2),
       );
+    ok = rows.every((r) => r.count === 0);
     return {
       rows,
       kills: killed,
@@ -228,12 +236,17 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
       outcomes,
       operatorRetries: workload.operatorRetries,
       seconds,
-      ok: rows.every((r) => r.count === 0),
+      ok,
       text,
     };
   } finally {
     for (const cleanup of cleanups.reverse())
       await cleanup().catch((err: unknown) => log(`chaos: cleanup: ${String(err)}`));
-    rmSync(stateDir, { recursive: true, force: true });
+    // A failed run keeps its state: the Temporal database holds every workflow's history.
+    if (ok || process.env.CI) rmSync(stateDir, { recursive: true, force: true });
+    else
+      log(
+        `chaos: kept ${stateDir}: read its histories with \`.tools/bin/temporal server start-dev --db-filename ${stateDir}/temporal.db --port 7299\``,
+      );
   }
 }

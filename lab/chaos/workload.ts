@@ -66,17 +66,34 @@ function actionsByVm(actions: readonly MigrationAction[]): Map<string, string[]>
   return byVm;
 }
 
+/** Workflows that failed (id → the failure and its causes), for the report: a failure is an outcome to explain. */
+export type WorkflowFailures = Map<string, string>;
+
+/** A failure with its causes, outermost first: `wave failed: child failed: activity failed: <why>`. */
+function failureChain(err: unknown): string {
+  const parts: string[] = [];
+  for (let e = err as { message?: string; cause?: unknown } | undefined; e && parts.length < 8; e = e.cause as typeof e)
+    if (e.message) parts.push(e.message);
+  return parts.join(': ');
+}
+
 /**
  * A workflow's result, asked again while the Temporal server restarts; none once `deadline` passes (the
  * wait for a result is a long poll that would otherwise outlast it, a workflow stuck for good with it).
+ * A failed workflow gives none either, and its failure goes into `failures`.
  */
-async function resultOf<T>(handle: WorkflowHandle, deadline: number): Promise<T | undefined> {
+async function resultOf<T>(
+  handle: WorkflowHandle,
+  deadline: number,
+  failures?: WorkflowFailures,
+): Promise<T | undefined> {
   while (Date.now() < deadline) {
     const atDeadline = new AbortController();
     const timer = setTimeout(() => atDeadline.abort(), deadline - Date.now());
     try {
       return (await handle.client.withAbortSignal(atDeadline.signal, () => handle.result())) as T;
     } catch (err) {
+      if ((err as Error).name === 'WorkflowFailedError') failures?.set(handle.workflowId, failureChain(err));
       if ((err as Error).name === 'WorkflowFailedError' || atDeadline.signal.aborted) return undefined;
       await new Promise((r) => setTimeout(r, 1000));
     } finally {
@@ -91,6 +108,7 @@ export interface WorkloadOutcome {
   provisions: ProvisionOutcome[];
   /** Decisions the run's operator took for VMs that waited for a person after a failure. */
   operatorRetries: number;
+  failures: WorkflowFailures;
 }
 
 /**
@@ -117,8 +135,9 @@ export async function runWorkload(
     typedSearchAttributes: [{ key: FerryKind, value: 'provision-planned' }],
   });
   const operator = startOperator(client, wave);
-  const provisions = await provisionAndTearDown(client, taskQueue, batch, workload.teardown, deadline);
-  const waveResult = await resultOf<Awaited<ReturnType<typeof migrationWave>>>(wave, deadline);
+  const failures: WorkflowFailures = new Map();
+  const provisions = await provisionAndTearDown(client, taskQueue, batch, workload.teardown, deadline, failures);
+  const waveResult = await resultOf<Awaited<ReturnType<typeof migrationWave>>>(wave, deadline, failures);
   const operatorRetries = await operator.stop();
   const status = waveResult
     ? unpackWaveStatus(waveResult.status)
@@ -130,6 +149,7 @@ export async function runWorkload(
       const own = await resultOf<MigrationStatus>(
         client.workflow.getHandle(v.workflowId),
         Math.min(deadline, Date.now() + 30_000),
+        failures,
       );
       const actions = startedByTheWave(v) ? (own?.actions ?? (await queriedActions(client, v.workflowId))) : [];
       const mine = [...(recorded.get(v.name) ?? []), ...(actionsByVm(actions).get(v.name) ?? [])].sort();
@@ -162,7 +182,7 @@ export async function runWorkload(
         planned: plan.get(name),
         recorded: [],
       });
-  return { migrations, provisions, operatorRetries };
+  return { migrations, provisions, operatorRetries, failures };
 }
 
 async function provisionAndTearDown(
@@ -171,11 +191,12 @@ async function provisionAndTearDown(
   batch: WorkflowHandle,
   teardowns: number,
   deadline: number,
+  failures: WorkflowFailures,
 ): Promise<ProvisionOutcome[]> {
-  const result = await resultOf<ProvisionPlannedStatus>(batch, deadline);
+  const result = await resultOf<ProvisionPlannedStatus>(batch, deadline, failures);
   const outcomes: ProvisionOutcome[] = [];
   for (const vm of result?.vms ?? []) {
-    const own = await resultOf<ProvisionStatus>(client.workflow.getHandle(vm.workflowId), deadline);
+    const own = await resultOf<ProvisionStatus>(client.workflow.getHandle(vm.workflowId), deadline, failures);
     outcomes.push({
       name: vm.name,
       workflowId: vm.workflowId,
@@ -199,7 +220,7 @@ async function provisionAndTearDown(
   );
   await Promise.all(
     chosen.map(async (p, i) => {
-      const torn = await resultOf<TeardownResult>(handles[i]!, deadline);
+      const torn = await resultOf<TeardownResult>(handles[i]!, deadline, failures);
       p.teardown = {
         asked: true,
         outcome: torn?.outcome,

@@ -4,6 +4,7 @@ import type { SimSettings } from './cluster';
 import type { FaultSettings } from './faults';
 import type { GuestNetworkHints } from './qemu/guest-network';
 import type { QemuInstanceInfo } from './qemu/runtime';
+import type { Segment } from './qemu/nic-wiring';
 import type { ConnectionStats, RequestLogEntry } from './server';
 import type { SimTask } from './tasks';
 
@@ -97,6 +98,11 @@ export class SimulatorAdmin {
     byMac: Record<string, GuestNetworkHints[string]>,
   ): Promise<Record<string, GuestNetworkHints[string]>> {
     return this.call('PUT', 'guest-networks', byMac);
+  }
+
+  /** Where subnets live on the lab's network (`null` forgets one); running guests follow at once. */
+  setSubnets(homes: Record<string, Segment | null>): Promise<Record<string, Segment>> {
+    return this.call('PUT', 'subnets', homes);
   }
 
   close(): Promise<void> {

@@ -37,6 +37,12 @@ function specialSection(vm: SimVm): { old: Record<string, string>; added: string
   return { old, added: added.sort() };
 }
 
+/** Cloudinit::has_changes: the section records a changed, deleted or added setting. */
+export function cloudInitHasChanges(vm: SimVm): boolean {
+  const { old, added } = specialSection(vm);
+  return added.length > 0 || Object.keys(old).length > 0;
+}
+
 export function cloudInitPendingItems(vm: SimVm): Array<Record<string, unknown>> {
   const { old, added } = specialSection(vm);
   const masked = (key: string, value: string | undefined) =>

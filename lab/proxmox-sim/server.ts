@@ -399,6 +399,9 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
     const { params, errors } = validateParams(schema, input);
     if (Object.keys(errors).length > 0) throw new ApiError(400, 'Parameter verification failed.', errors);
 
+    // Every method that takes skiplock (qemu-server's, pve-container's) refuses it to anyone but root@pam.
+    if (params.skiplock === '1' && identity && identity.id !== 'root@pam')
+      throw new ApiError(400, 'Parameter verification failed.', { skiplock: 'Only root may use this option.' });
     if (fault.outcome === 'locked') throw fail('VM is locked (backup)');
     const request: SimRequest = {
       cluster,
@@ -544,7 +547,7 @@ export async function startProxmoxSimulator(options: SimulatorOptions): Promise<
       cluster.settings = { ...cluster.settings, ...(body as Partial<SimSettings>) };
       return send(res, 200, { data: cluster.settings });
     }
-    const qemuAnswer = handleQemuAdmin(cluster, req.method ?? 'GET', url.pathname, body);
+    const qemuAnswer = await handleQemuAdmin(cluster, req.method ?? 'GET', url.pathname, body);
     if (qemuAnswer) return send(res, 200, qemuAnswer);
     if (vmMatch && req.method === 'PUT') {
       const vm = cluster.vms.get(Number(vmMatch[1]));

@@ -14,19 +14,14 @@ import type { TaskContext } from './tasks';
 import type { RestoreDrive } from './qemu/live-restore';
 
 /**
- * What qemu-server does with config writes: disks allocated or imported on the storages (real files),
- * replaced or removed disks kept as `unusedN`, NICs completed with a generated MAC, and changes that a
- * running VM cannot take kept pending until the next start.
+ * What qemu-server does with the values of a config write: disks allocated or imported on the storages
+ * (real files, create_disks), NICs completed with a generated MAC, drives and NICs printed as it prints
+ * them; and create_vm's first config. Where a change to an existing VM goes (pending, applied, hotplugged)
+ * is config-update.ts.
  */
 export const DISK_KEY = /^(ide\d+|sata\d+|scsi\d+|virtio\d+|efidisk0|tpmstate0)$/;
 export const UNUSED_KEY = /^unused\d+$/;
 const NET_KEY = /^net\d+$/;
-/** Applied at once even while the VM runs (hotplug: network, disk; fast-plug: meta options). */
-const HOTPLUG = (key: string) =>
-  NET_KEY.test(key) ||
-  (DISK_KEY.test(key) && !/^(ide|efidisk|tpmstate)/.test(key)) ||
-  UNUSED_KEY.test(key) ||
-  ['name', 'description', 'tags', 'onboot', 'protection', 'startup', 'lock'].includes(key);
 
 export interface WriteContext {
   cluster: Cluster;
@@ -57,29 +52,8 @@ export function volumeOf(value: string): string {
   return parsePropertyString(value, 'file').file ?? '';
 }
 
-function isManagedVolume(cluster: Cluster, volid: string): boolean {
-  const storage = /^([^:/]+):/.exec(volid)?.[1];
-  return !!storage && !!cluster.storages.get(storage) && !/^[^:]+:iso\//.test(volid);
-}
-
 export function freeUnusedKey(vm: SimVm): string {
   for (let n = 0; ; n++) if (!(`unused${n}` in vm.config) && !(`unused${n}` in vm.pending)) return `unused${n}`;
-}
-
-/** Keeps a detached managed volume as `unusedN` (PVE never deletes a disk it detaches without force). */
-function keepAsUnused(ctx: WriteContext, value: string): void {
-  const volid = volumeOf(value);
-  if (!isManagedVolume(ctx.cluster, volid)) return;
-  const referenced = Object.entries(ctx.vm.config).some(
-    ([k, v]) => (DISK_KEY.test(k) || UNUSED_KEY.test(k)) && volumeOf(v) === volid,
-  );
-  if (!referenced) ctx.vm.config[freeUnusedKey(ctx.vm)] = volid;
-}
-
-function removeVolume(ctx: WriteContext, value: string): void {
-  const volid = volumeOf(value);
-  if (!isManagedVolume(ctx.cluster, volid)) return;
-  ctx.cluster.storages.remove(ctx.cluster.storages.resolve(volid, ctx.vm.node));
 }
 
 const CLOUD_INIT_ALLOCATION = /^([a-z][a-z0-9\-_.]*[a-z0-9]):cloudinit$/i;
@@ -248,97 +222,21 @@ export function normaliseNic(cluster: Cluster, value: string): string {
   return formatPropertyString({ [nic.model]: nic.macaddr || cluster.newMac(), ...nic.options });
 }
 
-export interface ConfigWrite {
-  set: Record<string, string>;
-  delete: string[];
-  revert: string[];
-  /** `force`: deleted disks are removed, not kept as unusedN. */
-  force: boolean;
-}
-
-/** Splits validated parameters into settings, deletions and reverts; rejects PVE's conflicting combinations. */
-export function parseConfigWrite(params: Record<string, string>, controlKeys: string[]): ConfigWrite {
-  const list = (v?: string) => (v ? v.split(/[,;\s]+/).filter(Boolean) : []);
-  const set: Record<string, string> = {};
-  for (const [k, v] of Object.entries(params)) if (!controlKeys.includes(k)) set[k] = v;
-  const write = { set, delete: list(params.delete), revert: list(params.revert), force: params.force === '1' };
-  for (const key of write.delete) {
-    if (key in set) throw paramError({ delete: `you can't use '-${key}' and '-delete ${key}' at the same time` });
-    if (write.revert.includes(key))
-      throw paramError({ revert: `you can't use '-revert ${key}' and '-delete ${key}' at the same time` });
-  }
-  for (const key of write.revert)
-    if (key in set) throw paramError({ revert: `you can't use '-${key}' and '-revert ${key}' at the same time` });
-  if (Object.keys(set).length === 0 && write.delete.length === 0 && write.revert.length === 0)
-    throw fail('no options specified');
-  return write;
-}
-
-/** Applies a config write to a VM, as `PUT`/`POST …/config` do once the locks are held. */
-export async function applyConfigWrite(ctx: WriteContext, write: ConfigWrite): Promise<void> {
-  const { vm } = ctx;
-  const running = vm.status === 'running';
-  for (const key of write.revert) {
-    delete vm.pending[key];
-    vm.pendingDelete.delete(key);
-  }
-  for (const key of write.delete) {
-    if (running && !HOTPLUG(key)) {
-      vm.pendingDelete.set(key, write.force);
-      delete vm.pending[key];
-      continue;
-    }
-    deleteKey(ctx, key, write.force);
-  }
-  for (const [key, raw] of Object.entries(write.set)) {
+/**
+ * create_vm's config: every setting written at once, drives allocated or imported (prepareDisk) and NICs
+ * completed, as `POST /nodes/{node}/qemu` does once its task runs.
+ */
+export async function writeNewConfig(ctx: WriteContext, settings: Record<string, string>): Promise<void> {
+  for (const [key, raw] of Object.entries(settings)) {
     let value = raw;
-    // qemu-server parses and prints every drive and NIC it stores (booleans become 1/0, keys sorted).
     if (DISK_KEY.test(key))
       value = printDevice(ctx.cluster, key, await prepareDisk(ctx, key, printDevice(ctx.cluster, key, raw)));
     else if (NET_KEY.test(key)) value = printDevice(ctx.cluster, key, normaliseNic(ctx.cluster, raw));
-    else if (UNUSED_KEY.test(key))
-      throw paramError({ [key]: 'unable to set unused disks directly, detach a disk instead' });
-    if (running && !HOTPLUG(key)) {
-      vm.pending[key] = value;
-      vm.pendingDelete.delete(key);
-      continue;
-    }
-    setKey(ctx, key, value);
+    ctx.vm.config[key] = value;
   }
-}
-
-/** Sets a config value; a disk it replaces is kept as unusedN (PVE never deletes a disk it swaps out). */
-function setKey(ctx: WriteContext, key: string, value: string): void {
-  const previous = ctx.vm.config[key];
-  ctx.vm.config[key] = value;
-  if (previous !== undefined && DISK_KEY.test(key) && volumeOf(previous) !== volumeOf(value))
-    keepAsUnused(ctx, previous);
 }
 
 /** The VM's memory in MiB (`memory` is a property string `[current=]N,…`; PVE's default 512). */
 export function memoryMiB(config: Record<string, string>): number {
   return Number(parsePropertyString(config.memory ?? '512', 'current').current ?? 512);
-}
-
-export function deleteKey(ctx: WriteContext, key: string, force: boolean): void {
-  const { vm } = ctx;
-  const previous = vm.config[key];
-  delete vm.pending[key];
-  vm.pendingDelete.delete(key);
-  if (previous === undefined) return;
-  delete vm.config[key];
-  if (UNUSED_KEY.test(key)) removeVolume(ctx, previous);
-  else if (DISK_KEY.test(key)) {
-    if (force) removeVolume(ctx, previous);
-    else keepAsUnused(ctx, previous);
-  }
-}
-
-/** Pending changes become current (at VM start, as PVE applies them then). */
-export function applyPending(ctx: WriteContext): void {
-  const { vm } = ctx;
-  for (const [key, force] of vm.pendingDelete) deleteKey(ctx, key, force);
-  for (const [key, value] of Object.entries(vm.pending)) setKey(ctx, key, value);
-  vm.pending = {};
-  vm.pendingDelete.clear();
 }

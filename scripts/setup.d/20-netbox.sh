@@ -1,3 +1,4 @@
+# debian: postgresql-15 redis-server libpq-dev gcc debootstrap python3-venv
 # A real NetBox for the tests and the lab: the PyPI `netbox` package (NetBox's "install from Python
 # package" route) in a venv, run by gunicorn against PostgreSQL and Redis from Debian on loopback.
 #
@@ -79,13 +80,12 @@ install_netbox_rootfs() {
   # A userland made earlier (by root) serves anyone; only making one needs root.
   [ -f "$NETBOX_ROOTFS/.complete" ] && return 0
   [ "$(id -u)" -eq 0 ] || die "no Python 3.12+ here, and the Debian 13 fallback (debootstrap, chroot) needs root"
-  apt_install debootstrap
   log "no Python 3.12+ on this machine: making a Debian 13 userland for NetBox in $NETBOX_ROOTFS"
   rm -rf "$NETBOX_ROOTFS"
   debootstrap --variant=minbase \
     --include=python3.13,python3.13-venv,python3.13-dev,libpq-dev,gcc,libc6-dev,ca-certificates \
-    trixie "$NETBOX_ROOTFS" >"$FERRY_CACHE/debootstrap-netbox.log" 2>&1 ||
-    die "debootstrap of Debian 13 failed; see $FERRY_CACHE/debootstrap-netbox.log"
+    trixie "$NETBOX_ROOTFS" >"$SETUP_LOG_DIR/debootstrap-netbox.log" 2>&1 ||
+    die_with_log "$SETUP_LOG_DIR/debootstrap-netbox.log" "debootstrap of Debian 13 failed"
   # pip inside the chroot reaches PyPI the way this machine does: same resolver, same trusted CAs.
   cp /etc/resolv.conf "$NETBOX_ROOTFS/etc/resolv.conf"
   cp "${PIP_CERT:-/etc/ssl/certs/ca-certificates.crt}" "$NETBOX_ROOTFS/etc/ssl/certs/ca-certificates.crt"
@@ -159,7 +159,7 @@ API_TOKEN_PEPPERS = {1: '$(python3 -c 'import secrets; print(secrets.token_urlsa
 CENSUS_REPORTING_ENABLED = False
 EOF
   run_netbox_migrate "$work" ||
-    { cp "$work/migrate.log" "$FERRY_CACHE/netbox-migrate.log"; die "NetBox migrate failed; see $FERRY_CACHE/netbox-migrate.log"; }
+    { cp "$work/migrate.log" "$SETUP_LOG_DIR/netbox-migrate.log"; die_with_log "$SETUP_LOG_DIR/netbox-migrate.log" "NetBox migrate failed"; }
   password="$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')"
   NETBOX_ROOT="$work/root" DJANGO_SUPERUSER_PASSWORD="$password" "$NETBOX_DIR/bin/netbox-run" netbox \
     createsuperuser --no-input --username ferry --email ferry@lab.invalid >/dev/null
@@ -177,7 +177,6 @@ install_netbox() {
   install_netbox_database
 }
 
-apt_install "postgresql-$NETBOX_PG_MAJOR" redis-server libpq-dev gcc
 with_lock "netbox-$NETBOX_VERSION" install_netbox
 ln -sfn "$NETBOX_DIR" "$ROOT/.tools/netbox"
 link_tool redis-server "$(command -v redis-server)"

@@ -1,3 +1,5 @@
+# debian: qemu-system-x86 ovmf seabios qemu-utils mtools genisoimage
+# debian: debootstrap dosfstools syslinux syslinux-common systemd-boot-efi gdisk e2fsprogs
 # A real guest for the lab: Debian 12 (minbase) with the cloud kernel, systemd (systemd-networkd) and the
 # real qemu-guest-agent, built offline from Debian packages (debootstrap through the Debian mirror) and
 # cached by version. One raw disk boots on SeaBIOS and on OVMF:
@@ -48,8 +50,10 @@ GI_INITRAMFS_MORE="ata_piix vmw_pvscsi"
 # timer sees too few ticks and panics ("IO-APIC + timer doesn't work!"), seen with three guests booting at once.
 # rw: the initramfs mounts the root read-write (no systemd-remount-fs). loglevel=6: the console (the
 # lab's serial log) keeps notices, warnings and errors but not the hundreds of info lines a TCG guest
-# spends time printing.
-GI_CMDLINE_EXTRA="rw console=ttyS0,115200n8 loglevel=6 panic=-1 mitigations=off no_timer_check"
+# spends time printing. memhp_default_state=online: memory Proxmox VE hot-adds (a DIMM, with the
+# `memory` hotplug feature) is onlined by the kernel at once (Debian's kernel, without
+# CONFIG_MEMORY_HOTPLUG_DEFAULT_ONLINE, leaves it offline); hot-added vCPUs by a udev rule (overlay).
+GI_CMDLINE_EXTRA="rw console=ttyS0,115200n8 loglevel=6 panic=-1 mitigations=off no_timer_check memhp_default_state=online"
 
 gi_step() { log "guest image: $*"; }
 
@@ -61,7 +65,7 @@ gi_debootstrap() {
   INITRD=No debootstrap --variant=minbase \
     --include=systemd-sysv,udev,dbus,qemu-guest-agent,acpid,initramfs-tools,zstd,linux-image-cloud-amd64,busybox-static \
     "$GUEST_IMAGE_SUITE" "$GI_ROOTFS" "$GUEST_IMAGE_MIRROR" >>"$GI_LOG" 2>&1 ||
-    die "debootstrap of the guest image failed; see $GI_LOG"
+    die_with_log "$GI_LOG" "debootstrap of the guest image failed"
 }
 
 gi_configure() {
@@ -139,7 +143,7 @@ gi_initramfs() {
   mkdir -p "$dir/etc"
   echo "$GI_ESP_FSID" >"$dir/etc/ferry-esp-uuid"
   (cd "$dir" && find . | LC_ALL=C sort | "$GI_ROOTFS/bin/busybox" cpio -o -H newc 2>>"$GI_LOG") >"$GI_WORK/initrd.img" ||
-    die "could not make the guest's initramfs; see $GI_LOG"
+    die_with_log "$GI_LOG" "could not make the guest's initramfs"
 }
 
 gi_record_versions() {
@@ -184,19 +188,19 @@ gi_disk() {
   echo "$match" >"$GI_ROOTFS/etc/ferry/nic-match"
   rm -f "$root"
   mke2fs -q -F -t ext4 -b 4096 -L ferry-root -U "$GI_ROOT_UUID" -E lazy_itable_init=1,lazy_journal_init=1 \
-    -d "$GI_ROOTFS" "$root" "${GI_ROOT_MIB}M" >>"$GI_LOG" 2>&1 || die "mke2fs of the guest root failed; see $GI_LOG"
+    -d "$GI_ROOTFS" "$root" "${GI_ROOT_MIB}M" >>"$GI_LOG" 2>&1 || die_with_log "$GI_LOG" "mke2fs of the guest root failed"
   rm -f "$raw"
   truncate -s "${GI_DISK_MIB}M" "$raw"
   sgdisk -o "$raw" >>"$GI_LOG" 2>&1
   sgdisk -n "1:$((GI_ESP_START_MIB * 2048)):+${GI_ESP_MIB}M" -t 1:ef00 -c 1:ferry-esp "$raw" >>"$GI_LOG" 2>&1
   sgdisk -A 1:set:2 "$raw" >>"$GI_LOG" 2>&1 # legacy BIOS bootable: gptmbr.bin boots this partition
   sgdisk -n "2:$((GI_ROOT_START_MIB * 2048)):+${GI_ROOT_MIB}M" -t 2:8300 -c 2:ferry-root "$raw" >>"$GI_LOG" 2>&1
-  sgdisk -p "$raw" | grep -q ferry-root || die "could not partition the guest's disk; see $GI_LOG"
+  sgdisk -p "$raw" | grep -q ferry-root || die_with_log "$GI_LOG" "could not partition the guest's disk"
   dd if="$GI_WORK/esp.img" of="$raw" bs=1M seek="$GI_ESP_START_MIB" conv=notrunc,sparse status=none
   dd if="$root" of="$raw" bs=1M seek="$GI_ROOT_START_MIB" conv=notrunc,sparse status=none
   rm -f "$root"
   MTOOLS_SKIP_CHECK=1 syslinux --install --directory /syslinux --offset $((GI_ESP_START_MIB * 1048576)) "$raw" >>"$GI_LOG" 2>&1 ||
-    die "syslinux could not be installed on the guest's ESP; see $GI_LOG"
+    die_with_log "$GI_LOG" "syslinux could not be installed on the guest's ESP"
   dd if=/usr/lib/syslinux/mbr/gptmbr.bin of="$raw" bs=440 count=1 conv=notrunc status=none
   qemu-img convert -q -f raw -O vmdk -o subformat=monolithicFlat,adapter_type=lsilogic \
     "$raw" "$GI_WORK/out/ferry-guest-$variant.vmdk"
@@ -235,7 +239,8 @@ install_guest_image() (
   GI_WORK="$(mktemp -d "$FERRY_CACHE/.guest-image-build.XXXXXX")"
   trap 'rm -rf "$GI_WORK"' EXIT
   GI_ROOTFS="$GI_WORK/rootfs"
-  GI_LOG="$GI_WORK/out/build.log"
+  # Outside the work folder (removed on failure), so that the log a failure names stays.
+  GI_LOG="$SETUP_LOG_DIR/guest-image-build.log"
   mkdir -p "$GI_WORK/out"
   GI_ROOT_UUID="$(cat /proc/sys/kernel/random/uuid)"
   GI_ESP_FSID="$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n' | tr a-f A-F | sed 's/^\(....\)/\1-/')"
@@ -249,22 +254,14 @@ install_guest_image() (
   gi_disk mac mac
   gi_disk ens192 "name ens192 ens224 ens256"
   gi_manifest
+  cp "$GI_LOG" "$GI_WORK/out/build.log"
   rm -rf "$GUEST_IMAGE_DIR"
   mv "$GI_WORK/out" "$GUEST_IMAGE_DIR"
   touch "$GUEST_IMAGE_DIR/.complete"
   log "guest image built in $((SECONDS - GI_STARTED)) s: $(du -sh --apparent-size "$GUEST_IMAGE_DIR/ferry-guest-mac.raw" | cut -f1) raw, $(du -sh "$GUEST_IMAGE_DIR/ferry-guest-mac.raw" | cut -f1) on disk"
 )
 
-# What the lab needs to run the guest (checked at every setup: a few milliseconds) and what building it needs.
-# genisoimage: the simulator builds NoCloud cloud-init drives with it, as qemu-server does.
-apt_install_guest_runtime() { apt_install qemu-system-x86 ovmf seabios qemu-utils mtools genisoimage; }
-apt_install_guest_build() {
-  apt_install debootstrap dosfstools syslinux syslinux-common systemd-boot-efi gdisk e2fsprogs
-}
-
-with_lock apt apt_install_guest_runtime
 if [ ! -f "$GUEST_IMAGE_DIR/.complete" ]; then
-  with_lock apt apt_install_guest_build
   with_lock "guest-image-$GUEST_IMAGE_KEY" install_guest_image
 fi
 ln -sfn "$GUEST_IMAGE_DIR" "$ROOT/.tools/guest-image"

@@ -1,3 +1,6 @@
+# debian: virt-v2v guestfs-tools guestfish nbdkit debootstrap gdisk parted dosfstools e2fsprogs qemu-utils
+# supermin builds the libguestfs appliance from the host's kernel (a container has none in /boot):
+# debian-unless /boot/vmlinuz-*: linux-image-cloud-amd64
 # Guest conversion (migration.conversion) and the lab's VMware-native guests.
 #
 # 1. The converter a ferry-convert worker runs: Debian's virt-v2v 2.2 (virt-v2v-in-place), guestfs-tools
@@ -36,12 +39,6 @@ VMW_CMDLINE="console=tty0 console=ttyS0,115200n8 mitigations=off no_timer_check"
 # Beyond a minimal Debian 12, qemu-guest-agent needs these (libglib2.0-0 and libudev1 it finds there).
 GUEST_AGENT_DEBS="qemu-guest-agent liburing2 libnuma1"
 
-apt_install_conversion() {
-  apt_install virt-v2v guestfs-tools guestfish nbdkit
-  # supermin needs a kernel with its modules; a host that boots Linux has one already.
-  compgen -G '/boot/vmlinuz-*' >/dev/null || apt_install linux-image-cloud-amd64
-}
-
 # Under TCG: KVM does not boot Linux guests on these machines (docs/lab.md); ferry's workers probe.
 vmw_guestfs_env() { export LIBGUESTFS_BACKEND=direct LIBGUESTFS_BACKEND_SETTINGS=force_tcg; }
 
@@ -78,7 +75,7 @@ vmw_debootstrap() {
   INITRD=No debootstrap --variant=minbase \
     --include=systemd-sysv,udev,dbus,linux-image-cloud-amd64,initramfs-tools,ifupdown,iproute2,open-vm-tools,busybox-static,kmod,zstd \
     "$VMW_GUEST_SUITE" "$VMW_ROOTFS" "$VMW_GUEST_MIRROR" >>"$VMW_LOG" 2>&1 ||
-    die "debootstrap of the VMware-native guest failed; see $VMW_LOG"
+    die_with_log "$VMW_LOG" "debootstrap of the VMware-native guest failed"
 }
 
 # vmw_configure ROOT: what a Debian installer on VMware leaves behind, with the lab's probe service.
@@ -113,7 +110,7 @@ vmw_install_grub_package() {
   printf 'grub-pc grub-pc/install_devices_empty boolean true\ngrub-pc grub-pc/install_devices multiselect\n' |
     vmw_chroot "$root" debconf-set-selections
   vmw_chroot "$root" apt-get install -y -q --no-install-recommends "$@" >>"$VMW_LOG" 2>&1 ||
-    die "could not install $* in the VMware-native guest; see $VMW_LOG"
+    die_with_log "$VMW_LOG" "could not install $* in the VMware-native guest"
   for tool in grub-install update-grub grub-probe; do
     rm -f "$root/usr/sbin/$tool"
     vmw_chroot "$root" dpkg-divert --quiet --local --rename --remove "/usr/sbin/$tool"
@@ -146,7 +143,7 @@ vmw_variant() {
     mkdir -p "$root/boot/efi"
     root_start_mib=$((1 + VMW_ESP_MIB))
   fi
-  vmw_chroot "$root" update-initramfs -c -k all >>"$VMW_LOG" 2>&1 || die "update-initramfs failed in the VMware-native guest; see $VMW_LOG"
+  vmw_chroot "$root" update-initramfs -c -k all >>"$VMW_LOG" 2>&1 || die_with_log "$VMW_LOG" "update-initramfs failed in the VMware-native guest"
   if vmw_chroot "$root" sh -c 'lsinitramfs /boot/initrd.img-*' | grep -q '/virtio'; then die "the VMware-native guest's initramfs has virtio modules"; fi
   [ "$firmware" = bios ] && VMW_PACKAGES="$(vmw_chroot "$root" dpkg-query -W -f='"${Package}": "${Version}",' \
     linux-image-cloud-amd64 open-vm-tools ifupdown initramfs-tools grub-common systemd | sed 's/,$//')"
@@ -155,7 +152,7 @@ vmw_variant() {
   # The last MiB stays free: GPT keeps its backup table there.
   root_mib=$((VMW_DISK_MIB - root_start_mib - 1))
   mke2fs -q -F -t ext4 -b 4096 -L root -U "$root_uuid" -d "$root" "$rootimg" "${root_mib}M" >>"$VMW_LOG" 2>&1 ||
-    die "mke2fs of the VMware-native guest's root failed; see $VMW_LOG"
+    die_with_log "$VMW_LOG" "mke2fs of the VMware-native guest's root failed"
   rm -rf "$root"
   rm -f "$raw" && truncate -s "${VMW_DISK_MIB}M" "$raw"
   if [ "$firmware" = efi ]; then
@@ -163,15 +160,23 @@ vmw_variant() {
     mkfs.vfat -i "${esp_fsid/-/}" -h 2048 -C "$VMW_WORK/esp.img" $((VMW_ESP_MIB * 1024)) >>"$VMW_LOG"
     dd if="$VMW_WORK/esp.img" of="$raw" bs=1M seek=1 conv=notrunc,sparse status=none && rm -f "$VMW_WORK/esp.img"
   else
-    parted -s "$raw" mklabel msdos mkpart primary ext4 1MiB "$((1 + root_mib))MiB" set 1 boot on >>"$VMW_LOG" 2>&1
+    parted -s "$raw" mklabel msdos mkpart primary ext4 1MiB "$((1 + root_mib))MiB" set 1 boot on >>"$VMW_LOG" 2>&1 ||
+      die_with_log "$VMW_LOG" "parted could not partition the VMware-native guest's disk"
   fi
   dd if="$rootimg" of="$raw" bs=1M seek="$root_start_mib" conv=notrunc,sparse status=none && rm -f "$rootimg"
-  local install=(command "grub-install --target=i386-pc /dev/sda")
+  # The disk is the one holding the guest's root, as grub-probe finds it: never a fixed /dev/sda. The
+  # appliance's kernel names its disks in the order their asynchronous SCSI scan ends, so under load the
+  # appliance's own root (an unpartitioned ext2 disk) can be sda (libguestfs/libguestfs#69); grub-install
+  # then failed with "ext2 doesn't support embedding ... required for cross-disk install".
+  local install=(sh 'grub-install --target=i386-pc "$(grub-probe --target=disk /)"')
   [ "$firmware" = efi ] && install=(command "grub-install --target=x86_64-efi --efi-directory=/boot/efi --bootloader-id=debian --no-nvram")
   # -i: inspection mounts the root and, from its fstab, the ESP, as the installed system sees them.
   vmw_guestfs_env
   guestfish -a "$raw" -i "${install[@]}" : command update-grub >>"$VMW_LOG" 2>&1 ||
-    die "grub-install or update-grub failed in the VMware-native guest ($firmware); see $VMW_LOG"
+    die_with_log "$VMW_LOG" "grub-install or update-grub failed in the VMware-native guest ($firmware)"
+  if [ "$firmware" = bios ] && ! head -c 512 "$raw" | grep -aq GRUB; then
+    die_with_log "$VMW_LOG" "grub-install ran, but the VMware-native guest's MBR holds no GRUB"
+  fi
   qemu-img convert -q -f raw -O vmdk -o subformat=monolithicFlat,adapter_type=lsilogic "$raw" "$VMW_WORK/out/vmware-$firmware.vmdk"
   rm -f "$raw"
   # manifest.json entries: where per-VM settings are written (the root file system) and what boots it.
@@ -186,8 +191,8 @@ install_vmware_guest() (
   VMW_WORK="$(mktemp -d "$FERRY_CACHE/.vmware-guest-build.XXXXXX")"
   trap 'rm -rf "$VMW_WORK"' EXIT
   VMW_ROOTFS="$VMW_WORK/rootfs"
-  # Outside the work folder, so that a failed build's log stays for the message that names it.
-  VMW_LOG="$FERRY_CACHE/vmware-guest-build.log"
+  # Outside the work folder (removed on failure), so that the log a failure names stays.
+  VMW_LOG="$SETUP_LOG_DIR/vmware-guest-build.log"
   : >"$VMW_LOG"
   VMW_VARIANTS=()
   mkdir -p "$VMW_WORK/out"
@@ -210,19 +215,28 @@ install_vmware_guest() (
   "buildSeconds": $((SECONDS - started))
 }
 EOF
-  mv "$VMW_LOG" "$VMW_WORK/out/build.log"
+  cp "$VMW_LOG" "$VMW_WORK/out/build.log"
   rm -rf "$VMW_GUEST_DIR"
   mv "$VMW_WORK/out" "$VMW_GUEST_DIR"
   touch "$VMW_GUEST_DIR/.complete"
   log "VMware-native guest built in $((SECONDS - started)) s"
 )
 
-apt_install_vmware_guest_build() { apt_install debootstrap gdisk parted dosfstools e2fsprogs qemu-utils; }
+# build_guestfs_appliance: supermin's appliance, built once from the host's packages (all installed before
+# any part runs) and checked by one boot, before the first guestfish that needs it; cached by libguestfs
+# in /var/tmp/.guestfs-<uid> and rebuilt by it only when the host's packages change.
+build_guestfs_appliance() {
+  compgen -G "/var/tmp/.guestfs-$(id -u)/appliance.d/kernel" >/dev/null && return 0
+  local appliance_log="$SETUP_LOG_DIR/guestfs-appliance.log" began=$SECONDS
+  log "building the libguestfs appliance from this machine's packages (once)"
+  (vmw_guestfs_env && guestfish -a /dev/null run) >>"$appliance_log" 2>&1 ||
+    die_with_log "$appliance_log" "the libguestfs appliance could not be built or booted (libguestfs-test-tool tells more)"
+  log "libguestfs appliance built and booted in $((SECONDS - began)) s"
+}
 
-with_lock apt apt_install_conversion
 with_lock guest-agent-packages install_guest_agent_packages
 if [ ! -f "$VMW_GUEST_DIR/.complete" ]; then
-  with_lock apt apt_install_vmware_guest_build
+  with_lock guestfs-appliance build_guestfs_appliance
   with_lock "vmware-guest-$VMW_GUEST_KEY" install_vmware_guest
 fi
 ln -sfn "$VMW_GUEST_DIR" "$ROOT/.tools/vmware-guest"

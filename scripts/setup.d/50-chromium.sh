@@ -1,5 +1,4 @@
+# debian: chromium
 # Debian's chromium, headless: the report test opens `ferry report`'s HTML in it and takes a screenshot,
 # as a person would see the file. No browser download: the distribution's package, installed once.
-apt_install_chromium() { apt_install chromium; }
-with_lock apt apt_install_chromium
 link_tool chromium "$(command -v chromium)"

@@ -1,3 +1,4 @@
+# debian: postgresql-15
 # The production Temporal server (not the dev server) and its SQL schema tool, built from the Go module
 # proxy, with the module's PostgreSQL v12 schema and config templates copied next to them. Only the
 # production-topology test (test/e2e/production-topology.test.ts) uses it. The build takes ~6 min on
@@ -29,5 +30,4 @@ install_temporal_server() {
   link_tool temporal-sql-tool "$dir/temporal-sql-tool"
 }
 
-apt_install "postgresql-$TEMPORAL_SERVER_PG_MAJOR"
 with_lock temporal-server install_temporal_server

@@ -1,3 +1,4 @@
+# debian: python3-venv
 # Proxmox VE clients ferry does not use itself, for the real-client suite (test/integration/real-clients):
 # they drive the Proxmox simulator through a VM's lifecycle as a user's own tooling would.
 #
@@ -24,7 +25,6 @@ install_proxmoxer() {
   if [ ! -f "$dir/.complete" ]; then
     log "installing proxmoxer==$PROXMOXER_VERSION from PyPI into $dir"
     rm -rf "$dir"
-    python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || apt_install python3-venv
     python3 -m venv "$dir"
     "$dir/bin/pip" install --quiet --disable-pip-version-check --no-deps "proxmoxer==$PROXMOXER_VERSION" "${PROXMOXER_DEPS[@]}" ||
       die "pip could not install proxmoxer==$PROXMOXER_VERSION and ${PROXMOXER_DEPS[*]}"

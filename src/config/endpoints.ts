@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALWAYS, dnsName, hostName, port, tlsFields } from './common';
+import { netboxWebhookSection } from './netbox-webhook';
 
 /**
  * Connection settings of the outside systems. Secrets (token secrets, passwords) are read from the
@@ -43,7 +44,10 @@ export const proxmoxSection = z
       ctx.addIssue({ code: 'custom', path: ['password'], message: 'ticket auth needs it' });
   }, ALWAYS);
 
-/** What `discover` reads by default: a datacenter, and within it VM folders and clusters (paths below it). */
+/**
+ * What `discover` reads by default: a datacenter, and within it VM folders and clusters: inventory paths
+ * (`/DC0/vm/apps`, as every command takes them) or paths below the datacenter's VM and host folders.
+ */
 export const vsphereDiscoverySection = z
   .object({
     datacenter: z.string().min(1).optional(),
@@ -58,9 +62,10 @@ export const vsphereDiscoverySection = z
       typeof d !== 'object' ||
       d === null ||
       d.datacenter !== undefined ||
-      ((d.folders?.length ?? 0) === 0 && (d.clusters?.length ?? 0) === 0),
+      [...(d.folders ?? []), ...(d.clusters ?? [])].every((p) => typeof p === 'string' && p.startsWith('/')),
     {
-      message: 'folders and clusters are paths inside a datacenter: set discovery.datacenter too',
+      message:
+        'folders and clusters relative to a datacenter need it: set discovery.datacenter too, or give them as inventory paths (/DC0/vm/apps)',
       ...ALWAYS,
     },
   );
@@ -101,6 +106,8 @@ export const netboxSection = z
     /** Plain http to a host other than this one sends the token in clear: only when explicitly allowed. */
     allowInsecureHttp: z.boolean().optional(),
     ...tlsFields,
+    /** NetBox's webhook and event rule that report edits to ferry's receiver (see netbox-webhook.ts). */
+    webhook: netboxWebhookSection.optional(),
   })
   .strict()
   .superRefine((n, ctx) => {

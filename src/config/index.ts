@@ -8,7 +8,9 @@ export {
   type OptionalSection,
   type WorkflowNames,
   type ConfigDefaults,
+  type TemporalAddressSource,
 } from './load';
 export { ENV_BINDINGS } from './env';
 export * from './schema';
 export { migrationSettings } from './migration-settings';
+export { parseListenAddress, webhookSecret, type ListenAddress } from './netbox-webhook';

@@ -85,7 +85,14 @@ export interface WorkflowNames {
 export interface ConfigDefaults {
   /** Neither TEMPORAL_ADDRESS nor temporal.address was set: the address is 127.0.0.1:7233. */
   temporalAddress: boolean;
+  /**
+   * Where the Temporal address came from, for messages: the environment (TEMPORAL_ADDRESS), the
+   * configuration file (temporal.address, in the file named), or ferry's default.
+   */
+  temporalAddressFrom: TemporalAddressSource;
 }
+
+export type TemporalAddressSource = { kind: 'environment' } | { kind: 'file'; file: string } | { kind: 'default' };
 
 /**
  * Validates a parsed config document after applying environment overrides. Every problem is listed,
@@ -120,7 +127,9 @@ function parseScoped(
   const fromEnv = new Map<string, string>();
   const createdBy = new Map<string, string>();
 
-  for (const binding of bindings) {
+  // Every section, in scope or not: a secret written into the file is refused by every command, not
+  // only by the ones (the worker) that read its section.
+  for (const binding of ENV_BINDINGS) {
     if (binding.secret && getPath(raw, binding.path) !== undefined) {
       problems.push(
         `${binding.path.join('.')} (${source}): secrets are not read from files; set ${binding.env} in the worker's environment`,
@@ -131,7 +140,7 @@ function parseScoped(
 
   // Out of scope, netbox.name alone is checked here; in scope, with the rest of its section below.
   const names = inScope('netbox') ? undefined : workflowNames(raw, source, problems);
-  const defaults = { temporalAddress: getPath(raw, ['temporal', 'address']) === undefined };
+  const defaults = addressDefaults(raw, fromEnv, source);
   for (const section of OPTIONAL_SECTIONS) if (!inScope(section)) delete raw[section];
 
   problems.push(...unreadableCaFiles(raw, fromEnv, source));
@@ -145,6 +154,16 @@ function parseScoped(
     names: names ?? (config.netbox?.name !== undefined ? { netbox: config.netbox.name } : {}),
     defaults,
   };
+}
+
+function addressDefaults(raw: Record<string, unknown>, fromEnv: Map<string, string>, source: string): ConfigDefaults {
+  const unset = getPath(raw, ['temporal', 'address']) === undefined;
+  const temporalAddressFrom: TemporalAddressSource = unset
+    ? { kind: 'default' }
+    : fromEnv.has('temporal.address')
+      ? { kind: 'environment' }
+      : { kind: 'file', file: source };
+  return { temporalAddress: unset, temporalAddressFrom };
 }
 
 /** Sections whose `caFile` names a PEM file the worker reads at start (before any request). */

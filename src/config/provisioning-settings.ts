@@ -46,7 +46,7 @@ export function provisioningSettings(config: FerryConfig, clients: ProvisioningC
     },
     pollIntervalMs: durationToMs(p.pollInterval),
     guestNetworkTimeoutMs: durationToMs(p.guestNetworkTimeout),
-    vmStartPermits: config.limits.vmStart,
+    limits: { vmStart: config.limits.vmStart },
     teardown: {
       approvalFor: p.teardown.approvalFor,
       ...(p.teardown.approvalDeadline !== undefined

@@ -3,6 +3,7 @@ import { temporalSection, workerSection } from './temporal';
 import { limitsSection, migrationSection } from './migration';
 import { dnsSection, knownHostsSection, netboxSection, proxmoxSection, vsphereSection } from './endpoints';
 import { provisioningSection } from './provisioning';
+import { changeSection } from './change';
 
 /** The whole of `ferry.yaml` after environment overrides. Endpoint sections are optional: doctor reports what is set. */
 export const ferryConfigSchema = z
@@ -17,6 +18,8 @@ export const ferryConfigSchema = z
     migration: migrationSection.optional(),
     knownHosts: knownHostsSection.optional(),
     provisioning: provisioningSection.optional(),
+    /** Day 2 (changeVm): hand drift, conflicts, MAC changes, moved and removed disks. */
+    change: changeSection,
   })
   .strict();
 
@@ -24,7 +27,9 @@ export type FerryConfig = z.infer<typeof ferryConfigSchema>;
 export type ProxmoxConfig = NonNullable<FerryConfig['proxmox']>;
 export type VsphereConfig = NonNullable<FerryConfig['vsphere']>;
 export type NetboxConfig = NonNullable<FerryConfig['netbox']>;
+export type NetboxWebhookConfig = NonNullable<NetboxConfig['webhook']>;
 export type DnsConfig = NonNullable<FerryConfig['dns']>;
 export type MigrationConfig = NonNullable<FerryConfig['migration']>;
 export type KnownHostsConfig = NonNullable<FerryConfig['knownHosts']>;
 export type ProvisioningConfig = NonNullable<FerryConfig['provisioning']>;
+export type ChangeConfig = FerryConfig['change'];

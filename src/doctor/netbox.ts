@@ -32,7 +32,7 @@ export async function checkNetbox(config: NetboxConfig, shared?: NetboxClient): 
           detail:
             missing.length === 0
               ? `${tokenKind} token accepted; ferry's custom fields are present`
-              : `${tokenKind} token accepted, but ferry's custom fields are missing on VMs: ${missing.join(', ')}; run \`ferry netbox setup\``,
+              : `${tokenKind} token accepted, but ferry's custom fields are missing (on VMs, interfaces or virtual disks): ${missing.join(', ')}; run \`ferry netbox setup\``,
         };
       },
       (err) => {

@@ -10,12 +10,14 @@ export const FERRY_KINDS = [
   'sdn-sync',
   'provision',
   'provision-planned',
+  'change',
   'teardown',
   'vmid-allocator',
   'semaphore',
   'doctor',
   'lookup',
 ] as const;
+export type FerryKindValue = (typeof FERRY_KINDS)[number];
 
 /** The stage a workflow is in, kept current so the UI and `temporal workflow list` can filter on it. */
 export const FerryStage = defineSearchAttributeKey('FerryStage', SearchAttributeType.KEYWORD);

@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import type { NetboxConfig } from '../config';
 import type { SeenVersion } from '../domain/provisioning';
-import { FERRY_CUSTOM_FIELDS, VM_OBJECT_TYPE, type FerryCustomField } from './custom-fields';
+import { FERRY_CUSTOM_FIELDS, objectTypesOf, type FerryCustomField } from './custom-fields';
 import { NetboxError, NetboxStaleError } from './errors';
 import { NetboxHttp, type NetboxHttpOptions, type Query } from './http';
 import {
@@ -10,6 +11,7 @@ import {
   macAddressSchema,
   prefixSchema,
   statusSchema,
+  virtualDiskSchema,
   virtualMachineSchema,
   vmidOnlySchema,
   vmInterfaceSchema,
@@ -18,16 +20,21 @@ import {
   type MacAddress,
   type NetboxStatus,
   type Prefix,
+  type VirtualDisk,
   type VirtualMachine,
   type VmInterface,
+  journalEntrySchema,
 } from './schemas';
 
 const VM_INTERFACE_TYPE = 'virtualization.vminterface';
 const VMS = 'api/virtualization/virtual-machines/';
 const INTERFACES = 'api/virtualization/interfaces/';
+const VIRTUAL_DISKS = 'api/virtualization/virtual-disks/';
 const MACS = 'api/dcim/mac-addresses/';
 const IPS = 'api/ipam/ip-addresses/';
 const PREFIXES = 'api/ipam/prefixes/';
+const JOURNAL = 'api/extras/journal-entries/';
+const VM_OBJECT = 'virtualization.virtualmachine';
 const CUSTOM_FIELDS = 'api/extras/custom-fields/';
 
 /**
@@ -199,8 +206,14 @@ export class NetboxClient {
 
   // ---- Interfaces and MAC addresses --------------------------------------------------------------
 
-  async listInterfaces(vmId: number): Promise<VmInterface[]> {
+  /** The interfaces of a VM, or of several at once (read in pages, not per VM). */
+  async listInterfaces(vmId: number | readonly number[]): Promise<VmInterface[]> {
     return this.http.list(INTERFACES, { virtual_machine_id: vmId }, vmInterfaceSchema);
+  }
+
+  /** The virtual disks of a VM, or of several at once (read in pages, not per VM). */
+  async listVirtualDisks(vmId: number | readonly number[]): Promise<VirtualDisk[]> {
+    return this.http.list(VIRTUAL_DISKS, { virtual_machine_id: vmId }, virtualDiskSchema);
   }
 
   /**
@@ -314,6 +327,33 @@ export class NetboxClient {
     return this.http.list(IPS, { virtual_machine_id: vmId }, ipAddressSchema);
   }
 
+  /** IP addresses of one VM or many (read in pages, not per VM: a drift report over a cluster). */
+  async addressesOfVms(vmIds: readonly number[]): Promise<IpAddress[]> {
+    if (vmIds.length === 0) return [];
+    return this.http.list(IPS, { virtual_machine_id: vmIds }, ipAddressSchema);
+  }
+
+  /**
+   * A journal entry on a VM (NetBox's own log of what happened to it), unless the newest entries already
+   * hold this exact text: a retried write adds it once.
+   */
+  async addVmJournalEntry(
+    vmId: number,
+    kind: 'info' | 'success' | 'warning' | 'danger',
+    comments: string,
+  ): Promise<Outcome> {
+    const { data: recent } = await this.http.request('GET', JOURNAL, {
+      schema: z.looseObject({ results: z.array(journalEntrySchema) }),
+      query: { assigned_object_type: VM_OBJECT, assigned_object_id: vmId, ordering: '-created', limit: 20 },
+    });
+    if (recent.results.some((e) => e.comments === comments)) return 'unchanged';
+    await this.http.request('POST', JOURNAL, {
+      schema: journalEntrySchema,
+      body: { assigned_object_type: VM_OBJECT, assigned_object_id: vmId, kind, comments },
+    });
+    return 'created';
+  }
+
   /** IP addresses assigned to a VM interface. */
   async interfaceAddresses(interfaceId: number): Promise<IpAddress[]> {
     return this.http.list(IPS, { vminterface_id: interfaceId }, ipAddressSchema);
@@ -350,14 +390,25 @@ export class NetboxClient {
       });
       return { outcome: 'created', value: data };
     } catch (err) {
-      if (err instanceof NetboxError && err.status === 409) {
+      if (err instanceof NetboxError && err.status === 409 && !(await this.hasFreeAddress(prefix.id))) {
         throw new NetboxError(`NetBox prefix ${prefix.prefix} has no free address left (${err.message})`, 'invalid', {
           status: 409,
           cause: err,
         });
       }
+      // NetBox answers 409 when the prefix is full; with free addresses left, the conflict was something
+      // else (a concurrent write, a proxy): a conflict, retried.
       throw err;
     }
+  }
+
+  /** Whether the prefix still has a free address (NetBox's own answer, as `available-ips` would pick). */
+  private async hasFreeAddress(prefixId: number): Promise<boolean> {
+    const free = await this.http.request('GET', `${PREFIXES}${prefixId}/available-ips/`, {
+      schema: z.array(z.object({ address: z.string() })),
+      query: { limit: 1 },
+    });
+    return free.data.length > 0;
   }
 
   /** Makes `ipId` (assigned to one of the VM's interfaces) the VM's primary IPv4 address; a write answers with the VM as written. */
@@ -389,8 +440,9 @@ export class NetboxClient {
   // ---- ferry's custom fields ---------------------------------------------------------------------
 
   /**
-   * Creates ferry's custom fields on VMs, or adds the VM object type to a field of that name that
-   * lacks it. A field of that name with another type is an error for a person to resolve.
+   * Creates ferry's custom fields (on VMs, and on VM interfaces and virtual disks for those that belong
+   * there), or adds the object types a field of that name lacks. A field of that name with another
+   * type is an error for a person to resolve.
    */
   async ensureCustomFields(
     fields: readonly FerryCustomField[] = FERRY_CUSTOM_FIELDS,
@@ -406,11 +458,18 @@ export class NetboxClient {
     return results;
   }
 
-  /** ferry's custom fields that NetBox lacks on VMs. */
+  /** ferry's custom fields that NetBox lacks, or has on fewer object types than ferry reads them from. */
   async missingCustomFields(): Promise<string[]> {
-    const present = await this.http.list(CUSTOM_FIELDS, { object_type: VM_OBJECT_TYPE }, customFieldSchema);
-    const names = new Set(present.map((f) => f.name));
-    return FERRY_CUSTOM_FIELDS.map((f) => f.name).filter((n) => !names.has(n));
+    const present = await this.http.list(
+      CUSTOM_FIELDS,
+      { name: FERRY_CUSTOM_FIELDS.map((f) => f.name) },
+      customFieldSchema,
+    );
+    const complete = (field: FerryCustomField) => {
+      const found = present.find((p) => p.name === field.name);
+      return found !== undefined && objectTypesOf(field).every((t) => found.object_types.includes(t));
+    };
+    return FERRY_CUSTOM_FIELDS.filter((f) => !complete(f)).map((f) => f.name);
   }
 
   private async createField(field: FerryCustomField): Promise<Outcome> {
@@ -420,7 +479,7 @@ export class NetboxClient {
         name: field.name,
         label: field.label,
         type: field.type,
-        object_types: [VM_OBJECT_TYPE],
+        object_types: objectTypesOf(field),
         description: field.description,
         group_name: 'ferry',
         required: false,
@@ -439,10 +498,11 @@ export class NetboxClient {
         'invalid',
       );
     }
-    if (existing.object_types.includes(VM_OBJECT_TYPE)) return 'unchanged';
+    const lacking = objectTypesOf(field).filter((t) => !existing.object_types.includes(t));
+    if (lacking.length === 0) return 'unchanged';
     await this.http.request('PATCH', `${CUSTOM_FIELDS}${existing.id}/`, {
       schema: customFieldSchema,
-      body: { object_types: [...existing.object_types, VM_OBJECT_TYPE] },
+      body: { object_types: [...existing.object_types, ...lacking] },
     });
     return 'updated';
   }

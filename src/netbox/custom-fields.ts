@@ -1,24 +1,33 @@
 import { z } from 'zod';
 import { NetboxError } from './errors';
 import type { VirtualMachine } from './schemas';
-import type { RecordFields } from '../domain/provisioning/spec';
+import type { DiskFields, InterfaceFields, RecordFields } from '../domain/provisioning/spec';
 
-/** The object type ferry's custom fields belong to. */
+/** The object types ferry's custom fields belong to: VMs, their interfaces and their virtual disks. */
 export const VM_OBJECT_TYPE = 'virtualization.virtualmachine';
+export const INTERFACE_OBJECT_TYPE = 'virtualization.vminterface';
+export const VIRTUAL_DISK_OBJECT_TYPE = 'virtualization.virtualdisk';
 
 export interface FerryCustomField {
   name: string;
-  type: 'integer' | 'text';
+  type: 'integer' | 'text' | 'decimal' | 'boolean' | 'json';
   label: string;
   description: string;
+  /** Where the field is (absent: VMs only). */
+  objectTypes?: readonly string[];
   validationMinimum?: number;
   validationMaximum?: number;
   validationRegex?: string;
 }
 
+/** The object types a field belongs to. */
+export function objectTypesOf(field: FerryCustomField): readonly string[] {
+  return field.objectTypes ?? [VM_OBJECT_TYPE];
+}
+
 /**
- * The custom fields ferry reads from a NetBox VM (all optional in NetBox; each workflow says which it
- * needs). `ferry netbox setup` creates them; README "NetBox and DNS" lists them.
+ * The custom fields ferry reads from a NetBox VM, its interfaces and virtual disks (all optional in
+ * NetBox; each workflow says which it needs). `ferry netbox setup` creates them; docs/netbox-dns.md lists them.
  */
 export const FERRY_CUSTOM_FIELDS: readonly FerryCustomField[] = [
   {
@@ -40,14 +49,16 @@ export const FERRY_CUSTOM_FIELDS: readonly FerryCustomField[] = [
     name: 'ferry_storage',
     type: 'text',
     label: 'Proxmox storage',
-    description: 'Proxmox VE storage for the VM disks',
+    description: "Proxmox VE storage for the VM's disks (on a virtual disk: for that disk; a change moves it)",
+    objectTypes: [VM_OBJECT_TYPE, VIRTUAL_DISK_OBJECT_TYPE],
     validationRegex: '^[A-Za-z][A-Za-z0-9._-]*$',
   },
   {
     name: 'ferry_network',
     type: 'text',
     label: 'Bridge or VNet',
-    description: 'Linux bridge (vmbr0) or SDN VNet the first NIC attaches to',
+    description: 'Linux bridge (vmbr0) or SDN VNet the first NIC attaches to (on an interface: that NIC)',
+    objectTypes: [VM_OBJECT_TYPE, INTERFACE_OBJECT_TYPE],
     validationRegex: '^[A-Za-z][A-Za-z0-9._-]*$',
   },
   {
@@ -72,6 +83,46 @@ export const FERRY_CUSTOM_FIELDS: readonly FerryCustomField[] = [
     description:
       'Image the first disk is made from (import-from), e.g. local:import/debian-12.qcow2; the VM gets its address on a cloud-init drive',
     validationRegex: '^[A-Za-z][A-Za-z0-9._-]*:\\S+$',
+  },
+  {
+    name: 'ferry_rate',
+    type: 'decimal',
+    label: 'Rate limit (MB/s)',
+    description: 'Rate limit of the NIC in MB/s (Proxmox rate); empty: none',
+    objectTypes: [INTERFACE_OBJECT_TYPE],
+    validationMinimum: 0,
+  },
+  {
+    name: 'ferry_queues',
+    type: 'integer',
+    label: 'Queues',
+    description: 'Packet queues of the NIC (Proxmox queues, virtio only)',
+    objectTypes: [INTERFACE_OBJECT_TYPE],
+    validationMinimum: 0,
+    validationMaximum: 64,
+  },
+  {
+    name: 'ferry_firewall',
+    type: 'boolean',
+    label: 'Proxmox firewall',
+    description: "The NIC is behind Proxmox's firewall (Proxmox firewall=1)",
+    objectTypes: [INTERFACE_OBJECT_TYPE],
+  },
+  {
+    name: 'ferry_disk_options',
+    type: 'text',
+    label: 'Disk options',
+    description:
+      'Proxmox disk options: iothread, discard, ssd, cache, backup, replicate, aio (e.g. iothread=1,discard=on,ssd=1)',
+    objectTypes: [VIRTUAL_DISK_OBJECT_TYPE],
+    validationRegex: '^[a-z_]+=[^,=]+(,[a-z_]+=[^,=]+)*$',
+  },
+  {
+    name: 'ferry_applied',
+    type: 'json',
+    label: 'Applied by ferry',
+    description:
+      'What ferry last applied to the Proxmox VM (written by ferry; tells a NetBox edit from a change by hand)',
   },
   { name: 'ferry_owner', type: 'text', label: 'Owner', description: 'Person or team responsible for the VM' },
 ];
@@ -100,26 +151,75 @@ export type FerryVmFields = RecordFields;
 
 /** Reads ferry's custom fields from a VM, saying which field of which VM is wrong. */
 export function ferryFields(vm: Pick<VirtualMachine, 'id' | 'name' | 'custom_fields'>): FerryVmFields {
-  const parsed = ferryFieldsSchema.safeParse(vm.custom_fields);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (i) => `${String(i.path[0])}: ${i.message} (got ${JSON.stringify(vm.custom_fields[String(i.path[0])])})`,
-    );
-    throw new NetboxError(
-      `NetBox VM "${vm.name}" (id ${vm.id}) has invalid ferry custom fields: ${problems.join('; ')}`,
-      'invalid',
-    );
-  }
-  const f = parsed.data;
-  const fields: FerryVmFields = {
-    vmid: f.ferry_vmid ?? undefined,
-    node: f.ferry_node ?? undefined,
-    storage: f.ferry_storage ?? undefined,
-    network: f.ferry_network ?? undefined,
-    vlan: f.ferry_vlan ?? undefined,
-    iso: f.ferry_iso ?? undefined,
-    image: f.ferry_image ?? undefined,
-    owner: f.ferry_owner ?? undefined,
-  };
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as FerryVmFields;
+  const f = parseFields(ferryFieldsSchema, vm.custom_fields, `NetBox VM "${vm.name}" (id ${vm.id})`);
+  return defined({
+    vmid: f.ferry_vmid,
+    node: f.ferry_node,
+    storage: f.ferry_storage,
+    network: f.ferry_network,
+    vlan: f.ferry_vlan,
+    iso: f.ferry_iso,
+    image: f.ferry_image,
+    owner: f.ferry_owner,
+  });
+}
+
+/** NetBox answers a decimal custom field as a number (or, from some versions, as text). */
+const decimal = z
+  .union([z.number(), z.string().regex(/^\d+(\.\d+)?$/, 'must be a number')], { error: 'must be a number' })
+  .transform(Number)
+  .pipe(z.number().min(0, 'must be at least 0'));
+
+const interfaceFieldsSchema = z.object({
+  ferry_network: text().nullish(),
+  ferry_rate: decimal.nullish(),
+  ferry_queues: integer(0, 64).nullish(),
+  ferry_firewall: z.boolean({ error: 'must be true or false' }).nullish(),
+});
+
+const diskFieldsSchema = z.object({
+  ferry_storage: text().nullish(),
+  ferry_disk_options: text().nullish(),
+});
+
+/** Reads ferry's custom fields of a VM interface, saying which field of which interface is wrong. */
+export function interfaceFields(iface: {
+  id: number;
+  name: string;
+  custom_fields?: Record<string, unknown>;
+}): InterfaceFields {
+  const f = parseFields(
+    interfaceFieldsSchema,
+    iface.custom_fields ?? {},
+    `NetBox interface "${iface.name}" (id ${iface.id})`,
+  );
+  return defined({ network: f.ferry_network, rate: f.ferry_rate, queues: f.ferry_queues, firewall: f.ferry_firewall });
+}
+
+/** Reads ferry's custom fields of a virtual disk, saying which field of which disk is wrong. */
+export function virtualDiskFields(disk: {
+  id: number;
+  name: string;
+  custom_fields?: Record<string, unknown>;
+}): DiskFields {
+  const f = parseFields(
+    diskFieldsSchema,
+    disk.custom_fields ?? {},
+    `NetBox virtual disk "${disk.name}" (id ${disk.id})`,
+  );
+  return defined({ storage: f.ferry_storage, options: f.ferry_disk_options });
+}
+
+function parseFields<S extends z.ZodType>(schema: S, customFields: Record<string, unknown>, what: string): z.output<S> {
+  const parsed = schema.safeParse(customFields);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (i) => `${String(i.path[0])}: ${i.message} (got ${JSON.stringify(customFields[String(i.path[0])])})`,
+  );
+  throw new NetboxError(`${what} has invalid ferry custom fields: ${problems.join('; ')}`, 'invalid');
+}
+
+/** The object without its null or undefined values (a field not set is absent). */
+function defined<T extends object>(fields: { [K in keyof T]: T[K] | null | undefined }): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null)) as T;
 }

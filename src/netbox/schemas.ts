@@ -49,14 +49,34 @@ export const macAddressSchema = z.looseObject({
 });
 export type MacAddress = z.infer<typeof macAddressSchema>;
 
+const vlanRef = z.looseObject({ id: z.number().int(), vid: z.number().int(), name: z.string().optional() });
+
 export const vmInterfaceSchema = z.looseObject({
   id: z.number().int(),
   name: z.string(),
   virtual_machine: ref,
   enabled: z.boolean().optional(),
   primary_mac_address: z.looseObject({ id: z.number().int(), mac_address: z.string() }).nullable().optional(),
+  /** A sub-interface's parent. */
+  parent: ref.nullable().optional(),
+  mtu: z.number().int().nullable().optional(),
+  /** 802.1Q mode: access, tagged, tagged-all, q-in-q. */
+  mode: choice.nullable().optional(),
+  untagged_vlan: vlanRef.nullable().optional(),
+  tagged_vlans: z.array(vlanRef).default([]),
+  custom_fields: z.record(z.string(), z.unknown()).default({}),
 });
 export type VmInterface = z.infer<typeof vmInterfaceSchema>;
+
+/** A VM's virtual disk (NetBox 4.0+); `size` in MB. */
+export const virtualDiskSchema = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  virtual_machine: ref,
+  size: z.number().int(),
+  custom_fields: z.record(z.string(), z.unknown()).default({}),
+});
+export type VirtualDisk = z.infer<typeof virtualDiskSchema>;
 
 export const ipAddressSchema = z.looseObject({
   id: z.number().int(),
@@ -69,6 +89,8 @@ export const ipAddressSchema = z.looseObject({
   assigned_object_id: z.number().int().nullable().optional(),
 });
 export type IpAddress = z.infer<typeof ipAddressSchema>;
+
+export const journalEntrySchema = z.looseObject({ id: z.number().int(), kind: choice, comments: z.string() });
 
 export const prefixSchema = z.looseObject({
   id: z.number().int(),

@@ -48,6 +48,22 @@ export const agentFsInfoSchema = wrapped(
   ),
 );
 
+/** `POST …/agent/exec`: the guest's process id (PVE answers it unwrapped). */
+export const agentExecSchema = z.looseObject({ pid: pveInt });
+/** `GET …/agent/exec-status`: PVE decodes the base64 output and turns booleans into 1/0. */
+export const agentExecStatusSchema = z.looseObject({
+  exited: pveBool,
+  exitcode: pveInt.optional(),
+  'out-data': z.string().optional(),
+  'err-data': z.string().optional(),
+});
+
+export interface GuestExecResult {
+  exitcode: number;
+  stdout: string;
+  stderr: string;
+}
+
 export const vmRunStateSchema = z.looseObject({
   status: z.enum(['running', 'stopped']),
   /** QMP's status: running, paused, prelaunch, inmigrate, shutdown, internal-error, … (absent when stopped). */
@@ -110,6 +126,27 @@ export class AgentApi {
         family: a['ip-address-type'],
       })),
     }));
+  }
+
+  /**
+   * Runs a program in the guest (guest-exec) and waits until it exited (guest-exec-status, asked every
+   * `pollMs`); its output as the guest printed it. Fails when it runs longer than `timeoutMs`.
+   */
+  async exec(
+    node: string,
+    vmid: number,
+    command: readonly string[],
+    options: { timeoutMs?: number; pollMs?: number } = {},
+  ): Promise<GuestExecResult> {
+    const { pid } = await this.api.call('POST', `${vmPath(node, vmid)}/agent/exec`, { command }, agentExecSchema);
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    for (;;) {
+      const s = await this.api.call('GET', `${vmPath(node, vmid)}/agent/exec-status`, { pid }, agentExecStatusSchema);
+      if (s.exited) return { exitcode: s.exitcode ?? 0, stdout: s['out-data'] ?? '', stderr: s['err-data'] ?? '' };
+      if (Date.now() > deadline)
+        throw new Error(`${command.join(' ')} did not exit within ${options.timeoutMs ?? 30_000} ms in VM ${vmid}`);
+      await new Promise((r) => setTimeout(r, options.pollMs ?? 200));
+    }
   }
 
   async osInfo(node: string, vmid: number) {

@@ -1,5 +1,7 @@
 import { type ProxmoxApi, vmPath, normaliseValue, type ConfigValues } from './api';
+import type { ConfigWriteRequest } from './change-params';
 import { pendingSchema, vmConfigSchema, nullSchema } from './schemas';
+import type { TaskResult, WaitOptions } from './tasks';
 
 /**
  * VM configuration: read (with digest and pending changes) and update with the synchronous PUT,
@@ -54,10 +56,41 @@ export class VmConfigApi {
       }));
   }
 
+  /** The rows of `GET …/pending` as PVE sends them: every key's value, its pending value or deletion, and the digest. */
+  async pendingRows(
+    node: string,
+    vmid: number,
+  ): Promise<Array<{ key: string; value?: string; pending?: string; delete?: number }>> {
+    const rows = await this.api.call('GET', `${vmPath(node, vmid)}/pending`, {}, pendingSchema);
+    return rows.map((r) => ({
+      key: r.key,
+      ...(r.value !== undefined ? { value: String(r.value) } : {}),
+      ...(r.pending !== undefined ? { pending: String(r.pending) } : {}),
+      ...(r.delete !== undefined ? { delete: r.delete } : {}),
+    }));
+  }
+
   /** Config, digest and the changes still pending (those wait for the next VM start). */
   async read(node: string, vmid: number): Promise<VmConfig & { pending: PendingChange[] }> {
     const [config, pending] = await Promise.all([this.get(node, vmid), this.pending(node, vmid)]);
     return { ...config, pending };
+  }
+
+  /**
+   * A day-2 config write (change-params.ts): the synchronous `PUT`, or the `POST` task when it allocates a
+   * disk. A hotplug Proxmox cannot do answers 400 naming the key (`hotplug problem - …`); the value stays pending.
+   */
+  async write(
+    node: string,
+    vmid: number,
+    request: ConfigWriteRequest,
+    wait: WaitOptions = {},
+  ): Promise<TaskResult | null> {
+    if (request.method === 'PUT') {
+      await this.api.call('PUT', `${vmPath(node, vmid)}/config`, request.params, nullSchema);
+      return null;
+    }
+    return this.api.task('POST', `${vmPath(node, vmid)}/config`, request.params, wait);
   }
 
   /** The synchronous `PUT …/config`. */

@@ -1,18 +1,11 @@
 import { ProxmoxInputError } from './errors';
+import { diskSizeBytes, formatDiskSize } from '../domain/pve-disk-size';
 
-/** PVE disk sizes: `32G`, `512M`, `528K`, plain bytes. */
-const UNIT: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
+export { formatDiskSize };
 
+/** PVE disk sizes: `32G`, `512M`, `528K`, plain bytes (the rule lives in src/domain/pve-disk-size.ts). */
 export function parseDiskSize(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)([KMGT]?)$/.exec(text);
-  if (!m) throw new ProxmoxInputError(`not a disk size: "${text}"`);
-  return Math.round(Number(m[1]) * UNIT[m[2]!]!);
-}
-
-/** As PVE writes `size=` in a config: the largest unit that divides the size. */
-export function formatDiskSize(bytes: number): string {
-  for (const unit of ['T', 'G', 'M', 'K'] as const) {
-    if (bytes >= UNIT[unit]! && bytes % UNIT[unit]! === 0) return `${bytes / UNIT[unit]!}${unit}`;
-  }
-  return String(bytes);
+  const bytes = diskSizeBytes(text);
+  if (bytes === undefined) throw new ProxmoxInputError(`not a disk size: "${text}"`);
+  return bytes;
 }

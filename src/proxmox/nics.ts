@@ -1,37 +1,19 @@
 import { type ProxmoxApi } from './api';
 import { VmConfigApi } from './config';
-import { formatPropertyString, parsePropertyString } from './property-string';
+import { formatPropertyString } from './property-string';
 import { ProxmoxInputError } from './errors';
 import { flag } from './quirks';
-import { NIC_MODELS, type NicSpec } from '../domain/pve-vm-spec';
+import type { NicSpec } from '../domain/pve-vm-spec';
+import { parseNic, type Nic } from '../domain/pve-nic';
 
 export { NIC_MODELS, type NicModel, type NicSpec } from '../domain/pve-vm-spec';
+export { parseNic, type Nic } from '../domain/pve-nic';
 
 /**
  * NICs (`netN`), as Ansible's proxmox_nic handles them: the existing MAC is kept unless one is given
  * (changing it would change the guest's interface), and the config is written only when the NIC differs.
  * The spec types live in src/domain (domain rules build them); only this module writes them as PVE values.
  */
-
-/** A NIC as read from a config. */
-export interface Nic {
-  model: string;
-  macaddr: string;
-  options: Record<string, string>;
-}
-
-/** `virtio=BC:24:11:…,bridge=vmbr0,tag=10` → model, MAC and the other options. */
-export function parseNic(value: string): Nic {
-  const parts = parsePropertyString(value, 'model');
-  let model = parts.model ?? '';
-  let macaddr = parts.macaddr ?? '';
-  const options: Record<string, string> = {};
-  for (const [key, v] of Object.entries(parts)) {
-    if ((NIC_MODELS as readonly string[]).includes(key)) [model, macaddr] = [key, v];
-    else if (key !== 'model' && key !== 'macaddr') options[key] = v;
-  }
-  return { model, macaddr: macaddr.toUpperCase(), options };
-}
 
 function nicOptions(spec: NicSpec): Record<string, string> {
   const o: Record<string, string | undefined> = {

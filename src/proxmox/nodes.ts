@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type ProxmoxApi } from './api';
 import { nodePath } from './node-name';
-import { pveBool } from './quirks';
+import { pveBool, pveNumber } from './quirks';
 import { nodeListSchema } from './schemas';
 
 /** Nodes and what they offer VMs (storages, bridges and VNets), read through the API for preflight checks. */
@@ -15,6 +15,8 @@ export interface NodeStorage {
   content: string[];
   active: boolean;
   enabled: boolean;
+  /** Free bytes, when the node says (an active storage). */
+  availBytes?: number;
 }
 
 export interface NodeNetwork {
@@ -24,7 +26,13 @@ export interface NodeNetwork {
 }
 
 const storagesSchema = z.array(
-  z.looseObject({ storage: z.string(), content: z.string(), active: pveBool.optional(), enabled: pveBool.optional() }),
+  z.looseObject({
+    storage: z.string(),
+    content: z.string(),
+    active: pveBool.optional(),
+    enabled: pveBool.optional(),
+    avail: pveNumber.optional(),
+  }),
 );
 const networksSchema = z.array(z.looseObject({ iface: z.string(), type: z.string(), active: pveBool.optional() }));
 
@@ -43,6 +51,7 @@ export class NodesApi {
       content: s.content.split(',').filter(Boolean),
       active: s.active ?? false,
       enabled: s.enabled ?? true,
+      ...(s.avail !== undefined ? { availBytes: s.avail } : {}),
     }));
   }
 

@@ -43,6 +43,11 @@ export interface SdnFlowOptions extends WaitOptions {
    * to release it; callers that serialise all SDN writes (ferry's single SDN permit) may take it over.
    */
   heldLock?: 'fail' | 'take-over';
+  /**
+   * Apply (and so reload the nodes' network) even when nothing is written or pending: a retry after an
+   * apply whose reload failed finds the config already committed, and only a new apply reloads it.
+   */
+  reapply?: boolean;
 }
 
 export interface SdnChanges {
@@ -207,11 +212,11 @@ export class SdnApi {
 
   /** `ours`: what this call manages; only pending changes of those may be applied. */
   private async writeAndApply(writes: Write[], ours: Ours, options: SdnFlowOptions): Promise<SdnChanges> {
-    const { heldLock, ...wait } = options;
+    const { heldLock, reapply, ...wait } = options;
     const result: SdnChanges = { created: [], updated: [], deleted: [], applied: false };
     const pending = await this.pendingItems();
     // Our own pending changes (written by an earlier attempt, not applied) still need the apply.
-    if (writes.length === 0 && !pending.some(ours)) return result;
+    if (writes.length === 0 && !pending.some(ours) && !reapply) return result;
     // Checked before the lock too, so PVE 8 (no lock) never deploys someone else's edit either.
     refuseForeign(pending, ours);
     const { sdnLock } = await this.api.version();
@@ -326,13 +331,17 @@ function refuseForeign(pending: PendingItem[], ours: Ours): void {
   );
 }
 
-/** The config is committed (running) but the reload on the nodes failed or warned: a person must look. */
+/**
+ * The config is committed (running) but the reload on the nodes failed or warned. Applying again only
+ * reloads again, so it is retried (a reload can fail for a moment, e.g. a node busy); one that keeps
+ * failing ends the retries with this message for a person.
+ */
 function reloadFailed(upid: string, exitstatus: string, log: string[], cause?: unknown): ProxmoxError {
   const { node } = parseUpid(upid);
   const lines = log.length ? `\n  ${log.join('\n  ')}` : '';
   return new ProxmoxError(
-    `SDN config applied, but the network reload task ${upid} ended ${exitstatus} (see its log on ${node}; fix the node's network, then apply SDN again):${lines}`,
-    'invalid',
+    `SDN config applied, but the network reload task ${upid} ended ${exitstatus} (see its log on ${node}; if it keeps failing, fix the node's network, then apply SDN again):${lines}`,
+    'transient',
     { upid, exitstatus, log, committed: true },
     cause,
   );

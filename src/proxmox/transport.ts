@@ -35,7 +35,8 @@ export interface ProxmoxEndpoint {
   requestTimeoutMs?: number;
 }
 
-export type ParamValue = string | number | boolean | undefined;
+/** An array goes as the key repeated, as PVE takes an `array` parameter's items (agent/exec's `command`). */
+export type ParamValue = string | number | boolean | readonly string[] | undefined;
 export type Params = Record<string, ParamValue>;
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Result attributes PVE sends beside `data`. */
@@ -53,7 +54,8 @@ export function encodeParams(params: Params): string {
   const out = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined) continue;
-    out.append(key, typeof value === 'boolean' ? flag(value) : String(value));
+    if (Array.isArray(value)) for (const item of value as readonly string[]) out.append(key, item);
+    else out.append(key, typeof value === 'boolean' ? flag(value) : String(value));
   }
   return out.toString();
 }

@@ -43,6 +43,8 @@ export interface TimerRun {
   firedAt?: number;
   /** What the workflow asked for, in ms. */
   durationMs: number;
+  /** What the timer is for, as the workflow labelled it (`poll: …`, a lease renewal, a window). */
+  summary?: string;
 }
 
 export interface MessageIn {
@@ -198,7 +200,14 @@ class TimelineReader {
         this.activityStarted(a, at);
         return;
       case 'EVENT_TYPE_TIMER_STARTED': {
-        const timer = { startedAt: at, durationMs: durationMs(a.startToFireTimeout) };
+        const summary = payloads({
+          payloads: [(event as { userMetadata?: { summary?: JsonPayload } }).userMetadata?.summary].filter(Boolean),
+        })[0];
+        const timer = {
+          startedAt: at,
+          durationMs: durationMs(a.startToFireTimeout),
+          ...(typeof summary === 'string' ? { summary } : {}),
+        };
         this.timers.set(String(a.timerId), timer);
         t.timers.push(timer);
         return;

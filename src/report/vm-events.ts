@@ -68,9 +68,10 @@ export function decisionsOf(t: WorkflowTimeline): DecisionEntry[] {
     .map((m) => fromMessage(DECISION_MESSAGES[m.name]!, m));
 }
 
-/** A refusal as a line: its subject first, unless the subject is the VM itself. */
+/** A refusal as a line: its subject first, unless the subject is the VM itself or the reason starts with it. */
 export function refusalLine(vm: string, r: { subject?: string; reason?: string }): string {
-  return r.subject && r.subject !== vm ? `${r.subject}: ${r.reason ?? ''}` : (r.reason ?? '');
+  const reason = r.reason ?? '';
+  return r.subject && r.subject !== vm && !reason.startsWith(r.subject) ? `${r.subject}: ${reason}` : reason;
 }
 
 export function refusalReasons(t: WorkflowTimeline, vm: string): string[] {

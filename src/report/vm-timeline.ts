@@ -65,10 +65,13 @@ export function permitBars(t: WorkflowTimeline, now: number): Bar[] {
 /** A timer this close to the one before (or closer than its own length) continues its wait: the polls of one condition. */
 const POLL_GAP_MS = 2000;
 
+/** Timers that keep a permit's lease alive while its holder works: not waits, so not drawn. */
+const LEASE_RENEWAL = /^renew the lease of a permit/;
+
 /** Durable timers (polls for a condition, cutover windows); back-to-back polls are drawn as one wait. */
 export function timerBars(t: WorkflowTimeline, now: number): Bar[] {
   const bars: Array<Bar & { count: number; askedMs: number }> = [];
-  for (const timer of t.timers) {
+  for (const timer of t.timers.filter((x) => !LEASE_RENEWAL.test(x.summary ?? ''))) {
     const end = timer.firedAt ?? endOf(t, now);
     const open = timer.firedAt === undefined && t.closedAt === undefined;
     const last = bars[bars.length - 1];

@@ -1,13 +1,6 @@
 import { NativeConnection } from '@temporalio/worker';
 import type { FerryConfig } from '../config';
-import {
-  isTransportFailure,
-  temporalTls,
-  TemporalUnreachable,
-  transportReason,
-  unreachableMessage,
-  type AddressOrigin,
-} from './connection';
+import { explained, temporalTls, type AddressOrigin } from './connection';
 
 /**
  * The worker's connection. Its own module: @temporalio/worker (the native core, webpack) takes longer to
@@ -18,11 +11,14 @@ export async function connectWorker(
   origin: AddressOrigin = {},
 ): Promise<NativeConnection> {
   const tls = temporalTls(config);
+  let connection: NativeConnection | undefined;
   try {
-    return await NativeConnection.connect({ address: config.address, tls, apiKey: config.apiKey });
+    connection = await NativeConnection.connect({ address: config.address, tls, apiKey: config.apiKey });
+    // The connect takes any gRPC server; a worker polling one that is not Temporal would wait silently forever.
+    await connection.workflowService.getSystemInfo({});
+    return connection;
   } catch (err) {
-    throw isTransportFailure(err)
-      ? new TemporalUnreachable(unreachableMessage(config.address, transportReason(err), origin), { cause: err })
-      : err;
+    await connection?.close().catch(() => undefined);
+    throw explained(err, config.address, origin);
   }
 }

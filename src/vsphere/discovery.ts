@@ -21,11 +21,16 @@ import {
 } from './property-collector';
 import { asMoRef } from './read';
 import type { VimSession } from './session';
+import { ScopeError, scopePaths } from './scope-paths';
 import { child } from './xml';
 
+export { ScopeError };
+
 /**
- * Where to look. Without a datacenter: the whole vCenter. Folders and clusters are paths below the
- * datacenter's VM folder and host folder (`apps/web`, `DC0_C0`); VMs in any of them are discovered.
+ * Where to look. Without a datacenter, folders or clusters: the whole vCenter. A folder or cluster is an
+ * inventory path (`/DC0/vm/apps/web`, `/DC0/host/DC0_C0`; the datacenter is then the one it is in), or a
+ * path below the datacenter's VM folder and host folder (`apps/web`, `DC0_C0`); VMs in any of them are
+ * discovered (see scope-paths.ts).
  */
 export interface DiscoveryScope {
   /** Datacenter name or inventory path (`DC0`, `/Europe/DC-AMS`). */
@@ -54,12 +59,6 @@ export interface DiscoveryResult {
   pages: number;
 }
 
-export class ScopeError extends FerryError {
-  constructor(message: string) {
-    super(message, 'invalid');
-  }
-}
-
 const CONTAINER_TYPES = new Set([
   'Folder',
   'Datacenter',
@@ -86,28 +85,19 @@ interface ResolvedScope {
   datacenter?: MoRef;
 }
 
-function joinPath(base: string, relative: string): string {
-  return `${base}/${relative.replace(/^\/+|\/+$/g, '')}`;
-}
-
 async function resolveScope(session: VimSession, scope: DiscoveryScope): Promise<ResolvedScope> {
   const { rootFolder } = await session.serviceContent();
-  const folders = scope.folders ?? [];
-  const clusters = scope.clusters ?? [];
-  if (!scope.datacenter) {
-    if (folders.length > 0 || clusters.length > 0)
-      throw new ScopeError('a folder or cluster scope needs the datacenter it is in (--datacenter)');
-    return { vmContainers: [rootFolder], infraContainer: rootFolder };
-  }
-  const dcPath = scope.datacenter.startsWith('/') ? scope.datacenter.replace(/\/+$/, '') : `/${scope.datacenter}`;
+  const paths = scopePaths(scope);
+  if (!paths) return { vmContainers: [rootFolder], infraContainer: rootFolder };
+  const dcPath = paths.datacenter;
   const datacenter = await findByInventoryPath(session, dcPath);
   if (!datacenter) throw new ScopeError(`datacenter ${dcPath} not found in vCenter`);
   if (datacenter.type !== 'Datacenter') throw new ScopeError(`${dcPath} is a ${datacenter.type}, not a datacenter`);
 
   const vmContainers: MoRef[] = [];
   const wanted = [
-    ...folders.map((f) => ({ kind: 'folder', path: joinPath(`${dcPath}/vm`, f) })),
-    ...clusters.map((c) => ({ kind: 'cluster', path: joinPath(`${dcPath}/host`, c) })),
+    ...paths.folders.map((path) => ({ kind: 'folder', path })),
+    ...paths.clusters.map((path) => ({ kind: 'cluster', path })),
   ];
   for (const w of wanted) {
     const found = await findByInventoryPath(session, w.path);

@@ -6,7 +6,8 @@ import { child, type XmlElement } from './xml';
  * faults are overwhelmingly about the request, and retrying a wrong request only repeats it.
  */
 const FAULT_CATEGORIES: Record<string, ErrorCategory> = {
-  NotAuthenticated: 'permission',
+  // The session is gone (expired, or lost on the way): the client logs in again; a wrong password is InvalidLogin.
+  NotAuthenticated: 'transient',
   InvalidLogin: 'permission',
   NoPermission: 'permission',
   NoPermissionOnHost: 'permission',

@@ -57,10 +57,13 @@ function readServiceContent(response: XmlElement): ServiceContent {
 }
 
 /**
- * A logged-in vim25 session. Logs in on first use, and once more when the server says the session is
- * gone (a NotAuthenticated fault, or NotAuthenticated in a PropertyCollector `missingSet`): calls that
- * do not depend on session-bound objects are then repeated transparently.
+ * A logged-in vim25 session. Logs in on first use, and again when the server says the session is gone
+ * (a NotAuthenticated fault, or NotAuthenticated in a PropertyCollector `missingSet`), up to
+ * RELOGINS_PER_CALL times in one call: calls that do not depend on session-bound objects are then
+ * repeated transparently.
  */
+const RELOGINS_PER_CALL = 3;
+
 export class VimSession {
   private content: ServiceContent | undefined;
   private login: Promise<void> | undefined;
@@ -132,14 +135,15 @@ export class VimSession {
   /** Calls a method on `self` with parameters in WSDL order; re-logs in once if the session is gone. */
   async call(method: string, self: MoRef, params: XmlContent[] = [], options: CallOptions = {}): Promise<XmlElement> {
     await this.ensureLoggedIn();
-    const generation = this.generation;
-    try {
-      return await this.attempt(method, self, params, options);
-    } catch (err) {
-      if (!isNotAuthenticated(err)) throw err;
-      await this.relogin(generation);
-      if (options.sessionBound) throw new VsphereSessionRenewed(method);
-      return this.attempt(method, self, params, options);
+    for (let relogins = 0; ; relogins++) {
+      const generation = this.generation;
+      try {
+        return await this.attempt(method, self, params, options);
+      } catch (err) {
+        if (!isNotAuthenticated(err) || relogins === RELOGINS_PER_CALL) throw err;
+        await this.relogin(generation);
+        if (options.sessionBound) throw new VsphereSessionRenewed(method);
+      }
     }
   }
 

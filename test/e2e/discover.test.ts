@@ -80,6 +80,18 @@ describe('ferry discover, as a user runs it', () => {
       },
     ]);
     expect(report.stats.pages).toBeGreaterThan(3);
+    // The folder as an inventory path (the form plan and migrate take): the same VMs, no --datacenter needed.
+    for (const args of [
+      ['--folder', '/DC0/vm/db'],
+      ['--datacenter', 'DC0', '--folder', '/DC0/vm/db/'],
+    ]) {
+      const byPath = await ferry('--json', ...args);
+      expect(byPath.code).toBe(0);
+      expect((JSON.parse(byPath.output) as typeof report).inventory.vms.map((v) => v.name)).toEqual([
+        'mig-db01',
+        'mig-rdm01',
+      ]);
+    }
     const apps = JSON.parse((await ferry('--json', '--datacenter', 'DC0', '--folder', 'apps')).output) as {
       inventory: { vms: Array<{ name: string; guestAddresses?: unknown; guestHostName?: string }> };
     };
@@ -99,6 +111,11 @@ describe('ferry discover, as a user runs it', () => {
     const badScope = await ferry('--folder', 'apps');
     expect(badScope.code).toBe(1);
     expect(badScope.output).toMatch(/a folder or cluster scope needs the datacenter it is in/);
+    const elsewhere = await ferry('--datacenter', 'DC0', '--folder', '/DC1/vm/db');
+    expect(elsewhere.output).toContain(
+      'folder /DC1/vm/db is not in datacenter /DC0: its VM folders are under /DC0/vm/',
+    );
+    expect(elsewhere.code).toBe(1);
     // Usage and configuration errors exit 2.
     const badPage = await ferry('--page-size', 'many');
     expect(badPage.code).toBe(2);

@@ -15,7 +15,7 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /**
  * The live view as a person sees it: `ferry status <wave> --watch` in a tmux pane while a lab wave
  * imports slowly (the simulator logs the import's progress as PVE does); the screen is read with
- * capture-pane.
+ * capture-pane. mig-legacy01 rides along: refused before its approval gate, its row says why.
  */
 describe('ferry status --watch in a terminal', () => {
   jest.setTimeout(300_000);
@@ -49,7 +49,7 @@ describe('ferry status --watch in a terminal', () => {
         args: [
           {
             waveId,
-            selection: { names: ['scale-0001', 'scale-0002'] },
+            selection: { names: ['scale-0001', 'scale-0002', 'mig-legacy01'] },
             autoApprove: { by: 'alice', reason: 'live view test' },
           },
         ],
@@ -80,13 +80,20 @@ describe('ferry status --watch in a terminal', () => {
     console.log(`a frame of the live view:\n${withBar}`);
     expect(moving.size).toBeGreaterThanOrEqual(2);
     expect(withBar).toMatch(/scale-0001|scale-0002/);
-    expect(frames.some((f) => /wave .* 2 VMs: .* running/.test(f) && /ETA: \d/.test(f))).toBe(true);
+    expect(frames.some((f) => /wave .* 3 VMs: .* running/.test(f) && /ETA: \d/.test(f))).toBe(true);
     // Redrawn in place: a frame holds one header, not a scroll of old ones.
     for (const f of frames) expect(f.match(/^wave /gm)?.length ?? 0).toBeLessThanOrEqual(1);
     expect(frames.at(-1)).toMatch(/ETA: done/);
+    // The refused VM's row says why, once: not "refused refused" and nothing after it.
+    const refusedRow =
+      /^ {2}mig-legacy01 +refused +Hard disk 1 is on LocalDS_0 \(\[LocalDS_0\] mig-legacy01\/mig-legacy01\.vmdk\), not on the migration datastore nfs-migration/m;
+    expect(frames.at(-1)).toMatch(refusedRow);
+    // It was refused long before the imports ended: the reason was on screen while the others still copied.
+    expect(frames.some((f) => refusedRow.test(f) && /\[[#-]{20}\]\s+\d+%/.test(f))).toBe(true);
+    expect(frames.join('\n')).not.toMatch(/mig-legacy01 +refused +refused\s*$/m);
 
     // Readable in the Temporal UI: every child start and every activity the wave and its VMs scheduled carries a summary.
-    expect(finishedVms).toHaveLength(2);
+    expect(finishedVms).toHaveLength(3);
     const missing = [];
     let checked = 0;
     for (const workflowId of [`${waveId}-wave`, `${waveId}-wave/sdn`, ...finishedVms]) {
@@ -98,7 +105,7 @@ describe('ferry status --watch in a terminal', () => {
     expect(checked).toBeGreaterThan(20);
     for (const workflowId of finishedVms) {
       const description = await suite.temporal.client.workflow.getHandle(workflowId).describe();
-      expect(await description.staticSummary()).toMatch(/^scale-000[12] → VM \d+ on \S+$/);
+      expect(await description.staticSummary()).toMatch(/^(scale-000[12]|mig-legacy01) → VM \d+ on \S+$/);
       expect(await description.staticDetails()).toContain(`wave ${waveId}`);
     }
   });

@@ -7,6 +7,7 @@ import { ConfigError, parseConfig } from '../../src/config';
 import { readSpecFile } from '../../cli/spec-file';
 import { readWaveFile } from '../../cli/wave-file';
 import { UsageError } from '../../cli/errors';
+import { startNotTemporal, type NotTemporal } from '../helpers/not-temporal';
 import { ROOT, spawnFerry } from '../helpers/processes';
 
 /**
@@ -408,6 +409,39 @@ const CLI_CASES: CliCase[] = [
     { NETBOX_URL: 'https://netbox.example.com', NETBOX_TOKEN: 'nbt_a.b', NETBOX_CA_FILE: '/nonexistent/nb-ca.pem' },
   ],
   [
+    'webhook without its secret',
+    () => ['webhook'],
+    2,
+    ["netbox.webhook.secret: missing: ferry's webhook receiver needs it; set FERRY_NETBOX_WEBHOOK_SECRET"],
+    {
+      NETBOX_URL: 'https://netbox.example.com',
+      NETBOX_TOKEN: 'nbt_a.b',
+      FERRY_NETBOX_WEBHOOK_URL: 'http://127.0.0.1:8787/netbox/webhook',
+    },
+  ],
+  [
+    'webhook with --listen that is not host:port',
+    () => ['webhook', '--listen', '8787'],
+    2,
+    ["option '--listen <host:port>' argument '8787' is invalid", 'expected host:port'],
+  ],
+  [
+    'netbox setup with a short webhook secret and a bad listen address, in one pass',
+    () => ['netbox', 'setup'],
+    2,
+    [
+      'netbox.webhook.secret (environment FERRY_NETBOX_WEBHOOK_SECRET): at least 16 characters',
+      'netbox.webhook.listen (environment FERRY_NETBOX_WEBHOOK_LISTEN): host:port',
+    ],
+    {
+      NETBOX_URL: 'https://netbox.example.com',
+      NETBOX_TOKEN: 'nbt_a.b',
+      FERRY_NETBOX_WEBHOOK_URL: 'https://ferry.example.com/netbox/webhook',
+      FERRY_NETBOX_WEBHOOK_SECRET: 'short',
+      FERRY_NETBOX_WEBHOOK_LISTEN: 'ferry',
+    },
+  ],
+  [
     'discover with a missing vsphere.caFile (B5)',
     () => ['discover'],
     2,
@@ -415,12 +449,36 @@ const CLI_CASES: CliCase[] = [
     { VMWARE_HOST: 'vc', VMWARE_USER: 'u', VMWARE_PASSWORD: 'p', VMWARE_CA_FILE: '/nonexistent/vc-ca.pem' },
   ],
   [
-    'an unreachable Temporal (B6): exit 1, one line',
+    'an unreachable Temporal (B6): exit 1, one line, naming the variable that set the address',
     () => ['list'],
     1,
-    ['cannot reach Temporal at 127.0.0.1:1', 'TEMPORAL_ADDRESS', 'temporal.address'],
+    [
+      'cannot reach Temporal at 127.0.0.1:1 (from environment TEMPORAL_ADDRESS):',
+      'correct TEMPORAL_ADDRESS (it overrides temporal.address)',
+    ],
     { TEMPORAL_ADDRESS: '127.0.0.1:1' },
   ],
+  [
+    'an unreachable Temporal set in the file: names the file and its key',
+    () => ['--config', file(stringify({ temporal: { address: '127.0.0.1:1' } })), 'status', 'wave-x'],
+    1,
+    ['cannot reach Temporal at 127.0.0.1:1 (temporal.address in ', 'correct temporal.address in '],
+    { TEMPORAL_ADDRESS: '' },
+  ],
+  [
+    'no address set: says it is the default and how to set one',
+    () => ['list'],
+    1,
+    ['127.0.0.1:7233 (the default address: neither TEMPORAL_ADDRESS nor temporal.address is set)'],
+    { TEMPORAL_ADDRESS: '' },
+  ],
+  // A secret in the file is refused by every command, not only by those that read its section.
+  ...(['status wave-x', 'list', 'doctor', 'approve wave-x --by a --reason b'] as const).map((command): CliCase => [
+    `a secret in ferry.yaml refused by ${command.split(' ')[0]}`,
+    () => ['--config', file(stringify({ proxmox: { ...PVE, tokenSecret: 'x' } })), ...command.split(' ')],
+    2,
+    ['proxmox.tokenSecret', 'secrets are not read from files', 'PROXMOX_TOKEN_SECRET'],
+  ]),
 ];
 
 async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
@@ -479,10 +537,65 @@ describe('the worker', () => {
   it('says in one line that Temporal is unreachable, with the address and how to set it (B6)', async () => {
     const { code, output } = await worker([], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(output.trim()).toMatch(
-      /^ferry worker: cannot reach Temporal at 127\.0\.0\.1:1: .*TEMPORAL_ADDRESS or temporal\.address/,
+      /^ferry worker: cannot reach Temporal at 127\.0\.0\.1:1 \(from environment TEMPORAL_ADDRESS\): .*correct TEMPORAL_ADDRESS/,
     );
     expect(output.trim().split('\n')).toHaveLength(1);
     expect(output).not.toMatch(/TransportError|connection\.ts/);
+    expect(code).toBe(1);
+  });
+});
+
+describe('a Temporal address where something else answers', () => {
+  let servers: NotTemporal;
+  beforeAll(async () => {
+    servers = await startNotTemporal();
+  });
+  afterAll(() => servers?.close());
+
+  it.each([
+    ['status', ['status', 'wave-x']],
+    ['list', ['list']],
+    ['migrate', ['migrate', '--vm', 'x']],
+    ['approve', ['approve', 'wave-x', '--by', 'a', '--reason', 'b']],
+  ])(
+    '%s against a gRPC server that is not Temporal: names the address, its origin and what to correct',
+    async (_what, argv) => {
+      const run = spawnFerry(argv, { FERRY_CONFIG: '', TEMPORAL_ADDRESS: servers.grpc });
+      const code = await run.exited;
+      const output = run.output().trim();
+      expect(output).toContain(
+        `the server at ${servers.grpc} (from environment TEMPORAL_ADDRESS) is not a Temporal frontend`,
+      );
+      expect(output).toContain('does not implement the method /temporal.api.workflowservice.v1.WorkflowService/');
+      expect(output).toContain(
+        "correct TEMPORAL_ADDRESS (it overrides temporal.address) to the Temporal frontend's host:port",
+      );
+      expect(output).not.toMatch(/^Failed to/);
+      expect(output.split('\n')).toHaveLength(1);
+      expect(code).toBe(1);
+    },
+  );
+
+  it('an HTTP/1.1 server: the address, its origin and what to correct', async () => {
+    const run = spawnFerry(['status', 'wave-x'], { FERRY_CONFIG: '', TEMPORAL_ADDRESS: servers.http });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain(`cannot reach Temporal at ${servers.http} (from environment TEMPORAL_ADDRESS): `);
+    expect(run.output()).toContain('correct TEMPORAL_ADDRESS');
+  });
+
+  it('the worker refuses to start against it instead of polling it forever', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'worker.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, FERRY_CONFIG: '', TEMPORAL_ADDRESS: servers.grpc },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(output).toContain(
+      `ferry worker: the server at ${servers.grpc} (from environment TEMPORAL_ADDRESS) is not a Temporal frontend`,
+    );
     expect(code).toBe(1);
   });
 });

@@ -10,8 +10,13 @@ import { spawnFerry } from '../helpers/processes';
 import { devServerAddress } from '../helpers/temporal';
 
 const NAMES = ['mig-web01', 'mig-db01', 'mig-legacy01', 'mig-snap01', 'scale-0001', 'scale-0002', 'scale-0003'];
-/** The VMs that get a workflow: mig-snap01 is refused at discovery (snapshots), mig-legacy01 at its cutover. */
+/**
+ * The VMs that get a workflow: mig-snap01 is refused at discovery (snapshots), mig-legacy01 after its
+ * vMotion, before its approval gate (its disk stays on LocalDS_0).
+ */
 const VM_WORKFLOWS = ['mig-web01', 'mig-db01', 'mig-legacy01', 'scale-0001', 'scale-0002', 'scale-0003'];
+const AT_THE_GATE = VM_WORKFLOWS.filter((n) => n !== 'mig-legacy01');
+const LEGACY_REASON = /^Hard disk 1 is on LocalDS_0 \(.*\), not on the migration datastore nfs-migration/;
 
 describe('ferry report of a lab wave, opened in a browser', () => {
   jest.setTimeout(600_000);
@@ -21,7 +26,13 @@ describe('ferry report of a lab wave, opened in a browser', () => {
   let waiting: ReportModel | undefined;
   const allWaiting = (m: ReportModel | undefined) =>
     m?.vms.length === VM_WORKFLOWS.length &&
-    m.vms.every((vm) => vm.bars.some((b) => b.category === 'awaiting-approval' && b.open));
+    m.vms
+      .filter((vm) => vm.outcome === 'refused')
+      .map((vm) => vm.name)
+      .join() === 'mig-legacy01' &&
+    m.vms
+      .filter((vm) => vm.name !== 'mig-legacy01')
+      .every((vm) => vm.bars.some((b) => b.category === 'awaiting-approval' && b.open));
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'ferry-report-'));
@@ -94,25 +105,28 @@ describe('ferry report of a lab wave, opened in a browser', () => {
       );
     }
     expect(page.dom).toContain('<td>mig-snap01</td>');
+    expect(page.dom).toContain('<td>mig-legacy01</td><td>Hard disk 1 is on LocalDS_0 (');
     expect(page.dom).toMatch(
       /<td>approve<\/td><td>lab-admin<\/td><td>[^<]+ UTC<\/td><td>update<\/td><td>report test cutover<\/td><td>all<\/td>/,
     );
   });
 
-  it('draws a running wave as far as it got: every VM at the approval gate, still open', () => {
+  it('draws a running wave as far as it got: every VM at the approval gate, still open, but the one refused before it', () => {
     expect(waiting).toMatchObject({ state: 'running', id: waveId });
     expect(allWaiting(waiting)).toBe(true);
     expect(waiting!.endedAt).toBeUndefined();
-    // The refusal at discovery comes from the wave's status query (it has no result yet).
-    expect(waiting!.refusals.map((r) => r.vm)).toEqual(['mig-snap01']);
+    // The refusal at discovery comes from the wave's status query (it has no result yet); mig-legacy01's
+    // from its own workflow's result, with its reason, before anyone approved.
+    expect(waiting!.refusals.map((r) => r.vm).sort()).toEqual(['mig-legacy01', 'mig-snap01']);
+    expect(waiting!.refusals.find((r) => r.vm === 'mig-legacy01')!.reasons).toEqual([
+      expect.stringMatching(LEGACY_REASON),
+    ]);
     for (const vm of waiting!.vms)
-      expect(vm.bars.filter((b) => b.lane === 'stage').map((b) => b.category)).toEqual([
-        'validate',
-        'networks',
-        'shell',
-        'relocate',
-        'awaiting-approval',
-      ]);
+      expect(vm.bars.filter((b) => b.lane === 'stage').map((b) => b.category)).toEqual(
+        AT_THE_GATE.includes(vm.name)
+          ? ['validate', 'networks', 'shell', 'relocate', 'awaiting-approval']
+          : ['validate', 'networks', 'shell', 'relocate'],
+      );
   });
 
   it('prints the model with --json and a summary with --md', async () => {
@@ -122,6 +136,9 @@ describe('ferry report of a lab wave, opened in a browser', () => {
     expect(model).toMatchObject({ kind: 'migration-wave', id: waveId, state: 'completed' });
     expect(model.totals.outcomes).toEqual({ migrated: 5, refused: 1 });
     expect(model.refusals.map((r) => r.vm).sort()).toEqual(['mig-legacy01', 'mig-snap01']);
+    expect(model.refusals.find((r) => r.vm === 'mig-legacy01')!.reasons).toEqual([
+      expect.stringMatching(LEGACY_REASON),
+    ]);
     const migrated = model.vms.filter((vm) => vm.outcome === 'migrated');
     for (const vm of migrated) {
       expect(vm.downtimeMs).toBeGreaterThan(0);
@@ -138,6 +155,7 @@ describe('ferry report of a lab wave, opened in a browser', () => {
     expect(md.output).toMatch(new RegExp(`^# Migration wave ${waveId} \\(completed\\)$`, 'm'));
     expect(md.output).toContain('- VM workflows: 6 (5 migrated, 1 refused)');
     expect(md.output).toMatch(/^\| mig-web01 \| 20074 \| migrated \| .*approval .* \|$/m);
+    expect(md.output).toMatch(/^- \*\*mig-legacy01\*\*: Hard disk 1 is on LocalDS_0 /m);
   });
 
   it("says what it covers when pointed at one VM's workflow, and exits 1", async () => {

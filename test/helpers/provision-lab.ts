@@ -46,6 +46,8 @@ export interface ProvisionLabOptions {
   provisioning?: Record<string, unknown>;
   /** BIND's reverse zone (default the lab prefix's): a test that allocates from a prefix of its own. */
   reverseZone?: string;
+  /** ferry.yaml `change` (day 2). */
+  change?: Record<string, unknown>;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
       zones: [bind.forwardZone, bind.reverseZone],
     },
     knownHosts: { file: knownHostsFile },
+    ...(options.change ? { change: options.change } : {}),
     provisioning: {
       ...labProvisioningSection(),
       heartbeatTimeout: '3s',

@@ -19,7 +19,7 @@ import type { provisionPlanned } from '../../workflows/provision-planned';
 import type { provisionVm } from '../../workflows/provision-vm';
 import type { teardownVm } from '../../workflows/teardown-vm';
 import { runWorkers, startProvisionLab } from '../helpers/provision-lab';
-import { createTestWorker, uniqueName } from '../helpers/temporal';
+import { createTestWorker, createTestWorkers, uniqueName } from '../helpers/temporal';
 import { labWorkers, startMigrationLab } from '../helpers/migration-lab';
 import type { migrationWave } from '../../workflows/migration-wave';
 import { unpackWaveStatus } from '../../src/domain/migration';
@@ -53,7 +53,8 @@ export const SCENARIOS: Scenario[] = [
     async run({ client, connection }) {
       const taskQueue = uniqueName('record-semaphore');
       const key = uniqueName('limit');
-      const worker = await createTestWorker(connection, { taskQueue, activities: createPermitActivities() });
+      // The semaphore runs on the coordination queue beside the probes' queue.
+      const worker = await createTestWorkers(connection, { taskQueue, activities: createPermitActivities() });
       await worker.runUntil(
         Promise.all(
           [0, 1, 2].map((i) =>

@@ -82,6 +82,35 @@ describe('status lines for a schedule and a cancel', () => {
       '    left on VMware: poweredOn; Hard disk 1 on LocalDS_0; storage vMotion task task-42: error; shell kept',
     ]);
   });
+
+  it('says the shells were removed only when they were', () => {
+    const cancel = (left?: Record<string, unknown>) => ({
+      cancellation: {
+        by: 'alice',
+        reason: 'retired',
+        at: 0,
+        via: 'update',
+        removeShells: true,
+        stage: 'awaiting-approval',
+        effect: 'stops-now',
+        ...(left ? { left: { vmware: { powerState: 'poweredOn', disks: [] }, ...left } } : {}),
+      },
+    });
+    const head = '  cancelled by alice: retired in stage awaiting-approval (stopped there) (--remove-shells)';
+    expect(renderCancelAndWindow(cancel({ shell: 'removed' }))).toEqual([
+      head,
+      '    left on VMware: poweredOn; shell removed',
+    ]);
+    expect(
+      renderCancelAndWindow(cancel({ shell: 'kept', shellNotRemoved: 'discarding VM 20123 needs skiplock' })),
+    ).toEqual([head, '    left on VMware: poweredOn; shell kept: NOT removed: discarding VM 20123 needs skiplock']);
+    expect(renderCancelAndWindow(cancel())).toEqual([
+      head,
+      '    shell: not removed yet (it goes when the VM has stopped where it is)',
+    ]);
+    for (const lines of [cancel({ shell: 'kept' }), cancel()].map(renderCancelAndWindow))
+      expect(lines.join('\n')).not.toContain('shell removed');
+  });
 });
 
 describe('wave file conversion', () => {

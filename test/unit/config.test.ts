@@ -253,8 +253,15 @@ describe('config', () => {
       parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: { clusters: ['Prod'] } } }, env, 'site.yaml'),
     );
     expect(unscoped).toEqual([
-      expect.stringMatching(/^vsphere\.discovery \(site\.yaml\): folders and clusters are paths inside a datacenter/),
+      expect.stringMatching(
+        /^vsphere\.discovery \(site\.yaml\): folders and clusters relative to a datacenter need it: .*inventory paths \(\/DC0\/vm\/apps\)/,
+      ),
     ]);
+    // Inventory paths name their datacenter.
+    const paths = { folders: ['/DC0/vm/apps'], clusters: ['/DC0/host/Prod'] };
+    expect(
+      parseConfig({ vsphere: { host: 'vc', user: 'ferry', discovery: paths } }, env, 'site.yaml').vsphere!.discovery,
+    ).toMatchObject(paths);
   });
 });
 
@@ -278,6 +285,11 @@ describe('config: missing values', () => {
 
 describe('config: scope', () => {
   const example = path.join(__dirname, '..', '..', 'ferry.example.yaml');
+  const writeTemp = (document: unknown) => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'ferry-scope-')), 'ferry.yaml');
+    writeFileSync(file, JSON.stringify(document));
+    return file;
+  };
 
   it('lets a command check only the sections it uses, keeping the names workflow ids need', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ferry-scope-'));
@@ -305,6 +317,25 @@ describe('config: scope', () => {
     for (const env of ['PROXMOX_TOKEN_SECRET', 'VMWARE_PASSWORD', 'NETBOX_TOKEN', 'FERRY_DNS_TSIG_SECRET']) {
       expect(problems).toContainEqual(expect.stringContaining(`set ${env} in the worker's environment`));
     }
+  });
+
+  it('refuses a secret written in the file in every scope, even a section the command does not read', () => {
+    const document = { proxmox: { host: 'pve1', user: 'f@pve', tokenId: 'f@pve!t', tokenSecret: 'x' } };
+    const refusal =
+      "proxmox.tokenSecret (ferry.yaml): secrets are not read from files; set PROXMOX_TOKEN_SECRET in the worker's environment";
+    expect(problemsOf(() => parseConfig(document, {}, 'ferry.yaml', { sections: [] }))).toEqual([refusal]);
+    expect(problemsOf(() => parseConfig(document, {}, 'ferry.yaml', { sections: ['vsphere'] }))).toEqual([refusal]);
+  });
+
+  it('says where the Temporal address came from', () => {
+    const from = (document: unknown, env: Record<string, string>) =>
+      loadScopedConfig(undefined, { ...env, FERRY_CONFIG: writeTemp(document) }).defaults.temporalAddressFrom;
+    expect(from({}, {})).toEqual({ kind: 'default' });
+    expect(from({ temporal: { address: 't:7233' } }, {})).toEqual({
+      kind: 'file',
+      file: expect.stringMatching(/\.yaml$/),
+    });
+    expect(from({ temporal: { address: 't:7233' } }, { TEMPORAL_ADDRESS: 'u:7233' })).toEqual({ kind: 'environment' });
   });
 
   it('still checks the names and the always-used sections', () => {

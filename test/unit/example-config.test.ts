@@ -11,5 +11,6 @@ describe('ferry.example.yaml', () => {
     });
     expect(config.proxmox?.host).toBe('pve1.example.com');
     expect(config.dns?.tsigAlgorithm).toBe('hmac-sha256');
+    expect(config.change.handDrift.fields['nic.link_down']).toBe('netbox');
   });
 });

@@ -1,5 +1,5 @@
 import { normalizeMac } from '../../src/netbox/client';
-import { FERRY_CUSTOM_FIELDS, ferryFields } from '../../src/netbox/custom-fields';
+import { FERRY_CUSTOM_FIELDS, ferryFields, objectTypesOf } from '../../src/netbox/custom-fields';
 import { httpError, NetboxStaleError } from '../../src/netbox/errors';
 import { authorizationHeader } from '../../src/netbox/http';
 import { parseConfig } from '../../src/config';
@@ -35,8 +35,22 @@ describe('NetBox client rules', () => {
       'ferry_vlan',
       'ferry_iso',
       'ferry_image',
+      'ferry_rate',
+      'ferry_queues',
+      'ferry_firewall',
+      'ferry_disk_options',
+      'ferry_applied',
       'ferry_owner',
     ]);
+    const where = Object.fromEntries(FERRY_CUSTOM_FIELDS.map((f) => [f.name, objectTypesOf(f)]));
+    expect(where).toMatchObject({
+      ferry_vmid: ['virtualization.virtualmachine'],
+      ferry_storage: ['virtualization.virtualmachine', 'virtualization.virtualdisk'],
+      ferry_network: ['virtualization.virtualmachine', 'virtualization.vminterface'],
+      ferry_rate: ['virtualization.vminterface'],
+      ferry_disk_options: ['virtualization.virtualdisk'],
+      ferry_applied: ['virtualization.virtualmachine'],
+    });
   });
 
   it('normalizes MAC addresses to NetBox form', () => {

@@ -1,7 +1,8 @@
 import { changed, changeLines } from '../../cli/status-view/changes';
+import { renderStatus } from '../../cli/status-view/render-status';
 import { renderWave } from '../../cli/status-view/render-wave';
 import { newWaveStatus } from '../../src/domain/migration';
-import { summarizeWave, type StatusView } from '../../src/domain/status';
+import { statusViewSchema, summarizeWave, type StatusView } from '../../src/domain/status';
 
 const GiB = 1024 ** 3;
 const status = {
@@ -110,6 +111,86 @@ describe('the live view of a wave', () => {
     expect(text).toMatch(/web01 .*migrated, guest verified \(boot-to-agent 14 s, downtime 61\.5 s\)$/m);
     expect(text).toMatch(/ens01 .*rolled-back, guest failed \(boot-to-agent 20 s\)$/m);
     expect(text).toMatch(/db01 .*migrated$/m);
+  });
+
+  it('a refused VM shows why in the frame, in the lines off a terminal, in --json rows and in the full status', () => {
+    const why =
+      'Hard disk 1 is on LocalDS_0 ([LocalDS_0] legacy/legacy.vmdk), not on the migration datastore nfs-migration';
+    const refused = {
+      ...status,
+      refused: Array.from({ length: 12 }, (_, i) => ({
+        name: `snap${i}`,
+        moid: `vm-${100 + i}`,
+        refusals: [{ code: 'snapshot' as const, subject: `snap${i}`, reason: `snap${i} has snapshots` }],
+      })),
+      vms: [
+        {
+          moid: 'vm-4',
+          name: 'legacy01',
+          workflowId: 'm-4',
+          state: 'finished' as const,
+          stage: 'refused' as const,
+          outcome: 'refused' as const,
+          refusal: why,
+        },
+        {
+          moid: 'vm-5',
+          name: 'app02',
+          workflowId: 'm-5',
+          state: 'finished' as const,
+          stage: 'import' as const,
+          error: 'import failed: no space',
+        },
+      ],
+    };
+    const wave = summarizeWave(refused, { now: 0, limits: { vmotion: 1, importPerStorage: 1 } });
+    const frame: StatusView = {
+      workflowId: 'wave-w1',
+      type: 'migrationWave',
+      state: 'COMPLETED',
+      progress: [],
+      wave,
+      vmActivities: {},
+    };
+    const text = renderWave(frame, 0).join('\n');
+    // The reason, once: not "refused refused" with nothing after it.
+    expect(text).toContain(`legacy01                 refused            ${why}`);
+    expect(text).toMatch(/app02 +import +failed: import failed: no space$/m);
+    // Refusals at discovery: the first ten with why, the rest counted.
+    expect(text).toContain('  refused at discovery: snap0: snap0 has snapshots\n');
+    expect(text).toContain(
+      '  refused at discovery: snap9: snap9 has snapshots\n  2 more refused at discovery (ferry status w1 --full)',
+    );
+    expect(text).not.toContain('snap10 has snapshots');
+    expect(wave.refusedShown).toHaveLength(10);
+    expect([...changeLines(frame).values()]).toEqual(
+      expect.arrayContaining([
+        `legacy01: refused ${why}`,
+        'app02: import failed: import failed: no space',
+        'snap3: refused at discovery: snap3 has snapshots',
+      ]),
+    );
+    expect(wave.rows.find((r) => r.name === 'legacy01')).toMatchObject({ outcome: 'refused', refusal: why });
+    expect(statusViewSchema.parse(frame).wave!.rows.find((r) => r.name === 'legacy01')!.refusal).toBe(why);
+    const full = renderStatus({ ...frame, status: { ...refused } as unknown as Record<string, unknown> }, 0);
+    expect(full).toMatch(new RegExp(`legacy01 +finished +refused +refused: ${why.replace(/[()[\]]/g, '\\$&')}`));
+    // One VM's own status lists its refusals, and a shell that could not be removed.
+    const vm = renderStatus(
+      {
+        workflowId: 'm-4',
+        type: 'migrateVm',
+        state: 'COMPLETED',
+        progress: [],
+        status: {
+          stage: 'refused',
+          outcome: 'refused',
+          refusals: [{ code: 'disk-unmapped-datastore', subject: 'Hard disk 1', reason: why }],
+          shellKept: 'the shell VM 20004 was kept: locked',
+        },
+      },
+      0,
+    );
+    expect(vm).toContain(`  refused:\n    ${why}\n    the shell VM 20004 was kept: locked`);
   });
 
   it('off a terminal: a line when a stage changes or a copy passes a tenth, not at every poll', () => {

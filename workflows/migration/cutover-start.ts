@@ -14,7 +14,7 @@ export async function waitForCutoverStart(
   let next = schedule();
   while (next && next.startsAt > workflowNow()) {
     onWait(next);
-    await sleep(next.startsAt - workflowNow());
+    await sleep(next.startsAt - workflowNow(), { summary: 'until the cutover may start (window, approve --at)' });
     next = schedule();
   }
   return next;

@@ -7,7 +7,7 @@ import {
   type VmAssessment,
 } from '../../src/domain/migration';
 import { failureMessage } from '../failures';
-import { conversions } from './proxies';
+import type { ActivityProfiles } from '../vm/proxies';
 
 /**
  * A VM's conversion plan from its disks: the guest read on its VMDKs on the migration datastore
@@ -15,22 +15,21 @@ import { conversions } from './proxies';
  * or the inspection failed; the plan from vCenter's facts then stands.
  */
 export async function inspectedConversion(
-  a: VmAssessment,
+  acts: ActivityProfiles,
+  assessment: VmAssessment,
   vmDisks: ReadonlyArray<Pick<VmDisk, 'label' | 'fileName'>>,
   firmware: 'bios' | 'efi',
   settings: MigrationSettings,
 ): Promise<{ plan: ConversionPlan } | { unread: 'elsewhere' | 'failed'; why: string }> {
   const conversion = settings.rules.conversion!;
-  const target = conversionDisksOf(a, vmDisks, settings.datastores, settings.migrationDatastore);
+  const target = conversionDisksOf(assessment, vmDisks, settings.datastores, settings.migrationDatastore);
   if ('problem' in target) return { unread: 'elsewhere', why: target.problem };
   try {
-    const inspection = await conversions(
-      settings.heartbeatTimeoutMs,
-      conversion.timeoutMs,
-    ).inspect.inspectGuest.executeWithOptions({ summary: `inspect the guest of ${a.name} on its VMDKs (read-only)` }, [
-      { ...target, firmware, agentPackages: conversion.agentPackages },
-    ]);
-    return { plan: conversionPlan(conversionFactsOf(a, firmware), conversion, inspection) };
+    const inspection = await acts.inspection.inspectGuest.executeWithOptions(
+      { summary: `inspect the guest of ${assessment.name} on its VMDKs (read-only)` },
+      [{ ...target, firmware, agentPackages: conversion.agentPackages }],
+    );
+    return { plan: conversionPlan(conversionFactsOf(assessment, firmware), conversion, inspection) };
   } catch (err) {
     return { unread: 'failed', why: failureMessage(err) };
   }

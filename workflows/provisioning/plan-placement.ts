@@ -1,16 +1,13 @@
-import { patched } from '@temporalio/workflow';
 import {
   placeSpecs,
   specFromRecord,
   specPlacement,
-  type NetboxVmRecord,
   type PlannedRecord,
   type PlannedVm,
   type ProvisioningSettings,
   type ProvisionSpec,
 } from '../../src/domain/provisioning';
-import { placementReads } from '../wave/placement-reads';
-import { reads } from './proxies';
+import { reads } from '../vm/proxies';
 
 /**
  * provisionPlanned's placement: the batch's records are read, the cluster's room once, and every VM
@@ -21,18 +18,18 @@ import { reads } from './proxies';
 export async function placePlanned(
   vms: PlannedVm[],
   settings: ProvisioningSettings,
-  listed?: PlannedRecord[],
+  listed: PlannedRecord[],
 ): Promise<Map<number, string>> {
   const nodes = new Map<number, string>();
-  if (vms.length === 0 || !patched('provisioning-placement')) return nodes;
+  if (vms.length === 0) return nodes;
   const specs: ProvisionSpec[] = [];
-  for (const record of listed ?? (await readEach(vms))) {
+  for (const record of listed) {
     if ('problem' in record) continue;
     const built = specFromRecord(record, settings.defaults);
     if (built.ok) specs.push(built.spec);
   }
   const exclude = specs.flatMap((s) => (s.vmid !== undefined ? [s.vmid] : []));
-  const room = await placementReads.readClusterCapacity.executeWithOptions(
+  const room = await reads.readClusterCapacity.executeWithOptions(
     { summary: `read Proxmox capacity to place ${specs.length} VMs` },
     [{ exclude }],
   );
@@ -49,17 +46,4 @@ export async function placePlanned(
     }
   }
   return nodes;
-}
-
-/** The records one by one: how a batch started before the list returned them whole placed its VMs. */
-async function readEach(vms: PlannedVm[]): Promise<NetboxVmRecord[]> {
-  const records: NetboxVmRecord[] = [];
-  for (const vm of vms) {
-    records.push(
-      await reads.readNetboxVm.executeWithOptions({ summary: `read NetBox VM ${vm.netboxId} for placement` }, [
-        { netboxId: vm.netboxId },
-      ]),
-    );
-  }
-  return records;
 }

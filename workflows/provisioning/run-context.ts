@@ -3,25 +3,12 @@ import type {
   ProvisionSpec,
   ProvisionStage,
   ProvisionStatus,
-  ProvisionStepKind,
+  ProvisionStep,
   ProvisioningSettings,
   SeenVersion,
-  StepOutcome,
 } from '../../src/domain/provisioning';
-import { provisioningProxies, type ProvisioningProxies } from './proxies';
-import type { EnterStage } from './stage';
-
-/** What every provisioning stage works with: the settings, the activity proxies, and the status it reports into. */
-export interface ProvisionRun {
-  readonly settings: ProvisioningSettings;
-  readonly acts: ProvisioningProxies;
-  readonly status: ProvisionStatus;
-  enter: EnterStage<ProvisionStage>;
-  /** Adds a step to the status: what was acted on, and whether anything changed. */
-  record(step: ProvisionStepKind, subject: string, outcome: StepOutcome, detail?: string): void;
-  /** What the run knows of its NetBox record between activities: one object, shared by every stage. */
-  readonly known: RecordKnowledge;
-}
+import { activityProfiles, type ActivityProfiles, type ProfileTiming } from '../vm/proxies';
+import { VmRun } from '../vm/run';
 
 /**
  * What a run has seen of its NetBox record, so a later write can skip the read it would otherwise
@@ -34,31 +21,54 @@ export interface RecordKnowledge {
   hadNoInterfaces?: boolean;
 }
 
+/**
+ * How provisioning's activities are retried: its own backoff, bounded by time (short calls 30 min, tasks
+ * 2 h, a shutdown half an hour past its timeout), so a run against an unreachable Proxmox fails in the end.
+ */
+export function provisioningTiming(
+  settings: Pick<ProvisioningSettings, 'heartbeatTimeoutMs' | 'retry'>,
+): ProfileTiming {
+  return {
+    heartbeatTimeoutMs: settings.heartbeatTimeoutMs,
+    retry: {
+      initialInterval: settings.retry.initialIntervalMs,
+      backoffCoefficient: 2,
+      maximumInterval: settings.retry.maximumIntervalMs,
+    },
+    bounds: { shortMs: 30 * 60_000, taskMs: 2 * 60 * 60_000, shutdownRetryMs: 30 * 60_000 },
+  };
+}
+
+/** One provision, as every stage sees it: the kernel's run with the settings, activity profiles and what it knows of its record. */
+export class ProvisionRun extends VmRun<ProvisionStage, ProvisionStatus, ProvisionStep> {
+  readonly acts: ActivityProfiles;
+  /** What the run knows of its NetBox record between activities: one object, shared by every stage. */
+  readonly known: RecordKnowledge = {};
+
+  constructor(
+    readonly settings: ProvisioningSettings,
+    status: ProvisionStatus,
+  ) {
+    super(status, (s) => s.steps, status.netboxId !== undefined ? `NetBox VM ${status.netboxId}` : 'a VM spec');
+    this.acts = activityProfiles(provisioningTiming(settings));
+  }
+}
+
+/** What the stages use of the run (its own fields and bound operations): a build adds what it has found out. */
+export type ProvisionRunView = Pick<
+  ProvisionRun,
+  'settings' | 'acts' | 'status' | 'known' | 'enter' | 'end' | 'record' | 'waited' | 'beginWait' | 'waitFor' | 'named'
+>;
+
 /** The run once its spec and VMID are known, its node perhaps not yet (placement decides it). */
-export interface UnplacedBuild extends ProvisionRun {
+export interface UnplacedBuild extends ProvisionRunView {
   readonly spec: ProvisionSpec;
   readonly vmid: number;
 }
 
 /** The run once its node is known too: what the stages after `place` build. */
-export interface VmBuild extends ProvisionRun {
+export interface VmBuild extends ProvisionRunView {
   readonly spec: PlacedSpec;
   readonly vmid: number;
   readonly node: string;
-}
-
-export function provisionRun(
-  settings: ProvisioningSettings,
-  status: ProvisionStatus,
-  enter: EnterStage<ProvisionStage>,
-): ProvisionRun {
-  return {
-    settings,
-    acts: provisioningProxies(settings),
-    status,
-    enter,
-    record: (step, subject, outcome, detail) =>
-      status.steps.push({ step, subject, outcome, ...(detail ? { detail } : {}) }),
-    known: {},
-  };
 }

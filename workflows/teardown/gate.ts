@@ -23,10 +23,9 @@ export class TeardownGate {
 
   constructor(
     private readonly status: TeardownStatus,
-    /** Read when a decision comes in (the settings load after the handlers are set). */
-    private readonly approvers: () => readonly string[],
-    /** How approvals are checked (absent: names alone, as in runs from before signed approvals). */
-    private readonly policy: () => ApprovalPolicy | undefined = () => undefined,
+    private readonly approvers: readonly string[],
+    /** How approvals are checked: signed by the approvers' keys, or (`unsigned`) by names alone. */
+    private readonly policy: ApprovalPolicy,
   ) {
     for (const [kind, update, signal] of [
       ['approve', approveTeardownUpdate, approveTeardownSignal],
@@ -64,7 +63,7 @@ export class TeardownGate {
   private signatureProblem(decision: TeardownDecision | undefined): string | undefined {
     if (!decision) return undefined;
     const plan = this.status.target && teardownPlanDigest(this.status.target);
-    return signedApprovalProblem('approve-teardown', decision, this.policy(), {
+    return signedApprovalProblem('approve-teardown', decision, this.policy, {
       kind: 'workflow',
       workflowId: workflowInfo().workflowId,
       plan,
@@ -72,7 +71,7 @@ export class TeardownGate {
   }
 
   private problem(decision: TeardownDecision | undefined): string | undefined {
-    const invalid = decisionProblem(decision, this.approvers());
+    const invalid = decisionProblem(decision, this.approvers);
     if (invalid) return invalid;
     if (!this.open) return `the teardown is not waiting for a decision (stage ${this.status.stage})`;
     if (this.approval) return `already approved by ${this.approval.by}`;

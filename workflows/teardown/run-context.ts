@@ -1,19 +1,17 @@
-import type { ProvisioningSettings, TeardownStage, TeardownStatus } from '../../src/domain/provisioning';
-import { provisioningProxies, type ProvisioningProxies } from '../provisioning/proxies';
-import type { EnterStage } from '../provisioning/stage';
+import type { ProvisioningSettings, TeardownStage, TeardownStatus, TeardownStep } from '../../src/domain/provisioning';
+import { provisioningTiming } from '../provisioning/run-context';
+import { activityProfiles, type ActivityProfiles } from '../vm/proxies';
+import { VmRun } from '../vm/run';
 
-/** What every teardown stage works with: the settings, the activity proxies, and the status it reports into. */
-export interface TeardownRun {
-  readonly settings: ProvisioningSettings;
-  readonly acts: ProvisioningProxies;
-  readonly status: TeardownStatus;
-  enter: EnterStage<TeardownStage>;
-}
+/** One teardown, as every stage sees it: the kernel's run with the settings and activity profiles. */
+export class TeardownRun extends VmRun<TeardownStage, TeardownStatus, TeardownStep> {
+  readonly acts: ActivityProfiles;
 
-export function teardownRun(
-  settings: ProvisioningSettings,
-  status: TeardownStatus,
-  enter: EnterStage<TeardownStage>,
-): TeardownRun {
-  return { settings, acts: provisioningProxies(settings), status, enter };
+  constructor(
+    readonly settings: ProvisioningSettings,
+    status: TeardownStatus,
+  ) {
+    super(status, (s) => s.steps, `VM ${status.vmid}`);
+    this.acts = activityProfiles(provisioningTiming(settings));
+  }
 }

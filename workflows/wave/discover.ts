@@ -7,7 +7,7 @@ import {
   type InventoryAssessment,
   type MigrationSettings,
 } from '../../src/domain/migration';
-import { estateReads } from '../migration/proxies';
+import { activityProfiles } from '../vm/proxies';
 import type { WaveState } from './state';
 
 /** What discovery found: the assessment, and each VM's record (for placement; not kept by the wave). */
@@ -25,7 +25,7 @@ export async function discover(
   selection: WaveSelection,
   settings: MigrationSettings,
 ): Promise<WaveDiscovery> {
-  const discovered = await estateReads(settings.heartbeatTimeoutMs).discoverWave.executeWithOptions(
+  const discovered = await activityProfiles(settings).estateRead.discoverWave.executeWithOptions(
     { summary: `discover ${selectionSummary(selection)}` },
     [selection],
   );

@@ -1,4 +1,4 @@
-import { continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { MigrationSettings } from '../../src/domain/migration';
 import type { migrationWave, MigrationWaveInput } from '../migration-wave';
 import type { WaveApprovals } from './approvals';
@@ -9,15 +9,12 @@ import { startVmWorkflow } from './start-vm-workflow';
 import type { WaveState } from './state';
 
 const DEFAULT_CONCURRENCY = 50;
-/** Every free slot's VM workflow is started in one workflow task, not one task (round trip) each. */
-const PARALLEL_STARTS_PATCH = 'wave-parallel-starts';
 /**
- * At most this many VM workflows start in one workflow task. 1,000 starts in one task (each carrying
- * the VM's snapshot and settings) took longer than the 10 s workflow task timeout on a loaded machine
- * and were retried whole; 100 complete in about a second.
+ * Every free slot's VM workflow is started in one workflow task (not a round trip each), at most this
+ * many: 1,000 starts in one task (each carrying the VM's settings) took longer than the 10 s workflow
+ * task timeout on a loaded machine and were retried whole; 100 complete in about a second.
  */
 const START_BATCH = 100;
-const START_BATCH_PATCH = 'wave-start-batches';
 
 /**
  * The VMs, a bounded number of VM workflows at a time (those waiting for approval count), until every
@@ -36,24 +33,13 @@ export async function fanOut(
     handlers.cancel?.stopPending();
     const running = wave.vmsIn('running').length;
     const next = wave.status.vms.find((v) => v.state === 'pending');
-    if (next && running < limit && patched(PARALLEL_STARTS_PATCH)) {
-      const free = limit - running;
+    if (next && running < limit) {
       const batch = wave.status.vms
         .filter((v) => v.state === 'pending')
-        .slice(0, patched(START_BATCH_PATCH) ? Math.min(free, START_BATCH) : free);
+        .slice(0, Math.min(limit - running, START_BATCH));
       await Promise.all(batch.map((vm) => startVmWorkflow(vm, wave, settings)));
-      for (const vm of batch) {
-        delete wave.snapshots[vm.moid];
-        handlers.approvals.forwardEarlier(vm);
-      }
+      for (const vm of batch) handlers.approvals.forwardEarlier(vm);
       startedThisRun += batch.length;
-      continue;
-    }
-    if (next && running < limit) {
-      await startVmWorkflow(next, wave, settings);
-      delete wave.snapshots[next.moid];
-      startedThisRun += 1;
-      handlers.approvals.forwardEarlier(next);
       continue;
     }
     if (!next && running === 0) return;

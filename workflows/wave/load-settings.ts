@@ -1,6 +1,6 @@
 import type { ConversionMode } from '../../src/domain/conversion';
 import { withWaveConversion, type MigrationSettings } from '../../src/domain/migration';
-import { reads } from '../migration/proxies';
+import { reads } from '../vm/proxies';
 import type { WaveApprovals } from './approvals';
 import type { WaveState } from './state';
 

@@ -1,4 +1,4 @@
-import { patched, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import type { VmRecord } from '../../src/domain/inventory';
 import type { InventoryAssessment, MigrationSettings, Refusal } from '../../src/domain/migration';
 import {
@@ -25,8 +25,7 @@ export async function preflightPlacement(
   { assessment, records }: WaveDiscovery,
   settings: MigrationSettings,
 ): Promise<Placement | undefined> {
-  // Runs that loaded settings before placement existed place nothing (every VM on settings.node).
-  if (!settings.placement || !patched('placement-preflight')) return undefined;
+  if (!settings.placement) return undefined;
   const pending = wave.vmsIn('pending');
   if (pending.length === 0) return undefined;
   const placement = await placeVms(

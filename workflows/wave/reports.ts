@@ -1,12 +1,5 @@
 import { getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
-import {
-  addCopies,
-  shortReason,
-  stageReportApplies,
-  stageSeconds,
-  type VmFinished,
-  type WaveVm,
-} from '../../src/domain/migration';
+import { addCopies, shortReason, stageReportApplies, type VmFinished, type WaveVm } from '../../src/domain/migration';
 import {
   importThroughputSignal,
   vmFinishedSignal,
@@ -40,7 +33,7 @@ export function handleReports(wave: WaveState, signals: SignalsInFlight): void {
     wave.showDetails();
     // The VM's actions and timings stay in its own workflow: the wave adds up only what its rates need.
     wave.status.importTotals = addCopies(wave.status.importTotals, finished.imports);
-    const relocate = relocateSecondsOf(finished);
+    const relocate = finished.relocateSeconds;
     if (relocate !== undefined && vm.bytes)
       wave.status.relocateTotals = addCopies(wave.status.relocateTotals, [{ bytes: vm.bytes, seconds: relocate }]);
     forwardThroughput(wave, signals);
@@ -51,17 +44,13 @@ function recordFinished(vm: WaveVm, finished: VmFinished): void {
   vm.state = 'finished';
   vm.outcome = finished.outcome;
   if (finished.error !== undefined) vm.error = shortReason(finished.error);
+  if (finished.refusal !== undefined) vm.refusal = shortReason(finished.refusal);
   vm.finishedAt = workflowNow();
   if (finished.vmid !== undefined) vm.vmid = finished.vmid;
   if (finished.verification) vm.verification = finished.verification;
   if (finished.cancellation) vm.cancellation = finished.cancellation;
-  vm.stage = finished.stage ?? finished.timings?.at(-1)?.stage ?? vm.stage;
+  vm.stage = finished.stage ?? vm.stage;
   delete vm.stageSeq;
-}
-
-/** How long the VM's storage vMotion took (VM workflows started before the compact report send their timings). */
-function relocateSecondsOf(finished: VmFinished): number | undefined {
-  return finished.relocateSeconds ?? stageSeconds(finished.timings, 'relocate');
 }
 
 function forwardThroughput(wave: WaveState, signals: SignalsInFlight): void {

@@ -1,22 +1,20 @@
-import { condition, patched, workflowInfo } from '@temporalio/workflow';
+import { condition, workflowInfo } from '@temporalio/workflow';
 import type { WaveVm } from '../../src/domain/migration';
 import { workflowNow } from '../clock';
 import type { WaveState } from './state';
 import { watch } from './watch';
 
 const DEFAULT_CHILD_CHECK_INTERVAL_MS = 5 * 60_000;
-const CHILD_CHECK_PATCH = 'wave-child-check';
 
 /**
  * Waits until one more VM has finished (or Temporal suggests a new run). A VM workflow that was
  * terminated or timed out never reports, so every `intervalMs` the wave looks for VM workflows that
- * closed silently. (Runs started before the check existed replay without its timer.)
+ * closed silently.
  */
 export async function waitForReports(wave: WaveState, intervalMs = DEFAULT_CHILD_CHECK_INTERVAL_MS): Promise<void> {
   const finishedBefore = wave.vmsIn('finished').length;
   const reported = () => wave.vmsIn('finished').length > finishedBefore || workflowInfo().continueAsNewSuggested;
-  if (!patched(CHILD_CHECK_PATCH)) await condition(reported);
-  else if (!(await condition(reported, intervalMs))) await finishSilentChildren(wave.status.vms);
+  if (!(await condition(reported, intervalMs))) await finishSilentChildren(wave.status.vms);
 }
 
 /** Marks the running VMs whose workflow closed without reporting as finished, with how it closed. */

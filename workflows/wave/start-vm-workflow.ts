@@ -18,9 +18,7 @@ export async function startVmWorkflow(vm: WaveVm, wave: WaveState, waveSettings:
   vm.state = 'running';
   vm.startedAt = workflowNow();
   wave.showDetails();
-  // The VM workflow reads its VM itself (a reference, not an inventory copy, in its input); only a
-  // carry from an older run brings snapshots along.
-  const snapshot = wave.snapshots[vm.moid];
+  // The VM workflow reads its VM itself: a reference (the moid), not an inventory copy, in its input.
   const { cutoverWindow } = wave.status;
   const start = (workflowIdReusePolicy: WorkflowIdReusePolicy) =>
     startChild(migrateVm, {
@@ -34,7 +32,6 @@ export async function startVmWorkflow(vm: WaveVm, wave: WaveState, waveSettings:
           waveId: wave.waveId,
           waveWorkflowId: workflowInfo().workflowId,
           throughput: wave.importThroughput(),
-          ...(snapshot ? { snapshot } : {}),
           ...(cutoverWindow ? { cutoverWindow } : {}),
           ...(vm.placement ? { placement: vm.placement } : {}),
         },

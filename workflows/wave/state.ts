@@ -1,7 +1,5 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import type { VmSnapshot } from '../../activities/migration-contract';
 import {
-  addCopies,
   measuredThroughput,
   newWaveStatus,
   packWaveStatus,
@@ -30,12 +28,6 @@ export interface WaveCarry {
   /** The wave's own actions (SDN, refusals); each VM's are in its own workflow. */
   waveActions?: MigrationAction[];
   sdn: SdnSyncResult;
-  /** Carried by runs before the compact carry: what discovery found, for the VMs not started yet. */
-  snapshots?: Record<string, VmSnapshot>;
-  /** Carried by runs before the compact carry: every action of the wave and its VMs (now `waveActions`). */
-  actions?: MigrationAction[];
-  /** Carried by runs before the compact carry: each finished import (now added up in the status). */
-  imports?: Array<{ bytes: number; seconds: number }>;
 }
 
 /** Marks this run as the wave's in the UI and takes up its state: new, or carried over from the last run. */
@@ -55,11 +47,6 @@ export class WaveState {
    * actions are in its own workflow's result.
    */
   readonly actions: MigrationAction[];
-  /**
-   * What discovery found, for placement; VM workflows read their VM themselves. Only a carry from a run
-   * before the compact carry brings some along (its VM workflows start from them).
-   */
-  readonly snapshots: Record<string, VmSnapshot>;
   /** Unknown until loaded; approvals wait for them (they name the approvers). */
   settings?: MigrationSettings;
   sdn?: SdnSyncResult;
@@ -69,9 +56,7 @@ export class WaveState {
     carried: WaveCarry | undefined,
   ) {
     this.status = carried ? unpackWaveStatus(carried.status) : newWaveStatus(waveId);
-    this.actions = carried?.waveActions ?? carried?.actions ?? [];
-    if (carried?.imports) this.status.importTotals = addCopies(this.status.importTotals, carried.imports);
-    this.snapshots = carried?.snapshots ?? {};
+    this.actions = carried?.waveActions ?? [];
     this.settings = carried?.settings;
     this.sdn = carried?.sdn;
   }
@@ -90,6 +75,16 @@ export class WaveState {
         ? `, ${this.status.vms.length} VMs: ${pending} pending, ${running} running, ${finished} finished`
         : '';
     setCurrentDetails(`wave ${this.waveId}: ${this.status.stage}${vms}`);
+  }
+
+  /**
+   * The wave failed before it started these VMs: each gets that as its end, so no VM is left without an
+   * outcome in any view (status, report, the chaos suite's count).
+   */
+  endPending(why: string): void {
+    const now = workflowNow();
+    for (const vm of this.vmsIn('pending')) Object.assign(vm, { state: 'finished', finishedAt: now, error: why });
+    this.showDetails();
   }
 
   vm(moid: string): WaveVm | undefined {
@@ -124,17 +119,7 @@ export class WaveState {
   }
 
   carryOver(settings: MigrationSettings): WaveCarry {
-    // Only snapshots an older carry brought are passed on (for the VMs still pending).
-    const snapshots = this.vmsIn('pending').flatMap((vm) =>
-      this.snapshots[vm.moid] ? [[vm.moid, this.snapshots[vm.moid]!] as const] : [],
-    );
-    return {
-      settings,
-      status: packWaveStatus(this.status),
-      waveActions: this.actions,
-      sdn: this.sdn!,
-      ...(snapshots.length > 0 ? { snapshots: Object.fromEntries(snapshots) } : {}),
-    };
+    return { settings, status: packWaveStatus(this.status), waveActions: this.actions, sdn: this.sdn! };
   }
 
   /** What the wave's result holds: the status with a compact row per VM, and the wave's own actions. */

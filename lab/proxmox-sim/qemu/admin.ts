@@ -13,16 +13,28 @@ import { qemuRuntime } from './runtime';
  * - `PUT /_sim/guest-networks` `{ "00:50:56:01:00:04": { address, gateway?, ports } }`: the same by MAC, for
  *   any VM with a NIC of that MAC (what the network knows of a guest's static address, whatever its VMID;
  *   the guest must still configure it itself, or the probe finds nothing there).
+ * - `GET`/`PUT /_sim/subnets` `{ "198.51.100.0/24": { "bridge": "vmbr0", "tag": 300 } }` (`null` forgets one):
+ *   where each subnet lives on the lab's network; a guest answers on its address only while its NIC is on
+ *   that bridge/VLAN with its link up (nic-wiring.ts); running guests follow at once.
  * Answers undefined for any other path.
  */
-export function handleQemuAdmin(
+export async function handleQemuAdmin(
   cluster: Cluster,
   method: string,
   pathname: string,
   body: unknown,
-): { data: unknown } | undefined {
+): Promise<{ data: unknown } | undefined> {
   const runtime = qemuRuntime(cluster);
   if (method === 'GET' && pathname === '/_sim/qemu') return { data: runtime?.list() ?? [] };
+  if (pathname === '/_sim/subnets' && (method === 'GET' || method === 'PUT')) {
+    if (!runtime) throw new ApiError(400, 'this simulator runs no real guests');
+    if (method === 'PUT') {
+      const problem = runtime.subnets.set((body ?? {}) as Parameters<typeof runtime.subnets.set>[0]);
+      if (problem) throw new ApiError(400, `invalid subnets: ${problem}`);
+      await runtime.rewireAll();
+    }
+    return { data: runtime.subnets.list() };
+  }
   if (method === 'PUT' && pathname === '/_sim/guest-networks') {
     if (!runtime) throw new ApiError(400, 'this simulator runs no real guests');
     const byMac = (body ?? {}) as Record<string, GuestNetworkHints[string]>;

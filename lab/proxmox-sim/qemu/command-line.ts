@@ -1,5 +1,7 @@
 import { parsePropertyString } from '../../../src/proxmox/property-string';
 import { parseNic } from '../../../src/proxmox/nics';
+import { parseHotplugFeatures } from '../hotplug-features';
+import { memoryCommandLine } from './memory';
 
 /**
  * A VM's config → the `qemu-system-x86_64` command line, wired as qemu-server's config_to_command does
@@ -7,8 +9,9 @@ import { parseNic } from '../../../src/proxmox/nics';
  * QEMU 7.2 in the lab. Pure: paths, volumes and the network plan come in, argv and the warnings PVE's
  * start task would print come out.
  *
- * What follows PVE: machine (`pc` / `q35`; single-threaded TCG when not on KVM), `-smp` from sockets/cores/vcpus,
- * `-m` from memory, `-smbios type=1` from smbios1, vmgenid, the QMP monitor socket, the guest agent's
+ * What follows PVE: machine (`pc` / `q35`; single-threaded TCG when not on KVM), `-smp` from sockets/cores/vcpus
+ * (with CPU hotplug: one vCPU and a `-device` per further one), `-m` from memory (with memory hotplug: the
+ * static part, NUMA nodes and DIMMs, memory.ts), `-smbios type=1` from smbios1, vmgenid, the QMP monitor socket, the guest agent's
  * chardev + virtio-serial port (or isa-serial with `type=isa`), OVMF as read-only code + the efidisk as
  * the writable vars pflash (a temporary vars copy, with PVE's warning, when there is no efidisk), SCSI
  * controllers per `scsihw` (virtio-scsi-single: one virtio-scsi-pci per disk, `virtioscsiN`; others one
@@ -78,6 +81,8 @@ export interface QemuCommandInput {
   ovmf?: (efidisk: Record<string, string> | undefined) => FirmwareFiles;
   /** The size of the vars template (PVE passes `size=` for raw vars). */
   ovmfVarsSize?: number;
+  /** The host's physical address bits (the memory hotplug's maximum). */
+  hostBits?: number;
 }
 
 export interface QemuCommand {
@@ -161,16 +166,130 @@ function scsihwInfo(scsihw: string | undefined, index: number): { maxdev: number
   };
 }
 
-function smpArgs(config: Record<string, string>): string {
+/** print_cpu_device: the vCPU device for CPU number `id` (1-based) of a VM whose CPU model is `model`. */
+export function cpuDevice(model: string, config: Record<string, string>, id: number): string {
+  const cores = Number(config.cores ?? 1) || 1;
+  const core = (id - 1) % cores;
+  const socket = Math.floor((id - 1 - core) / cores);
+  return `${model}-x86_64-cpu,id=cpu${id},socket-id=${socket},core-id=${core},thread-id=0`;
+}
+
+/** `-smp`; with CPU hotplug one vCPU at start and the others as `-device`s (hot-unpluggable later). */
+function smpArgs(config: Record<string, string>, cpuHotplug: boolean, model: string): string[] {
   const sockets = Number(config.sockets ?? config.smp ?? 1) || 1;
   const cores = Number(config.cores ?? 1) || 1;
   const maxcpus = sockets * cores;
   const vcpus = config.vcpus ? Number(config.vcpus) : maxcpus;
-  return `${vcpus},sockets=${sockets},cores=${cores},maxcpus=${maxcpus}`;
+  if (!cpuHotplug) return ['-smp', `${vcpus},sockets=${sockets},cores=${cores},maxcpus=${maxcpus}`];
+  const argv = ['-smp', `1,sockets=${sockets},cores=${cores},maxcpus=${maxcpus}`];
+  for (let i = 2; i <= vcpus; i++) argv.push('-device', cpuDevice(model, config, i));
+  return argv;
 }
 
-function memoryMiB(config: Record<string, string>): number {
-  return Number(parsePropertyString(config.memory ?? '512', 'current').current ?? 512);
+/** The QEMU CPU model the VM runs (`host` is `max` under TCG; QEMU's default qemu64 without `cpu`). */
+export function cpuModel(config: Record<string, string>, accel: 'tcg' | 'kvm'): string {
+  if (!config.cpu) return 'qemu64';
+  const cputype = parsePropertyString(config.cpu, 'cputype').cputype ?? 'kvm64';
+  return cputype === 'host' && accel === 'tcg' ? 'max' : cputype;
+}
+
+/** The SCSI controller a `scsiN` drive sits on (print_pci_addr aside): its id, `-device` and iothread object. */
+export function scsiController(
+  config: Record<string, string>,
+  key: string,
+  drive: Record<string, string>,
+): { id: string; device: string; iothread?: string } | undefined {
+  const m = DRIVE_KEY.exec(key);
+  if (!m || m[1] !== 'scsi') return undefined;
+  const scsihw = config.scsihw ?? 'lsi';
+  const { controller, prefix } = scsihwInfo(config.scsihw, Number(m[2]));
+  const id = `${prefix}${controller}`;
+  const type = scsihw.startsWith('virtio-scsi-single') ? 'virtio-scsi-pci' : scsihw;
+  if (config.scsihw === 'virtio-scsi-single' && isTrue(drive.iothread))
+    return { id, device: `${type},id=${id},iothread=iothread-${id}`, iothread: `iothread,id=iothread-${id}` };
+  return { id, device: `${type},id=${id}` };
+}
+
+/** `-drive` of a drive (print_drive_commandline_full); `drive` gets the volume's format when it has none. */
+export function driveCommandLine(
+  key: string,
+  drive: Record<string, string>,
+  resolveDrive: (file: string) => DriveSource,
+): string {
+  const cdrom = isCdrom(drive);
+  let driveArg = '';
+  const file = drive.file ?? 'none';
+  if (file !== 'none' && file !== 'cdrom') {
+    const source = resolveDrive(file);
+    driveArg = `file=${source.path},`;
+    drive.format ??= source.format;
+  }
+  driveArg += `if=none,id=drive-${key}`;
+  for (const o of ['media', 'rerror', 'werror', 'discard']) if (drive[o] !== undefined) driveArg += `,${o}=${drive[o]}`;
+  if (cdrom && drive.media === undefined) driveArg += ',media=cdrom';
+  if (drive.format && driveArg.startsWith('file=')) driveArg += `,format=${drive.format}`;
+  if (!cdrom) driveArg += `,cache=${drive.cache ?? 'writeback'}`;
+  if (!cdrom) driveArg += `,detect-zeroes=${drive.discard === 'on' ? 'unmap' : 'on'}`;
+  return driveArg;
+}
+
+/** `-device` of a drive (print_drivedevice_full). */
+export function driveDevice(
+  config: Record<string, string>,
+  key: string,
+  drive: Record<string, string>,
+  bootindex?: number,
+): string {
+  const [, iface, indexText] = DRIVE_KEY.exec(key)!;
+  const index = Number(indexText);
+  const cdrom = isCdrom(drive);
+  let device: string;
+  if (iface === 'virtio') {
+    device = `virtio-blk-pci,drive=drive-${key},id=${key}`;
+    if (isTrue(drive.iothread)) device += `,iothread=iothread-${key}`;
+  } else if (iface === 'scsi') {
+    const { maxdev, controller, prefix } = scsihwInfo(config.scsihw, index);
+    const type = cdrom ? 'cd' : 'hd';
+    device =
+      !config.scsihw || config.scsihw.startsWith('lsi') || config.scsihw === 'pvscsi'
+        ? `scsi-${type},bus=${prefix}${controller}.0,scsi-id=${index % maxdev}`
+        : `scsi-${type},bus=${prefix}${controller}.0,channel=0,scsi-id=0,lun=${index}`;
+    device += `,drive=drive-${key},id=${key}`;
+    if (isTrue(drive.ssd)) device += ',rotation_rate=1';
+  } else {
+    const maxdev = iface === 'sata' ? MAX_SATA_DISKS : 2;
+    let controller = Math.floor(index / maxdev);
+    let unit = index % maxdev;
+    if (isQ35(config) && iface === 'ide') {
+      controller += 2 * (unit % 2);
+      unit = 0;
+    }
+    const bus = iface === 'ide' ? `bus=ide.${controller},unit=${unit}` : `bus=ahci${controller}.${unit}`;
+    device = `ide-${cdrom ? 'cd' : 'hd'},${bus},drive=drive-${key},id=${key}`;
+    if (!cdrom && isTrue(drive.ssd)) device += ',rotation_rate=1';
+  }
+  if (bootindex !== undefined) device += `,bootindex=${bootindex}`;
+  if (drive.serial) device += `,serial=${drive.serial.replace(/,/g, ',,')}`;
+  return device;
+}
+
+/** A NIC's `-netdev`: the lab's user network with its loopback forwards. */
+export function nicNetdev(key: string, network: UserNetwork): string {
+  const netdev = [`user,id=${key}`, 'restrict=on', `net=${network.net}`, `host=${network.host}`];
+  for (const f of network.forwards) netdev.push(`hostfwd=tcp:127.0.0.1:${f.hostPort}-${f.guestAddress}:${f.guestPort}`);
+  return netdev.join(',');
+}
+
+/** A NIC's `-device` (print_netdevice_full): its model, MAC and, on i440fx, PVE's PCI slot for net0–net5. */
+export function nicDevice(config: Record<string, string>, key: string, bootindex?: number): string {
+  const nic = parseNic(config[key]!);
+  const i = Number(key.slice(3));
+  const model = nic.model === 'virtio' ? 'virtio-net-pci' : nic.model;
+  let device = `${model},mac=${nic.macaddr},netdev=${key}`;
+  if (!isQ35(config) && i < 6) device += `,bus=pci.0,addr=0x${(NET_PCI_SLOT + i).toString(16)}`;
+  device += `,id=${key}`;
+  if (bootindex !== undefined) device += `,bootindex=${bootindex}`;
+  return device;
 }
 
 /** The command line for a VM (see the module comment for what is PVE's and what is the lab's). */
@@ -218,7 +337,8 @@ export function qemuCommandLine(input: QemuCommandInput): QemuCommand {
 
   if (config.vmgenid && config.vmgenid !== '0') devices.push('-device', `vmgenid,guid=${config.vmgenid}`);
 
-  argv.push('-smp', smpArgs(config), '-nodefaults');
+  const hotplug = parseHotplugFeatures(config.hotplug);
+  argv.push(...smpArgs(config, hotplug.cpu, cpuModel(config, input.accel)), '-nodefaults');
   argv.push('-boot', 'menu=on,strict=on,reboot-timeout=1000');
   if (config.reboot !== undefined && !isTrue(config.reboot)) argv.push('-no-reboot');
   argv.push('-vga', 'none', '-display', 'none');
@@ -229,11 +349,8 @@ export function qemuCommandLine(input: QemuCommandInput): QemuCommand {
   // The console: serial port 0 into the VM's log file (PVE wires serialN only when configured).
   argv.push('-chardev', `file,id=serial0,path=${paths.serialLog}`, '-serial', 'chardev:serial0');
 
-  if (config.cpu) {
-    const cputype = parsePropertyString(config.cpu, 'cputype').cputype ?? 'kvm64';
-    argv.push('-cpu', cputype === 'host' && input.accel === 'tcg' ? 'max' : cputype);
-  }
-  argv.push('-m', String(memoryMiB(config)));
+  if (config.cpu) argv.push('-cpu', cpuModel(config, input.accel));
+  argv.push(...memoryCommandLine(config, hotplug.memory, input.hostBits));
 
   const agent = guestAgentSettings(config.agent);
   if (agent) {
@@ -251,100 +368,36 @@ export function qemuCommandLine(input: QemuCommandInput): QemuCommand {
   if (config.balloon === undefined || config.balloon !== '0')
     devices.push('-device', 'virtio-balloon-pci,id=balloon0,free-page-reporting=on');
 
-  const scsihw = config.scsihw ?? 'lsi';
   const scsiControllers = new Set<string>();
   const ahciControllers = new Set<number>();
   for (const key of driveKeys(config)) {
     const [, iface, indexText] = DRIVE_KEY.exec(key)!;
     const index = Number(indexText);
     const drive = parsePropertyString(config[key]!, 'file');
-    const cdrom = isCdrom(drive);
-
-    if (iface === 'scsi') {
-      const { controller, prefix } = scsihwInfo(config.scsihw, index);
-      const id = `${prefix}${controller}`;
-      if (!scsiControllers.has(id)) {
-        const type = scsihw.startsWith('virtio-scsi-single') ? 'virtio-scsi-pci' : scsihw;
-        let device = `${type},id=${id}`;
-        if (config.scsihw === 'virtio-scsi-single' && isTrue(drive.iothread)) {
-          argv.push('-object', `iothread,id=iothread-${id}`);
-          device += `,iothread=iothread-${id}`;
-        }
-        devices.push('-device', device);
-        scsiControllers.add(id);
-      }
+    const controller = scsiController(config, key, drive);
+    if (controller && !scsiControllers.has(controller.id)) {
+      if (controller.iothread) argv.push('-object', controller.iothread);
+      devices.push('-device', controller.device);
+      scsiControllers.add(controller.id);
     } else if (iface === 'sata') {
-      const controller = Math.floor(index / MAX_SATA_DISKS);
-      if (!ahciControllers.has(controller)) {
-        devices.push('-device', `ahci,id=ahci${controller},multifunction=on`);
-        ahciControllers.add(controller);
+      const ahci = Math.floor(index / MAX_SATA_DISKS);
+      if (!ahciControllers.has(ahci)) {
+        devices.push('-device', `ahci,id=ahci${ahci},multifunction=on`);
+        ahciControllers.add(ahci);
       }
     } else if (iface === 'virtio' && isTrue(drive.iothread)) {
       argv.push('-object', `iothread,id=iothread-${key}`);
     }
-
-    // -drive (print_drive_commandline_full)
-    let driveArg = '';
-    const file = drive.file ?? 'none';
-    if (file !== 'none' && file !== 'cdrom') {
-      const source = input.resolveDrive(file);
-      driveArg = `file=${source.path},`;
-      drive.format ??= source.format;
-    }
-    driveArg += `if=none,id=drive-${key}`;
-    for (const o of ['media', 'rerror', 'werror', 'discard'])
-      if (drive[o] !== undefined) driveArg += `,${o}=${drive[o]}`;
-    if (cdrom && drive.media === undefined) driveArg += ',media=cdrom';
-    if (drive.format && driveArg.startsWith('file=')) driveArg += `,format=${drive.format}`;
-    if (!cdrom) driveArg += `,cache=${drive.cache ?? 'writeback'}`;
-    if (!cdrom) driveArg += `,detect-zeroes=${drive.discard === 'on' ? 'unmap' : 'on'}`;
-    devices.push('-drive', driveArg);
-
-    // -device (print_drivedevice_full)
-    let device: string;
-    if (iface === 'virtio') {
-      device = `virtio-blk-pci,drive=drive-${key},id=${key}`;
-      if (isTrue(drive.iothread)) device += `,iothread=iothread-${key}`;
-    } else if (iface === 'scsi') {
-      const { maxdev, controller, prefix } = scsihwInfo(config.scsihw, index);
-      const type = cdrom ? 'cd' : 'hd';
-      device =
-        !config.scsihw || config.scsihw.startsWith('lsi') || config.scsihw === 'pvscsi'
-          ? `scsi-${type},bus=${prefix}${controller}.0,scsi-id=${index % maxdev}`
-          : `scsi-${type},bus=${prefix}${controller}.0,channel=0,scsi-id=0,lun=${index}`;
-      device += `,drive=drive-${key},id=${key}`;
-      if (isTrue(drive.ssd)) device += ',rotation_rate=1';
-    } else {
-      const maxdev = iface === 'sata' ? MAX_SATA_DISKS : 2;
-      let controller = Math.floor(index / maxdev);
-      let unit = index % maxdev;
-      if (q35 && iface === 'ide') {
-        controller += 2 * (unit % 2);
-        unit = 0;
-      }
-      device = `ide-${cdrom ? 'cd' : 'hd'},${iface === 'ide' ? `bus=ide.${controller},unit=${unit}` : `bus=ahci${controller}.${unit}`},drive=drive-${key},id=${key}`;
-      if (!cdrom && isTrue(drive.ssd)) device += ',rotation_rate=1';
-    }
-    if (bootindex[key] !== undefined) device += `,bootindex=${bootindex[key]}`;
-    if (drive.serial) device += `,serial=${drive.serial.replace(/,/g, ',,')}`;
-    devices.push('-device', device);
+    devices.push('-drive', driveCommandLine(key, drive, input.resolveDrive));
+    devices.push('-device', driveDevice(config, key, drive, bootindex[key]));
   }
 
   for (let i = 0; i < 32; i++) {
     const key = `net${i}`;
     if (!config[key]) continue;
-    const nic = parseNic(config[key]!);
     const network = input.networks[key] ?? { ...DEFAULT_USER_NETWORK, forwards: [] };
-    const netdev = [`user,id=${key}`, 'restrict=on', `net=${network.net}`, `host=${network.host}`];
-    for (const f of network.forwards)
-      netdev.push(`hostfwd=tcp:127.0.0.1:${f.hostPort}-${f.guestAddress}:${f.guestPort}`);
-    devices.push('-netdev', netdev.join(','));
-    const model = nic.model === 'virtio' ? 'virtio-net-pci' : nic.model;
-    let device = `${model},mac=${nic.macaddr},netdev=${key}`;
-    if (!q35 && i < 6) device += `,bus=pci.0,addr=0x${(NET_PCI_SLOT + i).toString(16)}`;
-    device += `,id=${key}`;
-    if (bootindex[key] !== undefined) device += `,bootindex=${bootindex[key]}`;
-    devices.push('-device', device);
+    devices.push('-netdev', nicNetdev(key, network));
+    devices.push('-device', nicDevice(config, key, bootindex[key]));
   }
 
   const machine = `type=${q35 ? 'q35' : 'pc'}`;

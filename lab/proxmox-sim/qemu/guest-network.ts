@@ -38,6 +38,8 @@ export interface ForwardedPort {
   hostPort: number;
   guestAddress: string;
   guestPort: number;
+  /** Whether QEMU forwards it now: the NIC's link is up and its segment is where the address lives (nic-wiring.ts). */
+  connected: boolean;
 }
 
 const NET_KEY = /^net\d+$/;
@@ -107,10 +109,14 @@ export async function hintsFromGuestDisk(diskPath: string, config: Record<string
   return hints;
 }
 
-/** Every NIC's user network, with a free loopback port for each forwarded guest port. */
+/**
+ * Every NIC's user network, with a free loopback port for each forwarded guest port; `connected` says
+ * which NICs reach their guest address at start (the others' forwards are planned, not installed).
+ */
 export async function planNetworks(
   config: Record<string, string>,
   hints: GuestNetworkHints,
+  connected: (nic: string, guestAddress: string) => boolean = () => true,
 ): Promise<{ networks: Record<string, UserNetwork>; forwards: ForwardedPort[] }> {
   const networks: Record<string, UserNetwork> = {};
   const forwards: ForwardedPort[] = [];
@@ -128,7 +134,8 @@ export async function planNetworks(
     const guestAddress = hint?.address.split('/')[0];
     for (const guestPort of guestAddress ? hint!.ports : []) {
       const hostPort = await nextPort();
-      network.forwards.push({ hostPort, guestAddress: guestAddress!, guestPort });
+      const reaches = connected(key, guestAddress!);
+      if (reaches) network.forwards.push({ hostPort, guestAddress: guestAddress!, guestPort });
       forwards.push({
         nic: key,
         mac: parseNic(value).macaddr,
@@ -136,6 +143,7 @@ export async function planNetworks(
         hostPort,
         guestAddress: guestAddress!,
         guestPort,
+        connected: reaches,
       });
     }
     networks[key] = network;

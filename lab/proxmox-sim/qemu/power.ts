@@ -5,6 +5,10 @@ import { guestAgentSettings } from './command-line';
 import { qemuRuntime } from './runtime';
 import { cloudInitDrive } from './cloud-init';
 import { recordCloudInit } from '../cloud-init-pending';
+import { applyPending, hasPending } from '../pending';
+import { parseHotplugFeatures } from '../hotplug-features';
+import { memoryCommandLine } from './memory';
+import { hostPhysicalBits } from './host-bits';
 
 /**
  * The power handlers' work for both kinds of VM: a VM whose boot disk holds a bootable image runs under
@@ -16,9 +20,20 @@ const markStopped = (vm: SimVm) => {
   vm.paused = false;
 };
 
+/**
+ * After a stop or shutdown through the API: _do_vm_stop's vm_stop_cleanup(…, apply_pending_changes = 1)
+ * applies what was pending (a guest that powers itself off does not: qmeventd's cleanup passes 0).
+ */
+export function stoppedByApi(cluster: Cluster, vm: SimVm, task: TaskContext): void {
+  markStopped(vm);
+  if (hasPending(vm)) applyPending({ cluster, vm, user: 'root@pam', task });
+}
+
 /** status/start, once the config lock is held and pending changes are applied. */
 export async function powerOn(cluster: Cluster, vm: SimVm, task: TaskContext): Promise<void> {
   if (vm.config.template === '1') throw new Error("you can't start a vm if it's a template"); // qemu-server's vm_start
+  // config_to_command's memory checks (memory hotplug needs NUMA, 1024 MiB, DIMM-aligned memory), for every VM.
+  memoryCommandLine(vm.config, parseHotplugFeatures(vm.config.hotplug).memory, hostPhysicalBits());
   vm.paused = false;
   if (cloudInitDrive(vm.vmid, vm.config)) recordCloudInit(vm); // vm_start generates the cloud-init drive
   const runtime = qemuRuntime(cluster);
@@ -39,9 +54,10 @@ export const runsQemu = (cluster: Cluster, vm: SimVm) => qemuRuntime(cluster)?.i
 
 /** status/stop (vm_stop with force): QMP quit, then SIGTERM/SIGKILL if QEMU lingers. */
 export async function powerOff(cluster: Cluster, vm: SimVm, task: TaskContext, timeoutS?: number): Promise<void> {
+  if (vm.status !== 'running') return markStopped(vm); // _do_vm_stop: no process, nothing to do
   const runtime = qemuRuntime(cluster);
   if (runtime?.isRunning(vm.vmid)) await runtime.doVmStop(vm, { shutdown: false, force: true, timeoutS }, task);
-  markStopped(vm);
+  stoppedByApi(cluster, vm, task);
 }
 
 /**
@@ -72,7 +88,7 @@ export async function shutdownQemu(
     { shutdown: !options.stopInstead, force: options.forceStop, timeoutS: options.timeoutS },
     task,
   );
-  markStopped(vm);
+  stoppedByApi(cluster, vm, task);
 }
 
 /** status/current's live fields for a real guest: QEMU's pid, uptime from /proc, query-status, the QEMU version. */

@@ -31,6 +31,8 @@ import {
   type ForwardedPort,
   type GuestNetworkHints,
 } from './guest-network';
+import { SubnetHomes, syncForwards, wiringOf, type NicWiring } from './nic-wiring';
+import { hostPhysicalBits } from './host-bits';
 
 const run = promisify(execFile);
 
@@ -58,6 +60,8 @@ export interface QemuInstance {
   argv: string[];
   bootDisk: string;
   forwards: ForwardedPort[];
+  /** Each NIC's segment and link, followed live (nic-wiring.ts). */
+  wiring: Map<string, NicWiring>;
   qmp: string;
   qga: string;
   /** VNC server socket (`-vnc unix:…,password=on`). */
@@ -79,6 +83,8 @@ export interface QemuInstanceInfo {
   qmpSocket: string;
   agentSocket: string;
   forwards: ForwardedPort[];
+  /** Each NIC's bridge/VLAN and link as the lab follows them. */
+  nics: Record<string, NicWiring>;
   commandLine: string[];
 }
 
@@ -121,6 +127,8 @@ export class QemuRuntime {
   readonly hints = new Map<number, GuestNetworkHints>();
   /** The same by MAC (lower case), for whichever VM has a NIC with it. */
   readonly hintsByMac = new Map<string, GuestNetworkHints[string]>();
+  /** Where subnets live (`PUT /_sim/subnets`): a guest answers only on its address's segment. */
+  readonly subnets = new SubnetHomes();
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -161,6 +169,7 @@ export class QemuRuntime {
       qmpSocket: i.qmp,
       agentSocket: i.qga,
       forwards: i.forwards,
+      nics: Object.fromEntries(i.wiring),
       commandLine: [QEMU_BINARY, ...i.argv],
     };
   }
@@ -310,7 +319,11 @@ export class QemuRuntime {
       ...(await this.guestHints(vm, boot.source, sources)),
       ...this.macHints(config),
     };
-    const { networks, forwards } = await planNetworks(config, hints);
+    const wiring = wiringOf(config);
+    const { networks, forwards } = await planNetworks(config, hints, (nic, address) => {
+      const w = wiring.get(nic);
+      return !!w && w.linkUp && this.subnets.reaches(address, w.segment);
+    });
     const accel = await this.accel(config);
     const { argv, warnings } = qemuCommandLine({
       vmid: vm.vmid,
@@ -319,6 +332,7 @@ export class QemuRuntime {
       paths,
       networks,
       ovmfVarsSize,
+      hostBits: hostPhysicalBits(),
       resolveDrive: (file) => {
         const source = sources.get(file);
         if (!source) throw new Error(`unable to resolve drive '${file}'`);
@@ -366,6 +380,7 @@ export class QemuRuntime {
       argv,
       bootDisk: boot.key,
       forwards,
+      wiring,
       qmp: paths.qmp,
       qga: paths.qga,
       vnc: paths.vnc,
@@ -379,6 +394,9 @@ export class QemuRuntime {
       })
       .catch(() => undefined);
     this.instances.set(vm.vmid, instance);
+    // vm_start: a NIC with link_down=1 starts with its link down.
+    for (const [nic, w] of wiring)
+      if (!w.linkUp) await qmpCommand(paths.qmp, 'set_link', { name: nic, up: false }, { timeoutMs: 5000 });
     void qemu.exited.then(() => {
       if (this.instances.get(vm.vmid) === instance) this.instances.delete(vm.vmid);
       for (const p of [paths.qmp, paths.qga, paths.vnc, paths.pidFile, paths.temporaryEfivars])
@@ -387,6 +405,17 @@ export class QemuRuntime {
       forget();
     });
     return instance;
+  }
+
+  /** Installs or removes a running guest's forwards as its NICs' wiring and the subnets' homes say. */
+  async rewire(vmid: number): Promise<void> {
+    const i = this.instances.get(vmid);
+    if (i) await syncForwards(i.qmp, i.forwards, i.wiring, this.subnets);
+  }
+
+  /** The same for every running guest (a subnet moved). */
+  async rewireAll(): Promise<void> {
+    for (const vmid of this.instances.keys()) await this.rewire(vmid);
   }
 
   isRunning(vmid: number): boolean {

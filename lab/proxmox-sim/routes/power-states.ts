@@ -4,7 +4,7 @@ import { haConfig } from '../ha/state';
 import { qmpCommand } from '../../qemu/qmp';
 import { powerOn, runsQemu, shutdownQemu } from '../qemu/power';
 import { qemuRuntime } from '../qemu/runtime';
-import { applyPending } from '../vm-config';
+import { applyPending } from '../pending';
 import { finishResumeFromDisk, pauseVm, resumeVm, suspendToDisk } from '../vm-suspend';
 import { startTask, type RouteTable, type SimRequest } from './types';
 

@@ -1,28 +1,21 @@
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { formatPropertyString, parsePropertyString } from '../../../src/proxmox/property-string';
 import { ApiError, fail } from '../api-error';
 import { configDigest, type SimVm } from '../cluster';
 import { checkHaBeforeDestroy, haConfig, purgeHaOnDestroy } from '../ha/state';
-import { convertImage, imageInfo, resizeImage, type ImageFormat } from '../qemu-img';
-import { formatDiskSize, parseDiskSize } from '../../../src/proxmox/disk-size';
-import {
-  applyConfigWrite,
-  applyPending,
-  DISK_KEY,
-  parseConfigWrite,
-  printDevice,
-  UNUSED_KEY,
-  volumeOf,
-  type LiveImport,
-  type WriteContext,
-} from '../vm-config';
+import { convertImage } from '../qemu-img';
+import { DISK_KEY, UNUSED_KEY, volumeOf, writeNewConfig, type LiveImport, type WriteContext } from '../vm-config';
+import { applyPending } from '../pending';
+import { parseConfigUpdate, resolveReverts, runConfigUpdate } from '../config-update';
+import { liveDevicesOf } from '../qemu/live-qemu';
+import { hostPhysicalBits } from '../qemu/host-bits';
+import { resizeDisk } from '../vm-resize';
 import { checkDrives } from '../drive-checks';
 import { defaultBootOrder, qemuVmStatus } from '../guest-stats';
 import type { TaskContext } from '../tasks';
 import { simulateCopy } from '../copy-log';
 import { int, startTask, type RouteTable, type SimRequest } from './types';
-import { liveStatus, powerOff, powerOn, runsQemu, shutdownPrecheck, shutdownQemu } from '../qemu/power';
+import { liveStatus, powerOff, powerOn, runsQemu, shutdownPrecheck, shutdownQemu, stoppedByApi } from '../qemu/power';
 import { qemuRuntime } from '../qemu/runtime';
 import { startLiveRestore } from '../qemu/live-restore';
 import { typedConfig as typedConfigOf } from '../typed-config';
@@ -33,18 +26,6 @@ import { recordCloudInit } from '../cloud-init-pending';
 import { moveDisk } from '../move-disk';
 
 /** /nodes/{node}/qemu…: VM create, config, disks, power and destroy, as qemu-server answers them. */
-const CONFIG_CONTROL = [
-  'node',
-  'vmid',
-  'digest',
-  'delete',
-  'revert',
-  'skiplock',
-  'force',
-  'background_delay',
-  'import-working-storage',
-];
-
 const vmOf = (req: SimRequest): SimVm => req.cluster.vm(req.params.node!, Number(req.params.vmid));
 const ctxOf = (req: SimRequest, vm: SimVm): WriteContext => ({ cluster: req.cluster, vm, user: req.user });
 
@@ -60,39 +41,59 @@ function checkDigest(
   if (digest !== undefined && digest !== configDigest(vm)) throw fail(message);
 }
 
-async function writeConfig(req: SimRequest, asTask: boolean): Promise<string | null> {
+/**
+ * update_vm_api: `PUT` does the work in the request (a hotplug failure answers 400 with the reasons per
+ * option), `POST` in a `qmconfig` task (which then fails "400 Parameter verification failed. <key>: <why>").
+ */
+async function writeConfig(req: SimRequest, asTask: boolean, params = req.params): Promise<string | null> {
   const vm = vmOf(req);
-  const write = parseConfigWrite(req.params, CONFIG_CONTROL);
   const { cluster } = req;
-  checkDrives(cluster, vm.node, write.set);
+  const update = parseConfigUpdate(cluster, vm.vmid, params, req.user);
+  checkDrives(cluster, vm.node, update.set);
   const preflight = () => {
-    cluster.checkLock(vm, req.params.skiplock);
-    checkDigest(vm, req.params.digest);
+    checkDigest(vm, params.digest);
+    if (!update.skiplock) cluster.checkLock(vm);
   };
-  preflight(); // checked before the worker forks too, as qemu-server does
+  const live = () => ({ devices: liveDevicesOf(cluster, vm), hostBits: hostPhysicalBits() });
   if (!asTask) {
     await vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
       preflight();
-      await applyConfigWrite(ctxOf(req, vm), write);
+      resolveReverts(vm, update);
+      await runConfigUpdate(ctxOf(req, vm), update, live);
     });
     return null;
   }
+  // update_vm_api's checks under the lock run in the request, then the worker (which keeps the lock).
+  await vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
+    preflight();
+    resolveReverts(vm, update);
+  });
   const task = startTask(req, { node: vm.node, type: 'qmconfig', id: String(vm.vmid) }, (task) =>
     vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
       preflight();
       await task.sleep(cluster.settings.taskMs);
-      await applyConfigWrite({ ...ctxOf(req, vm), task }, write);
+      await runConfigUpdate({ ...ctxOf(req, vm), task }, update, live).catch((err: unknown) => {
+        throw err instanceof ApiError && err.errors ? new Error(workerErrorText(err)) : err;
+      });
     }),
   );
-  const delay = req.params.background_delay;
+  const delay = params.background_delay;
   if (delay !== undefined) {
     const finished = await Promise.race([
       task.done.then(() => true),
       new Promise<false>((r) => setTimeout(() => r(false), Number(delay) * 1000)),
     ]);
     if (finished && task.exitstatus === 'OK') return null;
+    if (finished) throw fail(`failed to update VM ${vm.vmid}: ${task.exitstatus}`);
   }
   return task.upid;
+}
+
+/** A PVE::Exception with errors as a worker's exit status: `400 <message> <key>: <why> …`, one line. */
+function workerErrorText(err: ApiError): string {
+  let text = `${err.status} ${err.message}\n`;
+  for (const [key, why] of Object.entries(err.errors ?? {})) text += `${key}: ${why}\n`;
+  return text.replace(/\n$/, '').replace(/\n/g, ' ');
 }
 
 /** vm_status: vmstatus with `full` (qemuVmStatus), the HA service status, `agent` when enabled (liveStatus adds it). */
@@ -124,7 +125,6 @@ export const qemuRoutes: RouteTable = {
       throw new ApiError(403, `Permission check failed (pool '${pool}' does not exist)`);
     checkDrives(cluster, node, settings);
     const vm = cluster.newVm(node, vmid, { lock: 'create' });
-    const write = { set: settings, delete: [], revert: [], force: false };
     const live = liveRestore === '1' ? { imports: [] as LiveImport[] } : undefined;
     let started = false;
     const task = startTask(
@@ -133,7 +133,7 @@ export const qemuRoutes: RouteTable = {
       async (ctx) => {
         await ctx.sleep(cluster.settings.createTaskMs);
         try {
-          await applyConfigWrite({ cluster, vm, user: req.user, task: ctx, live }, write);
+          await writeNewConfig({ cluster, vm, user: req.user, task: ctx, live }, settings);
         } catch (err) {
           destroyVolumes(req, vm, false);
           cluster.vms.delete(vmid);
@@ -183,6 +183,9 @@ export const qemuRoutes: RouteTable = {
     return { ...typedConfig(req, config), digest: configDigest(vm) };
   },
 
+  // vm_pending → config_with_pending_array (pve-guest-common GuestHelpers.pm): every current key with its
+  // value (and the pending value or deletion mark), then the keys only pending, then deletions of keys the
+  // config lacks, whose mark is always 2 there (the loop tests the parsed entry, a hash, for `force`).
   'GET /nodes/{node}/qemu/{vmid}/pending': (req) => {
     const vm = vmOf(req);
     const keys = new Set([...Object.keys(vm.config), ...Object.keys(vm.pending), ...vm.pendingDelete.keys()]);
@@ -191,56 +194,25 @@ export const qemuRoutes: RouteTable = {
     const pending = typedConfig(req, vm.pending);
     if (current.cipassword !== undefined) current.cipassword = '**********';
     if (pending.cipassword !== undefined) pending.cipassword = '********** '; // sic: vm_pending masks it with a trailing space
+    const deletion = (key: string) => (key in current ? (vm.pendingDelete.get(key) ? 2 : 1) : 2);
     return [...keys].sort().map((key) => ({
       key,
       ...(key in current ? { value: current[key] } : {}),
       ...(key in pending ? { pending: pending[key] } : {}),
-      ...(vm.pendingDelete.has(key) ? { delete: vm.pendingDelete.get(key) ? 2 : 1 } : {}),
+      ...(vm.pendingDelete.has(key) ? { delete: deletion(key) } : {}),
     }));
   },
 
   'PUT /nodes/{node}/qemu/{vmid}/config': (req) => writeConfig(req, false),
   'POST /nodes/{node}/qemu/{vmid}/config': (req) => writeConfig(req, true),
 
+  // unlink: update_vm with `delete` = idlist (and `force`), in the request.
   'PUT /nodes/{node}/qemu/{vmid}/unlink': async (req) => {
-    const vm = vmOf(req);
-    req.cluster.checkLock(vm);
-    const ids = req.params.idlist!.split(/[,;\s]+/).filter(Boolean);
-    await vm.flock.run(req.cluster.settings.flockTimeoutMs, () =>
-      applyConfigWrite(ctxOf(req, vm), { set: {}, delete: ids, revert: [], force: req.params.force === '1' }),
-    );
-    return null;
+    const { idlist, ...rest } = req.params;
+    return writeConfig(req, false, { ...rest, delete: idlist! });
   },
 
-  'PUT /nodes/{node}/qemu/{vmid}/resize': (req) => {
-    const vm = vmOf(req);
-    const { cluster } = req;
-    const disk = req.params.disk!;
-    cluster.checkLock(vm, req.params.skiplock);
-    checkDigest(vm, req.params.digest);
-    const value = vm.config[disk];
-    if (value === undefined) throw fail(`disk '${disk}' does not exist`);
-    const props = parsePropertyString(value, 'file');
-    if (props.media === 'cdrom') throw fail("you can't resize a cdrom");
-    const volume = cluster.storages.resolve(props.file!, vm.node);
-    const m = /^(\+?)(\d+(?:\.\d+)?[KMGT]?)$/.exec(req.params.size!)!;
-    return startTask(req, { node: vm.node, type: 'qmresize', id: String(vm.vmid) }, (task) =>
-      vm.flock.run(cluster.settings.flockTimeoutMs, async () => {
-        checkDigest(vm, req.params.digest); // again under the lock: another writer may have come first
-        const current = (await imageInfo(volume.file)).virtualSize;
-        const wanted = m[1] ? current + parseDiskSize(m[2]!) : parseDiskSize(m[2]!);
-        if (wanted < current) throw new Error('shrinking disks is not supported');
-        await task.sleep(cluster.settings.taskMs);
-        if (wanted > current) await resizeImage(volume.file, volume.format as ImageFormat, wanted);
-        vm.config[disk] = printDevice(
-          cluster,
-          disk,
-          formatPropertyString({ ...props, size: formatDiskSize(wanted) }, 'file'),
-        );
-        task.log(`Image resized to ${formatDiskSize(wanted)}`);
-      }),
-    ).upid;
-  },
+  'PUT /nodes/{node}/qemu/{vmid}/resize': (req) => resizeDisk(req, vmOf(req), liveDevicesOf),
 
   'POST /nodes/{node}/qemu/{vmid}/move_disk': (req) => moveDisk(req, vmOf(req)),
 
@@ -292,13 +264,13 @@ export const qemuRoutes: RouteTable = {
         }
         if (vm.guestAcpi && cluster.settings.guestShutdownMs <= timeoutMs) {
           await task.sleep(cluster.settings.guestShutdownMs);
-          stop(vm);
+          stoppedByApi(cluster, vm, task);
           return;
         }
         await task.sleep(timeoutMs);
         if (!forceStop) throw new Error('VM quit/powerdown failed - got timeout');
         task.warn('VM still running - terminating now with SIGTERM');
-        stop(vm);
+        stoppedByApi(cluster, vm, task);
       }),
     ).upid;
   },

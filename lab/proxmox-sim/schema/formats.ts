@@ -1,4 +1,5 @@
 import { HA_FORMATS } from '../ha/formats';
+import { checkHotplugFeatures } from '../hotplug-features';
 import type { ParamSchema } from './subset';
 
 /**
@@ -61,6 +62,7 @@ const NAMED: Record<string, Check> = {
     /^(images|rootdir|vztmpl|iso|backup|snippets|import)$/,
     (v) => `invalid content type '${v}'`,
   ),
+  'pve-hotplug-features': checkHotplugFeatures,
   urlencoded: re(/^[-%a-zA-Z0-9_.!~*'()]*$/, (v) => `'${v}' is not in URL encoded format`),
 };
 

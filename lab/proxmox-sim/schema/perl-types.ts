@@ -139,6 +139,18 @@ export const PERL_TYPES: readonly PerlTypeRule[] = [
   },
   {
     route: 'GET /nodes/{node}/qemu/{vmid}/pending',
+    at: '[key=cores].pending',
+    type: 'integer',
+    source: `${CHECK_TYPE}: the [PENDING] section is parsed like the config (the schema says string)`,
+  },
+  {
+    route: 'GET /nodes/{node}/qemu/{vmid}/pending',
+    at: '[key=vmgenid].delete',
+    type: 'integer',
+    source: 'config_with_pending_array: `$delete->{force} ? 2 : 1`',
+  },
+  {
+    route: 'GET /nodes/{node}/qemu/{vmid}/pending',
     at: '[key=digest].value',
     type: 'string',
     source: 'config_with_pending_array walks every key of the loaded config, the digest load_config adds too',

@@ -1,3 +1,4 @@
+import type { ChangePlan } from '../change/plan';
 import type { CutoverPlan } from '../migration/cutover-plan';
 import type { TeardownTarget } from '../provisioning/teardown';
 import { planDigest } from './statement';
@@ -16,4 +17,16 @@ export function cutoverPlanDigest(plan: CutoverPlan): string {
 /** What an approver of a teardown signs: the target as the teardown read it (VM, node, records). */
 export function teardownPlanDigest(target: TeardownTarget): string {
   return planDigest(target);
+}
+
+/**
+ * What an approver of a day-2 change signs: the VM, each change that waits for the approval (those that
+ * wait for a restart, or need the VM stopped) with its values, and whether ferry restarts the VM. A plan
+ * made again (a new NetBox edit) with other changes needs a new approval.
+ */
+export function changePlanDigest(plan: Pick<ChangePlan, 'vmid' | 'changes'>, restart: boolean): string {
+  const gated = plan.changes
+    .filter((c) => c.operation && (c.waitsForRestart || c.class === 'needs-stop'))
+    .map((c) => ({ id: c.id, class: c.class, from: c.from, to: c.to }));
+  return planDigest({ vmid: plan.vmid, gated, restart });
 }

@@ -24,7 +24,7 @@ export interface ApprovalPolicy {
   keys: ApproverKey[];
 }
 
-export type SignedAction = 'approve-cutover' | 'approve-teardown';
+export type SignedAction = 'approve-cutover' | 'approve-teardown' | 'approve-change';
 
 /** A VM workflow a wave approval covers, with the digest of the plan the approver was shown. */
 export interface CoveredVm {

@@ -1,7 +1,7 @@
 import type { GuestFamily } from './guest-family';
 import { agentPackageFolder, describeOs, vmwareToolsRemoved, type GuestInspection } from './inspection';
 import { configuredNics, describePin, nicPins, type NicPin } from './nic-names';
-import { conversionModeFor, type ConversionSettings } from './settings';
+import { conversionModeFor, type ConversionMode, type ConversionSettings } from './settings';
 import { uefiFallbackCopies, type EfiCopy } from './uefi-fallback';
 
 /** What ferry knows about a VM from vCenter before reading its disks. */
@@ -42,6 +42,8 @@ export type ConversionPlan =
 const LINUX_DRIVERS =
   'virtio_blk, virtio_scsi and virtio_net into the initramfs (rebuilt), GRUB configuration regenerated';
 
+type NoConversion = Extract<ConversionPlan, { convert: false }>;
+
 /**
  * Whether and how a VM's guest is converted at cutover. Without an inspection it is what vCenter's
  * facts allow (the plan says the rest follows from the disks); with one, what the disks hold decides:
@@ -56,6 +58,25 @@ export function conversionPlan(
   if (!settings || mode === 'off')
     return { convert: false, code: 'off', reason: 'migration.conversion is off for this VM: the guest boots as it is' };
   const family = inspection?.os ? inspectedFamily(inspection.os.type) : facts.family;
+  const refused = whyNotConverted(family, mode, settings, inspection);
+  if (refused) return refused;
+  const overlay: ConversionStep = { kind: 'overlay', slots: facts.disks.map((d) => d.slot) };
+  const osName = inspection?.os ? describeOs(inspection.os) : undefined;
+  if (family === 'windows') return windowsPlan(settings, inspection, overlay, osName);
+  if (!inspection) return uninspectedLinuxPlan(overlay);
+  return linuxPlan(facts, settings, inspection, overlay, osName!);
+}
+
+/**
+ * Why a guest under a conversion mode is not converted: no OS on the inspected disks, neither Linux
+ * nor Windows, or a Windows guest outside mode `all` or without VirtIO drivers. Undefined: converted.
+ */
+function whyNotConverted(
+  family: GuestFamily,
+  mode: ConversionMode,
+  settings: ConversionSettings,
+  inspection: GuestInspection | undefined,
+): NoConversion | undefined {
   if (inspection && !inspection.os) {
     return {
       convert: false,
@@ -70,55 +91,60 @@ export function conversionPlan(
       reason: 'neither Linux nor Windows: virt-v2v converts only those; the guest boots as it is',
     };
   }
-  if (family === 'windows') {
-    if (mode !== 'all')
-      return {
-        convert: false,
-        code: 'windows-not-in-mode',
-        reason: 'a Windows guest, converted only with migration.conversion mode all',
-      };
-    if (!settings.virtioWin) {
-      return {
-        convert: false,
-        code: 'no-virtio-win',
-        reason:
-          'a Windows guest needs VirtIO drivers to convert: set migration.conversion.virtioWin (the virtio-win ISO or folder)',
-      };
-    }
-  }
-  const overlay: ConversionStep = { kind: 'overlay', slots: facts.disks.map((d) => d.slot) };
-  const osName = inspection?.os ? describeOs(inspection.os) : undefined;
-  if (family === 'windows') {
+  if (family !== 'windows') return undefined;
+  if (mode !== 'all')
     return {
-      convert: true,
-      family,
-      ...(osName ? { os: osName } : {}),
-      inspected: inspection !== undefined,
-      steps: [
-        overlay,
-        {
-          kind: 'virt-v2v',
-          drivers: `VirtIO drivers (viostor, vioscsi, netkvm) from ${settings.virtioWin}`,
-          removes: ['VMware Tools'],
-        },
-      ],
-      notes: [],
-      warnings: [],
+      convert: false,
+      code: 'windows-not-in-mode',
+      reason: 'a Windows guest, converted only with migration.conversion mode all',
+    };
+  if (!settings.virtioWin) {
+    return {
+      convert: false,
+      code: 'no-virtio-win',
+      reason:
+        'a Windows guest needs VirtIO drivers to convert: set migration.conversion.virtioWin (the virtio-win ISO or folder)',
     };
   }
-  if (!inspection) {
-    return {
-      convert: true,
-      family,
-      inspected: false,
-      steps: [overlay, { kind: 'virt-v2v', drivers: LINUX_DRIVERS, removes: [] }],
-      notes: [
-        'NIC name pins, the guest agent, VMware Tools and the boot loader are read from the disks once they are on the migration datastore',
-      ],
-      warnings: [],
-    };
-  }
-  return linuxPlan(facts, settings, inspection, overlay, osName!);
+  return undefined;
+}
+
+function windowsPlan(
+  settings: ConversionSettings,
+  inspection: GuestInspection | undefined,
+  overlay: ConversionStep,
+  osName: string | undefined,
+): ConversionPlan {
+  return {
+    convert: true,
+    family: 'windows',
+    ...(osName ? { os: osName } : {}),
+    inspected: inspection !== undefined,
+    steps: [
+      overlay,
+      {
+        kind: 'virt-v2v',
+        drivers: `VirtIO drivers (viostor, vioscsi, netkvm) from ${settings.virtioWin}`,
+        removes: ['VMware Tools'],
+      },
+    ],
+    notes: [],
+    warnings: [],
+  };
+}
+
+/** A Linux guest before its disks were read: what follows from them is said to follow. */
+function uninspectedLinuxPlan(overlay: ConversionStep): ConversionPlan {
+  return {
+    convert: true,
+    family: 'linux',
+    inspected: false,
+    steps: [overlay, { kind: 'virt-v2v', drivers: LINUX_DRIVERS, removes: [] }],
+    notes: [
+      'NIC name pins, the guest agent, VMware Tools and the boot loader are read from the disks once they are on the migration datastore',
+    ],
+    warnings: [],
+  };
 }
 
 function linuxPlan(

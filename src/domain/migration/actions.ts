@@ -31,8 +31,12 @@ export type MigrationAction =
   | { kind: 'set-boot-order'; vm: string; vmid: number; order: string }
   | { kind: 'start-vm'; vm: string; vmid: number }
   | { kind: 'refuse'; vm: string; reasons: string[] }
-  /** `ferry cancel --remove-shells`: the diskless shell goes. */
-  | { kind: 'remove-shell'; vm: string; vmid: number };
+  /**
+   * The diskless shell goes: `ferry cancel --remove-shells`, `ferry place` (built again elsewhere), or
+   * (`refused`) the VM was refused before its approval, after its shell was built (its disks were not
+   * where Proxmox reads them).
+   */
+  | { kind: 'remove-shell'; vm: string; vmid: number; refused?: true };
 
 export function describeAction(a: MigrationAction): string {
   switch (a.kind) {
@@ -71,7 +75,8 @@ export function describeAction(a: MigrationAction): string {
     case 'refuse':
       return `${a.vm}: not migrated — ${a.reasons.join('; ')}`;
     case 'remove-shell':
-      return `${a.vm}: remove the shell VM ${a.vmid} (cancelled)`;
+      // Also `ferry place` (the shell is built again on the new node) and `ferry cancel --remove-shells`.
+      return `${a.vm}: remove the shell VM ${a.vmid}${a.refused ? ' (refused before its approval)' : ''}`;
   }
 }
 
@@ -79,16 +84,16 @@ export type CreateVmAction = Extract<MigrationAction, { kind: 'create-vm' }>;
 
 /** The shell's creation as `plan` predicts it and the workflow records it: with its CD drives and new TPM. */
 export function createVmAction(
-  a: Pick<VmAssessment, 'pveName' | 'vmid' | 'cdroms' | 'tpm'>,
+  assessment: Pick<VmAssessment, 'pveName' | 'vmid' | 'cdroms' | 'tpm'>,
   node: string,
 ): CreateVmAction {
   return {
     kind: 'create-vm',
-    vm: a.pveName,
-    vmid: a.vmid!,
+    vm: assessment.pveName,
+    vmid: assessment.vmid!,
     node,
-    ...(a.cdroms?.length ? { cdroms: a.cdroms } : {}),
-    ...(a.tpm ? { tpm: a.tpm } : {}),
+    ...(assessment.cdroms?.length ? { cdroms: assessment.cdroms } : {}),
+    ...(assessment.tpm ? { tpm: assessment.tpm } : {}),
   };
 }
 
@@ -142,19 +147,25 @@ export function missingVnetRefusals(plan: Pick<VnetPlan, 'vnets'>, state: SdnSta
 export type SetNicAction = Extract<MigrationAction, { kind: 'set-nic' }>;
 
 /** `set-nic` for every planned NIC whose current value in the VM config differs. */
-export function nicActions(a: VmAssessment, currentConfig: Readonly<Record<string, unknown>>): SetNicAction[] {
-  return nicWrites(a, currentConfig).map((w) => w.action);
+export function nicActions(assessment: VmAssessment, currentConfig: Readonly<Record<string, unknown>>): SetNicAction[] {
+  return nicWrites(assessment, currentConfig).map((w) => w.action);
 }
 
 /** Each NIC to write: the action as recorded, and the NIC as Proxmox gets it. */
 export function nicWrites(
-  a: VmAssessment,
+  assessment: VmAssessment,
   currentConfig: Readonly<Record<string, unknown>>,
 ): Array<{ action: SetNicAction; nic: SlotNicSpec }> {
-  return a.nics
+  return assessment.nics
     .filter((nic) => !sameNetValue(currentConfig[nic.slot], netConfigValue(nic)))
     .map((nic) => ({
-      action: { kind: 'set-nic', vm: a.pveName, vmid: a.vmid!, slot: nic.slot, value: netConfigValue(nic) },
+      action: {
+        kind: 'set-nic',
+        vm: assessment.pveName,
+        vmid: assessment.vmid!,
+        slot: nic.slot,
+        value: netConfigValue(nic),
+      },
       nic: pveNic(nic),
     }));
 }
@@ -169,7 +180,7 @@ export function sameNetValue(current: unknown, wanted: string): boolean {
 }
 
 /** Boot from the first disk, then the first NIC (CD drives are not in the boot order). */
-export function bootOrder(a: Pick<VmAssessment, 'disks' | 'nics'>): string {
-  const devices = [a.disks[0]?.slot, a.nics[0]?.slot].filter((d): d is string => Boolean(d));
+export function bootOrder(assessment: Pick<VmAssessment, 'disks' | 'nics'>): string {
+  const devices = [assessment.disks[0]?.slot, assessment.nics[0]?.slot].filter((d): d is string => Boolean(d));
   return `order=${devices.join(';')}`;
 }

@@ -134,51 +134,58 @@ export function assessInventory(
     networksUsed(selected.filter((vm) => !vm.template)),
     rules.network,
   );
-
-  const vms = selected.map((vm): VmAssessment => {
-    const { refusals, vmid, cpu } = vmRefusals(vm, rules);
-    const ostype = osTypeFor(vm.guestId);
-    const family = guestFamily(ostype.ostype);
-    const devices = guestDevices(vm.name, family, rules.conversion, rules);
-    const nicPlan = mapNics(vm, portgroupsByKey, everyNetwork, devices.nicModel);
-    const diskPlan = planDiskSlots(vm, devices.diskBus);
-    const cdromPlan = planCdroms(vm, diskPlan.disks, rules.isoMap);
-    const tpm = tpmState(vm, rules.tpm, rules.efiStorage);
-    const warnings = tpmWarnings(vm, tpm);
-    const pveName = pveVmName(vm.name);
-    const notes: string[] = [...(devices.note ? [devices.note] : []), ...diskPlan.problems, ...cdromPlan.problems];
-    const conversion = rules.conversion
-      ? conversionPlan(
-          { vmName: vm.name, family, firmware: vm.firmware, nics: nicPlan.nics, disks: diskPlan.disks },
-          rules.conversion,
-        )
-      : undefined;
-    if (!ostype.known) notes.push(`guestId ${vm.guestId} is not in ferry's table; ostype set to "other"`);
-    if (pveName !== vm.name) notes.push(`named "${pveName}" in Proxmox (VM names there must be DNS names)`);
-    return {
-      moid: vm.moid,
-      name: vm.name,
-      pveName,
-      vmid,
-      firmware: firmwareSettings(vm.firmware, rules.efiStorage),
-      cpu,
-      memoryMb: vm.memoryMb,
-      ostype,
-      nics: nicPlan.nics,
-      disks: diskPlan.disks,
-      ...(cdromPlan.cdroms.length > 0 ? { cdroms: cdromPlan.cdroms } : {}),
-      ...(tpm ? { tpm } : {}),
-      ...(warnings.length > 0 ? { warnings } : {}),
-      refusals: [...refusals, ...nicPlan.refusals],
-      notes,
-      ...(conversion ? { conversion } : {}),
-    };
-  });
-  const migratable = new Set(vms.filter((a) => a.refusals.length === 0).map((a) => a.moid));
+  const assessments = selected.map((vm) => assessVm(vm, rules, portgroupsByKey, everyNetwork));
+  const migratable = new Set(assessments.filter((a) => a.refusals.length === 0).map((a) => a.moid));
   const vnetPlan = planVnets(
     inventory.portgroups,
     networksUsed(selected.filter((vm) => migratable.has(vm.moid))),
     rules.network,
   );
-  return { vnetPlan, untranslatedNetworks: everyNetwork.untranslated, vms };
+  return { vnetPlan, untranslatedNetworks: everyNetwork.untranslated, vms: assessments };
+}
+
+/** One VM: its Proxmox VM (devices, firmware, NICs on their VNets, disks, CD drives, TPM) or its refusals. */
+export function assessVm(
+  vm: VmRecord,
+  rules: MigrationRules,
+  portgroupsByKey: ReadonlyMap<string, PortgroupRecord>,
+  networks: VnetPlan,
+): VmAssessment {
+  const { refusals, vmid, cpu } = vmRefusals(vm, rules);
+  const ostype = osTypeFor(vm.guestId);
+  const family = guestFamily(ostype.ostype);
+  const devices = guestDevices(vm.name, family, rules.conversion, rules);
+  const nicPlan = mapNics(vm, portgroupsByKey, networks, devices.nicModel);
+  const diskPlan = planDiskSlots(vm, devices.diskBus);
+  const cdromPlan = planCdroms(vm, diskPlan.disks, rules.isoMap);
+  const tpm = tpmState(vm, rules.tpm, rules.efiStorage);
+  const warnings = tpmWarnings(vm, tpm);
+  const pveName = pveVmName(vm.name);
+  const notes: string[] = [...(devices.note ? [devices.note] : []), ...diskPlan.problems, ...cdromPlan.problems];
+  const conversion = rules.conversion
+    ? conversionPlan(
+        { vmName: vm.name, family, firmware: vm.firmware, nics: nicPlan.nics, disks: diskPlan.disks },
+        rules.conversion,
+      )
+    : undefined;
+  if (!ostype.known) notes.push(`guestId ${vm.guestId} is not in ferry's table; ostype set to "other"`);
+  if (pveName !== vm.name) notes.push(`named "${pveName}" in Proxmox (VM names there must be DNS names)`);
+  return {
+    moid: vm.moid,
+    name: vm.name,
+    pveName,
+    vmid,
+    firmware: firmwareSettings(vm.firmware, rules.efiStorage),
+    cpu,
+    memoryMb: vm.memoryMb,
+    ostype,
+    nics: nicPlan.nics,
+    disks: diskPlan.disks,
+    ...(cdromPlan.cdroms.length > 0 ? { cdroms: cdromPlan.cdroms } : {}),
+    ...(tpm ? { tpm } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+    refusals: [...refusals, ...nicPlan.refusals],
+    notes,
+    ...(conversion ? { conversion } : {}),
+  };
 }

@@ -21,6 +21,8 @@ export interface LeftOnCancel {
   /** The storage vMotion the cancel interrupted: its vCenter task and how it ended. */
   relocation?: string;
   shell: 'kept' | 'removed' | 'none';
+  /** `--remove-shells` asked, and the shell could not be removed: why (it is kept). */
+  shellNotRemoved?: string;
 }
 
 export interface CancellationRecord extends DecisionRecord {

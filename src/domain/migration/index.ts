@@ -31,3 +31,4 @@ export * from './cutover-window';
 export * from './ha';
 export * from './wave-record';
 export * from './conversion-inputs';
+export * from './disk-sources';

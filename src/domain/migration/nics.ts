@@ -56,68 +56,79 @@ export function mapNics(
   const refusals: Refusal[] = [];
   const ordered = [...vm.nics].sort((a, b) => a.key - b.key);
   ordered.forEach((nic, index) => {
-    const slot = `net${index}`;
-    const mapped = (bridge: string, network: string) =>
-      nics.push({
-        slot,
-        mac: normalizeMac(nic.macAddress),
-        model: nicModel(nic, modelPolicy),
-        bridge,
-        source: `${nic.label} (${network})`,
-      });
-    const b = nic.backing;
-    switch (b.kind) {
-      case 'dvportgroup': {
-        const pg = portgroupsByKey.get(b.portgroupKey);
-        if (!pg) {
-          refusals.push(
-            refusal(
-              'nic-unknown-portgroup',
-              nic.label,
-              `${nic.label} is on portgroup ${b.portgroupKey}, which discovery did not find`,
-            ),
-          );
-          return;
-        }
-        const vnet = plan.byPortgroupKey[pg.key];
-        if (vnet) return void mapped(vnet, pg.name);
-        const why = plan.untranslated.find((u) => u.network === pg.name)?.reason ?? 'no VNet is planned for it';
-        refusals.push(
-          refusal('nic-no-vnet', `${nic.label} (${pg.name})`, `${nic.label} is on portgroup ${pg.name}: ${why}`),
-        );
-        return;
-      }
-      case 'network': {
-        const vnet = plan.byNetworkName[b.networkName];
-        if (vnet) return void mapped(vnet, b.networkName);
-        refusals.push(
-          refusal(
-            'nic-standard-network',
-            `${nic.label} (${b.networkName})`,
-            `${nic.label} is on standard-switch network ${b.networkName}; ferry translates distributed portgroups only: move the NIC to a distributed portgroup or map the network with an override`,
-          ),
-        );
-        return;
-      }
-      case 'opaque':
-        refusals.push(
-          refusal(
-            'nic-opaque-network',
-            `${nic.label} (${b.opaqueNetworkId})`,
-            `${nic.label} is on an opaque (${b.opaqueNetworkType}, e.g. NSX) network, which ferry cannot translate`,
-          ),
-        );
-        return;
-      case 'other':
-        refusals.push(
-          refusal(
-            'nic-opaque-network',
-            nic.label,
-            `${nic.label} has a ${b.backingType} backing, which ferry cannot translate`,
-          ),
-        );
-        return;
+    const attachment = nicAttachment(nic, portgroupsByKey, plan);
+    if ('refusal' in attachment) {
+      refusals.push(attachment.refusal);
+      return;
     }
+    nics.push({
+      slot: `net${index}`,
+      mac: normalizeMac(nic.macAddress),
+      model: nicModel(nic, modelPolicy),
+      bridge: attachment.bridge,
+      source: `${nic.label} (${attachment.network})`,
+    });
   });
   return { nics, refusals };
+}
+
+/** Where a NIC is attached on Proxmox: the VNet its network is translated to, and that network's name. */
+export type NicAttachment = { bridge: string; network: string } | { refusal: Refusal };
+
+/** The VNet planned for the NIC's network, or why there is none. */
+export function nicAttachment(
+  nic: VmNic,
+  portgroupsByKey: ReadonlyMap<string, PortgroupRecord>,
+  plan: Pick<VnetPlan, 'byPortgroupKey' | 'byNetworkName' | 'untranslated'>,
+): NicAttachment {
+  const b = nic.backing;
+  switch (b.kind) {
+    case 'dvportgroup':
+      return portgroupAttachment(nic, b.portgroupKey, portgroupsByKey, plan);
+    case 'network': {
+      const vnet = plan.byNetworkName[b.networkName];
+      if (vnet) return { bridge: vnet, network: b.networkName };
+      return refused(
+        'nic-standard-network',
+        `${nic.label} (${b.networkName})`,
+        `${nic.label} is on standard-switch network ${b.networkName}; ferry translates distributed portgroups only: move the NIC to a distributed portgroup or map the network with an override`,
+      );
+    }
+    case 'opaque':
+      return refused(
+        'nic-opaque-network',
+        `${nic.label} (${b.opaqueNetworkId})`,
+        `${nic.label} is on an opaque (${b.opaqueNetworkType}, e.g. NSX) network, which ferry cannot translate`,
+      );
+    case 'other':
+      return refused(
+        'nic-opaque-network',
+        nic.label,
+        `${nic.label} has a ${b.backingType} backing, which ferry cannot translate`,
+      );
+  }
+}
+
+function portgroupAttachment(
+  nic: VmNic,
+  portgroupKey: string,
+  portgroupsByKey: ReadonlyMap<string, PortgroupRecord>,
+  plan: Pick<VnetPlan, 'byPortgroupKey' | 'untranslated'>,
+): NicAttachment {
+  const pg = portgroupsByKey.get(portgroupKey);
+  if (!pg) {
+    return refused(
+      'nic-unknown-portgroup',
+      nic.label,
+      `${nic.label} is on portgroup ${portgroupKey}, which discovery did not find`,
+    );
+  }
+  const vnet = plan.byPortgroupKey[pg.key];
+  if (vnet) return { bridge: vnet, network: pg.name };
+  const why = plan.untranslated.find((u) => u.network === pg.name)?.reason ?? 'no VNet is planned for it';
+  return refused('nic-no-vnet', `${nic.label} (${pg.name})`, `${nic.label} is on portgroup ${pg.name}: ${why}`);
+}
+
+function refused(...args: Parameters<typeof refusal>): NicAttachment {
+  return { refusal: refusal(...args) };
 }

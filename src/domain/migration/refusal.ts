@@ -38,3 +38,8 @@ export interface Refusal {
 export function refusal(code: RefusalCode, subject: string, reason: string): Refusal {
   return { code, subject, reason };
 }
+
+/** A VM's refusals as one line for the views that show one line per VM (the wave's rows, `--watch`). */
+export function refusalSummary(refusals: readonly Refusal[], note?: string): string {
+  return [...refusals.map((r) => r.reason), ...(note ? [note] : [])].join('; ');
+}

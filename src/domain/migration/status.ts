@@ -1,3 +1,4 @@
+import { stageSeconds, type StageTiming as GenericStageTiming } from '../vm-run';
 import type { PlacementMoveRecord } from '../placement/move';
 import type { VmPlacement } from '../placement/vm-settings';
 import type { WaitRecord } from '../waits';
@@ -38,17 +39,8 @@ export type MigrationStage =
 
 export type MigrationOutcome = 'migrated' | 'refused' | 'rejected' | 'approval-expired' | 'rolled-back' | 'cancelled';
 
-export interface StageTiming {
-  stage: MigrationStage;
-  startedAt: number;
-  endedAt?: number;
-}
-
-/** How long `stage` took, in seconds, when it ran and ended. */
-export function stageSeconds(timings: readonly StageTiming[] | undefined, stage: MigrationStage): number | undefined {
-  const timing = timings?.find((t) => t.stage === stage);
-  return timing?.endedAt !== undefined ? (timing.endedAt - timing.startedAt) / 1000 : undefined;
-}
+export type StageTiming = GenericStageTiming<MigrationStage>;
+export { stageSeconds };
 
 export interface DecisionRecord extends CutoverDecision {
   at: number;
@@ -103,6 +95,8 @@ export interface MigrationStatus {
   /** Signals that were not acted on (unknown approver, too late, …), so nothing is silently dropped. */
   ignored: Array<{ message: string; reason: string }>;
   refusals: Refusal[];
+  /** A VM refused before its approval whose shell (built by this run) could not be removed: why. */
+  shellKept?: string;
   imports: ImportRecord[];
   /**
    * live-import: this workflow replaced the shell by the VM it created with live-restore (set before the

@@ -48,7 +48,7 @@ type VerificationCell = string | [string, number | null, number | null];
 export type WaveVmRow = Array<Cell | VerificationCell | WaveVmMore>;
 
 /** What a row holds besides its columns: the stage bookkeeping of VMs not finished, and rare fields. */
-type WaveVmMore = Partial<Pick<WaveVm, 'stageSeq' | 'stageAt' | 'closedAs' | 'cancellation'>>;
+type WaveVmMore = Partial<Pick<WaveVm, 'stageSeq' | 'stageAt' | 'closedAs' | 'cancellation' | 'refusal'>>;
 
 /** The reason a row keeps at most (the VM's own workflow has the whole of it). */
 export const WAVE_ROW_ERROR_CHARS = 200;
@@ -118,6 +118,8 @@ function packRow(vm: WaveVm, table: WaveVmTable, placementIndex: (placement: VmP
     ...(vm.closedAs !== undefined ? { closedAs: vm.closedAs } : {}),
     // Only VMs of a cancelled wave have one: who, the stage, and what it left (its shell, its disks).
     ...(vm.cancellation ? { cancellation: vm.cancellation } : {}),
+    // Only refused VMs: why, shortened like an error.
+    ...(vm.refusal !== undefined ? { refusal: shortReason(vm.refusal) } : {}),
   };
   const row: WaveVmRow = [
     vm.moid,
@@ -166,6 +168,7 @@ function unpackRow(row: WaveVmRow, table: WaveVmTable): WaveVm {
     verification: verification === undefined ? undefined : verificationOf(verification),
     closedAs: more.closedAs,
     cancellation: more.cancellation,
+    refusal: more.refusal,
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as unknown as WaveVm;
 }

@@ -1,8 +1,7 @@
 import type { VmPlacement } from '../placement/vm-settings';
 import type { ApprovalSignature } from '../approvals/statement';
-import type { MigrationAction } from './actions';
 import type { DecisionRecord } from './status';
-import type { MigrationOutcome, MigrationStage, StageTiming } from './status';
+import type { MigrationOutcome, MigrationStage } from './status';
 import type { Refusal } from './refusal';
 import type { GuestVerification } from './verification';
 import type { CancellationRecord } from './cancel';
@@ -47,13 +46,10 @@ export interface WaveVm {
   vmid?: number;
   startedAt?: number;
   finishedAt?: number;
-  /**
-   * Only in the status of waves that finished before the wave kept a compact record per VM; a VM's
-   * stage timings are in its own workflow's result and history.
-   */
-  timings?: StageTiming[];
   /** Set when the child failed outright (not a refusal or rejection). */
   error?: string;
+  /** Why the VM was refused (by its own workflow, e.g. before its approval): its reasons in one line. */
+  refusal?: string;
   /** How the child's workflow closed when it ended without reporting (terminated, timed out, …). */
   closedAs?: string;
   /** Whether its guest was proven up, with boot-to-agent and downtime (children that report it). */
@@ -75,15 +71,13 @@ export interface VmFinished {
   moid: string;
   outcome?: MigrationOutcome;
   error?: string;
+  /** A refused VM: why, in one line (its workflow's result has each refusal). */
+  refusal?: string;
   /** The stage it ended in. */
   stage?: MigrationStage;
   vmid?: number;
   /** How long its storage vMotion took, when it ran one (for the wave's measured vMotion rate). */
   relocateSeconds?: number;
-  /** Sent by VM workflows started before the compact report (ignored now). */
-  actions?: MigrationAction[];
-  /** Sent by VM workflows started before the compact report: the end stage and relocate time are read from them. */
-  timings?: StageTiming[];
   imports: Array<{ bytes: number; seconds: number }>;
   verification?: VerificationSummary;
   cancellation?: CancellationRecord;

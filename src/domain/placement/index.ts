@@ -13,12 +13,19 @@
  * - Migration datastore: every disk not there yet must fit in free − headroom × capacity.
  * - Not partial: one misfit refuses the whole wave; partial: only the misfits.
  * - `recheckAtCutover`: one VM against capacity read at cutover.
+ *
+ * `placeWave` (place.ts) is the sequence: the wave's usable nodes, pins and anti-affinity groups
+ * (choose.ts), then each VM in `placementOrder` weighed by `fitOnNode` (fit.ts) against the
+ * `PlacementLedger` (ledger.ts: memory, storage rooms, group members, migration datastore bytes so
+ * far), placed by `chooseNode` and booked, or refused; the words are in explain.ts, the totals in totals.ts.
  */
 export * from './types';
 export * from './match';
 export * from './units';
 export * from './capacity';
 export * from './place';
+export { storageFor } from './choose';
+export { migrationDatastoreNeed } from './ledger';
 export * from './recheck';
 export * from './from-record';
 export * from './vm-settings';

@@ -33,29 +33,29 @@ const GLOB = /[*?[\]{}]/;
  * In the result, `moid` is the VM's key and a disk's `label` its slot.
  */
 export function placeProvisioning(input: ProvisionPlacementInput): Placement {
-  for (const vm of input.vms) {
-    if (GLOB.test(vm.key)) throw new Error(`provisioning placement: key ${vm.key} has glob characters`);
+  for (const { key } of input.vms) {
+    if (GLOB.test(key)) throw new Error(`provisioning placement: key ${key} has glob characters`);
   }
-  const vms: PlacementVm[] = input.vms.map((vm) => ({
-    moid: vm.key,
-    name: vm.key,
+  const placementVms: PlacementVm[] = input.vms.map((toCreate) => ({
+    moid: toCreate.key,
+    name: toCreate.key,
     tags: [],
-    memoryBytes: vm.memoryBytes,
-    cpus: vm.cpus,
+    memoryBytes: toCreate.memoryBytes,
+    cpus: toCreate.cpus,
     // A disk's "datastore" is the storage it names: the storage map below sends it there.
-    disks: vm.disks.map((d) => ({ label: d.slot, datastore: d.storage, capacityBytes: d.sizeBytes })),
+    disks: toCreate.disks.map((d) => ({ label: d.slot, datastore: d.storage, capacityBytes: d.sizeBytes })),
   }));
   const rules: PlacementRule[] = input.vms
-    .filter((vm) => vm.node !== undefined)
-    .map((vm) => ({ match: { name: vm.key }, nodes: [vm.node!] }));
-  const storages = [...new Set(input.vms.flatMap((vm) => vm.disks.map((d) => d.storage)))].sort();
+    .filter((toCreate) => toCreate.node !== undefined)
+    .map((toCreate) => ({ match: { name: toCreate.key }, nodes: [toCreate.node!] }));
+  const storages = [...new Set(input.vms.flatMap((toCreate) => toCreate.disks.map((d) => d.storage)))].sort();
   const storageMap: StorageMapEntry[] = storages
     .filter((s) => !GLOB.test(s))
     .map((s) => ({ datastore: s, storage: s }));
   const placement = placeWave({
     nodes: input.nodes,
     storages: input.storages,
-    vms,
+    vms: placementVms,
     settings: {
       rules,
       storageMap,
@@ -64,7 +64,7 @@ export function placeProvisioning(input: ProvisionPlacementInput): Placement {
       ...(input.maxMemoryCommit !== undefined ? { maxMemoryCommit: input.maxMemoryCommit } : {}),
     },
   });
-  const names = new Map(input.vms.map((vm) => [vm.key, vm.name]));
+  const names = new Map(input.vms.map((toCreate) => [toCreate.key, toCreate.name]));
   const named = <T extends { moid: string; name: string }>(x: T): T => ({ ...x, name: names.get(x.moid) ?? x.name });
   const refused = placement.refused.map((r) => ({
     ...named(r),

@@ -1,4 +1,5 @@
-import type { ProvisionSpec } from './spec';
+import type { SlotNicSpec } from '../pve-vm-spec';
+import type { NicSpec, ProvisionSpec } from './spec';
 import type { PlacedSpec } from './placement';
 
 /**
@@ -54,6 +55,26 @@ export function vmOptions(spec: ProvisionSpec): Record<string, string> {
     ...(spec.iso ? { ide2: `${spec.iso},media=cdrom` } : {}),
     ...(order.length > 0 ? { boot: `order=${order.join(';')}` } : {}),
     ...spec.extras,
+  };
+}
+
+/**
+ * A spec's NIC as Proxmox has it (`netN`): the network is its bridge, the VLAN its tag; a MAC only when
+ * the spec names one (else Proxmox makes one). `link_down` is written only to disconnect.
+ */
+export function pveNicOf(nic: NicSpec): SlotNicSpec {
+  return {
+    slot: nic.slot,
+    model: nic.model,
+    bridge: nic.network,
+    ...(nic.vlan !== undefined ? { tag: nic.vlan } : {}),
+    ...(nic.trunks !== undefined ? { trunks: nic.trunks } : {}),
+    ...(nic.firewall !== undefined ? { firewall: nic.firewall } : {}),
+    ...(nic.linkDown ? { linkDown: true } : {}),
+    ...(nic.mtu !== undefined ? { mtu: nic.mtu } : {}),
+    ...(nic.queues !== undefined ? { queues: nic.queues } : {}),
+    ...(nic.rate !== undefined ? { rate: nic.rate } : {}),
+    ...(nic.mac ? { macaddr: nic.mac } : {}),
   };
 }
 

@@ -5,3 +5,4 @@ export * from './spec';
 export * from './status';
 export * from './teardown';
 export * from './placement';
+export * from './record-hardware';

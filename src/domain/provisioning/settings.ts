@@ -12,17 +12,17 @@ export interface ProvisioningSettings {
   vmidRange: VmidRange;
   acl?: { roles: string[]; users: string[]; groups: string[] };
   approvers: string[];
-  /** How teardown approvals are checked (signed: by the approvers' keys); absent in runs from before signed approvals: names alone. */
-  approvals?: ApprovalPolicy;
+  /** How teardown approvals are checked (signed: by the approvers' keys), `unsigned`: by names alone. */
+  approvals: ApprovalPolicy;
   maxConcurrent: number;
   heartbeatTimeoutMs: number;
   /** Backoff of retried activities. */
   retry: { initialIntervalMs: number; maximumIntervalMs: number };
   pollIntervalMs: number;
-  /** verify-guest: how long after the agent answered the guest's interfaces are read again for its MACs and address; absent in runs from before it: 60 s. */
-  guestNetworkTimeoutMs?: number;
-  /** limits.vmStart */
-  vmStartPermits: number;
+  /** verify-guest: how long after the agent answered the guest's interfaces are read again for its MACs and address. */
+  guestNetworkTimeoutMs: number;
+  /** The global limits provisioning holds to (`limits.vmStart`: VM starts at once). */
+  limits: { vmStart: number };
   teardown: TeardownSettings;
   /** Which outside systems this worker has (steps for absent ones are skipped, and said so). */
   has: { netbox: boolean; dns: boolean; knownHosts: boolean };

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { PVE_VMID_MAX, PVE_VMID_MIN } from '../vmid';
+import { DISK_OPTION_KEYS } from './disk-option-keys';
+import { hardwareSource, recordDisks, recordNics } from './record-hardware';
+
+export { DISK_OPTION_KEYS };
 
 /**
  * What a provisioned VM is: the spec a `provisionVm` workflow builds, from a NetBox record (with the
@@ -48,9 +52,6 @@ export const EXTRA_OPTION_KEYS = [
  */
 export const CLOUD_INIT_SLOT = 'scsi30';
 
-/** Disk options ferry passes through (`scsi0: local-lvm:…,iothread=1,discard=on`). */
-export const DISK_OPTION_KEYS = ['iothread', 'discard', 'ssd', 'cache', 'backup', 'replicate', 'aio'];
-
 export const NIC_MODELS = ['virtio', 'e1000', 'e1000e', 'vmxnet3', 'rtl8139'] as const;
 
 /** What becomes of a torn-down VM's NetBox record. */
@@ -87,6 +88,18 @@ const nicSchema = z
     vlan: z.number().int('a whole number').min(1, 'VLAN 1–4094').max(4094, 'VLAN 1–4094').optional(),
     model: z.enum(NIC_MODELS).default('virtio'),
     firewall: z.boolean().optional(),
+    /** VLANs carried tagged (a NetBox interface in mode Tagged): Proxmox `trunks`. */
+    trunks: z
+      .array(z.number().int('a whole number').min(1, 'VLAN 1–4094').max(4094, 'VLAN 1–4094'))
+      .min(1, 'at least one VLAN')
+      .optional(),
+    /** 1: the bridge's MTU (Proxmox applies an MTU to virtio NICs only). */
+    mtu: z.number().int('a whole number').min(1, 'at least 1').max(65_520, 'at most 65520').optional(),
+    /** Disconnected, like a pulled cable (a NetBox interface that is not enabled). */
+    linkDown: z.boolean().optional(),
+    /** Rate limit in MB/s. */
+    rate: z.number().min(0, 'at least 0').optional(),
+    queues: z.number().int('a whole number').min(0, 'at least 0').max(64, 'at most 64').optional(),
     /** Keep the MAC Proxmox gave the NIC unless one is given here. */
     mac: z.string().regex(MAC, 'a MAC address such as BC:24:11:00:00:01').optional(),
   })
@@ -237,6 +250,52 @@ export interface RecordFields {
   owner?: string;
 }
 
+/** ferry's custom fields of a NetBox VM interface (all optional). */
+export interface InterfaceFields {
+  /** Bridge or VNet of this NIC (wins over the VM's ferry_network, which names net0's). */
+  network?: string;
+  /** Rate limit in MB/s. */
+  rate?: number;
+  queues?: number;
+  firewall?: boolean;
+}
+
+/** A NetBox VM interface as ferry reads it. */
+export interface RecordInterface {
+  id: number;
+  name: string;
+  enabled: boolean;
+  mtu?: number;
+  /** 802.1Q mode: `access`, `tagged`, `tagged-all`, `q-in-q`; absent: none. */
+  mode?: string;
+  /** The untagged VLAN's VID. */
+  untaggedVlan?: number;
+  /** The tagged VLANs' VIDs. */
+  taggedVlans: number[];
+  /** Primary MAC, upper case. */
+  mac?: string;
+  /** The parent interface's id: a sub-interface is the guest's own, not a Proxmox NIC. */
+  parentId?: number;
+  fields: InterfaceFields;
+}
+
+/** ferry's custom fields of a NetBox virtual disk (all optional). */
+export interface DiskFields {
+  /** Storage of this disk (wins over the VM's ferry_storage). */
+  storage?: string;
+  /** Disk options as a Proxmox property string: `iothread=1,discard=on,ssd=1`. */
+  options?: string;
+}
+
+/** A NetBox virtual disk as ferry reads it. */
+export interface RecordDisk {
+  id: number;
+  name: string;
+  /** MB as NetBox has it (ferry reads it as MiB, like the VM's memory). */
+  sizeMB: number;
+  fields: DiskFields;
+}
+
 /** A NetBox VM as provisioning reads it (units as NetBox has them: memory and disk in MB). */
 export interface NetboxVmRecord {
   id: number;
@@ -250,6 +309,10 @@ export interface NetboxVmRecord {
   fields: RecordFields;
   /** How many interfaces the VM had when read. */
   interfaceCount?: number;
+  /** The VM's interfaces, when read (day 2 reads them; each one named after its Proxmox slot, net0–net31). */
+  interfaces?: RecordInterface[];
+  /** The VM's virtual disks, when read (each one named after its Proxmox slot, scsi0, virtio1, …). */
+  disks?: RecordDisk[];
   /** NetBox's ETag of the VM as read (NetBox 4.6+): a later write guarded by it needs no read first. */
   etag?: string;
 }
@@ -299,13 +362,15 @@ const RECORD_SOURCES: Record<string, string> = {
 };
 
 /**
- * The spec of a NetBox VM: its name, vCPUs, memory and disk, ferry's custom fields, and the
- * configured defaults for what the record leaves open. One disk (scsi0, the record's `disk`; made from
- * ferry_image when set, with a cloud-init drive) and one NIC (net0); the address comes from the configured prefix.
+ * The spec of a NetBox VM: its name, vCPUs, memory, disks and NICs (record-hardware.ts), ferry's custom
+ * fields, and the configured defaults for what the record leaves open. A record without virtual disks
+ * gets one disk (scsi0, the record's `disk`; made from ferry_image when set, with a cloud-init drive);
+ * without interfaces one NIC (net0). The address comes from the configured prefix.
  */
 export function specFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): SpecResult {
   const f = record.fields;
-  const storage = f.storage ?? defaults.storage;
+  const disks = recordDisks(record, defaults);
+  const nics = recordNics(record, defaults);
   const spec = {
     name: record.name,
     netboxId: record.id,
@@ -316,25 +381,8 @@ export function specFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): 
     ostype: defaults.ostype,
     ...(defaults.efiStorage ? { efiStorage: defaults.efiStorage } : {}),
     ...(f.iso ? { iso: f.iso } : {}),
-    disks: record.diskMB
-      ? [
-          {
-            slot: 'scsi0',
-            storage,
-            sizeGiB: Math.ceil(record.diskMB / 1024),
-            ...(f.image ? { importFrom: f.image } : {}),
-            options: { iothread: 1, discard: 'on' },
-          },
-        ]
-      : [],
-    nics: [
-      {
-        slot: 'net0',
-        network: f.network ?? defaults.network,
-        model: defaults.nicModel,
-        ...(f.vlan !== undefined ? { vlan: f.vlan } : {}),
-      },
-    ],
+    disks: disks.items,
+    nics: nics.items,
     extras: defaults.extras,
     tags: [...new Set([...defaults.tags, ...record.tags])],
     ...(defaults.prefix ? { prefix: defaults.prefix } : {}),
@@ -346,11 +394,15 @@ export function specFromRecord(record: NetboxVmRecord, defaults: SpecDefaults): 
     description: `Provisioned by ferry from NetBox VM ${record.id}${f.owner ? `; owner: ${f.owner}` : ''}`,
   };
   const where = `NetBox VM "${record.name}" (id ${record.id})`;
-  const result = validateSpec(spec, where, (path) => RECORD_SOURCES[path] ?? path);
-  if (!record.diskMB) {
+  const rename = (path: string) => hardwareSource(record, path) ?? RECORD_SOURCES[path] ?? path;
+  const result = validateSpec(spec, where, rename);
+  const readProblems = [...disks.problems, ...nics.problems].map((p) => `${where}: ${p}`);
+  if (disks.items.length === 0) {
     // Without a disk the EFI storage has no default either: the missing disk is the problem to report.
     const others = result.ok ? [] : result.problems.filter((p) => !p.startsWith(`${where}: efiStorage:`));
-    return { ok: false, problems: [...others, `${where}: disk (MB): not set; ferry needs the size of the VM's disk`] };
+    const missing = `${where}: disk (MB): not set; ferry needs the size of the VM's disk`;
+    return { ok: false, problems: [...readProblems, ...others, missing] };
   }
-  return result;
+  if (readProblems.length === 0) return result;
+  return { ok: false, problems: [...readProblems, ...(result.ok ? [] : result.problems)] };
 }

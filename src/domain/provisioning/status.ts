@@ -1,3 +1,4 @@
+import type { StageTiming } from '../vm-run';
 import type { GuestVerification } from '../migration/verification';
 import type { WaitRecord } from '../waits';
 
@@ -59,8 +60,10 @@ export interface ProvisionStatus {
   vmid?: number;
   node?: string;
   stage: ProvisionStage;
+  timings: Array<StageTiming<ProvisionStage>>;
   steps: ProvisionStep[];
   waits: WaitRecord[];
+  waiting?: { for: string; since: number };
   /** MAC per NIC slot, as Proxmox has it. */
   macs: Record<string, string>;
   /** CIDR, from NetBox. */
@@ -79,6 +82,7 @@ export function newProvisionStatus(netboxId?: number): ProvisionStatus {
     kind: 'provision',
     ...(netboxId !== undefined ? { netboxId } : {}),
     stage: 'resolve',
+    timings: [],
     steps: [],
     waits: [],
     macs: {},
@@ -88,6 +92,16 @@ export function newProvisionStatus(netboxId?: number): ProvisionStatus {
 /** Whether a step wrote anything. */
 export function changed(step: ProvisionStep): boolean {
   return step.outcome === 'created' || step.outcome === 'updated';
+}
+
+/** A step's record: what was acted on, and whether anything changed (with why, when there is more to say). */
+export function provisionStep(
+  step: ProvisionStepKind,
+  subject: string,
+  outcome: StepOutcome,
+  detail?: string,
+): ProvisionStep {
+  return { step, subject, outcome, ...(detail ? { detail } : {}) };
 }
 
 export function describeStep(s: ProvisionStep): string {

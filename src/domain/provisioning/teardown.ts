@@ -1,3 +1,4 @@
+import type { StageTiming } from '../vm-run';
 import type { WaitRecord } from '../waits';
 import type { SignedDecision } from '../migration/approval';
 import type { DecisionRecord } from '../migration/status';
@@ -71,6 +72,8 @@ export interface TeardownStatus {
   name?: string;
   netboxId?: number;
   stage: TeardownStage;
+  timings: Array<StageTiming<TeardownStage>>;
+  waiting?: { for: string; since: number };
   target?: TeardownTarget;
   /** An earlier run of this teardown ended incomplete; its target filled in what is gone now. */
   resumed?: boolean;
@@ -98,6 +101,7 @@ export function newTeardownStatus(vmid: number, netboxId?: number): TeardownStat
     vmid,
     ...(netboxId !== undefined ? { netboxId } : {}),
     stage: 'resolve',
+    timings: [],
     ignored: [],
     steps: [],
     cleanups: [],

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { stageSeconds } from '../migration/status';
 import type { WaveStatus, WaveVm } from '../migration/wave';
 import { VERIFICATION_STATES } from '../migration/verification';
 import { compareCodeUnits } from '../order';
@@ -36,6 +35,8 @@ export const waveVmRowSchema = z.object({
   stageSince: z.number().optional(),
   outcome: z.string().optional(),
   error: z.string().optional(),
+  /** A refused VM: why, in one line. */
+  refusal: z.string().optional(),
   bytes: z.number().optional(),
   /** Why a person should look: `failed`, `awaiting-decision`, `awaiting-approval`, … */
   attention: z.string().optional(),
@@ -77,6 +78,8 @@ export const waveSummarySchema = z.object({
   stages: z.record(z.string(), z.number()),
   outcomes: z.record(z.string(), z.number()),
   refused: z.number(),
+  /** The first VMs refused at discovery, each with why (all of them: the wave's status, `--full`). */
+  refusedShown: z.array(z.object({ name: z.string(), moid: z.string(), reason: z.string() })).optional(),
   approvals: z.number(),
   ignored: z.number(),
   throughput: z.object({ importBytesPerSecond: z.number().optional(), relocateBytesPerSecond: z.number().optional() }),
@@ -137,6 +140,7 @@ function rowOf(vm: WaveVm): WaveVmRow {
     ...(vm.stageAt !== undefined ? { stageSince: vm.stageAt } : {}),
     ...(vm.outcome !== undefined ? { outcome: vm.outcome } : {}),
     ...(vm.error !== undefined ? { error: vm.error.slice(0, 300) } : {}),
+    ...(vm.refusal !== undefined ? { refusal: vm.refusal.slice(0, 300) } : {}),
     ...(vm.bytes !== undefined ? { bytes: vm.bytes } : {}),
     ...(attention !== undefined ? { attention } : {}),
     ...(vm.placement ? { node: vm.placement.node } : {}),
@@ -144,24 +148,29 @@ function rowOf(vm: WaveVm): WaveVmRow {
   };
 }
 
-/**
- * Mean vMotion rate of finished VMs: their bytes over the time their relocate stage took, added up by
- * the wave as they finish (statuses of older waves: from each VM's stage timings).
- */
-function relocateRate(status: Pick<WaveStatus, 'vms' | 'relocateTotals'>): number | undefined {
-  return meanRate([
-    ...(status.relocateTotals ? [status.relocateTotals] : []),
-    ...status.vms.flatMap((vm) => {
-      const seconds = stageSeconds(vm.timings, 'relocate');
-      return seconds !== undefined && vm.bytes ? [{ bytes: vm.bytes, seconds }] : [];
-    }),
-  ]);
+/** Mean vMotion rate of finished VMs: their bytes over the time their relocate stage took, added up by the wave as they finish. */
+function relocateRate(status: Pick<WaveStatus, 'relocateTotals'>): number | undefined {
+  return meanRate(status.relocateTotals ? [status.relocateTotals] : []);
 }
 
 export interface SummaryContext {
   now: number;
   limits?: { vmotion: number; importPerStorage: number };
   importBytesPerSecond?: number;
+}
+
+/** Refusals at discovery a summary names with their reasons; the rest are counted. */
+export const REFUSALS_SHOWN = 10;
+
+function refusedShown(refused: WaveStatus['refused']): NonNullable<WaveSummary['refusedShown']> {
+  return refused.slice(0, REFUSALS_SHOWN).map((r) => ({
+    name: r.name,
+    moid: r.moid,
+    reason: r.refusals
+      .map((x) => x.reason)
+      .join('; ')
+      .slice(0, 300),
+  }));
 }
 
 /** The wave's summary with one page of rows; linear in the wave's VMs, and its size bounded by the page. */
@@ -209,6 +218,7 @@ export function summarizeWave(
     stages,
     outcomes,
     refused: status.refused.length,
+    ...(status.refused.length > 0 ? { refusedShown: refusedShown(status.refused) } : {}),
     approvals: status.approvals.length,
     ignored: status.ignored.length,
     throughput: {

@@ -58,7 +58,11 @@ describe('a wave over the whole lab estate', () => {
         'mig-tmpl01': ['template'],
       });
       const outcomes = Object.fromEntries(result.status.vms.map((v) => [v.name, v.outcome]));
-      expect(outcomes['mig-legacy01']).toBe('refused'); // its disk stayed on LocalDS_0 (vcsim moves no files)
+      // Its disk stayed on LocalDS_0 (vcsim moves no files): refused before its approval, with the reason.
+      expect(outcomes['mig-legacy01']).toBe('refused');
+      expect(result.status.vms.find((v) => v.name === 'mig-legacy01')!.refusal).toMatch(
+        /^Hard disk 1 is on LocalDS_0 .*, not on the migration datastore nfs-migration/,
+      );
       const migrated = result.status.vms.filter((v) => v.name !== 'mig-legacy01');
       expect(migrated.length).toBeGreaterThanOrEqual(12);
       expect(migrated.every((v) => v.outcome === 'migrated')).toBe(true);
@@ -75,7 +79,7 @@ describe('a wave over the whole lab estate', () => {
         .describe();
       expect(vmotion.taskQueue).toBe(coordinationQueue(workers.taskQueue));
 
-      // plan told the truth: the same actions, except where reality refused mig-legacy01 at cutover.
+      // plan told the truth: the same actions, except where reality refused mig-legacy01 after its vMotion.
       const planned = plan.actions
         .filter((a) => vmOf(a) !== 'mig-legacy01')
         .map(key)
@@ -86,7 +90,8 @@ describe('a wave over the whole lab estate', () => {
         .sort();
       expect(done).toEqual(planned);
       const legacyDone = result.actions.filter((a) => vmOf(a) === 'mig-legacy01').map((a) => a.kind);
-      expect(legacyDone).toEqual(['create-vm', 'set-nic', 'relocate', 'await-approval', 'refuse']);
+      // Refused before its gate (no await-approval), its shell removed.
+      expect(legacyDone).toEqual(['create-vm', 'set-nic', 'relocate', 'remove-shell', 'refuse']);
 
       // Refused VMs were never touched: no Proxmox VM, VMware power state as before.
       const after = await suite.lab.deps.vsphere!.discover();
@@ -97,6 +102,7 @@ describe('a wave over the whole lab estate', () => {
         expect(after.inventory.vms.find((v) => v.name === name)!.powerState).toBe(was.powerState);
       }
       expect(after.inventory.vms.find((v) => v.name === 'mig-legacy01')!.powerState).toBe('poweredOn');
+      expect(pveNames.has('mig-legacy01')).toBe(false);
 
       // Migrated VMs: stopped on Proxmox with the source's CPU, memory, firmware, MACs and VLANs (as
       // VNets), VMware guest off, every disk byte-identical.

@@ -4,9 +4,12 @@ import { ferryFields } from '../../../src/netbox/custom-fields';
 import { type NetboxError, NetboxStaleError } from '../../../src/netbox/errors';
 import { idOnly, ipAddressSchema, macAddressSchema, vmInterfaceSchema } from '../../../src/netbox/schemas';
 import { startNetbox, type NetboxServer } from '../../../lab/netbox-server';
+import { parseBaseline, type Baseline } from '../../../src/domain/change';
+import { vmRecordWithHardware } from '../../../src/netbox/records';
 import { LAB_NETBOX, seedLabNetbox, type SeededNetbox } from '../../../lab/netbox-seed';
 import { SAMPLE_ISO } from '../../../lab/proxmox-sim/sample-cluster';
 import { startNetboxProxy } from '../../helpers/netbox-proxy';
+import { startFaultProxy } from '../../../lab/chaos/fault-proxy';
 
 /** ferry's NetBox client against a real NetBox 4.7 (PyPI package on PostgreSQL and Redis). */
 describe('NetBox client against a real NetBox', () => {
@@ -316,6 +319,65 @@ describe('NetBox client against a real NetBox', () => {
     );
   });
 
+  it('reads what day 2 needs: interfaces with their 802.1Q mode, VLANs, MTU, MAC and ferry fields, virtual disks, the stored baseline', async () => {
+    const vlan = async (vid: number) =>
+      (await client.http.request('POST', 'api/ipam/vlans/', { schema: idOnly, body: { vid, name: `day2-${vid}` } }))
+        .data.id;
+    const [v20, v30, v40] = [await vlan(2020), await vlan(2030), await vlan(2040)];
+    const id = await newVm('day2-vm');
+    const other = await newVm('day2-other');
+    const { value: net0 } = await client.ensureInterface(id, 'net0', {
+      mode: 'tagged',
+      untagged_vlan: v20,
+      tagged_vlans: [v40, v30],
+      mtu: 9000,
+      enabled: false,
+      custom_fields: { ferry_network: 'vmbr1', ferry_rate: 12.5, ferry_queues: 4, ferry_firewall: true },
+    });
+    await client.ensurePrimaryMac(net0.id, 'bc:24:11:0a:0b:2c');
+    await client.ensureInterface(other, 'net0');
+    const disk = (vm: number, name: string, size: number, custom_fields = {}) =>
+      client.http.request('POST', 'api/virtualization/virtual-disks/', {
+        schema: idOnly,
+        body: { virtual_machine: vm, name, size, custom_fields },
+      });
+    await disk(id, 'scsi1', 10_240, { ferry_storage: 'fast', ferry_disk_options: 'iothread=1,ssd=1' });
+    await disk(other, 'scsi0', 2048);
+    const baseline: Baseline = { version: 1, applied: { memory: '2048', 'net0.tag': null }, accepted: {} };
+    await client.updateVirtualMachine(id, { custom_fields: { ferry_applied: baseline } });
+
+    const vms = await client.listVirtualMachines({ name: 'day2-vm' });
+    const [interfaces, disks] = await Promise.all([
+      client.listInterfaces([id, other]),
+      client.listVirtualDisks([id, other]),
+    ]);
+    expect(interfaces).toHaveLength(2);
+    expect(disks).toHaveLength(2);
+    const record = vmRecordWithHardware(vms[0]!, interfaces, disks);
+    expect(record.interfaces).toEqual([
+      {
+        id: net0.id,
+        name: 'net0',
+        enabled: false,
+        mtu: 9000,
+        mode: 'tagged',
+        untaggedVlan: 2020,
+        taggedVlans: expect.arrayContaining([2030, 2040]),
+        mac: 'BC:24:11:0A:0B:2C',
+        fields: { network: 'vmbr1', rate: 12.5, queues: 4, firewall: true },
+      },
+    ]);
+    expect(record.disks).toEqual([
+      {
+        id: expect.any(Number),
+        name: 'scsi1',
+        sizeMB: 10_240,
+        fields: { storage: 'fast', options: 'iothread=1,ssd=1' },
+      },
+    ]);
+    expect(parseBaseline(vms[0]!.custom_fields.ferry_applied)).toEqual({ ok: true, baseline });
+  });
+
   it('allocates an address from a prefix, idempotently per interface, and makes it the primary IPv4', async () => {
     const id = await newVm('ip-vm');
     const iface = (await client.ensureInterface(id, 'net0')).value;
@@ -382,6 +444,25 @@ describe('NetBox client against a real NetBox', () => {
     }
     const stored = await client.http.list('api/ipam/ip-addresses/', { parent: prefix.prefix }, ipAddressSchema);
     expect(stored.map((ip) => ip.address).sort()).toEqual([...addresses].sort());
+  });
+
+  it('takes a 409 while the prefix has free addresses for a conflict to retry, not for a full prefix', async () => {
+    // A 409 that is not NetBox's "insufficient resources" (here: a proxy's, as the chaos suite injects)
+    // once failed a provision for good with "no free address left" though the prefix had room.
+    const proxy = await startFaultProxy({ upstream: netbox.url, faults: { seed: 1, conflictRate: 1 } });
+    const behind = NetboxClient.fromConfig({ url: proxy.url, token: netbox.tokenV2, validateCerts: true });
+    try {
+      const iface = (await client.ensureInterface(await newVm('conflict-vm'), 'net0')).value;
+      const refusal = await behind
+        .allocateIp(await client.getPrefix(LAB_NETBOX.prefix), iface.id, {}, { freshInterface: true })
+        .catch((err: unknown) => err as NetboxError);
+      expect(refusal).toMatchObject({ category: 'conflict', status: 409, retryable: true });
+      expect((refusal as Error).message).not.toContain('no free address');
+      expect(proxy.counts().conflict).toBe(1);
+    } finally {
+      await behind.close();
+      await proxy.close();
+    }
   });
 
   it('releases addresses and deletes interfaces and VMs, finding "already gone" fine', async () => {

@@ -75,7 +75,7 @@ describe('ferry netbox setup and doctor', () => {
       version: `NetBox ${netbox.version}`,
     });
     expect(verdict.detail).toMatch(
-      /custom fields are missing on VMs: ferry_vmid, ferry_node, .*ferry_owner; run `ferry netbox setup`/,
+      /custom fields are missing \(on VMs, interfaces or virtual disks\): ferry_vmid, ferry_node, .*ferry_owner; run `ferry netbox setup`/,
     );
   });
 
@@ -102,11 +102,11 @@ describe('ferry netbox setup and doctor', () => {
     expect(first.output).toMatch(/^created +ferry_network +text +Bridge or VNet$/m);
     expect(first.output).toMatch(/^created +ferry_image +text +Disk image$/m);
     expect(first.output).toMatch(/^updated +ferry_owner +text +Owner$/m);
-    expect(first.output.match(/^created /gm)).toHaveLength(7);
+    expect(first.output.match(/^created /gm)).toHaveLength(12);
 
     const again = await setup();
     expect(again.code).toBe(0);
-    expect(again.output.match(/^unchanged /gm)).toHaveLength(8);
+    expect(again.output.match(/^unchanged /gm)).toHaveLength(13);
     expect(await client.missingCustomFields()).toEqual([]);
   });
 

@@ -289,7 +289,10 @@ describe('provisionVm against the Proxmox simulator, a real NetBox and BIND', ()
     expect(outcome('interface')).toEqual(['skipped']);
     expect(outcome('ip')).toEqual(['skipped']);
     expect(outcome('start')).toEqual(['created']);
-    expect(result.waits.map((w) => w.for)).toEqual(['VM 9601 visible cluster-wide', 'VM start permit']);
+    expect(result.waits.map((w) => w.for)).toEqual([
+      `VM 9601 visible cluster-wide`,
+      `a permit of vm-start (start ${name})`,
+    ]);
     const pve = suite.lab.deps.proxmox!;
     expect((await pve.power.status('pve2', 9601)).status).toBe('running');
     const config = (await pve.config.get('pve2', 9601)).values;

@@ -67,6 +67,8 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
       vmstate: '1',
       description: 'typed',
     });
+    // Changes the running VM cannot take: a pending value and a deletion mark for GET …/pending.
+    await api.call('PUT /nodes/{node}/qemu/{vmid}/config', vm, { cores: '4', delete: 'vmgenid' });
     await task('POST /nodes/{node}/qemu', {}, { vmid: TEMPLATE, name: 'golden', scsi0: 'local:1,format=raw' });
     await task('POST /nodes/{node}/qemu/{vmid}/template', { vmid: TEMPLATE });
 

@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ActivityDeps } from '../../../activities/deps';
 import { createProxmoxMigrationActivities } from '../../../activities/migration/proxmox';
-import { createProxmoxActivities } from '../../../activities/provisioning/proxmox';
+import { createBareVmActivities } from '../../../activities/provisioning/proxmox-vm';
 import type { FerryConfig } from '../../../src/config';
 import type { BareVm } from '../../../src/domain/provisioning/hardware';
 import { startSim, type SimFixture } from '../../helpers/proxmox';
@@ -44,7 +44,7 @@ describe("a VM's run mark", () => {
   });
 
   it('does the same for a provisioned VM without a description of its own', async () => {
-    const { createBareVm } = createProxmoxActivities(deps());
+    const { createBareVm } = createBareVmActivities(deps());
     const vm: BareVm = {
       node: 'pve1',
       vmid: 4201,

@@ -49,7 +49,7 @@ describe.each(FLAVOURS)('go-proxmox against the simulator, PVE %s', (flavour) =>
     expect(run.tasks).toEqual({
       qmcreate: ['OK'],
       qmconfig: ['OK'],
-      qmresize: ['OK'],
+      resize: ['OK'],
       qmstart: ['OK'],
       qmsnapshot: ['OK'],
       qmstop: ['OK', 'OK'],

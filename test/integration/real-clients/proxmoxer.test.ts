@@ -46,7 +46,7 @@ describe.each(FLAVOURS)('proxmoxer against the simulator, PVE %s', (flavour) => 
     expect(run.tasks).toEqual({
       qmcreate: ['OK', 'OK'],
       qmconfig: ['OK'],
-      qmresize: ['OK'],
+      resize: ['OK'],
       qmstart: ['OK'],
       qmsnapshot: ['OK'],
       qmrollback: ['OK'],

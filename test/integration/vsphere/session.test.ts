@@ -97,7 +97,7 @@ describe('vSphere session expiry and re-login against vcsim', () => {
       element('recursive', true),
     ).catch((e: unknown) => e);
     expect(fault).toBeInstanceOf(VsphereFault);
-    expect(fault).toMatchObject({ faultType: 'NotAuthenticated', category: 'permission' });
+    expect(fault).toMatchObject({ faultType: 'NotAuthenticated', category: 'transient' });
 
     // Discovery starts with CreateContainerView: the fault form, re-login, then the whole retrieval.
     const result = await client.discover({ pageSize: 4 });

@@ -117,7 +117,7 @@ describe('Proxmox error classification', () => {
     expect(timeout.message).toMatch(/last log lines:\n {4}TASK ERROR/);
     expect(
       new ProxmoxTaskError(
-        'UPID:pve1:00000001:00000001:00000001:qmresize:100:root@pam:',
+        'UPID:pve1:00000001:00000001:00000001:resize:100:root@pam:',
         'shrinking disks is not supported',
         [],
       ).retryable,

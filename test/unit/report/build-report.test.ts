@@ -1,4 +1,5 @@
 import { buildReport } from '../../../src/report';
+import { refusalLine } from '../../../src/report/vm-events';
 import { approveWaveUpdate, retryCutoverSignal, rollbackUpdate } from '../../../src/domain/messages';
 import { HistoryBuilder, recorded, T0 } from './history-builder';
 
@@ -11,8 +12,8 @@ describe('the report model, built from histories', () => {
     const model = wave();
     expect(model).toMatchObject({
       kind: 'migration-wave',
-      id: 'mig-831fe157',
-      workflowId: 'mig-831fe157-wave',
+      id: 'mig-62dc56c3',
+      workflowId: 'mig-62dc56c3-wave',
       state: 'completed',
     });
     expect(model.vms.map((vm) => [vm.name, vm.vmid, vm.outcome])).toEqual([['mig-web01', 20074, 'migrated']]);
@@ -35,15 +36,15 @@ describe('the report model, built from histories', () => {
       'permit import-local-lvm (import mig-web01 scsi0)',
       'permit import-local-lvm (import mig-web01 scsi1)',
     ]);
-    // The vMotion permit was granted 22 ms after it was asked for (the permitGranted signal).
+    // The vMotion permit was granted 41 ms after it was asked for (the permitGranted signal).
     const vmotion = vm.bars.find((b) => b.label === 'permit vmotion')!;
-    expect(vmotion.end - vmotion.start).toBe(22);
+    expect(vmotion.end - vmotion.start).toBe(41);
     expect(vm.bars.every((b) => !b.open && b.end >= b.start)).toBe(true);
   });
 
   it('measures downtime from the shutdown to the end, and counts imported bytes over time', () => {
     const model = wave();
-    expect(model.vms[0]!.downtimeMs).toBe(993);
+    expect(model.vms[0]!.downtimeMs).toBe(1141);
     expect(model.vms[0]!.downtimeFrom).toBe(model.vms[0]!.bars.find((b) => b.label === 'shutdown')!.start);
     expect(model.vms[0]!.importedBytes).toBe(20 * 2 ** 30 + 50 * 2 ** 30);
     expect(model.throughput.map((p) => [p.vmsDone, p.bytesImported / 2 ** 30])).toEqual([
@@ -59,9 +60,9 @@ describe('the report model, built from histories', () => {
       approvals: 1,
       failures: 0,
       bytesImported: 70 * 2 ** 30,
-      durationMs: 5033,
+      durationMs: 4512,
     });
-    expect(model.totals.downtime).toEqual({ count: 1, totalMs: 993, maxMs: 993, medianMs: 993 });
+    expect(model.totals.downtime).toEqual({ count: 1, totalMs: 1141, maxMs: 1141, medianMs: 1141 });
   });
 
   it("lists refusals with their reasons, and the wave approval once (not again as each VM's copy of it)", () => {
@@ -85,7 +86,7 @@ describe('the report model, built from histories', () => {
   it('builds a provision batch from provisionPlanned and provisionVm histories', () => {
     const model = buildReport({ parent: recorded('provision-planned'), children: [recorded('provision')], now: NOW });
     expect(model).toMatchObject({ kind: 'provision-batch', id: 'provision-planned-recorded', state: 'completed' });
-    expect(model.vms[0]).toMatchObject({ name: 'vm-a1a7eb1d', vmid: 9100, outcome: 'provisioned', importedBytes: 0 });
+    expect(model.vms[0]).toMatchObject({ name: 'vm-a3a79475', vmid: 9100, outcome: 'provisioned', importedBytes: 0 });
     expect(model.vms[0]!.downtimeMs).toBeUndefined();
     expect(model.vms[0]!.bars.filter((b) => b.lane === 'stage').map((b) => b.label)).toEqual([
       'resolve',
@@ -132,6 +133,10 @@ describe('the report model, built from histories', () => {
     expect(row).toMatchObject({ name: 'web9', state: 'running', downtimeMs: 59_000, downtimeOpen: true });
     expect(row.outcome).toBeUndefined();
     expect(model.refusals).toEqual([{ vm: 'dmz1', reasons: ['Network adapter 1: PG-PVLAN has no VNet'] }]);
+    // A reason that names its subject already is not prefixed with it again.
+    expect(refusalLine('legacy01', { subject: 'Hard disk 1', reason: 'Hard disk 1 is on LocalDS_0' })).toBe(
+      'Hard disk 1 is on LocalDS_0',
+    );
     expect(row.bars).toEqual([
       { lane: 'stage', label: 'shutdown', category: 'shutdown', start: T0 + 1000, end: T0 + 2000, open: false },
       {
@@ -277,7 +282,7 @@ describe('the report model, built from histories', () => {
 
   it('refuses a workflow that is neither a wave nor a provision batch, naming it', () => {
     expect(() => buildReport({ parent: recorded('migrate-vm'), children: [], now: NOW })).toThrow(
-      'migrate-vc-90d64587-vm-74 is a migrateVm workflow: a report covers a migration wave (migrationWave) or a provision batch (provisionPlanned)',
+      'migrate-vc-07653a50-vm-74 is a migrateVm workflow: a report covers a migration wave (migrationWave) or a provision batch (provisionPlanned)',
     );
   });
 });

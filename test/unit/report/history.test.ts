@@ -19,14 +19,20 @@ describe('reading a workflow history for a report', () => {
       'verify',
       'done',
     ]);
-    expect(t.activities).toHaveLength(19);
+    expect(t.activities).toHaveLength(21);
     expect(
       t.activities.every((a) => a.outcome === 'completed' && a.startedAt !== undefined && a.closedAt! >= a.scheduledAt),
     ).toBe(true);
     expect(t.activities.filter((a) => a.name === 'importDisk').map((a) => (a.result as { slot: string }).slot)).toEqual(
       ['scsi0', 'scsi1'],
     );
-    expect(t.timers).toEqual([{ startedAt: expect.any(Number), firedAt: expect.any(Number), durationMs: 2000 }]);
+    // The shell's visibility poll, then the lease renewals of the three permits (cancelled as each is released).
+    expect(t.timers.map((x) => [x.durationMs, x.summary])).toEqual([
+      [100, 'poll: VM 20074 visible cluster-wide'],
+      [1500000, expect.stringMatching(/^renew the lease of a permit of \S+\.vmotion$/)],
+      [14700000, expect.stringMatching(/^renew the lease of a permit of \S+\.import-local-lvm$/)],
+      [14700000, expect.stringMatching(/^renew the lease of a permit of \S+\.import-local-lvm$/)],
+    ]);
     expect(t.messages.find((m) => m.name === 'approveCutover')).toMatchObject({
       kind: 'signal',
       args: [{ by: 'alice' }],
@@ -40,11 +46,11 @@ describe('reading a workflow history for a report', () => {
     const t = recorded('migration-wave');
     expect(t.type).toBe('migrationWave');
     expect(t.children.map((c) => `${c.type} ${c.workflowId}`)).toEqual([
-      'sdnSync mig-831fe157-wave/sdn',
-      'migrateVm migrate-vc-90d64587-vm-74',
-      'migrateVm migrate-vc-90d64587-vm-103',
+      'sdnSync mig-62dc56c3-wave/sdn',
+      'migrateVm migrate-vc-07653a50-vm-74',
+      'migrateVm migrate-vc-07653a50-vm-119',
     ]);
-    expect(t.result).toMatchObject({ status: { waveId: 'mig-831fe157' } });
+    expect(t.result).toMatchObject({ status: { waveId: 'mig-62dc56c3' } });
   });
 
   it('reads updates, retries with their last failure, failures with their causes, and a run still going', () => {

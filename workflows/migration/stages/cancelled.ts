@@ -1,12 +1,13 @@
 import { CancellationScope } from '@temporalio/workflow';
 import type { LeftOnCancel, MigrateVmResult } from '../../../src/domain/migration';
-import { reads } from '../proxies';
+import { failureMessage } from '../../failures';
 import type { MigrationRun } from '../run-context';
 
 /**
  * The end of a cancelled run (before its shutdown): the shell is kept, or removed when the cancel said
- * so; what vCenter shows of the VM afterwards (its power state, where each disk is: a storage vMotion
- * that finished stays) is recorded with the cancel.
+ * so (a removal that fails leaves it, saying why, and the run still ends cancelled); what vCenter shows
+ * of the VM afterwards (its power state, where each disk is: a storage vMotion that finished stays) is
+ * recorded with the cancel.
  */
 export async function endCancelled(run: MigrationRun): Promise<MigrateVmResult> {
   const cancellation = run.cancellation!;
@@ -16,7 +17,10 @@ export async function endCancelled(run: MigrationRun): Promise<MigrateVmResult> 
 }
 
 async function whatIsLeft(run: MigrationRun, removeShells: boolean): Promise<LeftOnCancel> {
-  const vmware = await reads.readVmAfterCancel({ moid: run.moid });
+  const vmware = await run.acts.read.readVmAfterCancel.executeWithOptions(
+    { summary: `how ${run.status.vm} is on VMware after ferry cancel` },
+    [{ moid: run.moid }],
+  );
   const { relocation, ...state } = vmware;
   const left: LeftOnCancel = { vmware: state, shell: 'none' };
   if (relocation && run.status.timings.some((t) => t.stage === 'relocate'))
@@ -27,10 +31,17 @@ async function whatIsLeft(run: MigrationRun, removeShells: boolean): Promise<Lef
   if (!removeShells) return { ...left, shell: 'kept' };
   const { vmid, assessment } = planned;
   const { node } = run.settings;
-  await run.acts.pve.discardVm.executeWithOptions(
-    { summary: `remove the shell VM ${vmid} ${assessment.pveName} (ferry cancel --remove-shells)` },
-    [{ node, vmid, name: assessment.pveName }],
-  );
+  let destroyed: boolean;
+  try {
+    ({ destroyed } = await run.acts.pveTask.discardVm.executeWithOptions(
+      { summary: `remove the shell VM ${vmid} ${assessment.pveName} (ferry cancel --remove-shells)` },
+      [{ node, vmid, name: assessment.pveName }],
+    ));
+  } catch (err) {
+    // The cancel stands (the VM stopped where it was): the shell stays, and the status says why.
+    return { ...left, shell: 'kept', shellNotRemoved: failureMessage(err) };
+  }
+  if (!destroyed) return left; // no shell was there to remove
   run.record({ kind: 'remove-shell', vm: assessment.pveName, vmid });
   return { ...left, shell: 'removed' };
 }

@@ -1,10 +1,14 @@
 import { PERMIT_KEYS } from '../../../src/domain/permits';
-import { withPermit } from '../../permits';
 import { failureMessage } from '../../failures';
-import { conversions, permitLeaseMs } from '../proxies';
+import { underPermit } from '../../vm/permit';
+import { permitLeaseMs } from '../../vm/proxies';
 import type { MigrationRun } from '../run-context';
 import { conversionFacts, conversionPlanOf } from './conversion-facts';
-import type { DiskSources } from './disk-sources';
+
+/** Whether the guest is converted at this cutover: its plan says so and conversion is configured. */
+export function converts(run: MigrationRun): boolean {
+  return conversionPlanOf(run)?.convert === true && run.settings.rules.conversion !== undefined;
+}
 
 /**
  * After the shutdown, before the disks come in: the guest is converted on qcow2 overlays of its VMDKs
@@ -13,13 +17,11 @@ import type { DiskSources } from './disk-sources';
  * waits for a person (retry or rollback), as any cutover failure does; a retry answers from the
  * finished conversion's record, or converts again on new overlays.
  */
-export async function convertGuest(run: MigrationRun, sources: DiskSources): Promise<DiskSources> {
-  const plan = conversionPlanOf(run);
-  const conversion = run.settings.rules.conversion;
-  if (!plan?.convert || !conversion) return sources;
-  run.enter('convert');
+export async function convertGuest(run: MigrationRun): Promise<undefined> {
+  const plan = conversionPlanOf(run)!;
+  const conversion = run.settings.rules.conversion!;
   const { assessment, vmid } = run.vm;
-  const { settings } = run;
+  const { settings, sources } = run;
   const first = sources[assessment.disks[0]!.slot]!;
   const disks = assessment.disks.map((d) => ({ slot: d.slot, source: sources[d.slot]!.source }));
   run.status.conversion = { ...run.status.conversion, plan };
@@ -30,49 +32,47 @@ export async function convertGuest(run: MigrationRun, sources: DiskSources): Pro
     leaseMs: permitLeaseMs(conversion.timeoutMs),
     label: `convert ${assessment.name}`,
   };
-  const result = await withPermit(permit, async ({ waitedMs }) => {
-    run.waited({ for: 'convert permit', waitedMs });
-    return await conversions(settings.heartbeatTimeoutMs, conversion.timeoutMs).convert.convertGuest.executeWithOptions(
-      {
-        summary: `convert the guest of ${assessment.name} (virt-v2v-in-place on overlays of ${disks.map((d) => d.slot).join(', ')})`,
-      },
-      [{ vmid: vmid, storage: first.storage, disks, facts: conversionFacts(run), settings: conversion }],
-    );
-  });
+  const slots = disks.map((d) => d.slot).join(', ');
+  const result = await underPermit(run, permit, () =>
+    run.acts
+      .conversion(conversion.timeoutMs)
+      .convertGuest.executeWithOptions(
+        { summary: `convert the guest of ${assessment.name} (virt-v2v-in-place on overlays of ${slots})` },
+        [{ vmid, storage: first.storage, disks, facts: conversionFacts(run), settings: conversion }],
+      ),
+  );
   const recorded = run.status.actions.some((a) => a.kind === 'convert-guest');
   run.status.conversion = { ...run.status.conversion, plan: result.plan, result };
-  if (!result.converted) return sources;
+  if (!result.converted) return undefined;
   if (!recorded) run.record({ kind: 'convert-guest', vm: assessment.pveName, vmid, slots: disks.map((d) => d.slot) });
   const mapping = settings.datastores.find((m) => m.storage === first.storage)!;
-  const converted: DiskSources = { ...sources };
   for (const o of result.overlays) {
     const file = o.volume.slice(o.volume.indexOf(':') + 1);
-    converted[o.slot] = {
+    run.sources[o.slot] = {
       ...sources[o.slot]!,
       importVolume: o.volume,
       absolutePath: `${mapping.path.replace(/\/+$/, '')}/images/${file}`,
     };
   }
-  return converted;
+  return undefined;
 }
 
 /**
  * Drops the overlays once the disks are in Proxmox (or on rollback). Not a reason to fail a migration
  * that succeeded: a failure leaves a warning that names the folder.
  */
-export async function removeOverlays(run: MigrationRun): Promise<void> {
+export async function removeOverlays(run: MigrationRun): Promise<undefined> {
   const record = run.status.overlays;
   const conversion = run.settings.rules.conversion;
-  if (!record || !conversion || record.removed) return;
+  if (!record || !conversion || record.removed) return undefined;
   const { assessment, vmid } = run.vm;
   const { storage, disks } = record;
   try {
-    const { removed } = await conversions(
-      run.settings.heartbeatTimeoutMs,
-      conversion.timeoutMs,
-    ).convert.removeConversionOverlays.executeWithOptions({ summary: `drop the overlays of ${assessment.name}` }, [
-      { vmid, storage, disks },
-    ]);
+    const { removed } = await run.acts
+      .conversion(conversion.timeoutMs)
+      .removeConversionOverlays.executeWithOptions({ summary: `drop the overlays of ${assessment.name}` }, [
+        { vmid, storage, disks },
+      ]);
     run.status.overlays = { ...record, removed };
   } catch (err) {
     run.status.overlays = {
@@ -80,4 +80,5 @@ export async function removeOverlays(run: MigrationRun): Promise<void> {
       cleanupWarning: `the overlays in images/${vmid}/ on ${storage} were not removed: ${failureMessage(err)}`,
     };
   }
+  return undefined;
 }

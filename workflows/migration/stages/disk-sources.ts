@@ -1,23 +1,14 @@
-import { sourceInStorage } from '../../../src/domain/conversion';
 import {
   cutoverPowerRefusal,
+  diskSourcesOf,
   hardwareChanges,
-  parseDatastorePath,
   refusal,
-  translateDiskPath,
+  type DiskSources,
   type Refusal,
 } from '../../../src/domain/migration';
-import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
 
-/**
- * Per Proxmox slot: where its VMware disk is now, as a path and (if exported so) an import volume, and
- * as the storage and storage-relative path conversion reads it from.
- */
-export type DiskSources = Record<
-  string,
-  { absolutePath: string; importVolume?: string; disk: string; storage: string; source: string }
->;
+export type { DiskSources } from '../../../src/domain/migration';
 
 /** What import-from reads: the import volume when there is one (no root needed), else the path. */
 export function importSource(source: DiskSources[string]): string {
@@ -34,8 +25,7 @@ export async function currentDiskSources(
   run: MigrationRun,
 ): Promise<{ byslot: DiskSources } | { refusals: Refusal[] }> {
   const { snapshot, assessment } = run.vm;
-  const { migrationDatastore, datastores } = run.settings;
-  const fresh = await reads.rereadVm.executeWithOptions({ summary: `read VM ${run.moid} again in vCenter` }, [
+  const fresh = await run.acts.read.rereadVm.executeWithOptions({ summary: `read VM ${run.moid} again in vCenter` }, [
     { moid: run.moid },
   ]);
   const suspended = cutoverPowerRefusal(assessment.name, fresh.powerState);
@@ -46,39 +36,5 @@ export async function currentDiskSources(
     const why = `${assessment.name} changed since it was planned: ${changed.join('; ')}; run the migration again to plan the VM as it is now`;
     return { refusals: [refusal('vm-changed', assessment.name, why)] };
   }
-  const refusals: Refusal[] = [];
-  const byslot: DiskSources = {};
-  for (const planned of assessment.disks) {
-    const disk = fresh.disks.find((d) => d.label === planned.source);
-    if (!disk) {
-      refusals.push({
-        code: 'disk-path-invalid',
-        subject: planned.source,
-        reason: `${planned.source} is no longer attached to the VMware VM`,
-      });
-      continue;
-    }
-    if (disk.datastore?.name !== migrationDatastore) {
-      refusals.push({
-        code: 'disk-unmapped-datastore',
-        subject: planned.source,
-        reason: `${planned.source} is on ${disk.datastore?.name ?? 'an unknown datastore'} (${disk.fileName}), not on the migration datastore ${migrationDatastore}; the storage vMotion did not move it`,
-      });
-      continue;
-    }
-    const translated = translateDiskPath(disk, datastores);
-    if (!translated.ok) {
-      refusals.push(translated.refusal);
-      continue;
-    }
-    const mapping = datastores.find((m) => m.datastore === parseDatastorePath(disk.fileName)?.datastore)!;
-    byslot[planned.slot] = {
-      absolutePath: translated.absolutePath,
-      importVolume: translated.importVolume,
-      disk: planned.source,
-      storage: translated.storage,
-      source: sourceInStorage(disk.fileName, mapping)!,
-    };
-  }
-  return refusals.length > 0 ? { refusals } : { byslot };
+  return diskSourcesOf(assessment, fresh.disks, run.settings);
 }

@@ -1,32 +1,22 @@
-import { patched, proxyActivities } from '@temporalio/workflow';
-import type { HaActivities } from '../../../activities/ha-contract';
 import { haSid } from '../../../src/domain/migration';
 import type { MigrationRun } from '../run-context';
 
-/**
- * `migration.ha`: new commands in the cutover (registration) and the rollback (removal). Runs whose
- * settings have no `ha` — every run recorded before it existed — never reach the marker.
- */
-export const HA_PATCH = 'migration-ha-registration';
-
-/** Short cluster-config writes; transient trouble retried with backoff, refusals fail at once. */
-const haWrites = proxyActivities<HaActivities>({
-  startToCloseTimeout: '1m',
-  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
-});
+/** Whether the settings ask for HA (`migration.ha`). */
+export function haWanted(run: MigrationRun): boolean {
+  return run.settings.ha !== undefined;
+}
 
 /**
  * After the guest is proven up: the VM becomes an HA resource (its group on PVE 8, its rule on PVE 9).
  * Settings that do not fit the cluster fail here with the reason; the cutover's decision follows (fix
  * the cluster, e.g. create the group, and retry; or roll back).
  */
-export async function registerHa(run: MigrationRun): Promise<void> {
-  const ha = run.settings.ha;
-  if (!ha || !patched(HA_PATCH)) return;
+export async function registerHa(run: MigrationRun): Promise<undefined> {
+  const ha = run.settings.ha!;
   const { vmid } = run.vm;
   run.status.ha = { sid: haSid(vmid), registered: false };
   const wanted = ha.group ? ` in group ${ha.group}` : ha.rule ? ` in rule ${ha.rule}` : '';
-  const plan = await haWrites.registerHaResource.executeWithOptions(
+  const plan = await run.acts.cluster.registerHaResource.executeWithOptions(
     { summary: `register ${haSid(vmid)} as an HA resource${wanted}` },
     [{ vmid, ha }],
   );
@@ -36,6 +26,7 @@ export async function registerHa(run: MigrationRun): Promise<void> {
     ...(plan.rule ? { rule: plan.rule } : {}),
     registered: true,
   };
+  return undefined;
 }
 
 /**
@@ -45,10 +36,11 @@ export async function registerHa(run: MigrationRun): Promise<void> {
  */
 export async function removeHa(run: MigrationRun): Promise<void> {
   const registration = run.status.ha;
-  if (!registration || !run.settings.ha || !patched(HA_PATCH)) return;
+  if (!registration || !run.settings.ha) return;
   const { vmid } = run.vm;
-  await haWrites.removeHaResource.executeWithOptions({ summary: `remove ${registration.sid} from the HA resources` }, [
-    { vmid },
-  ]);
+  await run.acts.cluster.removeHaResource.executeWithOptions(
+    { summary: `remove ${registration.sid} from the HA resources` },
+    [{ vmid }],
+  );
   run.status.ha = { ...registration, registered: false, removed: true };
 }

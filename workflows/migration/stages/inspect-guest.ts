@@ -1,7 +1,10 @@
-import type { MigrateVmResult } from '../../../src/domain/migration';
 import { inspectedConversion } from '../inspected-conversion';
-import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
+
+/** Whether the VM's guest conversion would run: then it is inspected before the approval. */
+export function conversionPlanned(run: MigrationRun): boolean {
+  return run.vm.assessment.conversion?.convert === true;
+}
 
 /**
  * Before the approval, for a VM whose guest conversion would run: reads the guest on its VMDKs, now on
@@ -10,20 +13,15 @@ import type { MigrationRun } from '../run-context';
  * or why nothing will be converted. An inspection that cannot run leaves the plan from vCenter's facts,
  * with a warning: the cutover inspects the guest again.
  */
-export async function inspectGuest(run: MigrationRun): Promise<MigrateVmResult | undefined> {
+export async function inspectGuest(run: MigrationRun): Promise<undefined> {
   const planned = run.vm.assessment.conversion;
   if (!planned?.convert) return undefined;
-  run.enter('inspect');
-  const fresh = await reads.rereadVm.executeWithOptions(
+  const fresh = await run.acts.read.rereadVm.executeWithOptions(
     { summary: `read VM ${run.moid} again in vCenter (its disks after the vMotion)` },
     [{ moid: run.moid }],
   );
-  const inspected = await inspectedConversion(
-    run.vm.assessment,
-    fresh.disks,
-    run.vm.snapshot.vm.firmware,
-    run.settings,
-  );
+  const { assessment, snapshot } = run.vm;
+  const inspected = await inspectedConversion(run.acts, assessment, fresh.disks, snapshot.vm.firmware, run.settings);
   if ('plan' in inspected) {
     run.status.conversion = { plan: inspected.plan };
     return undefined;

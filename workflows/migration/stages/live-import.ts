@@ -1,8 +1,8 @@
 import { guestAgentEnabled, liveImportSpec } from '../../../src/domain/migration';
 import { diskStorage } from '../../../src/domain/placement';
-import { withPermit } from '../../permits';
+import { underPermit } from '../../vm/permit';
 import type { MigrationRun } from '../run-context';
-import { importSource, type DiskSources } from './disk-sources';
+import { importSource } from './disk-sources';
 import { importPermit } from './import-permit';
 
 /**
@@ -11,18 +11,14 @@ import { importPermit } from './import-permit';
  * once; the task, and so this call, ends when PVE has streamed the disks in. One task copies all the
  * VM's disks, so it holds one import permit.
  */
-export async function liveImport(run: MigrationRun, sources: DiskSources): Promise<void> {
+export async function liveImport(run: MigrationRun): Promise<undefined> {
   const { assessment, vmid } = run.vm;
-  const { node, vcenter, targetStorage: storage } = run.settings;
+  const { node, vcenter, targetStorage: storage, cutover } = run.settings;
   const { status } = run;
   const vm = assessment.pveName;
-  const from = Object.fromEntries(assessment.disks.map((d) => [d.slot, importSource(sources[d.slot]!)]));
-  const placed = liveImportSpec(
-    assessment,
-    { node, vcenter, guestAgent: guestAgentEnabled(run.settings) },
-    from,
-    storage,
-  );
+  const from = Object.fromEntries(assessment.disks.map((d) => [d.slot, importSource(run.sources[d.slot]!)]));
+  const guestAgent = guestAgentEnabled(run.settings);
+  const placed = liveImportSpec(assessment, { node, vcenter, guestAgent }, from, storage);
   // Each disk onto the storage placement chose for it (without placement: targetStorage for all).
   const storageOf = (slot: string) => diskStorage(run.settings, assessment.disks.find((d) => d.slot === slot)!.source);
   const spec = { ...placed, importDisks: placed.importDisks?.map((d) => ({ ...d, storage: storageOf(d.slot) })) };
@@ -30,13 +26,14 @@ export async function liveImport(run: MigrationRun, sources: DiskSources): Promi
   // Set before asking: a create that fails half-way still leaves a VM this workflow made (rollback destroys it).
   const replacedBefore = status.replacedVm === true;
   status.replacedVm = true;
-  const result = await withPermit(importPermit(run, `live import ${vm}`), async ({ waitedMs }) => {
-    run.waited({ for: 'import permit (live import)', waitedMs });
-    return run.acts.copies.liveImportVm.executeWithOptions(
-      { summary: `live import ${vm} (${slots.join(', ')}) into ${storage} on ${node}` },
-      [{ spec }],
-    );
-  });
+  const result = await underPermit(run, importPermit(run, `live import ${vm}`), () =>
+    run.acts
+      .longCopy('import', cutover.importTimeoutMs)
+      .liveImportVm.executeWithOptions(
+        { summary: `live import ${vm} (${slots.join(', ')}) into ${storage} on ${node}` },
+        [{ spec }],
+      ),
+  );
   const ours = replacedBefore || result.created;
   status.replacedVm = ours;
   const total = result.disks.reduce((sum, d) => sum + d.bytes, 0);
@@ -50,4 +47,5 @@ export async function liveImport(run: MigrationRun, sources: DiskSources): Promi
     created: ours,
   }));
   if (result.created) run.record({ kind: 'live-import', vm, vmid, node, slots, storage });
+  return undefined;
 }

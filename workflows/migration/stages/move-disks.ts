@@ -7,10 +7,8 @@ import {
 } from '@temporalio/workflow';
 import { diskStorage } from '../../../src/domain/placement';
 import type { MigrateVmResult, MoveRecord } from '../../../src/domain/migration';
-import { withPermit } from '../../permits';
-import { reads } from '../proxies';
+import { underPermit } from '../../vm/permit';
 import type { MigrationRun } from '../run-context';
-import { removeOverlays } from './convert';
 import { awaitDecision } from './decision';
 import { importPermit } from './import-permit';
 import { rollback } from './rollback';
@@ -24,9 +22,8 @@ import { rollback } from './rollback';
  * Proxmox): the move is cancelled first. At the end no disk refers to the migration datastore.
  */
 export async function moveDisks(run: MigrationRun): Promise<MigrateVmResult | undefined> {
-  if (run.settings.cutover.mode !== 'overlay' || !run.status.ranOnOverlays) return undefined;
-  for (;;) {
-    run.enter('move');
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) run.enter('move'); // again, after a decision to retry
     run.gate.openDecision(['rollback']);
     const moving = new CancellationScope();
     const moves = moving.run(() => moveAll(run));
@@ -46,10 +43,8 @@ export async function moveDisks(run: MigrationRun): Promise<MigrateVmResult | un
       return rollback(run);
     }
     run.gate.closeDecision();
-    break;
+    return undefined;
   }
-  await removeOverlays(run); // their records: PVE deleted each overlay once its disk moved
-  return undefined;
 }
 
 async function moveAll(run: MigrationRun): Promise<void> {
@@ -60,24 +55,25 @@ async function moveAll(run: MigrationRun): Promise<void> {
     const storage = diskStorage(run.settings, assessment.disks.find((d) => d.slot === record.slot)!.source);
     record.storage = storage;
     try {
-      const moved = await withPermit(importPermit(run, `move ${vm} ${record.slot}`), async ({ waitedMs }) => {
-        run.waited({ for: `import permit (move ${record.slot})`, waitedMs });
+      const moved = await underPermit(run, importPermit(run, `move ${vm} ${record.slot}`), async () => {
         // A rollback while moving waits for the move task to be stopped (it holds the VM's lock).
         const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
-        return await run.acts.copies.moveDisk.executeWithOptions(
-          { summary: `move ${record.slot} of ${vm} live to ${storage}`, cancellationType },
-          [
-            {
-              node: run.settings.node,
-              vmid,
-              slot: record.slot,
-              storage,
-              ...(run.settings.cutover.moveBandwidthMiBps
-                ? { bandwidthMiBps: run.settings.cutover.moveBandwidthMiBps }
-                : {}),
-            },
-          ],
-        );
+        return await run.acts
+          .longCopy('import', run.settings.cutover.importTimeoutMs)
+          .moveDisk.executeWithOptions(
+            { summary: `move ${record.slot} of ${vm} live to ${storage}`, cancellationType },
+            [
+              {
+                node: run.settings.node,
+                vmid,
+                slot: record.slot,
+                storage,
+                ...(run.settings.cutover.moveBandwidthMiBps
+                  ? { bandwidthMiBps: run.settings.cutover.moveBandwidthMiBps }
+                  : {}),
+              },
+            ],
+          );
       });
       Object.assign(record, {
         volume: moved.volume,
@@ -98,7 +94,7 @@ async function moveAll(run: MigrationRun): Promise<void> {
 async function checkNothingOnOverlays(run: MigrationRun): Promise<void> {
   const storage = run.status.overlays?.storage;
   if (!storage) return;
-  const config = await reads.readPveConfig.executeWithOptions(
+  const config = await run.acts.read.readPveConfig.executeWithOptions(
     { summary: `read VM ${run.vm.vmid}'s config: no disk left on ${storage}` },
     [{ node: run.settings.node, vmid: run.vm.vmid }],
   );

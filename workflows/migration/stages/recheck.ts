@@ -1,7 +1,11 @@
-import { ApplicationFailure, patched } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import { diskStorage, placementVm, recheckAtCutover } from '../../../src/domain/placement';
-import { placementReads } from '../../wave/placement-reads';
 import type { MigrationRun } from '../run-context';
+
+/** Whether a wave placed the VM (node and disk storages): then its room is checked again before the shutdown. */
+export function wavePlaced(run: MigrationRun): boolean {
+  return run.settings.placement !== undefined && run.settings.diskStorages !== undefined;
+}
 
 /** The failure type of a VM that no longer fits where its wave placed it. */
 export const PLACEMENT_NO_LONGER_FITS = 'PlacementNoLongerFits';
@@ -11,14 +15,12 @@ export const PLACEMENT_NO_LONGER_FITS = 'PlacementNoLongerFits';
  * node's memory or the storage's room since planning. If not, the cutover fails with the numbers and
  * waits for a person (retry once there is room, or roll back), before the guest is touched.
  */
-export async function recheckPlacement(run: MigrationRun): Promise<void> {
+export async function recheckPlacement(run: MigrationRun): Promise<undefined> {
   const { settings } = run;
-  // Only VMs a wave placed (and runs from before the re-check existed do not).
-  if (!settings.placement || !settings.diskStorages || !patched('placement-recheck')) return;
   const { assessment, snapshot } = run.vm;
   const vm = placementVm(snapshot.vm);
   const imported = new Set(run.status.imports.map((i) => i.disk));
-  const capacity = await placementReads.readClusterCapacity.executeWithOptions(
+  const capacity = await run.acts.read.readClusterCapacity.executeWithOptions(
     { summary: `re-check room for ${assessment.pveName} on ${settings.node}` },
     [{ exclude: [] }],
   );
@@ -39,11 +41,11 @@ export async function recheckPlacement(run: MigrationRun): Promise<void> {
     },
     nodes: capacity.nodes,
     storages: capacity.storages,
-    maxMemoryCommit: settings.placement.maxMemoryCommit,
+    maxMemoryCommit: settings.placement!.maxMemoryCommit,
     // The shell is on the node: its maxmem is in the node's committed memory already.
     shellOnNode: true,
   });
-  if (checked.ok) return;
+  if (checked.ok) return undefined;
   const reasons = checked.refusals.map((r) => r.reason).join('; ');
   throw ApplicationFailure.nonRetryable(
     `${assessment.pveName} no longer fits where it was placed: ${reasons}`,

@@ -27,18 +27,18 @@ async function undoCutover(run: MigrationRun): Promise<void> {
     .map((i) => `${i.slot} (${i.disk}): ${i.volume} was there before this workflow ran; left in place`);
   await removeHa(run);
   if (status.replacedVm) {
-    await acts.pve.discardVm.executeWithOptions({ summary: `discard VM ${vmid} ${vm} (its live import)` }, [
+    await acts.pveTask.discardVm.executeWithOptions({ summary: `discard VM ${vmid} ${vm} (its live import)` }, [
       { node, vmid, name: vm },
     ]);
   } else {
-    await acts.pve.stopVm.executeWithOptions({ summary: `stop VM ${vmid} ${vm}` }, [{ node, vmid }]);
+    await acts.pveTask.stopVm.executeWithOptions({ summary: `stop VM ${vmid} ${vm}` }, [{ node, vmid }]);
     // Imported disks this workflow created; in overlay mode every slot it attached (its overlay, or the copy it moved to).
     const ours = [
       ...status.imports.filter((i) => i.created).map((i) => i.slot),
       ...(status.moves ?? []).map((m) => m.slot),
     ];
     if (ours.length > 0)
-      await acts.pve.removeDisks.executeWithOptions({ summary: `remove ${ours.join(', ')} of ${vm}` }, [
+      await acts.pveTask.removeDisks.executeWithOptions({ summary: `remove ${ours.join(', ')} of ${vm}` }, [
         { node, vmid, slots: ours },
       ]);
   }
@@ -52,7 +52,7 @@ async function undoCutover(run: MigrationRun): Promise<void> {
 /** Power on only a VM that was on before the shutdown: a rollback restores, it does not guess. */
 async function restoreVmwarePower(run: MigrationRun): Promise<void> {
   if (rollbackPowerAction(run.status.vmwarePowerState) === 'leave-off') return;
-  await run.acts.guest.powerOnVm.executeWithOptions({ summary: `power on ${run.vm.assessment.name} on VMware` }, [
+  await run.acts.pveTask.powerOnVm.executeWithOptions({ summary: `power on ${run.vm.assessment.name} on VMware` }, [
     { moid: run.moid },
   ]);
 }

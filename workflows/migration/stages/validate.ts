@@ -1,15 +1,12 @@
 import { assessInventory, vmidOccupancy, type MigrateVmResult } from '../../../src/domain/migration';
-import { reads } from '../proxies';
 import type { MigrationRun } from '../run-context';
 
 /** What the VM is, and whether ferry can and may build it (its VMID free, or ferry's own VM there). */
 export async function validate(run: MigrationRun): Promise<MigrateVmResult | undefined> {
-  run.enter('validate');
-  await run.settle();
   // A wave passes a reference (the moid), not an inventory copy: the VM is read here, as it is now.
   const snapshot =
     run.input.snapshot ??
-    (await reads.readVmForMigration.executeWithOptions({ summary: `read VM ${run.moid} from vCenter` }, [
+    (await run.acts.read.readVmForMigration.executeWithOptions({ summary: `read VM ${run.moid} from vCenter` }, [
       { moid: run.moid },
     ]));
   const assessed = assessInventory({ vms: [snapshot.vm], portgroups: snapshot.portgroups }, run.settings.rules);
@@ -20,7 +17,7 @@ export async function validate(run: MigrationRun): Promise<MigrateVmResult | und
   const occupancy = vmidOccupancy(
     vmid,
     assessment.pveName,
-    await reads.findPveVms.executeWithOptions(
+    await run.acts.read.findPveVms.executeWithOptions(
       { summary: `is VMID ${vmid} or the name ${assessment.pveName} taken on Proxmox?` },
       [{ vmid, name: assessment.pveName }],
     ),

@@ -1,4 +1,4 @@
-import { fqdn } from '../../../src/domain/provisioning';
+import { fqdn, provisionStep } from '../../../src/domain/provisioning';
 import type { VmBuild } from '../run-context';
 import type { InterfaceIds } from './netbox';
 
@@ -11,15 +11,17 @@ export async function assignAddress(
   const first = spec.nics[0];
   if (!spec.prefix || !first || spec.netboxId === undefined) {
     record(
-      'ip',
-      first?.slot ?? '-',
-      'skipped',
-      spec.prefix ? 'no NetBox record or NIC' : 'no prefix (provisioning.prefix)',
+      provisionStep(
+        'ip',
+        first?.slot ?? '-',
+        'skipped',
+        spec.prefix ? 'no NetBox record or NIC' : 'no prefix (provisioning.prefix)',
+      ),
     );
     return;
   }
   const dnsName = spec.dnsZone ? fqdn(spec.name, spec.dnsZone) : undefined;
-  const ip = await acts.record.assignNetboxIp.executeWithOptions(
+  const ip = await acts.write.assignNetboxIp.executeWithOptions(
     { summary: `address for ${spec.name} ${first.slot} from ${spec.prefix}` },
     [
       {
@@ -35,6 +37,6 @@ export async function assignAddress(
   // The primary-address write changed the VM: what it answered is the version to guard the next write with.
   if (ip.primary !== 'unchanged') known.seen = ip.seen;
   status.address = ip.address;
-  record('ip', ip.address, ip.outcome, `${first.slot}, from ${spec.prefix}`);
-  record('primary-ip', ip.address, ip.primary);
+  record(provisionStep('ip', ip.address, ip.outcome, `${first.slot}, from ${spec.prefix}`));
+  record(provisionStep('primary-ip', ip.address, ip.primary));
 }

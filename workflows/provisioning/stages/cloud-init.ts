@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import { CLOUD_INIT_SLOT } from '../../../src/domain/provisioning';
+import { CLOUD_INIT_SLOT, provisionStep } from '../../../src/domain/provisioning';
 import type { VmBuild } from '../run-context';
 
 /**
@@ -23,14 +23,16 @@ export async function attachCloudInit({ acts, spec, vmid, node, status, enter, r
     });
   const settings = { ipconfig0: `ip=${status.address}` };
   const slot = CLOUD_INIT_SLOT;
-  const { changed } = await acts.record.ensureCloudInit.executeWithOptions(
+  const { changed } = await acts.write.ensureCloudInit.executeWithOptions(
     { summary: `cloud-init drive ${slot} on ${storage}: ipconfig0 ip=${status.address}` },
     [{ node, vmid, slot, storage, settings }],
   );
   record(
-    'cloud-init',
-    slot,
-    changed.includes(slot) ? 'created' : changed.length ? 'updated' : 'unchanged',
-    `ipconfig0 ip=${status.address}`,
+    provisionStep(
+      'cloud-init',
+      slot,
+      changed.includes(slot) ? 'created' : changed.length ? 'updated' : 'unchanged',
+      `ipconfig0 ip=${status.address}`,
+    ),
   );
 }

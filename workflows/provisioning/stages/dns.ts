@@ -1,4 +1,4 @@
-import { fqdn, hostAddress } from '../../../src/domain/provisioning';
+import { fqdn, hostAddress, provisionStep } from '../../../src/domain/provisioning';
 import type { VmBuild } from '../run-context';
 
 /** The A and PTR records of the VM's address. */
@@ -6,10 +6,16 @@ export async function registerDns({ acts, spec, settings, status, enter, record 
   enter('dns');
   if (!spec.dnsZone || !status.address || !settings.has.dns) {
     record(
-      'dns-a',
-      spec.name,
-      'skipped',
-      !settings.has.dns ? 'DNS is not configured' : !spec.dnsZone ? 'no DNS zone (provisioning.dnsZone)' : 'no address',
+      provisionStep(
+        'dns-a',
+        spec.name,
+        'skipped',
+        !settings.has.dns
+          ? 'DNS is not configured'
+          : !spec.dnsZone
+            ? 'no DNS zone (provisioning.dnsZone)'
+            : 'no address',
+      ),
     );
     return;
   }
@@ -17,14 +23,16 @@ export async function registerDns({ acts, spec, settings, status, enter, record 
   const address = hostAddress(status.address);
   status.fqdn = name;
   for (const type of ['A', 'PTR'] as const) {
-    const { outcome } = await acts.record.ensureDnsRecord.executeWithOptions(
+    const { outcome } = await acts.write.ensureDnsRecord.executeWithOptions(
       { summary: `DNS ${type} ${name} ↔ ${address}` },
       [{ type, name, address }],
     );
     record(
-      type === 'A' ? 'dns-a' : 'dns-ptr',
-      type === 'A' ? `${name} A ${address}` : `${address} PTR ${name}`,
-      outcome,
+      provisionStep(
+        type === 'A' ? 'dns-a' : 'dns-ptr',
+        type === 'A' ? `${name} A ${address}` : `${address} PTR ${name}`,
+        outcome,
+      ),
     );
   }
 }

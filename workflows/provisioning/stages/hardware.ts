@@ -1,4 +1,4 @@
-import { vmOptions } from '../../../src/domain/provisioning';
+import { vmOptions, provisionStep } from '../../../src/domain/provisioning';
 import type { VmBuild } from '../run-context';
 
 /** Each disk and NIC in its slot, then the remaining options. */
@@ -11,22 +11,22 @@ export async function fitHardware(vm: VmBuild): Promise<void> {
 
 async function attachDisks({ acts, spec, vmid, node, record }: VmBuild): Promise<void> {
   for (const disk of spec.disks) {
-    const { outcome } = await acts.vmTask.ensureVmDisk.executeWithOptions(
+    const { outcome } = await acts.pveTask.ensureVmDisk.executeWithOptions(
       { summary: `${disk.slot}: ${disk.sizeGiB} GiB on ${disk.storage}` },
       [{ node, vmid, disk }],
     );
-    record('disk', disk.slot, outcome, `${disk.sizeGiB} GiB on ${disk.storage}`);
+    record(provisionStep('disk', disk.slot, outcome, `${disk.sizeGiB} GiB on ${disk.storage}`));
   }
 }
 
 async function attachNics({ acts, spec, vmid, node, record }: VmBuild): Promise<void> {
   for (const nic of spec.nics) {
     const where = `${nic.network}${nic.vlan !== undefined ? ` VLAN ${nic.vlan}` : ''}`;
-    const { outcome } = await acts.record.ensureVmNic.executeWithOptions(
+    const { outcome } = await acts.write.ensureVmNic.executeWithOptions(
       { summary: `${nic.slot}: ${nic.model} on ${where}` },
       [{ node, vmid, nic }],
     );
-    record('nic', nic.slot, outcome, `${nic.model} on ${where}`);
+    record(provisionStep('nic', nic.slot, outcome, `${nic.model} on ${where}`));
   }
 }
 
@@ -34,13 +34,15 @@ async function setOptions({ acts, spec, vmid, node, record }: VmBuild): Promise<
   const options = vmOptions(spec);
   if (Object.keys(options).length === 0) return;
   const keys = Object.keys(options).join(', ');
-  const { changed } = await acts.record.ensureVmOptions.executeWithOptions({ summary: `options ${keys}` }, [
+  const { changed } = await acts.write.ensureVmOptions.executeWithOptions({ summary: `options ${keys}` }, [
     { node, vmid, options },
   ]);
   record(
-    'options',
-    keys,
-    changed.length > 0 ? 'updated' : 'unchanged',
-    changed.length > 0 ? `set ${changed.join(', ')}` : undefined,
+    provisionStep(
+      'options',
+      keys,
+      changed.length > 0 ? 'updated' : 'unchanged',
+      changed.length > 0 ? `set ${changed.join(', ')}` : undefined,
+    ),
   );
 }

@@ -1,3 +1,4 @@
+import { provisionStep } from '../../../src/domain/provisioning';
 import type { VmBuild } from '../run-context';
 
 /** NetBox interface id per NIC slot, and the slots whose interface this run created. */
@@ -23,17 +24,17 @@ export async function recordNetboxInterfaces({
   for (const nic of spec.nics) {
     const mac = status.macs[nic.slot]!;
     if (spec.netboxId === undefined) {
-      record('interface', nic.slot, 'skipped', 'no NetBox record');
+      record(provisionStep('interface', nic.slot, 'skipped', 'no NetBox record'));
       continue;
     }
     const summary = `NetBox interface ${nic.slot} of ${spec.name}, MAC ${mac}`;
-    const done = await acts.record.ensureNetboxInterface.executeWithOptions({ summary }, [
+    const done = await acts.write.ensureNetboxInterface.executeWithOptions({ summary }, [
       { netboxId: spec.netboxId, name: nic.slot, mac, ...(known.hadNoInterfaces ? { vmHadNone: true } : {}) },
     ]);
     interfaceIds.ids[nic.slot] = done.interfaceId;
     if (done.interface === 'created') interfaceIds.created.push(nic.slot);
-    record('interface', nic.slot, done.interface);
-    record('mac', `${nic.slot} ${mac}`, done.mac);
+    record(provisionStep('interface', nic.slot, done.interface));
+    record(provisionStep('mac', `${nic.slot} ${mac}`, done.mac));
   }
   return interfaceIds;
 }

@@ -1,6 +1,4 @@
-import { patched } from '@temporalio/workflow';
 import { placeSpecs, specPlacement, type PlacedSpec } from '../../../src/domain/provisioning';
-import { placementReads } from '../../wave/placement-reads';
 import { refuse } from '../refuse';
 import type { UnplacedBuild, VmBuild } from '../run-context';
 import type { Found } from './check';
@@ -19,17 +17,8 @@ export async function placeVm(unplaced: UnplacedBuild, found: Found, placedNode?
       : unplaced;
   const { spec, vmid } = build;
   if (found.adopt && found.node !== undefined) return placed(build, { ...spec, node: found.node });
-  // Histories recorded before placement always had a node and read no room.
-  if (!patched('provisioning-placement')) {
-    if (spec.node === undefined)
-      refuse(
-        'NoNode',
-        `${spec.name} names no node and this run predates placement: set ferry_node or provisioning.node`,
-      );
-    return placed(build, { ...spec, node: spec.node });
-  }
   const what = spec.node !== undefined ? `room on ${spec.node} for ${spec.name}` : `a node for ${spec.name}`;
-  const room = await placementReads.readClusterCapacity.executeWithOptions(
+  const room = await build.acts.read.readClusterCapacity.executeWithOptions(
     { summary: `read Proxmox capacity: ${what}` },
     [{ exclude: [vmid] }],
   );

@@ -1,5 +1,5 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import { specFromRecord, validateSpec, type ProvisionSpec } from '../../../src/domain/provisioning';
+import { specFromRecord, validateSpec, type ProvisionSpec, provisionStep } from '../../../src/domain/provisioning';
 import { VmId, VmName } from '../../../src/domain/search-attributes';
 import type { ProvisionVmInput } from '../../provision-vm';
 import { mainQueue } from '../../queues';
@@ -62,19 +62,28 @@ async function allocateVmid(run: ProvisionRun, spec: ProvisionSpec): Promise<num
     { summary: `VMID for ${spec.name} from the allocator` },
     [{ request: { key, name: spec.name, range: settings.vmidRange }, taskQueue: mainQueue() }],
   );
-  record('allocate-vmid', `VMID ${vmid}`, 'created', `from ${settings.vmidRange.min}–${settings.vmidRange.max}`);
+  record(
+    provisionStep(
+      'allocate-vmid',
+      `VMID ${vmid}`,
+      'created',
+      `from ${settings.vmidRange.min}–${settings.vmidRange.max}`,
+    ),
+  );
   if (spec.netboxId === undefined) return vmid;
   // Written to the source of truth before anything is built with it.
-  const written = await acts.record.recordVmid.executeWithOptions(
+  const written = await acts.write.recordVmid.executeWithOptions(
     { summary: `ferry_vmid ${vmid} into NetBox VM ${spec.netboxId}` },
     [{ netboxId: spec.netboxId, vmid, ...(run.known.seen ? { seen: run.known.seen } : {}) }],
   );
   run.known.seen = written.seen;
   record(
-    'record-vmid',
-    `NetBox VM ${spec.netboxId}`,
-    written.outcome,
-    written.vmid === vmid ? `ferry_vmid ${vmid}` : `the record got ferry_vmid ${written.vmid} meanwhile; using it`,
+    provisionStep(
+      'record-vmid',
+      `NetBox VM ${spec.netboxId}`,
+      written.outcome,
+      written.vmid === vmid ? `ferry_vmid ${vmid}` : `the record got ferry_vmid ${written.vmid} meanwhile; using it`,
+    ),
   );
   return written.vmid;
 }

@@ -1,6 +1,5 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
 import { approvalReason, type TeardownOutcome, type TeardownTarget } from '../../../src/domain/provisioning';
-import { workflowNow } from '../../clock';
 import type { TeardownGate } from '../gate';
 import type { TeardownRun } from '../run-context';
 
@@ -9,7 +8,7 @@ import type { TeardownRun } from '../run-context';
  * it, waits for a person's decision. Returns the outcome that ends the teardown here, if any.
  */
 export async function awaitApproval(
-  { settings, status, enter }: TeardownRun,
+  { settings, status, enter, waitFor }: TeardownRun,
   gate: TeardownGate,
   target: TeardownTarget,
   requireApproval: boolean | undefined,
@@ -26,14 +25,11 @@ export async function awaitApproval(
   status.approvalRequired = reason;
   enter('awaiting-approval');
   gate.openGate();
-  const started = workflowNow();
   const deadline = settings.teardown.approvalDeadlineMs;
-  const decided =
-    deadline === undefined
-      ? (await condition(() => gate.decided), true)
-      : await condition(() => gate.decided, deadline);
+  const decided = await waitFor('teardown approval', () =>
+    deadline === undefined ? condition(() => gate.decided).then(() => true) : condition(() => gate.decided, deadline),
+  );
   gate.closeGate();
-  status.waits.push({ for: 'teardown approval', waitedMs: workflowNow() - started });
   if (!decided) return 'approval-expired';
   if (gate.rejection) {
     status.rejection = gate.rejection;

@@ -7,14 +7,14 @@ import {
   type TeardownTarget,
 } from '../../../src/domain/provisioning';
 import { failureMessage } from '../../failures';
-import type { ProvisioningProxy } from '../../provisioning/proxies';
+import type { ActivityProfiles } from '../../vm/proxies';
 import type { TeardownRun } from '../run-context';
 
 interface Cleanup {
   /** The summary of its activity in the Temporal UI. */
   summary(target: TeardownTarget, settings: ProvisioningSettings): string;
   call(
-    proxy: ProvisioningProxy,
+    proxy: ReturnType<ActivityProfiles['cleanup']>,
     options: ActivityOptions,
     target: TeardownTarget,
     settings: ProvisioningSettings,

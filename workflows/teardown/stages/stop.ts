@@ -5,7 +5,7 @@ const STOP_TIMEOUT_MS = 10 * 60_000;
 
 /** Graceful shutdown (ACPI), a hard stop if the guest ignores it, then wait until Proxmox reports it stopped. */
 export async function stopPveVm(run: TeardownRun, vm: { vmid: number; node: string }): Promise<void> {
-  const { acts, settings, status, enter } = run;
+  const { acts, settings, enter, record, waited } = run;
   const { vmid, node } = vm;
   enter('shutdown');
   const timeoutMs = settings.teardown.shutdownTimeoutMs;
@@ -15,22 +15,22 @@ export async function stopPveVm(run: TeardownRun, vm: { vmid: number; node: stri
     .shutdownVm.executeWithOptions({ summary: `shut down VM ${vmid} (ACPI), up to ${seconds} s` }, [
       { node, vmid, timeoutMs },
     ]);
-  status.steps.push({
+  record({
     step: 'shutdown',
     outcome: shut.result === 'shut-down' ? 'done' : shut.result === 'timed-out' ? 'timed-out' : 'already',
     ...(shut.result === 'timed-out' ? { detail: `the guest did not shut down within ${seconds} s` } : {}),
   });
   if (shut.result === 'timed-out') {
     enter('stop');
-    await acts.vmTask.stopVm.executeWithOptions({ summary: `stop VM ${vmid} hard (the guest ignored the shutdown)` }, [
+    await acts.pveTask.stopVm.executeWithOptions({ summary: `stop VM ${vmid} hard (the guest ignored the shutdown)` }, [
       { node, vmid },
     ]);
-    status.steps.push({ step: 'stop', outcome: 'done', detail: 'forced' });
+    record({ step: 'stop', outcome: 'done', detail: 'forced' });
   }
   const stopped = async () =>
     (await acts.read.vmPowerState.executeWithOptions({ summary: `is VM ${vmid} stopped` }, [{ node, vmid }])).status !==
     'running';
-  status.waits.push(
+  waited(
     await pollUntil(stopped, {
       what: `VM ${vmid} stopped`,
       intervalMs: settings.pollIntervalMs,

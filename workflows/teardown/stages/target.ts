@@ -1,11 +1,13 @@
-import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
 import { mergeTargets, type TeardownTarget } from '../../../src/domain/provisioning';
-import { VmName } from '../../../src/domain/search-attributes';
 import type { TeardownVmInput } from '../../teardown-vm';
 import type { TeardownRun } from '../run-context';
 
 /** What the VM has now (Proxmox, NetBox, DNS), filled in by what an earlier incomplete run of this teardown found. */
-export async function readTarget({ acts, status }: TeardownRun, input: TeardownVmInput): Promise<TeardownTarget> {
+export async function readTarget(
+  { acts, status, named }: TeardownRun,
+  input: TeardownVmInput,
+): Promise<TeardownTarget> {
   const { vmid } = input;
   const live = await acts.read.readTeardownTarget.executeWithOptions(
     { summary: `what VM ${vmid} has in Proxmox, NetBox and DNS` },
@@ -21,6 +23,6 @@ export async function readTarget({ acts, status }: TeardownRun, input: TeardownV
   if (previous) status.resumed = true;
   if (target.name) status.name = target.name;
   if (target.netboxId !== undefined) status.netboxId = target.netboxId;
-  if (target.name) upsertSearchAttributes([{ key: VmName, value: target.name }]);
+  if (target.name) named(target.name, vmid);
   return target;
 }

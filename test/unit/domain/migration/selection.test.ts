@@ -1,4 +1,4 @@
-import { selectVms } from '../../../../src/domain/migration';
+import { ambiguousNameMessage, selectVms } from '../../../../src/domain/migration';
 import { vm } from './fixtures';
 
 const VMS = [
@@ -27,5 +27,34 @@ describe('selectVms', () => {
   it('names the asked-for VMs it did not find', () => {
     expect(selectVms(VMS, { names: ['web01', 'nope'] }).missingNames).toEqual(['nope']);
     expect(selectVms(VMS, { names: ['db01'], folder: '/DC0/vm/apps' }).missingNames).toEqual(['db01']);
+  });
+
+  it('takes a folder given with a trailing slash as the same folder', () => {
+    expect(names({ folder: '/DC0/vm/apps/' })).toEqual(['web01', 'web02']);
+  });
+
+  it('takes a VM by its moid or its inventory path as well as by its name', () => {
+    expect(names({ names: ['vm-2'] })).toEqual(['web02']);
+    expect(names({ names: ['/DC0/vm/apps-old/db01'] })).toEqual(['db01']);
+    expect(selectVms(VMS, { names: ['/DC0/vm/apps/db01'] }).missingNames).toEqual(['/DC0/vm/apps/db01']);
+  });
+
+  it('refuses to guess a name two VMs share: each candidate with its folder and moid, and how to pick one', () => {
+    const twins = [...VMS, vm({ moid: 'vm-7', name: 'web01', folder: '/DC0/vm/db' })];
+    const picked = selectVms(twins, { names: ['web01', 'db01'] });
+    expect(picked.ambiguousNames).toEqual([
+      {
+        name: 'web01',
+        candidates: [
+          { name: 'web01', moid: 'vm-1', folder: '/DC0/vm/apps' },
+          { name: 'web01', moid: 'vm-7', folder: '/DC0/vm/db' },
+        ],
+      },
+    ]);
+    expect(ambiguousNameMessage(picked.ambiguousNames[0]!)).toBe(
+      '"web01" names 2 VMs: vm-1 in /DC0/vm/apps, vm-7 in /DC0/vm/db; name the one to migrate by moid (vm-1) or by inventory path (/DC0/vm/apps/web01)',
+    );
+    expect(selectVms(twins, { names: ['vm-7'] }).vms.map((v) => v.moid)).toEqual(['vm-7']);
+    expect(selectVms(twins, { names: ['/DC0/vm/db/web01'] }).ambiguousNames).toEqual([]);
   });
 });

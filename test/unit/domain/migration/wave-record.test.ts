@@ -143,7 +143,7 @@ describe('packWaveVms / unpackWaveVms', () => {
     expect(unpackWaveVms(packWaveVms([unmeasured, downtimeOnly]))).toEqual([unmeasured, downtimeOnly]);
   });
 
-  it("keeps a workflow id that does not follow the wave prefix, a closed-silently VM and a finished VM's cancellation", () => {
+  it("keeps a workflow id that does not follow the wave prefix, a closed-silently VM, a finished VM's cancellation and a refused VM's reason", () => {
     const other: WaveVm = {
       moid: 'vm-1',
       name: 'a',
@@ -173,12 +173,25 @@ describe('packWaveVms / unpackWaveVms', () => {
         left: { shell: 'kept' },
       },
     };
-    const table = packWaveVms([usual, other, third, cancelled]);
+    const refused: WaveVm = {
+      moid: 'vm-5',
+      name: 'e',
+      workflowId: `${PREFIX}vm-5`,
+      state: 'finished',
+      stage: 'refused',
+      outcome: 'refused',
+      refusal: 'Hard disk 1 is on LocalDS_0, not on the migration datastore nfs-migration',
+    };
+    const table = packWaveVms([usual, other, third, cancelled, refused]);
     expect(table.workflowIdPrefix).toBe(PREFIX);
-    const [u, o, , c] = unpackWaveVms(table);
+    const [u, o, , c, r] = unpackWaveVms(table);
     expect(u).toEqual(usual);
     expect(o).toEqual(other);
     expect(c).toEqual(cancelled);
+    expect(r).toEqual(refused);
+    // A long refusal is kept as short as an error.
+    const long = unpackWaveVms(packWaveVms([{ ...refused, refusal: 'x'.repeat(500) }]))[0]!;
+    expect(long.refusal).toHaveLength(WAVE_ROW_ERROR_CHARS);
   });
 
   it('stores each distinct placement once', () => {

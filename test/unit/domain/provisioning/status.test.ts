@@ -36,6 +36,7 @@ describe('provisioning ids and status', () => {
       kind: 'provision',
       netboxId: 4,
       stage: 'resolve',
+      timings: [],
       steps: [],
       waits: [],
       macs: {},

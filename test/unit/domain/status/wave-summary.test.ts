@@ -66,24 +66,6 @@ describe('summarizeWave', () => {
     expect(s.throughput.relocateBytesPerSecond).toBe(2 * GiB);
   });
 
-  it("the ETA uses the measured vMotion rate of finished VMs (stage timings of an older wave's status)", () => {
-    const timed = wave([
-      vm(1, {
-        state: 'finished',
-        stage: 'done',
-        outcome: 'migrated',
-        timings: [{ stage: 'relocate', startedAt: 0, endedAt: 10_000 }],
-      }),
-      vm(2, {}),
-    ]);
-    const s = summarizeWave(
-      { ...timed, importThroughputBytesPerSecond: GiB },
-      { now: 0, limits: { vmotion: 1, importPerStorage: 1 } },
-    );
-    expect(s.throughput).toEqual({ importBytesPerSecond: GiB, relocateBytesPerSecond: GiB });
-    expect(s.eta.seconds).toBe(10);
-  });
-
   it('stays small and quick at 1,000 VMs: the answer is bounded by the page', () => {
     const big = wave(
       Array.from({ length: 1000 }, (_, i) =>
@@ -96,7 +78,6 @@ describe('summarizeWave', () => {
                 stage: 'done',
                 outcome: 'migrated',
                 finishedAt: i,
-                timings: [{ stage: 'relocate', startedAt: 0, endedAt: 1000 }],
               },
         ),
       ),
