@@ -1,6 +1,8 @@
 # debian: python3-venv
+# only-for: tests
 # Proxmox VE clients ferry does not use itself, for the real-client suite (test/integration/real-clients):
-# they drive the Proxmox simulator through a VM's lifecycle as a user's own tooling would.
+# they drive the Proxmox simulator through a VM's lifecycle as a user's own tooling would. Tests only:
+# `scripts/setup.sh --lab` (npm run lab, chaos, the benchmarks) leaves this part out.
 #
 #   proxmoxer 2.2.0 (PyPI) and its pinned dependencies, in a venv of the machine's python3:
 #     $FERRY_CACHE/proxmoxer-2.2.0/, `.tools/bin/proxmoxer-python` runs its interpreter
