@@ -20,8 +20,6 @@ import { checkVolumeAccess } from './volume-access';
  */
 type RouteCheck = (req: SimRequest) => void;
 
-const list = (v?: string) => (v ?? '').split(/[,;\s]+/).filter(Boolean);
-const CONTROL = new Set(['node', 'vmid', 'digest', 'delete', 'revert', 'skiplock', 'force', 'background_delay']);
 const DRIVE = /^(ide\d+|sata\d+|scsi\d+|virtio\d+|efidisk0|tpmstate0)$/;
 
 /** create_vm's checks, in its order. */
@@ -57,27 +55,27 @@ const createVm: RouteCheck = ({ cluster, perm, params }) => {
 };
 
 /**
- * update_vm_api's checks: the options deleted and set, their storages and bridges before anything; then,
- * loading the config, each drive's and the tags' privilege, which for the asynchronous POST run inside
- * the qmconfig worker: there a refusal fails the task instead of the request.
+ * update_vm_api's checks (and unlink's, which calls it), after its own parameter checks
+ * (config-update.ts parseConfigUpdate: conflicts, unknown keys, nothing to do): the options deleted and
+ * set, their storages and bridges before anything; then, loading the config, each drive's and the tags'
+ * privilege, which for the asynchronous POST run inside the qmconfig worker: there a refusal fails the
+ * task instead of the request.
  */
-const updateVm: RouteCheck = (req) => {
+export function checkConfigUpdate(req: SimRequest, update: { set: Record<string, string>; delete: string[] }): void {
   const { cluster, perm, params } = req;
   if (perm.isRoot) return;
   const vmid = params.vmid!;
-  const deleted = list(params.delete);
-  const set = Object.fromEntries(Object.entries(params).filter(([k]) => !CONTROL.has(k)));
-  checkModifyConfigPerm(perm, vmid, undefined, deleted);
-  checkModifyConfigPerm(perm, vmid, undefined, Object.keys(set));
-  checkStorageAccess(cluster, perm, vmid, set);
-  checkBridgeAccess(cluster, perm, set);
+  checkModifyConfigPerm(perm, vmid, undefined, update.delete);
+  checkModifyConfigPerm(perm, vmid, undefined, Object.keys(update.set));
+  checkStorageAccess(cluster, perm, vmid, update.set);
+  checkBridgeAccess(cluster, perm, update.set);
   try {
-    loadedConfigChecks(req, vmid, deleted, set);
+    loadedConfigChecks(req, vmid, update.delete, update.set);
   } catch (err) {
     if (req.method !== 'POST' || !(err instanceof Error)) throw err;
     req.taskFailure = err.message;
   }
-};
+}
 
 function loadedConfigChecks(req: SimRequest, vmid: string, deleted: string[], set: Record<string, string>): void {
   const { cluster, perm } = req;
@@ -159,8 +157,6 @@ const vnetCheck =
 
 export const ROUTE_CHECKS: Record<string, RouteCheck> = {
   'POST /nodes/{node}/qemu': createVm,
-  'POST /nodes/{node}/qemu/{vmid}/config': updateVm,
-  'PUT /nodes/{node}/qemu/{vmid}/config': updateVm,
   'POST /nodes/{node}/qemu/{vmid}/clone': cloneVm,
   'POST /nodes/{node}/qemu/{vmid}/move_disk': moveDisk,
   'GET /nodes/{node}/tasks/{upid}/status': taskRead,

@@ -6,6 +6,7 @@ import { SAMPLE_POOL } from '../../../lab/proxmox-sim/sample-cluster';
 import { loadSubset } from '../../../lab/proxmox-sim/schema/subset';
 import { allRoutes, answerProblems, routeCaller, type RouteCaller } from '../../helpers/answer-types';
 import { FLAVOURS, startSim, type SimFixture } from '../../helpers/proxmox';
+import { rootTicket } from '../../helpers/pve-fixtures';
 import { sweepStartupReads } from '../../helpers/startup-reads';
 
 /**
@@ -20,6 +21,7 @@ const isAgentRoute = (route: string) => route.split(' ')[1]!.startsWith(AGENT_BA
 describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
   let fx: SimFixture;
   let api: RouteCaller;
+  let asRoot: RouteCaller;
   const VM = '3001';
   const TEMPLATE = '3002';
   const SCRATCH = '3010';
@@ -35,7 +37,9 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
 
   beforeAll(async () => {
     fx = await startSim(flavour);
-    api = routeCaller(fx, flavour, { node: 'pve1', vmid: VM, storage: 'local-lvm', poolid: SAMPLE_POOL });
+    const fill = { node: 'pve1', vmid: VM, storage: 'local-lvm', poolid: SAMPLE_POOL };
+    api = routeCaller(fx, flavour, fill);
+    asRoot = routeCaller(fx, flavour, fill, (await rootTicket(fx)).headers);
   });
   afterAll(() => fx.stop());
 
@@ -68,7 +72,9 @@ describe.each(FLAVOURS)('answer types of every route, PVE %s', (flavour) => {
       description: 'typed',
     });
     // Changes the running VM cannot take: a pending value and a deletion mark for GET …/pending.
-    await api.call('PUT /nodes/{node}/qemu/{vmid}/config', vm, { cores: '4', delete: 'vmgenid' });
+    // (vmgenid: only root@pam may change it, check_vm_modify_config_perm.)
+    await api.call('PUT /nodes/{node}/qemu/{vmid}/config', vm, { cores: '4' });
+    await asRoot.call('PUT /nodes/{node}/qemu/{vmid}/config', vm, { delete: 'vmgenid' });
     await task('POST /nodes/{node}/qemu', {}, { vmid: TEMPLATE, name: 'golden', scsi0: 'local:1,format=raw' });
     await task('POST /nodes/{node}/qemu/{vmid}/template', { vmid: TEMPLATE });
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { imageInfo } from '../../../lab/proxmox-sim/qemu-img';
 import { answerProblems } from '../../helpers/answer-types';
 import { FLAVOURS, startSim, type SimFixture } from '../../helpers/proxmox';
+import { rootTicket } from '../../helpers/pve-fixtures';
 import { simApi, type SimApi } from '../../helpers/sim-api';
 
 /**
@@ -44,7 +45,14 @@ describe.each(FLAVOURS)('pending and hotplug as qemu-server decides, PVE %s', (f
     expect(await pending(300)).toEqual([]);
     await start(300);
     await sim.ok('PUT', vm(300, '/config'), { memory: '4096', cores: '4', description: 'web', onboot: '1' });
-    await sim.ok('PUT', vm(300, '/config'), { delete: 'vmgenid' });
+    // vmgenid is none of check_vm_modify_config_perm's options: only root@pam may set or delete it.
+    const refused = await put(300, { delete: 'vmgenid' });
+    expect([refused.status, refused.body.message]).toEqual([500, "only root can set 'vmgenid' config\n"]);
+    const asRoot = await fx.raw('PUT', `/api2/json${vm(300, '/config')}`, {
+      form: { delete: 'vmgenid' },
+      headers: (await rootTicket(fx)).headers,
+    });
+    expect([asRoot.status, asRoot.body.message]).toEqual([200, undefined]);
     expect(await current(300)).toMatchObject({ memory: '2048', cores: 2, description: 'web', onboot: 1 });
     expect(await pending(300)).toEqual([
       { key: 'cores', value: 2, pending: 4 },
