@@ -231,6 +231,7 @@ describe.each(FLAVOURS)('pending and hotplug as qemu-server decides, PVE %s', (f
 
   it('vm_stop_cleanup and vm_start apply what waited: a SATA disk and memory added while running, after a shutdown', async () => {
     await sim.createVm(305, { memory: '512', scsi0: 'local-lvm:1', boot: 'order=scsi0' });
+    await fx.admin().setGuest(305, { guestAcpi: true }); // it shuts down and reboots: a guest with an OS
     await start(305);
     await sim.ok('PUT', vm(305, '/config'), { sata0: 'local-lvm:1', memory: '768' });
     expect((await pending(305)).map((r) => r.key)).toEqual(['memory', 'sata0']);
