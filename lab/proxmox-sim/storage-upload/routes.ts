@@ -124,7 +124,9 @@ function run(task: TaskContext, argv: string[], errmsg: string, stdoutTo?: strin
       signal: task.signal,
       stdio: ['ignore', stdoutTo ? 'pipe' : 'pipe', 'pipe'],
     });
-    if (stdoutTo) child.stdout!.pipe(createWriteStream(stdoutTo));
+    // The output file is whole only once its stream has flushed, which may be after the child closed.
+    const written = stdoutTo ? pipeline(child.stdout!, createWriteStream(stdoutTo)) : Promise.resolve();
+    written.catch(() => undefined); // a failed child's error is the one reported
     let rest = '';
     const onData = (chunk: Buffer) => {
       const lines = (rest + chunk.toString('utf8')).split('\n');
@@ -136,7 +138,7 @@ function run(task: TaskContext, argv: string[], errmsg: string, stdoutTo?: strin
     child.on('error', (err) => reject(new Error(`${errmsg}: ${err.message}`)));
     child.on('close', (code) => {
       if (rest.trim()) task.log(rest);
-      if (code === 0) resolve();
+      if (code === 0) written.then(resolve, (err: Error) => reject(new Error(`${errmsg}: ${err.message}`)));
       else reject(new Error(`${errmsg}: command '${argv.join(' ')}' failed: exit code ${code}`));
     });
   });
