@@ -15,9 +15,9 @@
 #      (the last 10 runs), so a later run never overwrites the log an error names.
 #
 # `scripts/setup.sh --lab` (what `npm run lab`, chaos and the benchmarks run) leaves out the parts only the
-# tests need, those with a line `# only-for: tests` at their top (the real-client suite's: its OpenTofu
-# build takes about 20 minutes cold), and the Debian packages only they state. Without it (`npm test`,
-# `npm run setup`) every part runs.
+# tests need, those with a line `# only-for: tests` at their top (the real-client suite's OpenTofu build
+# takes about 20 minutes cold, the production Temporal server's about 6), and the Debian packages only
+# they state. Without it (`npm test`, `npm run setup`) every part runs.
 set -euo pipefail
 
 SETUP_FOR=all
