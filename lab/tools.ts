@@ -17,7 +17,9 @@ export type Tool =
   | 'ssh-keygen'
   // Proxmox clients ferry does not use itself, for the real-client suite (scripts/setup.d/60-real-clients.sh)
   | 'proxmoxer-python'
-  | 'go-proxmox-lifecycle';
+  | 'go-proxmox-lifecycle'
+  | 'tofu'
+  | 'terraform-provider-proxmox';
 
 /**
  * Absolute path of an installed tool. `FERRY_<NAME>_BIN` overrides it. Never downloads anything:

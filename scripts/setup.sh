@@ -13,7 +13,22 @@
 #   3. the parts (scripts/setup.d/*.sh), side by side. A part that fails stops the others at once, and
 #      setup prints the last lines of its log. Each run's logs are kept in $FERRY_CACHE/logs/setup-<time>/
 #      (the last 10 runs), so a later run never overwrites the log an error names.
+#
+# `scripts/setup.sh --lab` (what `npm run lab`, chaos and the benchmarks run) leaves out the parts only the
+# tests need, those with a line `# only-for: tests` at their top (the real-client suite's OpenTofu build
+# takes about 20 minutes cold, the production Temporal server's about 6), and the Debian packages only
+# they state. Without it (`npm test`, `npm run setup`) every part runs.
 set -euo pipefail
+
+SETUP_FOR=all
+case "${1:-}" in
+  '') ;;
+  --lab) SETUP_FOR=lab ;;
+  *)
+    printf '[setup] error: unknown argument %s (usage: scripts/setup.sh [--lab])\n' "$1" >&2
+    exit 2
+    ;;
+esac
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FERRY_CACHE="${FERRY_CACHE:-$HOME/.cache/ferry}"
@@ -90,16 +105,25 @@ npm_deps() {
   fi
 }
 
-# debian_needs: every package the parts state, one per line, deduplicated.
+# selected_parts: the parts this run installs, one path per line (with --lab, not those `# only-for: tests`).
+selected_parts() {
+  local part
+  for part in "$ROOT"/scripts/setup.d/*.sh; do
+    [ "$SETUP_FOR" = lab ] && grep -qx '# only-for: tests' "$part" && continue
+    printf '%s\n' "$part"
+  done
+}
+
+# debian_needs: every package the selected parts state, one per line, deduplicated.
 debian_needs() {
   local part line glob
-  for part in "$ROOT"/scripts/setup.d/*.sh; do
+  while IFS= read -r part; do
     sed -n 's/^# debian: //p' "$part" | tr ' ' '\n'
     while IFS= read -r line; do
       glob="${line%%:*}"
       compgen -G "$glob" >/dev/null || printf '%s\n' ${line#*:}
     done < <(sed -n 's/^# debian-unless //p' "$part")
-  done | sed '/^$/d' | sort -u
+  done < <(selected_parts) | sed '/^$/d' | sort -u
 }
 
 # debian_packages: installs the missing ones in one apt transaction (root, or sudo).
@@ -128,10 +152,11 @@ debian_packages() {
 # run_parts: every part side by side, each in its own process group with its own log; the first to fail
 # stops the rest and has its log's tail printed.
 run_parts() {
-  local started=$SECONDS part name pid
+  local started=$SECONDS part name pid parts
   local -A names=() logs=()
+  mapfile -t parts < <(selected_parts)
   set -m # each background part gets a process group, so a failure can stop a part's children too
-  for part in "$ROOT"/scripts/setup.d/*.sh; do
+  for part in "${parts[@]}"; do
     name="$(basename "$part" .sh)"
     (
       export SETUP_PART_LOG="$SETUP_LOG_DIR/$name.log"
@@ -164,4 +189,8 @@ run_parts() {
 npm_deps
 debian_packages
 run_parts
+if [ "$SETUP_FOR" = lab ]; then
+  left_out="$(grep -lx '# only-for: tests' "$ROOT"/scripts/setup.d/*.sh | xargs -r -n1 basename | paste -sd" " -)"
+  [ -z "$left_out" ] || log "left out for the lab (tests only; \`npm run setup\` installs them): $left_out"
+fi
 log "ready: tools in $TOOLS_BIN"

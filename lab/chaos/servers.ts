@@ -65,7 +65,15 @@ export async function startChaosServers(
         temporalAddress: temporal.address,
         vcenterName: 'chaos',
         methodDelay: { RelocateVm: 4_000, LockHandoff: 0 },
-        sim: { createTaskMs: 800, taskMs: 200, importTaskMs: 3_000, resourcesLagMs: 300, guestShutdownMs: 300 },
+        // The VMs chaos provisions and migrates stand for guests with an OS: they answer the ACPI button.
+        sim: {
+          createTaskMs: 800,
+          taskMs: 200,
+          importTaskMs: 3_000,
+          resourcesLagMs: 300,
+          guestShutdownMs: 300,
+          simulatedGuestsAnswerAcpi: true,
+        },
       }),
       startNetbox(),
       startBind({ forwardZone: LAB_DNS_ZONE, reverseZone: LAB_REVERSE_ZONE, dir: path.join(stateDir, 'bind') }),

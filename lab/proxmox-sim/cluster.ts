@@ -6,6 +6,9 @@ import { Storages, type StorageSpec } from './storage';
 import { Tasks } from './tasks';
 import type { Flavour } from './schema/subset';
 import type { VmFirewall } from './vm-firewall';
+import { AccessConfig, type AclEntry } from './access/user-config';
+
+export type { AclEntry } from './access/user-config';
 
 /** The state of a simulated PVE cluster: nodes, storages, VMs, tasks, SDN, ACLs and identities. */
 export interface SimSettings {
@@ -19,6 +22,14 @@ export interface SimSettings {
   importTaskMs: number;
   /** How long a guest that reacts to ACPI takes to power off after a shutdown request. */
   guestShutdownMs: number;
+  /**
+   * Whether a simulated VM (one without a bootable disk, not run under QEMU) answers the ACPI power
+   * button. On PVE such a VM has nothing to boot: its firmware waits for a boot device and no OS sees
+   * the button, so a graceful shutdown runs into its timeout ("VM quit/powerdown failed - got timeout")
+   * and only forceStop stops it. A harness whose simulated VMs stand for installed guests (clones of a
+   * template with an OS) sets this. Real guests under QEMU answer as their OS does, whatever this says.
+   */
+  simulatedGuestsAnswerAcpi: boolean;
   /** How long a writer waits for a VM's config lock before "can't lock file … got timeout". */
   flockTimeoutMs: number;
   /** PVE delays 401 answers on purpose (3 s). */
@@ -35,6 +46,7 @@ export const DEFAULT_SETTINGS: SimSettings = {
   taskMs: 5,
   importTaskMs: 0,
   guestShutdownMs: 50,
+  simulatedGuestsAnswerAcpi: false,
   flockTimeoutMs: 10_000,
   authFailureDelayMs: 3_000,
   ticketLifetimeMs: 2 * 3600_000,
@@ -43,6 +55,11 @@ export const DEFAULT_SETTINGS: SimSettings = {
 
 export type Role = 'admin' | 'audit';
 
+/**
+ * A credential: a user's password or an API token's secret. A cluster built from a spec gets the user
+ * (or the token, without privilege separation) in its user.cfg, and `role` as an ACL on `/`
+ * (Administrator or PVEAuditor; root@pam needs none).
+ */
 export interface SimIdentity {
   /** `user@realm` or `user@realm!token`. */
   id: string;
@@ -74,7 +91,10 @@ export interface SimVm {
   paused?: boolean;
   startedMs?: number;
   createdMs: number;
-  /** Whether the guest powers off on ACPI shutdown (a hung guest does not). */
+  /**
+   * Whether a simulated guest powers off on ACPI shutdown: not by default (nothing to boot, see
+   * SimSettings.simulatedGuestsAnswerAcpi); `PUT /_sim/vms/<vmid>` sets it either way.
+   */
   guestAcpi: boolean;
   flock: FileLock;
 }
@@ -82,14 +102,6 @@ export interface SimVm {
 export interface SdnConfig {
   zones: Record<string, Record<string, string>>;
   vnets: Record<string, Record<string, string>>;
-}
-
-export interface AclEntry {
-  path: string;
-  type: 'user' | 'group' | 'token';
-  ugid: string;
-  roleid: string;
-  propagate: number;
 }
 
 /** A container (LXC): listed, never changed; running since the cluster started unless `stopped`. */
@@ -148,19 +160,8 @@ export class Cluster {
   private readonly hardwareSpec: Record<string, Partial<NodeHardware>>;
   readonly identities = new Map<string, SimIdentity>();
   readonly tickets = new Map<string, { userid: string; issuedMs: number; csrf: string }>();
-  readonly acl: AclEntry[] = [];
-  readonly roles = [
-    'Administrator',
-    'NoAccess',
-    'PVEAdmin',
-    'PVEAuditor',
-    'PVEDatastoreUser',
-    'PVESDNAdmin',
-    'PVESDNUser',
-    'PVEVMAdmin',
-    'PVEVMUser',
-  ];
-  readonly groups = new Set<string>(['admins']);
+  /** user.cfg: users, groups, roles, tokens and the ACL (access/user-config.ts). */
+  readonly access: AccessConfig;
   settings: SimSettings;
   sdn: SdnConfig = { zones: {}, vnets: {} };
   sdnRunning: SdnConfig = { zones: {}, vnets: {} };
@@ -176,8 +177,29 @@ export class Cluster {
     this.hardwareSpec = spec.hardware ?? {};
     for (const [id, pool] of Object.entries(spec.pools ?? {}))
       this.pools.set(id, { comment: pool.comment, vms: new Set(), storage: new Set() });
-    for (const identity of spec.identities) this.identities.set(identity.id, identity);
+    this.access = new AccessConfig(spec.flavour);
+    this.access.groups.set('admins', { users: new Set() });
+    for (const identity of spec.identities) this.addIdentity(identity);
     this.settings = { ...DEFAULT_SETTINGS, ...spec.settings };
+  }
+
+  /** The ACL entries (user.cfg's `acl:` lines). */
+  get acl(): AclEntry[] {
+    return this.access.acl;
+  }
+
+  /** A credential and what it stands for in user.cfg (see SimIdentity). */
+  addIdentity(identity: SimIdentity): void {
+    this.identities.set(identity.id, identity);
+    const token = AccessConfig.splitTokenId(identity.id);
+    const userid = token?.userid ?? identity.id;
+    const user = this.access.users.get(userid) ?? this.access.addUser(userid);
+    if (token) user.tokens.set(token.tokenid, { privsep: 0, expire: 0 });
+    const hasAcl = this.access.acl.some((e) => e.type === 'user' && e.ugid === userid && e.path === '/');
+    if (userid !== 'root@pam' && !hasAcl) {
+      const roleid = identity.role === 'admin' ? 'Administrator' : 'PVEAuditor';
+      this.access.acl.push({ path: '/', type: 'user', ugid: userid, roleid, propagate: 1 });
+    }
   }
 
   requireNode(node: string): void {
@@ -229,7 +251,7 @@ export class Cluster {
       snapshots: new Map(),
       status: 'stopped',
       createdMs: Date.now(),
-      guestAcpi: true,
+      guestAcpi: this.settings.simulatedGuestsAnswerAcpi,
       flock: new FileLock(`/var/lock/qemu-server/lock-${vmid}.conf`),
     };
     this.vms.set(vmid, vm);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fail } from './api-error';
 import { imageInfo, type ImageFormat } from './qemu-img';
@@ -30,10 +30,10 @@ export interface Volume {
   volid: string;
   storage: StorageSpec;
   file: string;
-  format: ImageFormat | 'iso';
-  /** Owner VMID for disk images. */
+  format: ImageFormat | 'iso' | 'ova' | 'ovf' | 'raw';
+  /** Owner VMID for disk images (and a backup's guest). */
   vmid?: number;
-  vtype: 'images' | 'iso' | 'import';
+  vtype: 'images' | 'iso' | 'import' | 'vztmpl' | 'backup' | 'snippets';
   /** The volume name without the storage (`100/vm-100-disk-0.qcow2`, `vm-100-disk-0`). */
   volname?: string;
   /** A template's base volume (`base-<vmid>-disk-<n>`): read-only, the source of linked clones. */
@@ -152,7 +152,38 @@ export class Storages {
         volname: rel,
       };
     }
+    const other = this.resolveTemplateVolume(volid, storage, base, rel);
+    if (other) return other;
     throw fail(`unable to parse ${storage.type === 'lvmthin' ? 'lvm' : 'directory'} volume name '${rel}'`);
+  }
+
+  /**
+   * pve-storage's other file volumes (Plugin.pm parse_volname): container templates
+   * (`vztmpl/…tar[.gz|.xz|.zst|.bz2]` in template/cache), backups (`backup/vzdump-…` in dump, the guest's
+   * VMID in the name), snippets, and OVA/OVF appliances in import.
+   */
+  private resolveTemplateVolume(volid: string, storage: StorageSpec, base: string, rel: string): Volume | undefined {
+    const file = (dir: string, name: string) => path.join(base, dir, name);
+    let m: RegExpExecArray | null;
+    if ((m = /^vztmpl\/([^/]+\.(?:tar|tar\.(?:gz|xz|zst|bz2)))$/i.exec(rel)))
+      return { volid, storage, file: file('template/cache', m[1]!), format: 'raw', vtype: 'vztmpl', volname: rel };
+    if ((m = /^backup\/([^/]+\.(?:tgz|(?:tar|vma)(?:\.(?:gz|lzo|zst|bz2))?))$/.exec(rel))) {
+      const owner = /-(\d{3,9})-/.exec(m[1]!)?.[1];
+      return {
+        volid,
+        storage,
+        file: file('dump', m[1]!),
+        format: 'raw',
+        vtype: 'backup',
+        volname: rel,
+        ...(owner ? { vmid: Number(owner) } : {}),
+      };
+    }
+    if ((m = /^snippets\/([^/]+)$/.exec(rel)))
+      return { volid, storage, file: file('snippets', m[1]!), format: 'raw', vtype: 'snippets', volname: rel };
+    if ((m = /^import\/([A-Za-z0-9\-.+=_]+\.(ova|ovf))$/.exec(rel)))
+      return { volid, storage, file: file('import', m[1]!), format: m[2] as 'ova', vtype: 'import', volname: rel };
+    return undefined;
   }
 
   exists(volume: Volume): boolean {
@@ -201,7 +232,12 @@ export class Storages {
     }
   }
 
-  /** Content of a storage on a node, as `GET …/storage/{storage}/content` lists it. */
+  /**
+   * Content of a storage on a node, as `GET …/storage/{storage}/content` lists it (pve-storage's
+   * list_volumes): files by content type (volid, format, size, ctime; a backup's vmid, subtype, notes and
+   * protection), then the images with qemu-img's figures (vmid, used, and `parent`, which list_images
+   * sets even when a volume has none: null).
+   */
   async content(
     spec: StorageSpec,
     node: string,
@@ -209,78 +245,108 @@ export class Storages {
   ): Promise<Array<Record<string, unknown>>> {
     const base = this.folder(spec, node);
     const rows: Array<Record<string, unknown>> = [];
-    const files = (dir: string) =>
-      existsSync(dir) ? readdirSync(dir).filter((f) => statSync(path.join(dir, f)).isFile()) : [];
     const want = (type: string) => spec.content.includes(type) && (!filter.content || filter.content === type);
-    const row = (volid: string, file: string, format: string, content: string, size: number, vmid?: number) => {
-      const st = statSync(file);
-      rows.push({
-        volid,
-        format,
-        content,
-        size,
-        used: st.blocks * 512,
-        ctime: Math.floor(st.ctimeMs / 1000),
-        ...(vmid !== undefined ? { vmid } : {}),
-      });
-    };
-    if (want('iso'))
-      for (const f of files(path.join(base, 'template', 'iso')))
-        if (/\.(iso|img)$/i.test(f))
-          row(
-            `${spec.id}:iso/${f}`,
-            path.join(base, 'template', 'iso', f),
-            'iso',
-            'iso',
-            statSync(path.join(base, 'template', 'iso', f)).size,
-          );
-    if (want('import')) {
-      for (const f of files(path.join(base, 'import'))) {
-        const m = /\.(raw|qcow2|vmdk)$/.exec(f);
-        if (m)
-          row(
-            `${spec.id}:import/${f}`,
-            path.join(base, 'import', f),
-            m[1]!,
-            'import',
-            statSync(path.join(base, 'import', f)).size,
-          );
+    for (const [type, dir, pattern] of FILE_CONTENT) {
+      if (!want(type) || (filter.vmid !== undefined && type !== 'backup')) continue;
+      for (const f of filesIn(path.join(base, dir))) {
+        const m = pattern.exec(f);
+        if (!m) continue;
+        const st = statSync(path.join(base, dir, f));
+        rows.push({
+          ...fileRow(spec.id, type, f, m, path.join(base, dir, f)),
+          size: st.size,
+          ctime: Math.floor(st.ctimeMs / 1000),
+          content: type,
+        });
       }
     }
-    if (want('images')) {
-      // pve-storage's list_images: every `vm-`/`base-` volume of a VM (disks, cloud-init drives, saved
-      // states); a linked clone on a directory storage is listed under its base (`<basevmid>/<basename>/…`).
-      const images: Array<{ volid: string; file: string; vmid: number }> = [];
-      if (spec.type === 'lvmthin') {
-        for (const f of files(base)) {
-          const m = /^((?:vm|base)-(\d+)-[^.]+)\.raw$/.exec(f);
-          if (m) images.push({ volid: `${spec.id}:${m[1]}`, file: path.join(base, f), vmid: Number(m[2]) });
-        }
-      } else {
-        const dir = path.join(base, 'images');
-        for (const sub of existsSync(dir) ? readdirSync(dir) : []) {
-          for (const f of files(path.join(dir, sub))) {
-            if (!/^(vm|base)-\d+-\S+\.(raw|qcow2|vmdk)$/.test(f)) continue;
-            const file = path.join(dir, sub, f);
-            const backing = f.endsWith('.qcow2')
-              ? /^\.\.\/(\d+)\/(base-\1-disk-\d+\.(?:raw|qcow2|vmdk))$/.exec(
-                  (await imageInfo(file, undefined, true)).backingFile ?? '',
-                )
-              : null;
-            images.push({
-              volid: backing ? `${spec.id}:${backing[1]}/${backing[2]}/${sub}/${f}` : `${spec.id}:${sub}/${f}`,
-              file,
-              vmid: Number(sub),
-            });
-          }
-        }
-      }
-      for (const image of images) {
-        if (filter.vmid !== undefined && image.vmid !== filter.vmid) continue;
-        const info = await imageInfo(image.file);
-        row(image.volid, image.file, info.format, 'images', info.virtualSize, image.vmid);
-      }
-    }
+    if (want('images')) rows.push(...(await this.images(spec, base, filter.vmid)));
     return rows.filter((r) => filter.vmid === undefined || r.vmid === filter.vmid);
+  }
+
+  /** pve-storage's list_images: every `vm-`/`base-` volume (a dir linked clone listed under its base). */
+  private async images(spec: StorageSpec, base: string, vmid?: number): Promise<Array<Record<string, unknown>>> {
+    const images: Array<{ volid: string; file: string; vmid: number; parent?: string }> = [];
+    if (spec.type === 'lvmthin') {
+      for (const f of filesIn(base)) {
+        const m = /^((?:vm|base)-(\d+)-[^.]+)\.raw$/.exec(f);
+        if (m) images.push({ volid: `${spec.id}:${m[1]}`, file: path.join(base, f), vmid: Number(m[2]) });
+      }
+    } else {
+      const dir = path.join(base, 'images');
+      for (const sub of existsSync(dir) ? readdirSync(dir) : []) {
+        for (const f of filesIn(path.join(dir, sub))) {
+          if (!/^(vm|base)-\d+-\S+\.(raw|qcow2|vmdk)$/.test(f)) continue;
+          const file = path.join(dir, sub, f);
+          const backingFile = f.endsWith('.qcow2') ? (await imageInfo(file, undefined, true)).backingFile : undefined;
+          const backing = /^\.\.\/(\d+)\/(base-\1-disk-\d+\.(?:raw|qcow2|vmdk))$/.exec(backingFile ?? '');
+          images.push({
+            volid: backing ? `${spec.id}:${backing[1]}/${backing[2]}/${sub}/${f}` : `${spec.id}:${sub}/${f}`,
+            file,
+            vmid: Number(sub),
+            parent: backingFile,
+          });
+        }
+      }
+    }
+    const rows: Array<Record<string, unknown>> = [];
+    for (const image of images) {
+      if (vmid !== undefined && image.vmid !== vmid) continue;
+      const info = await imageInfo(image.file, undefined, true);
+      const st = statSync(image.file);
+      rows.push({
+        volid: image.volid,
+        format: info.format,
+        size: info.virtualSize,
+        vmid: image.vmid,
+        used: st.blocks * 512,
+        ...(spec.type === 'lvmthin' ? {} : { parent: image.parent ?? null }),
+        ctime: Math.floor(st.ctimeMs / 1000),
+        content: 'images',
+      });
+    }
+    return rows;
+  }
+}
+
+const filesIn = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => statSync(path.join(dir, f)).isFile())
+        .sort()
+    : [];
+
+/** pve-storage's get_subdir_files: each file content type, its folder and the names it takes. */
+const FILE_CONTENT: Array<[string, string, RegExp]> = [
+  ['iso', 'template/iso', /^([^/]+\.(?:iso|img))$/i],
+  ['vztmpl', 'template/cache', /^([^/]+\.(?:(tar)(?!\.)|tar\.(gz|xz|zst|bz2)))$/i],
+  ['backup', 'dump', /^([^/]+\.(tgz|(?:tar|vma)(?:\.(?:gz|lzo|zst|bz2))?))$/],
+  ['snippets', 'snippets', /^(.+)$/],
+  ['import', 'import', /^([A-Za-z0-9\-.+=_]+\.(ova|ovf|qcow2|raw|vmdk))$/i],
+];
+
+function fileRow(sid: string, type: string, name: string, m: RegExpExecArray, file: string): Record<string, unknown> {
+  switch (type) {
+    case 'iso':
+      return { volid: `${sid}:iso/${name}`, format: 'iso' };
+    case 'vztmpl':
+      return { volid: `${sid}:vztmpl/${name}`, format: m[2] === 'tar' ? 'tar' : `t${m[3]}` };
+    case 'backup': {
+      const vmid = /-([1-9][0-9]{2,8})-[^/]+$/.exec(name)?.[1];
+      const subtype = /^vzdump-(qemu|lxc|openvz)-/.exec(name)?.[1] ?? 'unknown';
+      const notes = existsSync(`${file}.notes`) ? readFileSync(`${file}.notes`, 'utf8').split('\n')[0] : undefined;
+      return {
+        volid: `${sid}:backup/${name}`,
+        format: m[2],
+        subtype,
+        ...(vmid ? { vmid: Number(vmid) } : {}),
+        ...(notes !== undefined ? { notes } : {}),
+        ...(existsSync(file.replace(/\.[^.]+(\.[^.]+)?$/, '.protected')) ? { protected: 1 } : {}),
+      };
+    }
+    case 'snippets':
+      return { volid: `${sid}:snippets/${name}`, format: 'snippet' };
+    default:
+      return { volid: `${sid}:import/${name}`, format: m[2]!.toLowerCase() };
   }
 }

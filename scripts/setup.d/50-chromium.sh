@@ -1,4 +1,5 @@
 # debian: chromium
+# only-for: tests
 # Debian's chromium, headless: the report test opens `ferry report`'s HTML in it and takes a screenshot,
 # as a person would see the file. No browser download: the distribution's package, installed once.
 link_tool chromium "$(command -v chromium)"

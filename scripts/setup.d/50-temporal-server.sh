@@ -1,4 +1,5 @@
 # debian: postgresql-15
+# only-for: tests
 # The production Temporal server (not the dev server) and its SQL schema tool, built from the Go module
 # proxy, with the module's PostgreSQL v12 schema and config templates copied next to them. Only the
 # production-topology test (test/e2e/production-topology.test.ts) uses it. The build takes ~6 min on

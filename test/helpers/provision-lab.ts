@@ -67,6 +67,8 @@ export async function startProvisionLab(options: ProvisionLabOptions = {}): Prom
         taskMs: 20,
         authFailureDelayMs: 50,
         guestShutdownMs: 100,
+        // Provisioned VMs are clones of a template with an OS: simulated ones answer the ACPI button.
+        simulatedGuestsAnswerAcpi: true,
         ...options.sim,
       },
     }),

@@ -1,42 +1,74 @@
 import { parseUpid } from '../../../src/proxmox/upid';
-import { ApiError, fail, paramError } from '../api-error';
+import { fail, paramError } from '../api-error';
 import { VERSIONS } from '../cluster';
 import { guestResource } from '../guest-stats';
 import { nodeResource } from './nodes';
 import { storageResource } from './storage';
 import { int, WithTotal, type RouteTable, type SimRequest } from './types';
 
-/** /version, /cluster/resources, /cluster/nextid and the task endpoints. */
+/**
+ * /version, /cluster/resources, /cluster/nextid and the task endpoints. The resources are those the
+ * caller may see (Cluster.pm resources): pools with Pool.Audit, guests with VM.Audit, storages with
+ * Datastore.Audit, SDN zones with SDN.Audit; a node's figures only with Sys.Audit. PVE 9's nodes
+ * broadcast `network` rows (the `localnetwork` zone and each SDN zone) in place of 8's `sdn` rows.
+ */
 function resources(req: SimRequest) {
-  const { cluster } = req;
+  const { cluster, perm } = req;
   const type = req.params.type;
   const rows: Array<Record<string, unknown>> = [];
-  if (!type) {
-    for (const pool of [...cluster.pools.keys()].sort()) rows.push({ id: `/pool/${pool}`, type: 'pool', pool });
+  if (!type || type === 'pool') {
+    for (const pool of [...cluster.pools.keys()].sort())
+      if (perm.has(`/pool/${pool}`, ['Pool.Audit'])) rows.push({ id: `/pool/${pool}`, type: 'pool', pool });
   }
   if (!type || type === 'vm') {
     const visibleBefore = Date.now() - cluster.settings.resourcesLagMs;
     for (const vm of cluster.vms.values()) {
       // With a lag set (tests ask for one), a new VM shows only once pmxcfs would have spread it.
       if (cluster.settings.resourcesLagMs > 0 && vm.createdMs > visibleBefore) continue;
-      rows.push(guestResource(cluster, { kind: 'qemu', vm }));
+      if (perm.has(`/vms/${vm.vmid}`, ['VM.Audit'])) rows.push(guestResource(cluster, { kind: 'qemu', vm }));
     }
-    for (const ct of cluster.containers) rows.push(guestResource(cluster, { kind: 'lxc', ct }));
+    for (const ct of cluster.containers)
+      if (perm.has(`/vms/${ct.vmid}`, ['VM.Audit'])) rows.push(guestResource(cluster, { kind: 'lxc', ct }));
   }
   if (!type || type === 'node') {
-    for (const node of cluster.nodes) rows.push(nodeResource(cluster, node));
+    for (const node of cluster.nodes) rows.push(nodeResource(cluster, node, perm.has(`/nodes/${node}`, ['Sys.Audit'])));
   }
   if (!type || type === 'storage') {
     for (const s of cluster.storages.list()) {
+      if (!perm.has(`/storage/${s.id}`, ['Datastore.Audit'])) continue;
       for (const node of cluster.nodes) rows.push(storageResource(cluster, s, node));
     }
   }
-  if (!type || type === 'sdn') {
-    for (const zone of Object.keys(cluster.sdnRunning.zones)) {
-      for (const node of cluster.nodes)
-        rows.push({ id: `sdn/${node}/${zone}`, type: 'sdn', sdn: zone, node, status: 'ok' });
-    }
+  const zones = Object.keys(cluster.sdnRunning.zones).sort();
+  if ((!type || type === 'sdn') && cluster.flavour === '8.4') {
+    for (const node of [...cluster.nodes].sort())
+      for (const zone of zones)
+        if (perm.has(`/sdn/zones/${zone}`, ['SDN.Audit']))
+          rows.push({ id: `sdn/${node}/${zone}`, type: 'sdn', sdn: zone, node, status: 'ok' });
   }
+  if ((!type || type === 'network') && cluster.flavour !== '8.4') rows.push(...networkRows(req, zones));
+  return rows;
+}
+
+/** PVE 9's `network` rows: the `localnetwork` zone of every node, then each applied SDN zone per node. */
+function networkRows(req: SimRequest, zones: string[]): Array<Record<string, unknown>> {
+  const { cluster, perm } = req;
+  const rows: Array<Record<string, unknown>> = [];
+  const row = (node: string, zone: string, extra: Record<string, unknown> = {}) => ({
+    id: `network/${node}/zone/${zone}`,
+    type: 'network',
+    'network-type': 'zone',
+    network: zone,
+    node,
+    status: 'ok',
+    ...extra,
+  });
+  if (perm.has('/sdn/zones/localnetwork', ['SDN.Audit']))
+    for (const node of cluster.nodes) rows.push(row(node, 'localnetwork'));
+  for (const node of [...cluster.nodes].sort())
+    for (const zone of zones)
+      if (perm.has(`/sdn/zones/${zone}`, ['SDN.Audit']))
+        rows.push(row(node, zone, { 'zone-type': cluster.sdnRunning.zones[zone]!.type }));
   return rows;
 }
 
@@ -56,26 +88,6 @@ export const clusterRoutes: RouteTable = {
     return String(cluster.nextFreeVmid());
   },
 
-  'GET /nodes/{node}/network': (req) => {
-    req.cluster.requireNode(req.params.node!);
-    const rows: Array<Record<string, unknown>> = req.cluster.bridges.map((iface) => ({
-      iface,
-      type: 'bridge',
-      active: 1,
-      autostart: 1,
-      bridge_ports: 'eno1',
-      families: ['inet'],
-    }));
-    for (const vnet of Object.keys(req.cluster.sdnRunning.vnets)) rows.push({ iface: vnet, type: 'vnet', active: 1 });
-    return req.params.type
-      ? rows.filter(
-          (r) =>
-            r.type === req.params.type ||
-            (req.params.type === 'any_bridge' && (r.type === 'bridge' || r.type === 'vnet')),
-        )
-      : rows;
-  },
-
   'GET /nodes/{node}/tasks': (req) => {
     const node = req.params.node!;
     req.cluster.requireNode(node);
@@ -84,11 +96,19 @@ export const clusterRoutes: RouteTable = {
     // PVE's sources: `archive` (the default) holds ended tasks, `active` the running ones (status RUNNING).
     const source = req.params.source ?? 'archive';
     const listed = (t: { endMs?: number }) => source === 'all' || (source === 'active') === (t.endMs === undefined);
+    // Tasks.pm: an auditor of the node sees every task, anyone else its own (a user its tokens' too).
+    const auditor = req.perm.has(`/nodes/${node}`, ['Sys.Audit']);
+    const mine = (t: { user: string }) => {
+      const [user, token] = t.user.split('!');
+      return token ? req.user === t.user || req.user === user : req.user === user;
+    };
     const matching = req.cluster.tasks.history
       .filter(
         (t) =>
           t.node === node &&
           listed(t) &&
+          (auditor || mine(t)) &&
+          (!req.params.userfilter || t.user.toLowerCase().includes(req.params.userfilter.toLowerCase())) &&
           (vmid === undefined || t.id === vmid) &&
           (!req.params.typefilter || t.type === req.params.typefilter),
       )
@@ -148,7 +168,7 @@ async function stopTask(req: SimRequest): Promise<null> {
   if (!task || parsed.node !== node) throw paramError({ upid: 'no such task' });
   const [owner, token] = parsed.user.split('!');
   const isOwner = token ? req.user === parsed.user || req.user === owner : req.user === owner;
-  if (!isOwner && req.role !== 'admin') throw new ApiError(403, `Permission check failed (/nodes/${node}, Sys.Modify)`);
+  if (!isOwner) req.perm.check(`/nodes/${node}`, ['Sys.Modify']);
   await req.cluster.tasks.stop(upid);
   return null;
 }

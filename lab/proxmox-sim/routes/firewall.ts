@@ -148,7 +148,8 @@ export const firewallRoutes: RouteTable = {
     const fw = firewallOf(vmOf(req));
     const pos = Number(req.params.pos);
     ruleAt(fw, pos);
-    return { ...listWithDigest(fw.rules).data[pos], pos };
+    // get_rule: `$rule->{pos} = $param->{pos}`, the path parameter as it came (a string).
+    return { ...listWithDigest(fw.rules).data[pos], pos: req.params.pos };
   },
   [`PUT ${BASE}/rules/{pos}`]: (req) =>
     locked(req, (fw) => {

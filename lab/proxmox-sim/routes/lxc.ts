@@ -3,8 +3,10 @@ import type { RouteTable } from './types';
 
 /** A node's containers (pve-container's vmlist): listed with their figures; containers are not otherwise simulated. */
 export const lxcRoutes: RouteTable = {
-  'GET /nodes/{node}/lxc': ({ cluster, params }) => {
+  'GET /nodes/{node}/lxc': ({ cluster, params, perm }) => {
     cluster.requireNode(params.node!);
-    return cluster.containers.filter((ct) => ct.node === params.node).map((ct) => lxcStatus(cluster, ct));
+    return cluster.containers
+      .filter((ct) => ct.node === params.node && perm.has(`/vms/${ct.vmid}`, ['VM.Audit']))
+      .map((ct) => lxcStatus(cluster, ct));
   },
 };

@@ -2,6 +2,7 @@ import { VERSIONS, type Cluster } from '../cluster';
 import { diskUsage } from '../disk-usage';
 import { guestMemoryOnNode } from '../guest-stats';
 import { logicalCpus } from '../node-hardware';
+import { nodeFingerprint } from '../node-certificate';
 import type { RouteTable } from './types';
 
 /**
@@ -34,9 +35,13 @@ export function nodeFigures(cluster: Cluster, node: string) {
   };
 }
 
-/** A node row of /nodes and /cluster/resources (pve-manager's extract_node_stats). */
-export function nodeResource(cluster: Cluster, node: string): Record<string, unknown> {
+/**
+ * A node row of /nodes and /cluster/resources (pve-manager's extract_node_stats): without Sys.Audit on
+ * the node only its id, type, status and level (`exclude_stats`).
+ */
+export function nodeResource(cluster: Cluster, node: string, canAudit = true): Record<string, unknown> {
   const f = nodeFigures(cluster, node);
+  if (!canAudit) return { id: `node/${node}`, node, type: 'node', status: 'online', level: '' };
   return {
     id: `node/${node}`,
     type: 'node',
@@ -76,7 +81,15 @@ export const nodeRoutes: RouteTable = {
     })),
   ],
 
-  'GET /nodes': ({ cluster }) => cluster.nodes.map((node) => nodeResource(cluster, node)),
+  /** Nodes.pm index: extract_node_stats and each node's certificate fingerprint (get_node_fingerprint). */
+  'GET /nodes': ({ cluster, perm }) =>
+    cluster.nodes.map((node) => {
+      const fingerprint = nodeFingerprint(cluster);
+      return {
+        ...nodeResource(cluster, node, perm.has(`/nodes/${node}`, ['Sys.Audit'])),
+        ...(fingerprint ? { ssl_fingerprint: fingerprint } : {}),
+      };
+    }),
 
   'GET /nodes/{node}/status': ({ cluster, params }) => {
     const node = params.node!;

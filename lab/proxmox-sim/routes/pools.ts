@@ -107,12 +107,16 @@ function deletePool(req: SimRequest): null {
 }
 
 export const poolRoutes: RouteTable = {
-  'GET /pools': ({ cluster, params }) => {
+  // Pool.pm index: one pool by `poolid` unchecked (its check's answer is ignored), the list by Pool.Audit.
+  'GET /pools': ({ cluster, params, perm }) => {
     if (params.poolid !== undefined) return [poolInfo(cluster, params.poolid, params.type)];
-    return [...cluster.pools.keys()].sort().map((id) => ({
-      poolid: id,
-      ...(cluster.pools.get(id)!.comment !== undefined ? { comment: cluster.pools.get(id)!.comment } : {}),
-    }));
+    return [...cluster.pools.keys()]
+      .sort()
+      .filter((id) => perm.has(`/pool/${id}`, ['Pool.Audit']))
+      .map((id) => ({
+        poolid: id,
+        ...(cluster.pools.get(id)!.comment !== undefined ? { comment: cluster.pools.get(id)!.comment } : {}),
+      }));
   },
 
   'POST /pools': ({ cluster, params }) =>

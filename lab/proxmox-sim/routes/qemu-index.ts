@@ -32,10 +32,10 @@ const STATUS_SUBDIRS = ['current', 'start', 'stop', 'reset', 'shutdown', 'suspen
 const vmOf = (req: SimRequest) => req.cluster.vm(req.params.node!, Number(req.params.vmid));
 
 export const qemuIndexRoutes: RouteTable = {
-  'GET /nodes/{node}/qemu': ({ cluster, params }) => {
+  'GET /nodes/{node}/qemu': ({ cluster, params, perm }) => {
     cluster.requireNode(params.node!);
     return [...cluster.vms.values()]
-      .filter((vm) => vm.node === params.node)
+      .filter((vm) => vm.node === params.node && perm.has(`/vms/${vm.vmid}`, ['VM.Audit']))
       .map((vm) => qemuVmStatus(cluster, vm, params.full === '1'));
   },
 

@@ -7,6 +7,7 @@ import { convertImage } from '../qemu-img';
 import { DISK_KEY, UNUSED_KEY, volumeOf, writeNewConfig, type LiveImport, type WriteContext } from '../vm-config';
 import { applyPending } from '../pending';
 import { parseConfigUpdate, resolveReverts, runConfigUpdate } from '../config-update';
+import { checkConfigUpdate } from '../access/route-checks';
 import { liveDevicesOf } from '../qemu/live-qemu';
 import { hostPhysicalBits } from '../qemu/host-bits';
 import { resizeDisk } from '../vm-resize';
@@ -49,6 +50,7 @@ async function writeConfig(req: SimRequest, asTask: boolean, params = req.params
   const vm = vmOf(req);
   const { cluster } = req;
   const update = parseConfigUpdate(cluster, vm.vmid, params, req.user);
+  checkConfigUpdate(req, update);
   checkDrives(cluster, vm.node, update.set);
   const preflight = () => {
     checkDigest(vm, params.digest);

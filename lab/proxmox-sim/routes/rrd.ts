@@ -14,7 +14,7 @@ import type { RouteTable, SimRequest } from './types';
  * others the VM's figures as the simulator reports them now (pvestatd's samples). `rrd` renders no
  * graph: it answers the file name of a one-pixel PNG the simulator writes.
  */
-const SETUP: Record<Cluster['flavour'], Record<string, [number, number]>> = {
+export const RRD_SETUP: Record<Cluster['flavour'], Record<string, [number, number]>> = {
   '8.4': { hour: [60, 70], day: [1800, 70], week: [10800, 70], month: [43200, 70], year: [604800, 70] },
   '9.1': { hour: [60, 60], day: [60, 1440], week: [1800, 336], month: [1800, 1440], year: [21600, 1440] },
 };
@@ -31,7 +31,7 @@ function vmOrRrdError(req: SimRequest) {
 }
 
 /** A one-pixel PNG (the smallest valid image). */
-const PNG = Buffer.from(
+export const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
     '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
   'hex',
@@ -41,7 +41,7 @@ export const rrdRoutes: RouteTable = {
   'GET /nodes/{node}/qemu/{vmid}/rrddata': (req) => {
     const { cluster } = req;
     const vm = vmOrRrdError(req);
-    const [step, count] = SETUP[cluster.flavour][req.params.timeframe!]!;
+    const [step, count] = RRD_SETUP[cluster.flavour][req.params.timeframe!]!;
     const end = step * Math.floor(Date.now() / 1000 / step);
     const s = qemuVmStatus(cluster, vm);
     const figures: Record<string, number> = {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fail, paramError } from '../api-error';
 import { sdnDigest, type Cluster, type SdnConfig } from '../cluster';
+import { applySdnObjects } from '../sdn/objects';
 import { startTask, type RouteTable, type SimRequest } from './types';
 
 /**
@@ -168,12 +169,17 @@ function pendingChanges(c: Cluster): boolean {
 
 export const sdnRoutes: RouteTable = {
   'GET /cluster/sdn/zones': (req) =>
-    list(req.cluster, 'zones', req.params).filter((z) => !req.params.type || z.type === req.params.type),
+    list(req.cluster, 'zones', req.params)
+      .filter((z) => !req.params.type || z.type === req.params.type)
+      .filter((z) => req.perm.has(`/sdn/zones/${String(z.zone)}`, ['SDN.Audit', 'SDN.Allocate'], true)),
   'POST /cluster/sdn/zones': (req) => create(req, 'zones'),
   'GET /cluster/sdn/zones/{zone}': (req) => get(req, 'zones'),
   'PUT /cluster/sdn/zones/{zone}': (req) => update(req, 'zones'),
   'DELETE /cluster/sdn/zones/{zone}': (req) => remove(req, 'zones'),
-  'GET /cluster/sdn/vnets': (req) => list(req.cluster, 'vnets', req.params),
+  'GET /cluster/sdn/vnets': (req) =>
+    list(req.cluster, 'vnets', req.params).filter((v) =>
+      req.perm.has(`/sdn/zones/${String(v.zone)}/${String(v.vnet)}`, ['SDN.Audit', 'SDN.Allocate'], true),
+    ),
   'POST /cluster/sdn/vnets': (req) => create(req, 'vnets'),
   'GET /cluster/sdn/vnets/{vnet}': (req) => get(req, 'vnets'),
   'PUT /cluster/sdn/vnets/{vnet}': (req) => update(req, 'vnets'),
@@ -187,6 +193,7 @@ export const sdnRoutes: RouteTable = {
     const applied = clone(cluster.sdn);
     // Like pve-network: commit and release the lock under the config lock, then fork the reload task.
     cluster.sdnRunning = applied;
+    applySdnObjects(cluster);
     if (req.params['lock-token'] !== undefined && req.params['release-lock'] !== '0') cluster.sdnLockToken = undefined;
     return startTask(req, { node: cluster.nodes[0]!, type: 'reloadnetworkall', id: '' }, async (task) => {
       await task.sleep(cluster.settings.taskMs);

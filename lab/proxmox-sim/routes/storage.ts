@@ -14,7 +14,7 @@ import type { RouteTable } from './types';
 const content = (s: StorageSpec) => [...s.content].sort().join(',');
 
 /** A storage.cfg entry as `GET /storage` lists it (the folder as the path; lvmthin on VG pve, pool data). */
-function configEntry(s: StorageSpec): Record<string, unknown> {
+export function configEntry(s: StorageSpec): Record<string, unknown> {
   const byType: Record<StorageSpec['type'], Record<string, unknown>> = {
     dir: { path: s.path, ...(s.shared ? { shared: 1 } : {}) },
     nfs: { server: '127.0.0.1', export: s.path, path: s.path, options: 'vers=4.2', shared: 1 },
@@ -23,7 +23,7 @@ function configEntry(s: StorageSpec): Record<string, unknown> {
   return { storage: s.id, type: s.type, content: content(s), ...byType[s.type] };
 }
 
-function storageCfgDigest(cluster: Cluster): string {
+export function storageCfgDigest(cluster: Cluster): string {
   const text = cluster.storages
     .list()
     .map(
@@ -72,19 +72,21 @@ export function storageResource(cluster: Cluster, s: StorageSpec, node: string):
 }
 
 export const storageRoutes: RouteTable = {
-  'GET /storage': ({ cluster, params }) => {
+  'GET /storage': ({ cluster, params, perm }) => {
     const digest = storageCfgDigest(cluster);
     return cluster.storages
       .list()
+      .filter((s) => perm.has(`/storage/${s.id}`, ['Datastore.Audit', 'Datastore.AllocateSpace'], true))
       .filter((s) => !params.type || s.type === params.type)
       .map((s) => ({ ...configEntry(s), digest }));
   },
 
-  'GET /nodes/{node}/storage': ({ cluster, params }) => {
+  'GET /nodes/{node}/storage': ({ cluster, params, perm }) => {
     cluster.requireNode(params.node!);
     if (params.storage && !cluster.storages.get(params.storage)) throw paramError({ storage: 'No such storage.' });
     return cluster.storages
       .list()
+      .filter((s) => perm.has(`/storage/${s.id}`, ['Datastore.Audit', 'Datastore.AllocateSpace'], true))
       .filter((s) => !params.storage || s.id === params.storage)
       .filter((s) => !params.content || params.content.split(/[,;\s]+/).some((c) => s.content.includes(c)))
       .map((s) => {

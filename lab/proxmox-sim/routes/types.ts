@@ -1,4 +1,6 @@
+import type { PermissionChecker } from '../access/permissions';
 import type { Cluster, Role } from '../cluster';
+import type { ReceivedUpload } from '../storage-upload/multipart';
 import type { TaskContext, SimTask } from '../tasks';
 
 /** A validated API request as route handlers see it. */
@@ -14,6 +16,15 @@ export interface SimRequest {
   role: Role;
   /** Set by fault injection: the next task this request starts fails. */
   failTask: boolean;
+  /** The caller's permissions (RPCEnvironment's check, check_any, check_vm_perm). */
+  perm: PermissionChecker;
+  /** A file upload pveproxy received into a temporary file (…/storage/{storage}/upload). */
+  upload?: ReceivedUpload;
+  /**
+   * Set by a check PVE makes inside the method's worker rather than before it (access/route-checks.ts):
+   * the task this request starts fails with it.
+   */
+  taskFailure?: string;
 }
 
 export type Handler = (req: SimRequest) => unknown;
@@ -30,7 +41,7 @@ export function startTask(
   onFailure?: () => void,
 ): SimTask {
   return req.cluster.tasks.start({ ...spec, user: req.user }, work, {
-    failWith: req.failTask ? INJECTED_TASK_FAILURE : undefined,
+    failWith: req.taskFailure ?? (req.failTask ? INJECTED_TASK_FAILURE : undefined),
     onFailure,
   });
 }

@@ -5,17 +5,18 @@
  */
 import { AGENT_ENDPOINTS } from './agent-endpoints';
 import { HA_ENDPOINTS } from '../ha/endpoints';
+import { READ_ENDPOINTS } from './read-endpoints';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export const SIMULATED_ENDPOINTS: ReadonlyArray<{ path: string; methods: readonly HttpMethod[] }> = [
   { path: '/version', methods: ['GET'] },
-  { path: '/access/ticket', methods: ['POST'] },
+  { path: '/access/ticket', methods: ['GET', 'POST'] },
   { path: '/access/acl', methods: ['GET', 'PUT'] },
   { path: '/cluster/resources', methods: ['GET'] },
   { path: '/cluster/nextid', methods: ['GET'] },
   { path: '/cluster/status', methods: ['GET'] },
-  { path: '/cluster/sdn', methods: ['PUT'] },
+  { path: '/cluster/sdn', methods: ['GET', 'PUT'] },
   { path: '/cluster/sdn/zones', methods: ['GET', 'POST'] },
   { path: '/cluster/sdn/zones/{zone}', methods: ['GET', 'PUT', 'DELETE'] },
   { path: '/cluster/sdn/vnets', methods: ['GET', 'POST'] },
@@ -80,13 +81,14 @@ export const SIMULATED_ENDPOINTS: ReadonlyArray<{ path: string; methods: readonl
   { path: '/nodes/{node}/qemu/{vmid}/firewall/refs', methods: ['GET'] },
   { path: '/nodes/{node}/qemu/{vmid}/firewall/log', methods: ['GET'] },
   { path: '/nodes/{node}/tasks', methods: ['GET'] },
-  { path: '/nodes/{node}/tasks/{upid}', methods: ['DELETE'] },
+  { path: '/nodes/{node}/tasks/{upid}', methods: ['GET', 'DELETE'] },
   { path: '/nodes/{node}/tasks/{upid}/status', methods: ['GET'] },
   { path: '/nodes/{node}/tasks/{upid}/log', methods: ['GET'] },
   { path: '/nodes/{node}/storage', methods: ['GET'] },
   { path: '/nodes/{node}/storage/{storage}/status', methods: ['GET'] },
-  { path: '/nodes/{node}/storage/{storage}/content', methods: ['GET'] },
+  { path: '/nodes/{node}/storage/{storage}/content', methods: ['GET', 'POST'] },
   { path: '/nodes/{node}/lxc', methods: ['GET'] },
   ...AGENT_ENDPOINTS,
   ...HA_ENDPOINTS,
+  ...READ_ENDPOINTS,
 ];

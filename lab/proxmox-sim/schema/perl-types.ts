@@ -367,6 +367,175 @@ export const PERL_TYPES: readonly PerlTypeRule[] = [
     type: 'integer',
     source: "pve-access-control remote_viewer_config: `'delete-this-file' => 1`",
   },
+  // The start-up reads (issue 32): access, cluster, nodes, storage content, SDN objects.
+  {
+    route: 'GET /nodes/{node}/qemu/{vmid}/firewall/rules/{pos}',
+    at: 'pos',
+    type: 'numeric string',
+    source:
+      'pve-firewall API2/Firewall/Rules.pm get_rule: `$rule->{pos} = $param->{pos}`, the path parameter as it came',
+  },
+  {
+    route: 'GET /cluster/sdn/vnets/{vnet}/firewall/rules/{pos}',
+    at: 'pos',
+    type: 'numeric string',
+    source: 'pve-firewall Rules.pm get_rule (the vnet rules share it): the path parameter as it came',
+  },
+  {
+    route: 'GET /cluster/sdn/vnets/{vnet}/firewall/rules',
+    at: '[].pos',
+    type: 'integer',
+    source: 'Rules.pm get_rules: `$rule->{pos} = $ind++`',
+  },
+  {
+    route: 'GET /nodes',
+    at: '[].ssl_fingerprint',
+    type: 'string',
+    source: 'pve-manager API2/Nodes.pm index: `$entry->{ssl_fingerprint} = PVE::Cluster::get_node_fingerprint($node)`',
+  },
+  {
+    route: 'GET /nodes',
+    at: '[].maxcpu',
+    type: 'integer',
+    source: 'API2Tools.pm extract_node_stats: `($d->[4] || 0) + 0`',
+  },
+  {
+    route: 'GET /access/users',
+    at: '[].enable',
+    type: 'bit',
+    source:
+      'pve-access-control AccessControl.pm parse_user_config: `$enable = $enable ? 1 : 0` (user.cfg is re-read per request)',
+  },
+  {
+    route: 'GET /access/users',
+    at: '[].expire',
+    type: 'integer',
+    source: 'parse_user_config: `$expire = int($expire)`',
+  },
+  { route: 'GET /access/users/{userid}', at: 'enable', type: 'bit', source: 'parse_user_config (as the list)' },
+  { route: 'GET /access/users/{userid}', at: 'expire', type: 'integer', source: 'parse_user_config: `int($expire)`' },
+  {
+    route: 'GET /access/users/{userid}/token/{tokenid}',
+    at: 'privsep',
+    type: 'bit',
+    source: 'API2/User.pm read_token: check_token_exist, parse_user_config`s `$privsep ? 1 : 0`',
+  },
+  {
+    route: 'GET /access/users/{userid}/token/{tokenid}',
+    at: 'expire',
+    type: 'integer',
+    source: 'parse_user_config token lines: `int($expire)`',
+  },
+  {
+    route: 'POST /access/users/{userid}/token/{tokenid}',
+    at: 'info.privsep',
+    type: 'numeric string',
+    source:
+      'API2/User.pm generate_token: `$token->{privsep} = defined($param->{privsep}) ? $param->{privsep} : 1`, a form value as it came',
+  },
+  {
+    route: 'GET /access/roles',
+    at: '[].special',
+    type: 'bit',
+    source: 'API2/Role.pm index: `special => PVE::AccessControl::role_is_special($role)` (`? 1 : 0`)',
+  },
+  {
+    route: 'GET /access/acl',
+    at: '[].propagate',
+    type: 'bit',
+    source: 'parse_user_config acl lines: `$propagate = $propagate ? 1 : 0`',
+  },
+  {
+    route: 'GET /access/tfa',
+    at: '[].entries.[].created',
+    type: 'integer',
+    source: 'proxmox-tfa TfaInfo: `created: i64` (serde through perlmod)',
+  },
+  {
+    route: 'GET /cluster/tasks',
+    at: '[].pid',
+    type: 'integer',
+    source: 'pve-common INotify.pm read_active_workers: PVE::UPID::decode, `pid => hex($3)`',
+  },
+  {
+    route: 'GET /cluster/tasks',
+    at: '[].saved',
+    type: 'numeric string',
+    source: 'read_active_workers: `$task->{saved} = $saved`, a regex capture of the active file (0|1)',
+  },
+  {
+    route: 'GET /cluster/ha/status/manager_status',
+    at: 'quorum.quorate',
+    type: 'bit',
+    source: 'pve-ha-manager API2/HA/Status.pm manager_status: `quorate => PVE::Cluster::check_cfs_quorum(1)`',
+  },
+  {
+    route: 'GET /nodes/{node}/network',
+    at: '[].priority',
+    type: 'integer',
+    source: 'pve-common Network/Interfaces.pm __read_etc_network_interfaces: `$d->{priority} = $priority++`',
+  },
+  {
+    route: 'GET /nodes/{node}/network/{iface}',
+    at: 'bridge_fd',
+    type: 'numeric string',
+    source: '__read_etc_network_interfaces: simple options keep the value read from the file (`$d->{$id} = $value`)',
+  },
+  {
+    route: 'GET /nodes/{node}/network/{iface}',
+    at: 'netmask',
+    type: 'numeric string',
+    source: '__read_etc_network_interfaces: `(undef, $d->{netmask}) = _cidr_split($cidr)`, the prefix length as text',
+  },
+  {
+    route: 'GET /nodes/{node}/capabilities/qemu/cpu',
+    at: '[].custom',
+    type: 'bit',
+    source: 'qemu-server CPUConfig.pm get_cpu_models: `custom => 0` / `1`',
+  },
+  {
+    route: 'GET /nodes/{node}/storage/{storage}/content/{volume}',
+    at: 'size',
+    type: 'integer',
+    source: 'pve-storage API2/Storage/Content.pm info: `size => int($size)`',
+  },
+  {
+    route: 'GET /nodes/{node}/storage/{storage}/content',
+    at: '[].vmid',
+    type: 'integer',
+    source: 'Content.pm index: `$item->{$prop} = int($item->{$prop})` for approximate-size, size, used, vmid',
+  },
+  {
+    route: 'GET /nodes/{node}/storage/{storage}/import-metadata',
+    at: 'create-args.cores',
+    type: 'numeric string',
+    source:
+      "pve-storage GuestImport/OVF.pm parse_ovf_do: `$qm->{cores} = $xpc->findvalue(…VirtualQuantity)`, a string passed back from the parser's fork as JSON",
+  },
+  {
+    route: 'GET /nodes/{node}/storage/{storage}/import-metadata',
+    at: 'create-args.memory',
+    type: 'numeric string',
+    source: 'parse_ovf_do: `$qm->{memory} = $xpc->findvalue(…)`',
+  },
+  {
+    route: 'GET /cluster/sdn/vnets/{vnet}/subnets/{subnet}',
+    at: 'mask',
+    type: 'numeric string',
+    source: 'pve-network Subnets.pm sdn_subnets_config: `my ($zone, $network, $mask) = split(/-/, $id)`',
+  },
+  {
+    route: 'GET /nodes/{node}/query-url-metadata',
+    at: 'size',
+    type: 'integer',
+    source: 'pve-manager API2/Nodes.pm query_url_metadata: `$ret->{size} = $size + 0 if $size`',
+  },
+  {
+    route: 'GET /cluster/sdn/controllers/{controller}',
+    at: 'asn',
+    type: 'integer',
+    source: 'pve-common SectionConfig.pm check_value: integer options `$value + 0`',
+  },
 ];
 
 /**
@@ -409,5 +578,60 @@ export const SCHEMA_DEVIATIONS: readonly SchemaDeviation[] = [
     route: 'GET /pools/{poolid}',
     message: /^poolid is not in the schema$/,
     why: "pve-manager Pool.pm read_pool returns index's entry, `poolid` included (since nested pools, 4448f8d3), though its returns has additionalProperties 0",
+  },
+  {
+    route: 'GET /nodes/{node}/qemu/{vmid}/firewall/rules/{pos}',
+    message: /^pos is "\d+", not an integer$/,
+    why: 'get_rule echoes the path parameter (PERL_TYPES)',
+  },
+  {
+    route: 'GET /cluster/sdn/vnets/{vnet}/firewall/rules/{pos}',
+    message: /^pos is "\d+", not an integer$/,
+    why: 'get_rule echoes the path parameter (PERL_TYPES)',
+  },
+  {
+    route: 'GET /access/users/{userid}',
+    message: /^tokens is not an object$/,
+    why: 'User.pm $extract_user_data: `$res->{tokens} = $data->{tokens}`, undef (JSON null) for a user without tokens',
+  },
+  {
+    route: 'GET /access/users',
+    message: /^\[\d+\]\.tokens is not an array$/,
+    why: 'with `full`, index turns defined tokens into a list and leaves the undef of a user without tokens: null',
+  },
+  {
+    route: 'POST /access/users/{userid}/token/{tokenid}',
+    message: /^info\.(privsep|expire) is "\d+", not (a boolean \(0\/1\)|an integer)$/,
+    why: 'generate_token answers the parameters as they came (PERL_TYPES)',
+  },
+  {
+    route: 'PUT /access/users/{userid}/token/{tokenid}',
+    message: /^(privsep|expire) is "\d+", not (a boolean \(0\/1\)|an integer)$/,
+    why: 'update_token_info sets the parameters as they came into the answer',
+  },
+  {
+    route: 'GET /access/users/{userid}/tfa',
+    message: /^user is \[[^\]]*\], not a string$/,
+    why: 'User.pm read_user_tfa_type: with `multiple`, `$res->{user} = $user` is the list of the TFA types set, though its returns says one string',
+  },
+  {
+    route: 'GET /nodes/{node}/storage/{storage}/content',
+    message: /^\[\d+\]\.parent is null, not a string$/,
+    why: 'pve-storage Plugin.pm list_images: `parent => $parent`, undef (null) for an image without a backing file',
+  },
+  {
+    route: 'GET /nodes/{node}/storage/{storage}/import-metadata',
+    message: /^source is "import\/[^"]+", not one of esxi$/,
+    why: 'DirPlugin get_import_metadata: `source => $volname`; the enum lists only the ESXi importer`s value',
+  },
+  {
+    route: 'GET /nodes/{node}/capabilities/qemu/migration',
+    message: /^has-dbus-vmstate is (true|false), not a boolean \(0\/1\)$/,
+    why: 'qemu-server NodeCapabilities/Qemu/Migration.pm answers `JSON::true` / `JSON::false`, not 1/0',
+  },
+  {
+    route: 'GET /cluster/sdn/dry-run',
+    message: /^(frr-diff|interfaces-diff) is null, not a string$/,
+    why: 'pve-network SDN.pm get_diff: `$diff = undef if !$diff` where nothing differs',
   },
 ];

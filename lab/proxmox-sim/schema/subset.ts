@@ -42,6 +42,8 @@ export interface SchemaSubset {
   licence: string;
   source: string;
   endpoints: Record<string, Partial<Record<HttpMethod, MethodSchema>>>;
+  /** Every other method of the official schema (`METHOD /path`): the simulator answers 501 "not simulated". */
+  unsimulated: string[];
 }
 
 interface ApiNode {
@@ -85,11 +87,17 @@ export function extractSubset(apidata: ApiNode[], source: string): SchemaSubset 
       (endpoints[apiPath] ??= {})[method] = schema;
     }
   }
+  const unsimulated = [...byPath.values()]
+    .flatMap((node) => Object.keys(node.info ?? {}).map((m) => [m, node.path] as const))
+    .filter(([m, p]) => !endpoints[p]?.[m as HttpMethod])
+    .map(([m, p]) => `${m} ${p}`)
+    .sort();
   return {
     origin: `Subset of proxmox/pve-docs api-viewer/apidata.js (${source}, converted to JSON), entries unchanged; regenerate with npm run pve-schema-subset`,
     licence: 'AGPL-3.0-or-later (proxmox/pve-docs debian/copyright)',
     source,
     endpoints,
+    unsimulated,
   };
 }
 

@@ -181,9 +181,24 @@ export interface Validated {
   errors: Record<string, string>;
 }
 
+/**
+ * A `oneOf` property (a SectionConfig option whose schema depends on the section's type): the variant
+ * whose `instance-types` holds the value of its `type-property` (e.g. a fabric's `protocol`).
+ */
+function resolveOneOf(schema: ParamSchema, input: Record<string, RawValue>): ParamSchema {
+  const variants = schema.oneOf as ParamSchema[] | undefined;
+  const typeProperty = schema['type-property'] as string | undefined;
+  if (!variants || !typeProperty) return schema;
+  const type = String(input[typeProperty] ?? '');
+  const variant = variants.find((v) => (v['instance-types'] as string[] | undefined)?.includes(type));
+  return variant ?? { ...schema, oneOf: undefined, optional: 1 };
+}
+
 /** Validates all parameters of a request (path, query and body merged) against one method's schema. */
 export function validateParams(method: MethodSchema, input: Record<string, RawValue>): Validated {
-  const properties = method.parameters?.properties ?? {};
+  const properties = Object.fromEntries(
+    Object.entries(method.parameters?.properties ?? {}).map(([k, s]) => [k, resolveOneOf(s, input)]),
+  );
   const params: Record<string, string> = {};
   const errors: Record<string, string> = {};
   for (const [name, raw] of Object.entries(input)) {

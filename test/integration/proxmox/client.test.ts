@@ -189,7 +189,6 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
         tags: ['ferry', 'wave1'],
         boot: 'order=scsi0;net0',
         rng0: 'source=/dev/urandom',
-        args: '-no-reboot',
       };
       const first = await pve.vms.create(spec);
       expect(first).toMatchObject({ created: true, vmid: id, node: 'pve1' });
@@ -210,7 +209,6 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
         tags: 'ferry;wave1',
         boot: 'order=scsi0;net0',
         rng0: 'source=/dev/urandom',
-        args: '-no-reboot',
       });
       expect(config.values.efidisk0).toMatch(/^local-lvm:vm-\d+-disk-0,efitype=4m,pre-enrolled-keys=1,size=528K$/);
       const again = await pve.vms.create(spec);
@@ -519,7 +517,9 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
       const pathImport = await failure(() =>
         pve.disks.import('pve1', id, 'scsi1', { storage: 'local-lvm', source: '/etc/hostname' }),
       );
-      expect(pathImport.exitstatus).toBe('Only root can pass arbitrary filesystem paths.');
+      // check_storage_access refuses it in the request, before any task (PVE::Storage::check_volume_access).
+      expect(pathImport).toBeInstanceOf(ProxmoxRequestError);
+      expect(pathImport.message).toMatch(/Only root can pass arbitrary filesystem paths\./);
     });
   });
 
@@ -527,6 +527,7 @@ describe.each(FLAVOURS)('Proxmox client against the simulator, PVE %s', (flavour
     it('starts, shuts down and stops, each a no-op when already there', async () => {
       const id = vmid();
       await shell(id);
+      fx.sim.cluster.vms.get(id)!.guestAcpi = true; // a guest with an OS, which answers ACPI
       expect((await pve.power.start('pve1', id)).changed).toBe(true);
       expect(await pve.power.start('pve1', id)).toEqual({ changed: false });
       expect((await pve.power.status('pve1', id)).status).toBe('running');

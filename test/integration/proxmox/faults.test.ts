@@ -69,7 +69,8 @@ describe.each(FLAVOURS)('fault injection during a sequence of operations, PVE %s
   jest.setTimeout(120_000);
   let fx: SimFixture;
   beforeAll(async () => {
-    fx = await startSim(flavour);
+    // The sequence shuts its VM down gracefully: it stands for a guest with an OS, which answers ACPI.
+    fx = await startSim(flavour, { simulatedGuestsAnswerAcpi: true });
   });
   afterAll(() => fx.stop());
 
@@ -130,7 +131,8 @@ describe.each(FLAVOURS)('fault injection during a sequence of operations, PVE %s
     });
     expect(fx.sim.cluster.sdn).toEqual(fx.sim.cluster.sdnRunning);
     expect(fx.sim.cluster.sdnLockToken).toBeUndefined();
-    expect(fx.sim.cluster.acl).toEqual([
+    // Beside the sample cluster's own ACL on `/` (its users' roles), exactly the one entry written.
+    expect(fx.sim.cluster.acl.filter((e) => e.path !== '/')).toEqual([
       { path: '/sdn/zones/prod/v20', type: 'user', ugid: 'ferry@pve', roleid: 'PVESDNUser', propagate: 1 },
     ]);
 

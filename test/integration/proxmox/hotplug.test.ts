@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { imageInfo } from '../../../lab/proxmox-sim/qemu-img';
 import { answerProblems } from '../../helpers/answer-types';
 import { FLAVOURS, startSim, type SimFixture } from '../../helpers/proxmox';
+import { rootTicket } from '../../helpers/pve-fixtures';
 import { simApi, type SimApi } from '../../helpers/sim-api';
 
 /**
@@ -44,7 +45,14 @@ describe.each(FLAVOURS)('pending and hotplug as qemu-server decides, PVE %s', (f
     expect(await pending(300)).toEqual([]);
     await start(300);
     await sim.ok('PUT', vm(300, '/config'), { memory: '4096', cores: '4', description: 'web', onboot: '1' });
-    await sim.ok('PUT', vm(300, '/config'), { delete: 'vmgenid' });
+    // vmgenid is none of check_vm_modify_config_perm's options: only root@pam may set or delete it.
+    const refused = await put(300, { delete: 'vmgenid' });
+    expect([refused.status, refused.body.message]).toEqual([500, "only root can set 'vmgenid' config\n"]);
+    const asRoot = await fx.raw('PUT', `/api2/json${vm(300, '/config')}`, {
+      form: { delete: 'vmgenid' },
+      headers: (await rootTicket(fx)).headers,
+    });
+    expect([asRoot.status, asRoot.body.message]).toEqual([200, undefined]);
     expect(await current(300)).toMatchObject({ memory: '2048', cores: 2, description: 'web', onboot: 1 });
     expect(await pending(300)).toEqual([
       { key: 'cores', value: 2, pending: 4 },
@@ -223,6 +231,7 @@ describe.each(FLAVOURS)('pending and hotplug as qemu-server decides, PVE %s', (f
 
   it('vm_stop_cleanup and vm_start apply what waited: a SATA disk and memory added while running, after a shutdown', async () => {
     await sim.createVm(305, { memory: '512', scsi0: 'local-lvm:1', boot: 'order=scsi0' });
+    await fx.admin().setGuest(305, { guestAcpi: true }); // it shuts down and reboots: a guest with an OS
     await start(305);
     await sim.ok('PUT', vm(305, '/config'), { sata0: 'local-lvm:1', memory: '768' });
     expect((await pending(305)).map((r) => r.key)).toEqual(['memory', 'sata0']);

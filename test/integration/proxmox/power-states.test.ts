@@ -48,9 +48,10 @@ describe.each(FLAVOURS)('power states, PVE %s', (flavour) => {
     expect([skiplock.status, skiplock.body.errors]).toEqual([400, { skiplock: 'Only root may use this option.' }]);
   });
 
-  it('reboot: the guest shuts down and starts again with its pending changes; a guest that ignores ACPI times out', async () => {
+  it('reboot: a guest with an OS shuts down and starts again with its pending changes; one that ignores ACPI times out', async () => {
     const vmid = next++;
     await sim.createVm(vmid, { memory: '256', cores: '1' });
+    await fx.admin().setGuest(vmid, { guestAcpi: true }); // stands for an installed OS that answers ACPI
     expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/status/start`)).toBe('OK');
     await sim.ok('PUT', `/nodes/pve1/qemu/${vmid}/config`, { cores: '2' });
     expect(
@@ -65,6 +66,25 @@ describe.each(FLAVOURS)('power states, PVE %s', (flavour) => {
       'VM quit/powerdown failed - got timeout',
     );
     expect((await status(vmid)).status).toBe('running');
+  });
+
+  it('a VM with nothing to boot ignores ACPI, as on PVE: shutdown times out (the VM runs on), forceStop stops it', async () => {
+    const vmid = next++;
+    await sim.createVm(vmid, { memory: '256', scsi0: 'local-lvm:1' }); // an empty disk: nothing to boot
+    expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/status/start`)).toBe('OK');
+    const started = Date.now();
+    expect(await sim.task('POST', `/nodes/pve1/qemu/${vmid}/status/shutdown`, { timeout: '1' })).toBe(
+      'VM quit/powerdown failed - got timeout',
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000); // it waited its timeout out
+    expect((await status(vmid)).status).toBe('running');
+    const rebooted = await sim.ok('POST', `/nodes/pve1/qemu/${vmid}/status/reboot`, { timeout: '1' });
+    expect(await sim.finish(rebooted)).toBe('VM quit/powerdown failed - got timeout');
+    const forced = await sim.ok('POST', `/nodes/pve1/qemu/${vmid}/status/shutdown`, { timeout: '1', forceStop: '1' });
+    expect(await sim.finish(forced)).toBe('WARNINGS: 1');
+    const log = fx.sim.cluster.tasks.get(forced)!.log;
+    expect(log).toContain('WARN: VM still running - terminating now with SIGTERM');
+    expect((await status(vmid)).status).toBe('stopped');
   });
 
   it('suspend to disk: lock `suspended`, a state volume, the VM stopped; start (or resume) consumes the state', async () => {

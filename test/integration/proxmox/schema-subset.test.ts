@@ -44,7 +44,7 @@ describe('the committed PVE schema subset', () => {
     },
   );
 
-  it('covers every simulated endpoint in 9.1, and in 8.4 all but the SDN lock, dbus-vmstate and the HA rules added in PVE 9', () => {
+  it('covers every simulated endpoint in 9.1, and in 8.4 all but those added in PVE 9 (SDN lock, fabrics and dry run, dbus-vmstate, HA rules, CPU flags and migration capabilities)', () => {
     const in91 = loadSubset('9.1').endpoints;
     const in84 = loadSubset('8.4').endpoints;
     for (const { path: p, methods } of SIMULATED_ENDPOINTS) {
@@ -57,6 +57,17 @@ describe('the committed PVE schema subset', () => {
       '/nodes/{node}/qemu/{vmid}/dbus-vmstate',
       '/cluster/ha/rules',
       '/cluster/ha/rules/{rule}',
+      // SDN fabrics and the apply's dry run (pve-network 1.x for PVE 9), the CPU flags and migration capabilities.
+      '/cluster/sdn/fabrics',
+      '/cluster/sdn/fabrics/fabric',
+      '/cluster/sdn/fabrics/fabric/{id}',
+      '/cluster/sdn/fabrics/node',
+      '/cluster/sdn/fabrics/node/{fabric_id}',
+      '/cluster/sdn/fabrics/node/{fabric_id}/{node_id}',
+      '/cluster/sdn/fabrics/all',
+      '/cluster/sdn/dry-run',
+      '/nodes/{node}/capabilities/qemu/cpu-flags',
+      '/nodes/{node}/capabilities/qemu/migration',
     ]);
   });
 
