@@ -44,13 +44,16 @@ describe('ferry drift: both directions, nothing written; the daily schedule', ()
     return { id, name, vmid: (built as ProvisionResult).vmid! };
   }
 
-  /** The worker's NetBox requests (method and path), counted from here on. */
-  function netboxRequests(): { seen: () => string[]; stop: () => void } {
+  /** Counts the worker's NetBox requests from here on; `stop` ends it and returns them (method and path). */
+  function netboxRequests(): { stop: () => string[] } {
     const http = suite.lab.deps.netbox!.http as unknown as { send: (method: string, url: URL) => Promise<unknown> };
     const spy = jest.spyOn(http, 'send');
     return {
-      seen: () => spy.mock.calls.map(([method, url]) => `${method} ${url.pathname}`),
-      stop: () => spy.mockRestore(),
+      stop() {
+        const seen = spy.mock.calls.map(([method, url]) => `${method} ${url.pathname}`);
+        spy.mockRestore();
+        return seen;
+      },
     };
   }
 
@@ -90,7 +93,7 @@ describe('ferry drift: both directions, nothing written; the daily schedule', ()
     await suite.lab.admin.clearLog();
     const netbox = netboxRequests();
     const drift = await ferry('drift', '--cluster', cluster, '--tag', tag);
-    netbox.stop();
+    const seen = netbox.stop();
 
     expect(drift.code).toBe(1);
     expect(drift.output).toContain(
@@ -110,12 +113,20 @@ describe('ferry drift: both directions, nothing written; the daily schedule', ()
     const log = await suite.lab.admin.log();
     expect(apiWrites(log.requests)).toEqual([]);
     const pveReads = log.requests.filter((r) => r.method === 'GET');
-    const seen = netbox.seen();
     expect(seen.every((r) => r.startsWith('GET '))).toBe(true);
     // NetBox read in pages, not per VM: the VMs, the cluster's interfaces, the disks of all three.
     expect(seen.filter((r) => r.includes('/virtual-machines/'))).toHaveLength(1);
     expect(seen.filter((r) => r.includes('/interfaces/'))).toHaveLength(1);
     expect(seen.filter((r) => r.includes('/virtual-disks/'))).toHaveLength(1);
+    expect(seen).toHaveLength(3);
+    // Proxmox: /cluster/resources, pve1's storages, and each VM's config with pending.
+    expect(pveReads.map((r) => r.path).sort()).toEqual(
+      [
+        '/cluster/resources',
+        '/nodes/pve1/storage',
+        ...[edited, byHand, calm].map((vm) => `/nodes/pve1/qemu/${vm.vmid}/pending`),
+      ].sort(),
+    );
     console.log(`drift over 3 VMs: ${seen.length} NetBox request(s), ${pveReads.length} Proxmox GET(s)`);
 
     const json = await ferry('drift', '--cluster', cluster, '--tag', tag, '--json');
