@@ -2,6 +2,7 @@ import type { ActivityDeps } from './deps';
 import { createChangeActivities } from './change';
 import type { ChangeActivities } from './change-contract';
 import { createDoctorActivities } from './doctor';
+import { createDriftActivities } from './drift';
 import { createMigrationActivities } from './migration';
 import type { MigrationActivities } from './migration-contract';
 import { createPermitActivities } from './permits';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPermitActivities(),
     ...createPveVmActivities(deps),
     ...createChangeActivities(deps),
+    ...createDriftActivities(deps),
     ...createMigrationActivities(deps),
     ...createPlacementActivities(deps),
     ...createProvisioningActivities(deps),

@@ -21,3 +21,13 @@ export function parseAtTime(text: string, flag = '--at'): number {
   }
   return parsed.toMillis();
 }
+
+/** `--at HH:MM` (UTC, 24 h): the hour and the minute, or a usage error saying what is wrong. */
+export function parseDailyTime(text: string): { hour: number; minute: number } {
+  const match = /^(\d{1,2}):(\d{2})$/.exec(text.trim());
+  const hour = Number(match?.[1]);
+  const minute = Number(match?.[2]);
+  if (!match || hour > 23 || minute > 59)
+    throw new UsageError(`--at: "${text}" is not a time of day as HH:MM (00:00 to 23:59, UTC), e.g. --at 06:30`);
+  return { hour, minute };
+}

@@ -16,6 +16,7 @@ import { registerReport } from './commands/report';
 import { registerPlace } from './commands/place';
 import { registerWebhook } from './commands/webhook';
 import { registerApply } from './commands/apply';
+import { registerDrift } from './commands/drift';
 
 export function buildProgram(): Command {
   const program = new Command('ferry')
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerProvision(program);
   registerApply(program);
+  registerDrift(program);
   registerTeardown(program);
   registerDecisions(program);
   registerStatus(program);

@@ -8,6 +8,7 @@
 import type { SemaphoreWorkflow, VmidAllocatorWorkflow } from '../src/domain/messages';
 import type * as ChangeVm from './change-vm';
 import type * as Doctor from './doctor';
+import type * as DriftReport from './drift-report';
 import type * as MigrateVm from './migrate-vm';
 import type * as MigrationWave from './migration-wave';
 import type * as NetboxVm from './netbox-vm';
@@ -23,6 +24,8 @@ import type * as VmidAllocator from './vmid-allocator';
 export const changeVm: typeof ChangeVm.changeVm = (...args) =>
   (require('./change-vm') as typeof ChangeVm).changeVm(...args);
 export const doctor: typeof Doctor.doctor = (...args) => (require('./doctor') as typeof Doctor).doctor(...args);
+export const driftReport: typeof DriftReport.driftReport = (...args) =>
+  (require('./drift-report') as typeof DriftReport).driftReport(...args);
 export const migrateVm: typeof MigrateVm.migrateVm = (...args) =>
   (require('./migrate-vm') as typeof MigrateVm).migrateVm(...args);
 export const migrationWave: typeof MigrationWave.migrationWave = (...args) =>

@@ -16,6 +16,7 @@ export const FERRY_KINDS = [
   'semaphore',
   'doctor',
   'lookup',
+  'drift',
 ] as const;
 export type FerryKindValue = (typeof FERRY_KINDS)[number];
 

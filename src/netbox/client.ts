@@ -39,6 +39,10 @@ const PREFIXES = 'api/ipam/prefixes/';
 const JOURNAL = 'api/extras/journal-entries/';
 const VM_OBJECT = 'virtualization.virtualmachine';
 const CUSTOM_FIELDS = 'api/extras/custom-fields/';
+/** NetBox's default MAX_PAGE_SIZE: a bulk read asks for pages this large. */
+const LIST_PAGE = 1000;
+/** Ids per `…_id=` filter of one query: about 2 KB of query string at 7 digits each. */
+const IDS_PER_QUERY = 200;
 
 /**
  * A VM without its rendered config context, which ferry never reads and NetBox computes per VM (about
@@ -455,6 +459,41 @@ export class NetboxClient {
       },
       builtVmSchema,
     );
+  }
+
+  /**
+   * The whole records (with custom fields and the `ferry_applied` baseline) of the VMs ferry built in a
+   * cluster (with a tag), in pages of up to NetBox's MAX_PAGE_SIZE: a drift report, not one read per VM.
+   */
+  async listBuiltVmRecords(filter: { cluster: string; tag?: string }): Promise<VirtualMachine[]> {
+    const query: Query = {
+      cluster: filter.cluster,
+      tag: filter.tag,
+      cf_ferry_vmid__gte: PVE_VMID_MIN,
+      limit: LIST_PAGE,
+      ...WITHOUT_CONFIG_CONTEXT,
+    };
+    return this.http.list(VMS, query, virtualMachineSchema);
+  }
+
+  /** Every VM interface of a cluster's VMs, in pages (`cluster` filters interfaces by their VM's cluster). */
+  async interfacesOfCluster(cluster: string): Promise<VmInterface[]> {
+    return this.http.list(INTERFACES, { cluster, limit: LIST_PAGE }, vmInterfaceSchema);
+  }
+
+  /**
+   * The virtual disks of many VMs (NetBox filters disks by VM, not by cluster): the ids go in chunks, so a
+   * query string stays short however large the cluster, each chunk read in pages.
+   */
+  async virtualDisksOfVms(vmIds: readonly number[]): Promise<VirtualDisk[]> {
+    const disks: VirtualDisk[] = [];
+    for (let i = 0; i < vmIds.length; i += IDS_PER_QUERY) {
+      const ids = vmIds.slice(i, i + IDS_PER_QUERY);
+      disks.push(
+        ...(await this.http.list(VIRTUAL_DISKS, { virtual_machine_id: ids, limit: LIST_PAGE }, virtualDiskSchema)),
+      );
+    }
+    return disks;
   }
 
   // ---- ferry's custom fields ---------------------------------------------------------------------

@@ -17,3 +17,4 @@ export * from './reality';
 export * from './steps';
 export * from './verify';
 export * from './vm-config';
+export * from './drift-report';
