@@ -77,9 +77,10 @@ export function renderStatus(view: StatusView, now = Date.now()): string {
     for (const w of s.waits as Array<{ for: string; waitedMs: number }>)
       lines.push(`    ${w.for}: ${(w.waitedMs / 1000).toFixed(1)} s`);
   }
-  const approval = s.approval as { by?: string; reason?: string } | undefined;
+  const approval = s.approval as { by?: string; reason?: string; via?: string; signed?: true } | undefined;
   // A day-2 change says its approval itself (with the restart it asked for).
-  if (approval?.by && s.kind !== 'change') lines.push(`  approved by ${approval.by}: ${approval.reason}`);
+  if (approval?.by && s.kind !== 'change')
+    lines.push(`  approved by ${approval.by}${approvalSigning(approval)}: ${approval.reason}`);
   if (view.wave) lines.push(...renderWave(view, now));
   for (const p of view.progress) {
     const detail = p.progress
@@ -88,4 +89,10 @@ export function renderStatus(view: StatusView, now = Date.now()): string {
     lines.push(`  running: ${p.activity} ${detail}`);
   }
   return lines.join('\n');
+}
+
+/** ` (signed)` or ` (unsigned)` for an approval taken through ferry; a setting's decision has no signer. */
+function approvalSigning(approval: { via?: string; signed?: true }): string {
+  if (!approval.via || approval.via === 'setting') return '';
+  return approval.signed ? ' (signed)' : ' (unsigned)';
 }

@@ -32,7 +32,15 @@ const SUCCESS = new Set(['migrated', 'provisioned']);
 interface ParentStatus {
   waveId?: string;
   refused?: Array<{ name: string; refusals?: Array<{ subject?: string; reason?: string }> }>;
-  approvals?: Array<{ by?: string; reason?: string; at?: number; via?: string; vms?: string[] | 'all' }>;
+  approvals?: Array<{
+    by?: string;
+    reason?: string;
+    at?: number;
+    via?: string;
+    vms?: string[] | 'all';
+    signed?: true;
+    signature?: unknown;
+  }>;
 }
 
 function parentStatusOf(input: ReportInput): ParentStatus {
@@ -103,30 +111,38 @@ function refusals(input: ReportInput, vms: readonly VmReport[]): RefusalEntry[] 
 function sentApprovals(parent: WorkflowTimeline): NonNullable<ParentStatus['approvals']> {
   return parent.messages
     .filter((m) => m.name === approveWaveSignal.name)
-    .map((m) => ({ ...(m.args[0] as { by?: string; reason?: string; vms?: string[] }), at: m.at, via: m.kind }));
+    .map((m) => {
+      const { signed, ...args } = m.args[0] as { by?: string; reason?: string; vms?: string[]; signed?: unknown };
+      return { ...args, ...(signed !== undefined ? { signed: true as const } : {}), at: m.at, via: m.kind };
+    });
 }
 
-/** The wave's approvals as given, then each VM's own approval or rejection not already covered by one of them. */
+/**
+ * The wave's approvals as given, then each VM's own approval or rejection not already covered by one of
+ * the wave's. VMs decided by one message (same decision, approver, reason and time) share a row; two
+ * separate approvals with the same words are two rows.
+ */
 function approvals(input: ReportInput, vms: readonly VmReport[]): ApprovalEntry[] {
-  const entries: ApprovalEntry[] = (parentStatusOf(input).approvals ?? sentApprovals(input.parent)).map((a) => ({
+  const waveApprovals: ApprovalEntry[] = (parentStatusOf(input).approvals ?? sentApprovals(input.parent)).map((a) => ({
     decision: 'approve',
     by: a.by ?? '?',
     reason: a.reason ?? '',
     ...(a.at !== undefined ? { at: a.at } : {}),
     ...(a.via ? { via: a.via } : {}),
+    signed: a.signed === true || a.signature !== undefined,
     vms: a.vms ?? 'all',
   }));
-  // The wave passes its approval on to each VM, marked `(wave approval)` unless signed.
+  const entries = [...waveApprovals];
+  // The wave passes its approval on to each VM, marked `(wave approval)` unless signed: only the wave's
+  // own approvals cover a VM's, never another VM's approval listed below.
   const covered = (by: string, reason: string) =>
-    entries.some(
-      (e) =>
-        e.decision === 'approve' && e.by === by && (reason === e.reason || reason === `${e.reason} (wave approval)`),
-    );
+    waveApprovals.some((e) => e.by === by && (reason === e.reason || reason === `${e.reason} (wave approval)`));
   input.children.forEach((child, i) => {
     const a = approvalOf(child);
     if (!a || (a.decision === 'approve' && covered(a.by, a.reason))) return;
     const same = entries.find(
-      (e) => e.decision === a.decision && e.by === a.by && e.reason === a.reason && Array.isArray(e.vms),
+      (e) =>
+        e.decision === a.decision && e.by === a.by && e.reason === a.reason && e.at === a.at && Array.isArray(e.vms),
     );
     if (same && Array.isArray(same.vms)) same.vms.push(vms[i]!.name);
     else
@@ -136,6 +152,7 @@ function approvals(input: ReportInput, vms: readonly VmReport[]): ApprovalEntry[
         reason: a.reason,
         ...(a.at !== undefined ? { at: a.at } : {}),
         ...(a.via ? { via: a.via } : {}),
+        ...(a.signed !== undefined ? { signed: a.signed } : {}),
         vms: [vms[i]!.name],
       });
   });

@@ -58,6 +58,8 @@ export interface ApprovalEntry {
   reason: string;
   at?: number;
   via?: string;
+  /** true: signed and checked; false: taken unsigned (`approvals: unsigned`); absent: not known (only sent so far). */
+  signed?: boolean;
   /** The VMs it covered, or `all`. */
   vms: string[] | 'all';
 }
@@ -68,6 +70,8 @@ export interface DecisionEntry {
   reason: string;
   at?: number;
   via?: string;
+  /** As in ApprovalEntry. */
+  signed?: boolean;
 }
 
 export interface FailureEntry {

@@ -89,7 +89,7 @@ function sections(model: ReportModel): string {
       escapeHtml(a.decision),
       escapeHtml(a.by),
       when(a.at),
-      escapeHtml(a.via ?? '–'),
+      escapeHtml(`${a.via ?? '–'}${a.signed === false ? ', unsigned' : a.signed ? ', signed' : ''}`),
       escapeHtml(a.reason),
       escapeHtml(a.vms === 'all' ? 'all' : a.vms.join(', ')),
     ]),

@@ -62,7 +62,7 @@ export function renderMarkdown(model: ReportModel): string {
       '',
       ...model.approvals.map(
         (a) =>
-          `- ${a.decision} by **${a.by}**${a.at !== undefined ? ` at ${formatTime(a.at)}` : ''}${a.via ? ` (${a.via})` : ''}: ${a.reason} — ${a.vms === 'all' ? 'all VMs' : a.vms.join(', ')}`,
+          `- ${a.decision} by **${a.by}**${a.at !== undefined ? ` at ${formatTime(a.at)}` : ''}${a.via ? ` (${a.via}${a.signed === false ? ', unsigned' : a.signed ? ', signed' : ''})` : ''}: ${a.reason} — ${a.vms === 'all' ? 'all VMs' : a.vms.join(', ')}`,
       ),
     );
   }

@@ -17,6 +17,7 @@ interface DecisionRecordLike {
   reason?: string;
   at?: number;
   via?: string;
+  signed?: true;
 }
 
 function resultOf(t: WorkflowTimeline): DecisionFields {
@@ -30,12 +31,21 @@ function fromRecord(decision: string, r: DecisionRecordLike): DecisionEntry {
     reason: r.reason ?? '',
     ...(r.at !== undefined ? { at: r.at } : {}),
     ...(r.via ? { via: r.via } : {}),
+    // A recorded approval or rejection says whether it was signed; a setting's decision has no signer.
+    ...(r.via && r.via !== 'setting' ? { signed: r.signed === true } : {}),
   };
 }
 
 function fromMessage(decision: string, m: MessageIn): DecisionEntry {
-  const args = (m.args[0] ?? {}) as DecisionRecordLike;
-  return { decision, by: args.by ?? '?', reason: args.reason ?? '', at: m.at, via: m.kind };
+  const args = (m.args[0] ?? {}) as DecisionRecordLike & { signed?: unknown };
+  return {
+    decision,
+    by: args.by ?? '?',
+    reason: args.reason ?? '',
+    at: m.at,
+    via: m.kind,
+    signed: args.signed !== undefined,
+  };
 }
 
 const DECISION_MESSAGES: Record<string, string> = {

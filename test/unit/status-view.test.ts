@@ -193,6 +193,25 @@ describe('the live view of a wave', () => {
     expect(vm).toContain(`  refused:\n    ${why}\n    the shell VM 20004 was kept: locked`);
   });
 
+  it("a VM's approval says whether it was signed; a setting's decision has no signer", () => {
+    const view = (approval: Record<string, unknown>) =>
+      renderStatus(
+        {
+          workflowId: 'm-5',
+          type: 'migrateVm',
+          state: 'RUNNING',
+          progress: [],
+          status: { stage: 'import', approval },
+        },
+        0,
+      );
+    expect(view({ by: 'alice', reason: 'lab', at: 1, via: 'signal' })).toContain('  approved by alice (unsigned): lab');
+    expect(view({ by: 'bob', reason: 'cr 7', at: 1, via: 'update', signed: true })).toContain(
+      '  approved by bob (signed): cr 7',
+    );
+    expect(view({ by: 'ferry', reason: 'window', at: 1, via: 'setting' })).toContain('  approved by ferry: window');
+  });
+
   it('off a terminal: a line when a stage changes or a copy passes a tenth, not at every poll', () => {
     const first = changeLines(view(25));
     expect(changed(new Map(), first)).toContain('web01: import import 20%');

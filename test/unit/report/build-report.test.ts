@@ -77,6 +77,7 @@ describe('the report model, built from histories', () => {
         reason: 'recorded for the replay test',
         at: expect.any(Number),
         via: 'update',
+        signed: false,
         vms: 'all',
       },
     ]);
@@ -181,8 +182,8 @@ describe('the report model, built from histories', () => {
         what: 'importDisk failed',
         message: 'disk full',
         decisions: [
-          { decision: 'retry', by: 'carol', reason: 'freed space', at: T0 + 8000, via: 'signal' },
-          { decision: 'rollback', by: 'carol', reason: 'still full', at: T0 + 20_000, via: 'update' },
+          { decision: 'retry', by: 'carol', reason: 'freed space', at: T0 + 8000, via: 'signal', signed: false },
+          { decision: 'rollback', by: 'carol', reason: 'still full', at: T0 + 20_000, via: 'update', signed: false },
         ],
       },
     ]);
@@ -238,7 +239,15 @@ describe('the report model, built from histories', () => {
       },
     ]);
     expect(model.approvals).toEqual([
-      { decision: 'reject', by: 'dave', reason: 'not tonight', at: T0 + 3000, via: 'update', vms: ['app2'] },
+      {
+        decision: 'reject',
+        by: 'dave',
+        reason: 'not tonight',
+        at: T0 + 3000,
+        via: 'update',
+        signed: false,
+        vms: ['app2'],
+      },
     ]);
     expect(model.throughput.map((p) => p.vmsDone)).toEqual([0]);
   });
@@ -248,7 +257,45 @@ describe('the report model, built from histories', () => {
     parent.updated(5, approveWaveUpdate.name, { by: 'erin', reason: 'change 4711', vms: ['db1'] });
     const model = buildReport({ parent: parent.read('wave-w'), children: [], now: T0 + 10_000 });
     expect(model.approvals).toEqual([
-      { decision: 'approve', by: 'erin', reason: 'change 4711', at: T0 + 5000, via: 'update', vms: ['db1'] },
+      {
+        decision: 'approve',
+        by: 'erin',
+        reason: 'change 4711',
+        at: T0 + 5000,
+        via: 'update',
+        signed: false,
+        vms: ['db1'],
+      },
+    ]);
+  });
+
+  it('lists two separate approvals with the same approver and reason as two, and says which were signed', () => {
+    const approved = (name: string, at: number, signed?: true) => {
+      const vm = new HistoryBuilder().started('migrateVm').stage(0, 'awaiting-approval').stage(at, 'shutdown');
+      vm.completed(at + 1, {
+        vm: name,
+        outcome: 'migrated',
+        approval: {
+          by: 'alice',
+          reason: 'change 42',
+          at: T0 + at * 1000,
+          via: 'update',
+          ...(signed ? { signed } : {}),
+        },
+      });
+      return vm.read(`m-${name}`);
+    };
+    const parent = new HistoryBuilder()
+      .started('migrationWave', 0, { waveId: 'w' })
+      .completed(20, { status: { waveId: 'w', refused: [], approvals: [] } });
+    const model = buildReport({
+      parent: parent.read('wave-w'),
+      children: [approved('web01', 3, true), approved('web02', 9), approved('web03', 9)],
+      now: NOW,
+    });
+    expect(model.approvals.map((a) => [a.at, a.signed, a.vms])).toEqual([
+      [T0 + 3000, true, ['web01']],
+      [T0 + 9000, false, ['web02', 'web03']],
     ]);
   });
 

@@ -49,7 +49,7 @@ describe('rendering a report', () => {
     expect(html).toContain('<div class="value">70.0 GiB</div><div class="label">imported</div>');
     expect(html).toContain('<td>mig-snap01</td>');
     expect(html).toMatch(
-      /<td>approve<\/td><td>alice<\/td><td>2026-12-05 21:55:14 UTC<\/td><td>update<\/td><td>recorded for the replay test<\/td><td>all<\/td>/,
+      /<td>approve<\/td><td>alice<\/td><td>2026-12-05 21:55:14 UTC<\/td><td>update, unsigned<\/td><td>recorded for the replay test<\/td><td>all<\/td>/,
     );
     expect(html).toContain('<p class="none">Nothing failed.</p>');
   });
@@ -66,7 +66,7 @@ describe('rendering a report', () => {
     );
     expect(md).toContain('- **mig-snap01**: mig-snap01 has snapshots; consolidate');
     expect(md).toContain(
-      '- approve by **alice** at 2026-12-05 21:55:14 UTC (update): recorded for the replay test — all VMs',
+      '- approve by **alice** at 2026-12-05 21:55:14 UTC (update, unsigned): recorded for the replay test — all VMs',
     );
   });
 
