@@ -61,7 +61,8 @@ export function renderStatus(view: StatusView, now = Date.now()): string {
     for (const r of s.refused as Array<{ name: string; refusals: Array<{ reason: string }> }>)
       lines.push(`    ${r.name}: ${r.refusals.map((x) => x.reason).join('; ')}`);
   }
-  if (Array.isArray(s.vms) && Array.isArray(s.ignored)) {
+  // Messages a workflow heard and did not act on (an unknown approver, a missing signature…), wave or VM.
+  if (Array.isArray(s.ignored)) {
     for (const i of s.ignored as Array<{ message: string; reason: string }>)
       lines.push(`  ignored: ${i.message}: ${i.reason}`);
   }

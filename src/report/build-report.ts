@@ -2,6 +2,7 @@ import { approveWaveSignal } from '../domain/messages';
 import type { WorkflowTimeline } from './history';
 import type {
   ApprovalEntry,
+  IgnoredEntry,
   Mark,
   RefusalEntry,
   ReportKind,
@@ -10,7 +11,7 @@ import type {
   Totals,
   VmReport,
 } from './model';
-import { approvalOf, decisionsOf, failuresWithDecisions, refusalLine, refusalReasons } from './vm-events';
+import { approvalOf, decisionsOf, failuresWithDecisions, ignoredOf, refusalLine, refusalReasons } from './vm-events';
 import { downtimeOf, importsOf, permitBars, stageBars, timerBars } from './vm-timeline';
 
 export interface ReportInput {
@@ -32,6 +33,7 @@ const SUCCESS = new Set(['migrated', 'provisioned']);
 interface ParentStatus {
   waveId?: string;
   refused?: Array<{ name: string; refusals?: Array<{ subject?: string; reason?: string }> }>;
+  ignored?: Array<{ message?: string; reason?: string }>;
   approvals?: Array<{
     by?: string;
     reason?: string;
@@ -105,6 +107,19 @@ function refusals(input: ReportInput, vms: readonly VmReport[]): RefusalEntry[] 
     if (reasons.length && !entries.some((e) => e.vm === vms[i]!.name)) entries.push({ vm: vms[i]!.name, reasons });
   });
   return entries;
+}
+
+/** Messages the wave and its VMs heard and did not act on, from their results (or, running, their last status). */
+function ignored(input: ReportInput, vms: readonly VmReport[]): IgnoredEntry[] {
+  const entry = (vm: string | undefined) => (i: { message?: string; reason?: string }) => ({
+    ...(vm ? { vm } : {}),
+    message: i.message ?? '?',
+    reason: i.reason ?? '',
+  });
+  return [
+    ...(parentStatusOf(input).ignored ?? []).map(entry(undefined)),
+    ...input.children.flatMap((child, i) => ignoredOf(child).map(entry(vms[i]!.name))),
+  ];
 }
 
 /** A wave's approvals as sent to it, when it has neither a result nor answered its status query. */
@@ -196,6 +211,7 @@ function totals(model: Omit<ReportModel, 'totals'>): Totals {
     outcomes,
     refused: model.refusals.length,
     approvals: model.approvals.length,
+    ignored: model.ignored.length,
     failures: model.failures.length,
     downtime: {
       count: downtimes.length,
@@ -233,6 +249,7 @@ export function buildReport(input: ReportInput): ReportModel {
     throughput: throughput(parent.startedAt, children, vms),
     refusals: refusals(ordered, vms),
     approvals: approvals(ordered, vms),
+    ignored: ignored(ordered, vms),
     failures: children.flatMap((c, i) => failuresWithDecisions(c, vms[i]!.name)),
   };
   return { ...base, totals: totals(base) };

@@ -64,6 +64,14 @@ export interface ApprovalEntry {
   vms: string[] | 'all';
 }
 
+/** A message a workflow heard and did not act on, with why (an unknown approver, no signature, …). */
+export interface IgnoredEntry {
+  /** The VM, or absent for the wave itself. */
+  vm?: string;
+  message: string;
+  reason: string;
+}
+
 export interface DecisionEntry {
   decision: string;
   by: string;
@@ -94,6 +102,7 @@ export interface Totals {
   outcomes: Record<string, number>;
   refused: number;
   approvals: number;
+  ignored: number;
   failures: number;
   downtime: { count: number; totalMs: number; maxMs: number; medianMs: number };
   bytesImported: number;
@@ -112,6 +121,7 @@ export interface ReportModel {
   throughput: ThroughputPoint[];
   refusals: RefusalEntry[];
   approvals: ApprovalEntry[];
+  ignored: IgnoredEntry[];
   failures: FailureEntry[];
   totals: Totals;
 }

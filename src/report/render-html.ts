@@ -22,6 +22,7 @@ function cards(model: ReportModel): string {
     ...outcomes,
     card(String(t.refused), 'refusals, with discovery'),
     card(String(t.approvals), 'approvals'),
+    card(String(t.ignored), 'ignored messages'),
     card(String(t.failures), 'failures'),
     ...(t.downtime.count
       ? [card(formatDuration(t.downtime.medianMs), `median downtime (max ${formatDuration(t.downtime.maxMs)})`)]
@@ -95,6 +96,11 @@ function sections(model: ReportModel): string {
     ]),
     'No approval was given.',
   );
+  const ignored = table(
+    ['VM', 'message', 'why it was ignored'],
+    model.ignored.map((i) => [escapeHtml(i.vm ?? 'the wave'), escapeHtml(i.message), escapeHtml(i.reason)]),
+    'No message was ignored.',
+  );
   const failures = table(
     ['VM', 'when', 'what', 'message', 'decisions taken'],
     model.failures.map((f) => [
@@ -114,7 +120,7 @@ function sections(model: ReportModel): string {
     ]),
     'Nothing failed.',
   );
-  return `<h2>VMs</h2>${vmTable(model)}<h2>Refusals</h2>${refusals}<h2>Approvals</h2>${approvals}<h2>Failures and decisions</h2>${failures}`;
+  return `<h2>VMs</h2>${vmTable(model)}<h2>Refusals</h2>${refusals}<h2>Approvals</h2>${approvals}<h2>Ignored messages</h2>${ignored}<h2>Failures and decisions</h2>${failures}`;
 }
 
 /** The whole report as one HTML file: inline CSS and SVG, no script, nothing fetched. */

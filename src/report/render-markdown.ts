@@ -28,7 +28,7 @@ export function renderMarkdown(model: ReportModel): string {
         .map(([k, v]) => `${v} ${k}`)
         .join(', ') || 'none'
     })`,
-    `- refused: ${t.refused}; approvals: ${t.approvals}; failures: ${t.failures}`,
+    `- refused: ${t.refused}; approvals: ${t.approvals}; ignored messages: ${t.ignored}; failures: ${t.failures}`,
     ...(t.downtime.count
       ? [
           `- downtime: median ${formatDuration(t.downtime.medianMs)}, max ${formatDuration(t.downtime.maxMs)}, total ${formatDuration(t.downtime.totalMs)} over ${t.downtime.count} VMs`,
@@ -66,6 +66,13 @@ export function renderMarkdown(model: ReportModel): string {
       ),
     );
   }
+  if (model.ignored.length)
+    lines.push(
+      '',
+      '## Ignored messages',
+      '',
+      ...model.ignored.map((i) => `- ${i.vm ? `**${i.vm}**` : 'the wave'}: ${i.message}: ${i.reason}`),
+    );
   if (model.failures.length) {
     lines.push('', '## Failures and decisions', '');
     for (const f of model.failures) {

@@ -8,6 +8,7 @@ interface DecisionFields {
   rejection?: DecisionRecordLike;
   decisions?: Array<DecisionRecordLike & { decision?: string }>;
   refusals?: Array<{ subject?: string; reason?: string }>;
+  ignored?: Array<{ message?: string; reason?: string }>;
   verification?: { state?: string; checks?: Array<{ result?: string; detail?: string; at?: number }> };
   error?: string;
 }
@@ -67,6 +68,11 @@ export function approvalOf(t: WorkflowTimeline): DecisionEntry | undefined {
   const sent = t.messages.filter((m) => ['approve', 'reject'].includes(DECISION_MESSAGES[m.name] ?? ''));
   const last = sent[sent.length - 1];
   return last ? fromMessage(DECISION_MESSAGES[last.name]!, last) : undefined;
+}
+
+/** The messages a VM's workflow heard and did not act on, as its result records them. */
+export function ignoredOf(t: WorkflowTimeline): Array<{ message?: string; reason?: string }> {
+  return resultOf(t).ignored ?? [];
 }
 
 /** Retry and rollback decisions, recorded or (while it runs) sent. */

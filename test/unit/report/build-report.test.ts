@@ -269,6 +269,29 @@ describe('the report model, built from histories', () => {
     ]);
   });
 
+  it('lists the messages the wave and each VM heard and ignored, with why, and counts them', () => {
+    const vm = new HistoryBuilder().started('migrateVm').stage(0, 'awaiting-approval').stage(4, 'shutdown');
+    vm.completed(5, {
+      vm: 'web01',
+      outcome: 'migrated',
+      ignored: [{ message: 'approve by mallory', reason: 'mallory is not an approver' }],
+    });
+    const parent = new HistoryBuilder().started('migrationWave', 0, { waveId: 'w' }).completed(6, {
+      status: {
+        waveId: 'w',
+        refused: [],
+        approvals: [],
+        ignored: [{ message: 'approve by bob', reason: 'approvals are signed here: bob sent none' }],
+      },
+    });
+    const model = buildReport({ parent: parent.read('wave-w'), children: [vm.read('m-web01')], now: NOW });
+    expect(model.ignored).toEqual([
+      { message: 'approve by bob', reason: 'approvals are signed here: bob sent none' },
+      { vm: 'web01', message: 'approve by mallory', reason: 'mallory is not an approver' },
+    ]);
+    expect(model.totals.ignored).toBe(2);
+  });
+
   it('lists two separate approvals with the same approver and reason as two, and says which were signed', () => {
     const approved = (name: string, at: number, signed?: true) => {
       const vm = new HistoryBuilder().started('migrateVm').stage(0, 'awaiting-approval').stage(at, 'shutdown');
