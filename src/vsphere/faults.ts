@@ -29,7 +29,14 @@ const FAULT_CATEGORIES: Record<string, ErrorCategory> = {
   InsufficientResourcesFault: 'transient',
 };
 
-export function faultCategory(faultType: string): ErrorCategory {
+/**
+ * A fault's category; `message` (with the fault's facts) refines one case: ManagedObjectNotFound of a
+ * session-scoped object (`obj=session[…]…`: a ContainerView or PropertyFilter, which live as long as
+ * the session that made them) means the session was lost and logged in again, not that the object the
+ * caller asked about is gone: a retry makes the view again.
+ */
+export function faultCategory(faultType: string, message = ''): ErrorCategory {
+  if (faultType === 'ManagedObjectNotFound' && /\bobj=session\[/.test(message)) return 'transient';
   return FAULT_CATEGORIES[faultType] ?? 'invalid';
 }
 
@@ -51,7 +58,7 @@ export class VsphereFault extends FerryError {
     const on = context.object ? ` on ${context.object}` : '';
     super(
       `vSphere ${context.method}${on} failed with ${faultType}${faultMessage ? `: ${faultMessage}` : ''}`,
-      faultCategory(faultType),
+      faultCategory(faultType, faultMessage),
       {
         ...options,
         details: { faultType, method: context.method, object: context.object, ...options.details },

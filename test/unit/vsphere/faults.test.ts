@@ -45,6 +45,22 @@ describe('faults', () => {
     expect(err.message).toBe('vSphere RelocateVM_Task on VirtualMachine:vm-7 failed with RequestCanceled');
   });
 
+  it('takes a session-scoped object not found (a view lost with its session) as transient, any other as not found', () => {
+    const notFound = (obj: string) =>
+      faultFromSoap(
+        parseXml(
+          `<soapenv:Fault ${NS}><faultstring>The object has already been deleted or has not been completely created</faultstring><detail>` +
+            `<ManagedObjectNotFoundFault xmlns="urn:vim25" xsi:type="ManagedObjectNotFound"><obj type="ContainerView">${obj}</obj></ManagedObjectNotFoundFault></detail></soapenv:Fault>`,
+        ),
+        { method: 'RetrievePropertiesEx', object: 'PropertyCollector:propertyCollector' },
+      );
+    // chaos seed 12102: a session loss on RetrievePropertiesEx, the login again, then the old session's view.
+    const view = notFound('session[c20495f1-548a-412e-9625-47c8abf1468d]f44276b6-0281-440c-87d0-b0b311d8f454');
+    expect([view.category, view.retryable]).toEqual(['transient', true]);
+    expect(notFound('vm-42').category).toBe('not-found');
+    expect(faultCategory('ManagedObjectNotFound', '(obj=vm-42)')).toBe('not-found');
+  });
+
   it('classifies fault types for retries', () => {
     expect(faultCategory('NotAuthenticated')).toBe('transient');
     expect(faultCategory('ManagedObjectNotFound')).toBe('not-found');
