@@ -87,6 +87,8 @@ export interface GuestChecks {
 export interface PveVmChanges {
   /** The VM on its node (found cluster-wide): config with pending and digest, power, and the node's storages. */
   readVmState(input: { vmid: number }): Promise<VmReality & { name?: string }>;
+  /** A VM read back after the plan's writes, on the node the plan found it: config with pending, and power (no search, no storages). */
+  readVmBack(input: { node: string; vmid: number }): Promise<Pick<VmReality, 'config' | 'pending' | 'power'>>;
   /**
    * One config write of a change plan (src/domain/change/steps.ts). What Proxmox has already (an earlier
    * attempt's write) is not sent again; `sent` lists the parameters written. The first attempt carries

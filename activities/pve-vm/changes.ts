@@ -38,6 +38,12 @@ export function createPveVmChanges(deps: ActivityDeps): PveVmChanges {
       return { ...reality, ...(found.name ? { name: found.name } : {}) };
     },
 
+    async readVmBack({ node, vmid }) {
+      const [rows, power] = await Promise.all([pve().config.pendingRows(node, vmid), pve().power.status(node, vmid)]);
+      const { config, pending } = configAndPending(rows);
+      return { config, pending, power: power.status === 'running' ? 'running' : 'stopped' };
+    },
+
     async writeVmConfig({ node, vmid, write, digest }) {
       const { config, pending } = configAndPending(await pve().config.pendingRows(node, vmid));
       const request = configWriteRequest(write, config);

@@ -31,9 +31,10 @@ export async function verify(
 
 async function readBackOf(run: ChangeRun, plan: ChangePlan) {
   const { node, vmid } = plan;
-  const state = await run.acts.read.readVmState.executeWithOptions(
-    { summary: `read VM ${vmid} back: config and pending` },
-    [{ vmid }],
+  // Only what verification judges: the plan knows the node, and storages matter to planning alone.
+  const state = await run.acts.read.readVmBack.executeWithOptions(
+    { summary: `read VM ${vmid} back: config, pending, power` },
+    [{ node, vmid }],
   );
   let guest: GuestView | undefined;
   if (state.power === 'running') {
