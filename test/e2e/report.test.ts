@@ -107,7 +107,7 @@ describe('ferry report of a lab wave, opened in a browser', () => {
     expect(page.dom).toContain('<td>mig-snap01</td>');
     expect(page.dom).toContain('<td>mig-legacy01</td><td>Hard disk 1 is on LocalDS_0 (');
     expect(page.dom).toMatch(
-      /<td>approve<\/td><td>lab-admin<\/td><td>[^<]+ UTC<\/td><td>update<\/td><td>report test cutover<\/td><td>all<\/td>/,
+      /<td>approve<\/td><td>lab-admin<\/td><td>[^<]+ UTC<\/td><td>update, unsigned<\/td><td>report test cutover<\/td><td>all<\/td>/,
     );
   });
 

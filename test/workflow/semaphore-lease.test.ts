@@ -24,6 +24,9 @@ async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number): Prom
 }
 
 describe('semaphore lease under time skipping', () => {
+  // Hours of leases and renewals skipped through in seconds on a quiet machine; beside the chaos test's
+  // start-up (which `npm test` may run at the same time) a minute was once not enough.
+  jest.setTimeout(180_000);
   let env: TestWorkflowEnvironment;
   beforeAll(async () => {
     env = await createTimeSkippingEnv();
