@@ -8,6 +8,8 @@
  *   requests per change (reads and writes, from the simulator's request log), the worker's CPU per VM.
  * - held: M running VMs (default 1,000), a restart-only field edited on each (vcpus, no CPU hotplug),
  *   M `changeVm` runs started; once all wait at `awaiting-approval`, prints the worker's RSS.
+ * - drift: then the drift report over the cluster (every VM made above, N + M), timed, with the NetBox
+ *   requests it made (the worker reaches NetBox through a counting proxy).
  *
  * The VMs are made directly (the simulator's API, NetBox's), as provisioning leaves a built VM: status
  * active, ferry_vmid set, a config whose change plan is empty (checked on one VM before the edits).
@@ -21,13 +23,16 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { startDevServer } from '../lab/temporal-dev-server';
+import { LAB_NETBOX } from '../lab/netbox-seed';
 import { apiWrites } from '../lab/proxmox-sim/admin-client';
 import { changeStatusQuery } from '../src/domain/messages';
 import { idOnly } from '../src/netbox/schemas';
+import { startNetboxProxy, type NetboxProxy } from '../test/helpers/netbox-proxy';
 import { startProvisionLab, type ProvisionLab } from '../test/helpers/provision-lab';
 import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-process';
 import { writeWorkflowBundle } from '../worker/workflow-bundle';
 import type { changeVm } from '../workflows/change-vm';
+import type { driftReport } from '../workflows/drift-report';
 import type { planChange } from '../workflows/plan-change';
 import { cpuByCommand, cpuSpent, machineCpu } from './lib/cpu-by-command';
 import { mib, processStats } from './lib/process-stats';
@@ -70,8 +75,13 @@ async function main(): Promise<void> {
   const bundleFile = path.join(lab.stateDir, 'workflow-bundle.js');
   await writeWorkflowBundle(bundleFile);
   const maxCached = args['max-cached'] ? { maxCachedWorkflows: Number(args['max-cached']) } : {};
+  const netbox = await startNetboxProxy(lab.netbox.url);
   const worker = await startWorkerProcess({
-    config: { ...lab.document, worker: { taskQueue, shutdownGraceTime: '1s', ...maxCached } },
+    config: {
+      ...lab.document,
+      netbox: { ...(lab.document.netbox as object), url: netbox.url },
+      worker: { taskQueue, shutdownGraceTime: '1s', ...maxCached },
+    },
     configFile: path.join(lab.stateDir, `ferry-${stamp}.yaml`),
     env: { ...lab.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
     name: 'bench',
@@ -83,11 +93,13 @@ async function main(): Promise<void> {
       `worker: default limits, maxCachedWorkflows ${args['max-cached'] ?? '50 (default)'}, its own process (pid ${worker.child.pid})`,
     );
     const n = Number(args.vms);
-    if (n > 0) await liveBench(lab, client, worker, taskQueue, n);
+    if (n > 0) await liveBench(lab, client, worker, netbox, taskQueue, n);
     const m = Number(args.held);
     if (m > 0) await heldBench(lab, client, worker, taskQueue, m, 10_000 + n);
+    if (n + m > 0) await driftBench(lab, client, netbox, taskQueue);
   } finally {
     await worker.stop();
+    await netbox.close();
     await connection.close();
     await lab.stop();
     await server.stop();
@@ -98,6 +110,7 @@ async function liveBench(
   lab: ProvisionLab,
   client: Client,
   worker: WorkerProcess,
+  netbox: NetboxProxy,
   taskQueue: string,
   n: number,
 ): Promise<void> {
@@ -107,6 +120,7 @@ async function liveBench(
   await inParallel(vms, 8, (vm) => lab.nb.updateVirtualMachine(vm.netboxId, edit));
   const pid = worker.child.pid!;
   const mark = (await lab.admin.log()).requests.length;
+  const netboxMark = netbox.requests.length;
   const processNames = { [pid]: 'ferry worker', [process.pid]: 'bench + Proxmox simulator' };
   const processesBefore = cpuByCommand(processNames);
   const machineBefore = machineCpu();
@@ -119,6 +133,7 @@ async function liveBench(
   const processesAfter = cpuByCommand(processNames);
   const machineAfter = machineCpu();
   const requests = (await lab.admin.log()).requests.slice(mark);
+  const netboxRequests = netbox.requests.slice(netboxMark);
   const writes = apiWrites(requests);
   const outcomes = count(results.map((r) => r.outcome));
   const perVm = await Promise.all(
@@ -136,6 +151,11 @@ async function liveBench(
   );
   console.log(`  by request (per change):`);
   for (const [what, c] of [...count(requests.map(requestShape))].sort((a, b) => b[1] - a[1]))
+    console.log(`    ${(c / n).toFixed(2).padStart(6)}  ${what}`);
+  console.log(
+    `  NetBox:       ${netboxRequests.length} requests, ${(netboxRequests.length / n).toFixed(2)} per change:`,
+  );
+  for (const [what, c] of [...count(netboxRequests.map(netboxShape))].sort((a, b) => b[1] - a[1]))
     console.log(`    ${(c / n).toFixed(2).padStart(6)}  ${what}`);
   const cpuMs = after.cpuMs - before.cpuMs;
   console.log(`  worker CPU:   ${(cpuMs / 1000).toFixed(1)} s, ${ms(cpuMs / n)} per VM; RSS ${mib(after.rssBytes)}`);
@@ -197,6 +217,30 @@ async function heldBench(
   );
   console.log(`  worker CPU:   ${ms((at.cpuMs - before.cpuMs) / m)} per VM to reach the gate`);
   await inParallel(handles, 50, (h) => h.terminate('bench over'));
+}
+
+/** The drift report over the bench's cluster: every VM made above, read and planned in one run. */
+async function driftBench(lab: ProvisionLab, client: Client, netbox: NetboxProxy, taskQueue: string): Promise<void> {
+  const netboxMark = netbox.requests.length;
+  const proxmoxMark = (await lab.admin.log()).requests.length;
+  const started = performance.now();
+  const report = await client.workflow.execute<typeof driftReport>('driftReport', {
+    taskQueue,
+    workflowId: `bench-drift-${Date.now()}`,
+    args: [{ cluster: LAB_NETBOX.cluster }],
+  });
+  const wallMs = performance.now() - started;
+  const netboxRequests = netbox.requests.slice(netboxMark);
+  const proxmoxRequests = (await lab.admin.log()).requests.length - proxmoxMark;
+  const payload = Buffer.byteLength(JSON.stringify(report));
+  console.log(
+    `drift report over ${LAB_NETBOX.cluster}: ${report.read} VMs read and planned, ${report.drifting.length} drifting${report.truncated ? ` (+${report.truncated} left out)` : ''}, ${report.unreadable.length} unreadable`,
+  );
+  console.log(`  wall time:    ${(wallMs / 1000).toFixed(1)} s (start → report), its result ${mib(payload)}`);
+  console.log(
+    `  NetBox:       ${netboxRequests.length} requests (${[...count(netboxRequests.map(netboxShape))].map(([w, c]) => `${c} ${w}`).join(', ')})`,
+  );
+  console.log(`  Proxmox:      ${proxmoxRequests} requests`);
 }
 
 /**
@@ -306,6 +350,12 @@ function requestShape(r: { method: string; path: string }): string {
     .replace(/\/qemu\/\d+/, '/qemu/{vmid}')
     .replace(/\/tasks\/[^/]+/, '/tasks/{upid}');
   return `${r.method} ${path}`;
+}
+
+/** `GET /api/virtualization/interfaces/` from a logged NetBox request (ids folded, status dropped). */
+function netboxShape(logged: string): string {
+  const [method, path] = logged.split(' ');
+  return `${method} ${path!.replace(/\/\d+\//g, '/{id}/')}`;
 }
 
 function count(items: readonly string[]): Map<string, number> {

@@ -16,15 +16,16 @@ export interface PersonGateSpec<D extends CutoverDecision, S extends { stage: st
   policy: ApprovalPolicy;
   approve: [UpdateDefinition<S, [D]>, SignalDefinition<[D]>];
   reject: [UpdateDefinition<S, [D]>, SignalDefinition<[D]>];
+  /** Called after a decision was refused or ignored (the run shows it in the UI's details). */
+  onIgnored?: () => void;
   /** The action a signed approval names, and the digest of what it was shown (undefined: nothing to show yet). */
   action: SignedAction;
   digest: (decision: D) => string | undefined;
 }
 
 /**
- * A person's approve-or-reject of one workflow (a teardown, a day-2 change): by a validated update
- * (refused without a trace in history) or the same-named signal (an invalid one is recorded in
- * `status.ignored`, never acted on). Decisions are taken only while the gate is open; a signed approval
+ * A person's approve-or-reject of one workflow (a teardown, a day-2 change): by update or the same-named
+ * signal; one that cannot be taken is recorded in `status.ignored`, never acted on (decision-handlers.ts). Decisions are taken only while the gate is open; a signed approval
  * names this workflow and the digest of what its approver was shown. `toApproval` keeps what an
  * approval asks for beyond the record (a change's restart).
  */
@@ -54,6 +55,7 @@ export class PersonGate<
           else this.rejection = record;
         },
         ignored: spec.status.ignored,
+        ...(spec.onIgnored ? { onIgnored: spec.onIgnored } : {}),
         reply: () => spec.status,
       });
     }

@@ -37,7 +37,7 @@ export async function teardownVm(input: TeardownVmInput): Promise<TeardownResult
   run.named(`VM ${input.vmid}`, input.vmid);
   try {
     run.enter('resolve');
-    const gate = new TeardownGate(status, run.settings.approvers, run.settings.approvals);
+    const gate = new TeardownGate(status, run.settings.approvers, run.settings.approvals, () => run.showDetails());
     const outcome = await teardown(run, input, gate);
     status.outcome = outcome;
     run.end(outcome === 'torn-down' ? 'done' : outcome);

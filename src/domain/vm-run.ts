@@ -41,9 +41,29 @@ export function stageSeconds<Stage extends string>(
 }
 
 /** The UI's one line for a run: who, where, and what it waits for since when. */
-export function runDetails(who: string, status: Pick<VmRunStatus<string>, 'stage' | 'waiting'>): string {
+export function runDetails(
+  who: string,
+  status: Pick<VmRunStatus<string>, 'stage' | 'waiting'> & { ignored?: readonly IgnoredMessage[] },
+): string {
   const waiting = status.waiting
     ? `; waiting for ${status.waiting.for} since ${new Date(status.waiting.since).toISOString().slice(11, 19)} UTC`
     : '';
-  return `${who}: ${status.stage}${waiting}`;
+  return `${who}: ${status.stage}${waiting}${ignoredDetails(status.ignored ?? [])}`;
+}
+
+/** A message the workflow heard and did not act on (a refused update, an ignored signal), and why. */
+export interface IgnoredMessage {
+  message: string;
+  reason: string;
+}
+
+/**
+ * The UI's line for messages not acted on, so an ignored approval does not pass for any other "Signaled"
+ * event: how many, and the last with its reason.
+ */
+export function ignoredDetails(ignored: readonly IgnoredMessage[]): string {
+  const last = ignored.at(-1);
+  if (!last) return '';
+  const count = ignored.length === 1 ? 'ignored' : `${ignored.length} ignored, the last`;
+  return `; ${count}: ${last.message}: ${last.reason}`;
 }

@@ -51,6 +51,14 @@ const IDS_PER_QUERY = 200;
  */
 const WITHOUT_CONFIG_CONTEXT = { omit: 'config_context', exclude: 'config_context' } as const;
 
+/** A VM's record with its interfaces, virtual disks and the IP addresses on those interfaces. */
+export interface VmWithHardware {
+  vm: VirtualMachine;
+  interfaces: VmInterface[];
+  disks: VirtualDisk[];
+  addresses: IpAddress[];
+}
+
 /** What an idempotent operation did. */
 export type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'absent';
 
@@ -341,19 +349,23 @@ export class NetboxClient {
   }
 
   /**
-   * A journal entry on a VM (NetBox's own log of what happened to it), unless the newest entries already
-   * hold this exact text: a retried write adds it once.
+   * A journal entry on a VM (NetBox's own log of what happened to it). `mayExist` (a retry: an earlier
+   * attempt may have written it and lost the answer): added only if the newest entries do not already
+   * hold this exact text, so a retried write adds it once; a first attempt writes without that read.
    */
   async addVmJournalEntry(
     vmId: number,
     kind: 'info' | 'success' | 'warning' | 'danger',
     comments: string,
+    options: { mayExist: boolean } = { mayExist: true },
   ): Promise<Outcome> {
-    const { data: recent } = await this.http.request('GET', JOURNAL, {
-      schema: z.looseObject({ results: z.array(journalEntrySchema) }),
-      query: { assigned_object_type: VM_OBJECT, assigned_object_id: vmId, ordering: '-created', limit: 20 },
-    });
-    if (recent.results.some((e) => e.comments === comments)) return 'unchanged';
+    if (options.mayExist) {
+      const { data: recent } = await this.http.request('GET', JOURNAL, {
+        schema: z.looseObject({ results: z.array(journalEntrySchema) }),
+        query: { assigned_object_type: VM_OBJECT, assigned_object_id: vmId, ordering: '-created', limit: 20 },
+      });
+      if (recent.results.some((e) => e.comments === comments)) return 'unchanged';
+    }
     await this.http.request('POST', JOURNAL, {
       schema: journalEntrySchema,
       body: { assigned_object_type: VM_OBJECT, assigned_object_id: vmId, kind, comments },
@@ -474,6 +486,34 @@ export class NetboxClient {
       ...WITHOUT_CONFIG_CONTEXT,
     };
     return this.http.list(VMS, query, virtualMachineSchema);
+  }
+
+  /**
+   * Several VMs' whole records with their interfaces, virtual disks and IP addresses, each list filtered
+   * to these VMs: four requests for up to IDS_PER_QUERY VMs, however many interfaces and disks they have
+   * (day 2's reads of many runs coalesced; src/netbox/coalesced-reads.ts).
+   */
+  async vmsWithHardware(vmIds: readonly number[]): Promise<Map<number, VmWithHardware>> {
+    if (vmIds.length > IDS_PER_QUERY) throw new Error(`vmsWithHardware: at most ${IDS_PER_QUERY} ids at once`);
+    const ids = [...vmIds];
+    const page = { limit: LIST_PAGE };
+    const [vms, interfaces, disks, addresses] = await Promise.all([
+      this.http.list(VMS, { id: ids, ...page, ...WITHOUT_CONFIG_CONTEXT }, virtualMachineSchema),
+      this.http.list(INTERFACES, { virtual_machine_id: ids, ...page }, vmInterfaceSchema),
+      this.http.list(VIRTUAL_DISKS, { virtual_machine_id: ids, ...page }, virtualDiskSchema),
+      this.http.list(IPS, { virtual_machine_id: ids, ...page }, ipAddressSchema),
+    ]);
+    const found = new Map<number, VmWithHardware>(
+      vms.map((vm) => [vm.id, { vm, interfaces: [], disks: [], addresses: [] }]),
+    );
+    for (const i of interfaces) found.get(i.virtual_machine.id)?.interfaces.push(i);
+    for (const d of disks) found.get(d.virtual_machine.id)?.disks.push(d);
+    const vmOfInterface = new Map(interfaces.map((i) => [i.id, i.virtual_machine.id]));
+    for (const ip of addresses) {
+      const vmId = vmOfInterface.get(ip.assigned_object_id ?? -1);
+      if (vmId !== undefined) found.get(vmId)?.addresses.push(ip);
+    }
+    return found;
   }
 
   /** Every VM interface of a cluster's VMs, in pages (`cluster` filters interfaces by their VM's cluster). */

@@ -12,7 +12,7 @@ import type {
   VmReport,
 } from './model';
 import { approvalOf, decisionsOf, failuresWithDecisions, ignoredOf, refusalLine, refusalReasons } from './vm-events';
-import { downtimeOf, importsOf, permitBars, stageBars, timerBars } from './vm-timeline';
+import { copiesOf, downtimeOf, permitBars, queueBars, stageBars, timerBars } from './vm-timeline';
 
 export interface ReportInput {
   /** The wave (migrationWave) or the provision batch (provisionPlanned). */
@@ -73,7 +73,7 @@ export function vmReport(t: WorkflowTimeline, now: number): VmReport {
   ];
   const downtime = downtimeOf(t, now);
   const vmid = t.searchAttributes.VmId ?? r.vmid;
-  const bars = [...stageBars(t, now), ...timerBars(t, now), ...permitBars(t, now)];
+  const bars = [...stageBars(t, now), ...timerBars(t, now), ...permitBars(t, now), ...queueBars(t, now)];
   const converting = bars.filter((b) => b.lane === 'stage' && b.category === 'convert');
   return {
     name,
@@ -91,10 +91,16 @@ export function vmReport(t: WorkflowTimeline, now: number): VmReport {
     marks: marks.sort((a, b) => a.at - b.at),
     ...(downtime ? { downtimeFrom: downtime.from, downtimeMs: downtime.ms, downtimeOpen: downtime.open } : {}),
     ...(converting.length ? { conversionMs: converting.reduce((sum, b) => sum + (b.end - b.start), 0) } : {}),
-    importedBytes: importsOf(t).reduce((sum, i) => sum + i.bytes, 0),
+    ...bytesCopied(t),
     ...(r.verification?.state ? { verification: r.verification.state } : {}),
     ...(r.error ? { error: r.error } : t.failure ? { error: t.failure } : {}),
   };
+}
+
+function bytesCopied(t: WorkflowTimeline): Pick<VmReport, 'importedBytes' | 'movedLiveBytes'> {
+  const copies = copiesOf(t);
+  const sum = (how: string) => copies.filter((c) => c.how === how).reduce((total, c) => total + c.bytes, 0);
+  return { importedBytes: sum('imported'), movedLiveBytes: sum('moved-live') };
 }
 
 function refusals(input: ReportInput, vms: readonly VmReport[]): RefusalEntry[] {
@@ -174,23 +180,32 @@ function approvals(input: ReportInput, vms: readonly VmReport[]): ApprovalEntry[
   return entries;
 }
 
-/** Cumulative VMs done and bytes imported, one point per change, from the wave's start. */
+/** Cumulative VMs done and bytes copied (imported, moved live), one point per change, from the wave's start. */
 export function throughput(
   start: number,
   children: readonly WorkflowTimeline[],
   vms: readonly VmReport[],
 ): ThroughputPoint[] {
-  const steps: Array<{ at: number; vms: number; bytes: number }> = [];
+  const steps: Array<{ at: number; vms: number; imported: number; movedLive: number }> = [];
   children.forEach((child, i) => {
-    for (const imp of importsOf(child)) steps.push({ at: imp.at, vms: 0, bytes: imp.bytes });
+    for (const copy of copiesOf(child)) {
+      const imported = copy.how === 'imported' ? copy.bytes : 0;
+      steps.push({ at: copy.at, vms: 0, imported, movedLive: copy.bytes - imported });
+    }
     const vm = vms[i]!;
-    if (vm.endedAt !== undefined && SUCCESS.has(vm.outcome ?? '')) steps.push({ at: vm.endedAt, vms: 1, bytes: 0 });
+    if (vm.endedAt !== undefined && SUCCESS.has(vm.outcome ?? ''))
+      steps.push({ at: vm.endedAt, vms: 1, imported: 0, movedLive: 0 });
   });
   steps.sort((a, b) => a.at - b.at);
-  const points: ThroughputPoint[] = [{ at: start, vmsDone: 0, bytesImported: 0 }];
+  const points: ThroughputPoint[] = [{ at: start, vmsDone: 0, bytesImported: 0, bytesMovedLive: 0 }];
   for (const s of steps) {
     const last = points[points.length - 1]!;
-    points.push({ at: s.at, vmsDone: last.vmsDone + s.vms, bytesImported: last.bytesImported + s.bytes });
+    points.push({
+      at: s.at,
+      vmsDone: last.vmsDone + s.vms,
+      bytesImported: last.bytesImported + s.imported,
+      bytesMovedLive: last.bytesMovedLive + s.movedLive,
+    });
   }
   return points;
 }
@@ -220,6 +235,7 @@ function totals(model: Omit<ReportModel, 'totals'>): Totals {
       medianMs: median(downtimes),
     },
     bytesImported: model.vms.reduce((sum, vm) => sum + vm.importedBytes, 0),
+    bytesMovedLive: model.vms.reduce((sum, vm) => sum + vm.movedLiveBytes, 0),
     durationMs: (model.endedAt ?? model.generatedAt) - model.startedAt,
   };
 }

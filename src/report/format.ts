@@ -18,6 +18,15 @@ export function formatDuration(ms: number): string {
 /** Binary units, as disks are sized: `20.0 GiB`. */
 export const formatBytes = (bytes: number): string => formatBinaryBytes(bytes);
 
+/** What a VM's (or a wave's) disks carried, and how: `70 GiB imported`, `12 GiB moved live after the boot`, `–`. */
+export function formatCopied(importedBytes: number, movedLiveBytes: number): string {
+  const parts = [
+    ...(importedBytes ? [`${formatBytes(importedBytes)} imported`] : []),
+    ...(movedLiveBytes ? [`${formatBytes(movedLiveBytes)} moved live after the boot`] : []),
+  ];
+  return parts.join(', ') || '–';
+}
+
 /** `2026-11-30 02:47:53 UTC`. */
 export function formatTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;

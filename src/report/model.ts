@@ -42,7 +42,10 @@ export interface VmReport {
   downtimeOpen?: boolean;
   /** Time in the guest conversion stage (part of the downtime: it runs between the shutdown and the import). */
   conversionMs?: number;
+  /** Copied while the VM was down (import, live-import). */
   importedBytes: number;
+  /** Overlay mode: moved live to the target storage after the boot, while the guest ran (not downtime). */
+  movedLiveBytes: number;
   verification?: string;
   error?: string;
 }
@@ -95,6 +98,8 @@ export interface ThroughputPoint {
   at: number;
   vmsDone: number;
   bytesImported: number;
+  /** Overlay mode: bytes moved live to their storage after the boot (no downtime). */
+  bytesMovedLive: number;
 }
 
 export interface Totals {
@@ -106,6 +111,7 @@ export interface Totals {
   failures: number;
   downtime: { count: number; totalMs: number; maxMs: number; medianMs: number };
   bytesImported: number;
+  bytesMovedLive: number;
   durationMs: number;
 }
 

@@ -1,4 +1,4 @@
-import { escapeHtml, formatBytes, formatDuration, formatTime } from './format';
+import { escapeHtml, formatBytes, formatCopied, formatDuration, formatTime } from './format';
 import type { Bar, ReportModel } from './model';
 import { REPORT_CSS } from './report-css';
 import { renderThroughput } from './render-throughput';
@@ -27,7 +27,8 @@ function cards(model: ReportModel): string {
     ...(t.downtime.count
       ? [card(formatDuration(t.downtime.medianMs), `median downtime (max ${formatDuration(t.downtime.maxMs)})`)]
       : []),
-    ...(t.bytesImported ? [card(formatBytes(t.bytesImported), 'imported')] : []),
+    ...(t.bytesImported ? [card(formatBytes(t.bytesImported), 'imported (while down)')] : []),
+    ...(t.bytesMovedLive ? [card(formatBytes(t.bytesMovedLive), 'moved live after the boot')] : []),
     card(formatDuration(t.durationMs), model.endedAt === undefined ? 'running for' : 'duration'),
   ].join('')}</div>`;
 }
@@ -67,12 +68,12 @@ function vmTable(model: ReportModel): string {
     escapeHtml(vm.verification ?? '–'),
     num(vm.downtimeMs !== undefined ? `${formatDuration(vm.downtimeMs)}${vm.downtimeOpen ? '+' : ''}` : '–'),
     num(vm.conversionMs !== undefined ? formatDuration(vm.conversionMs) : '–'),
-    num(vm.importedBytes ? formatBytes(vm.importedBytes) : '–'),
+    num(formatCopied(vm.importedBytes, vm.movedLiveBytes)),
     num(formatDuration((vm.endedAt ?? model.generatedAt) - vm.startedAt)),
     escapeHtml(vm.error ?? ''),
   ]);
   return table(
-    ['VM', 'VMID', 'outcome', 'guest', 'downtime', 'of it converting', 'imported', 'took', 'error'],
+    ['VM', 'VMID', 'outcome', 'guest', 'downtime', 'of it converting', 'disks copied', 'took', 'error'],
     rows,
     'No VM workflow has started.',
   );

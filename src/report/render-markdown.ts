@@ -1,4 +1,4 @@
-import { formatBytes, formatDuration, formatTime } from './format';
+import { formatCopied, formatDuration, formatTime } from './format';
 import type { ReportModel } from './model';
 
 /** A table cell: pipes and line breaks would end it. */
@@ -34,12 +34,14 @@ export function renderMarkdown(model: ReportModel): string {
           `- downtime: median ${formatDuration(t.downtime.medianMs)}, max ${formatDuration(t.downtime.maxMs)}, total ${formatDuration(t.downtime.totalMs)} over ${t.downtime.count} VMs`,
         ]
       : []),
-    ...(t.bytesImported ? [`- imported: ${formatBytes(t.bytesImported)}`] : []),
+    ...(t.bytesImported || t.bytesMovedLive
+      ? [`- disks copied: ${formatCopied(t.bytesImported, t.bytesMovedLive)}`]
+      : []),
     '',
     '## VMs',
     '',
     ...table(
-      ['VM', 'VMID', 'outcome', 'stages', 'downtime', 'imported'],
+      ['VM', 'VMID', 'outcome', 'stages', 'downtime', 'disks copied'],
       model.vms.map((vm) => [
         vm.name,
         vm.vmid !== undefined ? String(vm.vmid) : '–',
@@ -49,7 +51,7 @@ export function renderMarkdown(model: ReportModel): string {
           .map((b) => `${b.label} ${formatDuration(b.end - b.start)}`)
           .join(' → '),
         vm.downtimeMs !== undefined ? `${formatDuration(vm.downtimeMs)}${vm.downtimeOpen ? '+' : ''}` : '–',
-        vm.importedBytes ? formatBytes(vm.importedBytes) : '–',
+        formatCopied(vm.importedBytes, vm.movedLiveBytes),
       ]),
     ),
   ];

@@ -1,4 +1,4 @@
-import { formatBytes, formatClock, formatOffset, tickStep } from './format';
+import { formatBytes, formatClock, formatCopied, formatOffset, tickStep } from './format';
 import type { ReportModel, ThroughputPoint } from './model';
 
 const CHART = { width: 1160, height: 190, left: 70, right: 80, top: 22, bottom: 40 };
@@ -19,7 +19,13 @@ function stepPath(
   return `${d}H${x(end).toFixed(1)}`;
 }
 
-/** Cumulative VMs done (left axis) and data imported (right axis) over the wave's time. */
+/** The bytes axis says what it counts: an overlay wave imports nothing and moves its disks live. */
+function bytesTitle(last: ThroughputPoint | undefined): string {
+  if (last?.bytesMovedLive && last.bytesImported) return 'disks copied';
+  return last?.bytesMovedLive ? 'moved live after the boot' : 'imported';
+}
+
+/** Cumulative VMs done (left axis) and disk data copied (right axis) over the wave's time. */
 export function renderThroughput(model: ReportModel): string {
   const start = model.startedAt;
   const end = Math.max(model.endedAt ?? model.generatedAt, ...model.throughput.map((p) => p.at));
@@ -28,7 +34,8 @@ export function renderThroughput(model: ReportModel): string {
   const plotH = CHART.height - CHART.top - CHART.bottom;
   const x = (t: number) => CHART.left + ((t - start) / span) * plotW;
   const maxVms = Math.max(1, model.vms.length);
-  const maxBytes = Math.max(1, ...model.throughput.map((p) => p.bytesImported));
+  const copied = (p: ThroughputPoint) => p.bytesImported + p.bytesMovedLive;
+  const maxBytes = Math.max(1, ...model.throughput.map(copied));
   const yVms = (v: number) => CHART.top + plotH - (v / maxVms) * plotH;
   const yBytes = (v: number) => CHART.top + plotH - (v / maxBytes) * plotH;
   const parts: string[] = [];
@@ -54,13 +61,14 @@ export function renderThroughput(model: ReportModel): string {
     );
   }
   const last = model.throughput[model.throughput.length - 1];
+  const title = bytesTitle(last);
   parts.push(
-    `<path class="line bytes" d="${stepPath(model.throughput, (p) => p.bytesImported, x, yBytes, end)}"><title>imported: ${formatBytes(last?.bytesImported ?? 0)}</title></path>`,
+    `<path class="line bytes" d="${stepPath(model.throughput, copied, x, yBytes, end)}"><title>${title}: ${formatCopied(last?.bytesImported ?? 0, last?.bytesMovedLive ?? 0)}</title></path>`,
   );
   parts.push(
     `<path class="line vms" d="${stepPath(model.throughput, (p) => p.vmsDone, x, yVms, end)}"><title>VMs done: ${last?.vmsDone ?? 0}</title></path>`,
   );
   parts.push(`<text class="axis-title vms" x="4" y="12">VMs done</text>`);
-  parts.push(`<text class="axis-title bytes" x="${CHART.width - 4}" y="12" text-anchor="end">imported</text>`);
+  parts.push(`<text class="axis-title bytes" x="${CHART.width - 4}" y="12" text-anchor="end">${title}</text>`);
   return `<svg class="throughput" role="img" aria-label="throughput over time" viewBox="0 0 ${CHART.width} ${CHART.height}" width="${CHART.width}" height="${CHART.height}">${parts.join('')}</svg>`;
 }

@@ -43,6 +43,7 @@ export const STAGE_COLOURS: Record<string, string> = {
   handover: '#f0b429',
   // waits
   permit: '#52606d',
+  queue: '#e12d39',
   timer: '#d3dce6',
   other: '#cbd2d9',
 };

@@ -62,6 +62,34 @@ export function permitBars(t: WorkflowTimeline, now: number): Bar[] {
     });
 }
 
+/** An activity that waited this long for a worker slot is drawn as a wait: time no work of its own filled. */
+const QUEUED_MS = 2000;
+
+/**
+ * Activities that sat on their task queue before a worker took them (all worker slots of that queue busy,
+ * or no worker): the downtime bars show such a wait as a wait, not as the VM's work. First attempts
+ * only: a retried activity's start is its last attempt's, so the gap would include the earlier attempts.
+ */
+export function queueBars(t: WorkflowTimeline, now: number): Bar[] {
+  return t.activities.flatMap((a): Bar[] => {
+    if (a.name === 'requestPermit' || a.attempt > 1) return [];
+    const end = a.startedAt ?? (a.outcome === 'scheduled' ? endOf(t, now) : undefined);
+    if (end === undefined || end - a.scheduledAt < QUEUED_MS) return [];
+    const open = a.startedAt === undefined && t.closedAt === undefined;
+    return [
+      {
+        lane: 'wait',
+        label: `queued ${a.name}`,
+        category: 'queue',
+        start: a.scheduledAt,
+        end,
+        open,
+        detail: 'waited on its task queue for a free worker slot',
+      },
+    ];
+  });
+}
+
 /** A timer this close to the one before (or closer than its own length) continues its wait: the polls of one condition. */
 const POLL_GAP_MS = 2000;
 
@@ -99,14 +127,26 @@ export function timerBars(t: WorkflowTimeline, now: number): Bar[] {
   }));
 }
 
-/** The bytes each finished import brought in, when: from the activities' results. */
-export function importsOf(t: WorkflowTimeline): Array<{ at: number; bytes: number }> {
-  return t.activities.flatMap((a) => {
-    const bytes = (a.result as { bytes?: unknown } | undefined)?.bytes;
-    const copied = (a.result as { alreadyPresent?: boolean } | undefined)?.alreadyPresent !== true;
-    return a.outcome === 'completed' && /import/i.test(a.name) && typeof bytes === 'number' && copied
-      ? [{ at: a.closedAt!, bytes }]
-      : [];
+export interface DiskCopy {
+  at: number;
+  bytes: number;
+  how: 'imported' | 'moved-live';
+}
+
+/**
+ * The data each finished copy carried, when, from the activities' results: an import (while the VM is
+ * down) or, in overlay mode, a disk moved live to its storage after the boot (`moveDisk`). A copy found
+ * done already (an earlier run's) carried nothing now.
+ */
+export function copiesOf(t: WorkflowTimeline): DiskCopy[] {
+  return t.activities.flatMap((a): DiskCopy[] => {
+    const result = (a.result ?? {}) as { bytes?: unknown; alreadyPresent?: boolean; alreadyMoved?: boolean };
+    if (a.outcome !== 'completed' || typeof result.bytes !== 'number') return [];
+    if (a.name === 'moveDisk' && result.alreadyMoved !== true)
+      return [{ at: a.closedAt!, bytes: result.bytes, how: 'moved-live' }];
+    if (/import/i.test(a.name) && result.alreadyPresent !== true)
+      return [{ at: a.closedAt!, bytes: result.bytes, how: 'imported' }];
+    return [];
   });
 }
 

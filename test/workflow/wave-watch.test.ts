@@ -95,7 +95,7 @@ describe('migration wave bookkeeping', () => {
       { by: 'alice', reason: 'change 42', via: 'signal', vms: 'all', at: expect.any(Number) },
     ]);
     expect(result.status.ignored).toEqual([
-      { message: 'approve by mallory', reason: 'mallory is not an approver (approvers: alice)' },
+      { message: 'approve by mallory (signal)', reason: 'mallory is not an approver (approvers: alice)' },
     ]);
   });
 

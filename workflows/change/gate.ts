@@ -16,9 +16,10 @@ import { PersonGate } from '../person-gate';
  * changes with the restart choice; a plan made again (a new NetBox edit) needs a new decision.
  */
 export class ChangeGate extends PersonGate<ChangeDecision, ChangeStatus, DecisionRecord & { restart?: boolean }> {
-  constructor(status: ChangeStatus, approvers: readonly string[], policy: ApprovalPolicy) {
+  constructor(status: ChangeStatus, approvers: readonly string[], policy: ApprovalPolicy, onIgnored?: () => void) {
     super(
       {
+        onIgnored,
         what: 'the change',
         status,
         approvers,

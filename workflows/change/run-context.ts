@@ -22,7 +22,7 @@ export class ChangeRun extends VmRun<ChangeStage, ChangeStatus, SentStep> {
   ) {
     super(status, (s) => s.sent, `VM ${status.vmid}`);
     this.acts = activityProfiles(provisioningTiming(settings));
-    this.gate = new ChangeGate(status, settings.approvers, settings.approvals);
+    this.gate = new ChangeGate(status, settings.approvers, settings.approvals, () => this.showDetails());
   }
 
   /** How many edits NetBox has reported so far (a signal handler adds them as they come). */

@@ -40,9 +40,9 @@ export interface SigningContext {
 
 /**
  * The human gates of a migration: approve or reject the cutover (any time before it starts, so a
- * wave can approve early), and after a failure past the shutdown, retry or roll back. Updates are
- * validated and refused without a trace in history; signals cannot be refused, so an invalid signal
- * is recorded in `status.ignored` instead of acted on.
+ * wave can approve early), and after a failure past the shutdown, retry or roll back. A decision that
+ * cannot be taken, by update or signal, is recorded in `status.ignored` instead of acted on (an update
+ * is also answered with the reason; decision-handlers.ts).
  */
 export class CutoverGate {
   approval?: DecisionRecord;
@@ -64,6 +64,8 @@ export class CutoverGate {
     private readonly signing: SigningContext = {},
     /** live-import, overlay: a retry or rollback once the guest ran on Proxmox must acknowledge losing its writes. */
     private readonly mode?: CutoverMode,
+    /** Called after a decision was refused or ignored (the run shows it in the UI's details). */
+    private readonly onIgnored?: () => void,
   ) {
     this.gate(approveCutoverUpdate, approveCutoverSignal, 'approve', (r, d) => {
       this.approval = r;
@@ -93,6 +95,7 @@ export class CutoverGate {
         this.status.cancellation = this.cancellation;
       },
       ignored: this.status.ignored,
+      onIgnored: () => this.onIgnored?.(),
       reply: () => this.status,
     });
   }
@@ -185,6 +188,7 @@ export class CutoverGate {
       problem: (decision) => this.problem(kind, decision),
       accept,
       ignored: this.status.ignored,
+      onIgnored: () => this.onIgnored?.(),
       reply: () => this.status,
     });
   }

@@ -122,7 +122,7 @@ export class MigrationRun extends VmRun<MigrationStage, MigrationStatus, Migrati
       return current && cutoverPlanDigest(current);
     };
     const signing = { policy: settings.approvals, wave: input.waveWorkflowId, plan };
-    this.gate = new CutoverGate(status, settings.approvers, signing, settings.cutover.mode);
+    this.gate = new CutoverGate(status, settings.approvers, signing, settings.cutover.mode, () => this.showDetails());
     this.moves = new PlacementMoves(this);
     setHandler(importThroughputSignal, (t) => {
       this.throughput = t;

@@ -13,8 +13,9 @@ import { PersonGate } from '../person-gate';
  * approval names this teardown's workflow and the digest of the target it was shown.
  */
 export class TeardownGate extends PersonGate<TeardownDecision, TeardownStatus> {
-  constructor(status: TeardownStatus, approvers: readonly string[], policy: ApprovalPolicy) {
+  constructor(status: TeardownStatus, approvers: readonly string[], policy: ApprovalPolicy, onIgnored?: () => void) {
     super({
+      onIgnored,
       what: 'the teardown',
       status,
       approvers,

@@ -97,7 +97,8 @@ export class VmRun<Stage extends string, Status extends VmRunStatus<Stage>, Acti
     this.status.error = failureMessage(err);
   };
 
-  protected showDetails(): void {
+  /** The UI's current details, from the status as it is now (the stage, a wait, messages not acted on). */
+  showDetails(): void {
     setCurrentDetails(runDetails(this.who, this.status));
   }
 

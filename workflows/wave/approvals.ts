@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
 import { signedApprovalProblem } from '../../src/domain/approvals';
 import {
@@ -20,9 +21,9 @@ const AUTO_APPROVE_SIGNED =
 
 /**
  * The wave's approvals: one covers every VM of the wave or the named ones, and is passed on to each
- * covered VM workflow, running now or started later. An update is validated and refused without a
- * trace in history; a signal cannot be refused, so one that comes before the settings (the approvers)
- * are known waits for them, and an invalid one is recorded in `status.ignored` instead of acted on.
+ * covered VM workflow, running now or started later. One that cannot be taken is recorded in
+ * `status.ignored` (an update is also answered with the reason); a signal that comes before the settings
+ * (the approvers) are known waits for them.
  */
 export class WaveApprovals {
   /** Approval signals that came before the settings were loaded. */
@@ -32,11 +33,11 @@ export class WaveApprovals {
     private readonly wave: WaveState,
     private readonly signals: SignalsInFlight,
   ) {
-    setHandler(approveWaveUpdate, (decision) => (this.approve(decision, 'update'), wave.report()), {
-      validator: (decision) => {
-        const problem = this.problem(decision);
-        if (problem) throw new Error(problem);
-      },
+    setHandler(approveWaveUpdate, (decision) => {
+      const problem = this.refused(decision, 'update');
+      if (problem) throw ApplicationFailure.nonRetryable(problem, 'DecisionRefused');
+      this.approve(decision, 'update');
+      return wave.report();
     });
     setHandler(approveWaveSignal, (decision) => {
       if (wave.settings) this.takeSignal(decision);
@@ -99,9 +100,16 @@ export class WaveApprovals {
   }
 
   private takeSignal(decision: CutoverApproval): void {
+    if (!this.refused(decision, 'signal')) this.approve(decision, 'signal');
+  }
+
+  /** Why the approval cannot be taken, recorded in `status.ignored` and the UI's details (decision-handlers.ts says why not a validator). */
+  private refused(decision: CutoverApproval, via: 'update' | 'signal'): string | undefined {
     const problem = this.problem(decision);
-    if (problem) this.wave.status.ignored.push({ message: `approve by ${String(decision?.by)}`, reason: problem });
-    else this.approve(decision, 'signal');
+    if (!problem) return undefined;
+    this.wave.status.ignored.push({ message: `approve by ${String(decision?.by)} (${via})`, reason: problem });
+    this.wave.showDetails();
+    return problem;
   }
 
   private problem(decision: CutoverApproval): string | undefined {

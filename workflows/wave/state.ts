@@ -14,6 +14,7 @@ import {
   type WaveVmState,
 } from '../../src/domain/migration';
 import { FerryKind, FerryStage, WaveId } from '../../src/domain/search-attributes';
+import { ignoredDetails } from '../../src/domain/vm-run';
 import { summarizeWave, waveSummaryRequestSchema, type WaveSummary } from '../../src/domain/status';
 import { workflowNow } from '../clock';
 import type { SdnSyncResult } from '../sdn-sync';
@@ -74,7 +75,7 @@ export class WaveState {
       this.status.vms.length > 0
         ? `, ${this.status.vms.length} VMs: ${pending} pending, ${running} running, ${finished} finished`
         : '';
-    setCurrentDetails(`wave ${this.waveId}: ${this.status.stage}${vms}`);
+    setCurrentDetails(`wave ${this.waveId}: ${this.status.stage}${vms}${ignoredDetails(this.status.ignored)}`);
   }
 
   /**

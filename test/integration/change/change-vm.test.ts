@@ -112,11 +112,23 @@ describe('changeVm: a NetBox edit reaches the running VM', () => {
     const { value: record } = await suite.lab.nb.getVirtualMachine(id);
     expect((record.custom_fields as Record<string, unknown>).ferry_applied).toMatchObject({ version: 1 });
 
-    // A rerun has nothing to do and writes nothing to Proxmox.
+    // A rerun has nothing to do and writes nothing: not to Proxmox, not to NetBox (no baseline, no journal).
+    const journalOf = async () =>
+      (
+        await suite.lab.nb.http.request('GET', 'api/extras/journal-entries/', {
+          schema: z.looseObject({ count: z.number() }),
+          query: { assigned_object_type: 'virtualization.virtualmachine', assigned_object_id: id },
+        })
+      ).data.count;
+    const journalBefore = await journalOf();
+    expect(journalBefore).toBeGreaterThan(0);
+    const versionBefore = (await suite.lab.nb.getVirtualMachine(id)).value.last_updated;
     const mark = (await suite.lab.admin.log()).requests.length;
     const again = await (await startChange(id, vmid)).result();
     expect(again.outcome).toBe('nothing-to-do');
     expect(apiWrites((await suite.lab.admin.log()).requests.slice(mark))).toEqual([]);
+    expect(await journalOf()).toBe(journalBefore);
+    expect((await suite.lab.nb.getVirtualMachine(id)).value.last_updated).toBe(versionBefore);
   });
 
   it('adds a disk NetBox gained live, refuses a shrink with its reason, and leaves a disk removed in NetBox as unusedN', async () => {

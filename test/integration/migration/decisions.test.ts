@@ -88,6 +88,16 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
       ).rejects.toMatchObject({
         cause: { message: expect.stringContaining('mallory is not an approver') },
       });
+      // The refusal leaves a trace: in the status, and in the history as a failed update.
+      expect((await child('scale-0001').query(migrationStatusQuery)).ignored).toEqual([
+        { message: 'reject by mallory (update)', reason: expect.stringContaining('mallory is not an approver') },
+      ]);
+      const refusedInHistory = ((await child('scale-0001').fetchHistory()).events ?? []).filter(
+        (e) => e.workflowExecutionUpdateCompletedEventAttributes?.outcome?.failure,
+      );
+      expect(
+        refusedInHistory.map((e) => e.workflowExecutionUpdateCompletedEventAttributes!.outcome!.failure!.message),
+      ).toEqual([expect.stringContaining('mallory is not an approver')]);
       await child('scale-0001').executeUpdate(rejectCutoverUpdate, {
         args: [{ by: 'alice', reason: 'keep it on VMware' }],
       });
@@ -273,11 +283,13 @@ describe('people decide: approve some, reject one, roll back or retry after a fa
         await child.signal(rollbackSignal, { by: 'alice', reason: 'by signal, unacknowledged' });
         const stillWaiting = await until('the signal recorded as ignored', async () => {
           const s = await child.query(migrationStatusQuery);
-          return s.ignored.length > 0 ? s : undefined;
+          return s.ignored.some((i) => i.message.endsWith('(signal)')) ? s : undefined;
         });
         expect(stillWaiting.stage).toBe('awaiting-decision');
         expect(stillWaiting.ignored).toEqual([
-          { message: 'rollback by alice', reason: expect.stringContaining('discardGuestWrites: true') },
+          { message: 'rollback by alice (update)', reason: expect.stringContaining('--discard-guest-writes') },
+          { message: 'retry by alice (update)', reason: expect.stringContaining('--discard-guest-writes') },
+          { message: 'rollback by alice (signal)', reason: expect.stringContaining('discardGuestWrites: true') },
         ]);
         // As a person types it: refused without the flag (nothing moves), accepted with it.
         const ferry = async (...args: string[]) => {

@@ -127,7 +127,7 @@ describe('signed approvals: only a listed key, for this workflow and the plan sh
       expect(before.actions.map((a) => a.kind)).not.toContain('shutdown');
       expect(before.ignored).toEqual([
         {
-          message: 'approve by alice',
+          message: 'approve by alice (signal)',
           reason: "signed for another-wave, not for this VM's wave (" + wave.workflowId + ')',
         },
       ]);

@@ -376,6 +376,25 @@ describe('NetBox client against a real NetBox', () => {
       },
     ]);
     expect(parseBaseline(vms[0]!.custom_fields.ferry_applied)).toEqual({ ok: true, baseline });
+
+    // Several VMs at once (day 2's coalesced reads): each VM with only its own items and addresses.
+    const { value: otherNet0 } = await client.ensureInterface(other, 'net0');
+    const address = (iface: number, ip: string) =>
+      client.http.request('POST', 'api/ipam/ip-addresses/', {
+        schema: idOnly,
+        body: { address: ip, assigned_object_type: 'virtualization.vminterface', assigned_object_id: iface },
+      });
+    await address(net0.id, '198.51.100.20/24');
+    await address(otherNet0.id, '198.51.100.21/24');
+    const both = await client.vmsWithHardware([id, other, 2_000_000_000]);
+    expect([...both.keys()].sort()).toEqual([id, other].sort()); // an unknown id is simply absent
+    const mine = both.get(id)!;
+    expect(mine.vm.name).toBe('day2-vm');
+    expect(vmRecordWithHardware(mine.vm, mine.interfaces, mine.disks)).toEqual(record);
+    expect(mine.addresses.map((a) => a.address)).toEqual(['198.51.100.20/24']);
+    const theirs = both.get(other)!;
+    expect([theirs.interfaces.map((i) => i.name), theirs.disks.map((d) => d.name)]).toEqual([['net0'], ['scsi0']]);
+    expect(theirs.addresses.map((a) => a.address)).toEqual(['198.51.100.21/24']);
   });
 
   it('allocates an address from a prefix, idempotently per interface, and makes it the primary IPv4', async () => {

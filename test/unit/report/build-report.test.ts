@@ -1,4 +1,4 @@
-import { buildReport } from '../../../src/report';
+import { buildReport, renderHtml, renderMarkdown } from '../../../src/report';
 import { refusalLine } from '../../../src/report/vm-events';
 import { approveWaveUpdate, retryCutoverSignal, rollbackUpdate } from '../../../src/domain/messages';
 import { HistoryBuilder, recorded, T0 } from './history-builder';
@@ -157,6 +157,53 @@ describe('the report model, built from histories', () => {
         open: true,
         detail: 'import web9 scsi0',
       },
+    ]);
+  });
+
+  it('says what an overlay VM copied: nothing imported while down, its disks moved live after the boot', () => {
+    const GiB = 2 ** 30;
+    const vm = new HistoryBuilder().started('migrateVm').attribute(0, { VmName: 'ov1' }).stage(1, 'shutdown');
+    vm.stage(2, 'import').activity('attachDisk', 2, { startedAt: 2, completedAt: 2.1, result: { attached: true } });
+    vm.stage(3, 'start').stage(5, 'move');
+    vm.activity('moveDisk', 5, {
+      startedAt: 5,
+      completedAt: 9,
+      result: { slot: 'scsi0', bytes: 8 * GiB, alreadyMoved: false },
+    });
+    vm.activity('moveDisk', 9, {
+      startedAt: 9,
+      completedAt: 9.2,
+      result: { slot: 'scsi1', bytes: 4 * GiB, alreadyMoved: true },
+    });
+    vm.stage(10, 'migrated').completed(10, { vm: 'ov1', outcome: 'migrated' });
+    const parent = new HistoryBuilder().started('migrationWave', 0, { waveId: 'ov' });
+    const model = buildReport({ parent: parent.read('wave-ov'), children: [vm.read('migrate-ov1')], now: T0 + 20_000 });
+    // scsi1 was found moved already (an earlier run's move): it carried nothing now.
+    expect(model.vms[0]).toMatchObject({ importedBytes: 0, movedLiveBytes: 8 * GiB });
+    expect(model.totals).toMatchObject({ bytesImported: 0, bytesMovedLive: 8 * GiB });
+    expect(model.throughput.map((p) => [p.vmsDone, p.bytesImported, p.bytesMovedLive / GiB])).toEqual([
+      [0, 0, 0],
+      [0, 0, 8],
+      [1, 0, 8],
+    ]);
+    const html = renderHtml(model);
+    expect(html).toContain('8.0 GiB moved live after the boot');
+    expect(html).not.toContain('>1 B<'); // the chart's bytes axis is scaled to what moved, not to nothing
+    expect(renderMarkdown(model)).toContain('- disks copied: 8.0 GiB moved live after the boot');
+  });
+
+  it("draws an activity that sat on its task queue as a wait, not as the VM's work", () => {
+    const vm = new HistoryBuilder().started('migrateVm').attribute(0, { VmName: 'q1' }).stage(1, 'shutdown');
+    vm.stage(2, 'import');
+    vm.activity('createOverlays', 2, { startedAt: 6, completedAt: 6.5, result: {} }); // 4 s on its queue
+    vm.activity('attachDisk', 7, { startedAt: 7.2, completedAt: 7.5, result: {} }); // taken at once
+    vm.activity('convertGuest', 8, { startedAt: 30, attempt: 2, completedAt: 31, result: {} }); // a retry: not a queue wait
+    vm.activity('moveDisk', 40); // still waiting for a worker
+    const parent = new HistoryBuilder().started('migrationWave', 0, { waveId: 'q' });
+    const model = buildReport({ parent: parent.read('wave-q'), children: [vm.read('migrate-q1')], now: T0 + 50_000 });
+    expect(model.vms[0]!.bars.filter((b) => b.category === 'queue')).toEqual([
+      expect.objectContaining({ label: 'queued createOverlays', start: T0 + 2000, end: T0 + 6000, open: false }),
+      expect.objectContaining({ label: 'queued moveDisk', start: T0 + 40_000, end: T0 + 50_000, open: true }),
     ]);
   });
 

@@ -46,7 +46,7 @@ describe('rendering a report', () => {
     expect(html.match(/<g class="bar stage"/g)).toHaveLength(8);
     expect(html.match(/<g class="bar wait" data-category="permit"/g)).toHaveLength(3);
     expect(html).toContain('>shell</text>');
-    expect(html).toContain('<div class="value">70.0 GiB</div><div class="label">imported</div>');
+    expect(html).toContain('<div class="value">70.0 GiB</div><div class="label">imported (while down)</div>');
     expect(html).toContain('<td>mig-snap01</td>');
     expect(html).toMatch(
       /<td>approve<\/td><td>alice<\/td><td>2026-12-05 21:55:14 UTC<\/td><td>update, unsigned<\/td><td>recorded for the replay test<\/td><td>all<\/td>/,
@@ -62,7 +62,7 @@ describe('rendering a report', () => {
     expect(md).toContain('- VM workflows: 1 (1 migrated)');
     expect(md).toContain('- downtime: median 1.1 s, max 1.1 s, total 1.1 s over 1 VMs');
     expect(md).toMatch(
-      /^\| mig-web01 \| 20074 \| migrated \| validate \d+\.\d s → networks \d+\.\d s → shell \d+\.\d s → vMotion \d+\.\d s → .* \| 1\.1 s \| 70\.0 GiB \|$/m,
+      /^\| mig-web01 \| 20074 \| migrated \| validate \d+\.\d s → networks \d+\.\d s → shell \d+\.\d s → vMotion \d+\.\d s → .* \| 1\.1 s \| 70\.0 GiB imported \|$/m,
     );
     expect(md).toContain('- **mig-snap01**: mig-snap01 has snapshots; consolidate');
     expect(md).toContain(
