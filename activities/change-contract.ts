@@ -2,17 +2,11 @@
  * What day 2's workflows ask of NetBox besides the generic VM operations (pve-vm-contract.ts): the
  * settings, a VM's record with its hardware, the baseline ferry stored, and the record of what a run did.
  */
-import type { Baseline } from '../src/domain/change';
+import type { Baseline, RecordSide } from '../src/domain/change';
 import type { ChangeSettings } from '../src/domain/change-vm';
-import type { NetboxVmRecord } from '../src/domain/provisioning';
 
-export interface ChangeRecord {
-  /** The VM with its interfaces and virtual disks (provisioning's record form). */
-  record: NetboxVmRecord;
-  /** The baseline in `ferry_applied` (none before ferry first applied a change). */
-  baseline?: Baseline;
-  /** Why the stored baseline could not be read (it is then ignored, and the plan says so). */
-  baselineProblem?: string;
+/** A VM's record with hardware and the baseline in `ferry_applied` (none before ferry first applied a change). */
+export interface ChangeRecord extends RecordSide {
   /** NetBox's address of each interface, by slot (`net0` → `192.0.2.10/24`). */
   addresses: Record<string, string>;
 }

@@ -1,7 +1,6 @@
 import { ApplicationFailure, upsertSearchAttributes } from '@temporalio/workflow';
-import type { ChangePlan } from '../src/domain/change';
+import { planFromRecord, type ChangePlan } from '../src/domain/change';
 import { FerryKind } from '../src/domain/search-attributes';
-import { planFromBothSides } from './change/plan';
 import { reads } from './vm/proxies';
 
 export interface PlanChangeResult {
@@ -34,7 +33,7 @@ export async function planChange(input: { netboxId: number }): Promise<PlanChang
     { summary: `VM ${vmid}: config, pending, power, storages` },
     [{ vmid }],
   );
-  const planned = planFromBothSides(record, reality, settings);
+  const planned = planFromRecord(record, reality, settings);
   const base = { netboxId: input.netboxId, name: record.record.name, vmid };
   return 'problems' in planned ? { ...base, problems: planned.problems } : { ...base, plan: planned.plan };
 }

@@ -1,6 +1,6 @@
 import { activityInfo } from '@temporalio/activity';
 import { changeSettings } from '../../src/config/change-settings';
-import { parseBaseline } from '../../src/domain/change';
+import { recordSideOf } from '../../src/domain/change';
 import { FerryError } from '../../src/errors';
 import type { NetboxClient, VmWithHardware } from '../../src/netbox/client';
 import { CoalescedReads } from '../../src/netbox/coalesced-reads';
@@ -41,15 +41,11 @@ export function createChangeActivities(deps: ActivityDeps): ChangeActivities {
 }
 
 function changeRecordOf({ vm, interfaces, disks, addresses }: VmWithHardware): ChangeRecord {
-  const stored = parseBaseline((vm.custom_fields as Record<string, unknown> | undefined)?.ferry_applied);
   const bySlot: Record<string, string> = {};
   for (const ip of addresses) {
     const iface = interfaces.find((i) => i.id === ip.assigned_object_id);
     if (iface && !(iface.name in bySlot)) bySlot[iface.name] = ip.address;
   }
-  return {
-    record: vmRecordWithHardware(vm, interfaces, disks),
-    ...(stored.ok ? (stored.baseline ? { baseline: stored.baseline } : {}) : { baselineProblem: stored.problem }),
-    addresses: bySlot,
-  };
+  const stored = (vm.custom_fields as Record<string, unknown> | undefined)?.ferry_applied;
+  return { ...recordSideOf(vmRecordWithHardware(vm, interfaces, disks), stored), addresses: bySlot };
 }

@@ -2,19 +2,15 @@ import { changeSettings } from '../../src/config/change-settings';
 import {
   configAndPending,
   driftReportOf,
-  intentFromSpec,
-  parseBaseline,
-  planChanges,
+  planFromRecord,
+  recordSideOf,
   vmDriftOf,
-  type Baseline,
-  type ChangePlan,
   type StorageFacts,
   type UnreadableVm,
   type VmDrift,
   type VmReality,
 } from '../../src/domain/change';
-import type { ChangeSettings } from '../../src/domain/change-vm';
-import { specFromRecord, type NetboxVmRecord } from '../../src/domain/provisioning';
+import type { NetboxVmRecord } from '../../src/domain/provisioning';
 import { vmRecordWithHardware } from '../../src/netbox/records';
 import type { VirtualMachine } from '../../src/netbox/schemas';
 import type { ProxmoxClient, VmSummary } from '../../src/proxmox';
@@ -45,30 +41,13 @@ export function createDriftActivities(deps: ActivityDeps): DriftActivities {
       readable.forEach((side, i) => {
         const reality = realities[i]!;
         if ('problem' in reality) return void unreadable.push({ ...idsOf(side), reason: reality.problem });
-        const stored = parseBaseline(side.baseline);
-        const planned = planFromRecord(side.record, stored.ok ? stored.baseline : undefined, reality, settings);
+        const planned = planFromRecord(recordSideOf(side.record, side.baseline), reality, settings);
         vms.push(vmDriftOf(idsOf(side), planned));
       });
       unreadable.sort((a, b) => a.netboxId - b.netboxId);
       return driftReportOf({ cluster, ...(tag ? { tag } : {}), read: vms.length, unreadable }, vms);
     },
   };
-}
-
-/**
- * One VM's plan by the chain `changeVm` plans with (workflows/change/plan.ts planFromBothSides):
- * provisioning's translation of the record, its intent, the change plan with baseline and policy.
- */
-export function planFromRecord(
-  record: NetboxVmRecord,
-  baseline: Baseline | undefined,
-  reality: VmReality,
-  settings: Pick<ChangeSettings, 'defaults' | 'policy'>,
-): { plan: ChangePlan } | { problems: string[] } {
-  const built = specFromRecord(record, settings.defaults);
-  if (!built.ok) return { problems: built.problems };
-  const intent = intentFromSpec(built.spec, { record, defaults: settings.defaults });
-  return { plan: planChanges(intent, reality, baseline, settings.policy) };
 }
 
 const idsOf = (s: { netboxId: number; name: string; vmid: number }) => ({

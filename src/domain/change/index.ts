@@ -18,3 +18,4 @@ export * from './steps';
 export * from './verify';
 export * from './vm-config';
 export * from './drift-report';
+export * from './plan-record';

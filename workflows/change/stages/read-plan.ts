@@ -1,6 +1,5 @@
 import type { ChangeRecord } from '../../../activities/change-contract';
-import type { ChangePlan } from '../../../src/domain/change';
-import { planFromBothSides } from '../plan';
+import { planFromRecord, type ChangePlan } from '../../../src/domain/change';
 import type { ChangeRun } from '../run-context';
 
 export interface Planned {
@@ -24,7 +23,7 @@ export async function readAndPlan(run: ChangeRun): Promise<Planned | undefined> 
   run.named(record.record.name, vmid);
   Object.assign(run.status, { name: record.record.name, node: reality.node });
   run.enter('plan');
-  const planned = planFromBothSides(record, reality, run.settings);
+  const planned = planFromRecord(record, reality, run.settings);
   if ('problems' in planned) {
     run.status.problems = planned.problems;
     return undefined;
