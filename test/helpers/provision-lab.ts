@@ -16,7 +16,10 @@ import { startProxmoxSimulator } from '../../lab/proxmox-sim/server';
 import { NetboxClient } from '../../src/netbox/client';
 import { idOnly } from '../../src/netbox/schemas';
 import { createDependencies } from '../../worker/dependencies';
+import { provisionWorkflowId, type ProvisionResult } from '../../src/domain/provisioning';
+import type { provisionVm } from '../../workflows/provision-vm';
 import type { MigrationLab } from './migration-lab';
+import { spawnFerry } from './processes';
 import { connectTestTemporal, createTestWorker, devServerAddress, uniqueName, type TestTemporal } from './temporal';
 
 /** The simulator side is the migration lab's (state folder, simulator, admin, config, deps); vcsim is not needed. */
@@ -243,4 +246,34 @@ export function useProvisionLab(prefix: string, options: ProvisionLabOptions = {
     await suite.temporal?.close();
   });
   return suite;
+}
+
+/** A NetBox VM provisioned by `provisionVm` on the suite's workers, as day 2 finds a built VM. */
+export async function provisionedVm(
+  suite: ProvisionSuite,
+  spec: Parameters<ProvisionLab['plannedVm']>[0] = {},
+  options: { start?: boolean } = {},
+): Promise<{ id: number; vmid: number; name: string }> {
+  const { id, name } = await suite.lab.plannedVm({ vcpus: 2, memory: 2048, disk: 4096, ...spec });
+  const built = await suite.temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
+    taskQueue: suite.workers.taskQueue,
+    workflowId: `${suite.workers.taskQueue}-${provisionWorkflowId({ netboxId: id })}`,
+    args: [{ netboxId: id, start: options.start ?? true }],
+  });
+  return { id, name, vmid: (built as ProvisionResult).vmid! };
+}
+
+/** `ferry …` as a person runs it, against the suite's Temporal and task queue (no ferry.yaml): exit code and output. */
+export function ferryOn(
+  suite: ProvisionSuite,
+): (...args: string[]) => Promise<{ code: number | null; output: string }> {
+  return async (...args) => {
+    const cli = spawnFerry(args, {
+      FERRY_CONFIG: '',
+      TEMPORAL_ADDRESS: devServerAddress(),
+      FERRY_TASK_QUEUE: suite.workers.taskQueue,
+    });
+    const code = await cli.exited;
+    return { code, output: cli.output() };
+  };
 }

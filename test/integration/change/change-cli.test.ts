@@ -1,14 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { changeVmWorkflowId, type ChangeResult } from '../../../src/domain/change-vm';
 import { changeStatusQuery } from '../../../src/domain/messages';
-import { provisionWorkflowId, type ProvisionResult } from '../../../src/domain/provisioning';
 import type { PlanChangeResult } from '../../../workflows/plan-change';
-import type { provisionVm } from '../../../workflows/provision-vm';
 import { waitsForDecision } from '../../../cli/change-runs';
-import { spawnFerry } from '../../helpers/processes';
-import { useProvisionLab } from '../../helpers/provision-lab';
+import { ferryOn, provisionedVm, useProvisionLab } from '../../helpers/provision-lab';
 import { makeKeys } from '../../helpers/ssh-keys';
-import { devServerAddress } from '../../helpers/temporal';
 
 /**
  * Day 2 as users start it: `ferry plan --change`, `ferry apply` (one VM, or every built VM with a tag),
@@ -31,25 +27,8 @@ describe('ferry plan --change, apply, status, approve and reject of a day-2 chan
   });
   afterAll(() => signers.remove());
 
-  const ferry = async (...args: string[]) => {
-    const cli = spawnFerry(args, {
-      FERRY_CONFIG: '',
-      TEMPORAL_ADDRESS: devServerAddress(),
-      FERRY_TASK_QUEUE: suite.workers.taskQueue,
-    });
-    const code = await cli.exited;
-    return { code, output: cli.output() };
-  };
-
-  async function provisioned(tag: string): Promise<{ id: number; vmid: number; name: string }> {
-    const { id, name } = await suite.lab.plannedVm({ vcpus: 2, memory: 2048, disk: 4096, tags: [tag] });
-    const built = await suite.temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
-      taskQueue: suite.workers.taskQueue,
-      workflowId: `${suite.workers.taskQueue}-${provisionWorkflowId({ netboxId: id })}`,
-      args: [{ netboxId: id, start: true }],
-    });
-    return { id, name, vmid: (built as ProvisionResult).vmid! };
-  }
+  const ferry = ferryOn(suite);
+  const provisioned = (tag: string) => provisionedVm(suite, { tags: [tag] });
 
   async function atGate(vmid: number): Promise<void> {
     const handle = suite.temporal.client.workflow.getHandle(changeVmWorkflowId(vmid));

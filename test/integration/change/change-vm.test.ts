@@ -2,11 +2,9 @@ import { z } from 'zod';
 import { apiWrites } from '../../../lab/proxmox-sim/admin-client';
 import type { ChangeResult } from '../../../src/domain/change-vm';
 import { approveChangeUpdate, changeStatusQuery } from '../../../src/domain/messages';
-import { provisionWorkflowId, type ProvisionResult } from '../../../src/domain/provisioning';
 import type { changeVm } from '../../../workflows/change-vm';
 import type { planChange } from '../../../workflows/plan-change';
-import type { provisionVm } from '../../../workflows/provision-vm';
-import { useProvisionLab } from '../../helpers/provision-lab';
+import { provisionedVm, useProvisionLab } from '../../helpers/provision-lab';
 
 /**
  * Day 2 against the Proxmox simulator (qemu-server's pending/hotplug rules) and a real NetBox: an edit of
@@ -21,15 +19,8 @@ describe('changeVm: a NetBox edit reaches the running VM', () => {
     change: { debounce: '500ms' },
   });
 
-  async function provisioned(memory = 2048, disk = 4096): Promise<{ id: number; vmid: number }> {
-    const { id } = await suite.lab.plannedVm({ vcpus: 2, memory, disk, fields: { ferry_vlan: 20 } });
-    const built = await suite.temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
-      taskQueue: suite.workers.taskQueue,
-      workflowId: `${suite.workers.taskQueue}-${provisionWorkflowId({ netboxId: id })}`,
-      args: [{ netboxId: id, start: true }],
-    });
-    return { id, vmid: (built as ProvisionResult).vmid! };
-  }
+  const provisioned = (memory = 2048, disk = 4096) =>
+    provisionedVm(suite, { memory, disk, fields: { ferry_vlan: 20 } });
 
   const plan = (netboxId: number) =>
     suite.temporal.client.workflow.execute<typeof planChange>('planChange', {

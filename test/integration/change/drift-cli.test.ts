@@ -1,14 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type { DriftReport } from '../../../src/domain/change';
-import type { ProvisionResult } from '../../../src/domain/provisioning';
-import { provisionWorkflowId } from '../../../src/domain/provisioning';
 import { LAB_NETBOX } from '../../../lab/netbox-seed';
 import { apiWrites } from '../../../lab/proxmox-sim/admin-client';
-import type { provisionVm } from '../../../workflows/provision-vm';
-import { spawnFerry } from '../../helpers/processes';
-import { useProvisionLab } from '../../helpers/provision-lab';
-import { devServerAddress } from '../../helpers/temporal';
+import { ferryOn, provisionedVm, useProvisionLab } from '../../helpers/provision-lab';
 
 /**
  * `ferry drift` as a person runs it, against the Proxmox simulator, a real NetBox and a real Temporal:
@@ -24,25 +19,8 @@ describe('ferry drift: both directions, nothing written; the daily schedule', ()
   const cluster = LAB_NETBOX.cluster;
   let tag: string;
 
-  const ferry = async (...args: string[]) => {
-    const cli = spawnFerry(args, {
-      FERRY_CONFIG: '',
-      TEMPORAL_ADDRESS: devServerAddress(),
-      FERRY_TASK_QUEUE: suite.workers.taskQueue,
-    });
-    const code = await cli.exited;
-    return { code, output: cli.output() };
-  };
-
-  async function provisioned(): Promise<{ id: number; vmid: number; name: string }> {
-    const { id, name } = await suite.lab.plannedVm({ vcpus: 2, memory: 2048, disk: 4096, tags: [tag] });
-    const built = await suite.temporal.client.workflow.execute<typeof provisionVm>('provisionVm', {
-      taskQueue: suite.workers.taskQueue,
-      workflowId: `${suite.workers.taskQueue}-${provisionWorkflowId({ netboxId: id })}`,
-      args: [{ netboxId: id, start: false }],
-    });
-    return { id, name, vmid: (built as ProvisionResult).vmid! };
-  }
+  const ferry = ferryOn(suite);
+  const provisioned = () => provisionedVm(suite, { tags: [tag] }, { start: false });
 
   /** Counts the worker's NetBox requests from here on; `stop` ends it and returns them (method and path). */
   function netboxRequests(): { stop: () => string[] } {
