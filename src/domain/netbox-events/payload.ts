@@ -21,7 +21,46 @@ const envelopeSchema = z.object({
   data: z.looseObject({ id: z.number().int().positive() }),
   request: z.looseObject({ id: z.string().nullish() }).nullish(),
   request_id: z.string().nullish(),
+  snapshots: z
+    .looseObject({
+      prechange: z.record(z.string(), z.unknown()).nullish(),
+      postchange: z.record(z.string(), z.unknown()).nullish(),
+    })
+    .nullish(),
 });
+
+/**
+ * What ferry itself writes on a VM after a change (src/domain/change: the baseline it applied) and what
+ * NetBox updates with any write. An update that changed nothing else is ferry's own record of a run, not
+ * an edit: following it would start one more changeVm run per change, with nothing to do.
+ */
+const BOOKKEEPING_FIELDS = ['last_updated'];
+const BOOKKEEPING_CUSTOM_FIELDS = ['ferry_applied'];
+
+/** The fields an update changed, from NetBox's snapshots (`custom_fields.x` per custom field); undefined without both snapshots. */
+export function changedFields(snapshots: z.infer<typeof envelopeSchema>['snapshots']): string[] | undefined {
+  const before = snapshots?.prechange;
+  const after = snapshots?.postchange;
+  if (!before || !after) return undefined;
+  const differs = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+  const changed: string[] = [];
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (key !== 'custom_fields') {
+      if (differs(before[key], after[key])) changed.push(key);
+      continue;
+    }
+    const cfBefore = (before.custom_fields ?? {}) as Record<string, unknown>;
+    const cfAfter = (after.custom_fields ?? {}) as Record<string, unknown>;
+    for (const name of new Set([...Object.keys(cfBefore), ...Object.keys(cfAfter)]))
+      if (differs(cfBefore[name], cfAfter[name])) changed.push(`custom_fields.${name}`);
+  }
+  return changed;
+}
+
+function onlyBookkeeping(changed: readonly string[]): boolean {
+  const ours = [...BOOKKEEPING_FIELDS, ...BOOKKEEPING_CUSTOM_FIELDS.map((f) => `custom_fields.${f}`)];
+  return changed.some((f) => f !== 'last_updated') && changed.every((f) => ours.includes(f));
+}
 
 /** A VM's `data`: its status and its custom fields (ferry_vmid among them). */
 const vmDataSchema = z.looseObject({
@@ -105,6 +144,12 @@ export function parseNetboxDelivery(body: unknown): ParsedDelivery {
   if (edit.model === 'virtualization.virtualmachine') {
     const vm = vmDataSchema.safeParse(e.data);
     if (!vm.success) return { kind: 'invalid', problems: problemsOf(vm.error, 'data') };
+    const changed = edit.event === 'updated' ? changedFields(e.snapshots) : undefined;
+    if (changed && onlyBookkeeping(changed))
+      return {
+        kind: 'not-followed',
+        reason: `NetBox VM ${e.data.id}: only ${changed.filter((f) => f !== 'last_updated').join(', ')} changed, ferry's own record of a change it made`,
+      };
     const facts = { status: vm.data.status.value, vmid: vm.data.custom_fields?.ferry_vmid };
     return { kind: 'event', event: { edit, vmNetboxId: e.data.id, vm: facts } };
   }

@@ -239,6 +239,19 @@ describe('NetBox webhook → changeVm (real NetBox and its rqworker, real Tempor
     expect(log()).toContain(
       `netbox webhook: updated virtualdisk ${disk} of NetBox VM ${vm} (request ${grown.requestId}): signalled ${workflowId}`,
     );
+
+    // ferry's own record of a run (the baseline it applied) is not an edit: NetBox's snapshots say so.
+    await api('PATCH', `virtualization/virtual-machines/${vm}/`, {
+      custom_fields: { ferry_applied: { version: 1, applied: { memory: '4096' }, accepted: {} } },
+    });
+    await until(
+      "ferry's own baseline write not followed",
+      async () =>
+        log().includes(
+          `NetBox VM ${vm}: only custom_fields.ferry_applied changed, ferry's own record of a change it made`,
+        ) || undefined,
+    );
+    expect((await recorded(temporal.client, workflowId)).signals).toHaveLength(4);
   });
 
   it('lands a burst of edits on one workflow id, one run', async () => {

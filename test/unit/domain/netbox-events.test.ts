@@ -58,6 +58,28 @@ describe("parseNetboxDelivery (NetBox's default webhook body)", () => {
     }
   });
 
+  it("does not follow ferry's own record of a change (only ferry_applied changed), and follows anything more", () => {
+    const snapshots = (before: Record<string, unknown>, after: Record<string, unknown>) => ({
+      snapshots: {
+        prechange: { name: 'vm1', memory: 2048, custom_fields: { ferry_vmid: 4321, ...before } },
+        postchange: { name: 'vm1', memory: 2048, custom_fields: { ferry_vmid: 4321, ...after } },
+      },
+    });
+    const baseline = { version: 1, applied: { memory: '2048' }, accepted: {} };
+    expect(parseNetboxDelivery(vmDelivery(snapshots({ ferry_applied: null }, { ferry_applied: baseline })))).toEqual({
+      kind: 'not-followed',
+      reason: "NetBox VM 7: only custom_fields.ferry_applied changed, ferry's own record of a change it made",
+    });
+    // A person's edit in the same request as a baseline write is an edit.
+    const both = snapshots(
+      { ferry_applied: null, ferry_owner: 'ops' },
+      { ferry_applied: baseline, ferry_owner: 'dev' },
+    );
+    expect(parseNetboxDelivery(vmDelivery(both)).kind).toBe('event');
+    // Without snapshots (a body template, a job) nothing can be told apart: followed.
+    expect(parseNetboxDelivery(vmDelivery({ snapshots: { prechange: null, postchange: null } })).kind).toBe('event');
+  });
+
   it('reads the NetBox 4.0–4.4 form: a bare `model` and `request_id`', () => {
     const old = {
       ...vmDelivery(),
