@@ -13,14 +13,34 @@ const SHARED_LIBRARIES = path.join(REPO_ROOT, 'worker', 'shared-libraries.ts');
  * holds its own copy of src/domain, zod, luxon and @noble (most of its memory, and CPU each time an
  * evicted workflow is rebuilt). Safe because src/domain is pure and these libraries keep no per-run
  * state. The SDK freezes what shared modules export, which zod schemas do not survive (they bind their
- * methods on first use), so files defining schemas, and the barrels (index.ts) that re-export them, stay
- * per workflow; test/unit/workflow-bundle-sharing.test.ts checks that no shared file imports one.
+ * methods on first use), so files defining schemas, the barrels (index.ts) that re-export them, and every
+ * file importing one of those at run time (directly or through others: a shared file would load it into
+ * the frozen, shared context) stay per workflow; test/unit/workflow-bundle-sharing.test.ts checks it.
  */
 export function sharedWorkflowModules(domainDir = DOMAIN_DIR): string[] {
-  const shared = domainFiles(domainDir).filter(
-    (file) => path.basename(file) !== 'index.ts' && !definesZodSchemas(file),
-  );
-  return [SHARED_LIBRARIES, ...shared];
+  const files = domainFiles(domainDir);
+  const perWorkflow = new Set(files.filter((f) => path.basename(f) === 'index.ts' || definesZodSchemas(f)));
+  const imports = new Map(files.map((f) => [f, runtimeImports(f, files)]));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const f of files) {
+      if (perWorkflow.has(f) || !imports.get(f)!.some((t) => perWorkflow.has(t))) continue;
+      perWorkflow.add(f);
+      grew = true;
+    }
+  }
+  return [SHARED_LIBRARIES, ...files.filter((f) => !perWorkflow.has(f))];
+}
+
+/** The src/domain files a file imports at run time (relative imports, not `import type`). */
+export function runtimeImports(file: string, files = domainFiles()): string[] {
+  const source = readFileSync(file, 'utf8');
+  const found: string[] = [];
+  for (const m of source.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+'(\.[^']+)'/gms)) {
+    const target = path.resolve(path.dirname(file), m[1]!);
+    found.push(files.find((f) => f === `${target}.ts` || f === path.join(target, 'index.ts')) ?? target);
+  }
+  return found;
 }
 
 export function definesZodSchemas(file: string): boolean {
