@@ -54,7 +54,7 @@ const MEMORY = 1024;
 const VLAN = 20;
 const NODES = ['pve1', 'pve2', 'pve3'];
 /** No run reached the gate for this long: the bench stops and shows the worker's output. */
-const STALL_MS = 180_000;
+const STALL_MS = 60_000;
 
 interface BenchVm {
   netboxId: number;
@@ -187,18 +187,20 @@ async function heldBench(
   const before = processStats(pid);
   const started = performance.now();
   const handles = await inParallel(vms, 50, (vm) => startChange(client, taskQueue, vm));
-  // Watched through their histories, not the status query: a query of a run the worker's cache evicted
-  // replays it, and polling 1,000 of them would load the worker the bench measures.
+  // Watched with describe, not the status query: a query of a run the worker's cache evicted replays it,
+  // and polling 1,000 of them would load the worker the bench measures.
   let left = handles;
   let progressAt = performance.now();
   while (left.length) {
     const atGate = await inParallel(left, 20, (h) => reachedGate(h));
     if (atGate.some(Boolean)) progressAt = performance.now();
     left = left.filter((_, i) => !atGate[i]);
-    if (performance.now() - progressAt > STALL_MS)
+    if (performance.now() - progressAt > STALL_MS) {
+      const tail = ((await left[0]!.fetchHistory()).events ?? []).slice(-8).map((e) => String(e.eventType));
       throw new Error(
-        `${left.length} of ${m} runs not at the gate and none came for ${STALL_MS / 1000} s; the worker said:\n${worker.output().slice(-4000)}`,
+        `${left.length} of ${m} runs not at the gate and none came for ${STALL_MS / 1000} s; ${left[0]!.workflowId} ends with ${tail.join(', ')}; the worker said:\n${worker.output().slice(-4000)}`,
       );
+    }
     if (left.length) await new Promise((r) => setTimeout(r, 2_000));
   }
   const atGateMs = performance.now() - started;
@@ -244,25 +246,15 @@ async function driftBench(lab: ProvisionLab, client: Client, netbox: NetboxProxy
 }
 
 /**
- * A run waits at the gate once its last workflow task completed after the verification's read of the
- * guest, with nothing scheduled since (no window is set: no timer). A run that ended fails the bench.
+ * A run waits at the gate once its stage (the `FerryStage` search attribute, upserted as it enters the
+ * gate) says `awaiting-approval` and no workflow task or activity is pending: read with describe, which
+ * (unlike a query) does not replay a run the worker's cache evicted. A run that ended fails the bench.
  */
 async function reachedGate(handle: WorkflowHandle): Promise<boolean> {
-  const events = (await handle.fetchHistory()).events ?? [];
-  const last = events.at(-1);
-  if (!last) return false;
-  if (last.workflowExecutionCompletedEventAttributes || last.workflowExecutionFailedEventAttributes)
-    throw new Error(`${handle.workflowId} ended before the gate`);
-  const guestRead = events.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'readGuestView');
-  const pending =
-    events.filter((e) => e.activityTaskScheduledEventAttributes).length >
-    events.filter((e) => e.activityTaskCompletedEventAttributes).length;
-  return (
-    guestRead &&
-    !pending &&
-    last.workflowTaskCompletedEventAttributes !== undefined &&
-    last.workflowTaskCompletedEventAttributes !== null
-  );
+  const d = await handle.describe();
+  if (d.status.name !== 'RUNNING') throw new Error(`${handle.workflowId} ended before the gate (${d.status.name})`);
+  const stage = d.searchAttributes.FerryStage?.[0];
+  return stage === 'awaiting-approval' && !d.raw.pendingWorkflowTask && (d.raw.pendingActivities ?? []).length === 0;
 }
 
 /** N running VMs in the simulator and their NetBox records as provisioning leaves them (spread over the nodes). */

@@ -41,8 +41,12 @@ const VM_OBJECT = 'virtualization.virtualmachine';
 const CUSTOM_FIELDS = 'api/extras/custom-fields/';
 /** NetBox's default MAX_PAGE_SIZE: a bulk read asks for pages this large. */
 const LIST_PAGE = 1000;
-/** Ids per `…_id=` filter of one query: about 2 KB of query string at 7 digits each. */
-const IDS_PER_QUERY = 200;
+/**
+ * Ids per `…_id=` filter of one query. The parameter's name repeats for each id (`virtual_machine_id=1234&`,
+ * up to 29 bytes): 100 of them stay under the 4094-byte request line that gunicorn, NetBox's application
+ * server, accepts by default (`limit_request_line`; a longer one is refused with HTTP 400).
+ */
+const IDS_PER_QUERY = 100;
 
 /**
  * A VM without its rendered config context, which ferry never reads and NetBox computes per VM (about
@@ -340,12 +344,6 @@ export class NetboxClient {
   /** IP addresses assigned to any interface of a VM. */
   async vmAddresses(vmId: number): Promise<IpAddress[]> {
     return this.http.list(IPS, { virtual_machine_id: vmId }, ipAddressSchema);
-  }
-
-  /** IP addresses of one VM or many (read in pages, not per VM: a drift report over a cluster). */
-  async addressesOfVms(vmIds: readonly number[]): Promise<IpAddress[]> {
-    if (vmIds.length === 0) return [];
-    return this.http.list(IPS, { virtual_machine_id: vmIds }, ipAddressSchema);
   }
 
   /**

@@ -39,6 +39,9 @@ export function authorizationHeader(token: string): string {
 const paginated = <T>(item: z.ZodType<T>) =>
   z.object({ count: z.number().nullable(), next: z.string().nullable(), results: z.array(item) });
 
+/** gunicorn's default `limit_request_line`: NetBox answers a longer request line with HTTP 400. */
+export const MAX_REQUEST_LINE = 4094;
+
 /**
  * NetBox's REST API over undici: JSON in and out, every answer checked with a zod schema, errors
  * classified (errors.ts). The token is sent in a header and never appears in messages.
@@ -138,6 +141,12 @@ export class NetboxHttp {
 
   private async send<T>(method: Dispatcher.HttpMethod, url: URL, options: RequestOptions<T>): Promise<Answer<T>> {
     const what = `NetBox ${method} ${url.pathname}`;
+    const requestLine = `${method} ${url.pathname}${url.search} HTTP/1.1`.length;
+    if (requestLine > MAX_REQUEST_LINE)
+      throw new NetboxError(
+        `${what}: a request line of ${requestLine} bytes, longer than the ${MAX_REQUEST_LINE} NetBox's gunicorn accepts; the query should have been split (a bug in ferry)`,
+        'invalid',
+      );
     const headers: Record<string, string> = { authorization: this.#auth, accept: 'application/json' };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.ifMatch) headers['if-match'] = options.ifMatch;

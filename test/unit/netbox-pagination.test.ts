@@ -47,6 +47,16 @@ describe('NetBox list pagination', () => {
     await h.close();
   });
 
+  it("refuses a request line longer than NetBox's gunicorn takes, before sending it, saying so", async () => {
+    const before = asked.length;
+    const ids = Array.from({ length: 200 }, (_, i) => 1_000_000 + i);
+    await expect(http().list('api/x/', { virtual_machine_id: ids }, item)).rejects.toMatchObject({
+      category: 'invalid',
+      message: expect.stringMatching(/a request line of \d+ bytes, longer than the 4094 NetBox's gunicorn accepts/),
+    });
+    expect(asked.length).toBe(before);
+  });
+
   it('stops with an error when `next` leads back to a page already read', async () => {
     pages = { '0': { results: [{ id: 1 }], next: nextAt(2) }, '2': { results: [{ id: 2 }], next: nextAt(2) } };
     const h = http();
