@@ -15,7 +15,9 @@
  * active, ferry_vmid set, a config whose change plan is empty (checked on one VM before the edits).
  * They have no bootable disk, so the simulator simulates them (no QEMU).
  *
- *   npm run bench:change [-- --vms 200 --held 1000 --field memory|vlan --max-cached 50]
+ *   npm run bench:change [-- --vms 200 --held 1000 --field memory|vlan --max-cached 50 --allocator jemalloc|glibc]
+ *
+ * The worker runs as production starts it (bin/ferry-worker): dist/worker.js, jemalloc preloaded.
  *
  * It prints figures; it is not a test.
  */
@@ -34,6 +36,7 @@ import { writeWorkflowBundle } from '../worker/workflow-bundle';
 import type { changeVm } from '../workflows/change-vm';
 import type { driftReport } from '../workflows/drift-report';
 import type { planChange } from '../workflows/plan-change';
+import { allocatorEnv } from './lib/allocator';
 import { cpuByCommand, cpuSpent, machineCpu } from './lib/cpu-by-command';
 import { mib, processStats } from './lib/process-stats';
 import { ms, percentile } from './lib/percentiles';
@@ -45,6 +48,7 @@ const { values: args } = parseArgs({
     held: { type: 'string', default: '1000' },
     field: { type: 'string', default: 'memory' },
     'max-cached': { type: 'string' },
+    allocator: { type: 'string', default: 'jemalloc' },
   },
 });
 
@@ -83,14 +87,16 @@ async function main(): Promise<void> {
       worker: { taskQueue, shutdownGraceTime: '1s', ...maxCached },
     },
     configFile: path.join(lab.stateDir, `ferry-${stamp}.yaml`),
-    env: { ...lab.env, FERRY_WORKFLOW_BUNDLE: bundleFile },
+    env: { ...lab.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...allocatorEnv(args.allocator) },
+    // As production runs it (bin/ferry-worker): compiled, with jemalloc preloaded where the host has it.
+    compiled: true,
     name: 'bench',
   });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   try {
     console.log(
-      `worker: default limits, maxCachedWorkflows ${args['max-cached'] ?? '50 (default)'}, its own process (pid ${worker.child.pid})`,
+      `worker: default limits, maxCachedWorkflows ${args['max-cached'] ?? '50 (default)'}, compiled, allocator ${args.allocator}, its own process (pid ${worker.child.pid})`,
     );
     const n = Number(args.vms);
     if (n > 0) await liveBench(lab, client, worker, netbox, taskQueue, n);

@@ -33,6 +33,7 @@ import { startMigrationSims } from '../lab/migration-lab';
 import { startDevServer } from '../lab/temporal-dev-server';
 import { ESTATE } from '../lab/vcsim/estate';
 import { startWorkerProcess } from '../test/helpers/worker-process';
+import { allocatorEnv } from './lib/allocator';
 import type { migrationWave } from '../workflows/migration-wave';
 import {
   activityUses,
@@ -122,7 +123,7 @@ async function main(): Promise<void> {
           },
         },
         configFile: path.join(stateDir, 'ferry.yaml'),
-        env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...allocatorEnv() },
+        env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...allocatorEnv(args.allocator) },
         nodeArgs: cpuProfile(),
         compiled: args.compiled,
         name: 'bench',
@@ -370,23 +371,9 @@ function printTail(histories: Histories, makespanMs: number, startedPerf: number
   console.log(`    (its workflow closed ${((waveEndMs - lastEventMs) / 1000).toFixed(1)} s before the wave returned)`);
 }
 
-/**
- * --allocator jemalloc (default, as bin/ferry-worker and the container start the worker) or glibc: the
- * library bin/ferry-worker would preload, passed to the worker.
- */
-function allocatorEnv(): Record<string, string> {
-  if (args.allocator !== 'jemalloc' && args.allocator !== 'glibc')
-    throw new Error(`--allocator: jemalloc or glibc, not ${args.allocator}`);
-  const lib = spawnSync(path.join(REPO_ROOT, 'bin', 'ferry-worker'), ['--allocator'], {
-    env: { ...process.env, FERRY_ALLOCATOR: args.allocator },
-    encoding: 'utf8',
-  }).stdout.trim();
-  return lib && lib !== 'glibc' ? { LD_PRELOAD: lib } : {};
-}
-
 /** What shapes the worker's memory besides ferry.yaml: its node options and allocator environment. */
 function workerSettings(): string {
-  const env = Object.entries({ ...process.env, ...allocatorEnv() })
+  const env = Object.entries({ ...process.env, ...allocatorEnv(args.allocator) })
     .filter(([k, v]) => ['MALLOC_ARENA_MAX', 'LD_PRELOAD', 'NODE_OPTIONS'].includes(k) && v)
     .map(([k, v]) => `${k}=${v}`);
   const settings = [...(args['node-args'] ? [args['node-args']] : []), ...env];
