@@ -489,14 +489,17 @@ export class NetboxClient {
   /**
    * Several VMs' whole records with their interfaces, virtual disks and IP addresses, each list filtered
    * to these VMs: four requests for up to IDS_PER_QUERY VMs, however many interfaces and disks they have
-   * (day 2's reads of many runs coalesced; src/netbox/coalesced-reads.ts).
+   * (day 2's reads of many runs coalesced; src/netbox/coalesced-reads.ts). An id NetBox does not have is
+   * left out of the map. The VMs are read first: NetBox refuses a `virtual_machine_id` filter naming a VM
+   * it does not have (HTTP 400 "Select a valid choice"), so one deleted VM would fail the others' reads.
    */
   async vmsWithHardware(vmIds: readonly number[]): Promise<Map<number, VmWithHardware>> {
     if (vmIds.length > IDS_PER_QUERY) throw new Error(`vmsWithHardware: at most ${IDS_PER_QUERY} ids at once`);
-    const ids = [...vmIds];
     const page = { limit: LIST_PAGE };
-    const [vms, interfaces, disks, addresses] = await Promise.all([
-      this.http.list(VMS, { id: ids, ...page, ...WITHOUT_CONFIG_CONTEXT }, virtualMachineSchema),
+    const vms = await this.http.list(VMS, { id: [...vmIds], ...page, ...WITHOUT_CONFIG_CONTEXT }, virtualMachineSchema);
+    if (vms.length === 0) return new Map();
+    const ids = vms.map((vm) => vm.id);
+    const [interfaces, disks, addresses] = await Promise.all([
       this.http.list(INTERFACES, { virtual_machine_id: ids, ...page }, vmInterfaceSchema),
       this.http.list(VIRTUAL_DISKS, { virtual_machine_id: ids, ...page }, virtualDiskSchema),
       this.http.list(IPS, { virtual_machine_id: ids, ...page }, ipAddressSchema),
@@ -525,8 +528,9 @@ export class NetboxClient {
    */
   async virtualDisksOfVms(vmIds: readonly number[]): Promise<VirtualDisk[]> {
     const disks: VirtualDisk[] = [];
-    for (let i = 0; i < vmIds.length; i += IDS_PER_QUERY) {
-      const ids = vmIds.slice(i, i + IDS_PER_QUERY);
+    const unique = [...new Set(vmIds)];
+    for (let i = 0; i < unique.length; i += IDS_PER_QUERY) {
+      const ids = unique.slice(i, i + IDS_PER_QUERY);
       disks.push(
         ...(await this.http.list(VIRTUAL_DISKS, { virtual_machine_id: ids, limit: LIST_PAGE }, virtualDiskSchema)),
       );
