@@ -125,11 +125,24 @@ describe('signed approvals: only a listed key, for this workflow and the plan sh
       const before = (await web01.query(migrationStatusQuery)) as MigrationStatus;
       expect(before.stage).toBe('awaiting-approval');
       expect(before.actions.map((a) => a.kind)).not.toContain('shutdown');
+      // Every refusal is on record with its reason, the refused updates as much as the ignored signal.
       expect(before.ignored).toEqual([
+        { message: 'approve by alice (update)', reason: expect.stringContaining('has no signature') },
+        { message: 'approve by alice (update)', reason: "the signature is not alice's: signed with another key" },
+        { message: 'approve by mallory (update)', reason: 'mallory is not an approver (approvers: alice, bob)' },
+        {
+          message: 'approve by alice (update)',
+          reason: expect.stringMatching(/^signed for .+, not for this workflow/),
+        },
+        {
+          message: 'approve by alice (update)',
+          reason: expect.stringContaining('the plan changed since it was signed'),
+        },
         {
           message: 'approve by alice (signal)',
           reason: "signed for another-wave, not for this VM's wave (" + wave.workflowId + ')',
         },
+        { message: 'approve by bob (update)', reason: expect.stringContaining("bob's approval has no signature") },
       ]);
       expect(await power('mig-web01')).toBe('poweredOn');
       await byHand(await signed(keys.bob!.file, 'bob', mine, 'by hand'));
