@@ -1,12 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { approveWaveUpdate } from '../../src/domain/messages';
+import { approveCutoverSignal, approveWaveUpdate } from '../../src/domain/messages';
+import { LAB_APPROVERS } from '../../lab/migration-lab';
+import { toolPath } from '../../lab/tools';
 import type { ReportModel } from '../../src/report';
 import type { migrationWave } from '../../workflows/migration-wave';
-import { renderInChromium } from '../helpers/chromium';
+import { keepScreenshot, renderInChromium } from '../helpers/chromium';
 import { labWorkers, useMigrationLab } from '../helpers/migration-lab';
-import { spawnFerry } from '../helpers/processes';
+import { run, spawnFerry } from '../helpers/processes';
 import { devServerAddress } from '../helpers/temporal';
 
 const NAMES = ['mig-web01', 'mig-db01', 'mig-legacy01', 'mig-snap01', 'scale-0001', 'scale-0002', 'scale-0003'];
@@ -17,6 +19,7 @@ const NAMES = ['mig-web01', 'mig-db01', 'mig-legacy01', 'mig-snap01', 'scale-000
 const VM_WORKFLOWS = ['mig-web01', 'mig-db01', 'mig-legacy01', 'scale-0001', 'scale-0002', 'scale-0003'];
 const AT_THE_GATE = VM_WORKFLOWS.filter((n) => n !== 'mig-legacy01');
 const LEGACY_REASON = /^Hard disk 1 is on LocalDS_0 \(.*\), not on the migration datastore nfs-migration/;
+const NOT_AN_APPROVER = `mallory is not an approver (approvers: ${LAB_APPROVERS.join(', ')})`;
 
 describe('ferry report of a lab wave, opened in a browser', () => {
   jest.setTimeout(600_000);
@@ -24,6 +27,8 @@ describe('ferry report of a lab wave, opened in a browser', () => {
   let dir: string;
   let waveId: string;
   let waiting: ReportModel | undefined;
+  /** What `ferry approve --by mallory` of the wave printed: refused. */
+  let refusedApproval: { code: number | null; output: string };
   const allWaiting = (m: ReportModel | undefined) =>
     m?.vms.length === VM_WORKFLOWS.length &&
     m.vms
@@ -50,6 +55,18 @@ describe('ferry report of a lab wave, opened in a browser', () => {
         const shown = spawnFerry(['report', waveId, '--json'], { TEMPORAL_ADDRESS: devServerAddress() });
         if ((await shown.exited) === 0) waiting = JSON.parse(shown.output()) as ReportModel;
       }
+      // At the gate, two approvals not taken: mallory's by `ferry approve` of the wave (an update,
+      // refused) and by a raw `temporal workflow signal` to mig-db01 (ignored).
+      const refused = spawnFerry(['approve', waveId, '--by', 'mallory', '--reason', 'let me'], {
+        TEMPORAL_ADDRESS: devServerAddress(),
+      });
+      refusedApproval = { code: await refused.exited, output: refused.output() };
+      const db01 = waiting?.vms.find((vm) => vm.name === 'mig-db01')?.workflowId ?? 'mig-db01 not seen';
+      const signal = await run(toolPath('temporal'), [
+        ...['workflow', 'signal', '--address', devServerAddress(), '--workflow-id', db01],
+        ...['--name', approveCutoverSignal.name, '--input', JSON.stringify({ by: 'mallory', reason: 'let me' })],
+      ]);
+      if (signal.code !== 0) throw new Error(`temporal workflow signal failed: ${signal.stderr}`);
       for (;;) {
         try {
           await wave.executeUpdate(approveWaveUpdate, { args: [{ by: 'lab-admin', reason: 'report test cutover' }] });
@@ -82,7 +99,8 @@ describe('ferry report of a lab wave, opened in a browser', () => {
     // Self-contained: no script, no stylesheet or image to load, no address anywhere.
     expect(text).not.toMatch(/<script|<link|<img|<iframe|src=|url\(|@import|https?:|\/\/[a-z]/i);
 
-    const page = await renderInChromium(html, path.join(dir, 'wave.png'), { width: 1280, height: 1000 });
+    const page = await renderInChromium(html, path.join(dir, 'report-wave.png'), { width: 1280, height: 1000 });
+    keepScreenshot(path.join(dir, 'report-wave.png'));
     expect([page.width, page.height]).toEqual([1280, 1000]);
     expect(page.png.length).toBeGreaterThan(30_000); // a drawn page, not a blank one
     expect(page.log).not.toMatch(/CONSOLE|Uncaught|net::ERR/);
@@ -109,6 +127,20 @@ describe('ferry report of a lab wave, opened in a browser', () => {
     expect(page.dom).toMatch(
       /<td>approve<\/td><td>lab-admin<\/td><td>[^<]+ UTC<\/td><td>update, unsigned<\/td><td>report test cutover<\/td><td>all<\/td>/,
     );
+    // The approvals not taken, each with why: the wave's refused update, mig-db01's ignored signal. The
+    // sections are below the first screen: a window as tall as the page shows them too.
+    const whole = await renderInChromium(html, path.join(dir, 'report-wave-whole.png'), { width: 1280, height: 2000 });
+    keepScreenshot(path.join(dir, 'report-wave-whole.png'));
+    expect(refusedApproval).toEqual({
+      code: 1,
+      output: expect.stringContaining(`approve refused by ${waveId}-wave: ${NOT_AN_APPROVER}`),
+    });
+    expect(whole.dom).toContain(
+      '<h2>Ignored messages</h2><table><thead><tr><th>VM</th><th>message</th><th>why it was ignored</th></tr></thead><tbody>' +
+        `<tr><td>the wave</td><td>approve by mallory (update)</td><td>${NOT_AN_APPROVER}</td></tr>` +
+        `<tr><td>mig-db01</td><td>approve by mallory (signal)</td><td>${NOT_AN_APPROVER}</td></tr></tbody></table>`,
+    );
+    expect(whole.dom).toContain('<div class="value">2</div><div class="label">ignored messages</div>');
   });
 
   it('draws a running wave as far as it got: every VM at the approval gate, still open, but the one refused before it', () => {
@@ -156,6 +188,9 @@ describe('ferry report of a lab wave, opened in a browser', () => {
     expect(md.output).toContain('- VM workflows: 6 (5 migrated, 1 refused)');
     expect(md.output).toMatch(/^\| mig-web01 \| 20074 \| migrated \| .*approval .* \|$/m);
     expect(md.output).toMatch(/^- \*\*mig-legacy01\*\*: Hard disk 1 is on LocalDS_0 /m);
+    expect(md.output).toMatch(/^- refused: \d+; approvals: \d+; ignored messages: 2; failures: \d+$/m);
+    expect(md.output).toContain(`- the wave: approve by mallory (update): ${NOT_AN_APPROVER}\n`);
+    expect(md.output).toContain(`- **mig-db01**: approve by mallory (signal): ${NOT_AN_APPROVER}\n`);
   });
 
   it("says what it covers when pointed at one VM's workflow, and exits 1", async () => {

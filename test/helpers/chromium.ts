@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -59,4 +59,15 @@ export async function renderInChromium(
   } finally {
     rmSync(profile, { recursive: true, force: true });
   }
+}
+
+/**
+ * Copies a test's screenshot to $FERRY_TEST_SCREENS when it is set, so a person can look at what the
+ * test saw after the run (the test's own folder is removed).
+ */
+export function keepScreenshot(pngFile: string): void {
+  const dir = process.env.FERRY_TEST_SCREENS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(pngFile, path.join(dir, path.basename(pngFile)));
 }

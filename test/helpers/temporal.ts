@@ -38,9 +38,13 @@ export interface TestTemporal {
 }
 
 /** A client and a worker connection to the shared dev server. Shut workers down before `close()`. */
-export async function connectTestTemporal(): Promise<TestTemporal> {
+export function connectTestTemporal(): Promise<TestTemporal> {
+  return connectTemporalAt(devServerAddress());
+}
+
+/** A client and a worker connection to the Temporal server at `address` (a test's own dev server). */
+export async function connectTemporalAt(address: string): Promise<TestTemporal> {
   quietRuntime();
-  const address = devServerAddress();
   const connection = await Connection.connect({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   return {
