@@ -9,16 +9,22 @@
  *   A  the ten alone, approved together;
  *   B  ten more of the same beside mig-ens01 and mig-ens02 (VMware-native guests converted by real
  *      virt-v2v-in-place at cutover, minutes each): the two are approved first, the ten together once
- *      both conversions run (and `--settle` seconds more), so the ten cut over while the two convert.
+ *      both conversions are in their main step (`--phase virt-v2v`, the default: both virt-v2v-in-place
+ *      processes run; `--phase start`: both convertGuest activities started, still in ferry's guestfish
+ *      edits) and `--settle` seconds more, so the ten cut over while the two convert.
  *
  * A VM's downtime is its workflow's own measure: shutdown started → its guest verified (a checked
  * guest's verification.downtimeSeconds) or, for these unchecked ones, → its `start` stage ended
  * (Proxmox runs it). Prints each VM's downtime both ways, p50/p95/max per round, p95(B)/p95(A), where
- * each VM's downtime went (stages, permit waits, activity queue waits, workflow tasks: from its history)
- * and how the conversions overlapped the ten's downtime. Figures only; it fails when a VM did not
- * migrate or the conversions did not run through the ten's cutovers.
+ * each VM's downtime went (stages, permit waits, activity queue waits, workflow tasks: from its history),
+ * how the conversions overlapped the ten's downtime, and the CPU during it by process group. Figures
+ * only; it fails when a VM did not migrate or the conversions did not run through the ten's cutovers.
  *
- *   npm run bench:neighbours [-- --vms 10 --settle 20]
+ *   npm run bench:neighbours [-- --vms 10 --phase virt-v2v|start --settle 10 --nice-conversions]
+ *
+ * `--nice-conversions` (a diagnosis, not the acceptance figure) runs the conversions' processes at
+ * nice 19 (threads and scheduler autogroup), as if they had cores of their own: what is left of the
+ * difference is not their CPU share. See docs/benchmarks.md, *Cutover downtime beside conversions*.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,12 +59,14 @@ import { percentile } from './lib/percentiles';
 const { values: args } = parseArgs({
   options: {
     vms: { type: 'string', default: '10' },
-    settle: { type: 'string', default: '20' },
+    phase: { type: 'string', default: 'virt-v2v' },
+    settle: { type: 'string', default: '10' },
     'nice-conversions': { type: 'boolean', default: false },
   },
 });
 const N = Number(args.vms);
 const SETTLE_MS = Number(args.settle) * 1000;
+const PHASE = args.phase;
 /** A diagnosis: the conversions' processes at nice 19, as if they ran on cores of their own. */
 const NICE_CONVERSIONS = args['nice-conversions'];
 /** In the worker's environment, so every process it starts carries it (reparented or not). */
@@ -98,9 +106,28 @@ interface Round {
 
 async function main(): Promise<void> {
   if (!Number.isInteger(N) || N < 1) throw new Error(`--vms: a whole number ≥ 1, not ${args.vms}`);
+  if (PHASE !== 'virt-v2v' && PHASE !== 'start') throw new Error(`--phase: virt-v2v or start, not ${PHASE}`);
+  if (!(SETTLE_MS >= 0)) throw new Error(`--settle: seconds ≥ 0, not ${args.settle}`);
   const t0 = Date.now();
+  const stops: Array<() => Promise<unknown> | void> = [];
+  try {
+    const bench = await startLab(t0, stops);
+    const scale = (from: number) => Array.from({ length: N }, (_, i) => scaleVmName(from + i));
+    const alone = await runRound(bench, 'A', scale(1), []);
+    const beside = await runRound(bench, 'B', scale(N + 1), CONVERTED);
+    report(bench, alone, beside);
+  } finally {
+    for (const stop of stops.reverse()) await stop();
+  }
+  console.log(`\n(${((Date.now() - t0) / 60_000).toFixed(1)} min in all)`);
+}
+
+/** Temporal, the simulators and the worker (each one's stop pushed to `stops` as soon as it runs). */
+async function startLab(t0: number, stops: Array<() => Promise<unknown> | void>): Promise<Bench> {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'ferry-bench-neighbours-'));
+  stops.push(() => rmSync(stateDir, { recursive: true, force: true }));
   const server = await startDevServer();
+  stops.push(() => server.stop());
   const stamp = Date.now();
   const sims = await startMigrationSims({
     stateDir,
@@ -109,50 +136,31 @@ async function main(): Promise<void> {
     vcenterName: `bench-${stamp}`,
     migration: benchMigration(stateDir),
   });
+  stops.push(() => sims.stop());
   const taskQueue = `bench-${stamp}`;
-  let worker: WorkerProcess | undefined;
-  let connection: Connection | undefined;
+  const bundleFile = path.join(stateDir, 'workflow-bundle.js');
+  await writeWorkflowBundle(bundleFile);
+  const [markerName, markerValue] = MARKER.split('=') as [string, string];
+  const worker = await startWorkerProcess({
+    // The worker's default task queues and limits: convert 2 slots, datastore 8 (src/config/temporal.ts).
+    config: { ...sims.document, worker: { taskQueue, shutdownGraceTime: '1s' } },
+    configFile: path.join(stateDir, 'ferry.yaml'),
+    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, [markerName]: markerValue },
+    name: 'bench',
+  });
   let stopping = false;
-  try {
-    const bundleFile = path.join(stateDir, 'workflow-bundle.js');
-    await writeWorkflowBundle(bundleFile);
-    worker = await startWorkerProcess({
-      // The worker's default task queues and limits: convert 2 slots, datastore 8 (src/config/temporal.ts).
-      config: { ...sims.document, worker: { taskQueue, shutdownGraceTime: '1s' } },
-      configFile: path.join(stateDir, 'ferry.yaml'),
-      env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, [MARKER.split('=')[0]!]: MARKER.split('=')[1]! },
-      name: 'bench',
-    });
-    const child = worker;
-    child.child.once('exit', (code, signal) => {
-      if (!stopping) console.error(`worker exited (${code ?? signal}):\n${child.output().slice(-4000)}`);
-    });
-    connection = await Connection.connect({ address: server.address });
-    const bench: Bench = {
-      client: new Client({ connection }),
-      taskQueue,
-      stamp,
-      worker,
-      cpu: sampleCpu(worker.child.pid!, MARKER),
-      t0,
-    };
-    try {
-      const scale = (from: number) => Array.from({ length: N }, (_, i) => scaleVmName(from + i));
-      const alone = await runRound(bench, 'A', scale(1), []);
-      const beside = await runRound(bench, 'B', scale(N + 1), CONVERTED);
-      report(bench, alone, beside);
-    } finally {
-      bench.cpu.stop();
-    }
-  } finally {
+  worker.child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`worker exited (${code ?? signal}):\n${worker.output().slice(-4000)}`);
+  });
+  stops.push(() => {
     stopping = true;
-    await worker?.stop();
-    await connection?.close();
-    await sims.stop();
-    await server.stop();
-    rmSync(stateDir, { recursive: true, force: true });
-  }
-  console.log(`\n(${((Date.now() - t0) / 60_000).toFixed(1)} min in all)`);
+    return worker.stop();
+  });
+  const connection = await Connection.connect({ address: server.address });
+  stops.push(() => connection.close());
+  const cpu = sampleCpu(worker.child.pid!, MARKER);
+  stops.push(() => cpu.stop());
+  return { client: new Client({ connection }), taskQueue, stamp, worker, cpu, t0 };
 }
 
 /**
@@ -178,7 +186,7 @@ async function runRound(b: Bench, label: string, names: string[], converted: str
   let renice: NodeJS.Timeout | undefined;
   if (converted.length > 0 && NICE_CONVERSIONS) {
     const pick = (pid: number, p: { comm: string }) => pid !== b.worker.child.pid && !NOT_CONVERSION.test(p.comm);
-    renice = setInterval(() => niceMarked(MARKER, pick, 19), 250);
+    renice = setInterval(() => niceMarked(MARKER, b.worker.child.pid!, pick, 19), 250);
     log(b, `round ${label}: the conversions' processes (virt-v2v, guestfish and theirs) run at nice 19`);
   }
   try {
@@ -202,9 +210,10 @@ async function cutOver(
     await approve(wave, converted, 'the conversions first');
     const ids = converted.map((name) => gate.vms.find((v) => v.name === name)!.workflowId);
     await untilConverting(b.client, ids);
+    if (PHASE === 'virt-v2v') await untilVirtV2v(b.worker.child.pid!, converted.length);
     log(
       b,
-      `round ${label}: ${converted.join(' and ')} converting; the ${names.length} follow in ${SETTLE_MS / 1000} s`,
+      `round ${label}: ${converted.join(' and ')} converting (${PHASE === 'virt-v2v' ? 'virt-v2v-in-place running' : 'convertGuest started'}); the ${names.length} follow in ${SETTLE_MS / 1000} s`,
     );
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     for (const phase of await conversionPhases(b.client, ids)) log(b, `  ${phase}`);
@@ -263,6 +272,20 @@ async function untilConverting(client: Client, workflowIds: string[]): Promise<v
     );
     if (running.every(Boolean)) return;
     if (Date.now() > deadline) throw new Error('the conversions did not start within 10 minutes of their approval');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
+ * `count` virt-v2v-in-place processes run, started by the worker (each conversion's main step, after
+ * ferry's own guest edits; the activity's heartbeat would say so up to a throttle interval late).
+ */
+async function untilVirtV2v(workerPid: number, count: number): Promise<void> {
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    const running = [...readProcesses().values()].filter((p) => p.ppid === workerPid && /^virt-v2v/.test(p.comm));
+    if (running.length >= count) return;
+    if (Date.now() > deadline) throw new Error(`not ${count} virt-v2v processes within 15 minutes`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 // USER_HZ is 100 on every Linux Node supports; /proc/<pid>/stat counts in it.
@@ -51,28 +51,41 @@ export function isUnder(pid: number, ancestor: number, processes: ReadonlyMap<nu
   return false;
 }
 
+/** A process's scheduler autogroup (`/proc/<pid>/autogroup`: one per session while autogrouping is on). */
+function autogroupOf(pid: number): string | undefined {
+  try {
+    return /^(\S+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1];
+  } catch {
+    return undefined; // gone, or a kernel without autogroups
+  }
+}
+
 /**
- * Sets every thread of the marked processes that `pick` accepts to `nice` (Linux keeps a nice value
- * per thread, and QEMU's vCPU threads exist before a renice of its main thread could reach them).
+ * Lowers the marked processes that `pick` accepts to `nice`: each of their threads (Linux keeps a nice
+ * value per thread, and QEMU's vCPU threads exist before a renice of its main thread could reach
+ * them) and, where one runs in a session of its own (virt-v2v is started detached, guestfish --listen
+ * forks a server), its scheduler autogroup: with autogrouping on, a thread's nice weighs only within its
+ * autogroup and each autogroup competes as one. The autogroup of `keep` (the worker's) is never changed.
  * Returns the processes it found, by command name.
  */
-export function niceMarked(marker: string, pick: (pid: number, p: ProcessEntry) => boolean, nice: number): string[] {
+export function niceMarked(
+  marker: string,
+  keep: number,
+  pick: (pid: number, p: ProcessEntry) => boolean,
+  nice: number,
+): string[] {
   const found: string[] = [];
+  const kept = autogroupOf(keep);
   for (const [pid, p] of readProcesses(marker)) {
     if (!p.marked || !pick(pid, p)) continue;
     found.push(p.comm);
-    let threads: string[];
+    const group = autogroupOf(pid);
     try {
-      threads = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue; // gone meanwhile
-    }
-    for (const tid of threads.map(Number)) {
-      try {
+      if (group && group !== kept) writeFileSync(`/proc/${pid}/autogroup`, String(nice));
+      for (const tid of readdirSync(`/proc/${pid}/task`).map(Number))
         if (getPriority(tid) !== nice) setPriority(tid, nice);
-      } catch {
-        // gone meanwhile
-      }
+    } catch {
+      // gone meanwhile
     }
   }
   return found;
