@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { chromiumPath } from './chromium';
+import { chromiumPath, headlessArgs } from './chromium';
 
 interface DomNode {
   nodeType: number;
@@ -73,19 +73,8 @@ export class BrowserPage {
     const profile = mkdtempSync(path.join(tmpdir(), 'ferry-chromium-'));
     const chrome = spawn(
       chromiumPath(),
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--hide-scrollbars',
-        '--no-first-run',
-        `--user-data-dir=${profile}`,
-        // Even an address literal goes through these rules: loopback is let through, by name.
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-        '--remote-debugging-pipe',
-        `--window-size=${size.width},${size.height}`,
-        'about:blank',
-      ],
+      // Even an address literal goes through the resolver rules: loopback is let through, by name.
+      [...headlessArgs(profile, size, ['127.0.0.1']), '--remote-debugging-pipe', 'about:blank'],
       // The protocol runs on fds 3 (to chromium) and 4 (from it).
       { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
     );

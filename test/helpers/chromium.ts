@@ -23,24 +23,36 @@ export interface Rendered {
  * Opens a local HTML file in headless chromium as a person would see it, with every host name
  * unresolvable (a page that fetches anything logs the failure): a screenshot and the parsed DOM.
  */
-export async function renderInChromium(
-  htmlFile: string,
-  pngFile: string,
-  size = { width: 1280, height: 1000 },
-): Promise<Rendered> {
-  const profile = mkdtempSync(path.join(tmpdir(), 'ferry-chromium-'));
-  const common = [
+/**
+ * Headless chromium as every view test starts it: its own profile, no GPU, no first-run screens, the
+ * window exactly `size`, and every host name unresolvable unless `reachable` lets it through (a page that
+ * fetches anything else logs the failure).
+ */
+export function headlessArgs(
+  profile: string,
+  size: { width: number; height: number },
+  reachable: string[] = [],
+): string[] {
+  const exclude = reachable.map((host) => `, EXCLUDE ${host}`).join('');
+  return [
     '--headless',
     '--no-sandbox',
     '--disable-gpu',
     '--hide-scrollbars',
     '--no-first-run',
     `--user-data-dir=${profile}`,
-    '--host-resolver-rules=MAP * ~NOTFOUND',
-    '--enable-logging=stderr',
-    '--v=0',
+    `--host-resolver-rules=MAP * ~NOTFOUND${exclude}`,
     `--window-size=${size.width},${size.height}`,
   ];
+}
+
+export async function renderInChromium(
+  htmlFile: string,
+  pngFile: string,
+  size = { width: 1280, height: 1000 },
+): Promise<Rendered> {
+  const profile = mkdtempSync(path.join(tmpdir(), 'ferry-chromium-'));
+  const common = [...headlessArgs(profile, size), '--enable-logging=stderr', '--v=0'];
   try {
     const url = pathToFileURL(htmlFile).href;
     const shot = await run(chromiumPath(), [...common, `--screenshot=${pngFile}`, url], { timeoutMs: 90_000 });
