@@ -2,6 +2,7 @@ import { setHandler, type SignalDefinition } from '@temporalio/workflow';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import type { CutoverDecision, DecisionRecord, SignedDecision } from '../src/domain/migration';
 import { workflowNow } from './clock';
+import type { IgnoredMessage } from '../src/domain/vm-run';
 
 export interface DecisionHandlers<D extends CutoverDecision, R> {
   /** What the decision does (approve, reject, retry, …), for the record of an ignored one. */
@@ -13,7 +14,7 @@ export interface DecisionHandlers<D extends CutoverDecision, R> {
   problem: (decision: D | undefined) => string | undefined;
   accept: (record: DecisionRecord, decision: D) => void;
   /** Decisions not acted on (refused updates, ignored signals), with the reason: nothing silently dropped. */
-  ignored: Array<{ message: string; reason: string }>;
+  ignored: IgnoredMessage[];
   /** Called after a decision was added to `ignored` (the UI's current details show it). */
   onIgnored?: () => void;
   /** What the update answers once the decision is taken. */

@@ -5,12 +5,13 @@ import { signedApprovalProblem, type ApprovalPolicy, type SignedAction } from '.
 import { decisionProblem } from '../src/domain/migration/approval';
 import type { CutoverDecision, DecisionRecord } from '../src/domain/migration';
 import { handleDecision } from './decision-handlers';
+import type { IgnoredMessage } from '../src/domain/vm-run';
 
 /** What a person gate guards and how its approval is signed. */
 export interface PersonGateSpec<D extends CutoverDecision, S extends { stage: string }> {
   /** The thing decided on, as a refusal names it: `the teardown`, `the change`. */
   what: string;
-  status: S & { ignored: Array<{ message: string; reason: string }> };
+  status: S & { ignored: IgnoredMessage[] };
   approvers: readonly string[];
   /** How approvals are checked: signed by the approvers' keys, or (`unsigned`) by names alone. */
   policy: ApprovalPolicy;

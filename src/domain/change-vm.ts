@@ -4,6 +4,7 @@ import type { CutoverWindow } from './migration/cutover-window';
 import type { DecisionRecord } from './migration/status';
 import type { SpecDefaults } from './provisioning/spec';
 import type { VmRunStatus } from './vm-run';
+import type { IgnoredMessage } from './vm-run';
 
 /**
  * `changeVm`: one durable workflow per Proxmox VM (`change-<vmid>`) keeps a built VM equal to its NetBox
@@ -138,7 +139,7 @@ export interface ChangeStatus extends VmRunStatus<ChangeStage> {
   approval?: DecisionRecord & { restart?: boolean };
   rejection?: DecisionRecord;
   /** Signals not acted on (unknown approver, nothing to approve, …). */
-  ignored: Array<{ message: string; reason: string }>;
+  ignored: IgnoredMessage[];
   /** ferry restarted the VM (an approval asked for it). */
   restarted?: boolean;
   /** The guest's agent did not answer after the writes: only Proxmox's config was judged. */

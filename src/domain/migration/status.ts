@@ -12,6 +12,7 @@ import type { GuestVerification } from './verification';
 import type { HaRegistration } from './ha';
 import type { ConversionPlan } from '../conversion/decision';
 import type { ConversionResult } from '../conversion/result';
+import type { IgnoredMessage } from '../vm-run';
 
 export type MigrationStage =
   | 'validate'
@@ -93,7 +94,7 @@ export interface MigrationStatus {
   rejection?: DecisionRecord;
   decisions: Array<DecisionRecord & { decision: 'retry' | 'rollback' }>;
   /** Signals that were not acted on (unknown approver, too late, …), so nothing is silently dropped. */
-  ignored: Array<{ message: string; reason: string }>;
+  ignored: IgnoredMessage[];
   refusals: Refusal[];
   /** A VM refused before its approval whose shell (built by this run) could not be removed: why. */
   shellKept?: string;

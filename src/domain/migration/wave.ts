@@ -6,6 +6,7 @@ import type { Refusal } from './refusal';
 import type { GuestVerification } from './verification';
 import type { CancellationRecord } from './cancel';
 import type { CutoverWindow } from './cutover-window';
+import type { IgnoredMessage } from '../vm-run';
 
 export type WaveVmState = 'pending' | 'running' | 'finished';
 
@@ -99,7 +100,7 @@ export interface WaveStatus {
   refused: Array<{ name: string; moid: string; refusals: Refusal[] }>;
   approvals: WaveApproval[];
   /** Approval signals that were not acted on (unknown approver, unknown VM, …), so nothing is silently dropped. */
-  ignored: Array<{ message: string; reason: string }>;
+  ignored: IgnoredMessage[];
   counts: Record<WaveVmState, number>;
   /** Finished imports across the wave, for downtime estimates. */
   importThroughputBytesPerSecond?: number;

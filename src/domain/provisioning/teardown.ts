@@ -3,6 +3,7 @@ import type { WaitRecord } from '../waits';
 import type { SignedDecision } from '../migration/approval';
 import type { DecisionRecord } from '../migration/status';
 import type { NetboxAfterTeardown } from './spec';
+import type { IgnoredMessage } from '../vm-run';
 
 /**
  * Teardown: stop and delete a VM, then undo each of its records. Each cleanup is its own step with its
@@ -82,7 +83,7 @@ export interface TeardownStatus {
   approval?: DecisionRecord;
   rejection?: DecisionRecord;
   /** Signals that were not acted on (unknown approver, too late, …). */
-  ignored: Array<{ message: string; reason: string }>;
+  ignored: IgnoredMessage[];
   steps: TeardownStep[];
   cleanups: CleanupOutcome[];
   waits: WaitRecord[];
