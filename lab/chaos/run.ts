@@ -13,6 +13,7 @@ import { startKiller, type KillRecord } from './killer';
 import { observe, vmwareVms } from './observe';
 import { chaosSchedule, describeSchedule, KILL_POINTS, type ChaosSettings, type KillPoint } from './schedule';
 import { CHAOS_TASK_QUEUE, startChaosServers, type ChaosServers } from './servers';
+import { stillRunning } from './still-running';
 import { startWorkerFleet } from './worker-fleet';
 import { createPlannedVms, planWave, runWorkload } from './workload';
 
@@ -134,7 +135,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
     });
     await createPlannedVms(nb, await seedLabNetbox(nb), schedule.workload.provision);
 
-    const fleet = await startWorkerFleet(options.workers, servers.workerDocument, servers.env, stateDir);
+    const fleet = await startWorkerFleet(options.workers, servers.workerDocument, servers.env, stateDir, log);
     cleanups.push(() => fleet.stop());
     log(`chaos: ${options.workers} worker processes serve "${CHAOS_TASK_QUEUE}"`);
     const vmwareBefore = await vmwareVms(deps);
@@ -164,6 +165,8 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
       plan,
       started + options.timeoutMs,
     ).finally(() => killer.stop());
+    // Read before anything else changes: what a VM without an outcome waits for.
+    const running = await stillRunning(client).catch((err: unknown) => [`  (could not list: ${String(err)})`]);
     await servers.sims.admin.clearFaults();
     servers.vcsimProxy.setFaults(undefined);
     servers.netboxProxy.setFaults(undefined);
@@ -229,6 +232,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosReport> {
         JSON.stringify({ schedule, observation, kills: killed, faults, outcomes }, null, 2),
       );
     ok = rows.every((r) => r.count === 0);
+    if (!ok) log([`still running when the workload ended (${running.length}):`, ...running].join('\n'));
     return {
       rows,
       kills: killed,

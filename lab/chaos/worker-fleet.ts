@@ -8,6 +8,8 @@ interface Member {
   child: ChildProcess;
   output: string;
   exited: Promise<void>;
+  /** Killed by the fleet (a scheduled kill, a start that failed, stop()), not dead on its own. */
+  killed: boolean;
 }
 
 export interface WorkerFleet {
@@ -24,13 +26,16 @@ const START_BUDGET_MS = 120_000;
 
 /**
  * `size` processes of ferry's real worker (`node --import tsx worker.ts --config …`), each serving every
- * queue, secrets in their environment only.
+ * queue, secrets in their environment only. A worker that dies on its own is started again, as its
+ * service manager would, and said in the log with its last output: the run must not go on without it
+ * unnoticed.
  */
 export async function startWorkerFleet(
   size: number,
   document: Record<string, unknown>,
   env: Record<string, string>,
   stateDir: string,
+  log: (line: string) => void = () => undefined,
 ): Promise<WorkerFleet> {
   const configFile = path.join(stateDir, 'chaos-worker.yaml');
   writeFileSync(configFile, stringify(document));
@@ -46,7 +51,17 @@ export async function startWorkerFleet(
     for (;;) {
       const member = spawnWorker(configFile, env);
       current[index] = member;
-      if (await serving(member, deadline)) return;
+      if (await serving(member, deadline)) {
+        void member.exited.then(() => {
+          if (member.killed || stopped || current[index] !== member) return;
+          const last = member.output.trim().split('\n').slice(-3).join(' | ');
+          log(
+            `chaos: worker ${index + 1} exited on its own (${member.child.exitCode ?? member.child.signalCode}): ${last}; starting it again`,
+          );
+          start(index).catch((err: unknown) => log(String(err)));
+        });
+        return;
+      }
       // Replaced (killed by a later kill, or the fleet stopped): that one owns the slot now.
       if (stopped || generation[index] !== mine) return;
       if (Date.now() > deadline)
@@ -56,7 +71,7 @@ export async function startWorkerFleet(
       await new Promise((r) => setTimeout(r, 1000));
     }
   };
-  const kill = () => current.forEach((m) => m?.child.kill('SIGKILL'));
+  const kill = () => current.forEach((m) => m && killMember(m, 'SIGKILL'));
   try {
     await Promise.all(Array.from({ length: size }, (_, i) => start(i)));
   } catch (err) {
@@ -71,12 +86,10 @@ export async function startWorkerFleet(
       // A worker still starting (replaced by an earlier kill) dies too: its start gives the slot up.
       const member = current[index]!;
       generation[index]!++;
-      member.child.kill('SIGKILL');
+      killMember(member, 'SIGKILL');
       await member.exited;
       // The replacement starts in the background: the run goes on meanwhile.
-      start(index).catch((err: unknown) => {
-        member.output += `\n${String(err)}`;
-      });
+      start(index).catch((err: unknown) => log(String(err)));
     },
     output: (index) => outputs[index] ?? '',
     async stop() {
@@ -84,8 +97,8 @@ export async function startWorkerFleet(
       outputs = current.map((m) => m.output);
       await Promise.all(
         current.map(async (m) => {
-          if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill('SIGTERM');
-          const timer = setTimeout(() => m.child.kill('SIGKILL'), 10_000);
+          if (m.child.exitCode === null && m.child.signalCode === null) killMember(m, 'SIGTERM');
+          const timer = setTimeout(() => killMember(m, 'SIGKILL'), 10_000);
           await m.exited;
           clearTimeout(timer);
         }),
@@ -104,7 +117,12 @@ function spawnWorker(configFile: string, env: Record<string, string>): Member {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  const member: Member = { child, output: '', exited: new Promise((resolve) => child.once('exit', () => resolve())) };
+  const member: Member = {
+    child,
+    output: '',
+    exited: new Promise((resolve) => child.once('exit', () => resolve())),
+    killed: false,
+  };
   const keep = (chunk: Buffer) => {
     member.output = (member.output + chunk.toString()).slice(-20_000);
   };
@@ -117,11 +135,16 @@ function spawnWorker(configFile: string, env: Record<string, string>): Member {
 async function serving(member: Member, deadline: number): Promise<boolean> {
   while (!/ferry worker: .* queues /.test(member.output)) {
     if (member.child.exitCode !== null || member.child.signalCode !== null || Date.now() > deadline) {
-      member.child.kill('SIGKILL');
+      killMember(member, 'SIGKILL');
       await member.exited;
       return false;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   return true;
+}
+
+function killMember(member: Member, signal: NodeJS.Signals): void {
+  member.killed = true;
+  member.child.kill(signal);
 }
