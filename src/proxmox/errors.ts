@@ -11,6 +11,8 @@ export interface ProxmoxErrorContext {
   status?: number;
   /** PVE's message, unchanged. */
   pveMessage?: string;
+  /** No answer within the request's deadline. */
+  timedOut?: boolean;
   [other: string]: unknown;
 }
 

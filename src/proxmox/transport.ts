@@ -47,6 +47,16 @@ export interface ResultAttributes {
 
 const BASE = '/api2/json';
 
+/**
+ * A read that failed on the way (a dropped connection, a 502/503, a 5xx PVE gives no known cause for) is
+ * sent again here, up to this many times in all, a moment apart: a read changes nothing, and one lost
+ * answer should not fail the step of twenty requests it belongs to (an SDN apply, a disk import's
+ * checks), which its activity would then start over. Writes are not repeated here: whether one took
+ * effect is for its caller to find out. A read that timed out is not either: it has waited its deadline.
+ */
+const READ_ATTEMPTS = 3;
+const READ_RETRY_DELAY_MS = 100;
+
 /** A login answer asking for a second factor (`NeedTFA: 1`, the ticket only a half one). */
 const needsTfa = z.looseObject({ NeedTFA: pveBool.refine((v) => v) });
 
@@ -117,16 +127,28 @@ export class ProxmoxTransport {
     schema: S,
     attributes?: ResultAttributes,
   ): Promise<z.output<S>> {
+    const send = () => this.send(method, path, params, schema, true, attributes);
     let data: unknown;
     try {
-      data = await this.send(method, path, params, schema, true, attributes);
+      data = await (method === 'GET' ? this.read(send) : send());
     } catch (err) {
       // A ticket that expired under us: log in once more and repeat.
-      if (err instanceof ProxmoxError && err.context.status === 401 && this.auth.invalidate())
-        data = await this.send(method, path, params, schema, true, attributes);
+      if (err instanceof ProxmoxError && err.context.status === 401 && this.auth.invalidate()) data = await send();
       else throw err;
     }
     return data as z.output<S>;
+  }
+
+  private async read(send: () => Promise<unknown>): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send();
+      } catch (err) {
+        const again = err instanceof ProxmoxTransientError && !err.context.timedOut && attempt < READ_ATTEMPTS;
+        if (!again) throw err;
+        await new Promise((r) => setTimeout(r, READ_RETRY_DELAY_MS * attempt));
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -244,7 +266,7 @@ export class ProxmoxTransport {
         : 'failed';
     return new ProxmoxTransientError(
       `${context.method} ${context.path} ${kind}: ${code ? `${code} ` : ''}${detail} (${this.origin})`,
-      context,
+      { ...context, ...(kind === 'timed out' ? { timedOut: true } : {}) },
       err,
     );
   }

@@ -15,7 +15,7 @@ export async function syncNetworks(
   const sdn = await executeChild(sdnSync, {
     workflowId: `${workflowInfo().workflowId}/sdn`,
     taskQueue: mainQueue(),
-    staticSummary: `wave ${wave.waveId}: SDN zone ${vnetPlan.zone}, ${vnetPlan.vnets.length} VNets`,
+    staticSummary: `wave ${wave.waveId}: SDN zone ${vnetPlan.zone.id}, ${vnetPlan.vnets.length} VNets`,
     staticDetails: `the VNets the wave's VMs need: ${
       vnetPlan.vnets
         .slice(0, 10)
