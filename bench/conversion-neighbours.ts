@@ -20,11 +20,11 @@
  * how the conversions overlapped the ten's downtime, and the CPU during it by process group. Figures
  * only; it fails when a VM did not migrate or the conversions did not run through the ten's cutovers.
  *
- *   npm run bench:neighbours [-- --vms 10 --phase virt-v2v|start --settle 10 --nice-conversions]
+ *   npm run bench:neighbours [-- --vms 10 --phase virt-v2v|start --settle 10 --conversion-priority low|normal]
  *
- * `--nice-conversions` (a diagnosis, not the acceptance figure) runs the conversions' processes at
- * nice 19 (threads and scheduler autogroup), as if they had cores of their own: what is left of the
- * difference is not their CPU share. See docs/benchmarks.md, *Cutover downtime beside conversions*.
+ * `--conversion-priority` sets the worker's migration.conversion.priority: `low`, its default (the
+ * conversions' processes under SCHED_IDLE at nice 19, see atPriority), or `normal` (an even share of the
+ * CPU, as before the setting). See docs/benchmarks.md, *Cutover downtime beside conversions*.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,7 +45,7 @@ import { startWorkerProcess, type WorkerProcess } from '../test/helpers/worker-p
 import { writeWorkflowBundle } from '../worker/workflow-bundle';
 import type { migrationWave } from '../workflows/migration-wave';
 import { CPU_GROUPS, sampleCpu, type CpuGroup } from './lib/cpu-sampler';
-import { niceMarked, readProcesses } from './lib/process-tree';
+import { readProcesses } from './lib/process-tree';
 import {
   downtimeBreakdown,
   formatBreakdown,
@@ -61,18 +61,17 @@ const { values: args } = parseArgs({
     vms: { type: 'string', default: '10' },
     phase: { type: 'string', default: 'virt-v2v' },
     settle: { type: 'string', default: '10' },
-    'nice-conversions': { type: 'boolean', default: false },
+    'conversion-priority': { type: 'string', default: 'low' },
   },
 });
 const N = Number(args.vms);
 const SETTLE_MS = Number(args.settle) * 1000;
 const PHASE = args.phase;
-/** A diagnosis: the conversions' processes at nice 19, as if they ran on cores of their own. */
-const NICE_CONVERSIONS = args['nice-conversions'];
+const CONVERSION_PRIORITY = args['conversion-priority'];
+if (CONVERSION_PRIORITY !== 'low' && CONVERSION_PRIORITY !== 'normal')
+  throw new Error(`--conversion-priority: low or normal, not "${CONVERSION_PRIORITY}"`);
 /** In the worker's environment, so every process it starts carries it (reparented or not). */
 const MARKER = `FERRY_BENCH_RUN=neighbours-${process.pid}`;
-/** What the worker starts besides conversions: qemu-img for an overlay (a datastore activity of the ten). */
-const NOT_CONVERSION = /^qemu-img$/;
 /** The lab's VMware-native guests: converted by virt-v2v-in-place at cutover (labConversion). */
 const CONVERTED = ['mig-ens01', 'mig-ens02'];
 const APPROVER = LAB_APPROVERS[0]!;
@@ -172,7 +171,11 @@ async function startLab(t0: number, stops: Array<() => Promise<unknown> | void>)
  */
 function benchMigration(stateDir: string): Record<string, unknown> {
   const lab = labGuestVerification(labMigrationSection(stateDir).cutover as Record<string, unknown>);
-  return { ...lab, verify: { ...(lab.verify as Record<string, unknown>), probes: [], agentTimeout: '10m' } };
+  return {
+    ...lab,
+    verify: { ...(lab.verify as Record<string, unknown>), probes: [], agentTimeout: '10m' },
+    conversion: { ...(lab.conversion as Record<string, unknown>), priority: CONVERSION_PRIORITY },
+  };
 }
 
 /** One wave: `names` approved together; `converted` approved first, the rest once both convert. */
@@ -183,17 +186,7 @@ async function runRound(b: Bench, label: string, names: string[], converted: str
     workflowId: `wave-${waveId}`,
     args: [{ waveId, selection: { names: [...names, ...converted] } }],
   });
-  let renice: NodeJS.Timeout | undefined;
-  if (converted.length > 0 && NICE_CONVERSIONS) {
-    const pick = (pid: number, p: { comm: string }) => pid !== b.worker.child.pid && !NOT_CONVERSION.test(p.comm);
-    renice = setInterval(() => niceMarked(MARKER, b.worker.child.pid!, pick, 19), 250);
-    log(b, `round ${label}: the conversions' processes (virt-v2v, guestfish and theirs) run at nice 19`);
-  }
-  try {
-    return await cutOver(b, label, wave, names, converted);
-  } finally {
-    clearInterval(renice);
-  }
+  return await cutOver(b, label, wave, names, converted);
 }
 
 /** The approvals (the conversions first), the wave's end, and each VM read back. */

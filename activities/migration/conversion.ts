@@ -6,7 +6,7 @@ import { beatWhile } from '../heartbeat';
 
 /**
  * Guest conversion on a convert worker: its mounts of the storages come from migration.datastores
- * (`convertPath`, else `path`), the appliance's accelerator from migration.conversion.accel.
+ * (`convertPath`, else `path`), the appliance's accelerator and CPU priority from migration.conversion.
  */
 export function createConversionActivities(deps: ActivityDeps): ConversionActivities {
   let converter: GuestConverter | undefined;
@@ -15,6 +15,7 @@ export function createConversionActivities(deps: ActivityDeps): ConversionActivi
     converter ??= new GuestConverter({
       storageRoots: Object.fromEntries((m?.datastores ?? []).map((d) => [d.storage, d.convertPath ?? d.path])),
       accel: m?.conversion.accel ?? 'auto',
+      priority: m?.conversion.priority ?? 'low',
     });
     return converter;
   };

@@ -1,5 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 
 // USER_HZ is 100 on every Linux Node supports; /proc/<pid>/stat counts in it.
 const TICK_MS = 10;
@@ -11,7 +10,16 @@ export interface ProcessEntry {
   cpuMs: number;
   /** Its environment holds the marker: started by a process that had it (whoever its parent is now). */
   marked: boolean;
+  /** Process group and session ids. */
+  pgrp: number;
+  session: number;
+  nice: number;
+  /** Scheduling policy (sched.h: 0 SCHED_OTHER, 3 SCHED_BATCH, 5 SCHED_IDLE). */
+  policy: number;
 }
+
+/** sched.h's SCHED_IDLE. */
+export const SCHED_IDLE = 5;
 
 /**
  * Every live process (`/proc/<pid>/stat`): its parent, command name, CPU so far, and whether its
@@ -37,6 +45,11 @@ export function readProcesses(marker?: string): Map<number, ProcessEntry> {
       comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
       cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
       marked: marker !== undefined && environ.split('\0').includes(marker),
+      // Fields from the state on (proc(5) numbers them from 1: state is 3, pgrp 5, nice 19, policy 41).
+      pgrp: Number(fields[2]),
+      session: Number(fields[3]),
+      nice: Number(fields[16]),
+      policy: Number(fields[38]),
     });
   }
   return out;
@@ -49,44 +62,4 @@ export function isUnder(pid: number, ancestor: number, processes: ReadonlyMap<nu
     p = processes.get(p)?.ppid;
   }
   return false;
-}
-
-/** A process's scheduler autogroup (`/proc/<pid>/autogroup`: one per session while autogrouping is on). */
-function autogroupOf(pid: number): string | undefined {
-  try {
-    return /^(\S+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1];
-  } catch {
-    return undefined; // gone, or a kernel without autogroups
-  }
-}
-
-/**
- * Lowers the marked processes that `pick` accepts to `nice`: each of their threads (Linux keeps a nice
- * value per thread, and QEMU's vCPU threads exist before a renice of its main thread could reach
- * them) and, where one runs in a session of its own (virt-v2v is started detached, guestfish --listen
- * forks a server), its scheduler autogroup: with autogrouping on, a thread's nice weighs only within its
- * autogroup and each autogroup competes as one. The autogroup of `keep` (the worker's) is never changed.
- * Returns the processes it found, by command name.
- */
-export function niceMarked(
-  marker: string,
-  keep: number,
-  pick: (pid: number, p: ProcessEntry) => boolean,
-  nice: number,
-): string[] {
-  const found: string[] = [];
-  const kept = autogroupOf(keep);
-  for (const [pid, p] of readProcesses(marker)) {
-    if (!p.marked || !pick(pid, p)) continue;
-    found.push(p.comm);
-    const group = autogroupOf(pid);
-    try {
-      if (group && group !== kept) writeFileSync(`/proc/${pid}/autogroup`, String(nice));
-      for (const tid of readdirSync(`/proc/${pid}/task`).map(Number))
-        if (getPriority(tid) !== nice) setPriority(tid, nice);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
 }

@@ -7,7 +7,13 @@ const mode = z.enum(['off', 'linux', 'all'], {
 });
 const workerPath = (what: string) => z.string().regex(/^\//, `an absolute path on the convert workers (${what})`);
 
-const DEFAULTS = { mode: 'off' as const, overrides: {}, accel: 'auto' as const, timeout: '1h' };
+const DEFAULTS = {
+  mode: 'off' as const,
+  overrides: {},
+  accel: 'auto' as const,
+  priority: 'low' as const,
+  timeout: '1h',
+};
 
 /**
  * `migration.conversion`: guest conversion at cutover with virt-v2v-in-place on overlays of the VMware
@@ -27,6 +33,11 @@ export const conversionSection = z
         agentPackages: workerPath('a folder with one sub-folder per distribution, e.g. debian-12').optional(),
         /** The appliance's accelerator: `auto` probes KVM once per worker (it hangs on hosts without nested virtualisation), else TCG. */
         accel: z.enum(['auto', 'kvm', 'tcg']).default('auto'),
+        /**
+         * The CPU priority of the appliances and virt-v2v: `low` (SCHED_IDLE, nice 19) gives a conversion
+         * only the CPU nothing else wants, so cutovers beside it keep their pace; `normal` shares it evenly.
+         */
+        priority: z.enum(['low', 'normal']).default('low'),
         /** One VM's conversion (overlays, guest edits, virt-v2v) may take this long. */
         timeout: duration.default('1h'),
       })

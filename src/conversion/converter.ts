@@ -9,12 +9,16 @@ import {
   guestEdits,
   installPackagesScript,
   libguestfsEnv,
+  atPriority,
+  CANNOT_START,
+  inOwnProcessGroup,
   overlayDisks,
   conversionRecordFolder,
   parseConverterOutput,
   virtV2vInPlace,
   type ConversionAccel,
   type ConversionFacts,
+  type ConversionPriority,
   type ConversionPlan,
   type ConversionResult,
   type ConversionSettings,
@@ -33,6 +37,8 @@ export interface ConverterOptions {
   /** Where this worker mounts each Proxmox storage that holds VMware disks: storage id → local path of its root. */
   storageRoots: Readonly<Record<string, string>>;
   accel: ConversionAccel;
+  /** The appliances' and virt-v2v's CPU priority (migration.conversion.priority; default low: see atPriority). */
+  priority?: ConversionPriority;
 }
 
 /** A VM's disks on the storage that mounts the migration datastore. */
@@ -69,6 +75,10 @@ interface ConversionRecord {
 export class GuestConverter {
   constructor(private readonly options: ConverterOptions) {}
 
+  private get priority(): ConversionPriority {
+    return this.options.priority ?? 'low';
+  }
+
   private root(storage: string): string {
     const root = this.options.storageRoots[storage];
     if (!root) {
@@ -84,7 +94,7 @@ export class GuestConverter {
   async inspect(vm: Omit<VmDisks, 'vmid'>, firmware: 'bios' | 'efi', agentPackages?: string): Promise<GuestInspection> {
     const root = this.root(vm.storage);
     const accel = await applianceAccel(this.options.accel);
-    const g = await GuestfishSession.start(libguestfsEnv(accel));
+    const g = await GuestfishSession.start(libguestfsEnv(accel), this.priority);
     try {
       await openDisks(
         g,
@@ -210,7 +220,7 @@ export class GuestConverter {
     accel: 'kvm' | 'tcg',
     folder: string,
   ): Promise<{ plan: ConversionPlan; edits: GuestEdit[] }> {
-    const g = await GuestfishSession.start(libguestfsEnv(accel));
+    const g = await GuestfishSession.start(libguestfsEnv(accel), this.priority);
     writeRecord(path.join(folder, PROCESSES), { pids: [g.serverPid] });
     const abort = () => g.kill();
     request.signal?.addEventListener('abort', abort);
@@ -241,9 +251,9 @@ export class GuestConverter {
 
   private async runVirtV2v(overlays: readonly string[], request: ConvertRequest, accel: 'kvm' | 'tcg', folder: string) {
     const command = virtV2vInPlace(overlays, { accel, virtioWin: request.settings.virtioWin });
-    const child = spawn(command.program, command.args, {
-      env: { ...process.env, ...command.env },
-      detached: true,
+    const run = inOwnProcessGroup(atPriority(command, this.priority));
+    const child = spawn(run.program, run.args, {
+      env: { ...process.env, ...run.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     writeRecord(path.join(folder, PROCESSES), { pids: [-child.pid!] });
@@ -260,14 +270,15 @@ export class GuestConverter {
     try {
       const code = await new Promise<number | null>((resolve, reject) => {
         child.on('error', (err) =>
-          reject(
-            new ConversionError(`cannot run ${command.program} (Debian package virt-v2v): ${err.message}`, 'invalid', {
-              cause: err,
-            }),
-          ),
+          reject(new ConversionError(`cannot run ${run.program}: ${err.message}`, 'invalid', { cause: err })),
         );
         child.on('exit', (c) => resolve(c));
       });
+      if (code === CANNOT_START)
+        throw new ConversionError(
+          `cannot run ${command.program} (Debian packages virt-v2v, and util-linux for chrt): ${output.trim().split('\n').at(-1)}`,
+          'invalid',
+        );
       const log = parseConverterOutput(output);
       if (request.signal?.aborted) throw new ConversionError('the conversion was cancelled', 'transient');
       if (code !== 0) {

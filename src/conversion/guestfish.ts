@@ -3,6 +3,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { atPriority, type ConversionPriority } from '../domain/conversion';
 import { ConversionError } from './errors';
 
 const run = promisify(execFile);
@@ -19,7 +20,12 @@ export class GuestfishSession {
     private readonly timeoutMs: number,
   ) {}
 
-  static async start(env: Record<string, string>, timeoutMs = 10 * 60_000): Promise<GuestfishSession> {
+  /** The server and its appliance run at `priority` (they inherit it from `guestfish --listen`). */
+  static async start(
+    env: Record<string, string>,
+    priority: ConversionPriority = 'normal',
+    timeoutMs = 10 * 60_000,
+  ): Promise<GuestfishSession> {
     const fullEnv = { ...process.env, ...env };
     // The parent prints GUESTFISH_PID and exits; the server it forks keeps the same stdout and stderr.
     // A file, not a pipe: the server never blocks on it nor dies of EPIPE, and the line is there once
@@ -30,7 +36,8 @@ export class GuestfishSession {
     let out: string;
     try {
       const code = await new Promise<number | null>((resolve, reject) => {
-        const child = spawn('guestfish', ['--listen'], { env: fullEnv, stdio: ['ignore', fd, fd] });
+        const listen = atPriority({ program: 'guestfish', args: ['--listen'], env: {} }, priority);
+        const child = spawn(listen.program, listen.args, { env: fullEnv, stdio: ['ignore', fd, fd] });
         child.on('error', (err) =>
           reject(
             new ConversionError(

@@ -1,4 +1,4 @@
-import type { ConversionAccel } from './settings';
+import type { ConversionAccel, ConversionPriority } from './settings';
 
 /** A converter process to run: program, arguments and the environment it adds. */
 export interface ConverterCommand {
@@ -29,6 +29,34 @@ export function virtV2vInPlace(
     args: ['-i', 'disk', '-if', 'qcow2', ...overlays],
     env: { ...libguestfsEnv(options.accel), ...(options.virtioWin ? { VIRTIO_WIN: options.virtioWin } : {}) },
   };
+}
+
+/**
+ * The command at `priority`. `low` (the default) runs it under SCHED_IDLE (`chrt --idle 0`) and at nice
+ * 19, inherited by every process it starts (the appliance's QEMU, nbdkit): a conversion then gets only
+ * the CPU that nothing else on the host wants, so the cutovers, the worker, Temporal and the simulators
+ * beside it keep theirs. SCHED_IDLE weighs only against processes of the same scheduling group (a
+ * systemd service's cgroup, or without one the session's autogroup): the converter must stay in the
+ * worker's session (see inOwnProcessGroup), not start one of its own.
+ */
+export function atPriority(command: ConverterCommand, priority: ConversionPriority): ConverterCommand {
+  if (priority === 'normal') return command;
+  return { ...command, program: 'chrt', args: ['--idle', '0', 'nice', '-n', '19', command.program, ...command.args] };
+}
+
+/** The exit code of inOwnProcessGroup when the program cannot be started (as a shell's 127). */
+export const CANNOT_START = 127;
+
+/**
+ * The command in a process group of its own, in the caller's session: the whole tree (the appliance,
+ * nbdkit) can be killed at once, a terminal's Ctrl-C does not reach it, and it stays in the worker's
+ * scheduling group (Node's `detached` would call setsid, a session and autogroup of its own, where a
+ * low priority weighs nothing against the worker's). Perl (Debian's essential perl-base) sets the group
+ * and execs the program in the same process; a program that cannot start exits CANNOT_START with why.
+ */
+export function inOwnProcessGroup(command: ConverterCommand): ConverterCommand {
+  const script = `setpgrp(0, 0); exec { $ARGV[0] } @ARGV; print STDERR "cannot run $ARGV[0]: $!\\n"; exit ${CANNOT_START};`;
+  return { ...command, program: 'perl', args: ['-e', script, command.program, ...command.args] };
 }
 
 /** What a virt-v2v run printed, sorted out: its timed steps, warnings, informational lines and error. */

@@ -8,6 +8,8 @@ export type ConversionMode = 'off' | 'linux' | 'all';
 
 /** How a converter runs its appliance: `auto` probes once whether KVM boots a kernel, else TCG. */
 export type ConversionAccel = 'auto' | 'kvm' | 'tcg';
+/** How a convert worker runs its conversions: `low` yields the CPU to everything else (see atPriority). */
+export type ConversionPriority = 'low' | 'normal';
 
 /**
  * `migration.conversion`, resolved for a run (no secrets; paths are where ferry-convert workers see them).

@@ -10,6 +10,7 @@ import type { MigrationStatus } from '../../../src/domain/migration';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
 import { readWaveOutcome } from '../../../lab/wave-result';
+import { readProcesses, SCHED_IDLE, type ProcessEntry } from '../../../bench/lib/process-tree';
 
 /**
  * verify-guest against real guests: the lab VMs mig-app01 (BIOS) and mig-app02 (EFI) carry the lab's
@@ -64,6 +65,9 @@ describe('verify-guest with real guests', () => {
   let results: Promise<Record<Name, MigrationStatus>>;
   let app02Moid: string;
   let ens01Before: Record<string, string>;
+  /** Per virt-v2v-in-place process group seen during the wave: every process seen in it (its appliance). */
+  const converterGroups = new Map<number, Map<number, ProcessEntry>>();
+  let sampler: NodeJS.Timeout | undefined;
 
   /** The agent answered; when it did not, the guest's serial console says how far its boot got. */
   async function expectAgentAnswered(result: MigrationStatus): Promise<void> {
@@ -114,6 +118,12 @@ describe('verify-guest with real guests', () => {
       conversion,
     );
     const workers = await labWorkers(suite.temporal.nativeConnection, deps);
+    sampler = setInterval(() => {
+      const processes = readProcesses();
+      for (const p of processes.values())
+        if (p.comm.startsWith('virt-v2v-in-pl') && !converterGroups.has(p.pgrp)) converterGroups.set(p.pgrp, new Map());
+      for (const [pid, p] of processes) converterGroups.get(p.pgrp)?.set(pid, p);
+    }, 500);
     results = workers.run(async () => {
       const wave = await suite.temporal.client.workflow.start<typeof migrationWave>('migrationWave', {
         taskQueue: workers.taskQueue,
@@ -135,7 +145,9 @@ describe('verify-guest with real guests', () => {
       return byName;
     });
     results.catch(() => undefined); // each test awaits it; a failure shows there
+    void results.finally(() => clearInterval(sampler));
   });
+  afterAll(() => clearInterval(sampler));
 
   it('mig-app01 migrated with startAfter is verified: QEMU running, agent ping, its VMware MAC and address on the virtio NIC, the TCP probe', async () => {
     const result = (await results)['mig-app01'];
@@ -184,6 +196,15 @@ describe('verify-guest with real guests', () => {
     });
     expect(plan.steps).toContainEqual(expect.objectContaining({ kind: 'virt-v2v', removes: ['open-vm-tools'] }));
     expect(conversion.result!.steps.map((s) => s.step)).toEqual(['overlays', 'inspect-and-edit', 'virt-v2v']);
+    // virt-v2v and everything it started (the appliance's QEMU) ran at low priority, in a process group
+    // of its own but in the worker's session, where SCHED_IDLE yields to the worker (atPriority).
+    const ownSession = readProcesses().get(process.pid)!.session;
+    expect(converterGroups.size).toBeGreaterThan(0);
+    for (const group of converterGroups.values()) {
+      const seen = [...group.values()];
+      expect(seen.map((p) => p.comm)).toEqual(expect.arrayContaining([expect.stringMatching(/^qemu-system/)]));
+      for (const p of seen) expect([p.comm, p.policy, p.nice, p.session]).toEqual([p.comm, SCHED_IDLE, 19, ownSession]);
+    }
     expect(result.actions.map((a) => a.kind)).toEqual(
       expect.arrayContaining(['shutdown-guest', 'convert-guest', 'import-disk']),
     );

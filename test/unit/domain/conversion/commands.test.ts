@@ -1,4 +1,7 @@
 import {
+  atPriority,
+  CANNOT_START,
+  inOwnProcessGroup,
   conversionPlan,
   CONVERSION_OFF,
   currentStep,
@@ -31,6 +34,30 @@ describe('the converter command line', () => {
     });
     expect(libguestfsEnv('kvm')).toEqual({ LIBGUESTFS_BACKEND: 'direct' });
     expect(() => virtV2vInPlace([], { accel: 'kvm' })).toThrow(/at least one disk/);
+  });
+
+  it('runs a conversion at low priority (SCHED_IDLE and nice 19, inherited) unless asked for normal', () => {
+    const command = virtV2vInPlace(['/a.qcow2'], { accel: 'tcg' });
+    expect(atPriority(command, 'low')).toEqual({
+      program: 'chrt',
+      args: ['--idle', '0', 'nice', '-n', '19', 'virt-v2v-in-place', '-i', 'disk', '-if', 'qcow2', '/a.qcow2'],
+      env: command.env,
+    });
+    expect(atPriority(command, 'normal')).toBe(command);
+  });
+
+  it('starts the converter in a process group of its own through perl, program and arguments passed as they are', () => {
+    const wrapped = inOwnProcessGroup({
+      program: 'virt-v2v-in-place',
+      args: ['-i', 'disk', "/o'dd $x.qcow2"],
+      env: {},
+    });
+    expect(wrapped.program).toBe('perl');
+    expect(wrapped.args[0]).toBe('-e');
+    expect(wrapped.args[1]).toContain('setpgrp(0, 0)');
+    expect(wrapped.args[1]).toContain(`exit ${CANNOT_START}`);
+    // The program and its arguments follow the script as separate arguments: no shell, no quoting.
+    expect(wrapped.args.slice(2)).toEqual(['virt-v2v-in-place', '-i', 'disk', "/o'dd $x.qcow2"]);
   });
 
   it('gives virt-v2v the VirtIO drivers for Windows through VIRTIO_WIN', () => {
