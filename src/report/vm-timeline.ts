@@ -150,9 +150,13 @@ export function copiesOf(t: WorkflowTimeline): DiskCopy[] {
   });
 }
 
+/** Stages that follow a VM's start only once it runs on Proxmox: its downtime ended with the start. */
+const RUNNING_AFTER_START = new Set(['move', 'done']);
+
 /**
  * From the start of the VMware shutdown to the guest proven up on Proxmox (the workflow's own
- * measurement when it made one), else to the workflow's end; open while it runs.
+ * measurement when it made one); for a VM not checked, to the end of its `start` (Proxmox runs it: an
+ * overlay cutover's live move comes after, with the VM up); else to the workflow's end; open while it runs.
  */
 export function downtimeOf(t: WorkflowTimeline, now: number): { from: number; ms: number; open: boolean } | undefined {
   const shutdown = t.stages.find((m) => m.stage === 'shutdown');
@@ -160,6 +164,10 @@ export function downtimeOf(t: WorkflowTimeline, now: number): { from: number; ms
   const measured = (t.result as { verification?: { downtimeSeconds?: number } } | undefined)?.verification
     ?.downtimeSeconds;
   if (typeof measured === 'number') return { from: shutdown.at, ms: measured * 1000, open: false };
+  const started = t.stages.findIndex((m) => m.at >= shutdown.at && m.stage === 'start');
+  const running = started >= 0 ? t.stages[started + 1] : undefined;
+  if (running && RUNNING_AFTER_START.has(running.stage))
+    return { from: shutdown.at, ms: Math.max(0, running.at - shutdown.at), open: false };
   const back = t.stages.find((m) => m.at >= shutdown.at && isFinalStage(m.stage));
   const end = back?.at ?? endOf(t, now);
   return { from: shutdown.at, ms: Math.max(0, end - shutdown.at), open: !back && t.closedAt === undefined };
