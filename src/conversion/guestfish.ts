@@ -57,7 +57,35 @@ export class GuestfishSession {
     }
     const pid = /GUESTFISH_PID=(\d+)/.exec(out)?.[1];
     if (!pid) throw new ConversionError(`guestfish --listen printed no GUESTFISH_PID: ${out.trim()}`, 'transient');
-    return new GuestfishSession(Number(pid), fullEnv, timeoutMs);
+    const session = new GuestfishSession(Number(pid), fullEnv, timeoutMs);
+    await session.listening();
+    return session;
+  }
+
+  /**
+   * The parent prints the server's PID and exits before the server has made its socket (libguestfs's
+   * rc_listen says so: "a small but unavoidable race"); a server at low priority beside busy
+   * appliances can take seconds to get there. Asks a setting (no appliance needed) until it answers.
+   */
+  private async listening(timeoutMs = 60_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        await run('guestfish', [`--remote=${this.pid}`, '--', 'get-verbose'], { env: this.env, timeout: 10_000 });
+        return;
+      } catch (err) {
+        const gone = !alive(this.pid);
+        if (gone || Date.now() > until) {
+          this.kill();
+          const why = ((err as { stderr?: string }).stderr ?? (err as Error).message).trim();
+          throw new ConversionError(
+            `guestfish server ${this.pid} ${gone ? 'exited' : `did not listen within ${timeoutMs / 1000} s`}: ${why}`,
+            'transient',
+          );
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
   }
 
   /** The server's process id (the appliance's QEMU is its child). */
@@ -115,14 +143,19 @@ export class GuestfishSession {
   }
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function waitGone(pid: number, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
+    if (!alive(pid)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   process.kill(pid, 'SIGKILL');

@@ -9,6 +9,7 @@ import { readWaveFile } from '../../cli/wave-file';
 import { UsageError } from '../../cli/errors';
 import { startNotTemporal, type NotTemporal } from '../helpers/not-temporal';
 import { ROOT, spawnFerry } from '../helpers/processes';
+import { ferryOnTerminal } from '../helpers/terminal';
 
 /**
  * A corpus of bad inputs, each refused with its exit code and a message that names the key or flag:
@@ -507,6 +508,33 @@ describe('the ferry command line', () => {
     for (const part of expected) expect(result.output).toContain(part);
     expect(result.output).not.toMatch(STACK);
     expect({ what, code: result.code }).toEqual({ what, code });
+  });
+});
+
+describe('on a terminal (tmux), as a person meets them', () => {
+  const env = { FERRY_CONFIG: '', NETBOX_URL: '', NETBOX_TOKEN: '', VMWARE_HOST: '', PROXMOX_HOST: '' };
+
+  it('a secret in ferry.yaml: refused by status, naming the key and the variable to use, exit 2', async () => {
+    const config = file(stringify({ proxmox: { ...PVE, tokenSecret: 'x' } }));
+    const { screen, code } = await ferryOnTerminal(dir, { ...env, ...NO_TEMPORAL }, [
+      '--config',
+      config,
+      'status',
+      'wave-x',
+    ]);
+    expect(screen).toContain('proxmox.tokenSecret');
+    expect(screen).toContain('PROXMOX_TOKEN_SECRET');
+    expect(screen).not.toMatch(STACK);
+    expect(code).toBe(2);
+  });
+
+  it('Temporal unreachable: one line with the address, where it came from and what to correct, exit 1', async () => {
+    const { screen, code } = await ferryOnTerminal(dir, { ...env, ...NO_TEMPORAL }, ['list']);
+    const lines = screen.split('\n').filter((l) => l.trim() && !l.startsWith('[exit'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('cannot reach Temporal at 127.0.0.1:1 (from environment TEMPORAL_ADDRESS)');
+    expect(lines[0]).toContain('correct TEMPORAL_ADDRESS');
+    expect(code).toBe(1);
   });
 });
 

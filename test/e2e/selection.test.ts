@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import { govcFor } from '../../lab/vcsim/govc';
 import { labWorkers, useMigrationLab } from '../helpers/migration-lab';
 import { spawnFerry } from '../helpers/processes';
+import { ferryOnTerminal } from '../helpers/terminal';
 
 interface Plan {
   vms: Array<{ name: string; moid: string }>;
@@ -49,6 +50,16 @@ describe('selecting VMs from the command line', () => {
         .map((v) => v.name)
         .sort();
       expect(discoveredNames).toEqual(['mig-db01', 'mig-rdm01', 'scale-0003']);
+      const onScreen = await ferryOnTerminal(stateDir, suite.lab.env, [
+        '-c',
+        configFile,
+        'discover',
+        '--folder',
+        '/DC0/vm/db',
+      ]);
+      expect(onScreen.code).toBe(0);
+      for (const name of discoveredNames) expect(onScreen.screen).toContain(name);
+      expect(onScreen.screen).not.toContain('/DC0/vm/DC0/vm');
       const planned = await ferry('plan', '--json', '--no-inspect', '--folder', '/DC0/vm/db');
       expect(planned.code).toBe(0);
       expect((JSON.parse(planned.output) as Plan).vms.map((v) => v.name).sort()).toEqual(discoveredNames);
@@ -57,7 +68,15 @@ describe('selecting VMs from the command line', () => {
       const candidates = [...twins]
         .sort((a, b) => a.moid.localeCompare(b.moid, 'en', { numeric: true }))
         .map((v) => `${v.moid} in ${v.folder}`);
-      const ambiguous = await ferry('migrate', '--vm', 'scale-0003');
+      // On a terminal, as a person meets it.
+      const onTerminal = await ferryOnTerminal(stateDir, suite.lab.env, [
+        '-c',
+        configFile,
+        'migrate',
+        '--vm',
+        'scale-0003',
+      ]);
+      const ambiguous = { code: onTerminal.code, output: onTerminal.screen };
       expect(ambiguous.output).toContain('wave wave-vm-scale-0003 started nothing: ambiguous in vCenter');
       expect(ambiguous.output).toContain(`"scale-0003" names 2 VMs: `);
       for (const c of candidates) expect(ambiguous.output).toContain(c);

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { renderInChromium, type Rendered } from './chromium';
 import { ROOT } from './processes';
 
@@ -17,6 +18,37 @@ export function ferryScript(file: string, env: Record<string, string>, args: str
   );
   return file;
 }
+
+/**
+ * Runs `ferry …args` on a terminal as a person would (a 160×40 tmux pane, `env` exported, in the
+ * repository) and returns all it printed once it exited (wrapped lines joined) and its exit code.
+ */
+export async function ferryOnTerminal(
+  dir: string,
+  env: Record<string, string>,
+  args: string[],
+  timeoutMs = 120_000,
+): Promise<{ screen: string; code: number }> {
+  const name = `ferry-term-${process.pid}-${++terminals}`;
+  const script = path.join(dir, `${name}.sh`);
+  writeFileSync(
+    script,
+    [
+      ...Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
+      `cd ${shellQuote(ROOT)}`,
+      `${[process.execPath, 'bin/ferry.js', ...args].map(shellQuote).join(' ')}`,
+      'echo "[exit $?]"',
+    ].join('\n'),
+  );
+  const pane = TmuxPane.start(name, script);
+  try {
+    const screen = await pane.waitFor('the command exit', (s) => /\[exit \d+\]/.test(s), timeoutMs);
+    return { screen: pane.capture(true), code: Number(/\[exit (\d+)\]/.exec(screen)![1]) };
+  } finally {
+    pane.kill();
+  }
+}
+let terminals = 0;
 
 /**
  * One tmux pane of a fixed size on a tmux server of its own (socket name): the command runs in it as on
@@ -40,9 +72,16 @@ export class TmuxPane {
     return pane;
   }
 
-  /** The screen as it is now. */
-  capture(): string {
-    return this.tmux('capture-pane', '-p', '-t', '0');
+  /**
+   * The screen as it is now; `all`: everything the pane printed (its scrollback too), each line the
+   * terminal wrapped joined again, without the blanks that fill a line to the pane's width.
+   */
+  capture(all = false): string {
+    if (!all) return this.tmux('capture-pane', '-p', '-t', '0');
+    return this.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', '0')
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .join('\n');
   }
 
   /** Reads the screen every half second until `test` holds for it; returns that screen, or fails with the last one. */

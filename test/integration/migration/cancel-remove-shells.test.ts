@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { waveStatusQuery } from '../../../src/domain/messages';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
-import { spawnFerry } from '../../helpers/processes';
+import { ferryOnTerminal } from '../../helpers/terminal';
 import { until } from '../../helpers/wait';
 import { readWaveOutcome } from '../../../lab/wave-result';
 
@@ -12,7 +12,7 @@ import { readWaveOutcome } from '../../../lab/wave-result';
  * `ferry cancel --remove-shells` at the approval gate with a worker that has only its API token (no
  * PROXMOX_PRIVILEGED_PASSWORD): the token removes a shell (PVE asks VM.Allocate, not root); a shell it
  * cannot remove (held by a backup's lock, which only root@pam may skip) stays, the run still ends
- * cancelled, and `ferry status` says which shell went and why the other did not.
+ * cancelled, and `ferry status` says which shell went and why the other did not — on a terminal.
  */
 describe('ferry cancel --remove-shells with the token alone', () => {
   jest.setTimeout(400_000);
@@ -23,9 +23,10 @@ describe('ferry cancel --remove-shells with the token alone', () => {
     const workers = await labWorkers(suite.temporal.nativeConnection, tokenOnly);
     const configFile = path.join(suite.lab.stateDir, 'cli.yaml');
     writeFileSync(configFile, stringify({ ...suite.lab.document, worker: { taskQueue: workers.taskQueue } }));
+    // Each command as a person runs it, on a terminal (tmux): what they read is what is asserted.
     const ferry = async (...args: string[]) => {
-      const run = spawnFerry(['-c', configFile, ...args], suite.lab.env);
-      return { code: await run.exited, output: run.output() };
+      const { screen, code } = await ferryOnTerminal(suite.lab.stateDir, suite.lab.env, ['-c', configFile, ...args]);
+      return { code, output: screen };
     };
     const names = ['scale-0007', 'scale-0008'];
     await workers.run(async () => {
