@@ -1,4 +1,4 @@
-import { condition, isCancellation, patched, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
 import type { WaveVm } from '../../src/domain/migration';
 import { workflowNow } from '../clock';
 import type { WaveState } from './state';
@@ -38,11 +38,6 @@ function startCheckTimer(intervalMs: number): { due: boolean } {
 export async function waitForReports(wave: WaveState, intervalMs = DEFAULT_CHILD_CHECK_INTERVAL_MS): Promise<void> {
   const finishedBefore = wave.vmsIn('finished').length;
   const reported = () => wave.vmsIn('finished').length > finishedBefore || workflowInfo().continueAsNewSuggested;
-  // Runs that started on the timer-per-wait form replay on it (their histories hold its timers).
-  if (!patched('wave-one-check-timer')) {
-    if (!(await condition(reported, intervalMs))) await finishSilentChildren(wave.status.vms);
-    return;
-  }
   const timer = (checkTimer ??= startCheckTimer(intervalMs));
   await condition(() => reported() || timer.due);
   if (timer.due && !reported()) {
