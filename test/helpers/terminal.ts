@@ -6,14 +6,23 @@ import { ROOT } from './processes';
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** A bash script that exports `env`, enters the repository and runs `ferry …args` as a user would. */
-export function ferryScript(file: string, env: Record<string, string>, args: string[]): string {
+/**
+ * A bash script that exports `env`, enters the repository and runs `ferry …args` as a user would:
+ * in its place (`exec`), or followed by a line with its exit code (`showExit`).
+ */
+export function ferryScript(
+  file: string,
+  env: Record<string, string>,
+  args: string[],
+  { showExit = false }: { showExit?: boolean } = {},
+): string {
+  const ferry = [process.execPath, 'bin/ferry.js', ...args].map(shellQuote).join(' ');
   writeFileSync(
     file,
     [
       ...Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
       `cd ${shellQuote(ROOT)}`,
-      `exec ${[process.execPath, 'bin/ferry.js', ...args].map(shellQuote).join(' ')}`,
+      ...(showExit ? [ferry, 'echo "[exit $?]"'] : [`exec ${ferry}`]),
     ].join('\n'),
   );
   return file;
@@ -30,16 +39,7 @@ export async function ferryOnTerminal(
   timeoutMs = 120_000,
 ): Promise<{ screen: string; code: number }> {
   const name = `ferry-term-${process.pid}-${++terminals}`;
-  const script = path.join(dir, `${name}.sh`);
-  writeFileSync(
-    script,
-    [
-      ...Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
-      `cd ${shellQuote(ROOT)}`,
-      `${[process.execPath, 'bin/ferry.js', ...args].map(shellQuote).join(' ')}`,
-      'echo "[exit $?]"',
-    ].join('\n'),
-  );
+  const script = ferryScript(path.join(dir, `${name}.sh`), env, args, { showExit: true });
   const pane = TmuxPane.start(name, script);
   try {
     const screen = await pane.waitFor('the command exit', (s) => /\[exit \d+\]/.test(s), timeoutMs);
