@@ -1,7 +1,7 @@
 import { buildReport, renderHtml, renderMarkdown } from '../../../src/report';
 import { refusalLine } from '../../../src/report/vm-events';
 import { approveWaveUpdate, retryCutoverSignal, rollbackUpdate } from '../../../src/domain/messages';
-import { HistoryBuilder, recorded, T0 } from './history-builder';
+import { HistoryBuilder, recorded, recordedWorkflowId, T0 } from './history-builder';
 
 const NOW = T0 + 3_600_000;
 
@@ -12,8 +12,8 @@ describe('the report model, built from histories', () => {
     const model = wave();
     expect(model).toMatchObject({
       kind: 'migration-wave',
-      id: 'mig-62dc56c3',
-      workflowId: 'mig-62dc56c3-wave',
+      id: recordedWorkflowId('migration-wave').replace(/-wave$/, ''),
+      workflowId: recordedWorkflowId('migration-wave'),
       state: 'completed',
     });
     expect(model.vms.map((vm) => [vm.name, vm.vmid, vm.outcome])).toEqual([['mig-web01', 20074, 'migrated']]);
@@ -36,15 +36,15 @@ describe('the report model, built from histories', () => {
       'permit import-local-lvm (import mig-web01 scsi0)',
       'permit import-local-lvm (import mig-web01 scsi1)',
     ]);
-    // The vMotion permit was granted 41 ms after it was asked for (the permitGranted signal).
+    // The vMotion permit was granted 76 ms after it was asked for (the permitGranted signal).
     const vmotion = vm.bars.find((b) => b.label === 'permit vmotion')!;
-    expect(vmotion.end - vmotion.start).toBe(41);
+    expect(vmotion.end - vmotion.start).toBe(76);
     expect(vm.bars.every((b) => !b.open && b.end >= b.start)).toBe(true);
   });
 
   it('measures downtime from the shutdown to the end, and counts imported bytes over time', () => {
     const model = wave();
-    expect(model.vms[0]!.downtimeMs).toBe(1141);
+    expect(model.vms[0]!.downtimeMs).toBe(1138);
     expect(model.vms[0]!.downtimeFrom).toBe(model.vms[0]!.bars.find((b) => b.label === 'shutdown')!.start);
     expect(model.vms[0]!.importedBytes).toBe(20 * 2 ** 30 + 50 * 2 ** 30);
     expect(model.throughput.map((p) => [p.vmsDone, p.bytesImported / 2 ** 30])).toEqual([
@@ -60,9 +60,9 @@ describe('the report model, built from histories', () => {
       approvals: 1,
       failures: 0,
       bytesImported: 70 * 2 ** 30,
-      durationMs: 4512,
+      durationMs: 4890,
     });
-    expect(model.totals.downtime).toEqual({ count: 1, totalMs: 1141, maxMs: 1141, medianMs: 1141 });
+    expect(model.totals.downtime).toEqual({ count: 1, totalMs: 1138, maxMs: 1138, medianMs: 1138 });
   });
 
   it("lists refusals with their reasons, and the wave approval once (not again as each VM's copy of it)", () => {
@@ -399,7 +399,7 @@ describe('the report model, built from histories', () => {
 
   it('refuses a workflow that is neither a wave nor a provision batch, naming it', () => {
     expect(() => buildReport({ parent: recorded('migrate-vm'), children: [], now: NOW })).toThrow(
-      'migrate-vc-07653a50-vm-74 is a migrateVm workflow: a report covers a migration wave (migrationWave) or a provision batch (provisionPlanned)',
+      `${recordedWorkflowId('migrate-vm')} is a migrateVm workflow: a report covers a migration wave (migrationWave) or a provision batch (provisionPlanned)`,
     );
   });
 });

@@ -3,14 +3,25 @@ import path from 'node:path';
 import { readHistory, type WorkflowTimeline } from '../../../src/report';
 import type { HistoryEvent } from '../../../src/report/history';
 
+interface RecordedFile {
+  workflowId: string;
+  history: { events: HistoryEvent[] };
+}
+
+const readRecorded = (name: string) =>
+  JSON.parse(readFileSync(path.join(__dirname, '../../histories', `${name}.json`), 'utf8')) as RecordedFile;
+
 /** A recorded history under test/histories, read as the report reads it. */
 export function recorded(name: string): WorkflowTimeline {
-  const file = JSON.parse(readFileSync(path.join(__dirname, '../../histories', `${name}.json`), 'utf8')) as {
-    workflowId: string;
-    history: { events: HistoryEvent[] };
-  };
+  const file = readRecorded(name);
   return readHistory(file.workflowId, file.history);
 }
+
+/**
+ * The workflow ID a recording was made under. Each recording draws its own run prefix, so tests
+ * take IDs from here and stay true when the histories are recorded again.
+ */
+export const recordedWorkflowId = (name: string): string => readRecorded(name).workflowId;
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 

@@ -1,7 +1,7 @@
 import { joinRuns } from '../../../src/report';
 import { rollbackUpdate } from '../../../src/domain/messages';
 import { decodePayload, failureMessage } from '../../../src/report/history';
-import { HistoryBuilder, recorded, T0 } from './history-builder';
+import { HistoryBuilder, recorded, recordedWorkflowId, T0 } from './history-builder';
 
 describe('reading a workflow history for a report', () => {
   it('reads the recorded migrateVm history: stages in order, activities, the poll timer, the approval, the result', () => {
@@ -44,13 +44,15 @@ describe('reading a workflow history for a report', () => {
 
   it('reads the recorded wave: its children and its result', () => {
     const t = recorded('migration-wave');
+    const waveWorkflowId = recordedWorkflowId('migration-wave');
+    const vmWorkflowPrefix = recordedWorkflowId('migrate-vm').replace(/-\d+$/, '');
     expect(t.type).toBe('migrationWave');
     expect(t.children.map((c) => `${c.type} ${c.workflowId}`)).toEqual([
-      'sdnSync mig-62dc56c3-wave/sdn',
-      'migrateVm migrate-vc-07653a50-vm-74',
-      'migrateVm migrate-vc-07653a50-vm-119',
+      `sdnSync ${waveWorkflowId}/sdn`,
+      `migrateVm ${vmWorkflowPrefix}-74`,
+      `migrateVm ${vmWorkflowPrefix}-121`,
     ]);
-    expect(t.result).toMatchObject({ status: { waveId: 'mig-62dc56c3' } });
+    expect(t.result).toMatchObject({ status: { waveId: waveWorkflowId.replace(/-wave$/, '') } });
   });
 
   it('reads updates, retries with their last failure, failures with their causes, and a run still going', () => {

@@ -1,6 +1,6 @@
 import { buildReport, renderHtml, renderMarkdown } from '../../../src/report';
 import { formatBytes, formatDuration, formatOffset, tickStep } from '../../../src/report/format';
-import { HistoryBuilder, recorded, T0 } from './history-builder';
+import { HistoryBuilder, recorded, recordedWorkflowId, T0 } from './history-builder';
 
 const NOW = T0 + 3_600_000;
 
@@ -49,7 +49,7 @@ describe('rendering a report', () => {
     expect(html).toContain('<div class="value">70.0 GiB</div><div class="label">imported (while down)</div>');
     expect(html).toContain('<td>mig-snap01</td>');
     expect(html).toMatch(
-      /<td>approve<\/td><td>alice<\/td><td>2026-12-05 21:55:14 UTC<\/td><td>update, unsigned<\/td><td>recorded for the replay test<\/td><td>all<\/td>/,
+      /<td>approve<\/td><td>alice<\/td><td>2026-12-06 08:43:12 UTC<\/td><td>update, unsigned<\/td><td>recorded for the replay test<\/td><td>all<\/td>/,
     );
     expect(html).toContain('<p class="none">Nothing failed.</p>');
   });
@@ -58,7 +58,7 @@ describe('rendering a report', () => {
     const md = renderMarkdown(
       buildReport({ parent: recorded('migration-wave'), children: [recorded('migrate-vm')], now: NOW }),
     );
-    expect(md).toMatch(/^# Migration wave mig-62dc56c3 \(completed\)$/m);
+    expect(md).toContain(`# Migration wave ${recordedWorkflowId('migration-wave').replace(/-wave$/, '')} (completed)\n`);
     expect(md).toContain('- VM workflows: 1 (1 migrated)');
     expect(md).toContain('- downtime: median 1.1 s, max 1.1 s, total 1.1 s over 1 VMs');
     expect(md).toMatch(
@@ -66,7 +66,7 @@ describe('rendering a report', () => {
     );
     expect(md).toContain('- **mig-snap01**: mig-snap01 has snapshots; consolidate');
     expect(md).toContain(
-      '- approve by **alice** at 2026-12-05 21:55:14 UTC (update, unsigned): recorded for the replay test — all VMs',
+      '- approve by **alice** at 2026-12-06 08:43:12 UTC (update, unsigned): recorded for the replay test — all VMs',
     );
   });
 
