@@ -15,12 +15,17 @@
  * active, ferry_vmid set, a config whose change plan is empty (checked on one VM before the edits).
  * They have no bootable disk, so the simulator simulates them (no QEMU).
  *
- *   npm run bench:change [-- --vms 200 --held 1000 --field memory|vlan --max-cached 50 --allocator jemalloc|glibc]
+ *   npm run bench:change [-- --vms 200 --held 1000 --field memory|vlan --max-cached 50 --allocator jemalloc|glibc
+ *                            --memory-probe DIR]
+ *
+ * --memory-probe DIR: at the gate, the worker writes its memory usage and a heap snapshot of every
+ * isolate (main thread, workflow thread) there (bench/lib/memory-probe.cjs).
  *
  * The worker runs as production starts it (bin/ferry-worker): dist/worker.js, jemalloc preloaded.
  *
  * It prints figures; it is not a test.
  */
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
@@ -49,6 +54,7 @@ const { values: args } = parseArgs({
     field: { type: 'string', default: 'memory' },
     'max-cached': { type: 'string' },
     allocator: { type: 'string', default: 'jemalloc' },
+    'memory-probe': { type: 'string' },
   },
 });
 
@@ -78,6 +84,9 @@ async function main(): Promise<void> {
   const taskQueue = `bench-change-${stamp}`;
   const bundleFile = path.join(lab.stateDir, 'workflow-bundle.js');
   await writeWorkflowBundle(bundleFile);
+  const probeEnv: Record<string, string> = args['memory-probe']
+    ? { FERRY_MEMORY_PROBE_DIR: path.resolve(args['memory-probe']) }
+    : {};
   const maxCached = args['max-cached'] ? { maxCachedWorkflows: Number(args['max-cached']) } : {};
   const netbox = await startNetboxProxy(lab.netbox.url);
   const worker = await startWorkerProcess({
@@ -87,7 +96,8 @@ async function main(): Promise<void> {
       worker: { taskQueue, shutdownGraceTime: '1s', ...maxCached },
     },
     configFile: path.join(lab.stateDir, `ferry-${stamp}.yaml`),
-    env: { ...lab.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...allocatorEnv(args.allocator) },
+    env: { ...lab.env, FERRY_WORKFLOW_BUNDLE: bundleFile, ...allocatorEnv(args.allocator), ...probeEnv },
+    nodeArgs: probeEnv.FERRY_MEMORY_PROBE_DIR ? ['--require', path.join(__dirname, 'lib', 'memory-probe.cjs')] : [],
     // As production runs it (bin/ferry-worker): compiled, with jemalloc preloaded where the host has it.
     compiled: true,
     name: 'bench',
@@ -224,7 +234,24 @@ async function heldBench(
     `  worker RSS at the gate: ${mib(at.rssBytes)} (anonymous ${mib(at.rssAnonBytes)}, file ${mib(at.rssFileBytes)}), peak ${mib(at.peakRssBytes)}, ${at.threads} threads`,
   );
   console.log(`  worker CPU:   ${ms((at.cpuMs - before.cpuMs) / m)} per VM to reach the gate`);
+  if (args['memory-probe']) await probeMemory(pid, path.resolve(args['memory-probe']));
   await inParallel(handles, 50, (h) => h.terminate('bench over'));
+}
+
+/** Signals the worker's memory probe and waits until it has written every isolate's snapshot. */
+async function probeMemory(pid: number, dir: string): Promise<void> {
+  const before = new Set(existsSync(dir) ? readdirSync(dir) : []);
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    const done = existsSync(dir) && readdirSync(dir).find((f) => f.endsWith('-done') && !before.has(f));
+    if (done) {
+      console.log(`  memory probe: ${dir}/${done.replace(/-done$/, '')}-* (usage, heap snapshots)`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  throw new Error(`the worker's memory probe wrote nothing to ${dir} within 180 s`);
 }
 
 /** The drift report over the bench's cluster: every VM made above, read and planned in one run. */

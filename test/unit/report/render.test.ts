@@ -58,7 +58,9 @@ describe('rendering a report', () => {
     const md = renderMarkdown(
       buildReport({ parent: recorded('migration-wave'), children: [recorded('migrate-vm')], now: NOW }),
     );
-    expect(md).toContain(`# Migration wave ${recordedWorkflowId('migration-wave').replace(/-wave$/, '')} (completed)\n`);
+    expect(md).toContain(
+      `# Migration wave ${recordedWorkflowId('migration-wave').replace(/-wave$/, '')} (completed)\n`,
+    );
     expect(md).toContain('- VM workflows: 1 (1 migrated)');
     expect(md).toContain('- downtime: median 1.1 s, max 1.1 s, total 1.1 s over 1 VMs');
     expect(md).toMatch(
