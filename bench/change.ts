@@ -16,8 +16,11 @@
  * They have no bootable disk, so the simulator simulates them (no QEMU).
  *
  *   npm run bench:change [-- --vms 200 --held 1000 --field memory|vlan --max-cached 50 --allocator jemalloc|glibc
- *                            --memory-probe DIR]
+ *                            --gate-watch 90 --memory-probe DIR]
  *
+ * --gate-watch S (default 90): after the gate's figures, the worker's RSS every 15 s for S seconds. The
+ * runs wait there for a person, hours maybe: what the worker holds once V8 has collected the start
+ * burst's garbage (its memory reducer, some 30 s after the last run arrived) is what it holds there.
  * --memory-probe DIR: at the gate, the worker writes its memory usage and a heap snapshot of every
  * isolate (main thread, workflow thread) there (bench/lib/memory-probe.cjs).
  *
@@ -55,6 +58,7 @@ const { values: args } = parseArgs({
     'max-cached': { type: 'string' },
     allocator: { type: 'string', default: 'jemalloc' },
     'memory-probe': { type: 'string' },
+    'gate-watch': { type: 'string', default: '90' },
   },
 });
 
@@ -231,11 +235,23 @@ async function heldBench(
     `  all ${m} idle after their read-back (${waiting} of a sample of ${stages.length} say awaiting-approval) ${(atGateMs / 1000).toFixed(1)} s after the first start`,
   );
   console.log(
-    `  worker RSS at the gate: ${mib(at.rssBytes)} (anonymous ${mib(at.rssAnonBytes)}, file ${mib(at.rssFileBytes)}), peak ${mib(at.peakRssBytes)}, ${at.threads} threads`,
+    `  worker RSS 15 s after the last run arrived: ${mib(at.rssBytes)} (anonymous ${mib(at.rssAnonBytes)}, file ${mib(at.rssFileBytes)}), peak ${mib(at.peakRssBytes)}, ${at.threads} threads`,
   );
   console.log(`  worker CPU:   ${ms((at.cpuMs - before.cpuMs) / m)} per VM to reach the gate`);
+  await watchGate(pid, Number(args['gate-watch']));
   if (args['memory-probe']) await probeMemory(pid, path.resolve(args['memory-probe']));
   await inParallel(handles, 50, (h) => h.terminate('bench over'));
+}
+
+/** The worker's RSS every 15 s for `seconds`, the runs idle at the gate. */
+async function watchGate(pid: number, seconds: number): Promise<void> {
+  const samples: string[] = [];
+  for (let t = 15; t <= seconds; t += 15) {
+    await new Promise((r) => setTimeout(r, 15_000));
+    samples.push(`${t + 15} s ${mib(processStats(pid).rssBytes)}`);
+  }
+  if (samples.length)
+    console.log(`  worker RSS later at the gate (time since the last run arrived): ${samples.join(', ')}`);
 }
 
 /** Signals the worker's memory probe and waits until it has written every isolate's snapshot. */

@@ -23,14 +23,18 @@ if (dir && threads.isMainThread) {
   process.on('SIGUSR2', async () => {
     fs.mkdirSync(dir, { recursive: true });
     const stamp = Date.now();
-    const usage = { ...process.memoryUsage(), threads: live.size };
-    fs.writeFileSync(path.join(dir, `${stamp}-usage.json`), JSON.stringify(usage, null, 2));
+    const before = { ...process.memoryUsage(), threads: live.size };
     v8.writeHeapSnapshot(path.join(dir, `${stamp}-main.heapsnapshot`));
     let i = 0;
     for (const worker of live) {
       const stream = await worker.getHeapSnapshot();
       await pipeline(stream, fs.createWriteStream(path.join(dir, `${stamp}-thread${i++}.heapsnapshot`)));
     }
+    // A heap snapshot collects garbage first: the main thread's heap after it is its live size (RSS then
+    // also holds the snapshots' own buffers, so it says nothing here).
+    const { heapTotal, heapUsed } = process.memoryUsage();
+    const afterFullGc = { heapTotal, heapUsed };
+    fs.writeFileSync(path.join(dir, `${stamp}-usage.json`), JSON.stringify({ before, afterFullGc }, null, 2));
     fs.writeFileSync(path.join(dir, `${stamp}-done`), '');
   });
 }
