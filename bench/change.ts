@@ -292,6 +292,7 @@ async function driftBench(lab: ProvisionLab, client: Client, netbox: NetboxProxy
     `  NetBox:       ${netboxRequests.length} requests (${[...count(netboxRequests.map(netboxShape))].map(([w, c]) => `${c} ${w}`).join(', ')})`,
   );
   console.log(`  Proxmox:      ${proxmoxRequests} requests`);
+  for (const vm of report.unreadable.slice(0, 5)) console.log(`  unreadable:   ${vm.name}: ${vm.reason}`);
 }
 
 /**

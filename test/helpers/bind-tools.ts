@@ -30,7 +30,8 @@ export async function nsupdate(bind: BindServer, key: BindKey, commands: string[
   const done = new Promise<void>((resolve, reject) => {
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`nsupdate exited ${code}: ${stderr}`))));
+    // 'close', not 'exit': its stderr is read to the end first.
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`nsupdate exited ${code}: ${stderr}`))));
   });
   child.stdin!.end(script);
   await done;

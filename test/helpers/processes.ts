@@ -11,6 +11,23 @@ export interface Spawned {
   exited: Promise<number | null>;
 }
 
+/**
+ * The child's exit code, once its output has been read too. 'exit' can come before the last chunks of
+ * stdout and stderr are read (on a loaded machine a whole short run's output was still unread: a
+ * refusal's test saw ""), so this waits for both pipes to close as well — at most `drainMs`, since a
+ * grandchild may hold them open.
+ */
+export function exitAfterOutput(child: ChildProcess, drainMs = 5_000): Promise<number | null> {
+  const pipes = [child.stdout, child.stderr].filter((p) => p !== null);
+  const drained = Promise.all(pipes.map((p) => new Promise((r) => (p.closed ? r(undefined) : p.once('close', r)))));
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      const cap = new Promise((r) => setTimeout(r, drainMs).unref());
+      void Promise.race([drained, cap]).then(() => resolve(code));
+    }),
+  );
+}
+
 /** Runs the `ferry` command as a user would (bin/ferry.js), collecting its output. */
 export function spawnFerry(args: string[], env: NodeJS.ProcessEnv = {}): Spawned {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ferry.js'), ...args], {
@@ -26,7 +43,7 @@ export function spawnFerry(args: string[], env: NodeJS.ProcessEnv = {}): Spawned
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = exitAfterOutput(child);
   return {
     child,
     exited,

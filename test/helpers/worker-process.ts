@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { ROOT } from './processes';
+import { exitAfterOutput, ROOT } from './processes';
 import { workflowBundlePath } from './temporal';
 
 export interface WorkerProcess {
@@ -62,7 +62,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = exitAfterOutput(child);
 
   const deadline = Date.now() + 120_000;
   while (!/ferry worker: .* queues /.test(output)) {
