@@ -1,7 +1,7 @@
 import { buildReport, renderHtml, renderMarkdown } from '../../../src/report';
 import { refusalLine } from '../../../src/report/vm-events';
 import { approveWaveUpdate, retryCutoverSignal, rollbackUpdate } from '../../../src/domain/messages';
-import { HistoryBuilder, recorded, recordedWorkflowId, T0 } from './history-builder';
+import { HistoryBuilder, recorded, recordedWaveId, recordedWorkflowId, T0 } from './history-builder';
 
 const NOW = T0 + 3_600_000;
 
@@ -12,7 +12,7 @@ describe('the report model, built from histories', () => {
     const model = wave();
     expect(model).toMatchObject({
       kind: 'migration-wave',
-      id: recordedWorkflowId('migration-wave').replace(/-wave$/, ''),
+      id: recordedWaveId(),
       workflowId: recordedWorkflowId('migration-wave'),
       state: 'completed',
     });

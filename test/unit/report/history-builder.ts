@@ -23,6 +23,9 @@ export function recorded(name: string): WorkflowTimeline {
  */
 export const recordedWorkflowId = (name: string): string => readRecorded(name).workflowId;
 
+/** The recorded wave's ID (its workflow ID without `-wave`). */
+export const recordedWaveId = (): string => recordedWorkflowId('migration-wave').replace(/-wave$/, '');
+
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 /** A payload as historyToJSON writes it. */
