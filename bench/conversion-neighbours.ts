@@ -25,6 +25,11 @@
  * `--conversion-priority` sets the worker's migration.conversion.priority: `low`, its default (the
  * conversions' processes under SCHED_IDLE at nice 19, see atPriority), or `normal` (an even share of the
  * CPU, as before the setting). See docs/benchmarks.md, *Cutover downtime beside conversions*.
+ *
+ * `--pause-conversions` (an experiment, not something ferry does): in round B the bench stops the
+ * conversions' processes (SIGSTOP) just before it approves the ten and lets them go on (SIGCONT) once
+ * the ten's workflows ended: what the ten's downtime would be if conversions yielded entirely to
+ * cutovers on their host.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,6 +67,7 @@ const { values: args } = parseArgs({
     phase: { type: 'string', default: 'virt-v2v' },
     settle: { type: 'string', default: '10' },
     'conversion-priority': { type: 'string', default: 'low' },
+    'pause-conversions': { type: 'boolean', default: false },
   },
 });
 const N = Number(args.vms);
@@ -212,9 +218,16 @@ async function cutOver(
     for (const phase of await conversionPhases(b.client, ids)) log(b, `  ${phase}`);
     log(b, `  the worker's processes besides itself: ${workerProcesses(b.worker.child.pid!)}`);
   }
+  const paused = converted.length > 0 && args['pause-conversions'] ? pauseConversions(b) : undefined;
   const approvedAt = Date.now();
   await approve(wave, names, 'all at once');
   log(b, `round ${label}: ${names.length} VMs approved together`);
+  if (paused) {
+    const ids = (await wave.query(waveStatusQuery)).vms.filter((v) => names.includes(v.name)).map((v) => v.workflowId);
+    await Promise.all(ids.map((id) => b.client.workflow.getHandle(id).result()));
+    paused.resume();
+    log(b, `round ${label}: the ${names.length} done; ${paused.count} conversion processes go on (SIGCONT)`);
+  }
   const status = await untilWaveEnds(wave);
   log(b, `round ${label}: wave done`);
   const runs = await Promise.all(status.vms.map((vm) => readVm(b.client, vm.name, vm.workflowId)));
@@ -294,6 +307,25 @@ async function conversionPhases(client: Client, workflowIds: string[]): Promise<
       return `${id}: convertGuest ${a?.state === STARTED ? 'running' : 'not running'}, last heartbeat: ${beat?.phase ?? 'none yet'}`;
     }),
   );
+}
+
+/** --pause-conversions: SIGSTOP every process the worker started that runs now (the conversions' own). */
+function pauseConversions(b: Bench): { count: number; resume(): void } {
+  const pids = [...readProcesses(MARKER)]
+    .filter(([pid, p]) => p.marked && pid !== b.worker.child.pid)
+    .map(([pid]) => pid);
+  const signal = (sig: NodeJS.Signals) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // gone in between
+      }
+    }
+  };
+  signal('SIGSTOP');
+  log(b, `  paused ${pids.length} conversion processes (SIGSTOP)`);
+  return { count: pids.length, resume: () => signal('SIGCONT') };
 }
 
 /** The processes the worker started that run now (by the marker), by command: the conversions' own. */
