@@ -309,11 +309,14 @@ async function conversionPhases(client: Client, workflowIds: string[]): Promise<
   );
 }
 
+/** The processes the worker started (they carry the marker) that run now, the worker itself left out. */
+function startedByWorker(workerPid: number) {
+  return new Map([...readProcesses(MARKER)].filter(([pid, p]) => p.marked && pid !== workerPid));
+}
+
 /** --pause-conversions: SIGSTOP every process the worker started that runs now (the conversions' own). */
 function pauseConversions(b: Bench): { count: number; resume(): void } {
-  const pids = [...readProcesses(MARKER)]
-    .filter(([pid, p]) => p.marked && pid !== b.worker.child.pid)
-    .map(([pid]) => pid);
+  const pids = [...startedByWorker(b.worker.child.pid!).keys()];
   const signal = (sig: NodeJS.Signals) => {
     for (const pid of pids) {
       try {
@@ -331,8 +334,7 @@ function pauseConversions(b: Bench): { count: number; resume(): void } {
 /** The processes the worker started that run now (by the marker), by command: the conversions' own. */
 function workerProcesses(workerPid: number): string {
   const counts = new Map<string, number>();
-  for (const [pid, p] of readProcesses(MARKER))
-    if (p.marked && pid !== workerPid) counts.set(p.comm, (counts.get(p.comm) ?? 0) + 1);
+  for (const p of startedByWorker(workerPid).values()) counts.set(p.comm, (counts.get(p.comm) ?? 0) + 1);
   return [...counts].map(([comm, n]) => (n > 1 ? `${comm} ×${n}` : comm)).join(', ') || 'none';
 }
 

@@ -45,6 +45,7 @@ export async function waitForReports(wave: WaveState, intervalMs = DEFAULT_CHILD
     await finishSilentChildren(wave.status.vms);
   }
 }
+
 /** Marks the running VMs whose workflow closed without reporting as finished, with how it closed. */
 async function finishSilentChildren(vms: WaveVm[]): Promise<void> {
   const running = vms.filter((v) => v.state === 'running');
