@@ -47,6 +47,8 @@ export interface NetboxOptions {
    * then wait in Redis).
    */
   rqWorker?: boolean;
+  /** The HTTP port to try first (a free one when omitted); one taken by then is left for another. */
+  httpPort?: number;
 }
 
 const run = promisify(execFile);
@@ -100,7 +102,7 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
   const owner = statSync(template);
   const asOwner = process.getuid?.() === 0 ? { uid: owner.uid, gid: owner.gid } : {};
 
-  const [pgPort, redisPort, httpPort] = [await freePort(), await freePort(), await freePort()];
+  const [pgPort, redisPort, httpPort] = [await freePort(), await freePort(), options.httpPort ?? (await freePort())];
   const started: Array<{ server: ServerProcess; stop: Parameters<ServerProcess['stop']>[0] }> = [];
   const stopAll = async () => {
     for (const { server, stop } of started.reverse()) await server.stop(stop);
@@ -147,32 +149,50 @@ export async function startNetbox(options: NetboxOptions = {}): Promise<NetboxSe
     writeFileSync(path.join(dir, 'root', 'conf', 'configuration.py'), configuration(pgPort, redisPort), {
       mode: 0o600,
     });
-    const url = `http://127.0.0.1:${httpPort}`;
-    const gunicorn = startServerProcess(
-      'netbox (gunicorn)',
-      path.join(home, 'bin', 'netbox-run'),
-      [
-        'gunicorn',
-        'netbox.wsgi',
-        '--preload',
-        '--bind',
-        `127.0.0.1:${httpPort}`,
-        '--workers',
-        String(options.workers ?? 3),
-        '--timeout',
-        '120',
-        '--graceful-timeout',
-        '5',
-        '--no-control-socket',
-      ],
-      { env: { ...process.env, NETBOX_ROOT: path.join(dir, 'root') } },
-    );
-    // Quick shutdown: the workers go at once; the master (which preloaded NetBox) lingers for seconds
-    // at exit, and holds nothing worth waiting for.
-    started.push({ server: gunicorn, stop: { signal: 'SIGINT', graceMs: 2000 } });
+    // The port was free when freePort looked; something else may take it before gunicorn binds it (a
+    // simulator started beside NetBox: a chaos run's NetBox once answered with the Proxmox simulator's
+    // "HTTP request to an HTTPS server"). Ready means gunicorn says it listens there and answers; if it
+    // could not bind, it exits, and it starts again on another port.
+    let url = '';
+    let gunicorn: ServerProcess | undefined;
+    for (let attempt = 1; !gunicorn; attempt++) {
+      const port = attempt === 1 ? httpPort : await freePort();
+      url = `http://127.0.0.1:${port}`;
+      const server = startServerProcess(
+        'netbox (gunicorn)',
+        path.join(home, 'bin', 'netbox-run'),
+        [
+          'gunicorn',
+          'netbox.wsgi',
+          '--preload',
+          '--bind',
+          `127.0.0.1:${port}`,
+          '--workers',
+          String(options.workers ?? 3),
+          '--timeout',
+          '120',
+          '--graceful-timeout',
+          '5',
+          '--no-control-socket',
+        ],
+        { env: { ...process.env, NETBOX_ROOT: path.join(dir, 'root') } },
+      );
+      // Quick shutdown: the workers go at once; the master (which preloaded NetBox) lingers for seconds
+      // at exit, and holds nothing worth waiting for.
+      started.push({ server, stop: { signal: 'SIGINT', graceMs: 2000 } });
+      try {
+        await server.waitUntil(
+          async () =>
+            server.output().includes(`Listening at: ${url}`) && (await httpStatus(`${url}/api/status/`)) !== undefined,
+          120_000,
+        );
+        gunicorn = server;
+      } catch (err) {
+        if (attempt >= 3 || !/in use/i.test(server.output())) throw err;
+      }
+    }
     const rqWorker = options.rqWorker ? startRqWorker(home, dir) : undefined;
     if (rqWorker) started.push({ server: rqWorker, stop: { graceMs: 5000 } });
-    await gunicorn.waitUntil(async () => (await httpStatus(`${url}/api/status/`)) !== undefined, 120_000);
     await rqWorker?.waitUntil(() => /Listening on/.test(rqWorker.output()), 120_000);
 
     const password = readFileSync(path.join(home, 'admin-password'), 'utf8').trim();
