@@ -4,6 +4,7 @@ import type { ProxmoxClient } from '../src/proxmox';
 import type { DnsClient } from '../src/dns/client';
 import type { NetboxClient } from '../src/netbox/client';
 import type { GuestEndpointResolver } from '../src/guest/tcp-probe';
+import type { ConversionYield } from '../src/conversion/yield-to-cutovers';
 
 /**
  * What activities are built from. Clients are injected so tests and the lab can point them at
@@ -26,4 +27,9 @@ export interface ActivityDeps {
    * lab maps it to the loopback port the simulator's QEMU forwards to the guest (see src/guest/tcp-probe.ts).
    */
   guestEndpoints?: GuestEndpointResolver;
+  /**
+   * This worker process's conversions, paused while a VM's downtime work runs here
+   * (migration.conversion.yieldToCutovers); absent when they never yield.
+   */
+  conversionYield?: ConversionYield;
 }

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { FerryError } from '../src/errors';
 import { tlsProblem } from '../src/tls-errors';
+import { wrapEach } from './wrap-each';
 
 /**
  * The one place where outside errors become Temporal failures: transient, locked and conflict errors
@@ -33,22 +34,13 @@ export function toActivityFailure(err: unknown): unknown {
   });
 }
 
-type AnyFunction = (...args: never[]) => Promise<unknown>;
-
 /** Wraps every activity so errors leave it through `toActivityFailure`. */
-export function withFailureMapping<T extends Record<string, AnyFunction>>(activities: T): T {
-  const wrapped: Record<string, AnyFunction> = {};
-  for (const [name, fn] of Object.entries(activities)) {
-    const named = {
-      async [name](...args: never[]) {
-        try {
-          return await fn(...args);
-        } catch (err) {
-          throw toActivityFailure(err);
-        }
-      },
-    };
-    wrapped[name] = named[name]!;
-  }
-  return wrapped as T;
+export function withFailureMapping<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
+  return wrapEach(activities, async (call) => {
+    try {
+      return await call();
+    } catch (err) {
+      throw toActivityFailure(err);
+    }
+  });
 }

@@ -12,25 +12,32 @@ import { createPveVmActivities } from './pve-vm';
 import type { PveVmActivities } from './pve-vm-contract';
 import type { ProvisioningActivities, TeardownActivities } from './provisioning-contract';
 import { createTeardownActivities } from './teardown';
+import { withDowntimeHold } from './downtime-hold';
 import { withFailureMapping } from './failures';
 import { createWorkflowWatchActivities } from './workflow-watch';
 
 export type { ActivityDeps } from './deps';
 
-/** Every activity, bound to its dependencies. Workflows see only the type. */
+/**
+ * Every activity, bound to its dependencies. Workflows see only the type. A VM's downtime work pauses
+ * the worker's conversions while it runs (activities/downtime-hold.ts).
+ */
 export function createActivities(deps: ActivityDeps) {
-  return withFailureMapping({
-    ...createDoctorActivities(deps),
-    ...createPermitActivities(),
-    ...createPveVmActivities(deps),
-    ...createChangeActivities(deps),
-    ...createDriftActivities(deps),
-    ...createMigrationActivities(deps),
-    ...createPlacementActivities(deps),
-    ...createProvisioningActivities(deps),
-    ...createTeardownActivities(deps),
-    ...createWorkflowWatchActivities(),
-  });
+  return withDowntimeHold(
+    withFailureMapping({
+      ...createDoctorActivities(deps),
+      ...createPermitActivities(),
+      ...createPveVmActivities(deps),
+      ...createChangeActivities(deps),
+      ...createDriftActivities(deps),
+      ...createMigrationActivities(deps),
+      ...createPlacementActivities(deps),
+      ...createProvisioningActivities(deps),
+      ...createTeardownActivities(deps),
+      ...createWorkflowWatchActivities(),
+    }),
+    deps.conversionYield,
+  );
 }
 
 export type Activities = ReturnType<typeof createActivities>;

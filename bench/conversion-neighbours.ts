@@ -26,10 +26,9 @@
  * conversions' processes under SCHED_IDLE at nice 19, see atPriority), or `normal` (an even share of the
  * CPU, as before the setting). See docs/benchmarks.md, *Cutover downtime beside conversions*.
  *
- * `--pause-conversions` (an experiment, not something ferry does): in round B the bench stops the
- * conversions' processes (SIGSTOP) just before it approves the ten and lets them go on (SIGCONT) once
- * the ten's workflows ended: what the ten's downtime would be if conversions yielded entirely to
- * cutovers on their host.
+ * `--yield-to-cutovers` sets the worker's migration.conversion.yieldToCutovers: `on`, its default (the
+ * worker pauses its conversions while a cutover's downtime activities run in it), or `off`. The bench
+ * prints the worker's own account of its pauses.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,7 +66,7 @@ const { values: args } = parseArgs({
     phase: { type: 'string', default: 'virt-v2v' },
     settle: { type: 'string', default: '10' },
     'conversion-priority': { type: 'string', default: 'low' },
-    'pause-conversions': { type: 'boolean', default: false },
+    'yield-to-cutovers': { type: 'string', default: 'on' },
   },
 });
 const N = Number(args.vms);
@@ -76,6 +75,9 @@ const PHASE = args.phase;
 const CONVERSION_PRIORITY = args['conversion-priority'];
 if (CONVERSION_PRIORITY !== 'low' && CONVERSION_PRIORITY !== 'normal')
   throw new Error(`--conversion-priority: low or normal, not "${CONVERSION_PRIORITY}"`);
+if (args['yield-to-cutovers'] !== 'on' && args['yield-to-cutovers'] !== 'off')
+  throw new Error(`--yield-to-cutovers: on or off, not "${args['yield-to-cutovers']}"`);
+const YIELD = args['yield-to-cutovers'] === 'on';
 /** In the worker's environment, so every process it starts carries it (reparented or not). */
 const MARKER = `FERRY_BENCH_RUN=neighbours-${process.pid}`;
 /** The lab's VMware-native guests: converted by virt-v2v-in-place at cutover (labConversion). */
@@ -150,7 +152,8 @@ async function startLab(t0: number, stops: Array<() => Promise<unknown> | void>)
     // The worker's default task queues and limits: convert 2 slots, datastore 8 (src/config/temporal.ts).
     config: { ...sims.document, worker: { taskQueue, shutdownGraceTime: '1s' } },
     configFile: path.join(stateDir, 'ferry.yaml'),
-    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, [markerName]: markerValue },
+    // INFO: the worker's lines on its conversions' pauses.
+    env: { ...sims.env, FERRY_WORKFLOW_BUNDLE: bundleFile, [markerName]: markerValue, FERRY_LOG_LEVEL: 'INFO' },
     name: 'bench',
   });
   let stopping = false;
@@ -180,7 +183,11 @@ function benchMigration(stateDir: string): Record<string, unknown> {
   return {
     ...lab,
     verify: { ...(lab.verify as Record<string, unknown>), probes: [], agentTimeout: '10m' },
-    conversion: { ...(lab.conversion as Record<string, unknown>), priority: CONVERSION_PRIORITY },
+    conversion: {
+      ...(lab.conversion as Record<string, unknown>),
+      priority: CONVERSION_PRIORITY,
+      yieldToCutovers: YIELD,
+    },
   };
 }
 
@@ -218,18 +225,13 @@ async function cutOver(
     for (const phase of await conversionPhases(b.client, ids)) log(b, `  ${phase}`);
     log(b, `  the worker's processes besides itself: ${workerProcesses(b.worker.child.pid!)}`);
   }
-  const paused = converted.length > 0 && args['pause-conversions'] ? pauseConversions(b) : undefined;
   const approvedAt = Date.now();
+  const workerLog = b.worker.output().length;
   await approve(wave, names, 'all at once');
   log(b, `round ${label}: ${names.length} VMs approved together`);
-  if (paused) {
-    const ids = (await wave.query(waveStatusQuery)).vms.filter((v) => names.includes(v.name)).map((v) => v.workflowId);
-    await Promise.all(ids.map((id) => b.client.workflow.getHandle(id).result()));
-    paused.resume();
-    log(b, `round ${label}: the ${names.length} done; ${paused.count} conversion processes go on (SIGCONT)`);
-  }
   const status = await untilWaveEnds(wave);
   log(b, `round ${label}: wave done`);
+  for (const line of yieldLines(b.worker.output().slice(workerLog))) log(b, `  worker: ${line}`);
   const runs = await Promise.all(status.vms.map((vm) => readVm(b.client, vm.name, vm.workflowId)));
   const failed = runs.filter((r) => r.status.outcome !== 'migrated');
   if (failed.length > 0)
@@ -314,21 +316,12 @@ function startedByWorker(workerPid: number) {
   return new Map([...readProcesses(MARKER)].filter(([pid, p]) => p.marked && pid !== workerPid));
 }
 
-/** --pause-conversions: SIGSTOP every process the worker started that runs now (the conversions' own). */
-function pauseConversions(b: Bench): { count: number; resume(): void } {
-  const pids = [...startedByWorker(b.worker.child.pid!).keys()];
-  const signal = (sig: NodeJS.Signals) => {
-    for (const pid of pids) {
-      try {
-        process.kill(pid, sig);
-      } catch {
-        // gone in between
-      }
-    }
-  };
-  signal('SIGSTOP');
-  log(b, `  paused ${pids.length} conversion processes (SIGSTOP)`);
-  return { count: pids.length, resume: () => signal('SIGCONT') };
+/** The worker's own lines on its conversions' pauses for cutovers (src/conversion/yield-to-cutovers.ts). */
+function yieldLines(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((l) => /conversions (yield to a cutover|go on)/.test(l))
+    .map((l) => l.replace(/^\S+ \[INFO\] /, ''));
 }
 
 /** The processes the worker started that run now (by the marker), by command: the conversions' own. */

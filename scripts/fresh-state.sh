@@ -91,6 +91,8 @@ for run in $(seq 1 "$RUNS"); do
   results+=("run $run: exit $status after ${seconds} s ($((seconds / 60)) min $((seconds % 60)) s); log $BASE/fresh-state-$run.log")
   say "${results[-1]}"
   [ "$status" -eq 0 ] || failed=$((failed + 1))
+  # A clone with its tools and node_modules is ~4 GiB: keep only a failed one, to read.
+  [ "$status" -ne 0 ] || rm -rf "$clone"
 done
 say "summary ($REF, '$COMMAND'):"
 printf '    %s\n' "${results[@]}" >&2

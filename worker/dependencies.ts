@@ -4,9 +4,13 @@ import { createPrivilegedProxmoxClient, createProxmoxClient } from '../src/proxm
 import { VsphereClient } from '../src/vsphere';
 import { DnsClient } from '../src/dns/client';
 import { NetboxClient } from '../src/netbox/client';
+import { Runtime } from '@temporalio/worker';
+import { yieldAtMostMs } from '../src/config/conversion';
+import { processConversionYield } from '../src/conversion/yield-to-cutovers';
 
 /** Builds the outside-system clients activities use from the worker's configuration. */
 export async function createDependencies(config: FerryConfig): Promise<ActivityDeps> {
+  const yieldAtMost = config.migration ? yieldAtMostMs(config.migration.conversion) : undefined;
   return {
     config,
     ...(config.proxmox ? { proxmox: createProxmoxClient(config.proxmox) } : {}),
@@ -14,5 +18,8 @@ export async function createDependencies(config: FerryConfig): Promise<ActivityD
     ...(config.vsphere ? { vsphere: new VsphereClient(config.vsphere) } : {}),
     ...(config.netbox ? { netbox: NetboxClient.fromConfig(config.netbox) } : {}),
     ...(config.dns ? { dns: DnsClient.fromConfig(config.dns) } : {}),
+    ...(yieldAtMost !== undefined
+      ? { conversionYield: processConversionYield(yieldAtMost, (line) => Runtime.instance().logger.info(line)) }
+      : {}),
   };
 }

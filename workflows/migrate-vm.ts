@@ -37,10 +37,10 @@ const startsAfter = (run: MigrationRun) => run.settings.cutover.startAfter;
 
 // The steps every mode's cutover shares.
 const RECHECK: MigrationStep = { step: 'recheck placement', when: wavePlaced, run: recheckPlacement };
-const SHUTDOWN: MigrationStep = { stage: 'shutdown', run: shutdownGuest, safePoint: true };
+const SHUTDOWN: MigrationStep = { stage: 'shutdown', run: shutdownGuest, safePoint: true, downtime: true };
 const CONVERT: MigrationStep = { stage: 'convert', when: converts, run: convertGuest, safePoint: true };
-const VERIFY_SIZES: MigrationStep = { stage: 'verify', run: verifySizes };
-const BOOT_ORDER: MigrationStep = { step: 'boot order', run: setBootOrder, safePoint: true };
+const VERIFY_SIZES: MigrationStep = { stage: 'verify', run: verifySizes, downtime: true };
+const BOOT_ORDER: MigrationStep = { step: 'boot order', run: setBootOrder, safePoint: true, downtime: true };
 const VERIFY_GUEST: MigrationStep = { stage: 'verify-guest', when: guestIsChecked, run: verifyMigratedGuest };
 const UNCHECKED: MigrationStep = {
   step: 'verification skipped',
@@ -52,6 +52,11 @@ const DROP_OVERLAYS: MigrationStep = { step: 'drop overlays', run: removeOverlay
 
 /**
  * The cutover of each mode, after a person approved it (retried or rolled back as one segment: cutover.ts).
+ * Steps marked `downtime` are the seconds of ferry's own work from the shutdown to the VM running on
+ * Proxmox: they run their activities at the downtime priority, and the worker running one pauses its
+ * conversions meanwhile. Not marked: the long steps, whose time is a copy or a boot on a Proxmox node
+ * rather than the worker's work (the conversion itself, a disk import, live import's stream, the guest's
+ * verification); marked, they would keep conversions at half speed for minutes.
  * import: each disk copied while the VM is off, then (if asked) started and proven up.
  * live-import: one create that boots at once and streams the disks in behind it.
  * overlay: started at once from overlays of the VMware disks; the disks move live afterwards (AFTER_CUTOVER).
@@ -64,7 +69,7 @@ const CUTOVER: CutoverItinerary = {
     { stage: 'import', run: importDisks },
     VERIFY_SIZES,
     BOOT_ORDER,
-    { stage: 'start', when: startsAfter, run: startVm },
+    { stage: 'start', when: startsAfter, run: startVm, downtime: true },
     { step: 'left stopped', when: (r) => !startsAfter(r), run: leaveStopped },
     { ...VERIFY_GUEST, when: (r) => startsAfter(r) && guestIsChecked(r) },
     { ...UNCHECKED, when: (r) => startsAfter(r) && !guestIsChecked(r) },
@@ -86,10 +91,10 @@ const CUTOVER: CutoverItinerary = {
     RECHECK,
     SHUTDOWN,
     CONVERT,
-    { stage: 'import', run: attachOverlays },
+    { stage: 'import', run: attachOverlays, downtime: true },
     VERIFY_SIZES,
     BOOT_ORDER,
-    { stage: 'start', run: startVm },
+    { stage: 'start', run: startVm, downtime: true },
     VERIFY_GUEST,
     UNCHECKED,
     HA,

@@ -33,8 +33,10 @@ export function createConversionActivities(deps: ActivityDeps): ConversionActivi
       const since = Date.now();
       // virt-v2v's steps can take minutes each (an initramfs rebuild under TCG): beat on a timer, with the step.
       const every = Math.max(100, Math.floor((activityInfo().heartbeatTimeoutMs ?? 60_000) / 3));
+      // While it yields to a cutover on this worker, the heartbeat (status, the UI's pending activity) says so.
+      const yielding = () => (deps.conversionYield?.paused ? ' (paused: a cutover runs on this worker)' : '');
       const timer = setInterval(
-        () => context.heartbeat({ phase: `convert: ${step}`, elapsedMs: Date.now() - since }),
+        () => context.heartbeat({ phase: `convert: ${step}${yielding()}`, elapsedMs: Date.now() - since }),
         every,
       );
       try {

@@ -12,8 +12,21 @@ const DEFAULTS = {
   overrides: {},
   accel: 'auto' as const,
   priority: 'low' as const,
+  yieldToCutovers: true as const,
   timeout: '1h',
 };
+
+/**
+ * `yieldToCutovers`: `true` (the default: pauses of at most 30 s), `false`, or `{ atMost: <duration> }`.
+ * See src/domain/conversion/yield-to-cutovers.ts.
+ */
+const yieldToCutovers = z
+  .union([z.boolean(), z.object({ atMost: duration.default('30s') }).strict()], {
+    message: "true, false or { atMost: <duration> } (the longest one pause lasts, e.g. '30s')",
+  })
+  .default(true);
+
+export const DEFAULT_YIELD_AT_MOST = '30s';
 
 /**
  * `migration.conversion`: guest conversion at cutover with virt-v2v-in-place on overlays of the VMware
@@ -38,6 +51,12 @@ export const conversionSection = z
          * only the CPU nothing else wants, so cutovers beside it keep their pace; `normal` shares it evenly.
          */
         priority: z.enum(['low', 'normal']).default('low'),
+        /**
+         * While a VM's cutover (shutdown to verified) runs activities on a worker, that worker's conversions
+         * pause (SIGSTOP), each pause at most `atMost`, then they run at least as long: a cutover of seconds
+         * never shares the host's CPU with conversions of minutes.
+         */
+        yieldToCutovers,
         /** One VM's conversion (overlays, guest edits, virt-v2v) may take this long. */
         timeout: duration.default('1h'),
       })
@@ -57,4 +76,12 @@ export function conversionSettings(c: ConversionConfig): ConversionSettings {
     accel: c.accel,
     timeoutMs: durationToMs(c.timeout),
   };
+}
+
+/** The longest pause of the worker's conversions for cutovers, or undefined when they never yield. */
+export function yieldAtMostMs(c: Pick<ConversionConfig, 'yieldToCutovers'>): number | undefined {
+  const y = c.yieldToCutovers;
+  if (y === false) return undefined;
+  const atMost = durationToMs(y === true ? DEFAULT_YIELD_AT_MOST : y.atMost);
+  return atMost > 0 ? atMost : undefined;
 }

@@ -32,6 +32,7 @@ import { ConversionError } from './errors';
 import { GuestfishSession } from './guestfish';
 import { inspectOpenGuest, openDisks } from './inspect';
 import { backingOf, createOverlays, readRecord, removeOverlays, sourceStamp, writeRecord } from './overlays';
+import { continueOrphanedConversions, conversionMarker } from './yield-to-cutovers';
 
 export interface ConverterOptions {
   /** Where this worker mounts each Proxmox storage that holds VMware disks: storage id → local path of its root. */
@@ -253,7 +254,8 @@ export class GuestConverter {
     const command = virtV2vInPlace(overlays, { accel, virtioWin: request.settings.virtioWin });
     const run = inOwnProcessGroup(atPriority(command, this.priority));
     const child = spawn(run.program, run.args, {
-      env: { ...process.env, ...run.env },
+      // The marker reaches virt-v2v's appliance and nbdkit: they pause when conversions yield to a cutover.
+      env: { ...process.env, ...run.env, ...conversionMarker() },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     writeRecord(path.join(folder, PROCESSES), { pids: [-child.pid!] });
@@ -367,6 +369,8 @@ function stopLeftovers(file: string): void {
       }
     }
   }
+  // A killed server's appliance, paused for a cutover when its worker died, would never see it: let it go on (and end).
+  continueOrphanedConversions();
 }
 
 function killGroup(pid: number): void {

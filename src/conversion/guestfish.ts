@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { atPriority, type ConversionPriority } from '../domain/conversion';
 import { ConversionError } from './errors';
+import { conversionMarker } from './yield-to-cutovers';
 
 const run = promisify(execFile);
 
@@ -26,7 +27,8 @@ export class GuestfishSession {
     priority: ConversionPriority = 'normal',
     timeoutMs = 10 * 60_000,
   ): Promise<GuestfishSession> {
-    const fullEnv = { ...process.env, ...env };
+    // The marker: the server, its appliance and every remote call pause when conversions yield to a cutover.
+    const fullEnv = { ...process.env, ...env, ...conversionMarker() };
     // The parent prints GUESTFISH_PID and exits; the server it forks keeps the same stdout and stderr.
     // A file, not a pipe: the server never blocks on it nor dies of EPIPE, and the line is there once
     // the parent has exited (a pipe's data can come after its 'exit').

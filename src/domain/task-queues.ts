@@ -61,3 +61,15 @@ export function queueName(mainQueue: string, role: QueueRole): string {
 export function scopedLimitKey(mainQueue: string, key: string): string {
   return mainQueue === DEFAULT_TASK_QUEUE ? key : `${mainQueue}.${key}`;
 }
+
+/**
+ * The Temporal priority of a VM's downtime work (its cutover from shutdown to verified): key 1 of 1..5,
+ * where 3 is the default. A server that matches by priority hands these tasks out first; a worker that
+ * runs one lets its conversions yield to it (src/domain/conversion/yield-to-cutovers.ts).
+ */
+export const DOWNTIME_PRIORITY = { priorityKey: 1 } as const;
+
+/** Whether an activity with this priority is part of a VM's downtime. */
+export function isDowntimeWork(priority: { priorityKey?: number } | undefined): boolean {
+  return priority?.priorityKey === DOWNTIME_PRIORITY.priorityKey;
+}

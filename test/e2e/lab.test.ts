@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { guestExec } from '../helpers/guest-exec';
@@ -36,6 +36,10 @@ describe('ferry lab, as a user runs it', () => {
       lab.child.kill('SIGKILL');
       await lab.exited;
     }
+    // The lab's state is 3 GiB (disks, guests, NetBox's database): a run that kept it filled the disk in a
+    // day of CI. FERRY_TEST_KEEP_STATE=1 keeps it to read after a failure.
+    if (process.env.FERRY_TEST_KEEP_STATE) console.log(`kept the lab's state in ${stateDir}`);
+    else if (stateDir) rmSync(stateDir, { recursive: true, force: true });
   });
 
   it('ran the sample: doctor found Temporal healthy', () => {

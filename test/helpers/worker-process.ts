@@ -51,8 +51,8 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     env: {
       ...process.env,
       ...(options.prebuiltBundle ? { FERRY_WORKFLOW_BUNDLE: workflowBundlePath() } : {}),
-      ...options.env,
       FERRY_LOG_LEVEL: process.env.FERRY_LOG_LEVEL ?? 'WARN',
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

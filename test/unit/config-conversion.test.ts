@@ -1,5 +1,6 @@
 import { migrationSettings } from '../../src/config/migration-settings';
 import { parseConfig } from '../../src/config';
+import { yieldAtMostMs } from '../../src/config/conversion';
 import { problemsOf } from '../helpers/config-problems';
 import { MIGRATION_BASE } from '../helpers/migration-config';
 
@@ -86,5 +87,26 @@ describe('migration.conversion', () => {
         ),
       ),
     ).toEqual(expect.arrayContaining([expect.stringMatching(/convertPath .*an absolute path on the convert workers/)]));
+  });
+
+  it('yields to cutovers by default for at most 30 s a pause; false turns it off; atMost sets the cap', () => {
+    const yieldOf = (conversion: unknown) =>
+      yieldAtMostMs(parseConfig({ migration: { ...MIGRATION_BASE, conversion } }, {}).migration!.conversion);
+    expect(yieldOf(undefined)).toBe(30_000);
+    expect(yieldOf('linux')).toBe(30_000);
+    expect(yieldOf({ mode: 'linux', yieldToCutovers: true })).toBe(30_000);
+    expect(yieldOf({ mode: 'linux', yieldToCutovers: { atMost: '2m' } })).toBe(120_000);
+    expect(yieldOf({ mode: 'linux', yieldToCutovers: {} })).toBe(30_000);
+    expect(yieldOf({ mode: 'linux', yieldToCutovers: false })).toBeUndefined();
+    expect(yieldOf({ mode: 'linux', yieldToCutovers: { atMost: 0 } })).toBeUndefined();
+    const problems = (yieldToCutovers: unknown) =>
+      problemsOf(() => parseConfig({ migration: { ...MIGRATION_BASE, conversion: { yieldToCutovers } } }, {}));
+    expect(problems('sometimes')).toEqual([
+      expect.stringMatching(/^migration\.conversion\.yieldToCutovers .*true, false or \{ atMost: <duration> \}/),
+    ]);
+    expect(problems({ atMost: 'soon' })).toEqual([
+      expect.stringMatching(/^migration\.conversion\.yieldToCutovers.*(a duration such as|true, false)/),
+    ]);
+    expect(problems({ atMost: '10s', linger: '1s' })).toEqual([expect.stringMatching(/yieldToCutovers/)]);
   });
 });

@@ -31,6 +31,7 @@ import {
 } from '../../src/domain/migration';
 import { placedVmSettings, placementOfSettings, type VmPlacement } from '../../src/domain/placement';
 import { WaveId } from '../../src/domain/search-attributes';
+import { DOWNTIME_PRIORITY } from '../../src/domain/task-queues';
 import {
   cutoverPlanQuery,
   importThroughputSignal,
@@ -93,7 +94,10 @@ export function newMigrationStatus(input: MigrateVmInput): MigrationStatus {
  * of each stage.
  */
 export class MigrationRun extends VmRun<MigrationStage, MigrationStatus, MigrationAction> {
-  readonly acts: ActivityProfiles;
+  private readonly calls: ActivityProfiles;
+  /** The same profiles at the downtime priority, for the cutover's steps from shutdown to verified. */
+  private readonly downtimeCalls: ActivityProfiles;
+  private downtimeSteps = 0;
   readonly gate: CutoverGate;
   /** `ferry place` moves: the shell and the cutover wait for one under way. */
   readonly moves: PlacementMoves;
@@ -116,7 +120,8 @@ export class MigrationRun extends VmRun<MigrationStage, MigrationStatus, Migrati
     this.wave = input.waveWorkflowId ? getExternalWorkflowHandle(input.waveWorkflowId) : undefined;
     if (input.waveId) upsertSearchAttributes([{ key: WaveId, value: input.waveId }]);
     this.throughput = input.throughput ?? measuredThroughput([]);
-    this.acts = activityProfiles(settings);
+    this.calls = activityProfiles(settings);
+    this.downtimeCalls = activityProfiles({ ...settings, priority: DOWNTIME_PRIORITY });
     const plan = () => {
       const current = this.plan();
       return current && cutoverPlanDigest(current);
@@ -133,6 +138,24 @@ export class MigrationRun extends VmRun<MigrationStage, MigrationStatus, Migrati
       // `schedule` is not part of what an approver signs (see cutoverPlanDigest).
       return current && schedule ? { ...current, schedule } : current;
     });
+  }
+  /**
+   * The profiles a step calls activities through: inside the VM's downtime at DOWNTIME_PRIORITY, so that
+   * a server that orders by priority hands them out first and the worker that runs them pauses its
+   * conversions meanwhile (migration.conversion.yieldToCutovers).
+   */
+  get acts(): ActivityProfiles {
+    return this.downtimeSteps > 0 ? this.downtimeCalls : this.calls;
+  }
+
+  /** Runs a step of the VM's downtime (shutdown to verified): its activities at the downtime priority. */
+  async inDowntime<T>(step: () => Promise<T>): Promise<T> {
+    this.downtimeSteps += 1;
+    try {
+      return await step();
+    } finally {
+      this.downtimeSteps -= 1;
+    }
   }
 
   get moid(): string {

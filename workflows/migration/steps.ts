@@ -10,6 +10,11 @@ export type MigrationStep = Step<MigrationRun, MigrationStage, MigrateVmResult> 
   stopsOnCancel?: boolean;
   /** A cancel during the cutover is taken right after this step: the guest is down, or its disks are in but not started. */
   safePoint?: boolean;
+  /**
+   * Part of the VM's downtime (shutdown to verified): its activities run at the downtime priority, and
+   * the worker running one pauses its conversions meanwhile (MigrationRun.inDowntime).
+   */
+  downtime?: boolean;
 };
 
 /** The cutover's steps for each mode: a new mode is a new list. */
@@ -21,7 +26,8 @@ export function followMigrationSteps(
   steps: readonly MigrationStep[],
 ): Promise<MigrateVmResult | undefined> {
   return followSteps(run, steps, async (step, go) => {
-    const ended = step.stopsOnCancel ? await stopOnCancel(run, go) : await go();
+    const work = step.downtime ? () => run.inDowntime(go) : go;
+    const ended = step.stopsOnCancel ? await stopOnCancel(run, work) : await work();
     if (step.safePoint && ended === undefined) atSafePoint(run);
     return ended;
   });

@@ -57,6 +57,11 @@ export function permitLeaseMs(startToCloseMs: number): number {
 export const reads = proxyActivities<VmWork>({ startToCloseTimeout: '1m', retry: RETRY });
 
 export interface ProfileTiming {
+  /**
+   * The Temporal priority of every call but the conversions' own (a VM's downtime work: DOWNTIME_PRIORITY,
+   * which makes the worker's conversions yield to it).
+   */
+  priority?: ActivityOptions['priority'];
   /** How soon a silent activity counts as lost (its worker died) and is retried elsewhere. */
   heartbeatTimeoutMs: number;
   /** The family's backoff, when it has its own (provisioning.retry). */
@@ -68,22 +73,29 @@ export interface ProfileTiming {
   bounds?: { shortMs: number; taskMs: number; shutdownRetryMs: number };
 }
 
+/** proxyActivities with a priority, when given. */
+const atPriority =
+  (priority: ActivityOptions['priority']) =>
+  <A extends object>(options: ActivityOptions) =>
+    proxyActivities<A>(priority ? { ...options, priority } : options);
+
 /** The profiles a run's stages call activities through, with the run's heartbeat timeout and backoff. */
 export function activityProfiles(timing: ProfileTiming) {
   const { retry = RETRY, heartbeatTimeoutMs: heartbeatTimeout, bounds } = timing;
   const short = bounds ? { scheduleToCloseTimeout: bounds.shortMs } : {};
+  const proxy = atPriority(timing.priority); // every profile but the conversion's own
   return {
     /** Reads: an answer within a minute. */
-    read: proxyActivities<VmWork>({ startToCloseTimeout: '1m', retry, ...short }),
+    read: proxy<VmWork>({ startToCloseTimeout: '1m', retry, ...short }),
     /**
      * Reads that grow with the estate (a wave's discovery, the plan's read of Proxmox): they heartbeat, so
      * a big estate may take its time while a read lost with its worker is retried within the heartbeat timeout.
      */
-    estateRead: proxyActivities<VmWork>({ startToCloseTimeout: '1h', heartbeatTimeout, retry }),
+    estateRead: proxy<VmWork>({ startToCloseTimeout: '1h', heartbeatTimeout, retry }),
     /** Writes without a task (NetBox, DNS, an ACL, a config PUT): short. */
-    write: proxyActivities<VmWork>({ startToCloseTimeout: '2m', retry, ...short }),
+    write: proxy<VmWork>({ startToCloseTimeout: '2m', retry, ...short }),
     /** Proxmox writes that wait on a task (create, disks, power, delete, a shell): heartbeating. */
-    pveTask: proxyActivities<VmWork>({
+    pveTask: proxy<VmWork>({
       startToCloseTimeout: '15m',
       heartbeatTimeout,
       retry,
@@ -91,7 +103,7 @@ export function activityProfiles(timing: ProfileTiming) {
     }),
     /** A guest shutdown, which waits up to its own timeout inside the call. */
     shutdown: (timeoutMs: number) =>
-      proxyActivities<VmWork>({
+      proxy<VmWork>({
         startToCloseTimeout: timeoutMs + 5 * 60_000,
         heartbeatTimeout,
         retry,
@@ -99,7 +111,7 @@ export function activityProfiles(timing: ProfileTiming) {
       }),
     /** A long copy on its heavy queue (vMotion, import, live import, move): retried as long as it may take. */
     longCopy: (kind: Extract<HeavyWork, 'vmotion' | 'import'>, startToCloseMs: number) =>
-      proxyActivities<VmWork>({
+      proxy<VmWork>({
         taskQueue: heavyQueue(mainQueue(), kind),
         startToCloseTimeout: startToCloseMs,
         scheduleToCloseTimeout: longScheduleToCloseMs(startToCloseMs),
@@ -107,7 +119,8 @@ export function activityProfiles(timing: ProfileTiming) {
         retry: LONG_RETRY,
       }),
     /**
-     * Guest conversion on the convert queue (workers that mount the migration datastore and run libguestfs):
+     * Guest conversion on the convert queue (workers that mount the migration datastore and run libguestfs),
+     * never at the downtime priority (a conversion yields to cutovers, it is not one of them):
      * retried for lost workers and appliances that did not start; a guest virt-v2v refuses comes back
      * non-retryable. Its inspection is a read: a few tries.
      */
@@ -120,7 +133,7 @@ export function activityProfiles(timing: ProfileTiming) {
         retry,
       }),
     /** Overlays made and dropped on their own queue: never in a VM's downtime behind another's conversion. */
-    datastore: proxyActivities<ConversionActivities>({
+    datastore: proxy<ConversionActivities>({
       taskQueue: heavyQueue(mainQueue(), 'datastore'),
       startToCloseTimeout: '30m',
       heartbeatTimeout,
@@ -133,17 +146,17 @@ export function activityProfiles(timing: ProfileTiming) {
       retry: { ...retry, maximumAttempts: 3 },
     }),
     /** SDN writes on their own queue (the cluster-wide SDN lock makes them one at a time anyway). */
-    sdn: proxyActivities<VmWork>({
+    sdn: proxy<VmWork>({
       taskQueue: heavyQueue(mainQueue(), 'sdn'),
       startToCloseTimeout: '10m',
       heartbeatTimeout,
       retry,
     }),
     /** Cluster-config writes (HA): short. */
-    cluster: proxyActivities<HaActivities>({ startToCloseTimeout: '1m', retry }),
+    cluster: proxy<HaActivities>({ startToCloseTimeout: '1m', retry }),
     /** A cleanup gets a few tries, then is reported failed while the others go on. */
     cleanup: (attempts: number) =>
-      proxyActivities<VmWork>({ startToCloseTimeout: '2m', retry: { ...retry, maximumAttempts: attempts } }),
+      proxy<VmWork>({ startToCloseTimeout: '2m', retry: { ...retry, maximumAttempts: attempts } }),
   };
 }
 

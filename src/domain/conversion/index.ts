@@ -10,3 +10,4 @@ export * from './converter-run';
 export * from './guest-edits';
 export * from './result';
 export * from './describe-record';
+export * from './yield-to-cutovers';
