@@ -11,6 +11,8 @@ import { writeLabConfigFile } from './lab-config-file';
 import { NetboxClient } from '../src/netbox/client';
 import { ensureNetboxWebhook } from '../src/netbox/webhook-setup';
 import { startNetboxWebhookReceiver } from '../src/webhook/receiver';
+import { Client, Connection } from '@temporalio/client';
+import { closeEarlierLabRuns, describeClosed } from './earlier-runs';
 
 /** NetBox's webhook and event rule (as `ferry netbox setup` makes them) and the receiver, as the worker runs it. */
 async function startWebhook(config: FerryConfig, stops: Array<() => Promise<void>>, log: (line: string) => void) {
@@ -66,6 +68,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     });
     stops.push(() => temporal.stop());
     log(`lab: Temporal dev server on ${temporal.address}${temporal.uiUrl ? `, UI ${temporal.uiUrl}` : ''}`);
+    if (options.persist !== false) {
+      const line = describeClosed(await closeEarlierRuns(temporal));
+      if (line) log(line);
+    }
 
     const context: LabContext = { stateDir, log };
     const components: LabComponentHandle[] = [];
@@ -106,5 +112,15 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   } catch (err) {
     await stopAll();
     throw err;
+  }
+}
+
+/** closeEarlierLabRuns on the lab's own server, before its worker starts (every running workflow there is an earlier run's). */
+async function closeEarlierRuns(temporal: DevServer): Promise<string[]> {
+  const connection = await Connection.connect({ address: temporal.address });
+  try {
+    return await closeEarlierLabRuns(new Client({ connection, namespace: temporal.namespace }));
+  } finally {
+    await connection.close();
   }
 }

@@ -38,8 +38,16 @@ export function registerLab(program: Command): void {
         })();
         return stopped;
       };
-      process.once('SIGINT', () => void stop());
-      process.once('SIGTERM', () => void stop());
+      // Ctrl-C during the sample: its calls would wait for the stopped servers forever, so exit once stopped.
+      let sampleDone = false;
+      const interrupt = () =>
+        void stop().then(() => {
+          if (sampleDone) return;
+          console.log('lab: stopped before the sample finished');
+          process.exit(130);
+        });
+      process.once('SIGINT', interrupt);
+      process.once('SIGTERM', interrupt);
 
       const commands = labCommands(lab);
       try {
@@ -66,6 +74,7 @@ export function registerLab(program: Command): void {
         await stop();
         throw err;
       }
+      sampleDone = true;
       if (flags.once) return stop();
       printTryThis(lab, commands);
       await lab.running;
