@@ -63,8 +63,8 @@ export function scopedLimitKey(mainQueue: string, key: string): string {
 }
 
 /**
- * The Temporal priority of a VM's downtime work (its cutover from shutdown to verified): key 1 of 1..5,
- * where 3 is the default. A server that matches by priority hands these tasks out first; a worker that
+ * The Temporal priority of ferry's quick work inside a VM's downtime (its cutover's steps from the
+ * shutdown to the start): key 1 of 1..5, where 3 is the default. A server that matches by priority hands these tasks out first; a worker that
  * runs one lets its conversions yield to it (src/domain/conversion/yield-to-cutovers.ts).
  */
 export const DOWNTIME_PRIORITY = { priorityKey: 1 } as const;

@@ -95,7 +95,7 @@ export function newMigrationStatus(input: MigrateVmInput): MigrationStatus {
  */
 export class MigrationRun extends VmRun<MigrationStage, MigrationStatus, MigrationAction> {
   private readonly calls: ActivityProfiles;
-  /** The same profiles at the downtime priority, for the cutover's steps from shutdown to verified. */
+  /** The same profiles at the downtime priority, for the cutover's quick steps (MigrationStep.downtime). */
   private readonly downtimeCalls: ActivityProfiles;
   private downtimeSteps = 0;
   readonly gate: CutoverGate;
@@ -139,6 +139,7 @@ export class MigrationRun extends VmRun<MigrationStage, MigrationStatus, Migrati
       return current && schedule ? { ...current, schedule } : current;
     });
   }
+
   /**
    * The profiles a step calls activities through: inside the VM's downtime at DOWNTIME_PRIORITY, so that
    * a server that orders by priority hands them out first and the worker that runs them pauses its
@@ -148,7 +149,7 @@ export class MigrationRun extends VmRun<MigrationStage, MigrationStatus, Migrati
     return this.downtimeSteps > 0 ? this.downtimeCalls : this.calls;
   }
 
-  /** Runs a step of the VM's downtime (shutdown to verified): its activities at the downtime priority. */
+  /** Runs one of the cutover's quick steps (MigrationStep.downtime): its activities at the downtime priority. */
   async inDowntime<T>(step: () => Promise<T>): Promise<T> {
     this.downtimeSteps += 1;
     try {

@@ -11,8 +11,8 @@ export type MigrationStep = Step<MigrationRun, MigrationStage, MigrateVmResult> 
   /** A cancel during the cutover is taken right after this step: the guest is down, or its disks are in but not started. */
   safePoint?: boolean;
   /**
-   * Part of the VM's downtime (shutdown to verified): its activities run at the downtime priority, and
-   * the worker running one pauses its conversions meanwhile (MigrationRun.inDowntime).
+   * Seconds of ferry's own work inside the VM's downtime (the shutdown to the start): its activities run at
+   * the downtime priority, and the worker running one pauses its conversions meanwhile (MigrationRun.inDowntime).
    */
   downtime?: boolean;
 };
