@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { environmentOf } from '../../src/process-environment';
 
 // USER_HZ is 100 on every Linux Node supports; /proc/<pid>/stat counts in it.
 const TICK_MS = 10;
@@ -32,19 +33,19 @@ export function readProcesses(marker?: string): Map<number, ProcessEntry> {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
-    let environ = '';
     try {
       stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (marker) environ = readFileSync(`/proc/${entry}/environ`, 'latin1');
     } catch {
       continue; // gone meanwhile
     }
+    const environ = marker ? environmentOf(entry) : undefined;
+    if (marker && !environ) continue; // gone meanwhile
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     out.set(Number(entry), {
       ppid: Number(fields[1]),
       comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
       cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
-      marked: marker !== undefined && environ.split('\0').includes(marker),
+      marked: marker !== undefined && (environ?.includes(marker) ?? false),
       // Fields from the state on (proc(5) numbers them from 1: state is 3, pgrp 5, nice 19, policy 41).
       pgrp: Number(fields[2]),
       session: Number(fields[3]),

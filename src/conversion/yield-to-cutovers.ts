@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { environmentOf } from '../process-environment';
 import {
   DEFAULT_YIELD_LINGER_MS,
   nextYield,
@@ -28,13 +29,7 @@ export function conversionProcesses(owner?: number): Array<{ pid: number; owner:
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
     if (pid === process.pid) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    } catch {
-      continue; // gone, or not ours to read
-    }
-    const variable = environ.split('\0').find((v) => v.startsWith(prefix));
+    const variable = environmentOf(pid)?.find((v) => v.startsWith(prefix));
     if (!variable) continue;
     const by = Number(variable.slice(prefix.length));
     if (owner === undefined || by === owner) found.push({ pid, owner: by });

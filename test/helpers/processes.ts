@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 
 export const ROOT = path.join(__dirname, '..', '..');
 
@@ -85,4 +86,10 @@ export function run(file: string, args: string[], options: { cwd?: string; timeo
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** A process's state letter from /proc/<pid>/stat (R running, S sleeping, T stopped). */
+export function processState(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.charAt(stat.lastIndexOf(')') + 2);
 }

@@ -1,14 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { CONVERSION_MARKER, ConversionYield, conversionProcesses } from '../../../src/conversion/yield-to-cutovers';
+import { processState } from '../../helpers/processes';
 
-/** A process's state letter from /proc (R running, S sleeping, T stopped). */
-function stateOf(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-}
-
-const stopped = (p: ChildProcess) => stateOf(p.pid!) === 'T';
+const stopped = (p: ChildProcess) => processState(p.pid!) === 'T';
 
 async function until(what: string, check: () => boolean, timeoutMs = 3_000): Promise<number> {
   const start = Date.now();
@@ -51,8 +45,8 @@ describe('conversions yield to cutovers: the processes', () => {
     const release = conversions.hold();
     expect(conversions.paused).toBe(true);
     await until('both conversions stop', () => ours.every(stopped));
-    expect(stateOf(otherWorkers.pid!)).not.toBe('T');
-    expect(stateOf(plain.pid!)).not.toBe('T');
+    expect(processState(otherWorkers.pid!)).not.toBe('T');
+    expect(processState(plain.pid!)).not.toBe('T');
 
     // virt-v2v starts its appliance minutes in: one that starts during a pause is stopped too.
     const late = start(process.pid);
@@ -104,7 +98,7 @@ describe('conversions yield to cutovers: the processes', () => {
     await new Promise((r) => setTimeout(r, 300));
     release();
     await until('the pause ends', () => !conversions!.paused);
-    expect(stateOf(plain.pid!)).not.toBe('T');
+    expect(processState(plain.pid!)).not.toBe('T');
     expect(lines).toEqual([]);
     expect(conversions.totals()).toEqual({ pauses: 0, pausedMs: 0 });
   });

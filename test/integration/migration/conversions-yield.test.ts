@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { temporal } from '@temporalio/proto';
 import type { migrationWave } from '../../../workflows/migration-wave';
 import { approveWaveUpdate, waveStatusQuery } from '../../../src/domain/messages';
@@ -7,11 +6,7 @@ import { CONVERSION_MARKER } from '../../../src/conversion/yield-to-cutovers';
 import { DOWNTIME_PRIORITY } from '../../../src/domain/task-queues';
 import { readWaveOutcome } from '../../../lab/wave-result';
 import { labWorkers, useMigrationLab } from '../../helpers/migration-lab';
-
-function stateOf(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-}
+import { processState } from '../../helpers/processes';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const ms = (t: HistoryEvent['eventTime']) => Number(t!.seconds) * 1000 + Math.floor((t!.nanos ?? 0) / 1e6);
@@ -35,7 +30,10 @@ describe('a cutover pauses the conversions of the worker that runs it', () => {
       stdio: 'ignore',
     });
     const samples: Array<{ at: number; stopped: boolean }> = [];
-    const sampler = setInterval(() => samples.push({ at: Date.now(), stopped: stateOf(conversion!.pid!) === 'T' }), 10);
+    const sampler = setInterval(
+      () => samples.push({ at: Date.now(), stopped: processState(conversion!.pid!) === 'T' }),
+      10,
+    );
 
     const workers = await labWorkers(suite.temporal.nativeConnection, suite.lab.deps);
     let approvedAt = 0;
@@ -63,7 +61,7 @@ describe('a cutover pauses the conversions of the worker that runs it', () => {
     // The linger (2 s) after the last downtime activity, then it goes on.
     await new Promise((r) => setTimeout(r, 3_000));
     clearInterval(sampler);
-    expect(stateOf(conversion.pid!)).not.toBe('T');
+    expect(processState(conversion.pid!)).not.toBe('T');
 
     const { history } = await suite.temporal.client.workflowService.getWorkflowExecutionHistory({
       namespace: suite.temporal.client.options.namespace,
